@@ -1,0 +1,226 @@
+"""Cluster topology and its mutable resource state.
+
+A cluster is a list of nodes. A node holds ``gpus_per_node`` GPUs of one model; each GPU has a
+VRAM capacity (GB) and a compute capacity of 1.0. Nodes may also have a CPU capacity
+(milli-cores) and a memory capacity (MiB); these are hard constraints when given.
+
+GPUs are numbered 0..n_gpus-1 in cluster order (node by node). Several jobs may share a GPU as
+long as their VRAM and compute fit. A multi-GPU job takes ``gpus`` GPUs of one node.
+
+**Gang rule.** When a policy names one GPU ``g`` for a job of ``k > 1`` GPUs, the gang is ``g``
+plus the ``k - 1`` other GPUs of ``g``'s node that fit the job, lowest index first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpusched.jobs import Job
+
+EPS = 1e-9
+"""Tolerance for floating-point resource comparisons (GB, fraction of a GPU)."""
+
+
+@dataclass(frozen=True)
+class NodeGroup:
+    """``count`` identical nodes of ``gpus_per_node`` GPUs of one model.
+
+    :param gpu_model: GPU model name, e.g. ``A100-80GB``.
+    :param vram_gb: VRAM per GPU (GB).
+    :param gpus_per_node: GPUs per node.
+    :param count: number of such nodes.
+    :param cpu_milli: CPU capacity per node (milli-cores); ``None`` for unconstrained.
+    :param memory_mib: memory capacity per node (MiB); ``None`` for unconstrained.
+    """
+
+    gpu_model: str
+    vram_gb: float
+    gpus_per_node: int
+    count: int = 1
+    cpu_milli: float | None = None
+    memory_mib: float | None = None
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only view that still follows changes made to ``array``."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
+class Cluster:
+    """Immutable topology: which GPU sits on which node, with what capacity.
+
+    Attributes (numpy arrays, indexed by GPU or node):
+    ``gpu_node`` (node of each GPU), ``gpu_vram_gb`` (GB), ``gpu_model`` (names),
+    ``node_first_gpu``, ``node_gpu_count``, ``node_model``, ``node_vram_gb`` (GB per GPU),
+    ``node_cpu_milli`` and ``node_memory_mib`` (``inf`` when unconstrained), ``node_name``.
+    """
+
+    def __init__(self, nodes: Sequence[NodeGroup], node_names: Sequence[str] | None = None):
+        expanded: list[NodeGroup] = [g for g in nodes for _ in range(g.count)]
+        if not expanded:
+            raise ValueError("a cluster needs at least one node")
+        self.groups: tuple[NodeGroup, ...] = tuple(nodes)
+        self.n_nodes = len(expanded)
+        self.node_gpu_count = np.array([g.gpus_per_node for g in expanded], dtype=np.int64)
+        self.node_first_gpu = np.concatenate([[0], np.cumsum(self.node_gpu_count)[:-1]])
+        self.node_model: list[str] = [g.gpu_model for g in expanded]
+        self.node_vram_gb = np.array([g.vram_gb for g in expanded], dtype=float)
+        inf = float("inf")
+        self.node_cpu_milli = np.array(
+            [inf if g.cpu_milli is None else g.cpu_milli for g in expanded], dtype=float)
+        self.node_memory_mib = np.array(
+            [inf if g.memory_mib is None else g.memory_mib for g in expanded], dtype=float)
+        self.node_name: list[str] = (list(node_names) if node_names is not None
+                                     else [f"node-{i}" for i in range(self.n_nodes)])
+        self.gpu_node = np.repeat(np.arange(self.n_nodes), self.node_gpu_count)
+        self.n_gpus = int(self.gpu_node.size)
+        self.gpu_vram_gb = self.node_vram_gb[self.gpu_node]
+        self.gpu_model: list[str] = [self.node_model[n] for n in self.gpu_node]
+        self.gpu_index_in_node = np.arange(self.n_gpus) - self.node_first_gpu[self.gpu_node]
+        self.max_gpus_per_node = int(self.node_gpu_count.max())
+        self.max_vram_gb = float(self.node_vram_gb.max())
+        self.has_node_limits = bool(np.isfinite(self.node_cpu_milli).any()
+                                    or np.isfinite(self.node_memory_mib).any())
+        self._model_codes = {m: i for i, m in enumerate(dict.fromkeys(self.node_model))}
+        self.gpu_model_code = np.array([self._model_codes[m] for m in self.gpu_model])
+        self._spec_masks: dict[tuple[str, ...], np.ndarray] = {}
+
+    def gpu_label(self, gpu: int) -> str:
+        """A human name for a GPU, e.g. ``T4-16GB #3`` (cluster index)."""
+        return f"{self.gpu_model[gpu]} #{gpu}"
+
+    def spec_mask(self, gpu_spec: tuple[str, ...]) -> np.ndarray:
+        """GPUs whose model is one of ``gpu_spec`` (cached per spec)."""
+        mask = self._spec_masks.get(gpu_spec)
+        if mask is None:
+            mask = np.isin(self.gpu_model_code,
+                           [self._model_codes[m] for m in gpu_spec if m in self._model_codes])
+            self._spec_masks[gpu_spec] = mask
+        return mask
+
+    def max_vram_gb_for_gpus(self) -> dict[int, float]:
+        """For each GPU count 1, 2, 4, 8 that some node holds, the largest VRAM per GPU (GB)."""
+        out: dict[int, float] = {}
+        for k in (1, 2, 4, 8):
+            ok = self.node_gpu_count >= k
+            if ok.any():
+                out[k] = float(self.node_vram_gb[ok].max())
+        return out
+
+    def could_ever_hold(self, job: Job) -> bool:
+        """Whether some node could hold ``job`` when the cluster is empty."""
+        return bool(ClusterState(self).fit_mask(job).any())
+
+
+class ClusterState:
+    """The resources in use on a :class:`Cluster`, changed by :meth:`place` and :meth:`release`.
+
+    Per GPU: ``vram_used_gb`` (GB), ``compute_used`` (fraction 0-1), ``jobs_running`` (count).
+    Per node: ``node_cpu_used`` (milli-cores), ``node_memory_used`` (MiB).
+    Policies get read-only views of these arrays (``view()``), which follow every change.
+    """
+
+    def __init__(self, cluster: Cluster):
+        self.cluster = cluster
+        self.vram_used_gb = np.zeros(cluster.n_gpus)
+        self.compute_used = np.zeros(cluster.n_gpus)
+        self.jobs_running = np.zeros(cluster.n_gpus, dtype=np.int64)
+        self.node_cpu_used = np.zeros(cluster.n_nodes)
+        self.node_memory_used = np.zeros(cluster.n_nodes)
+
+    @property
+    def vram_free_gb(self) -> np.ndarray:
+        """Free VRAM per GPU (GB)."""
+        return self.cluster.gpu_vram_gb - self.vram_used_gb
+
+    @property
+    def compute_free(self) -> np.ndarray:
+        """Free compute per GPU (fraction 0-1)."""
+        return 1.0 - self.compute_used
+
+    def vram_need_gb(self, job: Job) -> np.ndarray | float:
+        """VRAM the job needs on each GPU (GB): a scalar, or an array when it asks for a share."""
+        if job.vram_frac:
+            return job.vram_gb + job.vram_frac * self.cluster.gpu_vram_gb
+        return job.vram_gb
+
+    def single_gpu_fit(self, job: Job) -> np.ndarray:
+        """GPUs that could each hold one of the job's GPUs now (VRAM, compute, model, node CPU and memory)."""
+        c = self.cluster
+        mask = (self.vram_used_gb + self.vram_need_gb(job) <= c.gpu_vram_gb + EPS) & (
+            self.compute_used + job.compute <= 1.0 + EPS)
+        if job.gpu_spec:
+            mask &= c.spec_mask(job.gpu_spec)
+        if c.has_node_limits and (job.cpu_milli or job.memory_mib):
+            node_ok = (self.node_cpu_used + job.cpu_milli <= c.node_cpu_milli + EPS) & (
+                self.node_memory_used + job.memory_mib <= c.node_memory_mib + EPS)
+            mask &= node_ok[c.gpu_node]
+        return mask
+
+    def fit_mask(self, job: Job) -> np.ndarray:
+        """GPUs where the job fits now, including (for ``gpus > 1``) a full gang on the GPU's node."""
+        mask = self.single_gpu_fit(job)
+        if job.gpus > 1:
+            c = self.cluster
+            per_node = np.bincount(c.gpu_node[mask], minlength=c.n_nodes)
+            mask &= (per_node >= job.gpus)[c.gpu_node]
+        return mask
+
+    def gang_for(self, job: Job, gpu: int, fits: np.ndarray | None = None) -> tuple[int, ...]:
+        """The GPUs a job takes when placed at ``gpu``: ``gpu`` plus the lowest-index fitting
+        GPUs of the same node (see the module's gang rule). Empty if the job does not fit there."""
+        if fits is None:
+            fits = self.single_gpu_fit(job)
+        if not fits[gpu]:
+            return ()
+        if job.gpus == 1:
+            return (int(gpu),)
+        c = self.cluster
+        node = c.gpu_node[gpu]
+        first = int(c.node_first_gpu[node])
+        local = np.flatnonzero(fits[first:first + int(c.node_gpu_count[node])]) + first
+        others = [int(g) for g in local if g != gpu][: job.gpus - 1]
+        if len(others) < job.gpus - 1:
+            return ()
+        return (int(gpu), *others)
+
+    def can_place(self, job: Job, gpus: Sequence[int]) -> bool:
+        """Whether ``job`` fits on exactly these GPUs (distinct, one node, right count)."""
+        if len(gpus) != job.gpus or len(set(gpus)) != len(gpus):
+            return False
+        nodes = self.cluster.gpu_node[list(gpus)]
+        if (nodes != nodes[0]).any():
+            return False
+        return bool(self.single_gpu_fit(job)[list(gpus)].all())
+
+    def place(self, job: Job, gpus: Sequence[int]) -> None:
+        """Take the job's resources on ``gpus`` (which must fit; see :meth:`can_place`)."""
+        idx = list(gpus)
+        need = self.vram_need_gb(job)
+        self.vram_used_gb[idx] += need[idx] if isinstance(need, np.ndarray) else need
+        self.compute_used[idx] += job.compute
+        self.jobs_running[idx] += 1
+        node = self.cluster.gpu_node[idx[0]]
+        self.node_cpu_used[node] += job.cpu_milli
+        self.node_memory_used[node] += job.memory_mib
+
+    def release(self, job: Job, gpus: Sequence[int]) -> None:
+        """Give back the resources :meth:`place` took."""
+        idx = list(gpus)
+        need = self.vram_need_gb(job)
+        self.vram_used_gb[idx] -= need[idx] if isinstance(need, np.ndarray) else need
+        self.compute_used[idx] -= job.compute
+        self.jobs_running[idx] -= 1
+        node = self.cluster.gpu_node[idx[0]]
+        self.node_cpu_used[node] -= job.cpu_milli
+        self.node_memory_used[node] -= job.memory_mib
+        # Snap rounding residue so an idle GPU reads exactly zero.
+        idle = [g for g in idx if self.jobs_running[g] == 0]
+        if idle:
+            self.vram_used_gb[idle] = 0.0
+            self.compute_used[idle] = 0.0

@@ -1,0 +1,188 @@
+"""Jobs and the synthetic workload generator.
+
+A job asks for ``gpus`` GPUs on one node (gang placement). On each of those GPUs it needs
+``vram_gb + vram_frac * gpu_vram_gb`` GB of VRAM and ``compute`` (a fraction 0-1) of the GPU's compute.
+Synthetic jobs use absolute VRAM (``vram_frac == 0``); trace jobs ask for a share of the GPU
+(``vram_frac == compute == gpu_milli / 1000``).
+
+Synthetic jobs are drawn from :data:`JOB_TYPES`. Every draw comes from one seeded
+``numpy.random.Generator``, so the same seed gives the same jobs on every machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gpusched.errors import InfeasibleJobError
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One job of a workload.
+
+    :param id: job id, unique within a workload.
+    :param type: job type, a key of :data:`JOB_TYPES` (or ``"trace"`` for trace jobs).
+    :param arrival_min: arrival time (minutes from the start of the run).
+    :param duration_min: run time once started (minutes).
+    :param gpus: number of GPUs, all on one node (gang placement).
+    :param vram_gb: VRAM needed on each of its GPUs (GB).
+    :param compute: compute share needed on each of its GPUs (fraction of a GPU, 0-1).
+    :param priority: 1 (low) to 3 (high); recorded, the FIFO queue does not reorder by it.
+    :param vram_frac: extra VRAM per GPU as a fraction of that GPU's capacity (trace jobs).
+    :param cpu_milli: CPU request on the node (milli-cores), 0 for none.
+    :param memory_mib: memory request on the node (MiB), 0 for none.
+    :param gpu_spec: GPU models the job may run on, ``None`` for any.
+    """
+
+    id: int
+    type: str
+    arrival_min: float
+    duration_min: float
+    gpus: int
+    vram_gb: float
+    compute: float
+    priority: int = 2
+    vram_frac: float = 0.0
+    cpu_milli: float = 0.0
+    memory_mib: float = 0.0
+    gpu_spec: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class JobTypeSpec:
+    """The distribution of one job type.
+
+    :param duration_median_min: median of the log-normal duration (minutes).
+    :param duration_sigma: sigma of the log-normal duration (log-minutes).
+    :param duration_range_min: durations are clipped to this range (minutes).
+    :param vram_gb_choices: VRAM per GPU options (GB) and their probabilities.
+    :param gpus_choices: GPU-count options and their probabilities.
+    :param compute_range: compute share per GPU, uniform in this range (fraction 0-1).
+    :param priority_choices: priority options and their probabilities.
+    """
+
+    duration_median_min: float
+    duration_sigma: float
+    duration_range_min: tuple[float, float]
+    vram_gb_choices: dict[float, float]
+    gpus_choices: dict[int, float]
+    compute_range: tuple[float, float]
+    priority_choices: dict[int, float] = field(default_factory=lambda: {1: 0.2, 2: 0.6, 3: 0.2})
+
+
+JOB_TYPES: dict[str, JobTypeSpec] = {
+    # Long, large, often multi-GPU jobs that keep their GPUs busy.
+    "training": JobTypeSpec(
+        duration_median_min=90.0,
+        duration_sigma=0.6,
+        duration_range_min=(10.0, 1440.0),
+        vram_gb_choices={16.0: 0.15, 24.0: 0.2, 32.0: 0.25, 40.0: 0.25, 80.0: 0.15},
+        gpus_choices={1: 0.55, 2: 0.25, 4: 0.15, 8: 0.05},
+        compute_range=(0.3, 0.7),
+        priority_choices={1: 0.2, 2: 0.5, 3: 0.3},
+    ),
+    # Short, small, single-GPU jobs that share GPUs well.
+    "inference": JobTypeSpec(
+        duration_median_min=15.0,
+        duration_sigma=0.5,
+        duration_range_min=(2.0, 120.0),
+        vram_gb_choices={8.0: 0.3, 16.0: 0.3, 24.0: 0.2, 40.0: 0.2},
+        gpus_choices={1: 1.0},
+        compute_range=(0.1, 0.3),
+        priority_choices={1: 0.1, 2: 0.3, 3: 0.6},
+    ),
+    # Medium jobs in between: data processing, evaluation sweeps.
+    "batch": JobTypeSpec(
+        duration_median_min=45.0,
+        duration_sigma=0.5,
+        duration_range_min=(5.0, 480.0),
+        vram_gb_choices={8.0: 0.3, 16.0: 0.3, 24.0: 0.2, 40.0: 0.2},
+        gpus_choices={1: 0.8, 2: 0.2},
+        compute_range=(0.2, 0.5),
+        priority_choices={1: 0.5, 2: 0.4, 3: 0.1},
+    ),
+}
+"""Documented per-type distributions of the synthetic workload."""
+
+JOB_TYPE_NAMES: tuple[str, ...] = tuple(JOB_TYPES)
+
+
+def _choice(rng: np.random.Generator, options: Mapping, allowed: Sequence | None = None):
+    """Draw one key of ``options`` with its probability, restricted to ``allowed`` and renormalised."""
+    keys = [k for k in options if allowed is None or k in allowed]
+    if not keys:
+        return None
+    probs = np.array([options[k] for k in keys], dtype=float)
+    return keys[int(rng.choice(len(keys), p=probs / probs.sum()))]
+
+
+def generate_jobs(
+    n_jobs: int,
+    arrival_rate_per_hour: float,
+    mix: Mapping[str, float],
+    rng: np.random.Generator,
+    max_vram_gb_for_gpus: Mapping[int, float],
+) -> list[Job]:
+    """Draw a synthetic workload.
+
+    Arrivals are a Poisson process at ``arrival_rate_per_hour`` (exponential gaps in minutes).
+    Shapes that the cluster could never hold are excluded from the choice sets before drawing
+    (the remaining options are renormalised): a GPU count above the largest node, and a VRAM per
+    GPU above the largest GPU of the nodes with that many GPUs. If no VRAM option fits, the VRAM
+    is clipped to the largest that does.
+
+    :param n_jobs: number of jobs.
+    :param arrival_rate_per_hour: mean arrivals per hour.
+    :param mix: probability of each job type (keys of :data:`JOB_TYPES`, summing to 1).
+    :param rng: the seeded generator every draw comes from.
+    :param max_vram_gb_for_gpus: for each feasible GPU count, the largest VRAM per GPU (GB) that a
+        node with at least that many GPUs offers.
+    :return: jobs sorted by arrival time, ids 0..n_jobs-1.
+    """
+    types = list(mix)
+    type_probs = np.array([mix[t] for t in types], dtype=float)
+    gaps_min = rng.exponential(60.0 / arrival_rate_per_hour, size=n_jobs)
+    arrivals_min = np.cumsum(gaps_min) - gaps_min[0]
+    feasible_gpus = sorted(max_vram_gb_for_gpus)
+    jobs: list[Job] = []
+    for job_id in range(n_jobs):
+        type_name = types[int(rng.choice(len(types), p=type_probs / type_probs.sum()))]
+        spec = JOB_TYPES[type_name]
+        gpus = _choice(rng, spec.gpus_choices, feasible_gpus) or 1
+        max_vram = max_vram_gb_for_gpus[gpus]
+        vram = _choice(rng, spec.vram_gb_choices, [v for v in spec.vram_gb_choices if v <= max_vram])
+        if vram is None:
+            vram = max_vram
+        lo, hi = spec.duration_range_min
+        duration = float(np.clip(rng.lognormal(np.log(spec.duration_median_min),
+                                               spec.duration_sigma), lo, hi))
+        compute = float(rng.uniform(*spec.compute_range))
+        priority = _choice(rng, spec.priority_choices)
+        jobs.append(Job(
+            id=job_id, type=type_name, arrival_min=round(float(arrivals_min[job_id]), 6),
+            duration_min=round(duration, 6), gpus=int(gpus), vram_gb=float(vram),
+            compute=round(compute, 6), priority=int(priority),
+        ))
+    return jobs
+
+
+def check_jobs_feasible(jobs: Sequence[Job], cluster) -> None:
+    """Refuse a job that no node of ``cluster`` could ever hold, even when empty.
+
+    :raises InfeasibleJobError: naming the first such job and what it asked for.
+    """
+    for job in jobs:
+        if not cluster.could_ever_hold(job):
+            asked = f"{job.gpus} GPU(s) with {job.vram_gb:g} GB VRAM and {job.compute:g} compute each"
+            if job.vram_frac:
+                asked = f"{job.gpus} GPU(s) with {job.vram_frac:g} of a GPU each"
+            if job.gpu_spec:
+                asked += f" of model {'|'.join(job.gpu_spec)}"
+            raise InfeasibleJobError(
+                f"job {job.id} ({job.type}) asks for {asked}, but no node of the cluster "
+                f"could ever hold it (largest node: {cluster.max_gpus_per_node} GPUs, "
+                f"largest GPU: {cluster.max_vram_gb:g} GB)"
+            )

@@ -1,0 +1,21 @@
+"""Scheduling policies and their registry."""
+
+from gpusched.policies.base import Policy
+from gpusched.policies.registry import (
+    get_policy,
+    heuristic_names,
+    policy_names,
+    register,
+    register_prefix,
+)
+from gpusched.simulator import HOLD
+
+__all__ = [
+    "HOLD",
+    "Policy",
+    "get_policy",
+    "heuristic_names",
+    "policy_names",
+    "register",
+    "register_prefix",
+]

@@ -1,0 +1,82 @@
+"""Classic placement heuristics.
+
+Every policy returns :data:`~gpusched.simulator.HOLD` when the head job fits nowhere, except
+``least_loaded``, which (as it is usually written) does not check the fit at all.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpusched.cluster import ClusterState
+from gpusched.jobs import Job
+from gpusched.policies.base import argmin_masked, first_true
+from gpusched.simulator import HOLD, Action
+
+
+class FirstFit:
+    """The first GPU, in cluster order, where the head job fits."""
+
+    name = "first_fit"
+
+    def select(self, state: ClusterState, job: Job) -> Action:
+        return first_true(state.fit_mask(job))
+
+
+class LeastLoaded:
+    """Least-Loaded as usually written: the GPU with the lowest compute utilisation, ties broken
+    by the most free VRAM (then the lowest index). It does **not** check that the job fits.
+
+    On a heterogeneous cluster it keeps sending big jobs to small idle GPUs that cannot hold them;
+    the simulator then holds the job at the head of the queue until the next event, and the
+    whole queue waits (the head-of-line stall).
+    """
+
+    name = "least_loaded"
+
+    def select(self, state: ClusterState, job: Job) -> Action:
+        util = state.compute_used
+        free_vram = state.vram_free_gb
+        least = np.flatnonzero(util <= util.min() + 1e-12)
+        return int(least[int(free_vram[least].argmax())])
+
+
+class LeastLoadedFit:
+    """The corrected Least-Loaded: the least-utilised GPU among those where the job fits
+    (ties by most free VRAM, then lowest index)."""
+
+    name = "least_loaded_fit"
+
+    def select(self, state: ClusterState, job: Job) -> Action:
+        candidates = np.flatnonzero(state.fit_mask(job))
+        if candidates.size == 0:
+            return HOLD
+        util = np.round(state.compute_used[candidates], 9)
+        order = np.lexsort((-state.vram_free_gb[candidates], util))
+        return int(candidates[order[0]])
+
+
+class BestFit:
+    """The GPU where the job fits with the least VRAM left after placement (lowest index on ties)."""
+
+    name = "best_fit"
+
+    def select(self, state: ClusterState, job: Job) -> Action:
+        fits = state.fit_mask(job)
+        left = state.vram_free_gb - state.vram_need_gb(job)
+        return argmin_masked(left, fits)
+
+
+class RandomFit:
+    """Uniformly random among the GPUs where the job fits, from a seeded generator."""
+
+    name = "random"
+
+    def __init__(self, seed: int = 0):
+        self.rng = np.random.default_rng(seed)
+
+    def select(self, state: ClusterState, job: Job) -> Action:
+        candidates = np.flatnonzero(state.fit_mask(job))
+        if candidates.size == 0:
+            return HOLD
+        return int(candidates[self.rng.integers(candidates.size)])

@@ -1,0 +1,53 @@
+"""The reward: one function, used by the simulator's ``total_reward`` and by the RL environment.
+
+The reward of any stretch of a run is
+
+    r = completion * jobs_completed
+        - wait * waiting_job_hours
+        + util_band * hours_with_cluster_util_in_band
+        - imbalance * gini_hours
+
+where ``waiting_job_hours`` is the integral of queue length over time (job-hours),
+``hours_with_cluster_util_in_band`` the time (hours) during which cluster utilisation was inside
+the target band, and ``gini_hours`` the integral of the Gini coefficient of per-GPU utilisation
+(hours). The environment's step reward is this quantity for the stretch of time the step covers,
+so the sum of an episode's rewards equals the simulator's ``total_reward``.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class RewardSpec(BaseModel):
+    """Weights of the reward terms (the scenario's ``reward:`` block; every weight has a default)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    completion: float = Field(1.0, description="bonus per completed job")
+    wait: float = Field(1.0, description="penalty per job-hour spent waiting in the queue")
+    util_band: float = Field(1.0, description="bonus per hour with cluster utilisation in the band")
+    imbalance: float = Field(1.0, description="penalty per hour, times the Gini coefficient")
+
+
+def reward_for(
+    spec: RewardSpec,
+    completed: int,
+    waiting_job_min: float,
+    in_band_min: float,
+    gini_min: float,
+) -> float:
+    """The reward of one stretch of a run.
+
+    :param spec: the weights.
+    :param completed: jobs that completed in the stretch.
+    :param waiting_job_min: integral of queue length over the stretch (job-minutes).
+    :param in_band_min: minutes of the stretch with cluster utilisation in the target band.
+    :param gini_min: integral of the per-GPU utilisation Gini over the stretch (minutes).
+    """
+    return (
+        spec.completion * completed
+        - spec.wait * waiting_job_min / 60.0
+        + spec.util_band * in_band_min / 60.0
+        - spec.imbalance * gini_min / 60.0
+    )

@@ -1,0 +1,239 @@
+"""Scenario files: a cluster, a workload, and the run settings, in YAML validated with pydantic.
+
+```yaml
+name: my-cluster
+description: free text
+cluster:
+  nodes:
+    - {gpu_model: A100-80GB, vram_gb: 80, gpus_per_node: 4, count: 1}
+    - {gpu_model: T4-16GB, vram_gb: 16, gpus_per_node: 2, count: 2}
+workload:
+  jobs: 250
+  arrival_rate_per_hour: 20
+  mix: {training: 0.3, inference: 0.4, batch: 0.3}
+  seed: 0               # the CLI's --seed overrides it
+horizon_min: 100000     # optional (minutes)
+reward: {}              # optional; see gpusched.reward.RewardSpec for the defaults
+util_band: [0.6, 0.8]   # optional; target band of cluster utilisation (fractions)
+```
+
+Presets live in ``assets/scenarios/``. Errors name the file and the key, on one line:
+``scenario 'x.yaml', cluster.nodes[2].vram_gb: must be > 0 (got -16)``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from gpusched.cluster import Cluster, NodeGroup
+from gpusched.errors import ScenarioError
+from gpusched.jobs import JOB_TYPES, Job, generate_jobs
+from gpusched.reward import RewardSpec
+
+PRESETS_DIR = Path(__file__).resolve().parent.parent / "assets" / "scenarios"
+"""Folder of the shipped scenario presets."""
+
+DEFAULT_MIX = {"training": 0.3, "inference": 0.4, "batch": 0.3}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NodeSpec(_Strict):
+    """``count`` nodes of ``gpus_per_node`` GPUs of one model."""
+
+    gpu_model: str = Field(min_length=1, description="GPU model, e.g. A100-80GB")
+    vram_gb: float = Field(gt=0, description="VRAM per GPU (GB)")
+    gpus_per_node: int = Field(gt=0, le=64, description="GPUs per node")
+    count: int = Field(1, gt=0, description="number of such nodes")
+    cpu_milli: float | None = Field(None, gt=0, description="CPU per node (milli-cores)")
+    memory_mib: float | None = Field(None, gt=0, description="memory per node (MiB)")
+
+
+class ClusterSpec(_Strict):
+    """The nodes of the cluster."""
+
+    nodes: list[NodeSpec] = Field(min_length=1)
+
+
+class WorkloadSpec(_Strict):
+    """A synthetic workload (see :data:`gpusched.jobs.JOB_TYPES`)."""
+
+    jobs: int = Field(gt=0, le=10_000_000, description="number of jobs")
+    arrival_rate_per_hour: float = Field(gt=0, description="mean Poisson arrivals per hour")
+    mix: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_MIX),
+                                  description="share of each job type, summing to 1")
+    seed: int = Field(0, ge=0, description="workload seed")
+
+    @field_validator("mix")
+    @classmethod
+    def _check_mix(cls, mix: dict[str, float]) -> dict[str, float]:
+        unknown = [k for k in mix if k not in JOB_TYPES]
+        if unknown:
+            raise ValueError(f"unknown job type '{unknown[0]}' (known: {', '.join(JOB_TYPES)})")
+        if any(v < 0 for v in mix.values()):
+            raise ValueError("shares must be >= 0")
+        total = sum(mix.values())
+        if abs(total - 1.0) > 1e-6:
+            raise ValueError(f"shares must sum to 1 (got {total:g})")
+        return mix
+
+
+class Scenario(_Strict):
+    """A validated scenario. Build its cluster and jobs with :meth:`build_cluster` and :meth:`jobs`."""
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    cluster: ClusterSpec
+    workload: WorkloadSpec
+    horizon_min: float | None = Field(None, gt=0, description="end of the run (minutes)")
+    reward: RewardSpec = Field(default_factory=RewardSpec)
+    util_band: tuple[float, float] = (0.6, 0.8)
+
+    @model_validator(mode="after")
+    def _check_band(self) -> Scenario:
+        lo, hi = self.util_band
+        if not 0.0 <= lo < hi <= 1.0:
+            raise ValueError(f"util_band must satisfy 0 <= low < high <= 1 (got [{lo}, {hi}])")
+        return self
+
+    @property
+    def n_gpus(self) -> int:
+        """Total GPUs of the cluster."""
+        return sum(n.gpus_per_node * n.count for n in self.cluster.nodes)
+
+    def build_cluster(self) -> Cluster:
+        """The cluster topology."""
+        return Cluster([NodeGroup(**n.model_dump()) for n in self.cluster.nodes])
+
+    def jobs(self, seed: int | None = None, n_jobs: int | None = None,
+             cluster: Cluster | None = None) -> list[Job]:
+        """Draw the workload.
+
+        :param seed: overrides ``workload.seed``.
+        :param n_jobs: overrides ``workload.jobs``.
+        """
+        w = self.workload
+        cluster = cluster or self.build_cluster()
+        rng = np.random.default_rng(w.seed if seed is None else seed)
+        return generate_jobs(n_jobs or w.jobs, w.arrival_rate_per_hour, w.mix, rng,
+                             cluster.max_vram_gb_for_gpus())
+
+    def with_overrides(self, **changes: Any) -> Scenario:
+        """A copy with top-level or ``workload.*`` keys changed, re-validated."""
+        data = self.model_dump()
+        for key, value in changes.items():
+            target = data
+            *path, last = key.split(".")
+            for part in path:
+                target = target[part]
+            target[last] = value
+        return scenario_from_dict(data, source=self.name)
+
+    def to_yaml(self) -> str:
+        """The scenario as YAML (round-trips through :func:`scenario_from_yaml`)."""
+        data = self.model_dump(mode="json", exclude_none=True)
+        data["util_band"] = list(self.util_band)
+        return yaml.safe_dump(data, sort_keys=False)
+
+
+# ---------------------------------------------------------------------------- errors
+def _format_loc(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "(top level)"
+
+
+def _format_error(err: dict) -> str:
+    kind, ctx, value = err["type"], err.get("ctx", {}), err.get("input")
+    ctx = {k: f"{v:g}" if isinstance(v, float) else v for k, v in ctx.items()}
+    got = f" (got {value!r})" if not isinstance(value, dict | list) else ""
+    messages = {
+        "greater_than": f"must be > {ctx.get('gt')}{got}",
+        "greater_than_equal": f"must be >= {ctx.get('ge')}{got}",
+        "less_than_equal": f"must be <= {ctx.get('le')}{got}",
+        "extra_forbidden": "unknown key",
+        "missing": "missing required key",
+        "float_parsing": f"must be a number{got}",
+        "float_type": f"must be a number{got}",
+        "int_parsing": f"must be a whole number{got}",
+        "int_type": f"must be a whole number{got}",
+        "int_from_float": f"must be a whole number{got}",
+        "string_too_short": "must not be empty",
+        "too_short": "must not be empty",
+    }
+    if kind in messages:
+        return messages[kind]
+    if kind == "value_error":
+        return str(ctx.get("error", err["msg"]))
+    return err["msg"][0].lower() + err["msg"][1:] + got
+
+
+def _error_for(exc: ValidationError, source: str) -> ScenarioError:
+    err = exc.errors()[0]
+    loc = tuple(p for p in err["loc"] if p not in ("function-after[_check_band()]",))
+    return ScenarioError(f"scenario '{source}', {_format_loc(loc)}: {_format_error(err)}")
+
+
+# ---------------------------------------------------------------------------- loading
+def scenario_from_dict(data: Any, source: str = "<dict>") -> Scenario:
+    """Validate a scenario mapping.
+
+    :raises ScenarioError: naming ``source`` and the bad key.
+    """
+    if not isinstance(data, dict):
+        raise ScenarioError(f"scenario '{source}': expected a mapping of keys, got "
+                            f"{type(data).__name__}")
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as exc:
+        raise _error_for(exc, source) from None
+
+
+def scenario_from_yaml(text: str, source: str = "<yaml>") -> Scenario:
+    """Parse and validate scenario YAML text."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise ScenarioError(f"scenario '{source}': not valid YAML{where}") from None
+    return scenario_from_dict(data, source)
+
+
+def preset_names() -> list[str]:
+    """Names of the shipped presets."""
+    return sorted(p.stem for p in PRESETS_DIR.glob("*.yaml"))
+
+
+def load_scenario(ref: str | Path) -> Scenario:
+    """Load a preset by name, or a scenario file by path.
+
+    :raises ScenarioError: for an unknown preset, a missing file, or invalid content.
+    """
+    path = Path(ref)
+    if path.suffix not in (".yaml", ".yml") and not path.exists():
+        preset = PRESETS_DIR / f"{ref}.yaml"
+        if not preset.exists():
+            raise ScenarioError(
+                f"unknown scenario '{ref}': not a preset ({', '.join(preset_names())}) "
+                "and not a file")
+        path = preset
+    if not path.is_file():
+        raise ScenarioError(f"scenario file '{ref}' not found")
+    return scenario_from_yaml(path.read_text(encoding="utf-8"), source=path.name)
+
+
+def list_presets() -> list[Scenario]:
+    """Every shipped preset, validated."""
+    return [load_scenario(name) for name in preset_names()]

@@ -1,0 +1,295 @@
+"""Readers and validation for Alibaba's openb trace (node list and pod list).
+
+The openb trace (Weng et al., USENIX ATC '23) describes a GPU cluster by two CSV files:
+
+- a **node list** (``sn,cpu_milli,memory_mib,gpu,model``): one row per node with its CPU capacity
+  (milli-cores), memory (MiB), GPU count and GPU model;
+- a **pod list**
+  (``name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec,qos,pod_phase,creation_time,
+  deletion_time,scheduled_time]``): one row per pod with its CPU request (milli-cores), memory
+  request (MiB), GPU count, per-GPU share (milli-GPU, 1000 = a whole GPU) and optional allowed GPU
+  models (``|``-separated).
+
+Every problem in a file raises :class:`TraceError` with one line that names the file, the line and
+the column, e.g. ``trace 'pods.csv', line 13, column 'gpu_milli': must be between 1 and 1000 for a
+pod with num_gpu 1 (got 1500)``.
+
+GPU memory per model (:data:`GPU_VRAM_GB`): the trace gives no VRAM, so it is taken from the public
+specification of each model (P100 16 GB, T4 16 GB, V100M16 16 GB, V100M32 32 GB, A10 24 GB).
+**Assumption:** G2 and G3 are undisclosed internal codes. We assume G2 = 32 GB (its 8-GPU, 96-core
+nodes match the V100M32 servers of the same cluster) and G3 = 80 GB (8 GPUs with 128 cores and 768
+GiB per node, an A100-80GB-class server). Only trace-driven scenarios use these values; the
+allocation experiment counts milli-GPU and never VRAM.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from gpusched.errors import GpuschedError
+
+#: VRAM per GPU (GB) for each openb GPU model; G2 and G3 are assumptions (see the module docstring).
+GPU_VRAM_GB: dict[str, float] = {
+    "P100": 16.0,
+    "T4": 16.0,
+    "V100M16": 16.0,
+    "V100M32": 32.0,
+    "A10": 24.0,
+    "G2": 32.0,
+    "G3": 80.0,
+}
+
+NODE_COLUMNS: tuple[str, ...] = ("sn", "cpu_milli", "memory_mib", "gpu", "model")
+POD_COLUMNS: tuple[str, ...] = ("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli")
+POD_OPTIONAL_COLUMNS: tuple[str, ...] = (
+    "gpu_spec",
+    "creation_time",
+    "deletion_time",
+    "scheduled_time",
+)
+MILLI_PER_GPU = 1000
+
+
+class TraceError(GpuschedError):
+    """A trace file is missing, unreadable or holds an invalid value (one-line message)."""
+
+
+def trace_dir() -> Path:
+    """The folder of the bundled trace files (``assets/traces`` at the repository root)."""
+    return Path(__file__).resolve().parents[2] / "assets" / "traces"
+
+
+def resolve_trace(name: str | Path) -> Path:
+    """Turn a path or a bundled file stem (``openb_pod_list_default``) into an existing CSV path.
+
+    :param name: a path to a CSV file, or the stem of a file in :func:`trace_dir`.
+    :raises TraceError: if neither exists (the message lists the bundled stems).
+    """
+    path = Path(name)
+    if path.is_file():
+        return path
+    bundled = trace_dir() / f"{path.stem}.csv"
+    if path.suffix in ("", ".csv") and path.parent == Path(".") and bundled.is_file():
+        return bundled
+    stems = sorted(p.stem for p in trace_dir().glob("openb_*.csv"))
+    raise TraceError(
+        f"trace '{name}': no such file, and not a bundled trace (one of {', '.join(stems)})"
+    )
+
+
+@dataclass(frozen=True)
+class OpenbNodes:
+    """An openb node list, one array entry per node, in file order.
+
+    :param source: the file it was read from.
+    :param name: node names.
+    :param cpu_milli: CPU capacity (milli-cores).
+    :param memory_mib: memory capacity (MiB).
+    :param gpus: GPU count (0 for a CPU-only node).
+    :param model: GPU model ("" for a CPU-only node).
+    """
+
+    source: str
+    name: tuple[str, ...]
+    cpu_milli: np.ndarray
+    memory_mib: np.ndarray
+    gpus: np.ndarray
+    model: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return len(self.name)
+
+    @property
+    def total_gpus(self) -> int:
+        """Number of GPUs in the whole list."""
+        return int(self.gpus.sum())
+
+
+@dataclass(frozen=True)
+class OpenbPods:
+    """An openb pod list, one array entry per pod, in file order.
+
+    :param source: the file it was read from.
+    :param name: pod names.
+    :param cpu_milli: CPU request (milli-cores).
+    :param memory_mib: memory request (MiB).
+    :param num_gpu: GPU count (0 for a CPU-only pod).
+    :param gpu_milli: share of each of its GPUs (milli-GPU, 1-1000); 0 for a CPU-only pod.
+    :param gpu_spec: allowed GPU models per pod (empty tuple = any model).
+    :param creation_time_s: creation time (seconds from the trace start); NaN if absent.
+    :param deletion_time_s: deletion time (seconds); NaN if absent.
+    :param scheduled_time_s: time the pod was scheduled (seconds); NaN if absent or never.
+    """
+
+    source: str
+    name: tuple[str, ...]
+    cpu_milli: np.ndarray
+    memory_mib: np.ndarray
+    num_gpu: np.ndarray
+    gpu_milli: np.ndarray
+    gpu_spec: tuple[tuple[str, ...], ...]
+    creation_time_s: np.ndarray
+    deletion_time_s: np.ndarray
+    scheduled_time_s: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.name)
+
+    @property
+    def total_gpu_milli(self) -> int:
+        """Sum of ``num_gpu * gpu_milli`` over all pods (milli-GPU)."""
+        return int((self.num_gpu * self.gpu_milli).sum())
+
+
+def _read_csv(path: Path, required: tuple[str, ...]) -> pd.DataFrame:
+    """Read a CSV as strings and check that every required column is present."""
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except FileNotFoundError as err:
+        raise TraceError(f"trace '{path}': no such file") from err
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+        first = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise TraceError(f"trace '{path}': not a readable CSV file ({first})") from err
+    frame.columns = [c.strip() for c in frame.columns]
+    missing = [c for c in required if c not in frame.columns]
+    if missing:
+        raise TraceError(
+            f"trace '{path}': missing column '{missing[0]}' "
+            f"(expected columns {', '.join(required)}; found {', '.join(frame.columns)})"
+        )
+    return frame
+
+
+def _numeric(
+    frame: pd.DataFrame, path: Path, column: str, *, integer: bool, optional: bool = False
+) -> np.ndarray:
+    """Parse one column as non-negative numbers; empty cells are NaN if ``optional``."""
+    raw = frame[column].str.strip()
+    values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+    empty = (raw == "").to_numpy()
+    bad = np.isnan(values) & ~(empty & optional)
+    if bad.any():
+        i = int(np.argmax(bad))
+        got = "an empty cell" if empty[i] else repr(raw.iloc[i])
+        raise TraceError(
+            f"trace '{path}', line {i + 2}, column '{column}': must be a number (got {got})"
+        )
+    negative = values < 0
+    if negative.any():
+        i = int(np.argmax(negative))
+        raise TraceError(
+            f"trace '{path}', line {i + 2}, column '{column}': must be >= 0 (got {raw.iloc[i]})"
+        )
+    if integer:
+        fractional = ~np.isnan(values) & (values != np.floor(values))
+        if fractional.any():
+            i = int(np.argmax(fractional))
+            raise TraceError(
+                f"trace '{path}', line {i + 2}, column '{column}': must be a whole number "
+                f"(got {raw.iloc[i]})"
+            )
+        return values.astype(np.int64)
+    return values
+
+
+def read_openb_nodes(path: str | Path) -> OpenbNodes:
+    """Read and validate an openb node list.
+
+    :param path: a CSV path or a bundled stem (see :func:`resolve_trace`).
+    :raises TraceError: on a missing column, a non-numeric or negative value, or a GPU node without
+        a model.
+    """
+    path = resolve_trace(path)
+    frame = _read_csv(path, NODE_COLUMNS)
+    cpu = _numeric(frame, path, "cpu_milli", integer=True)
+    mem = _numeric(frame, path, "memory_mib", integer=True)
+    gpus = _numeric(frame, path, "gpu", integer=True)
+    model = tuple(m.strip() for m in frame["model"])
+    for i, (g, m) in enumerate(zip(gpus, model, strict=True)):
+        if g > 0 and not m:
+            raise TraceError(
+                f"trace '{path}', line {i + 2}, column 'model': empty for a node with {g} GPUs"
+            )
+    return OpenbNodes(
+        source=str(path),
+        name=tuple(s.strip() for s in frame["sn"]),
+        cpu_milli=cpu,
+        memory_mib=mem,
+        gpus=gpus,
+        model=model,
+    )
+
+
+def read_openb_pods(path: str | Path, *, max_gpus_per_node: int | None = None) -> OpenbPods:
+    """Read and validate an openb pod list.
+
+    :param path: a CSV path or a bundled stem (see :func:`resolve_trace`).
+    :param max_gpus_per_node: the largest GPU count of any node (GPUs); a pod asking for more is an
+        error. ``None`` skips that check.
+    :raises TraceError: on a missing column, a non-numeric or negative value, ``gpu_milli`` outside
+        1-1000 for a GPU pod, a multi-GPU pod asking for a fraction of a GPU, or ``num_gpu`` above
+        ``max_gpus_per_node``.
+    """
+    path = resolve_trace(path)
+    frame = _read_csv(path, POD_COLUMNS)
+    cpu = _numeric(frame, path, "cpu_milli", integer=True)
+    mem = _numeric(frame, path, "memory_mib", integer=False)
+    num_gpu = _numeric(frame, path, "num_gpu", integer=True)
+    milli = _numeric(frame, path, "gpu_milli", integer=True)
+    gpu_pod = num_gpu > 0
+    bad = gpu_pod & ((milli < 1) | (milli > MILLI_PER_GPU)) | ~gpu_pod & (milli > MILLI_PER_GPU)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise TraceError(
+            f"trace '{path}', line {i + 2}, column 'gpu_milli': must be between 1 and 1000 "
+            f"for a pod "
+            f"with num_gpu {num_gpu[i]} (got {milli[i]})"
+        )
+    partial_multi = (num_gpu > 1) & (milli < MILLI_PER_GPU)
+    if partial_multi.any():
+        i = int(np.argmax(partial_multi))
+        raise TraceError(
+            f"trace '{path}', line {i + 2}, column 'gpu_milli': a pod with num_gpu "
+            f"{num_gpu[i]} must ask "
+            f"for whole GPUs (1000), got {milli[i]}"
+        )
+    if max_gpus_per_node is not None:
+        too_big = num_gpu > max_gpus_per_node
+        if too_big.any():
+            i = int(np.argmax(too_big))
+            raise TraceError(
+                f"trace '{path}', line {i + 2}, column 'num_gpu': {num_gpu[i]} GPUs, "
+                f"but no node holds "
+                f"more than {max_gpus_per_node}"
+            )
+    milli = np.where(gpu_pod, milli, 0)
+    n = len(frame)
+    if "gpu_spec" in frame.columns:
+        specs = tuple(
+            tuple(t.strip() for t in s.split("|") if t.strip()) if g else ()
+            for s, g in zip(frame["gpu_spec"], gpu_pod, strict=True)
+        )
+    else:
+        specs = ((),) * n
+    times = {}
+    for column in ("creation_time", "deletion_time", "scheduled_time"):
+        if column in frame.columns:
+            times[column] = _numeric(frame, path, column, integer=False, optional=True)
+        else:
+            times[column] = np.full(n, np.nan)
+    return OpenbPods(
+        source=str(path),
+        name=tuple(s.strip() for s in frame["name"]),
+        cpu_milli=cpu,
+        memory_mib=mem,
+        num_gpu=num_gpu,
+        gpu_milli=milli,
+        gpu_spec=specs,
+        creation_time_s=times["creation_time"],
+        deletion_time_s=times["deletion_time"],
+        scheduled_time_s=times["scheduled_time"],
+    )

@@ -1,0 +1,25 @@
+"""The Gini coefficient and the time-weighted metrics."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpusched.metrics import gini
+
+
+def test_gini_zero_for_equal_loads():
+    assert gini(np.full(8, 0.4)) == 0.0
+    assert gini(np.zeros(5)) == 0.0
+
+
+@pytest.mark.parametrize("n", [2, 3, 8, 64])
+def test_gini_one_busy_gpu(n):
+    loads = np.zeros(n)
+    loads[0] = 0.7
+    assert gini(loads) == pytest.approx((n - 1) / n)
+
+
+def test_gini_hand_computed():
+    # loads 1, 2, 3: sum |xi - xj| over all ordered pairs = 8; G = 8 / (2 * 3 * 6) = 2/9.
+    assert gini(np.array([3.0, 1.0, 2.0])) == pytest.approx(2 / 9)

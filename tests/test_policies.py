@@ -1,0 +1,82 @@
+"""Each heuristic on tiny hand-built clusters where the right answer is obvious."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import make_job
+
+from gpusched.cluster import Cluster, ClusterState, NodeGroup
+from gpusched.errors import UnknownPolicyError
+from gpusched.policies import HOLD, get_policy, heuristic_names
+
+
+def test_first_fit_takes_first_gpu_in_order(hetero_state):
+    assert get_policy("first_fit").select(hetero_state, make_job(vram=8)) == 0
+    hetero_state.place(make_job(vram=80, compute=0.5), (0,))
+    assert get_policy("first_fit").select(hetero_state, make_job(vram=8)) == 1
+    assert get_policy("first_fit").select(hetero_state, make_job(vram=20)) == 2
+
+
+def test_least_loaded_ignores_fit_and_picks_idle_small_gpu(hetero_state):
+    hetero_state.place(make_job(vram=10, compute=0.2), (0,))
+    hetero_state.place(make_job(vram=10, compute=0.2), (2,))
+    hetero_state.place(make_job(vram=10, compute=0.2), (3,))
+    # The T4 (GPU 1) is the only idle GPU: Least-Loaded sends a 40 GB job there anyway.
+    assert get_policy("least_loaded").select(hetero_state, make_job(vram=40)) == 1
+
+
+def test_least_loaded_breaks_ties_by_most_free_vram(hetero_state):
+    assert get_policy("least_loaded").select(hetero_state, make_job(vram=4)) == 0
+
+
+def test_least_loaded_fit_skips_gpus_that_cannot_hold_the_job(hetero_state):
+    hetero_state.place(make_job(vram=10, compute=0.2), (0,))
+    hetero_state.place(make_job(vram=10, compute=0.4), (2,))
+    hetero_state.place(make_job(vram=10, compute=0.3), (3,))
+    assert get_policy("least_loaded_fit").select(hetero_state, make_job(vram=40)) == 0
+    assert get_policy("least_loaded_fit").select(hetero_state, make_job(vram=20)) == 0
+    assert get_policy("least_loaded_fit").select(hetero_state, make_job(vram=8)) == 1
+
+
+def test_best_fit_leaves_least_vram(hetero_state):
+    assert get_policy("best_fit").select(hetero_state, make_job(vram=16)) == 1
+    assert get_policy("best_fit").select(hetero_state, make_job(vram=20)) == 2
+    assert get_policy("best_fit").select(hetero_state, make_job(vram=60)) == 0
+
+
+def test_random_is_seeded_and_only_picks_fitting_gpus(hetero_state):
+    job = make_job(vram=20)
+    picks_a = [get_policy("random", seed=7).select(hetero_state, job) for _ in range(1)]
+    policy_a, policy_b = get_policy("random", seed=7), get_policy("random", seed=7)
+    seq_a = [policy_a.select(hetero_state, job) for _ in range(50)]
+    seq_b = [policy_b.select(hetero_state, job) for _ in range(50)]
+    assert seq_a == seq_b
+    assert set(seq_a) == {0, 2, 3}
+    assert picks_a[0] in {0, 2, 3}
+
+
+@pytest.mark.parametrize("name", ["first_fit", "least_loaded_fit", "best_fit", "random"])
+def test_every_fit_aware_policy_holds_when_nothing_fits(hetero_state, name):
+    assert get_policy(name).select(hetero_state, make_job(vram=100)) == HOLD
+
+
+def test_multi_gpu_job_only_fits_on_a_node_with_enough_gpus(hetero_state):
+    job = make_job(gpus=2, vram=20)
+    assert hetero_state.fit_mask(job).tolist() == [False, False, True, True]
+    assert get_policy("first_fit").select(hetero_state, job) == 2
+    assert hetero_state.gang_for(job, 3) == (3, 2)
+
+
+def test_heuristic_names_and_unknown_policy():
+    assert {"first_fit", "least_loaded", "least_loaded_fit", "best_fit", "random"} <= set(
+        heuristic_names())
+    with pytest.raises(UnknownPolicyError, match="unknown policy 'nope'"):
+        get_policy("nope")
+
+
+def test_sharing_respects_compute_and_vram():
+    state = ClusterState(Cluster([NodeGroup("L4-24GB", 24, 1)]))
+    state.place(make_job(vram=10, compute=0.6), (0,))
+    assert state.fit_mask(make_job(vram=10, compute=0.4)).tolist() == [True]
+    assert state.fit_mask(make_job(vram=10, compute=0.5)).tolist() == [False]
+    assert state.fit_mask(make_job(vram=15, compute=0.1)).tolist() == [False]

@@ -1,0 +1,78 @@
+"""Property-based tests over random clusters, workloads and policies."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gpusched.cluster import Cluster, NodeGroup
+from gpusched.jobs import generate_jobs
+from gpusched.policies import get_policy
+from gpusched.simulator import Simulator
+
+MODELS = [("A100-80GB", 80.0), ("A100-40GB", 40.0), ("V100-32GB", 32.0), ("L4-24GB", 24.0),
+          ("T4-16GB", 16.0)]
+
+node_groups = st.lists(
+    st.builds(lambda m, k, c: NodeGroup(MODELS[m][0], MODELS[m][1], k, c),
+              st.integers(0, len(MODELS) - 1), st.sampled_from([1, 2, 4, 8]), st.integers(1, 2)),
+    min_size=1, max_size=4)
+mixes = st.sampled_from([
+    {"training": 0.3, "inference": 0.4, "batch": 0.3},
+    {"training": 1.0},
+    {"inference": 0.5, "batch": 0.5},
+])
+policies = st.sampled_from(["first_fit", "least_loaded", "least_loaded_fit", "best_fit", "random"])
+
+
+def _run(groups, n_jobs, rate, mix, seed, policy):
+    cluster = Cluster(groups)
+    jobs = generate_jobs(n_jobs, rate, mix, np.random.default_rng(seed),
+                         cluster.max_vram_gb_for_gpus())
+    return cluster, jobs, Simulator(cluster, jobs).run(get_policy(policy, seed=seed))
+
+
+def _max_usage(result):
+    """Peak VRAM (GB) and compute per GPU, replayed from the placements at every start."""
+    p = result.timeline.placements
+    times = np.unique(p["start_min"].to_numpy())
+    frames = result.timeline.gpu_frames(times)
+    return frames.vram_used_gb.max(axis=0), frames.compute_used.max(axis=0)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(node_groups, st.integers(1, 60), st.floats(1.0, 60.0), mixes, st.integers(0, 2**31 - 1),
+       policies)
+def test_invariants(groups, n_jobs, rate, mix, seed, policy):
+    cluster, jobs, result = _run(groups, n_jobs, rate, mix, seed, policy)
+    m, t = result.metrics, result.jobs
+    # Every submitted job is counted exactly once.
+    assert m["jobs_submitted"] == n_jobs == len(t)
+    assert m["jobs_completed"] + m["jobs_unfinished"] == m["jobs_submitted"]
+    assert sorted(t["id"]) == list(range(n_jobs))
+    # Waits are >= 0 and starts never precede arrivals.
+    assert (t["wait_min"] >= -1e-9).all()
+    started = t["start_min"].notna()
+    assert (t.loc[started, "start_min"] >= t.loc[started, "arrival_min"] - 1e-9).all()
+    # Never over-committed.
+    if len(result.timeline.placements):
+        vram, compute = _max_usage(result)
+        assert (vram <= cluster.gpu_vram_gb + 1e-6).all()
+        assert (compute <= 1.0 + 1e-6).all()
+    # Gangs stay on one node and have the right size.
+    for gpus, k in zip(t["gpu_ids"], t["gpus"], strict=True):
+        if gpus:
+            assert len(gpus) == k == len(set(gpus))
+            assert len({int(cluster.gpu_node[g]) for g in gpus}) == 1
+    assert 0 <= m["avg_util"] <= 1 + 1e-9 and 0 <= m["gini"] <= 1
+
+
+@settings(max_examples=15, deadline=None)
+@given(node_groups, st.integers(1, 40), mixes, st.integers(0, 2**31 - 1), policies)
+def test_runs_are_deterministic(groups, n_jobs, mix, seed, policy):
+    _, _, a = _run(groups, n_jobs, 10.0, mix, seed, policy)
+    _, _, b = _run(groups, n_jobs, 10.0, mix, seed, policy)
+    assert a.metrics == b.metrics
+    assert a.jobs.drop(columns="gpu_ids").equals(b.jobs.drop(columns="gpu_ids"))
+    assert list(a.jobs["gpu_ids"]) == list(b.jobs["gpu_ids"])
