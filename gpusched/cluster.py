@@ -44,13 +44,6 @@ class NodeGroup:
     memory_mib: float | None = None
 
 
-def _read_only(array: np.ndarray) -> np.ndarray:
-    """A read-only view that still follows changes made to ``array``."""
-    view = array.view()
-    view.flags.writeable = False
-    return view
-
-
 class Cluster:
     """Immutable topology: which GPU sits on which node, with what capacity.
 
@@ -120,28 +113,25 @@ class Cluster:
 class ClusterState:
     """The resources in use on a :class:`Cluster`, changed by :meth:`place` and :meth:`release`.
 
-    Per GPU: ``vram_used_gb`` (GB), ``compute_used`` (fraction 0-1), ``jobs_running`` (count).
-    Per node: ``node_cpu_used`` (milli-cores), ``node_memory_used`` (MiB).
-    Policies get read-only views of these arrays (``view()``), which follow every change.
+    Per GPU: ``vram_used_gb`` and ``vram_free_gb`` (GB), ``compute_used`` and ``compute_free``
+    (fraction 0-1), ``jobs_running`` (count). Per node: ``node_cpu_used`` (milli-cores),
+    ``node_memory_used`` (MiB). Treat every array as read-only outside this class.
+
+    ``version`` increases with every change, so fit masks are computed once per state and job.
     """
 
     def __init__(self, cluster: Cluster):
         self.cluster = cluster
-        self.vram_used_gb = np.zeros(cluster.n_gpus)
-        self.compute_used = np.zeros(cluster.n_gpus)
-        self.jobs_running = np.zeros(cluster.n_gpus, dtype=np.int64)
+        n = cluster.n_gpus
+        self.vram_used_gb = np.zeros(n)
+        self.vram_free_gb = cluster.gpu_vram_gb.copy()
+        self.compute_used = np.zeros(n)
+        self.compute_free = np.ones(n)
+        self.jobs_running = np.zeros(n, dtype=np.int64)
         self.node_cpu_used = np.zeros(cluster.n_nodes)
         self.node_memory_used = np.zeros(cluster.n_nodes)
-
-    @property
-    def vram_free_gb(self) -> np.ndarray:
-        """Free VRAM per GPU (GB)."""
-        return self.cluster.gpu_vram_gb - self.vram_used_gb
-
-    @property
-    def compute_free(self) -> np.ndarray:
-        """Free compute per GPU (fraction 0-1)."""
-        return 1.0 - self.compute_used
+        self.version = 0
+        self._fit_cache: tuple[int, Job, np.ndarray, np.ndarray] | None = None
 
     def vram_need_gb(self, job: Job) -> np.ndarray | float:
         """VRAM the job needs on each GPU (GB): a scalar, or an array when it asks for a share."""
@@ -149,49 +139,59 @@ class ClusterState:
             return job.vram_gb + job.vram_frac * self.cluster.gpu_vram_gb
         return job.vram_gb
 
-    def single_gpu_fit(self, job: Job) -> np.ndarray:
-        """GPUs that could each hold one of the job's GPUs now (VRAM, compute, model, node CPU and memory)."""
+    def _masks(self, job: Job) -> tuple[np.ndarray, np.ndarray]:
+        """(single-GPU fit, gang fit) for ``job`` in the current state, computed once per version."""
+        cache = self._fit_cache
+        if cache is not None and cache[0] == self.version and cache[1] is job:
+            return cache[2], cache[3]
         c = self.cluster
-        mask = (self.vram_used_gb + self.vram_need_gb(job) <= c.gpu_vram_gb + EPS) & (
-            self.compute_used + job.compute <= 1.0 + EPS)
+        single = (self.vram_free_gb >= self.vram_need_gb(job) - EPS) & (
+            self.compute_free >= job.compute - EPS)
         if job.gpu_spec:
-            mask &= c.spec_mask(job.gpu_spec)
+            single &= c.spec_mask(job.gpu_spec)
         if c.has_node_limits and (job.cpu_milli or job.memory_mib):
             node_ok = (self.node_cpu_used + job.cpu_milli <= c.node_cpu_milli + EPS) & (
                 self.node_memory_used + job.memory_mib <= c.node_memory_mib + EPS)
-            mask &= node_ok[c.gpu_node]
-        return mask
+            single &= node_ok[c.gpu_node]
+        gang = single
+        if job.gpus > 1:
+            per_node = np.bincount(c.gpu_node[single], minlength=c.n_nodes)
+            gang = single & (per_node >= job.gpus)[c.gpu_node]
+            gang.flags.writeable = False
+        single.flags.writeable = False
+        self._fit_cache = (self.version, job, single, gang)
+        return single, gang
+
+    def single_gpu_fit(self, job: Job) -> np.ndarray:
+        """GPUs that could each hold one of the job's GPUs now (VRAM, compute, model, node CPU
+        and memory). Read-only."""
+        return self._masks(job)[0]
 
     def fit_mask(self, job: Job) -> np.ndarray:
-        """GPUs where the job fits now, including (for ``gpus > 1``) a full gang on the GPU's node."""
-        mask = self.single_gpu_fit(job)
-        if job.gpus > 1:
-            c = self.cluster
-            per_node = np.bincount(c.gpu_node[mask], minlength=c.n_nodes)
-            mask &= (per_node >= job.gpus)[c.gpu_node]
-        return mask
+        """GPUs where the job fits now, including (for ``gpus > 1``) a full gang on the GPU's
+        node. Read-only."""
+        return self._masks(job)[1]
 
-    def gang_for(self, job: Job, gpu: int, fits: np.ndarray | None = None) -> tuple[int, ...]:
+    def gang_for(self, job: Job, gpu: int) -> tuple[int, ...]:
         """The GPUs a job takes when placed at ``gpu``: ``gpu`` plus the lowest-index fitting
         GPUs of the same node (see the module's gang rule). Empty if the job does not fit there."""
-        if fits is None:
-            fits = self.single_gpu_fit(job)
-        if not fits[gpu]:
+        single, gang = self._masks(job)
+        if not gang[gpu]:
             return ()
         if job.gpus == 1:
             return (int(gpu),)
         c = self.cluster
         node = c.gpu_node[gpu]
         first = int(c.node_first_gpu[node])
-        local = np.flatnonzero(fits[first:first + int(c.node_gpu_count[node])]) + first
+        local = np.flatnonzero(single[first:first + int(c.node_gpu_count[node])]) + first
         others = [int(g) for g in local if g != gpu][: job.gpus - 1]
-        if len(others) < job.gpus - 1:
-            return ()
         return (int(gpu), *others)
 
     def can_place(self, job: Job, gpus: Sequence[int]) -> bool:
         """Whether ``job`` fits on exactly these GPUs (distinct, one node, right count)."""
         if len(gpus) != job.gpus or len(set(gpus)) != len(gpus):
+            return False
+        if not all(0 <= g < self.cluster.n_gpus for g in gpus):
             return False
         nodes = self.cluster.gpu_node[list(gpus)]
         if (nodes != nodes[0]).any():
@@ -200,27 +200,29 @@ class ClusterState:
 
     def place(self, job: Job, gpus: Sequence[int]) -> None:
         """Take the job's resources on ``gpus`` (which must fit; see :meth:`can_place`)."""
-        idx = list(gpus)
-        need = self.vram_need_gb(job)
-        self.vram_used_gb[idx] += need[idx] if isinstance(need, np.ndarray) else need
-        self.compute_used[idx] += job.compute
-        self.jobs_running[idx] += 1
-        node = self.cluster.gpu_node[idx[0]]
-        self.node_cpu_used[node] += job.cpu_milli
-        self.node_memory_used[node] += job.memory_mib
+        self._change(job, gpus, 1)
 
     def release(self, job: Job, gpus: Sequence[int]) -> None:
         """Give back the resources :meth:`place` took."""
-        idx = list(gpus)
-        need = self.vram_need_gb(job)
-        self.vram_used_gb[idx] -= need[idx] if isinstance(need, np.ndarray) else need
-        self.compute_used[idx] -= job.compute
-        self.jobs_running[idx] -= 1
-        node = self.cluster.gpu_node[idx[0]]
-        self.node_cpu_used[node] -= job.cpu_milli
-        self.node_memory_used[node] -= job.memory_mib
-        # Snap rounding residue so an idle GPU reads exactly zero.
-        idle = [g for g in idx if self.jobs_running[g] == 0]
-        if idle:
-            self.vram_used_gb[idle] = 0.0
-            self.compute_used[idle] = 0.0
+        self._change(job, gpus, -1)
+
+    def _change(self, job: Job, gpus: Sequence[int], sign: int) -> None:
+        capacity = self.cluster.gpu_vram_gb
+        compute = sign * job.compute
+        for g in gpus:
+            vram = sign * (job.vram_gb + job.vram_frac * capacity[g])
+            running = self.jobs_running[g] + sign
+            self.jobs_running[g] = running
+            if running == 0:  # snap rounding residue so an idle GPU reads exactly zero
+                self.vram_used_gb[g] = 0.0
+                self.compute_used[g] = 0.0
+            else:
+                self.vram_used_gb[g] += vram
+                self.compute_used[g] += compute
+            self.vram_free_gb[g] = capacity[g] - self.vram_used_gb[g]
+            self.compute_free[g] = 1.0 - self.compute_used[g]
+        if job.cpu_milli or job.memory_mib:
+            node = self.cluster.gpu_node[gpus[0]]
+            self.node_cpu_used[node] += sign * job.cpu_milli
+            self.node_memory_used[node] += sign * job.memory_mib
+        self.version += 1

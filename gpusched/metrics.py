@@ -43,3 +43,50 @@ def pairwise_abs_diff_sum(values: np.ndarray, presorted: bool = False) -> float:
     x = np.asarray(values, dtype=float) if presorted else np.sort(np.asarray(values, dtype=float))
     n = x.size
     return float(np.dot(2 * np.arange(1, n + 1) - n - 1, x))
+
+
+class RunningGini:
+    """The Gini coefficient of per-GPU loads, kept up to date as single loads change.
+
+    Keeps the loads sorted; ``S = sum_i (2i - n + 1) x_(i)`` (0-indexed, ascending) equals
+    ``sum_{i<j} |x_i - x_j|``, and ``G = S / (n sum x)``. Moving one load from ``old`` to ``new``
+    shifts the loads in between by one place, so an update costs two binary searches and one
+    slice sum and shift, whatever the number of GPUs.
+    """
+
+    def __init__(self, loads: np.ndarray):
+        self.resync(loads)
+
+    def resync(self, loads: np.ndarray) -> None:
+        """Recompute from scratch (clears accumulated rounding)."""
+        self.sorted = np.sort(np.asarray(loads, dtype=float))
+        self.n = self.sorted.size
+        self.total = float(self.sorted.sum())
+        self.pair_diff = pairwise_abs_diff_sum(self.sorted, presorted=True)
+
+    def update(self, old: float, new: float) -> None:
+        """One load changed from ``old`` to ``new`` (``old`` must be a current load)."""
+        if new == old:
+            return
+        su, n = self.sorted, self.n
+        if new > old:
+            p = int(su.searchsorted(old, side="left"))
+            q = int(su.searchsorted(new, side="right")) - 1
+            between = float(su[p + 1:q + 1].sum())
+            su[p:q] = su[p + 1:q + 1]
+            self.pair_diff += -2.0 * between
+        else:
+            p = int(su.searchsorted(old, side="right")) - 1
+            q = int(su.searchsorted(new, side="left"))
+            between = float(su[q:p].sum())
+            su[q + 1:p + 1] = su[q:p].copy()
+            self.pair_diff += 2.0 * between
+        su[q] = new
+        self.pair_diff += (2 * q - n + 1) * new - (2 * p - n + 1) * old
+        self.total += new - old
+
+    def value(self) -> float:
+        """The current Gini coefficient (0 when every load is 0)."""
+        if self.total <= 1e-12:
+            return 0.0
+        return max(0.0, self.pair_diff / (self.n * self.total))

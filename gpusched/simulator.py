@@ -32,7 +32,7 @@ import pandas as pd
 
 from gpusched.cluster import Cluster, ClusterState
 from gpusched.jobs import Job, check_jobs_feasible
-from gpusched.metrics import pairwise_abs_diff_sum
+from gpusched.metrics import RunningGini
 from gpusched.result import Result
 from gpusched.reward import RewardSpec, reward_for
 from gpusched.timeline import Timeline
@@ -94,8 +94,7 @@ class Simulator:
         self.end_reason = "completed" if self.done else ""
         self.jobs_completed = 0
         # Integrals over time, updated whenever the clock moves.
-        self._util_sum = 0.0  # sum of compute_used over all GPUs
-        self._pair_diff = 0.0  # sum_{i<j} |u_i - u_j| of per-GPU utilisation
+        self._gini = RunningGini(self.state.compute_used)  # also keeps the utilisation sum
         self._updates = 0
         self.util_min = 0.0  # integral of cluster utilisation (minutes)
         self.in_band_min = 0.0
@@ -198,7 +197,7 @@ class Simulator:
 
     def _start(self, job_idx: int, job: Job, gpus: tuple[int, ...]) -> None:
         state = self.state
-        before = state.compute_used[list(gpus)].copy()
+        before = [float(state.compute_used[g]) for g in gpus]
         state.place(job, gpus)
         self._on_util_change(gpus, before)
         self.start_min[job_idx] = self.time_min
@@ -254,34 +253,27 @@ class Simulator:
 
     def _complete(self, job_idx: int) -> None:
         gpus = self.job_gpus[job_idx]
-        before = self.state.compute_used[list(gpus)].copy()
+        before = [float(self.state.compute_used[g]) for g in gpus]
         self.state.release(self.jobs[job_idx], gpus)
         self._on_util_change(gpus, before)
         self.end_min[job_idx] = self.start_min[job_idx] + self.jobs[job_idx].duration_min
 
-    def _on_util_change(self, gpus: tuple[int, ...], before: np.ndarray) -> None:
+    def _on_util_change(self, gpus: tuple[int, ...], before: list[float]) -> None:
         """Update the running sums behind cluster utilisation and Gini after GPUs changed."""
         u = self.state.compute_used
         self._updates += 1
-        if self._updates % _RESYNC_EVERY == 0 or u.size <= 64:
-            self._util_sum = float(u.sum())
-            self._pair_diff = pairwise_abs_diff_sum(u)
+        if self._updates % _RESYNC_EVERY == 0:
+            self._gini.resync(u)
             return
         for g, old in zip(gpus, before, strict=True):
-            new = u[g]
-            u[g] = old
-            diff = float(np.abs(u - new).sum() - np.abs(u - old).sum()) - abs(new - old)
-            u[g] = new
-            self._pair_diff += diff
-            self._util_sum += new - old
+            self._gini.update(old, float(u[g]))
 
     def _accumulate(self, t: float) -> None:
         dt = t - self.time_min
         if dt > 0:
             n = self.cluster.n_gpus
-            util = self._util_sum / n
-            gini_now = (max(0.0, self._pair_diff) / (n * self._util_sum)
-                        if self._util_sum > 1e-12 else 0.0)
+            util = self._gini.total / n
+            gini_now = self._gini.value()
             in_band = dt if self.util_band[0] <= util <= self.util_band[1] else 0.0
             waiting = len(self.queue) * dt
             self.util_min += util * dt

@@ -23,3 +23,19 @@ def test_gini_one_busy_gpu(n):
 def test_gini_hand_computed():
     # loads 1, 2, 3: sum |xi - xj| over all ordered pairs = 8; G = 8 / (2 * 3 * 6) = 2/9.
     assert gini(np.array([3.0, 1.0, 2.0])) == pytest.approx(2 / 9)
+
+
+def test_running_gini_matches_exact_after_many_updates():
+    from gpusched.metrics import RunningGini
+
+    rng = np.random.default_rng(0)
+    loads = np.zeros(50)
+    running = RunningGini(loads)
+    for _ in range(2000):
+        g = int(rng.integers(50))
+        old = loads[g]
+        new = 0.0 if rng.random() < 0.2 else float(np.round(rng.random(), 2))
+        loads[g] = new
+        running.update(old, new)
+        assert running.value() == pytest.approx(gini(loads), abs=1e-9)
+        assert np.array_equal(running.sorted, np.sort(loads))
