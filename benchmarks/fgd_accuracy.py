@@ -81,8 +81,8 @@ def main() -> None:
         "",
         f"Largest absolute difference: {worst:.2f} points.",
         "",
-        f"Seconds per run on the default trace "
-        f"({platform.processor() or platform.machine()}, one core):",
+        f"Wall-clock seconds per run on the default trace during this sweep "
+        f"({platform.machine()}; `benchmarks/bench_allocation.py` measures one pinned core):",
         "",
         "| policy | s/run (mean) | s/run (max) |",
         "|---|---|---|",
