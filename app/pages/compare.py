@@ -1,0 +1,78 @@
+"""Compare: the chosen policies over N seeds on the current scenario."""
+
+import streamlit as st
+from shared import (
+    cached_compare,
+    cached_side_by_side,
+    current_scenario,
+    page_header,
+    policy_options,
+    scenario_badge,
+    show_chart,
+)
+
+from gpusched.catalog import AGENT_POLICY
+from gpusched.figures import (
+    metric_bars_figure,
+    policy_label,
+    util_over_time_figure,
+    wait_cdf_figure,
+)
+from gpusched.metrics import METRIC_KEYS
+
+DEFAULT_POLICIES = ["first_fit", "least_loaded", "least_loaded_fit", "best_fit", AGENT_POLICY]
+MAX_SEEDS = 20
+
+
+def main() -> None:
+    page_header("Compare policies",
+                "Every chosen policy on exactly the same jobs over N seeds: means with error "
+                "bars, wait-time CDFs, utilisation over time, and a synchronised replay.")
+    scenario = current_scenario()
+    scenario_badge(scenario)
+    options = policy_options()
+    c1, c2 = st.columns([4, 1])
+    policies = c1.multiselect("Policies", options, default=[p for p in DEFAULT_POLICIES if p in options],
+                              format_func=policy_label, key="compare_policies")
+    n_seeds = int(c2.number_input("Seeds", min_value=1, max_value=MAX_SEEDS, value=3, step=1,
+                                  key="compare_seeds", help="Workload seeds 0 … N−1."))
+    if not policies:
+        st.info("Choose at least one policy.")
+        return
+    seeds = tuple(range(n_seeds))
+    text = scenario.to_yaml()
+    with st.spinner(f"Running {len(policies) * n_seeds} simulations…"):
+        comparison = cached_compare(text, tuple(policies), seeds)
+
+    show_chart(metric_bars_figure(comparison), key="compare_bars")
+    left, right = st.columns(2)
+    with left:
+        show_chart(wait_cdf_figure(comparison), key="compare_cdf")
+    with right:
+        seed = st.selectbox("Seed shown over time", seeds, key="compare_util_seed")
+        show_chart(util_over_time_figure(comparison, seed=seed), key="compare_util")
+
+    st.markdown("##### Results")
+    mean, std = comparison.summary(), comparison.spread()
+    table = mean.round(3).astype(str) + " ± " + std.round(3).astype(str)
+    table.index = [policy_label(p) for p in table.index]
+    st.dataframe(table, width="stretch")
+    st.download_button("⬇ Download every run (CSV)",
+                       comparison.runs[["policy", "seed", *METRIC_KEYS]].to_csv(index=False),
+                       file_name=f"compare-{scenario.name}.csv", mime="text/csv",
+                       key="compare_csv")
+
+    st.markdown("##### Side by side, on the same jobs")
+    a_col, b_col, s_col = st.columns([2, 2, 1])
+    a = a_col.selectbox("Left", policies, index=policies.index("least_loaded")
+                        if "least_loaded" in policies else 0, format_func=policy_label,
+                        key="sbs_a")
+    b_default = next((p for p in policies if p != a), a)
+    b = b_col.selectbox("Right", policies, index=policies.index(b_default),
+                        format_func=policy_label, key="sbs_b")
+    sbs_seed = s_col.selectbox("Seed", seeds, key="sbs_seed")
+    with st.spinner("Building the synchronised replay…"):
+        show_chart(cached_side_by_side(text, a, b, sbs_seed), key="compare_sbs")
+
+
+main()

@@ -1,0 +1,49 @@
+"""Replay: one run as an animation, and its per-GPU Gantt chart."""
+
+import streamlit as st
+from shared import (
+    cached_replay,
+    cached_run,
+    current_scenario,
+    page_header,
+    policy_options,
+    scenario_badge,
+    show_chart,
+)
+
+from gpusched.figures import policy_label
+
+
+def main() -> None:
+    page_header("Replay",
+                "Watch one policy run minute by minute: per-GPU VRAM and utilisation, the queue, "
+                "and every job on its GPU.")
+    scenario = current_scenario()
+    scenario_badge(scenario)
+    options = policy_options()
+    c1, c2, _ = st.columns([2, 1, 3])
+    policy = c1.selectbox("Policy", options, index=options.index("least_loaded"),
+                          format_func=policy_label, key="replay_policy")
+    seed = int(c2.number_input("Workload seed", min_value=0, max_value=10_000,
+                               value=scenario.workload.seed, step=1, key="replay_seed"))
+    text = scenario.to_yaml()
+    with st.spinner(f"Simulating {policy_label(policy)} and building the animation…"):
+        result = cached_run(text, policy, seed)
+        replay, gantt = cached_replay(text, policy, seed)
+
+    m = result.metrics
+    cols = st.columns(6)
+    cols[0].metric("Average wait", f"{m['avg_wait_min']:,.1f} min")
+    cols[1].metric("p95 wait", f"{m['p95_wait_min']:,.1f} min")
+    cols[2].metric("Utilisation", f"{m['avg_util'] * 100:.1f} %")
+    cols[3].metric("Stall", f"{m['stall_min']:,.0f} min")
+    cols[4].metric("Completed", f"{m['jobs_completed']:.0f} / {m['jobs_submitted']:.0f}")
+    cols[5].metric("Makespan", f"{m['makespan_min']:,.0f} min")
+    st.caption("Press ▶ Play or drag the slider. Bars: grey under 60 %, green 60–80 % (target), "
+               "orange over 80 % (hot); VRAM bars are coloured by the share of the GPU's memory "
+               "in use, against its capacity (light grey).")
+    show_chart(replay, key="replay_fig")
+    show_chart(gantt, key="gantt_fig")
+
+
+main()

@@ -1,0 +1,114 @@
+"""What every page shares: the chosen scenario in session state, cached runs and figures, and
+the page header. Results are cached on (scenario YAML, policy, seed)."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from gpusched import Comparison, Result, Scenario, compare, load_scenario, run_policy
+from gpusched.catalog import dashboard_policies
+from gpusched.figures import gantt_figure, replay_figure, side_by_side_figure
+from gpusched.scenario import scenario_from_yaml
+from gpusched.stall import IdleSteps, StallReport, analyse_stall, idle_steps
+
+DEFAULT_SCENARIO = "phase1-8gpu"
+"""The scenario every page starts on."""
+
+SCENARIO_KEY = "scenario_yaml"
+"""Session-state key of the current scenario (its YAML text)."""
+
+PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
+
+
+def current_scenario() -> Scenario:
+    """The scenario chosen on the Cluster & workload page (the default preset at first)."""
+    if SCENARIO_KEY not in st.session_state:
+        st.session_state[SCENARIO_KEY] = load_scenario(DEFAULT_SCENARIO).to_yaml()
+    return parse_scenario(st.session_state[SCENARIO_KEY])
+
+
+def set_scenario(scenario: Scenario) -> None:
+    """Make ``scenario`` the one every page uses."""
+    st.session_state[SCENARIO_KEY] = scenario.to_yaml()
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def parse_scenario(text: str) -> Scenario:
+    """A validated scenario from YAML (cached: every page parses the current one)."""
+    return scenario_from_yaml(text, source="current scenario")
+
+
+@st.cache_data(show_spinner=False)
+def preset_yaml(name: str) -> str:
+    """A shipped preset's YAML."""
+    return load_scenario(name).to_yaml()
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def cached_run(scenario_yaml: str, policy: str, seed: int) -> Result:
+    """One run, cached on (scenario YAML, policy, seed)."""
+    return run_policy(parse_scenario(scenario_yaml), policy, seed=seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_compare(scenario_yaml: str, policies: tuple[str, ...], seeds: tuple[int, ...]) -> Comparison:
+    """Every policy on the same jobs for every seed, cached."""
+    return compare(parse_scenario(scenario_yaml), list(policies), list(seeds))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_replay(scenario_yaml: str, policy: str, seed: int) -> tuple[go.Figure, go.Figure]:
+    """The animated replay and the Gantt chart of one run."""
+    result = cached_run(scenario_yaml, policy, seed)
+    return replay_figure(result), gantt_figure(result)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def cached_side_by_side(scenario_yaml: str, a: str, b: str, seed: int) -> go.Figure:
+    """Two policies replayed on one clock."""
+    return side_by_side_figure(cached_run(scenario_yaml, a, seed), cached_run(scenario_yaml, b, seed))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_stall(scenario_yaml: str, policy: str, seed: int) -> tuple[StallReport, IdleSteps]:
+    """The stall analysis of one run and its idle GPUs over time."""
+    result = cached_run(scenario_yaml, policy, seed)
+    return analyse_stall(result), idle_steps(result)
+
+
+@st.cache_data(show_spinner=False, ttl=60)
+def available_policies() -> list[str]:
+    """Heuristics, plus the agent when it is registered and shipped (re-checked every minute)."""
+    return dashboard_policies()
+
+
+AGENT_KEY = "agent_policy"
+"""Session-state key of the agent model chosen on the Agent page (``ppo:PATH``)."""
+
+
+def policy_options() -> list[str]:
+    """The policies pages offer: heuristics, ``ppo`` when shipped, and the chosen agent model."""
+    names = list(available_policies())
+    chosen = st.session_state.get(AGENT_KEY)
+    if chosen and chosen not in names:
+        names.append(chosen)
+    return names
+
+
+def page_header(title: str, what: str) -> None:
+    """The page title and its one-line summary."""
+    st.title(title)
+    st.caption(what)
+
+
+def scenario_badge(scenario: Scenario) -> None:
+    """One line naming the scenario a page runs on."""
+    st.markdown(f"Scenario **`{scenario.name}`** · {scenario.n_gpus} GPUs · "
+                f"{scenario.workload.jobs} jobs · {scenario.workload.arrival_rate_per_hour:g} "
+                "arrivals/h — change it on *Cluster & workload*.")
+
+
+def show_chart(fig: go.Figure, key: str | None = None) -> None:
+    """Draw a Plotly figure across the page width."""
+    st.plotly_chart(fig, width="stretch", theme=None, config=PLOTLY_CONFIG, key=key)

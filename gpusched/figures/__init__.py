@@ -1,0 +1,55 @@
+"""Plotly figures of runs and comparisons: pure functions from results to ``go.Figure``.
+
+They know nothing of Streamlit, so a test can check a figure's JSON without starting a page.
+Colours (one per policy, per job type and per utilisation band) live in
+:mod:`gpusched.figures.style`.
+"""
+
+from gpusched.figures.compare import (
+    BAR_METRICS,
+    metric_bars_figure,
+    util_over_time_figure,
+    wait_cdf_figure,
+)
+from gpusched.figures.replay import gantt_figure, replay_figure, side_by_side_figure
+from gpusched.figures.stall import STALL_LEGEND, stall_figure
+from gpusched.figures.style import (
+    BAND_COLORS,
+    JOB_TYPE_COLORS,
+    POLICY_COLORS,
+    band_color,
+    job_type_color,
+    policy_color,
+    policy_label,
+)
+from gpusched.figures.workload import (
+    arrivals_figure,
+    duration_figure,
+    gpus_figure,
+    jobs_frame,
+    vram_figure,
+)
+
+__all__ = [
+    "BAND_COLORS",
+    "BAR_METRICS",
+    "JOB_TYPE_COLORS",
+    "POLICY_COLORS",
+    "STALL_LEGEND",
+    "arrivals_figure",
+    "band_color",
+    "duration_figure",
+    "gantt_figure",
+    "gpus_figure",
+    "job_type_color",
+    "jobs_frame",
+    "metric_bars_figure",
+    "policy_color",
+    "policy_label",
+    "replay_figure",
+    "side_by_side_figure",
+    "stall_figure",
+    "util_over_time_figure",
+    "vram_figure",
+    "wait_cdf_figure",
+]

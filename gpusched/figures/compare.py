@@ -1,0 +1,145 @@
+"""Comparison figures: metric bars with error bars over seeds, wait-time CDFs and cluster
+utilisation over time, one colour per policy."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from gpusched.figures.style import (
+    TARGET_BAND_FILL,
+    apply_layout,
+    policy_color,
+    policy_label,
+)
+from gpusched.runner import Comparison
+
+BAR_METRICS: dict[str, tuple[str, float]] = {
+    "avg_wait_min": ("Average wait (min)", 1.0),
+    "p95_wait_min": ("p95 wait (min)", 1.0),
+    "avg_util": ("Average utilisation (%)", 100.0),
+    "util_in_band_frac": ("Time in 60–80 % band (%)", 100.0),
+    "gini": ("Gini of GPU utilisation (0–1)", 1.0),
+    "jobs_completed": ("Jobs completed", 1.0),
+}
+"""The metrics shown as bars: metric key → (title with unit, display scale)."""
+
+
+def policies_of(comparison: Comparison) -> list[str]:
+    """The policies of a comparison, in the order they were given."""
+    return list(dict.fromkeys(comparison.runs["policy"]))
+
+
+def metric_bars_figure(comparison: Comparison,
+                       metrics: dict[str, tuple[str, float]] | None = None) -> go.Figure:
+    """One panel per metric: a bar per policy at the mean over seeds, with ±1 standard deviation
+    as error bars."""
+    metrics = metrics or BAR_METRICS
+    policies = policies_of(comparison)
+    mean, std = comparison.summary(), comparison.spread()
+    n_seeds = comparison.runs["seed"].nunique()
+    cols = 3
+    rows = int(np.ceil(len(metrics) / cols))
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[t for t, _ in metrics.values()],
+                        vertical_spacing=0.2, horizontal_spacing=0.08)
+    labels = [policy_label(p) for p in policies]
+    colors = [policy_color(p) for p in policies]
+    for k, (key, (title, scale)) in enumerate(metrics.items()):
+        row, col = divmod(k, cols)
+        fig.add_trace(go.Bar(
+            x=labels, y=(mean.loc[policies, key] * scale).round(3).tolist(),
+            error_y={"type": "data", "array": (std.loc[policies, key] * scale).round(3).tolist(),
+                     "visible": n_seeds > 1, "color": "#374151", "thickness": 1.2},
+            marker_color=colors, showlegend=False, name=title,
+            customdata=np.c_[policies].tolist(),
+            hovertemplate="%{x} (%{customdata[0]})<br>" + title + ": %{y:.2f}"
+                          "<br>± %{error_y.array:.2f} over " + str(n_seeds) + " seed(s)"
+                          "<extra></extra>"), row=row + 1, col=col + 1)
+        fig.update_xaxes(showticklabels=False, row=row + 1, col=col + 1)
+    # Legend-only entries: one per policy, in its colour.
+    for p in policies:
+        fig.add_trace(go.Bar(x=[None], y=[None], name=policy_label(p), marker_color=policy_color(p),
+                             legendgroup=p, hoverinfo="skip"), row=1, col=1)
+    apply_layout(fig, title=f"Mean over {n_seeds} seed(s), error bars ±1 std",
+                 height=100 + 280 * rows)
+    fig.update_layout(barmode="group", bargap=0.25)
+    return fig
+
+
+def ecdf(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Empirical CDF: sorted values and the fraction of values ≤ each (0-1)."""
+    x = np.sort(np.asarray(values, dtype=float))
+    return x, np.arange(1, x.size + 1) / max(x.size, 1)
+
+
+def wait_cdf_figure(comparison: Comparison) -> go.Figure:
+    """Wait-time CDF per policy, pooling the jobs of every seed."""
+    fig = go.Figure()
+    for p in policies_of(comparison):
+        waits = np.concatenate([r.jobs["wait_min"].to_numpy()
+                                for (name, _), r in comparison.results.items() if name == p])
+        x, y = ecdf(waits)
+        fig.add_trace(go.Scatter(x=np.round(x, 2).tolist(), y=np.round(y * 100, 2).tolist(),
+                                 mode="lines", name=policy_label(p),
+                                 line={"color": policy_color(p), "width": 2.2, "shape": "hv"},
+                                 hovertemplate="%{y:.0f} % of jobs waited ≤ %{x:.0f} min"
+                                               "<extra>" + policy_label(p) + "</extra>"))
+    apply_layout(fig, title="Wait-time CDF (all jobs of all seeds)", height=420)
+    fig.update_xaxes(title_text="wait (min)", rangemode="tozero")
+    fig.update_yaxes(title_text="jobs waiting at most this long (%)", range=[0, 101])
+    return fig
+
+
+def rolling_util(times_min: np.ndarray, util: np.ndarray, grid_min: np.ndarray,
+                 window_min: float) -> np.ndarray:
+    """Time-weighted mean of a step function over the window ending at each grid time.
+
+    :param times_min: step start times (minutes, ascending); ``util[i]`` holds until the next.
+    :param util: step values (fraction 0-1).
+    :param grid_min: where to evaluate (minutes).
+    :param window_min: averaging window (minutes).
+    """
+    t = np.asarray(times_min, dtype=float)
+    u = np.asarray(util, dtype=float)
+    area = np.r_[0.0, np.cumsum(u[:-1] * np.diff(t))]
+
+    def integral(x: np.ndarray) -> np.ndarray:
+        i = np.clip(np.searchsorted(t, x, side="right") - 1, 0, t.size - 1)
+        return area[i] + u[i] * (x - t[i])
+
+    hi = np.asarray(grid_min, dtype=float)
+    lo = np.maximum(hi - window_min, t[0])
+    width = np.maximum(hi - lo, 1e-9)
+    return np.where(hi - lo > 1e-9, (integral(hi) - integral(lo)) / width, u[0])
+
+
+def util_over_time_figure(comparison: Comparison, seed: int | None = None,
+                          window_min: float = 60.0, points: int = 400) -> go.Figure:
+    """Cluster utilisation over time per policy for one seed (a rolling mean over
+    ``window_min`` minutes), with the 60-80 % target band shaded."""
+    seeds = sorted(comparison.runs["seed"].unique())
+    seed = seeds[0] if seed is None else seed
+    fig = go.Figure()
+    end = 0.0
+    for p in policies_of(comparison):
+        r = comparison.results[(p, seed)]
+        t, u = r.timeline.cluster_util_steps()
+        if t.size < 2:
+            continue
+        grid = np.linspace(t[0], t[-1], points)
+        y = rolling_util(t, u, grid, window_min) * 100
+        end = max(end, float(t[-1]))
+        fig.add_trace(go.Scatter(x=np.round(grid, 1).tolist(), y=np.round(y, 2).tolist(),
+                                 mode="lines", name=policy_label(p),
+                                 line={"color": policy_color(p), "width": 2},
+                                 hovertemplate="minute %{x:.0f}: %{y:.0f} %<extra>"
+                                               + policy_label(p) + "</extra>"))
+    fig.add_hrect(y0=60, y1=80, fillcolor=TARGET_BAND_FILL, line_width=0,
+                  annotation_text="target band", annotation_position="top left",
+                  annotation_font_color="#15803D")
+    apply_layout(fig, title=f"Cluster utilisation over time (seed {seed}, {window_min:.0f}-min "
+                            "rolling mean)", height=420)
+    fig.update_xaxes(title_text="time (min)", range=[0, end or 1])
+    fig.update_yaxes(title_text="cluster compute used (%)", range=[0, 100])
+    return fig

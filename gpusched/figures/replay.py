@@ -1,0 +1,319 @@
+"""Replay figures: the animated cluster state, the per-GPU Gantt chart, and a synchronised
+side-by-side replay of two policies.
+
+Frames are derived from the run's event record (:class:`gpusched.timeline.Timeline`), thinned to
+at most ``max_frames`` so that a 250-job replay stays smooth and its JSON small.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from gpusched.figures.style import (
+    BAND_COLORS,
+    BAND_LABELS,
+    TARGET_BAND_FILL,
+    apply_layout,
+    band_color,
+    job_type_color,
+    policy_color,
+    policy_label,
+)
+from gpusched.result import Result
+from gpusched.timeline import Timeline
+
+DEFAULT_MAX_FRAMES = 250
+"""Frame cap of the animations."""
+
+FRAME_MS = 110
+"""Time each frame is shown while playing (milliseconds)."""
+
+
+def thin_times(times: np.ndarray, max_frames: int) -> np.ndarray:
+    """Sorted unique ``times`` evenly thinned to at most ``max_frames`` (first and last kept)."""
+    times = np.unique(np.asarray(times, dtype=float))
+    if times.size <= max_frames:
+        return times
+    pick = np.unique(np.round(np.linspace(0, times.size - 1, max_frames)).astype(int))
+    return times[pick]
+
+
+def common_frame_times(timelines: Sequence[Timeline], max_frames: int) -> np.ndarray:
+    """Frame times (minutes) shared by several runs: the union of their events, thinned."""
+    return thin_times(np.concatenate([t.event_times() for t in timelines]), max_frames)
+
+
+def _r(values: np.ndarray, digits: int = 2) -> list[float]:
+    """Rounded floats for compact figure JSON."""
+    return np.round(np.asarray(values, dtype=float), digits).tolist()
+
+
+def _animation_controls(frame_names: list[str], labels: list[str]) -> dict:
+    """Play/Pause buttons and a time slider (``labels`` in minutes) for ``frame_names``."""
+    play = {"frame": {"duration": FRAME_MS, "redraw": True}, "fromcurrent": True,
+            "transition": {"duration": 0}, "mode": "immediate"}
+    pause = {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
+             "transition": {"duration": 0}}
+    steps = [{"method": "animate", "label": lab,
+              "args": [[name], {"frame": {"duration": 0, "redraw": True}, "mode": "immediate",
+                                "transition": {"duration": 0}}]}
+             for name, lab in zip(frame_names, labels, strict=True)]
+    return {
+        "updatemenus": [{
+            "type": "buttons", "direction": "left", "showactive": False,
+            "x": 0.0, "y": -0.06, "xanchor": "left", "yanchor": "top",
+            "pad": {"r": 8, "t": 8},
+            "buttons": [{"label": "▶ Play", "method": "animate", "args": [None, play]},
+                        {"label": "❚❚ Pause", "method": "animate", "args": [[None], pause]}],
+        }],
+        "sliders": [{
+            "active": 0, "steps": steps, "x": 0.16, "len": 0.84, "y": -0.02,
+            "xanchor": "left", "yanchor": "top", "pad": {"t": 30, "b": 10},
+            "currentvalue": {"prefix": "Minute ", "font": {"size": 14}, "xanchor": "right"},
+            "transition": {"duration": 0},
+        }],
+    }
+
+
+def _band_legend(fig: go.Figure, row: int, col: int) -> None:
+    """Legend-only entries explaining the band colours."""
+    for band in ("low", "target", "hot"):
+        fig.add_trace(go.Bar(x=[None], y=[None], name=BAND_LABELS[band],
+                             marker_color=BAND_COLORS[band], legendgroup="bands",
+                             hoverinfo="skip"), row=row, col=col)
+
+
+def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES) -> go.Figure:
+    """The run as an animation: per-GPU VRAM used against capacity and compute utilisation
+    (coloured by band), queue length and running jobs over time, with Play/Pause and a slider.
+
+    :param result: one run.
+    :param max_frames: the frame cap (events are thinned evenly to at most this many frames).
+    """
+    tl, cluster = result.timeline, result.cluster
+    times = tl.frame_times(max_frames)
+    frames = tl.gpu_frames(times)
+    labels = [cluster.gpu_label(g) for g in range(cluster.n_gpus)]
+    cap = cluster.gpu_vram_gb
+    queue = tl.queue_length_at(times)
+    running = tl.running_jobs_at(times)
+    line_t = tl.event_times()
+    line_q = tl.queue_length_at(line_t)
+    line_r = tl.running_jobs_at(line_t)
+    y_max = float(max(line_q.max(initial=0), line_r.max(initial=0), 1)) * 1.08
+
+    fig = make_subplots(
+        rows=2, cols=2, specs=[[{}, {}], [{"colspan": 2}, None]], row_heights=[0.56, 0.44],
+        vertical_spacing=0.16, horizontal_spacing=0.08,
+        subplot_titles=("VRAM used per GPU (GB) against capacity",
+                        "Compute utilisation per GPU (%)",
+                        "Queue length and running jobs"))
+
+    def bar_state(i: int) -> tuple[dict, dict]:
+        vram = frames.vram_used_gb[i]
+        util = frames.compute_used[i]
+        jobs = frames.jobs_running[i]
+        vram_bar = {"y": _r(vram, 1),
+                    "marker": {"color": [band_color(v / c) for v, c in zip(vram, cap, strict=True)]},
+                    "customdata": np.c_[cap, jobs].tolist()}
+        util_bar = {"y": _r(util * 100, 1),
+                    "marker": {"color": [band_color(u) for u in util]},
+                    "customdata": np.c_[jobs].tolist()}
+        return vram_bar, util_bar
+
+    vram0, util0 = bar_state(0)
+    fig.add_trace(go.Bar(x=labels, y=_r(cap, 1), name="VRAM capacity", marker_color="#EEF2F7",
+                         marker_line={"color": "#CBD5E1", "width": 1}, hoverinfo="skip",
+                         showlegend=False), row=1, col=1)
+    fig.add_trace(go.Bar(x=labels, name="VRAM used", showlegend=False, width=0.6,
+                         hovertemplate="%{x}<br>VRAM %{y:.1f} / %{customdata[0]:.0f} GB"
+                                       "<br>%{customdata[1]} job(s)<extra></extra>", **vram0),
+                  row=1, col=1)
+    fig.add_trace(go.Bar(x=labels, name="utilisation", showlegend=False,
+                         hovertemplate="%{x}<br>compute %{y:.0f} %<br>%{customdata[0]} job(s)"
+                                       "<extra></extra>", **util0), row=1, col=2)
+    fig.add_trace(go.Scatter(x=_r(line_t), y=line_q.tolist(), name="queue length (jobs)",
+                             mode="lines", line={"shape": "hv", "color": "#DC2626", "width": 2}),
+                  row=2, col=1)
+    fig.add_trace(go.Scatter(x=_r(line_t), y=line_r.tolist(), name="running jobs",
+                             mode="lines", line={"shape": "hv", "color": "#2563EB", "width": 2}),
+                  row=2, col=1)
+    fig.add_trace(go.Scatter(x=[times[0], times[0]], y=[0, y_max], mode="lines",
+                             line={"color": "#111827", "width": 1.5, "dash": "dot"},
+                             name="now", showlegend=False, hoverinfo="skip"), row=2, col=1)
+    fig.add_trace(go.Scatter(x=[times[0]] * 2, y=[int(queue[0]), int(running[0])], mode="markers",
+                             marker={"size": 9, "color": ["#DC2626", "#2563EB"],
+                                     "line": {"color": "white", "width": 1.5}},
+                             showlegend=False, hoverinfo="skip"), row=2, col=1)
+    _band_legend(fig, 1, 2)
+    animated = [1, 2, 5, 6]
+
+    names, slider_labels, fig_frames = [], [], []
+    for i, t in enumerate(times):
+        vram_bar, util_bar = bar_state(i)
+        name = f"f{i}"
+        names.append(name)
+        slider_labels.append(f"{t:.0f}")
+        fig_frames.append({
+            "name": name, "traces": animated,
+            "data": [{"type": "bar", **vram_bar}, {"type": "bar", **util_bar},
+                     {"type": "scatter", "x": [round(t, 2)] * 2},
+                     {"type": "scatter", "x": [round(t, 2)] * 2,
+                      "y": [int(queue[i]), int(running[i])]}],
+            "layout": {"title": {"text": _frame_title(result, t, queue[i], running[i])}}})
+    fig.frames = fig_frames
+
+    apply_layout(fig, title=_frame_title(result, times[0], queue[0], running[0]), height=720)
+    fig.update_layout(barmode="overlay", bargap=0.25, **_animation_controls(names, slider_labels),
+                      margin={"l": 60, "r": 24, "t": 110, "b": 120},
+                      legend={"y": 1.1})
+    fig.update_yaxes(title_text="VRAM (GB)", range=[0, float(cap.max()) * 1.05], row=1, col=1)
+    fig.update_yaxes(title_text="compute used (%)", range=[0, 105], row=1, col=2)
+    fig.add_hrect(y0=60, y1=80, fillcolor=TARGET_BAND_FILL, line_width=0, row=1, col=2)
+    fig.update_xaxes(title_text="time (min)", range=[tl.start_min, tl.end_min], row=2, col=1)
+    fig.update_yaxes(title_text="jobs", range=[0, y_max], row=2, col=1)
+    return fig
+
+
+def _frame_title(result: Result, t: float, queue: int, running: int) -> str:
+    return (f"{policy_label(result.policy)} · minute {t:,.0f} · "
+            f"{int(queue)} queued · {int(running)} running")
+
+
+# ------------------------------------------------------------------------------- Gantt
+def gpu_lanes(placements: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Stack jobs that share a GPU into lanes so that none hides another.
+
+    :return: ``(lane, lanes_on_gpu)`` per placement row: its lane (0-based) and the number of
+        lanes its GPU needs.
+    """
+    lane = np.zeros(len(placements), dtype=np.int64)
+    n_lanes = np.ones(len(placements), dtype=np.int64)
+    for _, rows in placements.groupby("gpu").groups.items():
+        idx = np.asarray(rows)
+        sub = placements.loc[idx].sort_values(["start_min", "job"])
+        lane_end: list[float] = []
+        for row, start, end in zip(sub.index, sub["start_min"], sub["end_min"], strict=True):
+            free = next((k for k, e in enumerate(lane_end) if e <= start + 1e-9), None)
+            if free is None:
+                free = len(lane_end)
+                lane_end.append(end)
+            else:
+                lane_end[free] = end
+            lane[placements.index.get_loc(row)] = free
+        n_lanes[[placements.index.get_loc(r) for r in idx]] = max(len(lane_end), 1)
+    return lane, n_lanes
+
+
+def gantt_figure(result: Result) -> go.Figure:
+    """Per-GPU timeline of jobs on a numeric minutes axis, coloured by job type.
+
+    Jobs sharing a GPU are stacked in lanes; hover shows the job, its GPU, start, end, wait,
+    VRAM (GB) and compute share.
+    """
+    tl, cluster = result.timeline, result.cluster
+    p = tl.placements.reset_index(drop=True)
+    jobs = result.jobs.set_index("id")
+    fig = go.Figure()
+    if not p.empty:
+        lane, n_lanes = gpu_lanes(p)
+        height = 0.84 / n_lanes
+        y = p["gpu"].to_numpy() - 0.42 + (lane + 0.5) * height
+        end = np.minimum(p["end_min"].to_numpy(), tl.end_min)
+        wait = jobs.loc[p["job"], "wait_min"].to_numpy()
+        gpus = jobs.loc[p["job"], "gpus"].to_numpy()
+        finished = np.isfinite(p["end_min"].to_numpy())
+        custom = np.c_[p["job"], [cluster.gpu_label(g) for g in p["gpu"]], _r(p["start_min"], 1),
+                       _r(end, 1), _r(wait, 1), _r(p["vram_gb"], 1), _r(p["compute"] * 100, 0),
+                       gpus, np.where(finished, "", " (unfinished)")]
+        for job_type in dict.fromkeys(p["type"]):
+            m = (p["type"] == job_type).to_numpy()
+            fig.add_trace(go.Bar(
+                orientation="h", base=_r(p["start_min"][m]), x=_r(end[m] - p["start_min"][m]),
+                y=np.round(y[m], 3).tolist(), width=np.round(height[m] * 0.92, 3).tolist(),
+                name=job_type, marker={"color": job_type_color(job_type),
+                                       "line": {"color": "white", "width": 0.5}},
+                customdata=custom[m].tolist(),
+                hovertemplate=("job %{customdata[0]} · " + job_type + "%{customdata[8]}"
+                               "<br>%{customdata[1]} (×%{customdata[7]} GPUs)"
+                               "<br>start %{customdata[2]} → end %{customdata[3]} min"
+                               "<br>waited %{customdata[4]} min"
+                               "<br>VRAM %{customdata[5]} GB · compute %{customdata[6]} %"
+                               "<extra></extra>")))
+    labels = [cluster.gpu_label(g) for g in range(cluster.n_gpus)]
+    apply_layout(fig, title=f"Jobs on each GPU over time · {policy_label(result.policy)}",
+                 height=max(320, 60 + 46 * cluster.n_gpus))
+    fig.update_layout(barmode="overlay", bargap=0, legend_title_text="job type")
+    fig.update_xaxes(title_text="time (min)", range=[tl.start_min, tl.end_min], zeroline=False)
+    fig.update_yaxes(title_text="GPU", tickvals=list(range(cluster.n_gpus)), ticktext=labels,
+                     range=[cluster.n_gpus - 0.5, -0.5], showgrid=False, zeroline=False)
+    return fig
+
+
+# ------------------------------------------------------------------- side by side
+def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAMES) -> go.Figure:
+    """Two policies on the same jobs, replayed on one shared clock: per-GPU utilisation bars of
+    each (coloured by band) above both queue lengths, driven by one slider."""
+    times = common_frame_times([a.timeline, b.timeline], max_frames)
+    frames = [r.timeline.gpu_frames(times) for r in (a, b)]
+    queues = [r.timeline.queue_length_at(times) for r in (a, b)]
+    labels = [a.cluster.gpu_label(g) for g in range(a.cluster.n_gpus)]
+    fig = make_subplots(
+        rows=2, cols=2, specs=[[{}, {}], [{"colspan": 2}, None]], row_heights=[0.55, 0.45],
+        vertical_spacing=0.16, horizontal_spacing=0.06, shared_yaxes=True,
+        subplot_titles=(f"{policy_label(a.policy)}: compute per GPU (%)",
+                        f"{policy_label(b.policy)}: compute per GPU (%)",
+                        "Queue length (jobs)"))
+
+    def bars(k: int, i: int) -> dict:
+        util = frames[k].compute_used[i]
+        return {"y": _r(util * 100, 1), "marker": {"color": [band_color(u) for u in util]},
+                "customdata": frames[k].jobs_running[i].reshape(-1, 1).tolist()}
+
+    for k, r in enumerate((a, b)):
+        fig.add_trace(go.Bar(x=labels, name=policy_label(r.policy), showlegend=False,
+                             hovertemplate="%{x}<br>compute %{y:.0f} %<br>%{customdata[0]} job(s)"
+                                           "<extra>" + policy_label(r.policy) + "</extra>",
+                             **bars(k, 0)), row=1, col=k + 1)
+        fig.add_hrect(y0=60, y1=80, fillcolor=TARGET_BAND_FILL, line_width=0, row=1, col=k + 1)
+    y_max = 1.0
+    for r in (a, b):
+        t = r.timeline.event_times()
+        q = r.timeline.queue_length_at(t)
+        y_max = max(y_max, float(q.max(initial=0)))
+        fig.add_trace(go.Scatter(x=_r(t), y=q.tolist(), mode="lines", name=policy_label(r.policy),
+                                 line={"shape": "hv", "color": policy_color(r.policy), "width": 2}),
+                      row=2, col=1)
+    y_max *= 1.08
+    fig.add_trace(go.Scatter(x=[times[0]] * 2, y=[0, y_max], mode="lines", showlegend=False,
+                             line={"color": "#111827", "width": 1.5, "dash": "dot"},
+                             hoverinfo="skip"), row=2, col=1)
+    _band_legend(fig, 1, 2)
+
+    names, slider_labels, fig_frames = [], [], []
+    for i, t in enumerate(times):
+        names.append(f"f{i}")
+        slider_labels.append(f"{t:.0f}")
+        title = (f"Minute {t:,.0f} · {policy_label(a.policy)}: {int(queues[0][i])} queued · "
+                 f"{policy_label(b.policy)}: {int(queues[1][i])} queued")
+        fig_frames.append({"name": f"f{i}", "traces": [0, 1, 4],
+                           "data": [{"type": "bar", **bars(0, i)}, {"type": "bar", **bars(1, i)},
+                                    {"type": "scatter", "x": [round(t, 2)] * 2}],
+                           "layout": {"title": {"text": title}}})
+    fig.frames = fig_frames
+    title0 = fig_frames[0]["layout"]["title"]["text"] if fig_frames else ""
+    apply_layout(fig, title=title0, height=680)
+    fig.update_layout(**_animation_controls(names, slider_labels),
+                      margin={"l": 60, "r": 24, "t": 110, "b": 120}, legend={"y": 1.1})
+    fig.update_yaxes(range=[0, 105], row=1, col=1, title_text="compute used (%)")
+    fig.update_yaxes(range=[0, 105], row=1, col=2)
+    end = max(a.timeline.end_min, b.timeline.end_min)
+    fig.update_xaxes(title_text="time (min)", range=[min(a.timeline.start_min, b.timeline.start_min),
+                                                     end], row=2, col=1)
+    fig.update_yaxes(title_text="jobs", range=[0, y_max], row=2, col=1)
+    return fig

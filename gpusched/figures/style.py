@@ -1,0 +1,119 @@
+"""Colours and layout shared by every figure: one colour per policy, per job type and per
+utilisation band, the same on every page.
+
+Utilisation bands (fraction of a GPU's compute, or of its VRAM): under 60 % is *low*, 60-80 % is
+the *target* band, over 80 % is *hot*.
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+POLICY_COLORS: dict[str, str] = {
+    "first_fit": "#2563EB",
+    "least_loaded": "#DC2626",
+    "least_loaded_fit": "#D97706",
+    "best_fit": "#059669",
+    "random": "#6B7280",
+    "ppo": "#7C3AED",
+}
+"""One colour per registered policy name."""
+
+POLICY_LABELS: dict[str, str] = {
+    "first_fit": "First-Fit",
+    "least_loaded": "Least-Loaded",
+    "least_loaded_fit": "Least-Loaded (fit)",
+    "best_fit": "Best-Fit",
+    "random": "Random",
+    "ppo": "PPO agent",
+}
+"""Display names of the registered policies."""
+
+_EXTRA_COLORS: tuple[str, ...] = ("#0891B2", "#BE185D", "#65A30D", "#9333EA", "#EA580C", "#0F766E")
+
+JOB_TYPE_COLORS: dict[str, str] = {
+    "training": "#1D4ED8",
+    "inference": "#F59E0B",
+    "batch": "#14B8A6",
+    "trace": "#64748B",
+}
+"""One colour per job type."""
+
+BAND_COLORS: dict[str, str] = {
+    "idle": "#E2E8F0",
+    "low": "#94A3B8",
+    "target": "#16A34A",
+    "hot": "#EA580C",
+}
+"""Bar colours by utilisation band: idle (0), under 60 %, 60-80 % target, over 80 % hot."""
+
+BAND_LABELS: dict[str, str] = {
+    "idle": "idle",
+    "low": "under 60 %",
+    "target": "60–80 % target",
+    "hot": "over 80 % hot",
+}
+
+STALL_FILL = "rgba(220, 38, 38, 0.13)"
+"""Fill of the shaded stall intervals."""
+
+TARGET_BAND_FILL = "rgba(22, 163, 74, 0.08)"
+"""Fill of the target utilisation band on utilisation axes."""
+
+FONT_FAMILY = "Inter, Segoe UI, Helvetica, Arial, sans-serif"
+
+
+def policy_color(name: str) -> str:
+    """The colour of a policy; ``ppo:PATH`` variants share the ``ppo`` colour, and unknown
+    names get a stable colour from a spare palette."""
+    base = name.split(":", 1)[0]
+    if base in POLICY_COLORS:
+        return POLICY_COLORS[base]
+    return _EXTRA_COLORS[sum(map(ord, name)) % len(_EXTRA_COLORS)]
+
+
+def policy_label(name: str) -> str:
+    """The display name of a policy (``ppo:models/x.zip`` → ``PPO agent (x)``)."""
+    base, sep, arg = name.partition(":")
+    label = POLICY_LABELS.get(base, base)
+    if sep:
+        stem = arg.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        label = f"{label} ({stem})"
+    return label
+
+
+def job_type_color(job_type: str) -> str:
+    """The colour of a job type."""
+    return JOB_TYPE_COLORS.get(job_type, JOB_TYPE_COLORS["trace"])
+
+
+def band_of(frac: float, band: tuple[float, float] = (0.6, 0.8)) -> str:
+    """The band of a utilisation (fraction 0-1): ``idle``, ``low``, ``target`` or ``hot``."""
+    lo, hi = band
+    if frac <= 1e-9:
+        return "idle"
+    if frac < lo:
+        return "low"
+    if frac <= hi:
+        return "target"
+    return "hot"
+
+
+def band_color(frac: float, band: tuple[float, float] = (0.6, 0.8)) -> str:
+    """The bar colour of a utilisation (fraction 0-1)."""
+    return BAND_COLORS[band_of(frac, band)]
+
+
+def apply_layout(fig: go.Figure, *, title: str | None = None, height: int = 420) -> go.Figure:
+    """The house layout: white template, readable fonts, legend on top, tight margins."""
+    fig.update_layout(
+        template="plotly_white",
+        font={"family": FONT_FAMILY, "size": 13, "color": "#1F2937"},
+        height=height,
+        margin={"l": 60, "r": 24, "t": 64 if title else 36, "b": 52},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0},
+        hoverlabel={"font": {"family": FONT_FAMILY}},
+    )
+    if title:
+        fig.update_layout(title={"text": title, "x": 0, "xanchor": "left", "font": {"size": 16}})
+    return fig

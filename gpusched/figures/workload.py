@@ -1,0 +1,90 @@
+"""Workload figures: arrivals over time and the VRAM, duration and GPU-count distributions by
+job type."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from gpusched.figures.style import apply_layout, job_type_color
+from gpusched.jobs import Job
+
+
+def jobs_frame(jobs: Sequence[Job]) -> pd.DataFrame:
+    """The jobs as a table (one row per job, the :class:`Job` fields as columns)."""
+    if not jobs:
+        return pd.DataFrame(columns=["id", "type", "arrival_min", "duration_min", "gpus",
+                                     "vram_gb", "compute", "priority"])
+    return pd.DataFrame([asdict(j) for j in jobs])
+
+
+def _types(df: pd.DataFrame) -> list[str]:
+    order = ["training", "inference", "batch"]
+    return [t for t in order if t in set(df["type"])] + sorted(set(df["type"]) - set(order))
+
+
+def arrivals_figure(jobs: Sequence[Job], bin_min: float = 60.0) -> go.Figure:
+    """Arrivals per ``bin_min`` minutes, stacked by job type."""
+    df = jobs_frame(jobs)
+    fig = go.Figure()
+    end = float(df["arrival_min"].max()) if len(df) else 0.0
+    edges = np.arange(0.0, end + bin_min, bin_min)
+    if edges.size < 2:
+        edges = np.array([0.0, bin_min])
+    for t in _types(df):
+        counts, _ = np.histogram(df.loc[df["type"] == t, "arrival_min"], bins=edges)
+        fig.add_trace(go.Bar(x=np.round(edges[:-1] + bin_min / 2, 1).tolist(), y=counts.tolist(),
+                             width=bin_min * 0.92, name=t, marker_color=job_type_color(t),
+                             hovertemplate="minute %{x:.0f}: %{y} arrivals<extra>" + t + "</extra>"))
+    apply_layout(fig, title=f"Arrivals per {bin_min:.0f} min", height=340)
+    fig.update_layout(barmode="stack")
+    fig.update_xaxes(title_text="arrival time (min)")
+    fig.update_yaxes(title_text="jobs")
+    return fig
+
+
+def _grouped_counts(df: pd.DataFrame, column: str, title: str, x_title: str) -> go.Figure:
+    fig = go.Figure()
+    values = sorted(df[column].unique()) if len(df) else []
+    for t in _types(df):
+        counts = df.loc[df["type"] == t, column].value_counts()
+        fig.add_trace(go.Bar(x=[f"{v:g}" for v in values],
+                             y=[int(counts.get(v, 0)) for v in values], name=t,
+                             marker_color=job_type_color(t),
+                             hovertemplate=x_title + " %{x}: %{y} jobs<extra>" + t + "</extra>"))
+    apply_layout(fig, title=title, height=340)
+    fig.update_layout(barmode="group")
+    fig.update_xaxes(title_text=x_title, type="category")
+    fig.update_yaxes(title_text="jobs")
+    return fig
+
+
+def vram_figure(jobs: Sequence[Job]) -> go.Figure:
+    """Jobs per VRAM request (GB per GPU), by job type."""
+    return _grouped_counts(jobs_frame(jobs), "vram_gb", "VRAM per GPU requested",
+                           "VRAM per GPU (GB)")
+
+
+def gpus_figure(jobs: Sequence[Job]) -> go.Figure:
+    """Jobs per GPU count, by job type."""
+    return _grouped_counts(jobs_frame(jobs), "gpus", "GPUs per job", "GPUs")
+
+
+def duration_figure(jobs: Sequence[Job]) -> go.Figure:
+    """Duration distribution (minutes, log axis) by job type, as box plots with the points."""
+    df = jobs_frame(jobs)
+    fig = go.Figure()
+    for t in _types(df):
+        d = df.loc[df["type"] == t, "duration_min"]
+        fig.add_trace(go.Box(x=np.round(d, 1).tolist(), name=t, marker_color=job_type_color(t),
+                             boxpoints="outliers", orientation="h",
+                             hovertemplate="%{x:.0f} min<extra>" + t + "</extra>"))
+    apply_layout(fig, title="Job duration", height=340)
+    fig.update_layout(showlegend=False)
+    fig.update_xaxes(title_text="duration (min, log scale)", type="log")
+    fig.update_yaxes(title_text="job type")
+    return fig

@@ -1,0 +1,67 @@
+"""Cluster & workload page: presets, workload widgets, YAML upload with inline errors."""
+
+from __future__ import annotations
+
+from apptest_support import assert_clean, open_page, plotly_specs
+
+from gpusched.scenario import scenario_from_yaml
+
+PAGE = "pages/cluster.py"
+
+
+def _scenario(at):
+    return scenario_from_yaml(at.session_state["scenario_yaml"])
+
+
+def test_page_has_its_widgets_and_workload_charts():
+    at = open_page(PAGE)
+    assert_clean(at)
+    assert at.selectbox(key="preset_0") is not None
+    assert at.number_input(key="jobs_0").value == 40
+    assert at.file_uploader(key="upload_0") is not None
+    assert len(plotly_specs(at)) == 4
+
+
+def test_changing_the_job_count_updates_the_shared_scenario():
+    at = open_page(PAGE)
+    at.number_input(key="jobs_0").set_value(55).run()
+    assert_clean(at)
+    assert _scenario(at).workload.jobs == 55
+    assert any("55 jobs" in s.value for s in at.success)
+
+
+def test_picking_a_preset_loads_it():
+    at = open_page(PAGE)
+    at.selectbox(key="preset_0").set_value("ll-stall-mini").run()
+    assert_clean(at)
+    assert _scenario(at).name == "ll-stall-mini"
+    assert at.number_input(key="jobs_1").value == 30
+
+
+def test_a_mix_that_does_not_sum_to_one_is_an_inline_error():
+    at = open_page(PAGE)
+    before = at.session_state["scenario_yaml"]
+    at.number_input(key="mix_training_0").set_value(0.9).run()
+    assert_clean(at)
+    assert any("mix" in e.value and "sum to 1" in e.value for e in at.error)
+    assert at.session_state["scenario_yaml"] == before
+
+
+def test_bad_scenario_upload_shows_an_inline_error():
+    at = open_page(PAGE)
+    bad = b"name: broken\ncluster:\n  nodes:\n    - {gpu_model: T4, vram_gb: -16, gpus_per_node: 1}\n" \
+          b"workload: {jobs: 10, arrival_rate_per_hour: 5}\n"
+    at.file_uploader(key="upload_0").set_value(("broken.yaml", bad, "application/x-yaml")).run()
+    assert_clean(at)
+    errors = [e.value for e in at.error]
+    assert any("broken.yaml" in e and "vram_gb" in e for e in errors), errors
+    assert _scenario(at).name != "broken"
+
+
+def test_good_scenario_upload_becomes_the_current_scenario():
+    at = open_page(PAGE)
+    good = scenario_from_yaml(at.session_state["scenario_yaml"]).with_overrides(name="uploaded")
+    at.file_uploader(key="upload_0").set_value(
+        ("uploaded.yaml", good.to_yaml().encode(), "application/x-yaml")).run()
+    assert_clean(at)
+    assert _scenario(at).name == "uploaded"

@@ -1,0 +1,33 @@
+"""Replay page: policy and seed pickers drive an animated replay and a Gantt chart."""
+
+from __future__ import annotations
+
+from apptest_support import assert_clean, open_page, plotly_specs
+
+
+def _metric(at, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_replay_draws_animation_and_gantt():
+    at = open_page("pages/replay.py")
+    assert_clean(at)
+    assert at.selectbox(key="replay_policy").value == "least_loaded"
+    assert at.number_input(key="replay_seed").value == 0
+    replay, gantt = plotly_specs(at)[:2]
+    assert replay["frames"] and replay["layout"]["sliders"]
+    assert gantt["layout"]["xaxis"]["title"]["text"] == "time (min)"
+
+
+def test_changing_policy_and_seed_updates_the_run():
+    at = open_page("pages/replay.py")
+    before = plotly_specs(at)[0]["layout"]["title"]["text"]
+    at.selectbox(key="replay_policy").set_value("first_fit").run()
+    assert_clean(at)
+    assert _metric(at, "Stall") == "0 min"
+    after = plotly_specs(at)[0]["layout"]["title"]["text"]
+    assert before.startswith("Least-Loaded") and after.startswith("First-Fit")
+    wait = _metric(at, "Average wait")
+    at.number_input(key="replay_seed").set_value(3).run()
+    assert_clean(at)
+    assert _metric(at, "Average wait") != wait

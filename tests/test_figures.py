@@ -1,0 +1,154 @@
+"""The figure functions: pure Result/Comparison → go.Figure, with consistent colours, units on
+axes, a frame cap, and a replay small enough to stream."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from gpusched import compare, load_scenario, run_policy
+from gpusched.figures import (
+    STALL_LEGEND,
+    arrivals_figure,
+    duration_figure,
+    gantt_figure,
+    gpus_figure,
+    metric_bars_figure,
+    policy_color,
+    replay_figure,
+    side_by_side_figure,
+    stall_figure,
+    util_over_time_figure,
+    vram_figure,
+    wait_cdf_figure,
+)
+from gpusched.figures.compare import ecdf, rolling_util
+from gpusched.figures.replay import gpu_lanes
+from gpusched.figures.style import BAND_COLORS, band_of, policy_label
+from gpusched.stall import analyse_stall, idle_steps
+
+
+@pytest.fixture(scope="module")
+def phase1():
+    return load_scenario("phase1-8gpu")
+
+
+@pytest.fixture(scope="module")
+def ll_run(phase1):
+    return run_policy(phase1, "least_loaded", seed=0)
+
+
+@pytest.fixture(scope="module")
+def ff_run(phase1):
+    return run_policy(phase1, "first_fit", seed=0)
+
+
+@pytest.fixture(scope="module")
+def small_comparison():
+    scenario = load_scenario("phase1-4gpu").with_overrides(**{"workload.jobs": 40})
+    return compare(scenario, ["first_fit", "least_loaded", "best_fit"], [0, 1])
+
+
+def _axis_titles(fig) -> list[str]:
+    layout = fig.to_plotly_json()["layout"]
+    return [v["title"]["text"] for k, v in layout.items()
+            if k.startswith(("xaxis", "yaxis")) and v.get("title", {}).get("text")]
+
+
+def test_bands_follow_the_60_80_rule():
+    assert band_of(0.0) == "idle"
+    assert band_of(0.3) == "low"
+    assert band_of(0.7) == "target"
+    assert band_of(0.95) == "hot"
+
+
+def test_policy_colours_are_distinct_and_stable():
+    names = ["first_fit", "least_loaded", "least_loaded_fit", "best_fit", "random", "ppo"]
+    colours = [policy_color(n) for n in names]
+    assert len(set(colours)) == len(colours)
+    assert policy_color("ppo:models/x.zip") == policy_color("ppo")
+    assert policy_color("mystery") == policy_color("mystery")
+    assert policy_label("ppo:models/run1.zip") == "PPO agent (run1)"
+
+
+def test_replay_is_capped_small_and_animated(ll_run):
+    fig = replay_figure(ll_run, max_frames=250)
+    assert 2 <= len(fig.frames) <= 250
+    size_mb = len(fig.to_json()) / 1e6
+    assert size_mb < 5.0, f"replay JSON is {size_mb:.2f} MB"
+    controls = fig.layout.updatemenus[0].buttons
+    assert [b.label for b in controls] == ["▶ Play", "❚❚ Pause"]
+    assert len(fig.layout.sliders[0].steps) == len(fig.frames)
+    # Utilisation bars carry band colours in every frame.
+    colours = set(fig.frames[len(fig.frames) // 2].data[1].marker.color)
+    assert colours <= set(BAND_COLORS.values())
+    titles = _axis_titles(fig)
+    assert "VRAM (GB)" in titles and "time (min)" in titles
+
+
+def test_replay_frames_match_the_timeline(ll_run):
+    fig = replay_figure(ll_run, max_frames=40)
+    times = ll_run.timeline.frame_times(40)
+    state = ll_run.timeline.gpu_frames(times)
+    k = len(times) // 2
+    np.testing.assert_allclose(fig.frames[k].data[1].y, np.round(state.compute_used[k] * 100, 1))
+
+
+def test_gantt_lanes_never_overlap_on_a_gpu(ll_run):
+    p = ll_run.timeline.placements.reset_index(drop=True)
+    lane, _ = gpu_lanes(p)
+    p = p.assign(lane=lane)
+    for _, group in p.groupby(["gpu", "lane"]):
+        g = group.sort_values("start_min")
+        assert (g["start_min"].to_numpy()[1:] >= g["end_min"].to_numpy()[:-1] - 1e-9).all()
+
+
+def test_gantt_is_coloured_by_job_type_on_minutes(ll_run):
+    fig = gantt_figure(ll_run)
+    assert {t.name for t in fig.data} == set(ll_run.jobs["type"])
+    assert sum(len(t.base) for t in fig.data) == len(ll_run.timeline.placements)
+    assert "time (min)" in _axis_titles(fig)
+
+
+def test_side_by_side_shares_one_clock(ll_run, ff_run):
+    fig = side_by_side_figure(ll_run, ff_run, max_frames=60)
+    assert len(fig.frames) <= 60
+    names = {t.name for t in fig.data}
+    assert {"Least-Loaded", "First-Fit"} <= names
+
+
+def test_comparison_figures_name_every_policy(small_comparison):
+    for make in (metric_bars_figure, wait_cdf_figure, util_over_time_figure):
+        spec = make(small_comparison).to_json()
+        for name in ("First-Fit", "Least-Loaded", "Best-Fit"):
+            assert name in spec, (make.__name__, name)
+    bars = metric_bars_figure(small_comparison)
+    assert any(t.error_y and t.error_y.visible for t in bars.data)
+
+
+def test_ecdf_and_rolling_util():
+    x, y = ecdf(np.array([3.0, 1.0, 2.0]))
+    assert x.tolist() == [1.0, 2.0, 3.0] and y[-1] == 1.0
+    t = np.array([0.0, 10.0, 20.0])
+    u = np.array([1.0, 0.0, 0.0])
+    np.testing.assert_allclose(rolling_util(t, u, np.array([10.0, 20.0]), 20.0), [1.0, 0.5])
+
+
+def test_stall_figure_shades_intervals_and_marks_misroutes(ll_run, ff_run):
+    report = analyse_stall(ll_run)
+    fig = stall_figure([ll_run, ff_run], report, idle_steps(ll_run), idle_steps(ff_run), "first_fit")
+    assert len(fig.layout.shapes) == len(report.intervals) > 0
+    names = [t.name for t in fig.data]
+    assert STALL_LEGEND in names
+    assert any(n and n.startswith("misroute") for n in names)
+    assert "idle GPUs" in _axis_titles(fig)
+    json.loads(fig.to_json())
+
+
+def test_workload_figures_have_units(phase1):
+    jobs = phase1.jobs(n_jobs=60)
+    for make, unit in ((arrivals_figure, "arrival time (min)"), (vram_figure, "VRAM per GPU (GB)"),
+                       (gpus_figure, "GPUs"), (duration_figure, "duration (min, log scale)")):
+        assert unit in _axis_titles(make(jobs)), make.__name__
