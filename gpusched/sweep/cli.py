@@ -1,0 +1,49 @@
+"""The ``gpusched sweep SPEC.yaml`` command (local or Ray backends, resumable)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from gpusched.cli import _positive_int, add_command
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from gpusched.sweep.runner import run_sweep
+    from gpusched.sweep.spec import load_sweep
+
+    spec = load_sweep(args.spec)
+    out = Path(args.out or Path("sweeps") / spec.name)
+    bars: list[tqdm] = []
+
+    def progress(done: int, failed: int, total: int) -> None:
+        if not bars:
+            bars.append(tqdm(total=total, unit="run", desc=f"sweep {spec.name}", dynamic_ncols=True))
+        bars[0].update(done - bars[0].n)
+        bars[0].set_postfix(failed=failed)
+
+    try:
+        table = run_sweep(spec, out, backend=args.backend, workers=args.workers,
+                          address=args.address, resume=args.resume, progress=progress)
+    finally:
+        for bar in bars:
+            bar.close()
+    failed = int((table["error"] != "").sum()) if "error" in table else 0
+    print(f"{len(table)} runs in {out / 'results.csv'} ({failed} failed)")
+    return 0
+
+
+def install(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sweep", help="run a grid of runs locally or on a Ray cluster")
+    p.add_argument("spec", help="sweep spec YAML (see assets/sweeps/)")
+    p.add_argument("--backend", choices=["local", "ray"], default="local")
+    p.add_argument("--address", help="join this Ray cluster (ray backend), e.g. ray://head:10001")
+    p.add_argument("--workers", type=_positive_int, help="processes (default: all cores)")
+    p.add_argument("--out", help="results folder (default: sweeps/<name>)")
+    p.add_argument("--resume", action="store_true", help="skip runs already in the results folder")
+    p.set_defaults(func=cmd_sweep)
+
+
+add_command(install)
