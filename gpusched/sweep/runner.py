@@ -28,6 +28,8 @@ from gpusched.errors import GpuschedError
 from gpusched.sweep.spec import SweepSpec
 
 RESULTS_FILE = "results.csv"
+ALLOC_COLUMNS = 131
+"""Allocation runs store ``alloc_pct_0 .. alloc_pct_130`` (allocation % at arrived load k %)."""
 TIMINGS_FILE = "timings.csv"
 
 Progress = Callable[[int, int, int], None]
@@ -82,8 +84,10 @@ def _allocation(params: dict[str, Any]) -> dict[str, float]:
     nodes, pods, typical = _trace(params["nodes"], params["pods"])
     run = run_allocation(nodes, pods, params["policy"], params["seed"], tune=params["tune"],
                          typical=typical)
-    return {"alloc_at_100": run.alloc_pct[100], "alloc_at_130": run.alloc_pct[130],
-            "failed_pods": run.failed_pods}
+    row = {"alloc_at_100": run.alloc_pct[100], "alloc_at_130": run.alloc_pct[130],
+           "failed_pods": run.failed_pods}
+    row.update({f"alloc_pct_{k}": v for k, v in enumerate(run.alloc_pct)})
+    return row
 
 
 # ---------------------------------------------------------------------------- backends
@@ -148,7 +152,8 @@ def _columns(runs: list[dict[str, Any]]) -> list[str]:
     from gpusched.metrics import METRIC_KEYS
 
     params = list(dict.fromkeys(k for r in runs for k in r if k != "run_id"))
-    extra = ["alloc_at_100", "alloc_at_130", "failed_pods"] if any(
+    extra = ["alloc_at_100", "alloc_at_130", "failed_pods",
+             *(f"alloc_pct_{k}" for k in range(ALLOC_COLUMNS))] if any(
         r["kind"] == "allocation" for r in runs) else []
     metrics = list(METRIC_KEYS) if any(r["kind"] == "simulate" for r in runs) else []
     return ["run_id", *params, *metrics, *extra, "error"]

@@ -1,0 +1,87 @@
+"""Sweep results: any metric against any parameter, one line (or bar group) per policy.
+
+The same function draws a policy study (``avg_wait_min`` against
+``workload.arrival_rate_per_hour``) and the FGD allocation curves (``alloc_pct`` against
+``arrived_pct`` from :func:`gpusched.sweep.runner.alloc_curves`), with published curves overlaid
+as dashed lines.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from gpusched.figures.style import apply_layout, policy_color, policy_label
+
+MAX_ERROR_BARS = 40
+"""Above this many x values per line, the spread is shown as a band instead of error bars."""
+
+AXIS_TITLES = {
+    "arrived_pct": "arrived GPU request (% of cluster GPUs)",
+    "alloc_pct": "GPU allocation ratio (% of cluster GPUs)",
+    "workload.arrival_rate_per_hour": "arrival rate (jobs/hour)",
+    "workload.jobs": "jobs",
+    "avg_wait_min": "average wait (min)",
+    "p95_wait_min": "p95 wait (min)",
+    "max_wait_min": "max wait (min)",
+    "avg_util": "average utilisation (fraction)",
+    "util_in_band_frac": "time in target band (fraction)",
+    "gini": "Gini of GPU utilisation",
+    "makespan_min": "makespan (min)",
+    "stall_min": "stall (min)",
+}
+
+
+def axis_title(name: str) -> str:
+    """A readable axis title with its unit."""
+    return AXIS_TITLES.get(name, name)
+
+
+def sweep_stats(table: pd.DataFrame, x: str, y: str, group: str = "policy") -> pd.DataFrame:
+    """Mean, standard deviation and count of ``y`` per (group, x), over successful runs."""
+    data = table[table["error"] == ""] if "error" in table else table
+    data = data.dropna(subset=[y])
+    stats = data.groupby([group, x], sort=True)[y].agg(["mean", "std", "count"]).reset_index()
+    stats["std"] = stats["std"].fillna(0.0)
+    return stats
+
+
+def sweep_figure(table: pd.DataFrame, x: str, y: str, group: str = "policy",
+                 published: pd.DataFrame | None = None, title: str | None = None) -> go.Figure:
+    """Mean of ``y`` against ``x`` per ``group`` (± one standard deviation over the other
+    parameters, usually seeds).
+
+    :param table: one row per run (a sweep's results, or :func:`alloc_curves` output).
+    :param published: optional rows with the same ``group``, ``x`` and ``y`` columns, drawn as
+        dashed lines (e.g. the FGD artifact's published means).
+    """
+    stats = sweep_stats(table, x, y, group)
+    numeric_x = pd.api.types.is_numeric_dtype(stats[x])
+    fig = go.Figure()
+    for name, part in stats.groupby(group, sort=False):
+        color, label = policy_color(str(name)), policy_label(str(name))
+        if not numeric_x:
+            fig.add_bar(x=part[x].astype(str), y=part["mean"], name=label, marker_color=color,
+                        error_y={"type": "data", "array": part["std"], "visible": True})
+            continue
+        many = len(part) > MAX_ERROR_BARS
+        if many and (part["std"] > 0).any():
+            fig.add_scatter(x=pd.concat([part[x], part[x][::-1]]),
+                            y=pd.concat([part["mean"] + part["std"], (part["mean"] - part["std"])[::-1]]),
+                            fill="toself", fillcolor=color, opacity=0.15, line={"width": 0},
+                            hoverinfo="skip", showlegend=False, legendgroup=label)
+        fig.add_scatter(
+            x=part[x], y=part["mean"], name=label, mode="lines" if many else "lines+markers",
+            line={"color": color, "width": 2}, legendgroup=label,
+            error_y=None if many else {"type": "data", "array": part["std"], "visible": True},
+            hovertemplate=f"{label}<br>{x} %{{x}}<br>{y} %{{y:.3f}}<extra></extra>")
+    if published is not None and not published.empty:
+        for name, part in sweep_stats(published, x, y, group).groupby(group, sort=False):
+            fig.add_scatter(x=part[x], y=part["mean"], mode="lines",
+                            name=f"{policy_label(str(name))} (published)",
+                            line={"color": policy_color(str(name)), "dash": "dash", "width": 1.5},
+                            legendgroup=policy_label(str(name)))
+    fig.update_layout(barmode="group")
+    fig.update_xaxes(title=axis_title(x))
+    fig.update_yaxes(title=axis_title(y))
+    return apply_layout(fig, title=title, height=460)

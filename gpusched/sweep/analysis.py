@@ -1,0 +1,59 @@
+"""Tables derived from a sweep's results, ready for :func:`gpusched.figures.sweep.sweep_figure`."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from gpusched.metrics import METRIC_KEYS
+from gpusched.sweep.runner import ALLOC_COLUMNS
+
+RESERVED = {"run_id", "kind", "error"}
+
+
+def alloc_curves(table: pd.DataFrame) -> pd.DataFrame:
+    """Allocation runs in long form: one row per (run, arrived %), for plotting FGD curves.
+
+    Columns: every parameter, ``arrived_pct`` (0-130) and ``alloc_pct``.
+    """
+    cols = [f"alloc_pct_{k}" for k in range(ALLOC_COLUMNS)]
+    runs = table[(table.get("kind") == "allocation") & (table["error"] == "")]
+    if runs.empty or cols[0] not in runs:
+        return pd.DataFrame(columns=["policy", "pods", "seed", "arrived_pct", "alloc_pct"])
+    long = runs.melt(id_vars=["run_id", "pods", "policy", "seed"], value_vars=cols,
+                     var_name="arrived_pct", value_name="alloc_pct")
+    long["arrived_pct"] = long["arrived_pct"].str.removeprefix("alloc_pct_").astype(int)
+    return long
+
+
+def published_alloc_curves(table: pd.DataFrame) -> pd.DataFrame:
+    """The FGD artifact's published curves for the traces in ``table``, in the long form of
+    :func:`alloc_curves` (traces without published rows are left out)."""
+    from gpusched.errors import GpuschedError
+    from gpusched.traces.published import published_runs
+
+    parts = []
+    for pods in sorted(set(table.get("pods", pd.Series(dtype=str)).dropna())):
+        try:
+            runs = published_runs(str(pods))
+        except GpuschedError:
+            continue
+        long = runs.reset_index().melt(id_vars=["policy", "seed"], var_name="arrived_pct",
+                                       value_name="alloc_pct")
+        parts.append(long.assign(pods=pods))
+    if not parts:
+        return pd.DataFrame(columns=["policy", "pods", "seed", "arrived_pct", "alloc_pct"])
+    out = pd.concat(parts, ignore_index=True)
+    out["arrived_pct"] = out["arrived_pct"].astype(int)
+    return out
+
+
+def parameters(table: pd.DataFrame) -> list[str]:
+    """The parameter columns of a results table (what a metric can be plotted against)."""
+    skip = RESERVED | set(METRIC_KEYS) | {"alloc_at_100", "alloc_at_130", "failed_pods"}
+    return [c for c in table.columns if c not in skip and not c.startswith("alloc_pct_")]
+
+
+def metrics(table: pd.DataFrame) -> list[str]:
+    """The metric columns present in a results table."""
+    names = [*METRIC_KEYS, "alloc_at_100", "alloc_at_130", "failed_pods"]
+    return [c for c in names if c in table.columns and table[c].notna().any()]
