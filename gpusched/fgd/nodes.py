@@ -122,6 +122,15 @@ class NodeArrays:
         self._has_gpu = self.n_gpus > 0
         self.allocated_gpu_milli = 0
 
+    def refresh(self) -> None:
+        """Recompute the per-node aggregates and state ids after ``rem`` was set directly."""
+        real = self.rem >= 0
+        self.gpu_left = np.where(real, self.rem, 0).sum(axis=1)
+        self.n_free = (self.rem == MILLI).sum(axis=1)
+        self.max_rem = np.where(self.n_gpus > 0, self.rem.max(axis=1), -1)
+        for i in range(self.n):
+            self.state_id[i] = self.intern(self.models[i], self.rem_sorted(i))
+
     @property
     def total_gpus(self) -> int:
         """Number of GPUs in the cluster."""

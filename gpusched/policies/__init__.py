@@ -19,3 +19,8 @@ __all__ = [
     "register",
     "register_prefix",
 ]
+
+# The FGD paper's six policies (``fgd``, ``dot_product``, ...; see gpusched.fgd.policies).
+from gpusched.fgd.policies import register_all as _register_fgd_policies  # noqa: E402
+
+_register_fgd_policies()
