@@ -61,3 +61,21 @@ register("least_loaded", lambda seed: LeastLoaded())
 register("least_loaded_fit", lambda seed: LeastLoadedFit())
 register("best_fit", lambda seed: BestFit())
 register("random", lambda seed: RandomFit(seed))
+
+
+def _ppo(seed: int) -> Policy:
+    """The shipped RL agent (imports torch only when asked for)."""
+    from gpusched.agent import ppo_policy
+
+    return ppo_policy(None, seed)
+
+
+def _ppo_path(path: str, seed: int) -> Policy:
+    """A trained model from the model folders, ``ppo:PATH`` (loaded safely; see gpusched.agent)."""
+    from gpusched.agent import ppo_policy
+
+    return ppo_policy(path, seed)
+
+
+register("ppo", _ppo, heuristic=False)
+register_prefix("ppo", _ppo_path)

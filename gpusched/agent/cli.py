@@ -1,0 +1,47 @@
+"""The ``gpusched train`` sub-command (torch is imported only when it runs)."""
+
+from __future__ import annotations
+
+import argparse
+
+from gpusched.cli import _positive_int, add_command
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from gpusched.agent.config import TrainConfig
+    from gpusched.scenario import load_scenario
+
+    load_scenario(args.scenario)  # fail fast on a bad scenario, before importing torch
+    config = TrainConfig(scenario=args.scenario, randomize=args.randomize, timesteps=args.timesteps,
+                         n_envs=args.n_envs, seed=args.seed, out=args.out, log_dir=args.log_dir,
+                         progress=not args.no_progress)
+    if args.max_gpus:
+        config.max_gpus = args.max_gpus
+    if args.no_warm_start:
+        config.bc_policy = None
+    from gpusched.agent.train import train
+
+    meta = train(config)
+    for name, row in meta["eval"]["avg"].items():
+        print(f"  held-out seeds {meta['eval']['seeds']}: {name:<10} avg wait {row['avg_wait_min']:.1f} min")
+    return 0
+
+
+def _install(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("train", help="train the MaskablePPO agent and write a model + sidecar JSON")
+    p.add_argument("--scenario", required=True, help="preset name or path to a YAML file")
+    p.add_argument("--randomize", action="store_true",
+                   help="draw a random cluster and job mix on half of the episodes")
+    p.add_argument("--timesteps", type=_positive_int, required=True, help="PPO environment steps")
+    p.add_argument("--n-envs", type=_positive_int, default=4, help="parallel environments (default 4)")
+    p.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
+    p.add_argument("--max-gpus", type=_positive_int, help="GPU slots of the observation (default 16)")
+    p.add_argument("--out", required=True, help="model path ending in .zip (sidecar: same name .json)")
+    p.add_argument("--log-dir", default="runs", help="TensorBoard logs and checkpoints (default runs/)")
+    p.add_argument("--no-warm-start", action="store_true",
+                   help="start PPO from random weights instead of imitating best_fit first")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.set_defaults(func=cmd_train)
+
+
+add_command(_install)

@@ -1,0 +1,73 @@
+"""Every knob of a training run, in one dataclass (the defaults are the documented defaults)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class TrainConfig:
+    """One MaskablePPO training run of the size-agnostic GPU placement agent."""
+
+    scenario: str = "phase1-8gpu"
+    """Preset name or YAML path the agent trains on."""
+    randomize: bool = False
+    """Draw a random cluster and job mix on part of the resets (see ``scenario_prob``)."""
+    scenario_prob: float = 0.5
+    """With ``randomize``, the share of episodes on the scenario's own cluster."""
+    random_gpus: tuple[int, int] = (2, 16)
+    """With ``randomize``, the range of GPU counts of random clusters."""
+    max_gpus: int = 16
+    """GPU slots of the training observation (the trained weights run on any size)."""
+    n_jobs: int | None = None
+    """Override the scenario's number of jobs per episode."""
+    timesteps: int = 300_000
+    """Environment steps (decisions) of PPO training."""
+    n_envs: int = 4
+    """Parallel environments (in-process vector env)."""
+    seed: int = 0
+    """Seeds torch, the environments (workload seeds are drawn from it) and PPO."""
+    out: str = "models/ppo.zip"
+    """Model path; the sidecar JSON is written next to it (same name, ``.json``)."""
+    hidden: int = 64
+    """Width of the network's hidden layers."""
+    learning_rate: float = 1e-4
+    """Adam learning rate (constant)."""
+    n_steps: int = 512
+    """Rollout length per environment between updates."""
+    batch_size: int = 256
+    """Minibatch size of the PPO update."""
+    n_epochs: int = 5
+    """Passes over each rollout."""
+    gamma: float = 0.995
+    """Discount per decision."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    clip_range: float = 0.1
+    """PPO clip range."""
+    ent_coef: float = 0.003
+    """Entropy bonus."""
+    train_reward: dict[str, float] = field(
+        default_factory=lambda: {"completion": 1.0, "wait": 1.0, "util_band": 0.0, "imbalance": 0.0})
+    """Weights of the reward the agent is trained on (same formula as the scenario's reward;
+    the environment still reports the scenario's reward). Waiting job-hours is the average wait."""
+    reward_scale: float = 0.1
+    """Factor applied to the training reward (keeps value targets near 1)."""
+    bc_policy: str | None = "best_fit"
+    """Heuristic imitated before PPO (warm start), or ``None`` to start from random weights."""
+    bc_episodes: int = 16
+    """Episodes of the heuristic collected for the warm start."""
+    bc_epochs: int = 30
+    """Passes over the warm-start data."""
+    eval_seeds: tuple[int, ...] = (500, 501, 502, 503, 504)
+    """Held-out workload seeds of the evaluation callback (training draws seeds >= 10,000)."""
+    eval_freq: int = 20_000
+    """Evaluate every this many environment steps."""
+    checkpoint_freq: int = 50_000
+    """Save a checkpoint every this many environment steps."""
+    log_dir: str = "runs"
+    """TensorBoard logs and checkpoints go under this folder."""
+    torch_threads: int = 1
+    """Torch CPU threads (small networks run fastest on one)."""
+    progress: bool = True
+    """Show a progress bar."""

@@ -1,0 +1,194 @@
+"""Model files: the sidecar JSON, and safe loading of the weights.
+
+A model is an sb3 ``.zip`` plus a sidecar ``.json`` with the same name. A plain
+``MaskablePPO.load`` would unpickle the zip's ``data`` entry, which can run arbitrary code, so it is
+never used. Instead :func:`load_agent`:
+
+1. accepts only files inside the project's model folders (:func:`model_dirs`);
+2. requires the sidecar, and checks its format and observation version;
+3. checks the zip's sha256 against the sidecar;
+4. builds the network in code from the sidecar and reads only the zip's ``policy.pth`` with
+   ``torch.load(weights_only=True)``, then ``load_state_dict(strict=True)``.
+
+Any failure raises :class:`ModelError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gpusched.errors import GpuschedError
+
+SIDECAR_FORMAT = "gpusched-ppo"
+"""The ``format`` field of a sidecar."""
+
+REPO_ROOT = Path(__file__).resolve().parent.parent.parent
+SHIPPED_MODELS_DIR = REPO_ROOT / "assets" / "models"
+"""Folder of the shipped models."""
+
+DEFAULT_MODEL = SHIPPED_MODELS_DIR / "ppo-default.zip"
+"""The model the registry name ``ppo`` loads."""
+
+MODELS_DIR_ENV = "GPUSCHED_MODELS_DIR"
+"""Environment variable naming one more trusted model folder."""
+
+
+class ModelError(GpuschedError):
+    """A model file is missing, outside the model folders, tampered with, or of an unknown format."""
+
+
+def model_dirs() -> list[Path]:
+    """Trusted model folders: ``assets/models/``, ``models/`` (in the repository and in the cwd) and
+    ``$GPUSCHED_MODELS_DIR``."""
+    dirs = [SHIPPED_MODELS_DIR, REPO_ROOT / "models", Path.cwd() / "models"]
+    extra = os.environ.get(MODELS_DIR_ENV)
+    if extra:
+        dirs.append(Path(extra))
+    return [d.resolve() for d in dirs]
+
+
+def sidecar_path(model_path: str | Path) -> Path:
+    """The sidecar of a model: the same path with a ``.json`` suffix."""
+    return Path(model_path).with_suffix(".json")
+
+
+def sha256_of(path: str | Path) -> str:
+    """Hex sha256 of a file."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def write_sidecar(model_path: str | Path, meta: dict[str, Any]) -> Path:
+    """Write the sidecar of ``model_path``, adding the format and the zip's sha256."""
+    path = sidecar_path(model_path)
+    data = {"format": SIDECAR_FORMAT, **meta, "sha256": sha256_of(model_path)}
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def resolve_model(ref: str | Path) -> Path:
+    """Find a model by path (absolute, or relative to the cwd, the repository or a model folder),
+    inside the model folders.
+
+    :raises ModelError: if it is not found or lies outside every model folder.
+    """
+    ref = Path(ref)
+    if ref.suffix != ".zip":
+        ref = ref.with_suffix(".zip") if ref.suffix == "" else ref
+    dirs = model_dirs()
+    candidates = [ref] if ref.is_absolute() else [Path.cwd() / ref, REPO_ROOT / ref, *(d / ref for d in dirs)]
+    found = next((c.resolve() for c in candidates if c.is_file()), None)
+    if found is None:
+        raise ModelError(f"model '{ref}' not found (looked in the cwd and {', '.join(str(d) for d in dirs)})")
+    if not any(found.is_relative_to(d) for d in dirs):
+        raise ModelError(f"model '{ref}' is outside the model folders (assets/models/, ./models/ or "
+                         f"${MODELS_DIR_ENV}); copy it there to use it")
+    return found
+
+
+def read_sidecar(model_path: Path) -> dict[str, Any]:
+    """The checked sidecar of a model (format, observation version, sha256).
+
+    :raises ModelError: for a missing or malformed sidecar, an unknown observation version, or a
+        zip whose sha256 does not match.
+    """
+    from gpusched.env.observation import OBS_VERSION
+
+    side = sidecar_path(model_path)
+    if not side.is_file():
+        raise ModelError(f"model '{model_path.name}' has no sidecar '{side.name}'; refusing to load it")
+    try:
+        meta = json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise ModelError(f"sidecar '{side.name}' is not valid JSON") from None
+    if not isinstance(meta, dict) or meta.get("format") != SIDECAR_FORMAT:
+        raise ModelError(f"sidecar '{side.name}' is not a {SIDECAR_FORMAT} sidecar")
+    if meta.get("obs_version") != OBS_VERSION:
+        raise ModelError(f"model '{model_path.name}' uses observation version {meta.get('obs_version')!r}; "
+                         f"this gpusched reads version {OBS_VERSION}")
+    if sha256_of(model_path) != meta.get("sha256"):
+        raise ModelError(f"model '{model_path.name}' does not match the sha256 in its sidecar "
+                         "(modified or corrupted); refusing to load it")
+    return meta
+
+
+@dataclass
+class LoadedAgent:
+    """Checked weights and their sidecar. Build runnable policies with :meth:`policy` or :meth:`scheduler`."""
+
+    path: Path
+    meta: dict[str, Any]
+    state_dict: dict[str, Any]
+
+    def policy(self, max_gpus: int):
+        """A ``GpuSetPolicy`` for an observation with ``max_gpus`` GPU slots, with these weights."""
+        from gpusched.agent.network import GpuSetPolicy
+
+        spaces = _spaces(max_gpus, self.meta)
+        policy = GpuSetPolicy(spaces[0], spaces[1], lambda _: 0.0, hidden=int(self.meta["hidden"]))
+        try:
+            policy.load_state_dict(self.state_dict, strict=True)
+        except RuntimeError:
+            raise ModelError(f"model '{self.path.name}': weights do not match the architecture in "
+                             "its sidecar") from None
+        policy.set_training_mode(False)
+        return policy
+
+    def scheduler(self, name: str = "ppo"):
+        """A scheduling policy for :meth:`gpusched.simulator.Simulator.run` (any cluster size)."""
+        from gpusched.agent.scheduler import AgentScheduler
+
+        return AgentScheduler(self, name=name)
+
+
+def _spaces(max_gpus: int, meta: dict[str, Any]):
+    import numpy as np
+    from gymnasium import spaces
+
+    from gpusched.env.observation import GPU_FEATURES, JOB_FEATURES, QUEUE_FEATURES, TIME_FEATURES
+
+    big = 4.0
+    obs = spaces.Dict({
+        "gpus": spaces.Box(0.0, big, shape=(max_gpus, len(GPU_FEATURES)), dtype=np.float32),
+        "gpu_present": spaces.Box(0.0, 1.0, shape=(max_gpus,), dtype=np.float32),
+        "job": spaces.Box(0.0, big, shape=(len(JOB_FEATURES),), dtype=np.float32),
+        "queue": spaces.Box(0.0, big, shape=(len(QUEUE_FEATURES),), dtype=np.float32),
+        "time": spaces.Box(0.0, 1.0, shape=(len(TIME_FEATURES),), dtype=np.float32),
+    })
+    return obs, spaces.Discrete(max_gpus + 1)
+
+
+def load_agent(ref: str | Path) -> LoadedAgent:
+    """Load a model safely (see the module docstring).
+
+    :param ref: model path (``.zip``), absolute or relative to the cwd or a model folder.
+    :raises ModelError: for a file outside the model folders, without a sidecar, with an unknown
+        observation version, tampered with, or whose weights do not fit the architecture.
+    """
+    path = resolve_model(ref)
+    meta = read_sidecar(path)
+    try:
+        import torch
+    except ModuleNotFoundError:
+        raise ModelError("the RL agent needs the 'torch' package (pip install -r requirements.txt)") from None
+    try:
+        with zipfile.ZipFile(path) as zf:
+            raw = zf.read("policy.pth")
+        state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+    except Exception as exc:  # a bad zip, a missing entry, or non-tensor content
+        raise ModelError(f"model '{path.name}': cannot read its weights ({type(exc).__name__})") from None
+    if not isinstance(state, dict):
+        raise ModelError(f"model '{path.name}': policy.pth is not a state dict")
+    agent = LoadedAgent(path, meta, state)
+    agent.policy(int(meta.get("max_gpus", 8)))  # fail now, not at the first decision
+    return agent

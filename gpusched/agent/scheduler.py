@@ -1,0 +1,63 @@
+"""The trained agent as a scheduling policy for :meth:`gpusched.simulator.Simulator.run`."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch as th
+
+from gpusched.agent.save_util import LoadedAgent
+from gpusched.cluster import ClusterState
+from gpusched.env.observation import ObservationBuilder
+from gpusched.jobs import Job
+from gpusched.simulator import HOLD, Action
+
+
+class AgentScheduler:
+    """Deterministic placement by a trained agent, on a cluster of any size.
+
+    It sees exactly what the environment shows (the same :class:`ObservationBuilder`), padded to
+    the cluster's own GPU count, and takes the highest-scoring valid action.
+
+    :param agent: checked weights from :func:`gpusched.agent.save_util.load_agent`.
+    :param name: registry name reported in results.
+    """
+
+    def __init__(self, agent: LoadedAgent, name: str = "ppo"):
+        self.agent = agent
+        self.name = name
+        self._sim = None
+        self._builder: ObservationBuilder | None = None
+        self._policy = None
+
+    def bind(self, sim) -> None:
+        """Attach to a simulator before its first decision (called by ``Simulator.run``)."""
+        meta = self.agent.meta
+        n = sim.cluster.n_gpus
+        self._sim = sim
+        self._builder = ObservationBuilder(sim.cluster, n, int(meta.get("queue_window", 8)),
+                                           float(meta.get("vram_scale_gb", 80.0)))
+        if self._policy is None or self._policy.observation_space["gpus"].shape[0] != n:
+            self._policy = self.agent.policy(n)
+
+    def select(self, state: ClusterState, job: Job) -> Action:
+        """The agent's action for the head job: a GPU index or :data:`HOLD`."""
+        if self._sim is None:
+            raise RuntimeError("AgentScheduler needs bind(simulator) before select()")
+        fits = state.fit_mask(job)
+        obs = self._builder.observe(self._sim, fits)
+        mask = self._builder.mask(self._sim, fits)
+        action = act(self._policy, obs, mask)
+        return HOLD if action >= self._builder.n else action
+
+
+def act(policy, obs: dict[str, np.ndarray], mask: np.ndarray) -> int:
+    """The deterministic action of a ``GpuSetPolicy``: the masked argmax of its logits.
+
+    :param policy: a ``GpuSetPolicy``.
+    :param obs: one observation (no batch dimension).
+    :param mask: valid actions (bool, ``max_gpus + 1``).
+    """
+    with th.no_grad():
+        tensors = {k: th.as_tensor(v).unsqueeze(0) for k, v in obs.items()}
+        logits = policy.mlp_extractor.forward_actor(policy.features_extractor(tensors))[0].numpy()
+    return int(np.where(mask, logits, -np.inf).argmax())

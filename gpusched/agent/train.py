@@ -1,0 +1,217 @@
+"""Train the size-agnostic agent with sb3-contrib's MaskablePPO on the CPU.
+
+The run: (optional) warm start by imitating a heuristic, then MaskablePPO with a
+``MaskableEvalCallback`` on held-out workload seeds, a ``CheckpointCallback`` and TensorBoard logs
+under ``runs/``. It writes the model zip and its sidecar JSON (see :mod:`gpusched.agent.save_util`).
+Seeding is done in one place, :func:`seed_everything`.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch as th
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
+from stable_baselines3.common.callbacks import CheckpointCallback
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env import DummyVecEnv
+
+from gpusched.agent.config import TrainConfig
+from gpusched.agent.network import GpuSetPolicy
+from gpusched.agent.save_util import LoadedAgent, write_sidecar
+from gpusched.env.env import GPUSchedulerEnv
+from gpusched.env.observation import OBS_VERSION
+from gpusched.env.wrappers import TrainingReward
+from gpusched.errors import GpuschedError
+from gpusched.policies import HOLD, get_policy
+from gpusched.reward import RewardSpec
+from gpusched.scenario import load_scenario
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python, numpy's legacy global generator and torch (environments are seeded at reset)."""
+    random.seed(seed)
+    np.random.seed(seed)
+    th.manual_seed(seed)
+
+
+def make_train_env(config: TrainConfig) -> TrainingReward:
+    """One training environment: the scenario (optionally randomised) with the training reward."""
+    env = GPUSchedulerEnv(config.scenario, max_gpus=config.max_gpus, randomize=config.randomize,
+                          scenario_prob=config.scenario_prob, random_gpus=tuple(config.random_gpus),
+                          n_jobs=config.n_jobs)
+    return TrainingReward(Monitor(env), RewardSpec(**config.train_reward), config.reward_scale)
+
+
+def make_eval_env(config: TrainConfig) -> Monitor:
+    """The evaluation environment: the scenario's own cluster on the held-out seeds (scenario reward)."""
+    return Monitor(GPUSchedulerEnv(config.scenario, max_gpus=config.max_gpus,
+                                   workload_seeds=list(config.eval_seeds), n_jobs=config.n_jobs))
+
+
+# ---------------------------------------------------------------------------- warm start
+def collect_heuristic(config: TrainConfig, seed: int) -> dict[str, Any]:
+    """Roll out ``config.bc_policy`` in a training environment: observations, masks, actions, returns."""
+    env = make_train_env(config)
+    base: GPUSchedulerEnv = env.unwrapped
+    heuristic = get_policy(config.bc_policy, seed=seed)
+    obs_list: list[dict[str, np.ndarray]] = []
+    masks, actions, returns = [], [], []
+    for ep in range(config.bc_episodes):
+        obs, _ = env.reset(seed=seed + ep)
+        rewards: list[float] = []
+        done = False
+        while not done:
+            sim = base.sim
+            choice = heuristic.select(sim.state, sim.head_job)
+            if not isinstance(choice, int):
+                choice = int(choice[0])  # a gang: the env names its first GPU
+            action = base.hold_action if choice == HOLD else choice
+            obs_list.append(obs)
+            masks.append(base.action_masks())
+            actions.append(action)
+            obs, reward, terminated, truncated, _ = env.step(action)
+            rewards.append(reward)
+            done = terminated or truncated
+        ret, acc = np.zeros(len(rewards)), 0.0
+        for i in range(len(rewards) - 1, -1, -1):
+            acc = rewards[i] + config.gamma * acc
+            ret[i] = acc
+        returns.append(ret)
+    return {
+        "obs": {k: np.stack([o[k] for o in obs_list]) for k in obs_list[0]},
+        "masks": np.stack(masks),
+        "actions": np.array(actions),
+        "returns": np.concatenate(returns).astype(np.float32),
+    }
+
+
+def warm_start(policy: GpuSetPolicy, data: dict[str, Any], epochs: int, seed: int,
+               lr: float = 1e-3, batch: int = 256) -> dict[str, float]:
+    """Fit the policy to the heuristic's actions (cross-entropy) and the value to its returns (MSE).
+
+    :return: the final epoch's mean losses and action agreement (fraction 0-1).
+    """
+    rng = np.random.default_rng(seed)
+    opt = th.optim.Adam(policy.parameters(), lr=lr)
+    n = len(data["actions"])
+    obs = {k: th.as_tensor(v) for k, v in data["obs"].items()}
+    actions = th.as_tensor(data["actions"])
+    returns = th.as_tensor(data["returns"])
+    masks = data["masks"]
+    stats: dict[str, float] = {}
+    policy.set_training_mode(True)
+    for _ in range(epochs):
+        perm = rng.permutation(n)
+        pi_sum = v_sum = agree = 0.0
+        for start in range(0, n, batch):
+            idx = perm[start:start + batch]
+            o = {k: v[idx] for k, v in obs.items()}
+            values, log_prob, _ = policy.evaluate_actions(o, actions[idx], action_masks=masks[idx])
+            pi_loss = -log_prob.mean()
+            v_loss = th.nn.functional.mse_loss(values.flatten(), returns[idx])
+            loss = pi_loss + 0.5 * v_loss
+            opt.zero_grad()
+            loss.backward()
+            th.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            opt.step()
+            pi_sum += pi_loss.item() * len(idx)
+            v_sum += v_loss.item() * len(idx)
+            agree += (log_prob > np.log(0.5)).float().sum().item()
+        stats = {"policy_loss": pi_sum / n, "value_loss": v_sum / n, "agreement": agree / n}
+    policy.set_training_mode(False)
+    return stats
+
+
+# ---------------------------------------------------------------------------- evaluation
+def evaluate(agent: LoadedAgent, scenario: str, seeds: list[int], baselines: tuple[str, ...] = (
+        "first_fit", "best_fit"), n_jobs: int | None = None) -> dict[str, dict[str, float]]:
+    """Mean avg wait (min), jobs completed and total reward of the agent and baselines over ``seeds``."""
+    from gpusched.runner import make_simulator
+
+    sc = load_scenario(scenario)
+    out: dict[str, dict[str, float]] = {}
+    for name in ("ppo", *baselines):
+        rows = []
+        for seed in seeds:
+            sim = make_simulator(sc, seed, n_jobs)
+            policy = agent.scheduler() if name == "ppo" else get_policy(name, seed=seed)
+            sim.run(policy)
+            rows.append(sim.metrics())
+        out[name] = {k: float(np.mean([r[k] for r in rows]))
+                     for k in ("avg_wait_min", "jobs_completed", "total_reward")}
+    return out
+
+
+# ---------------------------------------------------------------------------- training
+def train(config: TrainConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Run the whole training and write the model and its sidecar.
+
+    :return: the sidecar's content.
+    """
+    out = Path(config.out)
+    if out.suffix != ".zip":
+        raise GpuschedError(f"--out must end in .zip (got '{config.out}')")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    scenario = load_scenario(config.scenario)
+    th.set_num_threads(config.torch_threads)
+    seed_everything(config.seed)
+    t0 = time.perf_counter()
+    venv = DummyVecEnv([lambda: make_train_env(config) for _ in range(config.n_envs)])
+    run_name = f"{out.stem}-s{config.seed}"
+    run_dir = Path(config.log_dir) / run_name
+    model = MaskablePPO(
+        GpuSetPolicy, venv, learning_rate=config.learning_rate, n_steps=config.n_steps,
+        batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
+        gae_lambda=config.gae_lambda, clip_range=config.clip_range, ent_coef=config.ent_coef,
+        policy_kwargs={"hidden": config.hidden}, tensorboard_log=str(Path(config.log_dir) / "tb"),
+        seed=config.seed, device="cpu", verbose=0)
+    bc_stats: dict[str, float] = {}
+    if config.bc_policy:
+        log(f"warm start: imitating {config.bc_policy} on {config.bc_episodes} episodes")
+        data = collect_heuristic(config, seed=config.seed + 1)
+        bc_stats = warm_start(model.policy, data, config.bc_epochs, config.seed)
+        log(f"warm start done: {len(data['actions'])} decisions, agreement {bc_stats['agreement']:.3f}")
+    callbacks = [
+        MaskableEvalCallback(make_eval_env(config), n_eval_episodes=len(config.eval_seeds),
+                             eval_freq=max(config.eval_freq // config.n_envs, 1),
+                             log_path=str(run_dir / "eval"), deterministic=True, warn=False, verbose=0),
+        CheckpointCallback(save_freq=max(config.checkpoint_freq // config.n_envs, 1),
+                           save_path=str(run_dir / "checkpoints"), name_prefix="ppo"),
+    ]
+    if config.timesteps > 0:
+        model.learn(total_timesteps=config.timesteps, callback=callbacks, progress_bar=config.progress,
+                    tb_log_name=run_name)
+    train_time = time.perf_counter() - t0
+    model.save(out)
+    meta: dict[str, Any] = {
+        "obs_version": OBS_VERSION,
+        "policy_class": "GpuSetPolicy",
+        "hidden": config.hidden,
+        "max_gpus": config.max_gpus,
+        "queue_window": 8,
+        "vram_scale_gb": 80.0,
+        "scenario": scenario.name,
+        "randomize": config.randomize,
+        "timesteps": config.timesteps,
+        "seed": config.seed,
+        "reward_spec": scenario.reward.model_dump(),
+        "train_reward": dict(config.train_reward),
+        "reward_scale": config.reward_scale,
+        "training_time_s": round(train_time, 1),
+        "warm_start": {"policy": config.bc_policy, **bc_stats} if config.bc_policy else None,
+        "config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(config).items()},
+    }
+    agent = LoadedAgent(out, meta, model.policy.state_dict())
+    meta["eval"] = {"seeds": list(config.eval_seeds),
+                    "avg": evaluate(agent, config.scenario, list(config.eval_seeds), n_jobs=config.n_jobs)}
+    write_sidecar(out, meta)
+    log(f"saved {out} and {out.with_suffix('.json').name} ({train_time:.0f} s of training)")
+    return meta

@@ -1,0 +1,290 @@
+"""The Gymnasium environment: a thin adapter over :class:`gpusched.simulator.Simulator`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from gpusched.cluster import Cluster
+from gpusched.env.observation import (
+    GPU_FEATURES,
+    JOB_FEATURES,
+    OBS_VERSION,
+    QUEUE_FEATURES,
+    TIME_FEATURES,
+    ObservationBuilder,
+)
+from gpusched.env.randomize import random_cluster, random_mix
+from gpusched.errors import GpuschedError
+from gpusched.jobs import Job, generate_jobs
+from gpusched.scenario import Scenario, load_scenario
+from gpusched.simulator import HOLD, Simulator
+
+TRAIN_SEED_MIN = 10_000
+"""Workload seeds drawn for training are at least this; smaller seeds are left for evaluation."""
+
+
+class GPUSchedulerEnv(gym.Env):
+    """
+    ## Description
+
+    Place the jobs of a FIFO queue on a heterogeneous GPU cluster. At each step the agent sees
+    the cluster and the job at the head of the queue, and answers with a GPU for that job or
+    HOLD. The environment wraps the one event-driven simulator of :mod:`gpusched.simulator`; it
+    never re-implements its dynamics. Placing a job does not advance time; HOLD advances the
+    clock to the next arrival or completion.
+
+    ## Action Space
+
+    `Discrete(max_gpus + 1)`. Action `g < n_gpus` places the head job on GPU `g` (for a
+    multi-GPU job, `g` plus the lowest-index other GPUs of its node where the job fits: the
+    simulator's gang rule). Action `max_gpus` (the last one, :attr:`hold_action`) is HOLD.
+    :meth:`action_masks` marks exactly the GPUs where the head job (its whole gang) fits; padding
+    slots are never valid; HOLD is valid unless holding would dead-stall the run (nothing running
+    and no arrival left). An action outside the mask is passed to the simulator, which treats it
+    as a HOLD and records a misroute (a padding slot is a plain HOLD).
+
+    ## Observation Space
+
+    A `Dict`; VRAM is divided by `vram_scale_gb` (80 by default), so every feature is roughly 0-1.
+
+    | key | shape | feature | range |
+    |---|---|---|---|
+    | `gpus` | (max_gpus, 12) | present | {0, 1} |
+    | | | VRAM total, VRAM free (/ scale) | 0-4 |
+    | | | compute used | 0-1 |
+    | | | jobs running / 8 | 0-1 |
+    | | | head job fits (with its gang) | {0, 1} |
+    | | | VRAM left after placing the head here (/ scale; 0 if no fit) | 0-4 |
+    | | | compute left after placing the head here (0 if no fit) | 0-1 |
+    | | | node room: share of the node's GPUs that could each take one of the head's GPUs | 0-1 |
+    | | | node size / 8 | 0-1 |
+    | | | idle | {0, 1} |
+    | | | could ever hold the head job (empty node) | {0, 1} |
+    | `gpu_present` | (max_gpus,) | 1 for a real GPU, 0 for padding | {0, 1} |
+    | `job` | (10,) | GPUs / 8; VRAM per GPU / scale; compute per GPU | 0-4 |
+    | | | log1p(duration_min) / log1p(1440); priority / 3 | 0-1.3 |
+    | | | type one-hot (training, inference, batch) | {0, 1} |
+    | | | log1p(minutes waited so far) / log1p(1440); share of GPUs where it fits now | 0-1 |
+    | `queue` | (8,) | log1p(queue length) / log1p(1000) | 0-1 |
+    | | | next `queue_window` jobs: count / window, GPUs x VRAM / cluster VRAM | 0-2 |
+    | | | next jobs: GPUs x compute / cluster GPUs, largest VRAM / scale | 0-2 |
+    | | | cluster utilisation, VRAM in use / cluster VRAM, running jobs / GPUs | 0-2 |
+    | `time` | (2,) | minutes since the first arrival / one week; share of the workload arrived | 0-1 |
+
+    Padding slots are all zero. The layout has a version (:data:`OBS_VERSION`) that saved models
+    record.
+
+    ## Rewards
+
+    The step reward is the change of the simulator's `total_reward` over the step, so an
+    episode's rewards sum to the run's `total_reward` metric. It is the scenario's `reward:` block
+    (:mod:`gpusched.reward`), over the simulated time the step covers:
+
+        r = completion * jobs_completed - wait * waiting_job_hours
+            + util_band * hours_with_cluster_util_in_band - imbalance * gini_hours
+
+    Every weight defaults to 1.0; the band defaults to 0.60-0.80 (scenario key `util_band`).
+
+    ## Starting State
+
+    `reset` builds the cluster and draws a workload, then advances the simulator to the first
+    decision (the first arrival). Without options the workload is the scenario's generator with a
+    workload seed drawn from `self.np_random` (at least :data:`TRAIN_SEED_MIN`, so seeds below it
+    stay unseen for evaluation); with `workload_seeds` the resets cycle through those seeds.
+    With `randomize=True`, with probability `1 - scenario_prob` a random cluster (size in
+    `random_gpus`, random models and node shapes), a random job-type mix and a scaled arrival rate
+    are drawn instead. `options` may fix the episode:
+
+    - `scenario`: a :class:`~gpusched.scenario.Scenario` or preset name/path (replaces the
+      environment's scenario from now on);
+    - `workload_seed`: the scenario's workload for this seed (the same jobs as
+      `gpusched simulate --seed`);
+    - `jobs`: an explicit list of :class:`~gpusched.jobs.Job`, with `cluster` optionally giving
+      the :class:`~gpusched.cluster.Cluster` to run them on.
+
+    ## Episode End
+
+    Terminated when every job has finished (or on a dead stall, only reachable through an
+    action outside the mask). Truncated at the scenario's `horizon_min`.
+
+    ## Arguments
+
+    - `scenario`: preset name, YAML path or `Scenario` (default `phase1-8gpu`).
+    - `max_gpus`: GPU slots of the observation (default: the scenario's GPUs, or the upper end of
+      `random_gpus` when randomising).
+    - `randomize`, `scenario_prob`, `random_gpus`: randomised training (see Starting State).
+    - `n_jobs`: override the scenario's number of jobs.
+    - `workload_seeds`: cycle through these workload seeds (held-out evaluation).
+    - `queue_window`: jobs behind the head summarised in `queue` (default 8).
+    - `vram_scale_gb`: VRAM normaliser in GB (default 80).
+    - `render_mode`: `"ansi"` or `None`.
+
+    ## Version History
+
+    - v0: initial version (observation version 1).
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        scenario: str | Scenario = "phase1-8gpu",
+        *,
+        max_gpus: int | None = None,
+        randomize: bool = False,
+        scenario_prob: float = 0.5,
+        random_gpus: tuple[int, int] = (2, 16),
+        n_jobs: int | None = None,
+        workload_seeds: Sequence[int] | None = None,
+        queue_window: int = 8,
+        vram_scale_gb: float = 80.0,
+        render_mode: str | None = None,
+    ):
+        self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+        self.base_cluster = self.scenario.build_cluster()
+        default_max = self.base_cluster.n_gpus
+        if randomize:
+            default_max = max(default_max, random_gpus[1])
+        self.max_gpus = int(max_gpus or default_max)
+        if self.base_cluster.n_gpus > self.max_gpus:
+            raise GpuschedError(f"scenario '{self.scenario.name}' has {self.base_cluster.n_gpus} GPUs, "
+                                f"more than max_gpus={self.max_gpus}")
+        if randomize and random_gpus[1] > self.max_gpus:
+            raise GpuschedError(f"random_gpus upper bound {random_gpus[1]} exceeds max_gpus={self.max_gpus}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise GpuschedError(f"render_mode must be one of {self.metadata['render_modes']}, "
+                                f"got {render_mode!r}")
+        self.randomize = randomize
+        self.scenario_prob = scenario_prob
+        self.random_gpus = random_gpus
+        self.n_jobs = n_jobs
+        self.workload_seeds = list(workload_seeds) if workload_seeds is not None else None
+        self._seed_cursor = 0
+        self.queue_window = queue_window
+        self.vram_scale_gb = vram_scale_gb
+        self.render_mode = render_mode
+        self.obs_version = OBS_VERSION
+        self.hold_action = self.max_gpus
+        big = 4.0
+        m = self.max_gpus
+        self.action_space = spaces.Discrete(m + 1)
+        self.observation_space = spaces.Dict({
+            "gpus": spaces.Box(0.0, big, shape=(m, len(GPU_FEATURES)), dtype=np.float32),
+            "gpu_present": spaces.Box(0.0, 1.0, shape=(m,), dtype=np.float32),
+            "job": spaces.Box(0.0, big, shape=(len(JOB_FEATURES),), dtype=np.float32),
+            "queue": spaces.Box(0.0, big, shape=(len(QUEUE_FEATURES),), dtype=np.float32),
+            "time": spaces.Box(0.0, 1.0, shape=(len(TIME_FEATURES),), dtype=np.float32),
+        })
+        self.sim: Simulator | None = None
+        self.builder: ObservationBuilder | None = None
+        self.workload_seed: int | None = None
+        self._fits: np.ndarray | None = None
+        self._last_total = 0.0
+
+    # ---------------------------------------------------------------- episode set-up
+    def _draw_episode(self, options: dict[str, Any]) -> tuple[Cluster, list[Job], Scenario]:
+        if "scenario" in options:
+            sc = options["scenario"]
+            self.scenario = sc if isinstance(sc, Scenario) else load_scenario(sc)
+            self.base_cluster = self.scenario.build_cluster()
+            if self.base_cluster.n_gpus > self.max_gpus:
+                raise GpuschedError(f"scenario '{self.scenario.name}' has {self.base_cluster.n_gpus} "
+                                    f"GPUs, more than max_gpus={self.max_gpus}")
+        scenario = self.scenario
+        n_jobs = self.n_jobs or scenario.workload.jobs
+        if "jobs" in options:
+            cluster = options.get("cluster") or self.base_cluster
+            self.workload_seed = None
+            return cluster, list(options["jobs"]), scenario
+        if "workload_seed" in options:
+            seed = int(options["workload_seed"])
+        elif self.workload_seeds:
+            seed = self.workload_seeds[self._seed_cursor % len(self.workload_seeds)]
+            self._seed_cursor += 1
+        else:
+            seed = int(self.np_random.integers(TRAIN_SEED_MIN, 2**31 - 1))
+        self.workload_seed = seed
+        use_random = self.randomize and "workload_seed" not in options
+        if use_random and self.np_random.random() >= self.scenario_prob:
+            lo, hi = self.random_gpus
+            cluster = random_cluster(self.np_random, lo, hi)
+            w = scenario.workload
+            rate = (w.arrival_rate_per_hour * float(cluster.gpu_vram_gb.sum())
+                    / float(self.base_cluster.gpu_vram_gb.sum()) * float(self.np_random.uniform(0.7, 1.3)))
+            mix = random_mix(self.np_random, w.mix)
+            jobs = generate_jobs(n_jobs, rate, mix, np.random.default_rng(seed),
+                                 cluster.max_vram_gb_for_gpus())
+            return cluster, jobs, scenario
+        cluster = self.base_cluster
+        return cluster, scenario.jobs(seed=seed, n_jobs=n_jobs, cluster=cluster), scenario
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Start an episode (see the class docstring for ``options``)."""
+        super().reset(seed=seed)
+        cluster, jobs, scenario = self._draw_episode(options or {})
+        if cluster.n_gpus > self.max_gpus:
+            raise GpuschedError(f"cluster has {cluster.n_gpus} GPUs, more than max_gpus={self.max_gpus}")
+        self.sim = Simulator(cluster, jobs, reward=scenario.reward, util_band=scenario.util_band,
+                             horizon_min=scenario.horizon_min)
+        if self.builder is None or self.builder.cluster is not cluster:
+            self.builder = ObservationBuilder(cluster, self.max_gpus, self.queue_window, self.vram_scale_gb)
+        self._last_total = self.sim.total_reward
+        return self._observe(), self._info()
+
+    # ---------------------------------------------------------------- stepping
+    def _observe(self) -> dict[str, np.ndarray]:
+        sim = self.sim
+        job = sim.head_job
+        self._fits = sim.state.fit_mask(job) if job is not None else None
+        return self.builder.observe(sim, self._fits)
+
+    def _info(self) -> dict[str, Any]:
+        return {"time_min": self.sim.time_min, "jobs_completed": self.sim.jobs_completed}
+
+    def action_masks(self) -> np.ndarray:
+        """Valid actions for the current decision (bool, length ``max_gpus + 1``; HOLD last)."""
+        return self.builder.mask(self.sim, self._fits)
+
+    def to_sim_action(self, action: int) -> int:
+        """The simulator action for an environment action (a GPU index or :data:`HOLD`)."""
+        action = int(action)
+        return HOLD if action >= self.sim.cluster.n_gpus or action < 0 else action
+
+    def step(self, action: int):
+        """Apply one decision; the reward is the change of the simulator's ``total_reward``."""
+        sim = self.sim
+        if sim is None or sim.done:
+            raise RuntimeError("the episode is over; call reset()")
+        placed = sim.step(self.to_sim_action(action))
+        reward = sim.total_reward - self._last_total
+        self._last_total = sim.total_reward
+        obs = self._observe()
+        info = self._info()
+        info["placed"] = placed
+        terminated = truncated = False
+        if sim.done:
+            truncated = sim.end_reason == "horizon"
+            terminated = not truncated
+            info["metrics"] = sim.metrics()
+            info["end_reason"] = sim.end_reason
+        return obs, float(reward), terminated, truncated, info
+
+    def render(self) -> str | None:
+        """A text view of the cluster and the head job (``render_mode="ansi"``)."""
+        if self.render_mode != "ansi" or self.sim is None:
+            return None
+        sim, c = self.sim, self.sim.cluster
+        lines = [f"t={sim.time_min:.1f} min  queue={len(sim.queue)}  running={sim.running_count}"]
+        job = sim.head_job
+        if job is not None:
+            lines.append(f"head job {job.id}: {job.gpus} GPU x {job.vram_gb:g} GB, compute {job.compute:.2f}")
+        for g in range(c.n_gpus):
+            st = sim.state
+            lines.append(f"  {c.gpu_label(g):>16}  vram {st.vram_used_gb[g]:5.1f}/{c.gpu_vram_gb[g]:g} GB"
+                         f"  compute {st.compute_used[g]:.2f}  jobs {st.jobs_running[g]}")
+        return "\n".join(lines)

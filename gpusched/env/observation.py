@@ -1,0 +1,186 @@
+"""Turn simulator state into the agent's observation and action mask.
+
+One :class:`ObservationBuilder` is shared by the Gymnasium environment and by the trained agent
+when it runs inside :meth:`gpusched.simulator.Simulator.run`, so both see exactly the same
+features. Every feature is normalised to roughly 0-1; VRAM is divided by ``vram_scale_gb``.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import islice
+
+import numpy as np
+
+from gpusched.cluster import EPS, Cluster
+from gpusched.jobs import Job
+
+OBS_VERSION = 1
+"""Version of the observation layout. A saved model records it; a mismatch is refused."""
+
+GPU_FEATURES: tuple[str, ...] = (
+    "present",          # 1 for a real GPU, 0 for a padding slot
+    "vram_total",       # VRAM capacity / vram_scale_gb
+    "vram_free",        # free VRAM / vram_scale_gb
+    "compute_used",     # compute in use (fraction 0-1)
+    "jobs_running",     # jobs on the GPU / 8, clipped to 1
+    "head_fits",        # 1 if the head job (its whole gang) fits with this GPU
+    "vram_left_after",  # VRAM left after placing the head job here / vram_scale_gb (0 if no fit)
+    "compute_left_after",  # compute left after placing the head job here (0 if no fit)
+    "node_room",        # share of this GPU's node whose GPUs could each take one of the head's GPUs
+    "node_size",        # GPUs of this GPU's node / 8, clipped to 1
+    "idle",             # 1 if no job runs on the GPU
+    "could_ever_hold",  # 1 if the head job would fit here on an empty node
+)
+JOB_FEATURES: tuple[str, ...] = (
+    "gpus",             # GPUs asked / 8
+    "vram",             # VRAM per GPU / vram_scale_gb
+    "compute",          # compute per GPU (fraction 0-1)
+    "duration",         # log1p(duration_min) / log1p(1440)
+    "priority",         # priority / 3
+    "is_training", "is_inference", "is_batch",
+    "wait",             # log1p(minutes waited so far) / log1p(1440), clipped to 1
+    "fit_share",        # share of the cluster's GPUs where it fits now
+)
+QUEUE_FEATURES: tuple[str, ...] = (
+    "queue_len",        # log1p(jobs in queue) / log1p(1000), clipped to 1
+    "next_count",       # jobs behind the head in the window / window
+    "next_vram_demand",  # sum of gpus * VRAM of the next jobs / cluster VRAM, clipped to 2
+    "next_compute_demand",  # sum of gpus * compute of the next jobs / cluster GPUs, clipped to 2
+    "next_max_vram",    # largest VRAM per GPU among the next jobs / vram_scale_gb
+    "cluster_util",     # mean compute in use over the cluster's GPUs
+    "cluster_vram_used",  # VRAM in use / cluster VRAM
+    "running",          # jobs running / cluster GPUs, clipped to 2
+)
+TIME_FEATURES: tuple[str, ...] = (
+    "elapsed",          # minutes since the first arrival / (7 * 1440), clipped to 1
+    "arrived_share",    # share of the workload that has arrived
+)
+
+_LOG_DAY = float(np.log1p(1440.0))
+_LOG_QUEUE = float(np.log1p(1000.0))
+_TYPES = ("training", "inference", "batch")
+
+
+class ObservationBuilder:
+    """Build observations for one cluster, padded to ``max_gpus`` GPU slots.
+
+    :param cluster: the cluster (its GPU count must be at most ``max_gpus``).
+    :param max_gpus: number of GPU slots in the observation.
+    :param queue_window: jobs behind the head summarised in the queue features.
+    :param vram_scale_gb: VRAM normaliser (GB).
+    """
+
+    def __init__(self, cluster: Cluster, max_gpus: int, queue_window: int = 8,
+                 vram_scale_gb: float = 80.0):
+        if cluster.n_gpus > max_gpus:
+            raise ValueError(f"cluster has {cluster.n_gpus} GPUs, more than max_gpus={max_gpus}")
+        self.cluster = cluster
+        self.max_gpus = max_gpus
+        self.queue_window = queue_window
+        self.scale = float(vram_scale_gb)
+        n = cluster.n_gpus
+        self.n = n
+        self.node_size = cluster.node_gpu_count[cluster.gpu_node].astype(float)
+        self.total_vram_gb = float(cluster.gpu_vram_gb.sum())
+        self._gpus = np.zeros((max_gpus, len(GPU_FEATURES)), dtype=np.float32)
+        self._gpus[:n, 0] = 1.0
+        self._gpus[:n, 1] = cluster.gpu_vram_gb / self.scale
+        self._gpus[:n, 9] = np.minimum(self.node_size / 8.0, 1.0)
+        self._present = np.zeros(max_gpus, dtype=np.float32)
+        self._present[:n] = 1.0
+        self._zero_mask = np.zeros(max_gpus + 1, dtype=bool)
+
+    # ---------------------------------------------------------------- mask
+    def mask(self, sim, fits: np.ndarray | None) -> np.ndarray:
+        """Valid actions: GPUs where the head job fits (``fits``), then HOLD (last).
+
+        HOLD is valid unless holding would dead-stall the run; it is also valid when nothing else
+        is (a finished run), so the mask always has a valid action.
+        """
+        mask = self._zero_mask.copy()
+        if fits is not None:
+            mask[:self.n] = fits
+        mask[-1] = not sim.hold_would_dead_stall() or not mask.any()
+        return mask
+
+    # ---------------------------------------------------------------- observation
+    def observe(self, sim, fits: np.ndarray | None) -> dict[str, np.ndarray]:
+        """The observation for the simulator's current decision (``fits`` is the head's fit mask)."""
+        state = sim.state
+        job: Job | None = sim.head_job
+        n = self.n
+        g = self._gpus
+        cap = self.cluster.gpu_vram_gb
+        inv = 1.0 / self.scale
+        vram_free = cap - state.vram_used_gb
+        compute_used = state.compute_used
+        running = state.jobs_running
+        g[:n, 2] = vram_free * inv
+        g[:n, 3] = compute_used
+        g[:n, 4] = np.minimum(running * 0.125, 1.0)
+        g[:n, 10] = running == 0
+        job_vec = np.zeros(len(JOB_FEATURES), dtype=np.float32)
+        if job is None or fits is None:
+            g[:n, 5:9] = 0.0
+            g[:n, 11] = 0.0
+        else:
+            need = state.vram_need_gb(job) if job.vram_frac else job.vram_gb
+            g[:n, 5] = fits
+            left = vram_free - need
+            left *= fits
+            g[:n, 6] = left * inv
+            left = 1.0 - job.compute - compute_used
+            left *= fits
+            g[:n, 7] = left
+            if job.gpus == 1:
+                g[:n, 8] = fits
+            else:
+                single = state.single_gpu_fit(job)
+                per_node = np.bincount(self.cluster.gpu_node[single], minlength=self.cluster.n_nodes)
+                g[:n, 8] = per_node[self.cluster.gpu_node] / self.node_size
+            g[:n, 11] = (cap + EPS >= need) & (self.node_size >= job.gpus)
+            np.maximum(g[:n, 6:8], 0.0, out=g[:n, 6:8])
+            mean_need = need if isinstance(need, float) else float(np.mean(need))
+            n_fit = int(np.count_nonzero(fits))
+            job_vec[:] = (
+                job.gpus * 0.125, mean_need * inv, job.compute,
+                math.log1p(job.duration_min) / _LOG_DAY, job.priority / 3.0,
+                job.type == "training", job.type == "inference", job.type == "batch",
+                min(math.log1p(max(sim.time_min - job.arrival_min, 0.0)) / _LOG_DAY, 1.0),
+                n_fit / n,
+            )
+        queue = sim.queue
+        q_len = len(queue)
+        nxt_count = nxt_vram = nxt_compute = nxt_max = 0.0
+        if q_len > 1:
+            jobs = sim.jobs
+            for i in islice(queue, 1, self.queue_window + 1):
+                j = jobs[i]
+                nxt_count += 1.0
+                nxt_vram += j.gpus * j.vram_gb
+                nxt_compute += j.gpus * j.compute
+                if j.vram_gb > nxt_max:
+                    nxt_max = j.vram_gb
+        n_jobs = len(sim.jobs)
+        queue_vec = np.array((
+            min(math.log1p(q_len) / _LOG_QUEUE, 1.0),
+            nxt_count / self.queue_window,
+            min(nxt_vram / self.total_vram_gb, 2.0),
+            min(nxt_compute / n, 2.0),
+            nxt_max * inv,
+            compute_used.sum() / n,
+            state.vram_used_gb.sum() / self.total_vram_gb,
+            min(sim.running_count / n, 2.0),
+        ), dtype=np.float32)
+        time_vec = np.array((
+            min((sim.time_min - sim.start_time_min) / (7 * 1440.0), 1.0),
+            1.0 - sim.arrivals_left / n_jobs if n_jobs else 1.0,
+        ), dtype=np.float32)
+        return {
+            "gpus": g.copy(),
+            "gpu_present": self._present.copy(),
+            "job": job_vec,
+            "queue": queue_vec,
+            "time": time_vec,
+        }

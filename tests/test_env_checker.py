@@ -1,0 +1,112 @@
+"""The Gymnasium environment: checkers, registration, reward bookkeeping and fixed workloads."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+from gpusched.env import ENV_ID, GPUSchedulerEnv
+from gpusched.policies import get_policy
+from gpusched.runner import make_simulator, run_policy
+from gpusched.scenario import load_scenario
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"randomize": True}, {"scenario": "ll-stall-mini"}])
+def test_gymnasium_check_env(kwargs):
+    check_env(GPUSchedulerEnv(n_jobs=30, **kwargs), skip_render_check=True)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"randomize": True}])
+def test_sb3_check_env(kwargs):
+    sb3_check_env(GPUSchedulerEnv(n_jobs=30, **kwargs), warn=False)
+
+
+def test_registered_id_makes_the_env():
+    env = gym.make(ENV_ID, scenario="phase1-4gpu", n_jobs=10)
+    obs, _ = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+    assert env.unwrapped.action_masks().shape == (5,)
+
+
+def _random_episode(env: GPUSchedulerEnv, seed: int, **reset_kwargs) -> tuple[float, dict]:
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed, **reset_kwargs)
+    total, done, info = 0.0, False, {}
+    while not done:
+        mask = env.action_masks()
+        _, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+        assert env.observation_space.contains(env.builder.observe(env.sim, env._fits))
+        total += reward
+        done = terminated or truncated
+    return total, info
+
+
+@pytest.mark.parametrize("randomize", [False, True])
+def test_episode_reward_sums_to_the_simulators_total_reward(randomize):
+    env = GPUSchedulerEnv(randomize=randomize, n_jobs=60, max_gpus=16)
+    for seed in range(3):
+        total, info = _random_episode(env, seed)
+        assert total == pytest.approx(info["metrics"]["total_reward"], abs=1e-6)
+        assert info["metrics"]["jobs_completed"] == 60
+
+
+def test_fixed_workload_seed_replays_the_cli_run():
+    """``options={"workload_seed": s}`` gives the same jobs as ``gpusched simulate --seed s``."""
+    scenario = load_scenario("phase1-8gpu")
+    env = GPUSchedulerEnv(scenario, n_jobs=50)
+    env.reset(seed=123, options={"workload_seed": 7})
+    policy = get_policy("best_fit")
+    done = False
+    while not done:
+        sim = env.sim
+        choice = policy.select(sim.state, sim.head_job)
+        _, _, terminated, truncated, info = env.step(env.hold_action if choice == -1 else choice)
+        done = terminated or truncated
+    expected = run_policy(scenario, "best_fit", seed=7, n_jobs=50).metrics
+    assert info["metrics"]["avg_wait_min"] == pytest.approx(expected["avg_wait_min"])
+    assert info["metrics"]["total_reward"] == pytest.approx(expected["total_reward"])
+
+
+def test_explicit_job_list_and_cluster():
+    scenario = load_scenario("phase1-4gpu")
+    sim = make_simulator(scenario, seed=3, n_jobs=20)
+    env = GPUSchedulerEnv(max_gpus=8)
+    obs, _ = env.reset(options={"jobs": sim.jobs, "cluster": sim.cluster})
+    assert env.sim.cluster.n_gpus == 4
+    assert obs["gpu_present"].sum() == 4 and obs["gpus"][4:].sum() == 0
+    assert len(env.sim.jobs) == 20
+
+
+def test_same_seed_same_episode_and_training_seeds_are_high():
+    env = GPUSchedulerEnv(randomize=True, n_jobs=20)
+    a, _ = env.reset(seed=5)
+    seed_a = env.workload_seed
+    b, _ = env.reset(seed=5)
+    assert env.workload_seed == seed_a >= 10_000
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key])
+
+
+def test_workload_seeds_cycle():
+    env = GPUSchedulerEnv(workload_seeds=[3, 4], n_jobs=5)
+    seen = []
+    for _ in range(3):
+        env.reset()
+        seen.append(env.workload_seed)
+    assert seen == [3, 4, 3]
+
+
+def test_max_gpus_too_small_is_refused():
+    from gpusched.errors import GpuschedError
+
+    with pytest.raises(GpuschedError, match="max_gpus"):
+        GPUSchedulerEnv("phase1-8gpu", max_gpus=4)
+
+
+def test_render_ansi():
+    env = GPUSchedulerEnv("ll-stall-mini", render_mode="ansi")
+    env.reset(seed=0)
+    assert "head job" in env.render()

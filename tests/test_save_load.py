@@ -1,0 +1,128 @@
+"""Training smoke run, safe loading, refusal of bad files, and a model on a larger cluster."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpusched.agent.config import TrainConfig
+from gpusched.agent.save_util import ModelError, load_agent
+from gpusched.agent.scheduler import act
+from gpusched.env import GPUSchedulerEnv
+from gpusched.policies import get_policy
+from gpusched.runner import run_policy
+from gpusched.scenario import scenario_from_dict
+
+SCENARIO_48 = {
+    "name": "hetero-48gpu-test",
+    "cluster": {"nodes": [
+        {"gpu_model": "A100-80GB", "vram_gb": 80, "gpus_per_node": 8, "count": 2},
+        {"gpu_model": "V100-32GB", "vram_gb": 32, "gpus_per_node": 4, "count": 4},
+        {"gpu_model": "T4-16GB", "vram_gb": 16, "gpus_per_node": 1, "count": 16},
+    ]},
+    "workload": {"jobs": 60, "arrival_rate_per_hour": 30, "seed": 0},
+}
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory) -> Path:
+    """A model from a tiny training run (a few thousand steps), in a trusted model folder."""
+    from gpusched.agent.train import train
+
+    folder = tmp_path_factory.mktemp("models")
+    config = TrainConfig(scenario="phase1-8gpu", randomize=True, max_gpus=16, n_jobs=40, timesteps=2048,
+                         n_envs=2, n_steps=256, batch_size=128, n_epochs=2, bc_episodes=2, bc_epochs=2,
+                         eval_seeds=(500,), eval_freq=1024, checkpoint_freq=1024,
+                         out=str(folder / "smoke.zip"), log_dir=str(folder / "runs"), progress=False)
+    meta = train(config, log=lambda _: None)
+    assert meta["eval"]["avg"]["ppo"]["jobs_completed"] == 40
+    assert (folder / "runs").is_dir()
+    return folder / "smoke.zip"
+
+
+@pytest.fixture
+def trusted(monkeypatch, trained: Path) -> Path:
+    monkeypatch.setenv("GPUSCHED_MODELS_DIR", str(trained.parent))
+    return trained
+
+
+def test_sidecar_has_the_run_facts(trusted):
+    meta = json.loads(trusted.with_suffix(".json").read_text())
+    for key in ("scenario", "timesteps", "seed", "obs_version", "max_gpus", "reward_spec",
+                "training_time_s", "eval", "sha256"):
+        assert key in meta
+    assert meta["max_gpus"] == 16 and meta["timesteps"] == 2048
+
+
+def test_reload_reproduces_deterministic_actions(trusted):
+    from sb3_contrib import MaskablePPO  # the trainer's own model, loaded here from a file we made
+
+    trusted_model = MaskablePPO.load(trusted, device="cpu")
+    agent = load_agent(trusted)
+    policy = agent.policy(16)
+    env = GPUSchedulerEnv("phase1-8gpu", max_gpus=16, n_jobs=40)
+    obs, _ = env.reset(seed=0, options={"workload_seed": 1000})
+    for _ in range(100):
+        mask = env.action_masks()
+        expected, _ = trusted_model.predict(obs, deterministic=True, action_masks=mask)
+        assert act(policy, obs, mask) == int(expected)
+        obs, _, terminated, truncated, _ = env.step(int(expected))
+        if terminated or truncated:
+            break
+
+
+def test_registry_runs_the_model_and_16_gpu_model_runs_on_48_gpus(trusted):
+    scenario = scenario_from_dict(SCENARIO_48)
+    assert scenario.n_gpus == 48
+    result = run_policy(scenario, f"ppo:{trusted}", seed=0)
+    assert result.metrics["jobs_completed"] == 60
+    # The same weights in a 48-slot environment.
+    policy = load_agent(trusted).policy(48)
+    env = GPUSchedulerEnv(scenario, max_gpus=48)
+    obs, _ = env.reset(seed=0)
+    action, _ = policy.predict(obs, deterministic=True, action_masks=env.action_masks())
+    assert env.action_masks()[int(action)]
+
+
+def test_tampered_model_is_refused(trusted, tmp_path):
+    bad = trusted.parent / "tampered.zip"
+    shutil.copy(trusted, bad)
+    shutil.copy(trusted.with_suffix(".json"), bad.with_suffix(".json"))
+    with bad.open("ab") as f:
+        f.write(b"\0")
+    with pytest.raises(ModelError, match="sha256"):
+        load_agent(bad)
+    with pytest.raises(ModelError, match="sha256"):
+        get_policy(f"ppo:{bad}")
+
+
+def test_missing_sidecar_and_unknown_version_are_refused(trusted):
+    lone = trusted.parent / "lone.zip"
+    shutil.copy(trusted, lone)
+    with pytest.raises(ModelError, match="no sidecar"):
+        load_agent(lone)
+    old = trusted.parent / "old.zip"
+    shutil.copy(trusted, old)
+    meta = json.loads(trusted.with_suffix(".json").read_text())
+    meta["obs_version"] = 0
+    old.with_suffix(".json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match="observation version"):
+        load_agent(old)
+
+
+def test_model_outside_the_model_folders_is_refused(trained, tmp_path, monkeypatch):
+    monkeypatch.delenv("GPUSCHED_MODELS_DIR", raising=False)
+    outside = tmp_path / "elsewhere.zip"
+    shutil.copy(trained, outside)
+    shutil.copy(trained.with_suffix(".json"), outside.with_suffix(".json"))
+    with pytest.raises(ModelError, match="outside the model folders"):
+        load_agent(outside)
+
+
+def test_actions_are_masked_in_simulator_runs(trusted):
+    result = run_policy(scenario_from_dict(SCENARIO_48), f"ppo:{trusted}", seed=1)
+    assert np.isfinite(result.metrics["avg_wait_min"])
