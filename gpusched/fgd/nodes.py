@@ -75,6 +75,7 @@ class NodeArrays:
     :param gpus: GPU count per node.
     :param models: GPU model per node.
     :param names: node names (for reports).
+    :param intern_states: keep :attr:`state_id` up to date (FGD needs it; the other policies do not).
     """
 
     def __init__(
@@ -84,6 +85,8 @@ class NodeArrays:
         gpus: Sequence[int] | np.ndarray,
         models: Sequence[str],
         names: Sequence[str] | None = None,
+        *,
+        intern_states: bool = True,
     ) -> None:
         self.n = len(models)
         self.names: list[str] = (
@@ -99,9 +102,8 @@ class NodeArrays:
         #: Free memory per node (MiB).
         self.mem_left = self.memory_capacity.copy()
         #: Free share per GPU (milli-GPU); -1 pads nodes with fewer than ``max_gpus`` GPUs.
-        self.rem = np.full((self.n, max(self.max_gpus, 1)), -1, dtype=np.int64)
-        for i, k in enumerate(self.n_gpus):
-            self.rem[i, :k] = MILLI
+        width = max(self.max_gpus, 1)
+        self.rem = np.where(np.arange(width)[None, :] < self.n_gpus[:, None], MILLI, -1).astype(np.int64)
         #: Free milli-GPU per node (sum of ``rem``).
         self.gpu_left = self.n_gpus * MILLI
         #: Fully free GPUs per node.
@@ -116,8 +118,10 @@ class NodeArrays:
         self.state_id = np.zeros(self.n, dtype=np.int64)
         self.state_keys: list[tuple[str, tuple[int, ...]]] = []
         self._state_ids: dict[tuple[str, tuple[int, ...]], int] = {}
-        for i in range(self.n):
-            self.state_id[i] = self.intern(self.models[i], self.rem_sorted(i))
+        self.intern_states = intern_states
+        if intern_states:
+            for i in range(self.n):
+                self.state_id[i] = self.intern(self.models[i], self.rem_sorted(i))
         self._allowed: dict[tuple[str, ...], np.ndarray] = {}
         self._has_gpu = self.n_gpus > 0
         self.allocated_gpu_milli = 0
@@ -128,8 +132,9 @@ class NodeArrays:
         self.gpu_left = np.where(real, self.rem, 0).sum(axis=1)
         self.n_free = (self.rem == MILLI).sum(axis=1)
         self.max_rem = np.where(self.n_gpus > 0, self.rem.max(axis=1), -1)
-        for i in range(self.n):
-            self.state_id[i] = self.intern(self.models[i], self.rem_sorted(i))
+        if self.intern_states:
+            for i in range(self.n):
+                self.state_id[i] = self.intern(self.models[i], self.rem_sorted(i))
 
     @property
     def total_gpus(self) -> int:
@@ -204,4 +209,5 @@ class NodeArrays:
         if self.tag_counts[node, tag] == 0:
             self.n_tags[node] += 1
         self.tag_counts[node, tag] += 1
-        self.state_id[node] = self.intern(self.models[node], self.rem_sorted(node))
+        if self.intern_states:
+            self.state_id[node] = self.intern(self.models[node], self.rem_sorted(node))

@@ -20,7 +20,8 @@ Approximations, because ``ClusterState`` does not record which jobs run on which
 - ``gpu_clustering`` infers a node's tags from occupancy: a partly used GPU carries the "share" tag, a
   fully used GPU the "whole" tag (all whole-GPU jobs share one tag here, instead of one per GPU count);
 - ``fgd`` learns its typical pods online, from the distinct jobs it has been asked to place so far
-  (every job counts once; the same 95 % popularity rule as the paper).
+  (every job counts once; the same 95 % popularity rule as the paper). They are recomputed when the
+  number of jobs seen has grown by 10 % since the last time, so the fragmentation cache stays warm.
 
 Ties go to the lowest per-seed random node rank, as in the paper. In the registry the paper's Random and
 Best-Fit are ``fgd_random`` and ``fgd_best_fit``, since ``random`` and ``best_fit`` name the core's own.
@@ -44,7 +45,7 @@ from gpusched.fgd.scoring import (
     NodeScorer,
     best_gpus,
 )
-from gpusched.fgd.typical_pods import TypicalPods, typical_pods_from_shapes
+from gpusched.fgd.typical_pods import TypicalPods, typical_pods_from_counts
 from gpusched.jobs import Job
 from gpusched.simulator import HOLD, Action
 
@@ -61,12 +62,24 @@ def job_share_milli(job: Job, vram_capacity_gb: float) -> int:
     return int(min(MILLI, max(1, math.ceil(round(share * MILLI, 6)))))
 
 
-def project(state: ClusterState) -> NodeArrays:
-    """A milli-GPU :class:`NodeArrays` view of ``state`` (node order = cluster order)."""
+def project(state: ClusterState, *, intern_states: bool = True) -> NodeArrays:
+    """A milli-GPU :class:`NodeArrays` view of ``state`` (node order = cluster order).
+
+    :param state: the simulator's cluster state.
+    :param intern_states: compute the node state ids (needed by FGD only).
+    """
     c = state.cluster
     cpu_cap = np.where(np.isfinite(c.node_cpu_milli), c.node_cpu_milli, UNLIMITED_CPU_MILLI)
     mem_cap = np.where(np.isfinite(c.node_memory_mib), c.node_memory_mib, np.inf)
-    nodes = NodeArrays(cpu_cap.astype(np.int64), mem_cap, c.node_gpu_count, c.node_model, c.node_name)
+    nodes = NodeArrays(
+        cpu_cap.astype(np.int64),
+        mem_cap,
+        c.node_gpu_count,
+        c.node_model,
+        c.node_name,
+        intern_states=False,
+    )
+    nodes.intern_states = intern_states
     limited = np.isfinite(c.node_cpu_milli)
     nodes.cpu_left = np.where(limited, cpu_cap - state.node_cpu_used, UNLIMITED_CPU_MILLI).astype(np.int64)
     nodes.mem_left = mem_cap - state.node_memory_used
@@ -101,6 +114,7 @@ class PaperPolicy:
         self._rank: np.ndarray | None = None
         self._shapes: Counter[tuple] = Counter()
         self._seen: set[int] = set()
+        self._seen_at_refresh: dict[float, int] = {}
         self._frag: dict[float, tuple[tuple, FragmentationModel]] = {}
         self._fixed_frag = FragmentationModel(typical) if typical is not None else None
         scorers: dict[str, type] = {
@@ -125,18 +139,19 @@ class PaperPolicy:
         """
         if self._fixed_frag is not None:
             return FgdPolicy(self._fixed_frag)
-        shapes = [
-            (int(round(j_cpu)), share, gpus, spec)
-            for (j_cpu, vram_gb, vram_frac, compute, gpus, spec), count in self._shapes.items()
-            for share in [job_share_milli(_shape_job(vram_gb, vram_frac, compute, gpus), capacity_gb)]
-            for _ in range(count)
-        ]
-        typical: TypicalPods = typical_pods_from_shapes(shapes)
-        key = (typical.cpu_milli, typical.gpu_milli, typical.num_gpu, typical.gpu_spec, typical.prob)
         cached = self._frag.get(capacity_gb)
-        if cached is None or cached[0] != key:
-            cached = (key, FragmentationModel(typical))
-            self._frag[capacity_gb] = cached
+        seen = len(self._seen)
+        if cached is None or seen >= 1.1 * self._seen_at_refresh[capacity_gb]:
+            counts: Counter[tuple[int, int, int, tuple[str, ...]]] = Counter()
+            for (cpu, vram_gb, vram_frac, compute, gpus, spec), n in self._shapes.items():
+                share = job_share_milli(_shape_job(vram_gb, vram_frac, compute, gpus), capacity_gb)
+                counts[(int(round(cpu)), share, gpus, spec)] += n
+            typical: TypicalPods = typical_pods_from_counts(counts)
+            key = (typical.cpu_milli, typical.gpu_milli, typical.num_gpu, typical.gpu_spec, typical.prob)
+            if cached is None or cached[0] != key:
+                cached = (key, FragmentationModel(typical))
+                self._frag[capacity_gb] = cached
+            self._seen_at_refresh[capacity_gb] = seen
         return FgdPolicy(cached[1])
 
     def _pod(self, job: Job, capacity_gb: float) -> PodRequest:
@@ -162,7 +177,7 @@ class PaperPolicy:
             node = int(feasible_nodes[self.rng.integers(len(feasible_nodes))])
             return self._gpus_random(state, job, node)
         rank = self._ranks(c.n_nodes)
-        nodes = project(state)
+        nodes = project(state, intern_states=self.kind == "fgd")
         best_node, best_key, best_pod, best_scorer = -1, None, None, None
         for capacity in np.unique(c.node_vram_gb[feasible_nodes]):
             group = feasible_nodes[c.node_vram_gb[feasible_nodes] == capacity]

@@ -12,6 +12,7 @@ trace has 91 shapes, of which 35 are kept.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,11 +61,25 @@ def typical_pods_from_shapes(
     :param shapes: one shape per pod (CPU-only pods have ``gpu_milli == num_gpu == 0``).
     :param threshold_pct: share of all pods (percent) the kept shapes must reach.
     """
-    if not shapes:
+    return typical_pods_from_counts(Counter(shapes), threshold_pct)
+
+
+def typical_pods_from_counts(
+    counts: Mapping[tuple[int, int, int, tuple[str, ...]], int],
+    threshold_pct: float = POPULARITY_THRESHOLD_PCT,
+) -> TypicalPods:
+    """Typical pods from pod counts per shape ``(cpu_milli, gpu_milli, num_gpu, gpu_spec)``.
+
+    :param counts: number of pods of each shape.
+    :param threshold_pct: share of all pods (percent) the kept shapes must reach.
+    """
+    by_key: Counter[tuple[int, int, int, str]] = Counter()
+    for (c, m, g, spec), n in counts.items():
+        by_key[(c, m, g, "|".join(spec))] += n
+    if not by_key:
         raise ValueError("typical pods need at least one pod")
-    counts = Counter((c, m, g, "|".join(spec)) for c, m, g, spec in shapes)
-    total = float(sum(counts.values()))
-    ordered = sorted(counts.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
+    total = float(sum(by_key.values()))
+    ordered = sorted(by_key.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
     expected = threshold_pct * total / 100.0
     kept: list[tuple[tuple[int, int, int, str], float]] = []
     cumulative = 0.0
