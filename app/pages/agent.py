@@ -27,10 +27,10 @@ def main() -> None:
                 "with its training settings and evaluation results.")
     st.info("There is no model upload on purpose: a model file is a pickle-backed archive and "
             "can carry code that runs when it is loaded. Put files you trust in `models/` "
-            "yourself, or train one.", icon="🔒")
+            "yourself, or train one.", icon=":material/lock:")
     if not models:
         st.warning("No models found yet. The agent's policy (`ppo`) appears on the other pages "
-                   "once a model with its sidecar ships in `assets/models/`.", icon="🤖")
+                   "once a model with its sidecar ships in `assets/models/`.", icon=":material/smart_toy:")
         return
     rows = [{"model": m.name, "origin": m.origin, **_summary(m.meta), "note": m.error or ""}
             for m in models]

@@ -49,9 +49,10 @@ def main() -> None:
             st.rerun()
         except ScenarioError as exc:
             top[1].error(f"{exc}. Nothing was loaded; fix the file and upload it again.",
-                         icon="⚠️")
-    top[2].download_button("⬇ Download YAML", scenario.to_yaml(), file_name=f"{scenario.name}.yaml",
-                           mime="application/x-yaml", key="download_yaml", width="stretch")
+                         icon=":material/error:")
+    top[2].download_button("Download YAML", scenario.to_yaml(), file_name=f"{scenario.name}.yaml",
+                           mime="application/x-yaml", key="download_yaml", width="stretch",
+                           icon=":material/download:")
 
     data = scenario.model_dump()
     left, right = st.columns([3, 2])
@@ -94,7 +95,7 @@ def main() -> None:
         candidate = scenario_from_dict(data, source=name or "scenario")
     except ScenarioError as exc:
         target = cluster_error if ".cluster" in str(exc) or "cluster." in str(exc) else workload_error
-        target.error(f"{exc}. The pages keep using the last valid scenario.", icon="⚠️")
+        target.error(f"{exc}. The pages keep using the last valid scenario.", icon=":material/error:")
     else:
         if candidate.to_yaml() != scenario.to_yaml():
             set_scenario(candidate)
@@ -102,7 +103,7 @@ def main() -> None:
 
     st.success(f"Every page now runs on **`{scenario.name}`**: {scenario.n_gpus} GPUs, "
                f"{scenario.workload.jobs} jobs at {scenario.workload.arrival_rate_per_hour:g}/h.",
-               icon="✅")
+               icon=":material/check_circle:")
     jobs = _workload_jobs(scenario.to_yaml())
     st.markdown("##### The workload")
     a, b = st.columns(2)

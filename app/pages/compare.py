@@ -15,6 +15,7 @@ from gpusched.catalog import AGENT_POLICY
 from gpusched.figures import (
     metric_bars_figure,
     policy_label,
+    results_table,
     util_over_time_figure,
     wait_cdf_figure,
 )
@@ -45,21 +46,19 @@ def main() -> None:
         comparison = cached_compare(text, tuple(policies), seeds)
 
     show_chart(metric_bars_figure(comparison), key="compare_bars")
+    _, seed_col = st.columns([4, 1])
+    seed = seed_col.selectbox("Seed of the utilisation curve", seeds, key="compare_util_seed")
     left, right = st.columns(2)
     with left:
         show_chart(wait_cdf_figure(comparison), key="compare_cdf")
     with right:
-        seed = st.selectbox("Seed shown over time", seeds, key="compare_util_seed")
         show_chart(util_over_time_figure(comparison, seed=seed), key="compare_util")
 
-    st.markdown("##### Results")
-    mean, std = comparison.summary(), comparison.spread()
-    table = mean.round(3).astype(str) + " ± " + std.round(3).astype(str)
-    table.index = [policy_label(p) for p in table.index]
-    st.dataframe(table, width="stretch")
-    st.download_button("⬇ Download every run (CSV)",
+    st.markdown("##### Results (mean ± std over seeds)")
+    st.dataframe(results_table(comparison), width="stretch")
+    st.download_button("Download every run (CSV)",
                        comparison.runs[["policy", "seed", *METRIC_KEYS]].to_csv(index=False),
-                       file_name=f"compare-{scenario.name}.csv", mime="text/csv",
+                       icon=":material/download:", file_name=f"compare-{scenario.name}.csv", mime="text/csv",
                        key="compare_csv")
 
     st.markdown("##### Side by side, on the same jobs")

@@ -12,8 +12,7 @@ from shared import (
 from gpusched.catalog import AGENT_POLICY, agent_available
 from gpusched.figures import metric_bars_figure, policy_color, policy_label
 
-HEADLINE_SEEDS = (0, 1, 2)
-"""Workload seeds of the headline numbers."""
+HEADLINE_SEEDS = (0, 1, 2)  # workload seeds of the headline numbers
 
 HEADLINE_METRICS = {
     "avg_wait_min": ("Average wait (min)", 1.0),
@@ -52,15 +51,17 @@ def main() -> None:
             st.markdown(f"<span style='color:{policy_color(p)};font-weight:700;font-size:1.1rem'>"
                         f"■ {policy_label(p)}</span>", unsafe_allow_html=True)
             delta = None if p == "first_fit" else f"{m['avg_wait_min'] - base['avg_wait_min']:+.0f} min"
-            st.metric("Average wait", f"{m['avg_wait_min']:.0f} min", delta, delta_color="inverse")
-            st.metric("p95 wait", f"{m['p95_wait_min']:.0f} min")
-            st.metric("Stall", f"{m['stall_min']:.0f} min")
-            st.metric("Utilisation", f"{m['avg_util'] * 100:.0f} %")
+            top, bottom = st.columns(2), st.columns(2)
+            top[0].metric("Average wait", f"{m['avg_wait_min']:.0f} min", delta, delta_color="inverse")
+            top[1].metric("p95 wait", f"{m['p95_wait_min']:.0f} min")
+            bottom[0].metric("Stall", f"{m['stall_min']:,.0f} min")
+            bottom[1].metric("Utilisation", f"{m['avg_util'] * 100:.0f} %")
     with cols[-1]:
         st.markdown("#### See it happen")
         st.write("Least-Loaded's stall, on one time axis: the queue, the stall intervals and "
                  "every job it sent to a GPU too small for it.")
-        if st.button("🚧 Show me the stall", type="primary", key="show_stall", width="stretch"):
+        if st.button("Show me the stall", type="primary", key="show_stall", width="stretch",
+                     icon=":material/traffic:"):
             st.session_state["stall_demo"] = True
             st.switch_page("pages/stalls.py")
         if not agent_available():
@@ -70,11 +71,11 @@ def main() -> None:
 
     st.markdown("#### Explore")
     links = st.columns(5)
-    links[0].page_link("pages/cluster.py", label="Cluster & workload", icon="🖥️")
-    links[1].page_link("pages/replay.py", label="Replay a run", icon="▶️")
-    links[2].page_link("pages/compare.py", label="Compare policies", icon="📊")
-    links[3].page_link("pages/stalls.py", label="Least-Loaded stalls", icon="🚧")
-    links[4].page_link("pages/agent.py", label="Agent models", icon="🤖")
+    links[0].page_link("pages/cluster.py", label="Cluster & workload", icon=":material/dns:")
+    links[1].page_link("pages/replay.py", label="Replay a run", icon=":material/play_circle:")
+    links[2].page_link("pages/compare.py", label="Compare policies", icon=":material/bar_chart:")
+    links[3].page_link("pages/stalls.py", label="Least-Loaded stalls", icon=":material/traffic:")
+    links[4].page_link("pages/agent.py", label="Agent models", icon=":material/smart_toy:")
 
 
 main()

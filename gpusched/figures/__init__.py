@@ -8,6 +8,7 @@ Colours (one per policy, per job type and per utilisation band) live in
 from gpusched.figures.compare import (
     BAR_METRICS,
     metric_bars_figure,
+    results_table,
     util_over_time_figure,
     wait_cdf_figure,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "policy_color",
     "policy_label",
     "replay_figure",
+    "results_table",
     "side_by_side_figure",
     "stall_figure",
     "util_over_time_figure",

@@ -4,6 +4,7 @@ utilisation over time, one colour per policy."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
@@ -57,14 +58,45 @@ def metric_bars_figure(comparison: Comparison,
                           "<br>± %{error_y.array:.2f} over " + str(n_seeds) + " seed(s)"
                           "<extra></extra>"), row=row + 1, col=col + 1)
         fig.update_xaxes(showticklabels=False, row=row + 1, col=col + 1)
+        fig.update_yaxes(rangemode="tozero", row=row + 1, col=col + 1)
     # Legend-only entries: one per policy, in its colour.
     for p in policies:
         fig.add_trace(go.Bar(x=[None], y=[None], name=policy_label(p), marker_color=policy_color(p),
                              legendgroup=p, hoverinfo="skip"), row=1, col=1)
     apply_layout(fig, title=f"Mean over {n_seeds} seed(s), error bars ±1 std",
-                 height=100 + 280 * rows)
-    fig.update_layout(barmode="group", bargap=0.25)
+                 height=120 + 280 * rows)
+    fig.update_layout(barmode="group", bargap=0.25, margin={"t": 110},
+                      legend={"y": 1.0, "yref": "container", "yanchor": "top", "x": 1.0,
+                              "xanchor": "right"})
     return fig
+
+
+TABLE_METRICS: dict[str, str] = {
+    "avg_wait_min": "avg wait (min)",
+    "p95_wait_min": "p95 wait (min)",
+    "max_wait_min": "max wait (min)",
+    "avg_util": "utilisation (0–1)",
+    "util_in_band_frac": "time in band (0–1)",
+    "gini": "Gini (0–1)",
+    "stall_min": "stall (min)",
+    "makespan_min": "makespan (min)",
+    "jobs_completed": "completed",
+    "jobs_unfinished": "unfinished",
+    "total_reward": "reward",
+}
+"""Columns of the results table: metric key → header with unit."""
+
+
+def results_table(comparison: Comparison) -> pd.DataFrame:
+    """Mean ± standard deviation over seeds per policy (rows) and metric (columns), as text."""
+    mean, std = comparison.summary(), comparison.spread()
+    keys = list(TABLE_METRICS)
+    digits = {k: 3 if k in ("avg_util", "util_in_band_frac", "gini") else 1 for k in keys}
+    table = pd.DataFrame({
+        TABLE_METRICS[k]: [f"{m:,.{digits[k]}f} ± {s:,.{digits[k]}f}"
+                           for m, s in zip(mean[k], std[k], strict=True)] for k in keys})
+    table.index = [policy_label(p) for p in mean.index]
+    return table
 
 
 def ecdf(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

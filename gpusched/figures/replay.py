@@ -171,7 +171,7 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES) -> go.Fi
     apply_layout(fig, title=_frame_title(result, times[0], queue[0], running[0]), height=720)
     fig.update_layout(barmode="overlay", bargap=0.25, **_animation_controls(names, slider_labels),
                       margin={"l": 60, "r": 24, "t": 110, "b": 120},
-                      legend={"y": 1.1})
+                      legend={"y": 1.13, "x": 1.0, "xanchor": "right"})
     fig.update_yaxes(title_text="VRAM (GB)", range=[0, float(cap.max()) * 1.05], row=1, col=1)
     fig.update_yaxes(title_text="compute used (%)", range=[0, 105], row=1, col=2)
     fig.add_hrect(y0=60, y1=80, fillcolor=TARGET_BAND_FILL, line_width=0, row=1, col=2)
@@ -309,7 +309,8 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
     title0 = fig_frames[0]["layout"]["title"]["text"] if fig_frames else ""
     apply_layout(fig, title=title0, height=680)
     fig.update_layout(**_animation_controls(names, slider_labels),
-                      margin={"l": 60, "r": 24, "t": 110, "b": 120}, legend={"y": 1.1})
+                      margin={"l": 60, "r": 24, "t": 110, "b": 120},
+                      legend={"y": 1.13, "x": 1.0, "xanchor": "right"})
     fig.update_yaxes(range=[0, 105], row=1, col=1, title_text="compute used (%)")
     fig.update_yaxes(range=[0, 105], row=1, col=2)
     end = max(a.timeline.end_min, b.timeline.end_min)

@@ -70,7 +70,7 @@ def stall_figure(runs: Sequence[Result], report: StallReport, idle: IdleSteps,
         fig.add_trace(go.Scatter(
             x=np.round(mis["time_min"], 2).tolist(), y=q_at.tolist(), mode="markers",
             name=f"misroute: {policy_label(report.policy)} sent the head job where it did not fit",
-            marker={"symbol": "x-thin", "size": 9, "color": "#7F1D1D",
+            marker={"symbol": "x-thin", "size": 7, "color": "#7F1D1D", "opacity": 0.8,
                     "line": {"width": 1.6, "color": "#7F1D1D"}},
             text=text, hovertemplate="minute %{x:.0f}<br>%{text}<extra>misroute</extra>"),
             row=1, col=1)

@@ -111,7 +111,7 @@ def apply_layout(fig: go.Figure, *, title: str | None = None, height: int = 420)
         font={"family": FONT_FAMILY, "size": 13, "color": "#1F2937"},
         height=height,
         margin={"l": 60, "r": 24, "t": 64 if title else 36, "b": 52},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "right", "x": 1},
         hoverlabel={"font": {"family": FONT_FAMILY}},
     )
     if title:
