@@ -28,6 +28,7 @@ over those within ``k +- 1``. ``frag_pct`` is built the same way from the cluste
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -156,6 +157,7 @@ def run_allocation(
     *,
     tune: float = DEFAULT_TUNE,
     typical: TypicalPods | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> AllocationRun:
     """One run of the allocation experiment.
 
@@ -165,6 +167,8 @@ def run_allocation(
     :param seed: seed of the run's ``numpy.random.Generator``.
     :param tune: target GPU request as a multiple of capacity (1.3 = 130 %).
     :param typical: typical pods (computed from ``pods`` if not given).
+    :param progress: called as ``progress(done, total)`` (pods) about every 1 % of the run and at its end,
+        e.g. to drive a progress bar.
     """
     if policy not in POLICY_NAMES:
         raise ValueError(f"unknown policy '{policy}' (choose from {', '.join(POLICY_NAMES)})")
@@ -202,7 +206,10 @@ def run_allocation(
     frag_samples = np.empty(n, dtype=np.float64)
     failed = unhostable = 0
     arrived_milli = 0
+    every = max(1, n // 100)
     for j, i in enumerate(order):
+        if progress is not None and j % every == 0:
+            progress(j, n)
         pod = cache.get(i)
         if pod is None:
             pod = PodRequest(
@@ -228,6 +235,8 @@ def run_allocation(
         used[j] = state.allocated_gpu_milli
         frag_samples[j] = frag_total
 
+    if progress is not None:
+        progress(n, n)
     alloc_pct = _round2(used / total_gpus / 10)
     frag_pct = 100 * frag_samples / MILLI / total_gpus
     final_rem = np.full((len(nodes), state.rem.shape[1]), -1, dtype=np.int64)

@@ -172,3 +172,16 @@ def test_gpusched_cli_has_allocation_command(capsys) -> None:
     assert "127 typical pods" in out
     assert "unhostable 1" in out  # a pod whose GPU-type constraint no node meets is reported
     assert gpusched_main(["allocation", "--nodes", "missing.csv", "--pods", DEFAULT]) == 2
+
+
+def test_progress_is_reported_to_the_end(nodes) -> None:
+    pods = read_openb_pods("openb_pod_list_gpushare100")
+    calls: list[tuple[int, int]] = []
+    run = run_allocation(
+        nodes, pods, "gpu_packing", 1, progress=lambda done, total: calls.append((done, total))
+    )
+    total = calls[-1][1]
+    assert calls[0] == (0, total) and calls[-1] == (total, total)
+    assert 100 <= len(calls) <= 102
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+    assert run.scheduled_pods + run.failed_pods == total
