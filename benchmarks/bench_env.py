@@ -1,0 +1,159 @@
+"""Speed of the RL environment, of training and of the agent's decisions.
+
+Prints:
+
+- environment steps per second with uniformly random *valid* actions, on 8 GPUs (``phase1-8gpu``)
+  and on random heterogeneous clusters of 64 and 512 GPUs (episode resets included and excluded);
+- MaskablePPO training steps per second on ``phase1-8gpu`` (4 environments, no warm start);
+- the agent's time per decision (observation + network + mask) at 8 and 512 GPUs.
+
+The environment's step is a few dozen small numpy operations, so its speed scales with the
+machine's per-operation overhead; the first line prints that overhead as a calibration.
+
+Usage: ``python benchmarks/bench_env.py [--seconds 3] [--train-steps 8192] [--json out.json]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+import torch as th
+
+from gpusched.cluster import Cluster
+from gpusched.env import GPUSchedulerEnv
+from gpusched.env.randomize import random_cluster
+from gpusched.jobs import Job, generate_jobs
+from gpusched.scenario import load_scenario
+
+
+def _workload(n_gpus: int, seed: int) -> tuple[Cluster, list[Job]]:
+    """A random cluster of exactly ``n_gpus`` GPUs with phase1-8gpu's load per GB of VRAM."""
+    rng = np.random.default_rng(seed)
+    cluster = random_cluster(rng, n_gpus, n_gpus)
+    base = load_scenario("phase1-8gpu")
+    rate = base.workload.arrival_rate_per_hour * float(cluster.gpu_vram_gb.sum()) / 288.0
+    n_jobs = max(250, 30 * n_gpus)
+    jobs = generate_jobs(n_jobs, rate, base.workload.mix, rng, cluster.max_vram_gb_for_gpus())
+    return cluster, jobs
+
+
+def bench_env_steps(n_gpus: int, seconds: float) -> dict[str, float]:
+    """Random valid actions for ``seconds``; steps/s with and without the time spent in ``reset``."""
+    rng = np.random.default_rng(0)
+    if n_gpus == 8:
+        env = GPUSchedulerEnv("phase1-8gpu")
+        options: dict = {}
+    else:
+        cluster, jobs = _workload(n_gpus, seed=n_gpus)
+        env = GPUSchedulerEnv("phase1-8gpu", max_gpus=n_gpus)
+        options = {"jobs": jobs, "cluster": cluster}
+    steps, reset_s = 0, 0.0
+    t_reset = time.perf_counter()
+    env.reset(seed=0, options=options)
+    reset_s += time.perf_counter() - t_reset
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        mask = env.action_masks()
+        valid = np.flatnonzero(mask)
+        _, _, terminated, truncated, _ = env.step(int(valid[rng.integers(valid.size)]))
+        steps += 1
+        if terminated or truncated:
+            t_reset = time.perf_counter()
+            env.reset(options=options)
+            reset_s += time.perf_counter() - t_reset
+    total = time.perf_counter() - start
+    return {"gpus": n_gpus, "steps": steps, "steps_per_s": steps / total,
+            "steps_per_s_excl_reset": steps / max(total - reset_s, 1e-9)}
+
+
+def bench_training(steps: int) -> dict[str, float]:
+    """MaskablePPO steps per second on phase1-8gpu (4 envs, 512-step rollouts, no warm start)."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from gpusched.agent.config import TrainConfig
+    from gpusched.agent.network import GpuSetPolicy
+    from gpusched.agent.train import make_train_env, seed_everything
+
+    config = TrainConfig(randomize=True, n_envs=4)
+    th.set_num_threads(config.torch_threads)
+    seed_everything(0)
+    venv = DummyVecEnv([lambda: make_train_env(config) for _ in range(config.n_envs)])
+    model = MaskablePPO(GpuSetPolicy, venv, n_steps=config.n_steps, batch_size=config.batch_size,
+                        n_epochs=config.n_epochs, policy_kwargs={"hidden": config.hidden}, seed=0,
+                        device="cpu")
+    start = time.perf_counter()
+    model.learn(total_timesteps=steps)
+    elapsed = time.perf_counter() - start
+    return {"steps": steps, "seconds": elapsed, "steps_per_s": steps / elapsed}
+
+
+def bench_inference(n_gpus: int, decisions: int = 300) -> dict[str, float]:
+    """Mean time (ms) of one agent decision: observation, network forward and masked argmax."""
+    from gpusched.agent.network import GpuSetPolicy
+    from gpusched.agent.scheduler import act
+    from gpusched.env.observation import ObservationBuilder
+
+    if n_gpus == 8:
+        env = GPUSchedulerEnv("phase1-8gpu")
+        env.reset(seed=0)
+    else:
+        cluster, jobs = _workload(n_gpus, seed=n_gpus)
+        env = GPUSchedulerEnv("phase1-8gpu", max_gpus=n_gpus)
+        env.reset(seed=0, options={"jobs": jobs, "cluster": cluster})
+    th.manual_seed(0)
+    policy = GpuSetPolicy(env.observation_space, env.action_space, lambda _: 0.0)
+    builder = ObservationBuilder(env.sim.cluster, n_gpus)
+    times = []
+    for _ in range(decisions):
+        sim = env.sim
+        start = time.perf_counter()
+        fits = sim.state.fit_mask(sim.head_job)
+        action = act(policy, builder.observe(sim, fits), builder.mask(sim, fits))
+        times.append(time.perf_counter() - start)
+        _, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            env.reset()
+    return {"gpus": n_gpus, "ms_per_decision": 1e3 * float(np.mean(times))}
+
+
+def numpy_op_us() -> float:
+    """Time (microseconds) of one tiny numpy operation: a calibration of this machine's overhead."""
+    import timeit
+
+    a = np.zeros(8)
+    return timeit.timeit(lambda: a * 0.5, number=20000) / 20000 * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per environment benchmark (s)")
+    parser.add_argument("--train-steps", type=int, default=8192, help="PPO steps of the training benchmark")
+    parser.add_argument("--json", help="also write the figures as JSON to this path")
+    args = parser.parse_args()
+    th.set_num_threads(1)
+    out: dict[str, list | dict | float] = {"env": [], "inference": [], "numpy_op_us": numpy_op_us()}
+    print(f"calibration: one small numpy operation takes {out['numpy_op_us']:.2f} us on this machine")
+    print("environment, random valid actions")
+    print(f"{'GPUs':>6} {'steps/s':>10} {'excl. reset':>12}")
+    for n in (8, 64, 512):
+        row = bench_env_steps(n, args.seconds)
+        out["env"].append(row)
+        print(f"{n:>6} {row['steps_per_s']:>10.0f} {row['steps_per_s_excl_reset']:>12.0f}")
+    row = bench_training(args.train_steps)
+    out["training"] = row
+    print(f"training: {row['steps']} PPO steps in {row['seconds']:.1f} s = {row['steps_per_s']:.0f} steps/s")
+    for n in (8, 512):
+        row = bench_inference(n)
+        out["inference"].append(row)
+        print(f"agent decision at {n} GPUs: {row['ms_per_decision']:.2f} ms")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(out, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

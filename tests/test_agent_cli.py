@@ -1,0 +1,53 @@
+"""The agent through the command line: ``compare`` with the shipped model, and ``train``'s errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from gpusched.agent.save_util import DEFAULT_MODEL
+
+
+def run_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "gpusched", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=300)
+
+
+@pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped model")
+def test_compare_first_fit_and_ppo_end_to_end(tmp_path):
+    path = tmp_path / "cmp.json"
+    out = run_cli("compare", "--scenario", "phase1-8gpu", "--policies", "first_fit,ppo",
+                  "--seed-list", "1000", "--jobs", "60", "--json", str(path), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "ppo" in out.stdout
+    data = json.loads(path.read_text())
+    assert {r["policy"] for r in data["runs"]} == {"first_fit", "ppo"}
+    assert data["summary"]["ppo"]["jobs_completed"] == 60
+
+
+def test_simulate_with_an_untrusted_model_path_fails_cleanly(tmp_path):
+    (tmp_path / "evil.zip").write_bytes(b"not a model")
+    out = run_cli("simulate", "--scenario", "ll-stall-mini", "--policy", f"ppo:{tmp_path / 'evil.zip'}",
+                  cwd=tmp_path)
+    assert out.returncode == 2
+    assert "outside the model folders" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_train_rejects_bad_input():
+    out = run_cli("train", "--scenario", "no-such-preset", "--timesteps", "10", "--out", "x.zip")
+    assert out.returncode == 2 and "unknown scenario" in out.stderr
+    out = run_cli("train", "--scenario", "phase1-8gpu", "--timesteps", "0", "--out", "x.zip")
+    assert out.returncode == 2
+
+
+def test_import_gpusched_does_not_import_torch():
+    code = "import sys, gpusched, gpusched.policies; gpusched.policies.get_policy('first_fit'); " \
+           "print('torch' in sys.modules)"
+    start = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "False", out.stderr
+    assert time.perf_counter() - start < 60
