@@ -17,7 +17,7 @@ from gpusched.simulator import Simulator
 def make_simulator(scenario: Scenario, seed: int | None = None,
                    n_jobs: int | None = None) -> Simulator:
     """A simulator on the scenario's cluster and workload (``seed``/``n_jobs`` override it)."""
-    cluster = scenario.build_cluster()
+    cluster = scenario.build_cluster(seed)
     jobs = scenario.jobs(seed=seed, n_jobs=n_jobs, cluster=cluster)
     return Simulator(cluster, jobs, reward=scenario.reward, util_band=scenario.util_band,
                      horizon_min=scenario.horizon_min)

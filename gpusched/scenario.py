@@ -17,12 +17,25 @@ reward: {}              # optional; see gpusched.reward.RewardSpec for the defau
 util_band: [0.6, 0.8]   # optional; target band of cluster utilisation (fractions)
 ```
 
+A scenario can also take its cluster and/or its jobs from a real trace (Alibaba's openb trace,
+see :mod:`gpusched.traces.workload`) instead of the node list and the synthetic generator:
+
+```yaml
+cluster:
+  trace: {nodes: openb_node_list_gpu_node, sample_nodes: 24}   # a seeded sample of 24 nodes
+workload:
+  jobs: 400                 # the first 400 GPU pods by creation time
+  seed: 0                   # seeds the node sample
+  trace: {pods: openb_pod_list_default, time_compression: 600}  # 600 trace seconds = 1 minute
+```
+
 Presets live in ``assets/scenarios/``. Errors name the file and the key, on one line:
 ``scenario 'x.yaml', cluster.nodes[2].vram_gb: must be > 0 (got -16)``.
 """
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -56,20 +69,50 @@ class NodeSpec(_Strict):
     memory_mib: float | None = Field(None, gt=0, description="memory per node (MiB)")
 
 
-class ClusterSpec(_Strict):
-    """The nodes of the cluster."""
+class ClusterTrace(_Strict):
+    """A cluster sampled from an openb node list."""
 
-    nodes: list[NodeSpec] = Field(min_length=1)
+    nodes: str = Field("openb_node_list_gpu_node", min_length=1,
+                       description="node list: a bundled stem or a CSV path")
+    sample_nodes: int | None = Field(None, gt=0, description="nodes to sample (all if omitted)")
+
+
+class WorkloadTrace(_Strict):
+    """Jobs from an openb pod list: creation time -> arrival, deletion - start -> duration."""
+
+    pods: str = Field(min_length=1, description="pod list: a bundled stem or a CSV path")
+    time_compression: float = Field(1.0, gt=0, description="trace seconds per simulated second")
+
+
+class ClusterSpec(_Strict):
+    """The nodes of the cluster, or a sample of a trace's nodes."""
+
+    nodes: list[NodeSpec] | None = Field(None, min_length=1)
+    trace: ClusterTrace | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ClusterSpec:
+        if (self.nodes is None) == (self.trace is None):
+            raise ValueError("give either 'nodes' or 'trace'")
+        return self
 
 
 class WorkloadSpec(_Strict):
     """A synthetic workload (see :data:`gpusched.jobs.JOB_TYPES`)."""
 
-    jobs: int = Field(gt=0, le=10_000_000, description="number of jobs")
-    arrival_rate_per_hour: float = Field(gt=0, description="mean Poisson arrivals per hour")
+    jobs: int = Field(gt=0, le=10_000_000, description="number of jobs (trace: the first N)")
+    arrival_rate_per_hour: float | None = Field(None, gt=0,
+                                                description="mean Poisson arrivals per hour")
     mix: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_MIX),
                                   description="share of each job type, summing to 1")
-    seed: int = Field(0, ge=0, description="workload seed")
+    seed: int = Field(0, ge=0, description="workload seed (trace: the node-sample seed)")
+    trace: WorkloadTrace | None = None
+
+    @model_validator(mode="after")
+    def _rate_unless_trace(self) -> WorkloadSpec:
+        if self.trace is None and self.arrival_rate_per_hour is None:
+            raise ValueError("arrival_rate_per_hour is required unless the jobs come from a 'trace'")
+        return self
 
     @field_validator("mix")
     @classmethod
@@ -106,24 +149,49 @@ class Scenario(_Strict):
     @property
     def n_gpus(self) -> int:
         """Total GPUs of the cluster."""
+        if self.cluster.nodes is None:
+            return self.build_cluster().n_gpus
         return sum(n.gpus_per_node * n.count for n in self.cluster.nodes)
 
-    def build_cluster(self) -> Cluster:
-        """The cluster topology."""
+    def build_cluster(self, seed: int | None = None) -> Cluster:
+        """The cluster topology (``seed`` overrides ``workload.seed`` for a trace node sample)."""
+        if self.cluster.trace is not None:
+            from gpusched.traces.workload import openb_cluster
+
+            t = self.cluster.trace
+            return openb_cluster(_openb_nodes(t.nodes), t.sample_nodes,
+                                 self.workload.seed if seed is None else seed)
         return Cluster([NodeGroup(**n.model_dump()) for n in self.cluster.nodes])
 
     def jobs(self, seed: int | None = None, n_jobs: int | None = None,
              cluster: Cluster | None = None) -> list[Job]:
-        """Draw the workload.
+        """Draw the workload (or take it from the trace).
 
         :param seed: overrides ``workload.seed``.
         :param n_jobs: overrides ``workload.jobs``.
+        :param cluster: the cluster the jobs are for (built from the scenario if omitted).
         """
+        return self.trace_jobs(seed, n_jobs, cluster)[0]
+
+    def trace_jobs(self, seed: int | None = None, n_jobs: int | None = None,
+                   cluster: Cluster | None = None) -> tuple[list[Job], dict[str, int]]:
+        """The jobs, and for a trace workload the pods left out (never silently):
+        ``{"cpu_only_pods": …, "unhostable_pods": …}`` (empty for a synthetic workload)."""
         w = self.workload
-        cluster = cluster or self.build_cluster()
-        rng = np.random.default_rng(w.seed if seed is None else seed)
-        return generate_jobs(n_jobs or w.jobs, w.arrival_rate_per_hour, w.mix, rng,
-                             cluster.max_vram_gb_for_gpus())
+        seed = w.seed if seed is None else seed
+        cluster = cluster or self.build_cluster(seed)
+        if w.trace is None:
+            rng = np.random.default_rng(seed)
+            jobs = generate_jobs(n_jobs or w.jobs, w.arrival_rate_per_hour, w.mix, rng,
+                                 cluster.max_vram_gb_for_gpus())
+            return jobs, {}
+        from gpusched.traces.workload import hostable_jobs, openb_jobs
+
+        pods = _openb_pods(w.trace.pods)
+        jobs, cpu_only = openb_jobs(pods, time_compression=w.trace.time_compression,
+                                    max_jobs=n_jobs or w.jobs)
+        kept = hostable_jobs(jobs, cluster)
+        return kept, {"cpu_only_pods": cpu_only, "unhostable_pods": len(jobs) - len(kept)}
 
     def with_overrides(self, **changes: Any) -> Scenario:
         """A copy with top-level or ``workload.*`` keys changed, re-validated."""
@@ -141,6 +209,20 @@ class Scenario(_Strict):
         data = self.model_dump(mode="json", exclude_none=True)
         data["util_band"] = list(self.util_band)
         return yaml.safe_dump(data, sort_keys=False)
+
+
+@functools.lru_cache(maxsize=8)
+def _openb_nodes(name: str):
+    from gpusched.traces.openb import read_openb_nodes
+
+    return read_openb_nodes(name)
+
+
+@functools.lru_cache(maxsize=8)
+def _openb_pods(name: str):
+    from gpusched.traces.openb import read_openb_pods
+
+    return read_openb_pods(name)
 
 
 # ---------------------------------------------------------------------------- errors

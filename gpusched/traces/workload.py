@@ -146,18 +146,24 @@ def openb_workload(
     """
     cluster = openb_cluster(nodes, n_nodes, seed)
     jobs, cpu_only = openb_jobs(pods, time_compression=time_compression, max_jobs=max_jobs)
+    kept = hostable_jobs(jobs, cluster)
+    return TraceWorkload(cluster, kept, cpu_only, len(jobs) - len(kept), time_compression)
+
+
+def hostable_jobs(jobs: list[Job], cluster: Cluster) -> list[Job]:
+    """The jobs some node of ``cluster`` could host when empty, renumbered 0..n-1 in order."""
     empty = ClusterState(cluster)
     hostable: dict[tuple, bool] = {}
     kept = []
     for job in jobs:
-        shape = (job.gpus, job.compute, job.gpu_spec, job.cpu_milli, job.memory_mib)
+        shape = (job.gpus, job.compute, job.vram_gb, job.vram_frac, job.gpu_spec, job.cpu_milli,
+                 job.memory_mib)
         ok = hostable.get(shape)
         if ok is None:
             ok = hostable[shape] = bool(empty.fit_mask(job).any())
         if ok:
             kept.append(job)
-    renumbered = [_with_id(job, i) for i, job in enumerate(kept)]
-    return TraceWorkload(cluster, renumbered, cpu_only, len(jobs) - len(kept), time_compression)
+    return [_with_id(job, i) for i, job in enumerate(kept)]
 
 
 def _with_id(job: Job, job_id: int) -> Job:
