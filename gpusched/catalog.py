@@ -7,6 +7,7 @@ was trained on and how it evaluated. Nothing here loads a model: listing only re
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 from dataclasses import dataclass, field
@@ -77,16 +78,32 @@ def list_models(dirs: tuple[Path, ...] = (SHIPPED_MODELS_DIR, USER_MODELS_DIR)) 
     return out
 
 
-def agent_available() -> bool:
-    """Whether the ``ppo`` policy is registered and a shipped model exists for it.
+SHIPPED_AGENT_MODEL = SHIPPED_MODELS_DIR / "ppo-default.zip"
+"""The model the registry name ``ppo`` loads."""
 
-    Imports ``gpusched.agent`` (which registers the policy) when it is installed; never raises.
+
+def agent_available() -> bool:
+    """Whether the ``ppo`` policy is registered and its shipped model exists.
+
+    Imports ``gpusched.agent`` when it is installed; never raises.
     """
     try:
-        importlib.import_module("gpusched.agent")
+        agent = importlib.import_module("gpusched.agent")
     except Exception:  # a broken or missing optional part must not break the dashboard
         return False
-    return AGENT_POLICY in policy_names() and any(m.origin == "shipped" for m in list_models())
+    default = SHIPPED_AGENT_MODEL
+    with contextlib.suppress(Exception):  # older agent packages: keep the documented name
+        default = importlib.import_module("gpusched.agent.save_util").DEFAULT_MODEL
+    return bool(agent) and AGENT_POLICY in policy_names() and Path(default).is_file()
+
+
+def training_available() -> bool:
+    """Whether the agent's training code (and its heavy dependencies) can be imported."""
+    try:
+        importlib.import_module("gpusched.agent.train")
+    except Exception:  # torch, sb3 or the agent package missing: no training from the page
+        return False
+    return True
 
 
 def dashboard_policies() -> list[str]:

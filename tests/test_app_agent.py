@@ -1,8 +1,16 @@
-"""Agent page: lists models (or says there are none) and explains why there is no upload."""
+"""Agent page: lists models, explains why there is no upload, and trains a model off the script
+thread with a polled progress panel."""
 
 from __future__ import annotations
 
+import shutil
+import time
+import uuid
+
+import pytest
 from apptest_support import assert_clean, open_page
+
+from gpusched.catalog import REPO_ROOT, list_models, training_available
 
 
 def test_agent_page_explains_no_upload():
@@ -11,3 +19,32 @@ def test_agent_page_explains_no_upload():
     assert at.title[0].value == "Agent"
     assert any("no model upload" in i.value for i in at.info)
     assert not at.file_uploader
+
+
+@pytest.mark.skipif(not training_available(), reason="the agent's training dependencies are missing")
+def test_training_from_the_page_saves_a_selectable_model():
+    name = f"apptest-{uuid.uuid4().hex[:8]}"
+    at = open_page("pages/agent.py")
+    at.text_input(key="train_name").set_value(name)
+    at.selectbox(key="train_scenario").set_value("ll-stall-mini")
+    at.number_input(key="train_timesteps").set_value(1_000)
+    at.number_input(key="train_n_steps").set_value(128)
+    at.button[0].click().run()
+    try:
+        assert_clean(at)
+        assert at.get("progress"), "no progress bar once training starts"
+        assert any(b.label == "Stop" for b in at.button)
+        deadline = time.monotonic() + 150
+        while not any("Saved" in s.value for s in at.success):
+            assert time.monotonic() < deadline, "training from the page did not finish"
+            time.sleep(1.5)
+            at.run()
+            assert_clean(at)
+        assert any(m.name == name and m.origin == "user" and m.meta for m in list_models())
+        assert f"models/{name}.zip" in at.radio(key="agent_choice").options
+    finally:
+        for path in (REPO_ROOT / "models").glob(f"{name}.*"):
+            path.unlink()
+        shutil.rmtree(REPO_ROOT / "runs" / f"{name}-s0", ignore_errors=True)
+        for path in (REPO_ROOT / "runs" / "tb").glob(f"{name}-s0_*"):
+            shutil.rmtree(path, ignore_errors=True)

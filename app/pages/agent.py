@@ -1,51 +1,173 @@
-"""Agent: the trained models on disk, and which one the other pages use."""
+"""Agent: the trained models on disk, which one the other pages use, and training a new one."""
 
 import pandas as pd
 import streamlit as st
-from shared import AGENT_KEY, page_header
+from shared import AGENT_KEY, available_policies, page_header, show_chart
 
-from gpusched.catalog import SHIPPED_MODELS_DIR, USER_MODELS_DIR, agent_available, list_models
+from gpusched import preset_names
+from gpusched.catalog import (
+    AGENT_POLICY,
+    SHIPPED_MODELS_DIR,
+    USER_MODELS_DIR,
+    list_models,
+    training_available,
+)
+
+JOB_KEY = "training_job"
+SEEN_KEY = "training_seen_finished"
+POLL_S = 1.0  # how often the progress panel refreshes while a run is going (seconds)
+
+
+@st.cache_resource(show_spinner=False)
+def _can_train() -> bool:
+    return training_available()
 
 
 def _summary(meta: dict) -> dict:
     """The sidecar fields worth a column."""
-    evaluation = meta.get("eval") or meta.get("evaluation") or {}
+    evaluation = (meta.get("eval") or {}).get("avg", {})
+    agent, best = evaluation.get("ppo", {}), evaluation.get("best_fit", {})
     return {
-        "trained on": meta.get("scenario") or meta.get("config", {}).get("scenario", "—"),
-        "timesteps": meta.get("timesteps") or meta.get("config", {}).get("timesteps"),
-        "eval avg wait (min)": evaluation.get("avg_wait_min") if isinstance(evaluation, dict) else None,
+        "trained on": meta.get("scenario", "—"),
+        "randomised clusters": meta.get("randomize"),
+        "timesteps": meta.get("timesteps"),
+        "eval avg wait (min)": agent.get("avg_wait_min"),
+        "Best-Fit avg wait (min)": best.get("avg_wait_min"),
+        "training time (s)": meta.get("training_time_s"),
     }
 
 
-def main() -> None:
-    page_header("Agent",
-                "The trained MaskablePPO agents in the model folders, what they were trained on, "
-                "and which one the other pages use.")
+def _models_section() -> None:
     models = list_models()
-    st.markdown(f"Models are read from `{SHIPPED_MODELS_DIR.name}/` under `assets/` (shipped) "
-                f"and `{USER_MODELS_DIR.name}/` (your own). Each `.zip` has a sidecar `.json` "
-                "with its training settings and evaluation results.")
+    st.markdown(f"Models are read from `assets/{SHIPPED_MODELS_DIR.name}/` (shipped) and "
+                f"`{USER_MODELS_DIR.name}/` (yours). Each `.zip` has a sidecar `.json` with its "
+                "training settings and evaluation results.")
     st.info("There is no model upload on purpose: a model file is a pickle-backed archive and "
-            "can carry code that runs when it is loaded. Put files you trust in `models/` "
-            "yourself, or train one.", icon=":material/lock:")
+            "can carry code that runs when it is loaded. Models are only read from the two "
+            "folders above, checked against the sha256 in their sidecar, and loaded as plain "
+            "weights. Put files you trust in `models/` yourself, or train one below.",
+            icon=":material/lock:")
     if not models:
-        st.warning("No models found yet. The agent's policy (`ppo`) appears on the other pages "
-                   "once a model with its sidecar ships in `assets/models/`.", icon=":material/smart_toy:")
+        st.warning("No models yet. The agent (`ppo`) joins the other pages once its model ships "
+                   "in `assets/models/`, or once you train one below.", icon=":material/smart_toy:")
         return
     rows = [{"model": m.name, "origin": m.origin, **_summary(m.meta), "note": m.error or ""}
             for m in models]
     st.dataframe(pd.DataFrame(rows), width="stretch", hide_index=True)
     names = [m.policy_name for m in models]
     current = st.session_state.get(AGENT_KEY)
-    choice = st.radio("Use this model on Replay, Compare and Stalls", names,
-                      index=names.index(current) if current in names else 0, key="agent_choice")
-    if agent_available():
+    choice = st.radio("Model used on Replay, Compare and Least-Loaded stalls", names,
+                      index=names.index(current) if current in names else 0, key="agent_choice",
+                      format_func=lambda n: n.split(":", 1)[1])
+    if AGENT_POLICY in available_policies() or any(m.origin == "user" for m in models):
         st.session_state[AGENT_KEY] = choice
     picked = models[names.index(choice)]
     with st.expander(f"Sidecar of `{picked.name}`"):
         st.json(picked.meta or {"note": picked.error})
-    if not agent_available():
-        st.caption("The `ppo` policy is not registered in this install, so models cannot run yet.")
+
+
+def _start_training(values: dict) -> None:
+    from gpusched.agent.config import TrainConfig
+    from gpusched.catalog import REPO_ROOT
+    from gpusched.training_job import TrainingJob, user_model_path
+
+    steps = int(values["timesteps"])
+    config = TrainConfig(
+        scenario=values["scenario"], randomize=values["randomize"], timesteps=steps,
+        n_envs=int(values["n_envs"]), seed=int(values["seed"]),
+        out=str(user_model_path(values["name"])), learning_rate=float(values["learning_rate"]),
+        n_steps=int(values["n_steps"]), ent_coef=float(values["ent_coef"]),
+        hidden=int(values["hidden"]), eval_freq=max(steps // 5, int(values["n_envs"])),
+        checkpoint_freq=max(steps, 1), log_dir=str(REPO_ROOT / "runs"), progress=False,
+        bc_episodes=4, bc_epochs=10)
+    job = TrainingJob(config)
+    job.start()
+    st.session_state[JOB_KEY] = job
+    st.session_state[SEEN_KEY] = False
+
+
+def _training_form() -> None:
+    with st.form("train_form", border=True):
+        c = st.columns(4)
+        values = {
+            "name": c[0].text_input("Model name", "my-ppo", key="train_name",
+                                    help="Saved as models/NAME.zip with its sidecar."),
+            "scenario": c[1].selectbox("Train on", preset_names(),
+                                       index=preset_names().index("phase1-8gpu"),
+                                       key="train_scenario"),
+            "timesteps": c[2].number_input("Timesteps", min_value=1_000, max_value=2_000_000,
+                                           value=20_000, step=5_000, key="train_timesteps",
+                                           help="Environment steps (scheduling decisions)."),
+            "n_envs": c[3].number_input("Parallel envs (n_envs)", min_value=1, max_value=16,
+                                        value=2, step=1, key="train_n_envs"),
+        }
+        h = st.columns(5)
+        values.update(
+            learning_rate=h[0].number_input("Learning rate", min_value=1e-6, max_value=1e-2,
+                                            value=1e-4, format="%.0e", key="train_lr"),
+            n_steps=h[1].number_input("Rollout steps per env", min_value=64, max_value=4096,
+                                      value=512, step=64, key="train_n_steps"),
+            ent_coef=h[2].number_input("Entropy bonus", min_value=0.0, max_value=0.1,
+                                       value=0.003, format="%.3f", key="train_ent"),
+            hidden=h[3].number_input("Hidden width", min_value=16, max_value=512, value=64, step=16,
+                                     key="train_hidden"),
+            seed=h[4].number_input("Seed", min_value=0, value=0, step=1, key="train_seed"),
+        )
+        values["randomize"] = st.checkbox(
+            "Randomised clusters (half the episodes on random clusters and job mixes)",
+            key="train_randomize")
+        if st.form_submit_button("Start training", type="primary", icon=":material/model_training:"):
+            _start_training(values)
+
+
+def _progress_panel() -> None:
+    from gpusched.figures import training_curves_figure
+
+    job = st.session_state.get(JOB_KEY)
+    snap = job.snapshot()
+    label = {"starting": "Starting…", "running": "Training", "done": "Finished",
+             "stopped": "Stopped", "failed": "Failed"}[snap.status]
+    top = st.columns([4, 1])
+    top[0].progress(snap.fraction, text=f"{label}: {snap.timesteps_done:,} / "
+                                        f"{snap.timesteps_total:,} steps · {snap.elapsed_s:,.0f} s")
+    if not snap.finished and top[1].button("Stop", icon=":material/stop_circle:", key="train_stop",
+                                           width="stretch"):
+        job.stop()
+        snap = job.snapshot()
+    show_chart(training_curves_figure(snap), key="train_curves")
+    if snap.log_tail:
+        st.code("\n".join(snap.log_tail), language=None)
+    if snap.status == "done":
+        st.success(f"Saved `{snap.model_path.name}` and its sidecar in `models/`. Pick it above.",
+                   icon=":material/check_circle:")
+    elif snap.status == "failed":
+        st.error("Training failed; the last lines of its log are above.", icon=":material/error:")
+    if snap.finished and not st.session_state.get(SEEN_KEY):
+        st.session_state[SEEN_KEY] = True
+        st.rerun(scope="app")  # refresh the model list and stop polling
+
+
+def main() -> None:
+    page_header("Agent",
+                "The trained MaskablePPO agents in the model folders, what they were trained on, "
+                "and training a new one.")
+    _models_section()
+
+    st.subheader("Train a new agent")
+    if not _can_train():
+        st.warning("Training needs the agent's dependencies (torch, stable-baselines3, "
+                   "sb3-contrib): `pip install -r requirements.txt`.", icon=":material/warning:")
+        return
+    job = st.session_state.get(JOB_KEY)
+    running = job is not None and not job.snapshot().finished
+    if running:
+        st.caption("Training runs in a background process; this panel refreshes every second "
+                   "and the rest of the dashboard stays usable.")
+    else:
+        _training_form()
+    if st.session_state.get(JOB_KEY) is not None:
+        st.fragment(_progress_panel, run_every=POLL_S if running or
+                    not st.session_state.get(SEEN_KEY) else None)()
 
 
 main()

@@ -12,6 +12,7 @@ from shared import (
 )
 
 from gpusched.catalog import AGENT_POLICY
+from gpusched.errors import GpuschedError
 from gpusched.figures import (
     metric_bars_figure,
     policy_label,
@@ -42,8 +43,12 @@ def main() -> None:
         return
     seeds = tuple(range(n_seeds))
     text = scenario.to_yaml()
-    with st.spinner(f"Running {len(policies) * n_seeds} simulations…"):
-        comparison = cached_compare(text, tuple(policies), seeds)
+    try:
+        with st.spinner(f"Running {len(policies) * n_seeds} simulations…"):
+            comparison = cached_compare(text, tuple(policies), seeds)
+    except GpuschedError as exc:
+        st.error(str(exc), icon=":material/error:")
+        return
 
     show_chart(metric_bars_figure(comparison), key="compare_bars")
     _, seed_col = st.columns([4, 1])

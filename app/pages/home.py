@@ -3,13 +3,14 @@
 import streamlit as st
 from shared import (
     DEFAULT_SCENARIO,
+    available_policies,
     cached_compare,
     page_header,
     preset_yaml,
     show_chart,
 )
 
-from gpusched.catalog import AGENT_POLICY, agent_available
+from gpusched.catalog import AGENT_POLICY
 from gpusched.figures import metric_bars_figure, policy_color, policy_label
 
 HEADLINE_SEEDS = (0, 1, 2)  # workload seeds of the headline numbers
@@ -36,7 +37,8 @@ def main() -> None:
         "and explore the stall with measured numbers.")
 
     policies = ["first_fit", "least_loaded"]
-    if agent_available():
+    agent = AGENT_POLICY in available_policies()
+    if agent:
         policies.append(AGENT_POLICY)
     with st.spinner("Running the headline scenario…"):
         comparison = cached_compare(preset_yaml(DEFAULT_SCENARIO), tuple(policies), HEADLINE_SEEDS)
@@ -64,7 +66,7 @@ def main() -> None:
                      icon=":material/traffic:"):
             st.session_state["stall_demo"] = True
             st.switch_page("pages/stalls.py")
-        if not agent_available():
+        if not agent:
             st.caption("The trained agent appears here once a model ships in `assets/models/`.")
 
     show_chart(metric_bars_figure(comparison, HEADLINE_METRICS), key="home_bars")

@@ -11,6 +11,7 @@ from shared import (
     show_chart,
 )
 
+from gpusched.errors import GpuschedError
 from gpusched.figures import policy_label
 
 
@@ -27,9 +28,13 @@ def main() -> None:
     seed = int(c2.number_input("Workload seed", min_value=0, max_value=10_000,
                                value=scenario.workload.seed, step=1, key="replay_seed"))
     text = scenario.to_yaml()
-    with st.spinner(f"Simulating {policy_label(policy)} and building the animation…"):
-        result = cached_run(text, policy, seed)
-        replay, gantt = cached_replay(text, policy, seed)
+    try:
+        with st.spinner(f"Simulating {policy_label(policy)} and building the animation…"):
+            result = cached_run(text, policy, seed)
+            replay, gantt = cached_replay(text, policy, seed)
+    except GpuschedError as exc:
+        st.error(str(exc), icon=":material/error:")
+        return
 
     m = result.metrics
     cols = st.columns(6)

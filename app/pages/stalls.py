@@ -13,6 +13,7 @@ from shared import (
 )
 
 from gpusched.catalog import AGENT_POLICY
+from gpusched.errors import GpuschedError
 from gpusched.figures import policy_label, stall_figure
 
 STALLING = "least_loaded"
@@ -54,10 +55,14 @@ def main() -> None:
     policies = [STALLING, *CONTRAST]
     if AGENT_POLICY in policy_options():
         policies.append(AGENT_POLICY)
-    with st.spinner(f"Running {len(policies)} policies on `{name}`…"):
-        runs = [cached_run(text, p, seed) for p in policies]
-        report, idle = cached_stall(text, STALLING, seed)
-        _, baseline_idle = cached_stall(text, "first_fit", seed)
+    try:
+        with st.spinner(f"Running {len(policies)} policies on `{name}`…"):
+            runs = [cached_run(text, p, seed) for p in policies]
+            report, idle = cached_stall(text, STALLING, seed)
+            _, baseline_idle = cached_stall(text, "first_fit", seed)
+    except GpuschedError as exc:
+        st.error(str(exc), icon=":material/error:")
+        return
 
     base = runs[policies.index("first_fit")]
     cols = st.columns(4)

@@ -31,6 +31,16 @@ from gpusched.figures.workload import (
     vram_figure,
 )
 
+
+def __getattr__(name: str):
+    # The training figure imports the training-job module; load it only when asked for.
+    if name == "training_curves_figure":
+        from gpusched.figures.training import training_curves_figure
+
+        return training_curves_figure
+    raise AttributeError(name)
+
+
 __all__ = [
     "BAND_COLORS",
     "BAR_METRICS",
