@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 
 from gpusched.metrics import METRIC_KEYS
 from gpusched.sweep.runner import ALLOC_COLUMNS
 
 RESERVED = {"run_id", "kind", "error"}
+SHIPPED_RESULTS = Path(__file__).resolve().parents[2] / "assets" / "sweeps" / "results"
+"""Example sweep results shipped with the project."""
 
 
 def alloc_curves(table: pd.DataFrame) -> pd.DataFrame:
@@ -57,3 +61,42 @@ def metrics(table: pd.DataFrame) -> list[str]:
     """The metric columns present in a results table."""
     names = [*METRIC_KEYS, "alloc_at_100", "alloc_at_130", "failed_pods"]
     return [c for c in names if c in table.columns and table[c].notna().any()]
+
+
+def discover_sweeps(roots: list[Path] | None = None) -> list[Path]:
+    """Folders holding a ``results.csv``: the shipped examples and the default output folder."""
+    from gpusched.sweep.runner import RESULTS_FILE
+
+    roots = roots or [SHIPPED_RESULTS, Path("sweeps")]
+    found = [p.parent for root in roots if root.is_dir()
+             for p in sorted(root.glob(f"*/{RESULTS_FILE}"))]
+    return list(dict.fromkeys(found))
+
+
+def load_sweep_results(folder: str | Path) -> pd.DataFrame:
+    """A sweep's results table.
+
+    :raises GpuschedError: if the folder has no readable ``results.csv``.
+    """
+    from gpusched.errors import GpuschedError
+    from gpusched.sweep.runner import RESULTS_FILE, read_results
+
+    path = Path(folder) / RESULTS_FILE
+    if not path.is_file():
+        raise GpuschedError(f"'{folder}' holds no {RESULTS_FILE} (run `gpusched sweep` first)")
+    try:
+        table = read_results(folder)
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise GpuschedError(f"'{path}': not a sweep results table ({exc})") from None
+    missing = [c for c in ("run_id", "policy", "error") if c not in table]
+    if missing:
+        raise GpuschedError(f"'{path}': missing column '{missing[0]}'")
+    return table
+
+
+def filter_runs(table: pd.DataFrame, keep: dict[str, list]) -> pd.DataFrame:
+    """Rows whose value of each key in ``keep`` is one of the listed values."""
+    mask = pd.Series(True, index=table.index)
+    for column, values in keep.items():
+        mask &= table[column].isin(values)
+    return table[mask]
