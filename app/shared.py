@@ -8,7 +8,19 @@ import streamlit as st
 
 from gpusched import Comparison, Result, Scenario, compare, load_scenario, run_policy
 from gpusched.catalog import dashboard_policies
-from gpusched.figures import gantt_figure, replay_figure, side_by_side_figure
+from gpusched.figures import (
+    arrivals_figure,
+    duration_figure,
+    gantt_figure,
+    gpus_figure,
+    metric_bars_figure,
+    replay_figure,
+    side_by_side_figure,
+    stall_figure,
+    util_over_time_figure,
+    vram_figure,
+    wait_cdf_figure,
+)
 from gpusched.scenario import scenario_from_yaml
 from gpusched.stall import IdleSteps, StallReport, analyse_stall, idle_steps
 
@@ -57,14 +69,16 @@ def cached_compare(scenario_yaml: str, policies: tuple[str, ...], seeds: tuple[i
     return compare(parse_scenario(scenario_yaml), list(policies), list(seeds))
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+# Figures are cached as shared resources: unpickling a figure re-validates every frame, which
+# costs more than drawing it. Pages never change a cached figure.
+@st.cache_resource(show_spinner=False, max_entries=32)
 def cached_replay(scenario_yaml: str, policy: str, seed: int) -> tuple[go.Figure, go.Figure]:
     """The animated replay and the Gantt chart of one run."""
     result = cached_run(scenario_yaml, policy, seed)
     return replay_figure(result), gantt_figure(result)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@st.cache_resource(show_spinner=False, max_entries=16)
 def cached_side_by_side(scenario_yaml: str, a: str, b: str, seed: int) -> go.Figure:
     """Two policies replayed on one clock."""
     return side_by_side_figure(cached_run(scenario_yaml, a, seed), cached_run(scenario_yaml, b, seed))
@@ -75,6 +89,32 @@ def cached_stall(scenario_yaml: str, policy: str, seed: int) -> tuple[StallRepor
     """The stall analysis of one run and its idle GPUs over time."""
     result = cached_run(scenario_yaml, policy, seed)
     return analyse_stall(result), idle_steps(result)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def cached_compare_figures(scenario_yaml: str, policies: tuple[str, ...], seeds: tuple[int, ...],
+                           util_seed: int) -> tuple[go.Figure, go.Figure, go.Figure]:
+    """Metric bars, wait-time CDF and utilisation over time of a comparison."""
+    comparison = cached_compare(scenario_yaml, policies, seeds)
+    return (metric_bars_figure(comparison), wait_cdf_figure(comparison),
+            util_over_time_figure(comparison, seed=util_seed))
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def cached_stall_figure(scenario_yaml: str, policies: tuple[str, ...], seed: int,
+                        stalling: str, baseline: str) -> go.Figure:
+    """The stall explorer's figure: ``policies`` on one axis, ``stalling`` analysed."""
+    runs = [cached_run(scenario_yaml, p, seed) for p in policies]
+    report, idle = cached_stall(scenario_yaml, stalling, seed)
+    _, baseline_idle = cached_stall(scenario_yaml, baseline, seed)
+    return stall_figure(runs, report, idle, baseline_idle, baseline)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def cached_workload_figures(scenario_yaml: str) -> tuple[go.Figure, ...]:
+    """Arrivals, duration, VRAM and GPU-count figures of the scenario's workload."""
+    jobs = parse_scenario(scenario_yaml).jobs()
+    return arrivals_figure(jobs), duration_figure(jobs), vram_figure(jobs), gpus_figure(jobs)
 
 
 @st.cache_data(show_spinner=False, ttl=60)

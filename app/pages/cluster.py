@@ -2,20 +2,21 @@
 
 import pandas as pd
 import streamlit as st
-from shared import current_scenario, page_header, preset_yaml, set_scenario, show_chart
+from shared import (
+    cached_workload_figures,
+    current_scenario,
+    page_header,
+    preset_yaml,
+    set_scenario,
+    show_chart,
+)
 
 from gpusched import ScenarioError, preset_names
-from gpusched.figures import arrivals_figure, duration_figure, gpus_figure, vram_figure
 from gpusched.jobs import JOB_TYPES
 from gpusched.scenario import scenario_from_dict, scenario_from_yaml
 
 NODE_COLUMNS = ["gpu_model", "vram_gb", "gpus_per_node", "count"]
 VERSION_KEY = "cluster_editor_version"
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def _workload_jobs(text: str) -> list:
-    return scenario_from_yaml(text).jobs()
 
 
 def _load(text: str, source: str) -> None:
@@ -104,15 +105,15 @@ def main() -> None:
     st.success(f"Every page now runs on **`{scenario.name}`**: {scenario.n_gpus} GPUs, "
                f"{scenario.workload.jobs} jobs at {scenario.workload.arrival_rate_per_hour:g}/h.",
                icon=":material/check_circle:")
-    jobs = _workload_jobs(scenario.to_yaml())
+    arrivals, duration, vram, gpus = cached_workload_figures(scenario.to_yaml())
     st.markdown("##### The workload")
     a, b = st.columns(2)
     with a:
-        show_chart(arrivals_figure(jobs), key="wl_arrivals")
-        show_chart(duration_figure(jobs), key="wl_duration")
+        show_chart(arrivals, key="wl_arrivals")
+        show_chart(duration, key="wl_duration")
     with b:
-        show_chart(vram_figure(jobs), key="wl_vram")
-        show_chart(gpus_figure(jobs), key="wl_gpus")
+        show_chart(vram, key="wl_vram")
+        show_chart(gpus, key="wl_gpus")
     with st.expander("Scenario YAML"):
         st.code(scenario.to_yaml(), language="yaml")
 

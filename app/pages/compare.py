@@ -3,6 +3,7 @@
 import streamlit as st
 from shared import (
     cached_compare,
+    cached_compare_figures,
     cached_side_by_side,
     current_scenario,
     page_header,
@@ -13,13 +14,7 @@ from shared import (
 
 from gpusched.catalog import AGENT_POLICY
 from gpusched.errors import GpuschedError
-from gpusched.figures import (
-    metric_bars_figure,
-    policy_label,
-    results_table,
-    util_over_time_figure,
-    wait_cdf_figure,
-)
+from gpusched.figures import policy_label, results_table
 from gpusched.metrics import METRIC_KEYS
 
 DEFAULT_POLICIES = ["first_fit", "least_loaded", "least_loaded_fit", "best_fit", AGENT_POLICY]
@@ -50,14 +45,15 @@ def main() -> None:
         st.error(str(exc), icon=":material/error:")
         return
 
-    show_chart(metric_bars_figure(comparison), key="compare_bars")
     _, seed_col = st.columns([4, 1])
     seed = seed_col.selectbox("Seed of the utilisation curve", seeds, key="compare_util_seed")
+    bars, cdf, util = cached_compare_figures(text, tuple(policies), seeds, seed)
+    show_chart(bars, key="compare_bars")
     left, right = st.columns(2)
     with left:
-        show_chart(wait_cdf_figure(comparison), key="compare_cdf")
+        show_chart(cdf, key="compare_cdf")
     with right:
-        show_chart(util_over_time_figure(comparison, seed=seed), key="compare_util")
+        show_chart(util, key="compare_util")
 
     st.markdown("##### Results (mean ± std over seeds)")
     st.dataframe(results_table(comparison), width="stretch")

@@ -22,6 +22,12 @@ HEADLINE_METRICS = {
 }
 
 
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _headline_figure(policies: tuple[str, ...]):
+    comparison = cached_compare(preset_yaml(DEFAULT_SCENARIO), policies, HEADLINE_SEEDS)
+    return metric_bars_figure(comparison, HEADLINE_METRICS)
+
+
 def main() -> None:
     page_header("gpusched — GPU-cluster scheduling lab",
                 "What the tool is, and how First-Fit, Least-Loaded and the agent do on the "
@@ -69,7 +75,7 @@ def main() -> None:
         if not agent:
             st.caption("The trained agent appears here once a model ships in `assets/models/`.")
 
-    show_chart(metric_bars_figure(comparison, HEADLINE_METRICS), key="home_bars")
+    show_chart(_headline_figure(tuple(policies)), key="home_bars")
 
     st.markdown("#### Explore")
     links = st.columns(5)

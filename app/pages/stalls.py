@@ -5,6 +5,7 @@ import streamlit as st
 from shared import (
     cached_run,
     cached_stall,
+    cached_stall_figure,
     current_scenario,
     page_header,
     policy_options,
@@ -14,7 +15,7 @@ from shared import (
 
 from gpusched.catalog import AGENT_POLICY
 from gpusched.errors import GpuschedError
-from gpusched.figures import policy_label, stall_figure
+from gpusched.figures import policy_label
 
 STALLING = "least_loaded"
 CONTRAST = ["least_loaded_fit", "first_fit"]
@@ -58,8 +59,8 @@ def main() -> None:
     try:
         with st.spinner(f"Running {len(policies)} policies on `{name}`…"):
             runs = [cached_run(text, p, seed) for p in policies]
-            report, idle = cached_stall(text, STALLING, seed)
-            _, baseline_idle = cached_stall(text, "first_fit", seed)
+            report, _ = cached_stall(text, STALLING, seed)
+            figure = cached_stall_figure(text, tuple(policies), seed, STALLING, "first_fit")
     except GpuschedError as exc:
         st.error(str(exc), icon=":material/error:")
         return
@@ -78,7 +79,7 @@ def main() -> None:
     with st.container(key="stall-explanation", border=True):
         st.markdown(report.explanation(baseline=base))
     with st.container(key="stall-chart" if report.has_stall else "no-stall-chart"):
-        show_chart(stall_figure(runs, report, idle, baseline_idle, "first_fit"), key="stall_fig")
+        show_chart(figure, key="stall_fig")
 
     st.markdown("##### Same jobs, every policy")
     table = {policy_label(r.policy): {"average wait (min)": r.metrics["avg_wait_min"],
