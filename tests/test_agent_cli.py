@@ -51,3 +51,15 @@ def test_import_gpusched_does_not_import_torch():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "False", out.stderr
     assert time.perf_counter() - start < 60
+
+
+def test_train_set_overrides_are_checked():
+    from gpusched.agent.cli import _apply_overrides
+    from gpusched.agent.config import TrainConfig
+    from gpusched.errors import GpuschedError
+
+    config = TrainConfig()
+    _apply_overrides(config, ["ent_coef=0.02", "eval_seeds=[7, 8]", "bc_policy=first_fit"])
+    assert config.ent_coef == 0.02 and config.eval_seeds == (7, 8) and config.bc_policy == "first_fit"
+    with pytest.raises(GpuschedError, match="TrainConfig field"):
+        _apply_overrides(config, ["no_such_knob=1"])

@@ -3,8 +3,26 @@
 from __future__ import annotations
 
 import argparse
+import json
+from dataclasses import fields
 
 from gpusched.cli import _positive_int, add_command
+from gpusched.errors import GpuschedError
+
+
+def _apply_overrides(config, pairs: list[str]) -> None:
+    """Set ``TrainConfig`` fields from ``KEY=VALUE`` strings (values parsed as JSON, else text)."""
+    known = {f.name for f in fields(config)}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or key not in known:
+            raise GpuschedError(f"--set {pair!r}: expected KEY=VALUE with KEY a TrainConfig field "
+                                f"({', '.join(sorted(known))})")
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = raw
+        setattr(config, key, tuple(value) if isinstance(value, list) else value)
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -17,8 +35,10 @@ def cmd_train(args: argparse.Namespace) -> int:
                          progress=not args.no_progress)
     if args.max_gpus:
         config.max_gpus = args.max_gpus
+        config.random_gpus = (min(config.random_gpus[0], args.max_gpus), args.max_gpus)
     if args.no_warm_start:
         config.bc_policy = None
+    _apply_overrides(config, args.set or [])
     from gpusched.agent.train import train
 
     meta = train(config)
@@ -35,12 +55,15 @@ def _install(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timesteps", type=_positive_int, required=True, help="PPO environment steps")
     p.add_argument("--n-envs", type=_positive_int, default=4, help="parallel environments (default 4)")
     p.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
-    p.add_argument("--max-gpus", type=_positive_int, help="GPU slots of the observation (default 16)")
+    p.add_argument("--max-gpus", type=_positive_int,
+                   help="GPU slots of the observation, and the largest random cluster (default 16)")
     p.add_argument("--out", required=True, help="model path ending in .zip (sidecar: same name .json)")
     p.add_argument("--log-dir", default="runs", help="TensorBoard logs and checkpoints (default runs/)")
     p.add_argument("--no-warm-start", action="store_true",
                    help="start PPO from random weights instead of imitating best_fit first")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="set any TrainConfig field, e.g. --set ent_coef=0.01 (repeatable)")
     p.set_defaults(func=cmd_train)
 
 
