@@ -1,5 +1,10 @@
 """gpusched dashboard: the entry point. It builds the navigation; each page is one file in
-``pages/``. Run with ``streamlit run app/Home.py``."""
+``views/``. Run with ``streamlit run app/Home.py``.
+
+The page files live in ``views/``, not ``pages/``: Streamlit treats a ``pages/`` folder next to
+the entry point as an old-style multipage app, and on a fresh server a first visit to a page's
+URL would then run that page alone, without this navigation or the wide layout.
+"""
 
 from pathlib import Path
 
@@ -8,18 +13,25 @@ import streamlit as st
 st.set_page_config(page_title="gpusched · GPU scheduling lab", page_icon=":material/memory:",
                    layout="wide")
 
+HERE = Path(__file__).parent
+
 PAGES = [
-    st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
-    st.Page("pages/cluster.py", title="Cluster & workload", icon=":material/dns:", url_path="cluster"),
-    st.Page("pages/agent.py", title="Agent", icon=":material/smart_toy:", url_path="agent"),
-    st.Page("pages/replay.py", title="Replay", icon=":material/play_circle:", url_path="replay"),
-    st.Page("pages/compare.py", title="Compare", icon=":material/bar_chart:", url_path="compare"),
-    st.Page("pages/stalls.py", title="Least-Loaded stalls", icon=":material/traffic:",
+    st.Page("views/home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("views/cluster.py", title="Cluster & workload", icon=":material/dns:", url_path="cluster"),
+    st.Page("views/agent.py", title="Agent", icon=":material/smart_toy:", url_path="agent"),
+    st.Page("views/replay.py", title="Replay", icon=":material/play_circle:", url_path="replay"),
+    st.Page("views/compare.py", title="Compare", icon=":material/bar_chart:", url_path="compare"),
+    st.Page("views/stalls.py", title="Least-Loaded stalls", icon=":material/traffic:",
             url_path="stalls"),
 ]
+
 # Pages that ship with optional parts of the lab appear when their file is present.
-if (Path(__file__).parent / "pages" / "sweeps.py").is_file():
-    PAGES.append(st.Page("pages/sweeps.py", title="Sweeps", icon=":material/grid_on:",
-                         url_path="sweeps"))
+OPTIONAL = [("traces.py", "Real traces", ":material/dataset:", "traces"),
+            ("sweeps.py", "Sweeps", ":material/grid_on:", "sweeps")]
+for file, title, icon, url in OPTIONAL:
+    for folder in ("views", "pages"):
+        if (HERE / folder / file).is_file():
+            PAGES.append(st.Page(f"{folder}/{file}", title=title, icon=icon, url_path=url))
+            break
 
 st.navigation(PAGES).run()

@@ -18,7 +18,7 @@ SMALL_SCENARIO_YAML = (load_scenario("phase1-4gpu").with_overrides(**{"workload.
 
 
 def open_page(page: str | None = None, small: bool = True) -> AppTest:
-    """Run the app, optionally on the small scenario, and switch to ``page`` (e.g. ``pages/replay.py``)."""
+    """Run the app, optionally on the small scenario, and switch to ``page`` (e.g. ``views/replay.py``)."""
     at = AppTest.from_file(ENTRY, default_timeout=TIMEOUT_S)
     if small:
         at.session_state["scenario_yaml"] = SMALL_SCENARIO_YAML

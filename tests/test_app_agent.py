@@ -14,7 +14,7 @@ from gpusched.catalog import REPO_ROOT, list_models, training_available
 
 
 def test_agent_page_explains_no_upload():
-    at = open_page("pages/agent.py")
+    at = open_page("views/agent.py")
     assert_clean(at)
     assert at.title[0].value == "Agent"
     assert any("no model upload" in i.value for i in at.info)
@@ -24,7 +24,7 @@ def test_agent_page_explains_no_upload():
 @pytest.mark.skipif(not training_available(), reason="the agent's training dependencies are missing")
 def test_training_from_the_page_saves_a_selectable_model():
     name = f"apptest-{uuid.uuid4().hex[:8]}"
-    at = open_page("pages/agent.py")
+    at = open_page("views/agent.py")
     at.text_input(key="train_name").set_value(name)
     at.selectbox(key="train_scenario").set_value("ll-stall-mini")
     at.number_input(key="train_timesteps").set_value(1_000)

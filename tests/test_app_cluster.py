@@ -6,7 +6,7 @@ from apptest_support import assert_clean, open_page, plotly_specs
 
 from gpusched.scenario import scenario_from_yaml
 
-PAGE = "pages/cluster.py"
+PAGE = "views/cluster.py"
 
 
 def _scenario(at):

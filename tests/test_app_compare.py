@@ -10,7 +10,7 @@ from gpusched.figures import policy_label
 
 
 def test_compare_charts_name_every_chosen_policy():
-    at = open_page("pages/compare.py")
+    at = open_page("views/compare.py")
     chosen = ["first_fit", "least_loaded", "best_fit"]
     at.multiselect(key="compare_policies").set_value(chosen).run()
     at.number_input(key="compare_seeds").set_value(2).run()
@@ -25,7 +25,7 @@ def test_compare_charts_name_every_chosen_policy():
 
 
 def test_changing_the_policies_updates_the_charts():
-    at = open_page("pages/compare.py")
+    at = open_page("views/compare.py")
     at.multiselect(key="compare_policies").set_value(["first_fit", "random"]).run()
     assert_clean(at)
     text = json.dumps(plotly_specs(at)[0], ensure_ascii=False)

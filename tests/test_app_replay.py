@@ -10,7 +10,7 @@ def _metric(at, label: str) -> str:
 
 
 def test_replay_draws_animation_and_gantt():
-    at = open_page("pages/replay.py")
+    at = open_page("views/replay.py")
     assert_clean(at)
     assert at.selectbox(key="replay_policy").value == "least_loaded"
     assert at.number_input(key="replay_seed").value == 0
@@ -20,7 +20,7 @@ def test_replay_draws_animation_and_gantt():
 
 
 def test_changing_policy_and_seed_updates_the_run():
-    at = open_page("pages/replay.py")
+    at = open_page("views/replay.py")
     before = plotly_specs(at)[0]["layout"]["title"]["text"]
     at.selectbox(key="replay_policy").set_value("first_fit").run()
     assert_clean(at)

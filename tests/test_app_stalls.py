@@ -13,7 +13,7 @@ def _stall_minutes(at) -> float:
 
 
 def test_stall_page_shades_intervals_and_explains():
-    at = open_page("pages/stalls.py")
+    at = open_page("views/stalls.py")
     assert_clean(at)
     spec = plotly_specs(at)[0]
     assert spec["layout"]["shapes"]
@@ -23,7 +23,7 @@ def test_stall_page_shades_intervals_and_explains():
 
 
 def test_homogeneous_control_removes_most_of_the_stall():
-    at = open_page("pages/stalls.py")
+    at = open_page("views/stalls.py")
     hetero = _stall_minutes(at)
     at.toggle(key="stall_control").set_value(True).run()
     assert_clean(at)

@@ -115,6 +115,15 @@ def _check_page(page, name: str) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
+def test_deep_link_on_a_fresh_server_keeps_the_navigation(browser_page, app_url: str) -> None:
+    """The first visit to a fresh server is a page's URL: it must still get the app's navigation
+    and wide layout (this test runs first in the module, so the server is fresh)."""
+    browser_page.goto(f"{app_url}/stalls")
+    _wait_idle(browser_page)
+    nav = browser_page.get_by_test_id("stSidebarNav").inner_text()
+    assert "Least-Loaded stalls" in nav and "Cluster & workload" in nav, nav
+
+
 @pytest.mark.parametrize("name", list(PAGES))
 def test_every_page_renders(browser_page, app_url: str, name: str) -> None:
     browser_page.goto(f"{app_url}/{PAGES[name]}")

@@ -74,8 +74,11 @@ def _animation_controls(frame_names: list[str], labels: list[str]) -> dict:
         "sliders": [{
             "active": 0, "steps": steps, "x": 0.16, "len": 0.84, "y": -0.02,
             "xanchor": "left", "yanchor": "top", "pad": {"t": 30, "b": 10},
-            "currentvalue": {"prefix": "Minute ", "font": {"size": 14}, "xanchor": "right"},
+            "currentvalue": {"prefix": "Minute ", "font": {"size": 14, "color": "#111827"},
+                             "xanchor": "right"},
             "transition": {"duration": 0},
+            # Hundreds of steps: hide the per-step labels, the current value names the minute.
+            "font": {"color": "rgba(0,0,0,0)"}, "ticklen": 0, "minorticklen": 0,
         }],
     }
 
@@ -109,7 +112,7 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES) -> go.Fi
 
     fig = make_subplots(
         rows=2, cols=2, specs=[[{}, {}], [{"colspan": 2}, None]], row_heights=[0.56, 0.44],
-        vertical_spacing=0.16, horizontal_spacing=0.08,
+        vertical_spacing=0.2, horizontal_spacing=0.08,
         subplot_titles=("VRAM used per GPU (GB) against capacity",
                         "Compute utilisation per GPU (%)",
                         "Queue length and running jobs"))
@@ -265,7 +268,7 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
     labels = [a.cluster.gpu_label(g) for g in range(a.cluster.n_gpus)]
     fig = make_subplots(
         rows=2, cols=2, specs=[[{}, {}], [{"colspan": 2}, None]], row_heights=[0.55, 0.45],
-        vertical_spacing=0.16, horizontal_spacing=0.06, shared_yaxes=True,
+        vertical_spacing=0.2, horizontal_spacing=0.06, shared_yaxes=True,
         subplot_titles=(f"{policy_label(a.policy)}: compute per GPU (%)",
                         f"{policy_label(b.policy)}: compute per GPU (%)",
                         "Queue length (jobs)"))

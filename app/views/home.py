@@ -71,7 +71,7 @@ def main() -> None:
         if st.button("Show me the stall", type="primary", key="show_stall", width="stretch",
                      icon=":material/traffic:"):
             st.session_state["stall_demo"] = True
-            st.switch_page("pages/stalls.py")
+            st.switch_page("views/stalls.py")
         if not agent:
             st.caption("The trained agent appears here once a model ships in `assets/models/`.")
 
@@ -79,11 +79,11 @@ def main() -> None:
 
     st.markdown("#### Explore")
     links = st.columns(5)
-    links[0].page_link("pages/cluster.py", label="Cluster & workload", icon=":material/dns:")
-    links[1].page_link("pages/replay.py", label="Replay a run", icon=":material/play_circle:")
-    links[2].page_link("pages/compare.py", label="Compare policies", icon=":material/bar_chart:")
-    links[3].page_link("pages/stalls.py", label="Least-Loaded stalls", icon=":material/traffic:")
-    links[4].page_link("pages/agent.py", label="Agent models", icon=":material/smart_toy:")
+    links[0].page_link("views/cluster.py", label="Cluster & workload", icon=":material/dns:")
+    links[1].page_link("views/replay.py", label="Replay a run", icon=":material/play_circle:")
+    links[2].page_link("views/compare.py", label="Compare policies", icon=":material/bar_chart:")
+    links[3].page_link("views/stalls.py", label="Least-Loaded stalls", icon=":material/traffic:")
+    links[4].page_link("views/agent.py", label="Agent models", icon=":material/smart_toy:")
 
 
 main()
