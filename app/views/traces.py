@@ -1,0 +1,192 @@
+"""Real traces: the FGD paper's allocation experiment on Alibaba's openb GPU cluster, ours against the
+published results, and where the free GPU shares end up."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+from shared import page_header, show_chart
+from streamlit.runtime.scriptrunner import add_script_run_ctx
+
+from gpusched.allocation import DEFAULT_TUNE, AllocationRun, run_allocation
+from gpusched.errors import GpuschedError
+from gpusched.fgd.scoring import POLICY_NAMES
+from gpusched.figures.style import policy_label
+from gpusched.figures.traces import allocation_curves_figure, gpu_heatmap_figure
+from gpusched.traces.experiment import (
+    BUNDLED_POD_LISTS,
+    NODE_LIST,
+    TraceData,
+    estimated_seconds,
+    load_trace,
+    run_grid_polled,
+    upload_key,
+)
+from gpusched.traces.report import comparison_table, curves_frame, gpu_state_table, published_curves
+
+UPLOAD = "upload"
+DEFAULT_TRACE = "openb_pod_list_default"
+DEFAULT_POLICIES = ("best_fit", "fgd")
+PUBLISHED_SEEDS = tuple(range(42, 52))
+DEFAULT_SEEDS = (42,)
+# The allocation chart opens on arrived loads from here (% of capacity), where the policies part.
+ZOOM_FROM_PCT = 70.0
+# Session-state key of the request whose results are shown: (trace key, policies, seeds, tune).
+REQUEST_KEY = "traces_request"
+
+Request = tuple[str, tuple[str, ...], tuple[int, ...], float]
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def cached_trace(key: str, _upload: bytes | None = None) -> TraceData:
+    """The node list, a pod list and its typical pods, read once (an upload's key holds its digest)."""
+    return load_trace(key, _upload)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def cached_allocation(key: str, policy: str, seed: int, tune: float, _upload: bytes | None = None,
+                      _progress=None) -> AllocationRun:
+    """One run of the allocation experiment, cached on (trace, policy, seed, tune)."""
+    trace = cached_trace(key, _upload)
+    return run_allocation(trace.nodes, trace.pods, policy, seed, tune=tune, typical=trace.typical,
+                          progress=_progress)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def cached_curves_figure(key: str, policies: tuple[str, ...], seeds: tuple[int, ...], tune: float,
+                         metric: str, _runs: list[AllocationRun]) -> go.Figure:
+    """Allocation or fragmentation curves of a request, published curves dashed (at tune 1.3 only).
+    Figures are shared resources: unpickling one would re-validate all its data on every rerun."""
+    published = published_curves(key, policies, metric.removesuffix("_pct")) if tune == DEFAULT_TUNE \
+        else None
+    return allocation_curves_figure(curves_frame(_runs, key), published, metric=metric,
+                                    x_from_pct=ZOOM_FROM_PCT if metric == "alloc_pct" else None)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def cached_heatmap(key: str, policy: str, seed: int, tune: float, _run: AllocationRun,
+                   _trace: TraceData) -> go.Figure:
+    """The GPU heatmap at the end of one run."""
+    return gpu_heatmap_figure(_run, _trace.nodes)
+
+
+def _trace_label(key: str) -> str:
+    return "upload a pod list (CSV)…" if key == UPLOAD else BUNDLED_POD_LISTS[key]
+
+
+def _controls() -> tuple[Request | None, bytes | None]:
+    """The widgets; returns the request they describe (``None`` if incomplete) and any upload."""
+    c1, c2, c3, c4 = st.columns([3, 3, 2, 1])
+    choice = c1.selectbox("Trace (pod list)", [*BUNDLED_POD_LISTS, UPLOAD], format_func=_trace_label,
+                          key="traces_trace",
+                          help=f"Pods scheduled onto the openb cluster (`{NODE_LIST}`: 1,213 nodes, "
+                               "6,212 GPUs).")
+    policies = c2.multiselect("Policies", POLICY_NAMES, default=list(DEFAULT_POLICIES),
+                              format_func=policy_label, key="traces_policies")
+    seeds = c3.multiselect("Seeds", PUBLISHED_SEEDS, default=list(DEFAULT_SEEDS), key="traces_seeds",
+                           help="Each seed shuffles and tunes the pods differently. The published "
+                                "means are over seeds 42-51.")
+    tune = c4.number_input("Tune", min_value=1.0, max_value=2.0, value=DEFAULT_TUNE, step=0.1,
+                           format="%.2f", key="traces_tune",
+                           help="Pods arrive until their GPU request reaches this multiple of the "
+                                "cluster's GPU capacity (the paper uses 1.3).")
+    upload = None
+    key = choice
+    if choice == UPLOAD:
+        file = st.file_uploader("Pod list CSV with the openb columns name, cpu_milli, memory_mib, "
+                                "num_gpu, gpu_milli (optional gpu_spec)", type=["csv"],
+                                key="traces_upload")
+        if file is None:
+            return None, None
+        upload = file.getvalue()
+        key = upload_key(file.name, upload)
+        try:
+            cached_trace(key, upload)
+        except GpuschedError as err:
+            st.error(str(err))
+            return None, None
+    if not policies or not seeds:
+        return None, upload
+    order = {p: i for i, p in enumerate(POLICY_NAMES)}
+    return (key, tuple(sorted(policies, key=order.get)), tuple(sorted(seeds)), round(float(tune), 2)), upload
+
+
+def _run(request: Request, upload: bytes | None) -> tuple[TraceData, list[AllocationRun]]:
+    """Run (or fetch from the cache) every run of a request, with a progress bar."""
+    key, policies, seeds, tune = request
+    trace = cached_trace(key, upload)
+    bar = st.progress(0.0, text=f"Running on {trace.label}…")
+    runs = run_grid_polled(
+        policies, seeds,
+        lambda p, s, step: cached_allocation(key, p, s, tune, _upload=upload, _progress=step),
+        progress=lambda frac, text: bar.progress(min(frac, 1.0), text=text),
+        prepare_thread=add_script_run_ctx,
+    )
+    bar.empty()
+    return trace, runs
+
+
+def _results(request: Request, trace: TraceData, runs: list[AllocationRun]) -> None:
+    key, policies, seeds, tune = request
+    published = trace.published_workload if tune == DEFAULT_TUNE else None
+    st.subheader("Allocation against arrived workload")
+    st.caption(f"{trace.label} · {len(seeds)} seed(s) · tune {tune:g}. Pods arrive one by one and stay; "
+               "a pod that fits nowhere is dropped. Solid: ours (mean over seeds); dashed: the FGD "
+               "artifact's published mean over seeds 42-51. The allocation chart opens on "
+               f"{ZOOM_FROM_PCT:.0f}-130 % arrived, where the policies part; its autoscale button "
+               "shows the whole run.")
+    if published is None:
+        st.caption("No published curves: they exist for the bundled traces at tune 1.3 only.")
+    tab_alloc, tab_frag = st.tabs(["Allocation ratio", "Fragmentation"])
+    with tab_alloc:
+        show_chart(cached_curves_figure(key, policies, seeds, tune, "alloc_pct", runs), key="traces_alloc")
+    with tab_frag:
+        show_chart(cached_curves_figure(key, policies, seeds, tune, "frag_pct", runs), key="traces_frag")
+
+    st.subheader("Ours against published")
+    st.dataframe(comparison_table(runs, published), hide_index=True, width="stretch")
+    st.caption("Allocation ratio (% of the cluster's GPUs) once the arrived GPU request reaches 100 % "
+               "and 130 % of capacity. Our shuffle uses numpy's generator, not the artifact's Go one, "
+               "so single seeds differ; 10-seed means agree within about ±1 point.")
+
+    st.subheader("GPUs at the end of the run")
+    labels = {f"{policy_label(r.policy)} · seed {r.seed}": r for r in runs}
+    chosen = st.selectbox("Run", list(labels), key="traces_heatmap_run")
+    run = labels[chosen] if chosen in labels else runs[0]
+    st.caption("Free share of every GPU once the last pod has arrived. Dark blue: fully allocated; "
+               "red to yellow: partly allocated (the fragments); grey: idle.")
+    show_chart(cached_heatmap(key, run.policy, run.seed, tune, run, trace), key="traces_heatmap")
+    st.dataframe(gpu_state_table(run.final_rem, trace.nodes), hide_index=True, width="stretch")
+
+
+def main() -> None:
+    page_header("Real traces",
+                "The FGD paper's allocation experiment on Alibaba's openb GPU cluster: how much of the "
+                "cluster each policy fills as pods arrive, against the published results.")
+    wanted, upload = _controls()
+    shown: Request = st.session_state.get(
+        REQUEST_KEY, (DEFAULT_TRACE, DEFAULT_POLICIES, DEFAULT_SEEDS, DEFAULT_TUNE))
+    c1, c2 = st.columns([1, 5], vertical_alignment="center")
+    clicked = c1.button("Run", type="primary", key="traces_run", disabled=wanted is None,
+                        icon=":material/play_arrow:")
+    if wanted is None:
+        c2.caption("Choose at least one policy and one seed (and a file, for an upload).")
+    else:
+        c2.caption(f"{len(wanted[1]) * len(wanted[2])} run(s), about "
+                   f"{estimated_seconds(wanted[1], len(wanted[2])):.0f} s when not cached.")
+    if clicked and wanted is not None:
+        shown = wanted
+    elif wanted is not None and wanted != shown:
+        st.info("The results below are for the previous settings; press **Run** to update them.")
+    # The current upload belongs to the shown results only if it is the file they were run on.
+    same_file = wanted is not None and wanted[0] == shown[0]
+    try:
+        trace, runs = _run(shown, upload if same_file else None)
+    except GpuschedError as err:
+        st.error(str(err))
+        return
+    st.session_state[REQUEST_KEY] = shown
+    _results(shown, trace, runs)
+
+
+main()
