@@ -1,0 +1,83 @@
+"""Sweeps: load a sweep's results folder and plot any metric against any parameter."""
+
+from pathlib import Path
+
+import streamlit as st
+from shared import page_header, show_chart
+
+from gpusched.errors import GpuschedError
+from gpusched.figures.sweep import axis_title, sweep_figure
+from gpusched.sweep.analysis import (
+    alloc_curves,
+    discover_sweeps,
+    filter_runs,
+    load_sweep_results,
+    metrics,
+    parameters,
+    published_alloc_curves,
+)
+
+CURVES = "allocation curve (FGD Fig. 9a)"
+
+
+@st.cache_data(show_spinner=False, ttl=30)
+def cached_results(folder: str, mtime: float):
+    """A results table, re-read when the file changes (``mtime``)."""
+    return load_sweep_results(folder)
+
+
+def main() -> None:
+    page_header("Sweeps",
+                "A sweep's results (`gpusched sweep SPEC.yaml`): any metric against any parameter, "
+                "one line per policy, mean ± std over the other parameters.")
+    found = [str(p) for p in discover_sweeps()]
+    c1, c2 = st.columns([2, 3])
+    choice = c1.selectbox("Results folder", [*found, "other…"], key="sweep_folder",
+                          format_func=lambda p: p if p == "other…" else Path(p).name)
+    folder = c2.text_input("Folder path", key="sweep_path") if choice == "other…" else choice
+    if not folder:
+        st.info("Enter the path of a folder written by `gpusched sweep --out DIR`.")
+        return
+    try:
+        path = Path(folder) / "results.csv"
+        table = cached_results(folder, path.stat().st_mtime if path.exists() else 0.0)
+    except GpuschedError as err:
+        st.error(str(err))
+        return
+    failed = int((table["error"] != "").sum())
+    st.caption(f"{len(table)} runs · {failed} failed · folder `{folder}`")
+
+    params = [p for p in parameters(table) if p != "policy"]
+    has_alloc = bool((table.get("kind") == "allocation").any())
+    y_options = ([CURVES] if has_alloc else []) + metrics(table)
+    c1, c2 = st.columns(2)
+    default_y = y_options.index("avg_wait_min") if "avg_wait_min" in y_options else 0
+    y = c1.selectbox("Metric", y_options, index=default_y, format_func=axis_title, key="sweep_metric")
+    keep = {}
+    if y == CURVES:
+        curves = alloc_curves(table)
+        traces = sorted(curves["pods"].unique())
+        trace = c2.selectbox("Trace", traces, key="sweep_trace")
+        runs = filter_runs(curves, {"pods": [trace]})
+        published = published_alloc_curves(table)
+        published = filter_runs(published, {"pods": [trace], "policy": list(runs["policy"].unique())})
+        show_chart(sweep_figure(runs, "arrived_pct", "alloc_pct", published=published),
+                   key="sweep_curves")
+        st.caption("Dashed: the FGD artifact's published 10-seed means for the same trace.")
+        return
+    varied = [p for p in params if p != "seed" and table[p].nunique() > 1]
+    default_x = params.index(varied[-1]) if varied else 0
+    x = c2.selectbox("Against", params, index=default_x, format_func=axis_title, key="sweep_param")
+    others = [p for p in params if p != x and p != "seed" and table[p].nunique() > 1]
+    if others:
+        cols = st.columns(len(others))
+        for col, name in zip(cols, others, strict=True):
+            values = sorted(table[name].dropna().unique().tolist())
+            keep[name] = col.multiselect(name, values, default=values[:1], key=f"sweep_keep_{name}")
+    runs = filter_runs(table, keep)
+    show_chart(sweep_figure(runs, x, y), key="sweep_chart")
+    st.dataframe(runs.drop(columns=[c for c in runs if c.startswith("alloc_pct_")]), width="stretch",
+                 hide_index=True)
+
+
+main()

@@ -1,0 +1,51 @@
+"""Sweeps page: loads a results folder, plots a metric against a parameter, reports bad folders."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+from apptest_support import assert_clean, open_page, plotly_specs
+
+from gpusched.figures import policy_label
+
+
+def test_shipped_policy_study_plots_every_policy():
+    at = open_page("views/sweeps.py", small=False)
+    assert_clean(at)
+    assert at.selectbox(key="sweep_metric").value == "avg_wait_min"
+    assert at.selectbox(key="sweep_param").value == "workload.arrival_rate_per_hour"
+    at.selectbox(key="sweep_metric").set_value("avg_wait_min").run()
+    at.selectbox(key="sweep_param").set_value("workload.arrival_rate_per_hour").run()
+    assert_clean(at)
+    text = json.dumps(plotly_specs(at)[0], ensure_ascii=False)
+    for policy in ("first_fit", "least_loaded", "best_fit"):
+        assert policy_label(policy) in text
+    # Changing the scenario filter changes the plotted numbers.
+    before = plotly_specs(at)[0]["data"][0]["y"]
+    at.multiselect(key="sweep_keep_scenario").set_value(["phase1-8gpu"]).run()
+    after = plotly_specs(at)[0]["data"][0]["y"]
+    assert before != after
+
+
+def test_allocation_sweep_shows_curves_with_published_overlay(tmp_path):
+    row = {"run_id": "a", "kind": "allocation", "nodes": "openb_node_list_gpu_node",
+           "pods": "openb_pod_list_default", "policy": "best_fit", "seed": 42, "tune": 1.3,
+           "alloc_at_100": 93.0, "alloc_at_130": 93.2, "failed_pods": 10, "error": ""}
+    row.update({f"alloc_pct_{k}": float(min(k, 93)) for k in range(131)})
+    pd.DataFrame([row]).to_csv(tmp_path / "results.csv", index=False)
+    at = open_page("views/sweeps.py", small=False)
+    at.selectbox(key="sweep_folder").set_value("other…").run()
+    at.text_input(key="sweep_path").input(str(tmp_path)).run()
+    assert_clean(at)
+    spec = plotly_specs(at)[0]
+    names = [t["name"] for t in spec["data"]]
+    assert any("published" in n for n in names) and policy_label("best_fit") in names
+
+
+def test_bad_folder_shows_inline_error(tmp_path):
+    at = open_page("views/sweeps.py", small=False)
+    at.selectbox(key="sweep_folder").set_value("other…").run()
+    at.text_input(key="sweep_path").input(str(tmp_path / "nowhere")).run()
+    assert_clean(at)
+    assert at.error and "results.csv" in at.error[0].value
