@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from gpusched import Comparison, Result, Scenario, compare, load_scenario, run_policy
+from gpusched.background import BackgroundRuns, comparison_from_results
 from gpusched.catalog import dashboard_policies
 from gpusched.figures import (
     arrivals_figure,
@@ -14,6 +15,7 @@ from gpusched.figures import (
     gantt_figure,
     gpus_figure,
     metric_bars_figure,
+    policy_label,
     replay_figure,
     side_by_side_figure,
     stall_figure,
@@ -59,14 +61,27 @@ def preset_yaml(name: str) -> str:
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def cached_run(scenario_yaml: str, policy: str, seed: int) -> Result:
-    """One run, cached on (scenario YAML, policy, seed)."""
+    """One run, cached on (scenario YAML, policy, seed); slow policies run on the background
+    worker (this waits for them: check :func:`background_ready` first to avoid blocking)."""
+    if is_slow(policy):
+        return background_runs().submit(scenario_yaml, policy, seed).result()
     return run_policy(parse_scenario(scenario_yaml), policy, seed=seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def cached_compare(scenario_yaml: str, policies: tuple[str, ...], seeds: tuple[int, ...]) -> Comparison:
-    """Every policy on the same jobs for every seed, cached."""
-    return compare(parse_scenario(scenario_yaml), list(policies), list(seeds))
+    """Every policy on the same jobs for every seed, cached (slow policies from the background
+    worker, waiting for them: check :func:`background_ready` first to avoid blocking)."""
+    fast = [p for p in policies if not is_slow(p)]
+    slow = [p for p in policies if is_slow(p)]
+    base = compare(parse_scenario(scenario_yaml), fast, list(seeds)) if fast else None
+    parts = [base.results] if base is not None else []
+    parts += [background_runs().results(scenario_yaml, p, seeds) for p in slow]
+    merged = comparison_from_results(parse_scenario(scenario_yaml).name, *parts)
+    order = {p: i for i, p in enumerate(policies)}
+    merged.runs = merged.runs.sort_values(["policy", "seed"], key=lambda c: c.map(order)
+                                          if c.name == "policy" else c, kind="stable")
+    return merged
 
 
 # Figures are cached as shared resources: unpickling a figure re-validates every frame, which
@@ -115,6 +130,45 @@ def cached_workload_figures(scenario_yaml: str) -> tuple[go.Figure, ...]:
     """Arrivals, duration, VRAM and GPU-count figures of the scenario's workload."""
     jobs = parse_scenario(scenario_yaml).jobs()
     return arrivals_figure(jobs), duration_figure(jobs), vram_figure(jobs), gpus_figure(jobs)
+
+
+@st.cache_resource(show_spinner=False)
+def background_runs() -> BackgroundRuns:
+    """The server's one background worker for slow runs (the agent's)."""
+    return BackgroundRuns(workers=1)
+
+
+SLOW_POLICIES = ("ppo",)
+"""Policies whose runs take seconds: pages compute them in the background."""
+
+
+def is_slow(policy: str) -> bool:
+    """Whether a policy's runs go to the background worker."""
+    return policy.split(":", 1)[0] in SLOW_POLICIES
+
+
+def background_ready(scenario_yaml: str, policies: list[str] | tuple[str, ...],
+                     seeds: list[int] | tuple[int, ...]) -> bool:
+    """Whether every slow policy's runs are done; otherwise shows a progress line that polls
+    the background worker and reruns the page once they are in."""
+    slow = [p for p in policies if is_slow(p)]
+    bg = background_runs()
+    if all(bg.ready(scenario_yaml, p, seeds) for p in slow):
+        return True
+
+    @st.fragment(run_every=1.0)
+    def poll() -> None:
+        done = sum(bg.submit(scenario_yaml, p, s).done() for p in slow for s in seeds)
+        total = len(slow) * len(seeds)
+        if done == total:
+            st.rerun(scope="app")
+        names = ", ".join(policy_label(p) for p in slow)
+        st.progress(done / total, text=f"{names}: {done} of {total} run(s) done in the background "
+                                       "(a neural network decides every placement); the results "
+                                       "join this page when they are in.")
+
+    poll()
+    return False
 
 
 @st.cache_data(show_spinner=False, ttl=60)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import time
 
+import pytest
 from apptest_support import assert_clean, open_page, plotly_specs
 
+from gpusched.catalog import dashboard_policies
 from gpusched.figures import policy_label
 
 
@@ -30,3 +33,18 @@ def test_changing_the_policies_updates_the_charts():
     assert_clean(at)
     text = json.dumps(plotly_specs(at)[0], ensure_ascii=False)
     assert "Random" in text and "Least-Loaded" not in text
+
+
+@pytest.mark.skipif("ppo" not in dashboard_policies(), reason="no shipped agent model")
+def test_the_agent_joins_the_charts_when_its_background_runs_finish():
+    at = open_page("views/compare.py")
+    at.multiselect(key="compare_policies").set_value(["first_fit", "ppo"]).run()
+    at.number_input(key="compare_seeds").set_value(1).run()
+    assert_clean(at)
+    deadline = time.monotonic() + 120
+    while "PPO agent" not in json.dumps(plotly_specs(at)[0], ensure_ascii=False):
+        assert time.monotonic() < deadline, "the agent's runs never joined the charts"
+        assert at.get("progress") or plotly_specs(at), "no progress shown while the agent runs"
+        time.sleep(1.0)
+        at.run()
+        assert_clean(at)

@@ -2,10 +2,12 @@
 
 import streamlit as st
 from shared import (
+    background_ready,
     cached_compare,
     cached_compare_figures,
     cached_side_by_side,
     current_scenario,
+    is_slow,
     page_header,
     policy_options,
     scenario_badge,
@@ -38,6 +40,10 @@ def main() -> None:
         return
     seeds = tuple(range(n_seeds))
     text = scenario.to_yaml()
+    if not background_ready(text, policies, seeds):
+        policies = [p for p in policies if not is_slow(p)]
+        if not policies:
+            return
     try:
         with st.spinner(f"Running {len(policies) * n_seeds} simulations…"):
             comparison = cached_compare(text, tuple(policies), seeds)

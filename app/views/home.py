@@ -4,28 +4,75 @@ import streamlit as st
 from shared import (
     DEFAULT_SCENARIO,
     available_policies,
+    background_runs,
     cached_compare,
     page_header,
     preset_yaml,
     show_chart,
 )
 
+from gpusched.background import comparison_from_results
 from gpusched.catalog import AGENT_POLICY
+from gpusched.errors import GpuschedError
 from gpusched.figures import metric_bars_figure, policy_color, policy_label
 
 HEADLINE_SEEDS = (0, 1, 2)  # workload seeds of the headline numbers
-
+HEURISTICS = ("first_fit", "least_loaded")
 HEADLINE_METRICS = {
     "avg_wait_min": ("Average wait (min)", 1.0),
     "p95_wait_min": ("p95 wait (min)", 1.0),
     "stall_min": ("Head-of-line stall (min)", 1.0),
 }
+POLL_S = 1.0  # how often the headline checks whether the agent's runs are done (seconds)
+
+
+def _headline_comparison(with_agent: bool):
+    """First-Fit and Least-Loaded (cached), plus the agent's background runs when asked."""
+    text = preset_yaml(DEFAULT_SCENARIO)
+    base = cached_compare(text, HEURISTICS, HEADLINE_SEEDS)
+    if not with_agent:
+        return base
+    agent = background_runs().results(text, AGENT_POLICY, HEADLINE_SEEDS)
+    return comparison_from_results(DEFAULT_SCENARIO, base.results, agent)
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
-def _headline_figure(policies: tuple[str, ...]):
-    comparison = cached_compare(preset_yaml(DEFAULT_SCENARIO), policies, HEADLINE_SEEDS)
-    return metric_bars_figure(comparison, HEADLINE_METRICS)
+def _headline_figure(with_agent: bool):
+    return metric_bars_figure(_headline_comparison(with_agent), HEADLINE_METRICS)
+
+
+def _card(col, policy: str, m, base) -> None:
+    with col.container(border=True):
+        st.markdown(f"<span style='color:{policy_color(policy)};font-weight:700;font-size:1.1rem'>"
+                    f"■ {policy_label(policy)}</span>", unsafe_allow_html=True)
+        if m is None:
+            st.markdown("Running the agent on the same jobs…")
+            st.progress(0.5, text="in the background; the numbers appear here")
+            return
+        delta = None if policy == "first_fit" else f"{m['avg_wait_min'] - base['avg_wait_min']:+.0f} min"
+        top, bottom = st.columns(2), st.columns(2)
+        top[0].metric("Average wait", f"{m['avg_wait_min']:.0f} min", delta, delta_color="inverse")
+        top[1].metric("p95 wait", f"{m['p95_wait_min']:.0f} min")
+        bottom[0].metric("Stall", f"{m['stall_min']:,.0f} min")
+        bottom[1].metric("Utilisation", f"{m['avg_util'] * 100:.0f} %")
+
+
+def _headline(agent: bool, polling: bool) -> None:
+    text = preset_yaml(DEFAULT_SCENARIO)
+    ready = agent and background_runs().ready(text, AGENT_POLICY, HEADLINE_SEEDS)
+    try:
+        comparison = _headline_comparison(ready)
+    except GpuschedError as exc:
+        st.error(f"The agent could not run: {exc}", icon=":material/error:")
+        comparison, ready, agent = _headline_comparison(False), False, False
+    mean = comparison.summary()
+    policies = [*HEURISTICS, AGENT_POLICY] if agent else list(HEURISTICS)
+    cols = st.columns(len(policies))
+    for col, p in zip(cols, policies, strict=True):
+        _card(col, p, mean.loc[p] if p in mean.index else None, mean.loc["first_fit"])
+    show_chart(_headline_figure(ready), key="home_bars")
+    if polling and (ready or not agent):
+        st.rerun(scope="app")  # everything is in: redraw once and stop polling
 
 
 def main() -> None:
@@ -42,29 +89,17 @@ def main() -> None:
         "Configure a cluster, replay a run minute by minute, compare policies over many seeds, "
         "and explore the stall with measured numbers.")
 
-    policies = ["first_fit", "least_loaded"]
     agent = AGENT_POLICY in available_policies()
-    if agent:
-        policies.append(AGENT_POLICY)
+    text = preset_yaml(DEFAULT_SCENARIO)
     with st.spinner("Running the headline scenario…"):
-        comparison = cached_compare(preset_yaml(DEFAULT_SCENARIO), tuple(policies), HEADLINE_SEEDS)
-    mean = comparison.summary()
+        cached_compare(text, HEURISTICS, HEADLINE_SEEDS)
+    pending = agent and not background_runs().ready(text, AGENT_POLICY, HEADLINE_SEEDS)
 
     st.subheader(f"Headline: `{DEFAULT_SCENARIO}`, mean of {len(HEADLINE_SEEDS)} seeds")
-    cols = st.columns(len(policies) + 1)
-    base = mean.loc["first_fit"]
-    for col, p in zip(cols, policies, strict=False):
-        m = mean.loc[p]
-        with col.container(border=True):
-            st.markdown(f"<span style='color:{policy_color(p)};font-weight:700;font-size:1.1rem'>"
-                        f"■ {policy_label(p)}</span>", unsafe_allow_html=True)
-            delta = None if p == "first_fit" else f"{m['avg_wait_min'] - base['avg_wait_min']:+.0f} min"
-            top, bottom = st.columns(2), st.columns(2)
-            top[0].metric("Average wait", f"{m['avg_wait_min']:.0f} min", delta, delta_color="inverse")
-            top[1].metric("p95 wait", f"{m['p95_wait_min']:.0f} min")
-            bottom[0].metric("Stall", f"{m['stall_min']:,.0f} min")
-            bottom[1].metric("Utilisation", f"{m['avg_util'] * 100:.0f} %")
-    with cols[-1]:
+    left, right = st.columns([3 if agent else 2, 1])
+    with left:
+        st.fragment(_headline, run_every=POLL_S if pending else None)(agent, pending)
+    with right:
         st.markdown("#### See it happen")
         st.write("Least-Loaded's stall, on one time axis: the queue, the stall intervals and "
                  "every job it sent to a GPU too small for it.")
@@ -73,9 +108,7 @@ def main() -> None:
             st.session_state["stall_demo"] = True
             st.switch_page("views/stalls.py")
         if not agent:
-            st.caption("The trained agent appears here once a model ships in `assets/models/`.")
-
-    show_chart(_headline_figure(tuple(policies)), key="home_bars")
+            st.caption("The trained agent appears here once its model ships in `assets/models/`.")
 
     st.markdown("#### Explore")
     links = st.columns(5)

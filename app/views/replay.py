@@ -2,9 +2,11 @@
 
 import streamlit as st
 from shared import (
+    background_ready,
     cached_replay,
     cached_run,
     current_scenario,
+    is_slow,
     page_header,
     policy_options,
     scenario_badge,
@@ -28,6 +30,8 @@ def main() -> None:
     seed = int(c2.number_input("Workload seed", min_value=0, max_value=10_000,
                                value=scenario.workload.seed, step=1, key="replay_seed"))
     text = scenario.to_yaml()
+    if is_slow(policy) and not background_ready(text, [policy], [seed]):
+        return
     try:
         with st.spinner(f"Simulating {policy_label(policy)} and building the animation…"):
             result = cached_run(text, policy, seed)

@@ -3,6 +3,7 @@
 import pandas as pd
 import streamlit as st
 from shared import (
+    background_ready,
     cached_run,
     cached_stall,
     cached_stall_figure,
@@ -54,7 +55,7 @@ def main() -> None:
         name, text = source, preset_yaml(source)
 
     policies = [STALLING, *CONTRAST]
-    if AGENT_POLICY in policy_options():
+    if AGENT_POLICY in policy_options() and background_ready(text, [AGENT_POLICY], [seed]):
         policies.append(AGENT_POLICY)
     try:
         with st.spinner(f"Running {len(policies)} policies on `{name}`…"):

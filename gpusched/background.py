@@ -1,0 +1,71 @@
+"""Slow runs in the background: a worker thread that runs policies and hands back futures.
+
+The trained agent decides with a neural network, so one of its runs takes seconds where a
+heuristic takes a fraction of one. Pages submit such runs here and draw them when they are done,
+instead of blocking their first render. Results are kept per (scenario YAML, policy, seed).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import pandas as pd
+
+from gpusched.result import Result
+from gpusched.runner import Comparison, run_policy
+from gpusched.scenario import scenario_from_yaml
+
+
+class BackgroundRuns:
+    """Runs submitted by (scenario YAML, policy, seed), computed one after another.
+
+    :param workers: worker threads (the machine's cores are shared with the page's own work).
+    :param max_kept: finished runs to keep before the oldest are dropped.
+    """
+
+    def __init__(self, workers: int = 1, max_kept: int = 256):
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gpusched-bg")
+        self._futures: dict[tuple[str, str, int], Future[Result]] = {}
+        self._lock = threading.Lock()
+        self._max_kept = max_kept
+
+    def submit(self, scenario_yaml: str, policy: str, seed: int) -> Future[Result]:
+        """The future of one run; submitted once, shared by every caller (a failed run keeps
+        its error, so pages can show it)."""
+        key = (scenario_yaml, policy, int(seed))
+        with self._lock:
+            future = self._futures.get(key)
+            if future is None:
+                future = self._pool.submit(_run, scenario_yaml, policy, int(seed))
+                self._futures[key] = future
+                if len(self._futures) > self._max_kept:
+                    oldest = next(k for k, f in self._futures.items() if f.done())
+                    self._futures.pop(oldest, None)
+            return future
+
+    def ready(self, scenario_yaml: str, policy: str, seeds: list[int] | tuple[int, ...]) -> bool:
+        """Whether every seed's run is finished (submitting the missing ones)."""
+        return all(self.submit(scenario_yaml, policy, s).done() for s in seeds)
+
+    def results(self, scenario_yaml: str, policy: str,
+                seeds: list[int] | tuple[int, ...]) -> dict[tuple[str, int], Result]:
+        """The finished runs, keyed (policy, seed); waits for unfinished ones.
+
+        :raises GpuschedError: when a run failed (e.g. a model that cannot be loaded).
+        """
+        return {(policy, s): self.submit(scenario_yaml, policy, s).result() for s in seeds}
+
+
+def _run(scenario_yaml: str, policy: str, seed: int) -> Result:
+    return run_policy(scenario_from_yaml(scenario_yaml, source="background run"), policy, seed=seed)
+
+
+def comparison_from_results(scenario: str, *parts: Mapping[tuple[str, int], Result]) -> Comparison:
+    """One :class:`Comparison` from runs keyed (policy, seed), in the order given."""
+    results: dict[tuple[str, int], Result] = {}
+    for part in parts:
+        results.update(part)
+    rows = [{"policy": p, "seed": s, **r.metrics} for (p, s), r in results.items()]
+    return Comparison(scenario, pd.DataFrame(rows), results)
