@@ -7,6 +7,7 @@ from shared import AGENT_KEY, available_policies, page_header, show_chart
 from gpusched import preset_names
 from gpusched.catalog import (
     AGENT_POLICY,
+    SHIPPED_AGENT_MODEL,
     SHIPPED_MODELS_DIR,
     USER_MODELS_DIR,
     list_models,
@@ -53,15 +54,21 @@ def _models_section() -> None:
         return
     rows = [{"model": m.name, "origin": m.origin, **_summary(m.meta), "note": m.error or ""}
             for m in models]
-    st.dataframe(pd.DataFrame(rows), width="stretch", hide_index=True)
+    number = st.column_config.NumberColumn(format="%.1f")
+    st.dataframe(pd.DataFrame(rows), width="stretch", hide_index=True,
+                 column_config={"eval avg wait (min)": number, "Best-Fit avg wait (min)": number,
+                                "training time (s)": number,
+                                "timesteps": st.column_config.NumberColumn(format="%d")})
     names = [m.policy_name for m in models]
     current = st.session_state.get(AGENT_KEY)
     choice = st.radio("Model used on Replay, Compare and Least-Loaded stalls", names,
                       index=names.index(current) if current in names else 0, key="agent_choice",
                       format_func=lambda n: n.split(":", 1)[1])
-    if AGENT_POLICY in available_policies() or any(m.origin == "user" for m in models):
-        st.session_state[AGENT_KEY] = choice
     picked = models[names.index(choice)]
+    if picked.path == SHIPPED_AGENT_MODEL:
+        st.session_state.pop(AGENT_KEY, None)  # the shipped model is the registry's ``ppo``
+    elif AGENT_POLICY in available_policies() or picked.origin == "user":
+        st.session_state[AGENT_KEY] = choice
     with st.expander(f"Sidecar of `{picked.name}`"):
         st.json(picked.meta or {"note": picked.error})
 
@@ -140,6 +147,13 @@ def _progress_panel() -> None:
     if snap.status == "done":
         st.success(f"Saved `{snap.model_path.name}` and its sidecar in `models/`. Pick it above.",
                    icon=":material/check_circle:")
+        meta = next((m.meta for m in list_models() if m.path == snap.model_path), {})
+        evaluation = (meta.get("eval") or {}).get("avg")
+        if evaluation:
+            st.markdown("Evaluation on the held-out seeds (mean over seeds):")
+            st.dataframe(pd.DataFrame(evaluation).T.rename(columns={
+                "avg_wait_min": "avg wait (min)", "jobs_completed": "jobs completed",
+                "total_reward": "reward"}), width="stretch")
     elif snap.status == "failed":
         st.error("Training failed; the last lines of its log are above.", icon=":material/error:")
     if snap.finished and not st.session_state.get(SEEN_KEY):
