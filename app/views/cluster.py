@@ -59,9 +59,14 @@ def main() -> None:
     left, right = st.columns([3, 2])
     with left:
         st.markdown("##### Nodes")
-        nodes = pd.DataFrame(data["cluster"]["nodes"])[NODE_COLUMNS]
+        # The editor keeps its base table until a preset or upload replaces it (or the page is
+        # opened afresh): a changing base would make it a new widget and drop the next edit.
+        editor_key, base_key = f"nodes_{version}", f"nodes_base_{version}"
+        if editor_key not in st.session_state or base_key not in st.session_state:
+            st.session_state[base_key] = data["cluster"]["nodes"]
+        nodes = pd.DataFrame(st.session_state[base_key])[NODE_COLUMNS]
         edited = st.data_editor(
-            nodes, num_rows="dynamic", width="stretch", key=f"nodes_{version}",
+            nodes, num_rows="dynamic", width="stretch", key=editor_key,
             column_config={
                 "gpu_model": st.column_config.TextColumn("GPU model", required=True),
                 "vram_gb": st.column_config.NumberColumn("VRAM per GPU (GB)", required=True),
