@@ -26,7 +26,8 @@ class BackgroundRuns:
     """
 
     def __init__(self, workers: int = 1, max_kept: int = 256):
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gpusched-bg")
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gpusched-bg",
+                                        initializer=_one_torch_thread)
         self._futures: dict[tuple[str, str, int], Future[Result]] = {}
         self._lock = threading.Lock()
         self._max_kept = max_kept
@@ -56,6 +57,15 @@ class BackgroundRuns:
         :raises GpuschedError: when a run failed (e.g. a model that cannot be loaded).
         """
         return {(policy, s): self.submit(scenario_yaml, policy, s).result() for s in seeds}
+
+
+def _one_torch_thread() -> None:
+    """Let the agent's network use one core, leaving the others to the pages."""
+    try:
+        import torch
+    except ImportError:  # no agent installed: nothing to limit
+        return
+    torch.set_num_threads(1)
 
 
 def _run(scenario_yaml: str, policy: str, seed: int) -> Result:

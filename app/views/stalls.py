@@ -1,6 +1,5 @@
 """Least-Loaded stalls: when and why Least-Loaded holds a job that could run."""
 
-import pandas as pd
 import streamlit as st
 from shared import (
     background_ready,
@@ -14,9 +13,10 @@ from shared import (
     show_chart,
 )
 
+from gpusched.background import comparison_from_results
 from gpusched.catalog import AGENT_POLICY
 from gpusched.errors import GpuschedError
-from gpusched.figures import policy_label
+from gpusched.figures import results_table
 
 STALLING = "least_loaded"
 CONTRAST = ["least_loaded_fit", "first_fit"]
@@ -83,13 +83,8 @@ def main() -> None:
         show_chart(figure, key="stall_fig")
 
     st.markdown("##### Same jobs, every policy")
-    table = {policy_label(r.policy): {"average wait (min)": r.metrics["avg_wait_min"],
-                                      "p95 wait (min)": r.metrics["p95_wait_min"],
-                                      "stall (min)": r.metrics["stall_min"],
-                                      "utilisation (%)": r.metrics["avg_util"] * 100,
-                                      "jobs completed": r.metrics["jobs_completed"]}
-             for r in runs}
-    st.dataframe(pd.DataFrame(table).T.round(1), width="stretch")
+    same_jobs = comparison_from_results(name, {(r.policy, seed): r for r in runs})
+    st.dataframe(results_table(same_jobs), width="stretch")
     if len(report.misroutes):
         with st.expander(f"All {len(report.misroutes)} misroutes (job, the GPU it was sent to)"):
             st.dataframe(report.misroutes.rename(columns={
