@@ -95,20 +95,19 @@ def main() -> None:
         cached_compare(text, HEURISTICS, HEADLINE_SEEDS)
     pending = agent and not background_runs().ready(text, AGENT_POLICY, HEADLINE_SEEDS)
 
-    st.subheader(f"Headline: `{DEFAULT_SCENARIO}`, mean of {len(HEADLINE_SEEDS)} seeds")
-    left, right = st.columns([3 if agent else 2, 1])
-    with left:
-        st.fragment(_headline, run_every=POLL_S if pending else None)(agent, pending)
-    with right:
-        st.markdown("#### See it happen")
-        st.write("Least-Loaded's stall, on one time axis: the queue, the stall intervals and "
-                 "every job it sent to a GPU too small for it.")
-        if st.button("Show me the stall", type="primary", key="show_stall", width="stretch",
-                     icon=":material/traffic:"):
+    with st.container(border=True):
+        text_col, button_col = st.columns([3, 1], vertical_alignment="center")
+        text_col.markdown("**See it happen.** Least-Loaded's stall on one time axis: the queue, "
+                          "the stall intervals, and every job it sent to a GPU too small for it.")
+        if button_col.button("Show me the stall", type="primary", key="show_stall",
+                             width="stretch", icon=":material/traffic:"):
             st.session_state["stall_demo"] = True
             st.switch_page("views/stalls.py")
-        if not agent:
-            st.caption("The trained agent appears here once its model ships in `assets/models/`.")
+
+    st.subheader(f"Headline: `{DEFAULT_SCENARIO}`, mean of {len(HEADLINE_SEEDS)} seeds")
+    st.fragment(_headline, run_every=POLL_S if pending else None)(agent, pending)
+    if not agent:
+        st.caption("The trained agent appears here once its model ships in `assets/models/`.")
 
     st.markdown("#### Explore")
     links = st.columns(5)

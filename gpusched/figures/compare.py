@@ -99,6 +99,11 @@ def results_table(comparison: Comparison) -> pd.DataFrame:
     return table
 
 
+_LEGEND_BELOW = {"legend": {"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x": 0},
+                 "margin": {"b": 110}}
+"""Half-width charts with many policies: the legend goes under the plot, clear of the title."""
+
+
 def ecdf(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Empirical CDF: sorted values and the fraction of values ≤ each (0-1)."""
     x = np.sort(np.asarray(values, dtype=float))
@@ -117,7 +122,8 @@ def wait_cdf_figure(comparison: Comparison) -> go.Figure:
                                  line={"color": policy_color(p), "width": 2.2, "shape": "hv"},
                                  hovertemplate="%{y:.0f} % of jobs waited ≤ %{x:.0f} min"
                                                "<extra>" + policy_label(p) + "</extra>"))
-    apply_layout(fig, title="Wait-time CDF (all jobs of all seeds)", height=420)
+    apply_layout(fig, title="Wait-time CDF (all jobs of all seeds)", height=440)
+    fig.update_layout(**_LEGEND_BELOW)
     fig.update_xaxes(title_text="wait (min)", rangemode="tozero")
     fig.update_yaxes(title_text="jobs waiting at most this long (%)", range=[0, 101])
     return fig
@@ -171,7 +177,8 @@ def util_over_time_figure(comparison: Comparison, seed: int | None = None,
                   annotation_text="target band", annotation_position="top left",
                   annotation_font_color="#15803D")
     apply_layout(fig, title=f"Cluster utilisation over time (seed {seed}, {window_min:.0f}-min "
-                            "rolling mean)", height=420)
+                            "rolling mean)", height=440)
+    fig.update_layout(**_LEGEND_BELOW)
     fig.update_xaxes(title_text="time (min)", range=[0, end or 1])
     fig.update_yaxes(title_text="cluster compute used (%)", range=[0, 100])
     return fig
