@@ -179,8 +179,9 @@ def check_jobs_feasible(jobs: Sequence[Job], cluster) -> None:
     empty = ClusterState(cluster)
     checked: set[tuple] = set()
     for job in jobs:
-        shape = (job.gpus, job.vram_gb, job.vram_frac, job.compute, job.gpu_spec, job.cpu_milli,
-                 job.memory_mib)
+        # On an empty cluster every compute share up to one whole GPU fits alike.
+        shape = (job.gpus, job.vram_gb, job.vram_frac, job.compute if job.compute > 1.0 else 0.0,
+                 job.gpu_spec, job.cpu_milli, job.memory_mib)
         if shape in checked:
             continue
         checked.add(shape)
