@@ -50,15 +50,17 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def app_url() -> Iterator[str]:
+def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A running ``streamlit run app/Home.py`` on a free port; stopped after the module."""
     _require_browser()
     port = _free_port()
+    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
+    log = log_path.open("w", encoding="utf-8")  # a file, not a pipe nobody drains
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app/Home.py", "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1",
          "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -70,7 +72,7 @@ def app_url() -> Iterator[str]:
             except OSError:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
-                out = proc.stdout.read() if proc.stdout else ""
+                out = log_path.read_text(encoding="utf-8", errors="replace")
                 pytest.fail(f"streamlit did not become healthy:\n{out[-2000:]}")
             time.sleep(0.3)
         yield url
@@ -80,6 +82,7 @@ def app_url() -> Iterator[str]:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+        log.close()
 
 
 @pytest.fixture(scope="module")
