@@ -31,14 +31,24 @@ SCENARIO_48 = {
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory) -> Path:
     """A model from a tiny training run (a few thousand steps), in a trusted model folder."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
     from gpusched.agent.train import train
+
+    class Count(BaseCallback):
+        calls = 0
+
+        def _on_step(self) -> bool:
+            Count.calls += 1
+            return True
 
     folder = tmp_path_factory.mktemp("models")
     config = TrainConfig(scenario="phase1-8gpu", randomize=True, max_gpus=16, n_jobs=40, timesteps=2048,
                          n_envs=2, n_steps=256, batch_size=128, n_epochs=2, bc_episodes=2, bc_epochs=2,
                          eval_seeds=(500,), eval_freq=1024, checkpoint_freq=1024,
                          out=str(folder / "smoke.zip"), log_dir=str(folder / "runs"), progress=False)
-    meta = train(config, log=lambda _: None)
+    meta = train(config, log=lambda _: None, callbacks=[Count()])
+    assert Count.calls >= 2048 // 2  # extra callbacks run at every vectorised step
     assert meta["eval"]["avg"]["ppo"]["jobs_completed"] == 40
     assert (folder / "runs").is_dir()
     return folder / "smoke.zip"

@@ -19,7 +19,7 @@ import numpy as np
 import torch as th
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
-from stable_baselines3.common.callbacks import CheckpointCallback
+from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -151,9 +151,13 @@ def evaluate(agent: LoadedAgent, scenario: str, seeds: list[int], baselines: tup
 
 
 # ---------------------------------------------------------------------------- training
-def train(config: TrainConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
+def train(config: TrainConfig, log: Callable[[str], None] = print,
+          callbacks: list[BaseCallback] | None = None) -> dict[str, Any]:
     """Run the whole training and write the model and its sidecar.
 
+    :param config: every knob of the run.
+    :param log: receives one-line progress messages.
+    :param callbacks: extra SB3 callbacks, run after the evaluation and checkpoint callbacks.
     :return: the sidecar's content.
     """
     out = Path(config.out)
@@ -179,15 +183,16 @@ def train(config: TrainConfig, log: Callable[[str], None] = print) -> dict[str, 
         data = collect_heuristic(config, seed=config.seed + 1)
         bc_stats = warm_start(model.policy, data, config.bc_epochs, config.seed)
         log(f"warm start done: {len(data['actions'])} decisions, agreement {bc_stats['agreement']:.3f}")
-    callbacks = [
+    all_callbacks: list[BaseCallback] = [
         MaskableEvalCallback(make_eval_env(config), n_eval_episodes=len(config.eval_seeds),
                              eval_freq=max(config.eval_freq // config.n_envs, 1),
                              log_path=str(run_dir / "eval"), deterministic=True, warn=False, verbose=0),
         CheckpointCallback(save_freq=max(config.checkpoint_freq // config.n_envs, 1),
                            save_path=str(run_dir / "checkpoints"), name_prefix="ppo"),
+        *(callbacks or []),
     ]
     if config.timesteps > 0:
-        model.learn(total_timesteps=config.timesteps, callback=callbacks, progress_bar=config.progress,
+        model.learn(total_timesteps=config.timesteps, callback=all_callbacks, progress_bar=config.progress,
                     tb_log_name=run_name)
     train_time = time.perf_counter() - t0
     model.save(out)
