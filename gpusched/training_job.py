@@ -28,6 +28,8 @@ TRAIN_TAG = "rollout/ep_rew_mean"
 """TensorBoard tag of the mean training episode reward."""
 EVAL_TAG = "eval/mean_reward"
 """TensorBoard tag of the mean evaluation episode reward (scenario reward, held-out seeds)."""
+EVAL_WAIT_TAG = "eval/avg_wait_min"
+"""TensorBoard tag of the mean average wait (minutes) of the evaluation episodes."""
 
 
 @dataclass
@@ -40,6 +42,7 @@ class TrainingSnapshot:
     :param elapsed_s: seconds since the start.
     :param train_reward: mean training episode reward per logged step (columns step, value).
     :param eval_reward: mean evaluation reward per evaluation (columns step, value).
+    :param eval_wait_min: mean average wait (minutes) of the evaluation episodes (step, value).
     :param log_tail: the last lines the run printed.
     :param model_path: the model file, once it is written.
     """
@@ -50,6 +53,8 @@ class TrainingSnapshot:
     elapsed_s: float
     train_reward: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["step", "value"]))
     eval_reward: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["step", "value"]))
+    eval_wait_min: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=["step", "value"]))
     log_tail: list[str] = field(default_factory=list)
     model_path: Path | None = None
 
@@ -137,8 +142,8 @@ class TrainingJob:
 
     def _scalars(self) -> dict[str, pd.DataFrame]:
         events = self._events_dir()
-        empty = {TRAIN_TAG: pd.DataFrame(columns=["step", "value"]),
-                 EVAL_TAG: pd.DataFrame(columns=["step", "value"])}
+        empty = {tag: pd.DataFrame(columns=["step", "value"])
+                 for tag in (TRAIN_TAG, EVAL_TAG, EVAL_WAIT_TAG)}
         if events is None:
             return empty
         from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
@@ -149,7 +154,7 @@ class TrainingJob:
         self._accumulator.Reload()
         tags = set(self._accumulator.Tags().get("scalars", []))
         out = dict(empty)
-        for tag in (TRAIN_TAG, EVAL_TAG, "time/total_timesteps"):
+        for tag in (TRAIN_TAG, EVAL_TAG, EVAL_WAIT_TAG, "time/total_timesteps"):
             if tag in tags:
                 out[tag] = pd.DataFrame([(e.step, e.value) for e in self._accumulator.Scalars(tag)],
                                         columns=["step", "value"])
@@ -169,8 +174,32 @@ class TrainingJob:
                 status=status, timesteps_done=max(steps, default=0),
                 timesteps_total=int(self.config.timesteps),
                 elapsed_s=time.monotonic() - self._started if self._started else 0.0,
-                train_reward=scalars[TRAIN_TAG], eval_reward=scalars[EVAL_TAG], log_tail=tail,
+                train_reward=scalars[TRAIN_TAG], eval_reward=scalars[EVAL_TAG],
+                eval_wait_min=scalars[EVAL_WAIT_TAG], log_tail=tail,
                 model_path=self.out if status == "done" else None)
+
+
+def _log_eval_wait() -> None:
+    """Make the training run's evaluation callback also log the evaluation episodes' average
+    wait (``eval/avg_wait_min``, minutes), read from the environment's end-of-episode metrics.
+
+    This swaps the callback class that :mod:`gpusched.agent.train` uses, in this child process
+    only; a ``callbacks`` argument on :func:`gpusched.agent.train.train` would make it unneeded.
+    """
+    import gpusched.agent.train as agent_train
+
+    base = getattr(agent_train, "MaskableEvalCallback", None)
+    if base is None:
+        return
+
+    class WaitLoggingEvalCallback(base):
+        def _log_success_callback(self, locals_: dict, globals_: dict) -> None:
+            super()._log_success_callback(locals_, globals_)
+            metrics = (locals_.get("info") or {}).get("metrics") if locals_.get("done") else None
+            if metrics and "avg_wait_min" in metrics:
+                self.logger.record_mean(EVAL_WAIT_TAG, float(metrics["avg_wait_min"]))
+
+    agent_train.MaskableEvalCallback = WaitLoggingEvalCallback
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -178,6 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     from gpusched.agent.config import TrainConfig
     from gpusched.agent.train import train
 
+    _log_eval_wait()
     args = sys.argv[1:] if argv is None else argv
     data = json.loads(Path(args[0]).read_text(encoding="utf-8"))
     for key in ("random_gpus", "eval_seeds"):

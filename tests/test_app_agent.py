@@ -3,12 +3,13 @@ thread with a polled progress panel."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 import uuid
 
 import pytest
-from apptest_support import assert_clean, open_page
+from apptest_support import assert_clean, open_page, plotly_specs
 
 from gpusched.catalog import REPO_ROOT, list_models, training_available
 
@@ -41,6 +42,9 @@ def test_training_from_the_page_saves_a_selectable_model():
             at.run()
             assert_clean(at)
         assert any(m.name == name and m.origin == "user" and m.meta for m in list_models())
+        curves = next(spec for spec in plotly_specs(at)
+                      if "Evaluation: average wait (min)" in json.dumps(spec))
+        assert curves["data"][1]["y"], "no evaluation wait-time curve"
         assert f"models/{name}.zip" in at.radio(key="agent_choice").options
     finally:
         for path in (REPO_ROOT / "models").glob(f"{name}.*"):

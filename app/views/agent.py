@@ -124,7 +124,10 @@ def _training_form() -> None:
             "Randomised clusters (half the episodes on random clusters and job mixes)",
             key="train_randomize")
         if st.form_submit_button("Start training", type="primary", icon=":material/model_training:"):
-            _start_training(values)
+            running = st.session_state.get(JOB_KEY)
+            if running is None or running.snapshot().finished:
+                _start_training(values)
+                st.rerun()  # hide the form and start polling
 
 
 def _progress_panel() -> None:

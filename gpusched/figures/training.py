@@ -11,14 +11,17 @@ from gpusched.training_job import TrainingSnapshot
 
 
 def training_curves_figure(snapshot: TrainingSnapshot) -> go.Figure:
-    """Two panels on one steps axis: training episode reward (training reward, scaled) and the
-    evaluation reward on held-out seeds (the scenario's reward)."""
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
-                        subplot_titles=("Training episode reward (mean of recent episodes)",
-                                        "Evaluation reward on held-out seeds"))
+    """Three panels on one steps axis: training episode reward (training reward, scaled), and on
+    the held-out evaluation seeds the average wait (minutes) and the scenario's reward."""
+    fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.08,
+                        subplot_titles=("Training episode reward",
+                                        "Evaluation: average wait (min)",
+                                        "Evaluation reward (scenario reward)"))
     colour = policy_color("ppo")
-    for col, df, name in ((1, snapshot.train_reward, "training"),
-                          (2, snapshot.eval_reward, "evaluation")):
+    panels = ((1, snapshot.train_reward, "training", "reward per episode"),
+              (2, snapshot.eval_wait_min, "evaluation wait", "average wait (min)"),
+              (3, snapshot.eval_reward, "evaluation", "reward per episode"))
+    for col, df, name, y_title in panels:
         fig.add_trace(go.Scatter(x=df["step"].tolist(), y=df["value"].round(3).tolist(),
                                  mode="lines+markers", name=name, showlegend=False,
                                  line={"color": colour, "width": 2.2}, marker={"size": 6},
@@ -26,6 +29,6 @@ def training_curves_figure(snapshot: TrainingSnapshot) -> go.Figure:
                       row=1, col=col)
         fig.update_xaxes(title_text="environment steps", range=[0, max(snapshot.timesteps_total, 1)],
                          row=1, col=col)
-        fig.update_yaxes(title_text="reward per episode", row=1, col=col)
+        fig.update_yaxes(title_text=y_title, row=1, col=col)
     apply_layout(fig, height=340)
     return fig
