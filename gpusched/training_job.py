@@ -3,7 +3,8 @@
 :class:`TrainingJob` starts :func:`gpusched.agent.train.train` in a child process (so the caller's
 thread never blocks, and Stop can end it at once), and :meth:`TrainingJob.snapshot` reads its
 progress from the TensorBoard events the run writes: timesteps done, the mean training episode
-reward and the evaluation reward on held-out seeds. The dashboard's Agent page polls it.
+reward, and on the held-out seeds the evaluation reward and average wait (see
+:func:`eval_wait_callback`). The dashboard's Agent page polls it.
 
 Run as ``python -m gpusched.training_job CONFIG.json`` to train from a JSON dump of
 :class:`gpusched.agent.config.TrainConfig` (that is what the child process does).
@@ -179,27 +180,43 @@ class TrainingJob:
                 model_path=self.out if status == "done" else None)
 
 
-def _log_eval_wait() -> None:
-    """Make the training run's evaluation callback also log the evaluation episodes' average
-    wait (``eval/avg_wait_min``, minutes), read from the environment's end-of-episode metrics.
-
-    This swaps the callback class that :mod:`gpusched.agent.train` uses, in this child process
-    only; a ``callbacks`` argument on :func:`gpusched.agent.train.train` would make it unneeded.
+def eval_wait_callback(config: Any, every_steps: int) -> Any:
+    """An SB3 callback that evaluates the policy on the held-out seeds every ``every_steps``
+    environment steps and logs the mean scenario reward (``eval/mean_reward``) and the mean
+    average wait of the episodes (``eval/avg_wait_min``, minutes, from the environment's
+    end-of-episode metrics). It stands in for the training run's own evaluation callback.
     """
-    import gpusched.agent.train as agent_train
+    from sb3_contrib.common.maskable.evaluation import evaluate_policy
+    from stable_baselines3.common.callbacks import BaseCallback
 
-    base = getattr(agent_train, "MaskableEvalCallback", None)
-    if base is None:
-        return
+    from gpusched.agent.train import make_eval_env
 
-    class WaitLoggingEvalCallback(base):
-        def _log_success_callback(self, locals_: dict, globals_: dict) -> None:
-            super()._log_success_callback(locals_, globals_)
-            metrics = (locals_.get("info") or {}).get("metrics") if locals_.get("done") else None
-            if metrics and "avg_wait_min" in metrics:
-                self.logger.record_mean(EVAL_WAIT_TAG, float(metrics["avg_wait_min"]))
+    class EvalWaitCallback(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.every = max(every_steps // config.n_envs, 1)
+            self.env = make_eval_env(config)
 
-    agent_train.MaskableEvalCallback = WaitLoggingEvalCallback
+        def _on_step(self) -> bool:
+            if self.n_calls % self.every:
+                return True
+            waits: list[float] = []
+
+            def collect(locals_: dict, globals_: dict) -> None:
+                info = locals_.get("info") or {}
+                if locals_.get("done") and "metrics" in info:
+                    waits.append(float(info["metrics"]["avg_wait_min"]))
+
+            rewards, _ = evaluate_policy(self.model, self.env, n_eval_episodes=len(config.eval_seeds),
+                                         deterministic=True, return_episode_rewards=True,
+                                         callback=collect, use_masking=True, warn=False)
+            self.logger.record(EVAL_TAG, float(sum(rewards) / max(len(rewards), 1)))
+            if waits:
+                self.logger.record(EVAL_WAIT_TAG, sum(waits) / len(waits))
+            self.logger.dump(self.num_timesteps)
+            return True
+
+    return EvalWaitCallback()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -207,13 +224,18 @@ def main(argv: list[str] | None = None) -> int:
     from gpusched.agent.config import TrainConfig
     from gpusched.agent.train import train
 
-    _log_eval_wait()
     args = sys.argv[1:] if argv is None else argv
     data = json.loads(Path(args[0]).read_text(encoding="utf-8"))
     for key in ("random_gpus", "eval_seeds"):
         if key in data and isinstance(data[key], list):
             data[key] = tuple(data[key])
-    train(TrainConfig(**data), log=lambda line: print(line, flush=True))
+    config = TrainConfig(**data)
+    # Our callback evaluates at the asked frequency and also logs the wait; the run's own
+    # evaluation is pushed past the end so the episodes are not played twice.
+    every = config.eval_freq
+    config.eval_freq = 10 * max(config.timesteps, 1) * max(config.n_envs, 1)
+    train(config, log=lambda line: print(line, flush=True),
+          callbacks=[eval_wait_callback(config, every)])
     return 0
 
 

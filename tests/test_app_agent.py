@@ -45,6 +45,7 @@ def test_training_from_the_page_saves_a_selectable_model():
         curves = next(spec for spec in plotly_specs(at)
                       if "Evaluation: average wait (min)" in json.dumps(spec))
         assert curves["data"][1]["y"], "no evaluation wait-time curve"
+        assert curves["data"][2]["y"], "no evaluation reward curve"
         assert f"models/{name}.zip" in at.radio(key="agent_choice").options
     finally:
         for path in (REPO_ROOT / "models").glob(f"{name}.*"):
