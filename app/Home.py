@@ -29,9 +29,7 @@ PAGES = [
 OPTIONAL = [("traces.py", "Real traces", ":material/dataset:", "traces"),
             ("sweeps.py", "Sweeps", ":material/grid_on:", "sweeps")]
 for file, title, icon, url in OPTIONAL:
-    for folder in ("views", "pages"):
-        if (HERE / folder / file).is_file():
-            PAGES.append(st.Page(f"{folder}/{file}", title=title, icon=icon, url_path=url))
-            break
+    if (HERE / "views" / file).is_file():
+        PAGES.append(st.Page(f"views/{file}", title=title, icon=icon, url_path=url))
 
 st.navigation(PAGES).run()
