@@ -6,14 +6,10 @@ the entry point as an old-style multipage app, and on a fresh server a first vis
 URL would then run that page alone, without this navigation or the wide layout.
 """
 
-from pathlib import Path
-
 import streamlit as st
 
 st.set_page_config(page_title="gpusched · GPU scheduling lab", page_icon=":material/memory:",
                    layout="wide")
-
-HERE = Path(__file__).parent
 
 PAGES = [
     st.Page("views/home.py", title="Home", icon=":material/home:", default=True),
@@ -23,13 +19,8 @@ PAGES = [
     st.Page("views/compare.py", title="Compare", icon=":material/bar_chart:", url_path="compare"),
     st.Page("views/stalls.py", title="Least-Loaded stalls", icon=":material/traffic:",
             url_path="stalls"),
+    st.Page("views/traces.py", title="Real traces", icon=":material/dataset:", url_path="traces"),
+    st.Page("views/sweeps.py", title="Sweeps", icon=":material/grid_on:", url_path="sweeps"),
 ]
-
-# Pages that ship with optional parts of the lab appear when their file is present.
-OPTIONAL = [("traces.py", "Real traces", ":material/dataset:", "traces"),
-            ("sweeps.py", "Sweeps", ":material/grid_on:", "sweeps")]
-for file, title, icon, url in OPTIONAL:
-    if (HERE / "views" / file).is_file():
-        PAGES.append(st.Page(f"views/{file}", title=title, icon=icon, url_path=url))
 
 st.navigation(PAGES).run()

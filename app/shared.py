@@ -198,9 +198,8 @@ def page_header(title: str, what: str) -> None:
 
 def scenario_badge(scenario: Scenario) -> None:
     """One line naming the scenario a page runs on."""
-    st.markdown(f"Scenario **`{scenario.name}`** · {scenario.n_gpus} GPUs · "
-                f"{scenario.workload.jobs} jobs · {scenario.workload.arrival_rate_per_hour:g} "
-                "arrivals/h — change it on *Cluster & workload*.")
+    st.markdown(f"Scenario **`{scenario.name}`** · {scenario.summary()} — change it on "
+                "*Cluster & workload*.")
 
 
 def show_chart(fig: go.Figure, key: str | None = None) -> None:

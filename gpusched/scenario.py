@@ -153,6 +153,23 @@ class Scenario(_Strict):
             return self.build_cluster().n_gpus
         return sum(n.gpus_per_node * n.count for n in self.cluster.nodes)
 
+    @property
+    def is_trace(self) -> bool:
+        """Whether the cluster or the jobs come from a real trace."""
+        return self.cluster.trace is not None or self.workload.trace is not None
+
+    def summary(self) -> str:
+        """One line: GPUs, jobs and where they come from."""
+        w = self.workload
+        if w.trace is not None:
+            jobs = (f"the first {w.jobs} GPU pods of {w.trace.pods} "
+                    f"(time ×1/{w.trace.time_compression:g})")
+        else:
+            jobs = f"{w.jobs} jobs at {w.arrival_rate_per_hour:g}/h"
+        where = (f", {self.cluster.trace.sample_nodes or 'all'} nodes sampled from "
+                 f"{self.cluster.trace.nodes}" if self.cluster.trace is not None else "")
+        return f"{self.n_gpus} GPUs{where} · {jobs}"
+
     def build_cluster(self, seed: int | None = None) -> Cluster:
         """The cluster topology (``seed`` overrides ``workload.seed`` for a trace node sample)."""
         if self.cluster.trace is not None:

@@ -65,3 +65,35 @@ def test_good_scenario_upload_becomes_the_current_scenario():
         ("uploaded.yaml", good.to_yaml().encode(), "application/x-yaml")).run()
     assert_clean(at)
     assert _scenario(at).name == "uploaded"
+
+
+def test_trace_preset_offers_real_jobs_and_reports_left_out_pods():
+    at = open_page(PAGE)
+    at.selectbox(key="preset_0").set_value("openb-sample").run()
+    assert_clean(at)
+    assert _scenario(at).is_trace
+    assert at.selectbox(key="tr_pods_1").value == "openb_pod_list_default"
+    assert any("CPU-only" in c.value for c in at.caption)
+    assert len(plotly_specs(at)) == 4
+    at.number_input(key="tr_sample_1").set_value(5).run()
+    assert_clean(at)
+    assert _scenario(at).cluster.trace.sample_nodes == 5
+
+
+def test_trace_without_times_is_an_inline_error():
+    at = open_page(PAGE)
+    at.selectbox(key="preset_0").set_value("openb-sample").run()
+    before = at.session_state["scenario_yaml"]
+    at.selectbox(key="tr_pods_1").set_value("openb_pod_list_multigpu50").run()
+    assert_clean(at)
+    assert any("creation_time" in e.value for e in at.error), [e.value for e in at.error]
+    assert at.session_state["scenario_yaml"] == before
+
+
+def test_replay_runs_on_real_jobs():
+    at = open_page(PAGE)
+    at.selectbox(key="preset_0").set_value("openb-sample").run()
+    at.number_input(key="jobs_1").set_value(120).run()
+    at.switch_page("views/replay.py").run()
+    assert_clean(at)
+    assert plotly_specs(at)

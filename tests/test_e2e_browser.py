@@ -27,9 +27,9 @@ SHOTS = ROOT / "screenshots"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PAGES = {"home": "", "cluster": "cluster", "agent": "agent", "replay": "replay",
-         "compare": "compare", "stalls": "stalls"}
+         "compare": "compare", "stalls": "stalls", "traces": "traces", "sweeps": "sweeps"}
 """Screenshot name → URL path of every page."""
-CHART_PAGES = {"home", "cluster", "replay", "compare", "stalls"}
+CHART_PAGES = {"home", "cluster", "replay", "compare", "stalls", "traces", "sweeps"}
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 TIMEOUT_MS = 90_000
 

@@ -11,9 +11,15 @@ from shared import (
     show_chart,
 )
 
-from gpusched import ScenarioError, preset_names
+from gpusched import GpuschedError, Scenario, ScenarioError, preset_names
 from gpusched.jobs import JOB_TYPES
 from gpusched.scenario import scenario_from_dict, scenario_from_yaml
+from gpusched.traces.openb import trace_dir
+
+
+def trace_files(prefix: str) -> list[str]:
+    """Stems of the bundled trace files whose name starts with ``prefix``."""
+    return sorted(p.stem for p in trace_dir().glob(f"{prefix}*.csv"))
 
 NODE_COLUMNS = ["gpu_model", "vram_gb", "gpus_per_node", "count"]
 VERSION_KEY = "cluster_editor_version"
@@ -55,6 +61,95 @@ def main() -> None:
                            mime="application/x-yaml", key="download_yaml", width="stretch",
                            icon=":material/download:")
 
+    if scenario.is_trace:
+        scenario = _trace_editors(scenario, version)
+    else:
+        scenario = _synthetic_editors(scenario, version)
+
+    st.success(f"Every page now runs on **`{scenario.name}`**: {scenario.summary()}.",
+               icon=":material/check_circle:")
+    arrivals, duration, vram, gpus = cached_workload_figures(scenario.to_yaml())
+    st.markdown("##### The workload")
+    a, b = st.columns(2)
+    with a:
+        show_chart(arrivals, key="wl_arrivals")
+        show_chart(duration, key="wl_duration")
+    with b:
+        show_chart(vram, key="wl_vram")
+        show_chart(gpus, key="wl_gpus")
+    with st.expander("Scenario YAML"):
+        st.code(scenario.to_yaml(), language="yaml")
+
+
+def _apply(data: dict, scenario: Scenario, name: str, cluster_error, workload_error) -> Scenario:
+    """Validate the edited scenario (and, for a trace, that its jobs load); make it current, or
+    show the error next to its field."""
+    try:
+        candidate = scenario_from_dict(data, source=name or "scenario")
+        if candidate.is_trace:
+            candidate.trace_jobs()
+    except GpuschedError as exc:
+        target = cluster_error if ".cluster" in str(exc) or "cluster." in str(exc) else workload_error
+        target.error(f"{exc}. The pages keep using the last valid scenario.", icon=":material/error:")
+        return scenario
+    if candidate.to_yaml() != scenario.to_yaml():
+        set_scenario(candidate)
+    return candidate
+
+
+def _trace_editors(scenario: Scenario, version: int) -> Scenario:
+    """Editors of a trace-driven scenario: the node sample and the pod list."""
+    data = scenario.model_dump(exclude_none=True)
+    st.info("Real jobs from Alibaba's openb trace: each pod arrives at its creation time and runs "
+            "until its deletion, scaled by the time compression; a pod's `gpu_milli` is its share "
+            "of the GPU's compute and VRAM. Pick a synthetic preset above to edit nodes instead.",
+            icon=":material/dataset:")
+    left, right = st.columns(2)
+    with left:
+        st.markdown("##### Nodes (sampled from the trace)")
+        c = data["cluster"].get("trace", {"nodes": "openb_node_list_gpu_node"})
+        c1, c2 = st.columns(2)
+        nodes = c1.selectbox("Node list", trace_files("openb_node_list"), key=f"tr_nodes_{version}",
+                             index=_index(trace_files("openb_node_list"), c.get("nodes")))
+        sample = c2.number_input("Nodes to sample", min_value=1, max_value=2000,
+                                 value=int(c.get("sample_nodes") or 8), step=1,
+                                 key=f"tr_sample_{version}")
+        cluster_error = st.empty()
+    with right:
+        st.markdown("##### Jobs (pods of the trace)")
+        w = data["workload"]
+        t = w.get("trace", {"pods": "openb_pod_list_default", "time_compression": 300.0})
+        name = st.text_input("Scenario name", data["name"], key=f"name_{version}")
+        c1, c2, c3, c4 = st.columns(4)
+        pods = c1.selectbox("Pod list", trace_files("openb_pod_list"), key=f"tr_pods_{version}",
+                            index=_index(trace_files("openb_pod_list"), t.get("pods")))
+        n_jobs = c2.number_input("Jobs (first N)", min_value=1, max_value=9000,
+                                 value=int(w["jobs"]), step=50, key=f"jobs_{version}")
+        compression = c3.number_input("Time compression", min_value=1.0, max_value=100000.0,
+                                      value=float(t.get("time_compression", 1.0)), step=50.0,
+                                      key=f"tr_tc_{version}",
+                                      help="Trace seconds per simulated second.")
+        seed = c4.number_input("Seed", min_value=0, value=int(w["seed"]), step=1,
+                               key=f"seed_{version}", help="Seeds the node sample.")
+        workload_error = st.empty()
+    data["name"] = name
+    data["cluster"] = {"trace": {"nodes": nodes, "sample_nodes": int(sample)}}
+    data["workload"] = {"jobs": int(n_jobs), "seed": int(seed),
+                        "trace": {"pods": pods, "time_compression": float(compression)}}
+    scenario = _apply(data, scenario, name, cluster_error, workload_error)
+    left_out = scenario.trace_jobs()[1]
+    if left_out:
+        st.caption(f"Left out of the jobs (never silently): {left_out['cpu_only_pods']} CPU-only "
+                   f"pods, {left_out['unhostable_pods']} pods no sampled node could host.")
+    return scenario
+
+
+def _index(options: list[str], value: str | None) -> int:
+    return options.index(value) if value in options else 0
+
+
+def _synthetic_editors(scenario: Scenario, version: int) -> Scenario:
+    """Editors of a synthetic scenario: the node table and the workload generator."""
     data = scenario.model_dump()
     left, right = st.columns([3, 2])
     with left:
@@ -97,30 +192,7 @@ def main() -> None:
     data["cluster"]["nodes"] = edited.dropna(how="all").to_dict("records")
     data["workload"].update(jobs=int(n_jobs), arrival_rate_per_hour=float(rate), mix=mix,
                             seed=int(seed))
-    try:
-        candidate = scenario_from_dict(data, source=name or "scenario")
-    except ScenarioError as exc:
-        target = cluster_error if ".cluster" in str(exc) or "cluster." in str(exc) else workload_error
-        target.error(f"{exc}. The pages keep using the last valid scenario.", icon=":material/error:")
-    else:
-        if candidate.to_yaml() != scenario.to_yaml():
-            set_scenario(candidate)
-            scenario = candidate
-
-    st.success(f"Every page now runs on **`{scenario.name}`**: {scenario.n_gpus} GPUs, "
-               f"{scenario.workload.jobs} jobs at {scenario.workload.arrival_rate_per_hour:g}/h.",
-               icon=":material/check_circle:")
-    arrivals, duration, vram, gpus = cached_workload_figures(scenario.to_yaml())
-    st.markdown("##### The workload")
-    a, b = st.columns(2)
-    with a:
-        show_chart(arrivals, key="wl_arrivals")
-        show_chart(duration, key="wl_duration")
-    with b:
-        show_chart(vram, key="wl_vram")
-        show_chart(gpus, key="wl_gpus")
-    with st.expander("Scenario YAML"):
-        st.code(scenario.to_yaml(), language="yaml")
+    return _apply(data, scenario, name, cluster_error, workload_error)
 
 
 main()

@@ -16,6 +16,12 @@ POLICY_COLORS: dict[str, str] = {
     "best_fit": "#059669",
     "random": "#6B7280",
     "ppo": "#7C3AED",
+    "fgd": "#C026D3",
+    "dot_product": "#0891B2",
+    "gpu_clustering": "#92400E",
+    "gpu_packing": "#4F46E5",
+    "fgd_best_fit": "#059669",
+    "fgd_random": "#6B7280",
 }
 """One colour per registered policy name."""
 
@@ -26,6 +32,12 @@ POLICY_LABELS: dict[str, str] = {
     "best_fit": "Best-Fit",
     "random": "Random",
     "ppo": "PPO agent",
+    "fgd": "FGD",
+    "dot_product": "Dot-Product",
+    "gpu_clustering": "GPU Clustering",
+    "gpu_packing": "GPU Packing",
+    "fgd_best_fit": "Best-Fit (FGD paper)",
+    "fgd_random": "Random (FGD paper)",
 }
 """Display names of the registered policies."""
 
