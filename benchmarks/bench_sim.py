@@ -62,6 +62,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="skip the 100,000-job case")
     args = parser.parse_args()
+    # Measure memory first: a child process inherits its parent's RSS high-water mark.
+    memory = None if args.quick else peak_rss_mib(1024, 100_000, "first_fit")
     cases = [(8, 250, 5), (64, 10_000, 1)] + ([] if args.quick else [(1024, 100_000, 1)])
     print(f"{'case':>22} {'policy':>10} {'decisions':>10} {'wall s':>8} {'dec/s':>9} "
           f"{'us/job':>7} {'avg wait':>9}")
@@ -70,8 +72,8 @@ def main() -> None:
             gpus, decisions, wall, wait = bench(n_gpus, n_jobs, policy, repeats)
             print(f"{gpus:>6} GPUs x {n_jobs:>7} jobs {policy:>10} {decisions:>10} {wall:>8.3f} "
                   f"{decisions / wall:>9.0f} {wall / n_jobs * 1e6:>7.1f} {wait:>9.1f}")
-    if not args.quick:
-        base, peak = peak_rss_mib(1024, 100_000, "first_fit")
+    if memory is not None:
+        base, peak = memory
         print(f"peak RSS, 1024 GPUs x 100000 jobs, first_fit: {peak:.0f} MiB for the whole "
               f"process ({base:.0f} MiB after imports, {peak - base:.0f} MiB for the run)")
 

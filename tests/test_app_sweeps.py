@@ -13,6 +13,9 @@ from gpusched.figures import policy_label
 def test_shipped_policy_study_plots_every_policy():
     at = open_page("views/sweeps.py", small=False)
     assert_clean(at)
+    folders = at.selectbox(key="sweep_folder").options
+    study = next(f for f in folders if f.endswith("policy-study"))
+    at.selectbox(key="sweep_folder").set_value(study).run()
     assert at.selectbox(key="sweep_metric").value == "avg_wait_min"
     assert at.selectbox(key="sweep_param").value == "workload.arrival_rate_per_hour"
     at.selectbox(key="sweep_metric").set_value("avg_wait_min").run()
@@ -26,6 +29,17 @@ def test_shipped_policy_study_plots_every_policy():
     at.multiselect(key="sweep_keep_scenario").set_value(["phase1-8gpu"]).run()
     after = plotly_specs(at)[0]["data"][0]["y"]
     assert before != after
+
+
+def test_shipped_fgd_sweep_opens_on_its_allocation_curves():
+    at = open_page("views/sweeps.py", small=False)
+    folders = at.selectbox(key="sweep_folder").options
+    at.selectbox(key="sweep_folder").set_value(next(f for f in folders if f.endswith("fgd-paper"))).run()
+    assert_clean(at)
+    names = [t.get("name", "") for t in plotly_specs(at)[0]["data"]]
+    for policy in ("fgd", "best_fit", "gpu_packing"):
+        assert policy_label(policy) in names
+    assert sum("published" in n for n in names) == 6
 
 
 def test_allocation_sweep_shows_curves_with_published_overlay(tmp_path):
