@@ -34,7 +34,8 @@ def test_shipped_policy_study_plots_every_policy():
 def test_shipped_fgd_sweep_opens_on_its_allocation_curves():
     at = open_page("views/sweeps.py", small=False)
     folders = at.selectbox(key="sweep_folder").options
-    at.selectbox(key="sweep_folder").set_value(next(f for f in folders if f.endswith("fgd-paper"))).run()
+    shipped = next(f for f in folders if f.endswith("fgd-openb-shipped"))
+    at.selectbox(key="sweep_folder").set_value(shipped).run()
     assert_clean(at)
     names = [t.get("name", "") for t in plotly_specs(at)[0]["data"]]
     for policy in ("fgd", "best_fit", "gpu_packing"):
