@@ -5,17 +5,11 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import node_groups
 
-from gpusched.cluster import Cluster, NodeGroup
+from gpusched.cluster import Cluster
 from gpusched.env import GPUSchedulerEnv
 from gpusched.jobs import generate_jobs
-
-MODELS = [("A100-80GB", 80.0), ("A100-40GB", 40.0), ("V100-32GB", 32.0), ("L4-24GB", 24.0),
-          ("T4-16GB", 16.0)]
-node_groups = st.lists(
-    st.builds(lambda m, k, c: NodeGroup(MODELS[m][0], MODELS[m][1], k, c),
-              st.integers(0, len(MODELS) - 1), st.sampled_from([1, 2, 4, 8]), st.integers(1, 2)),
-    min_size=1, max_size=4)
 
 
 def _check_mask(env: GPUSchedulerEnv) -> None:
