@@ -57,7 +57,6 @@ class Cluster:
         expanded: list[NodeGroup] = [g for g in nodes for _ in range(g.count)]
         if not expanded:
             raise ValueError("a cluster needs at least one node")
-        self.groups: tuple[NodeGroup, ...] = tuple(nodes)
         self.n_nodes = len(expanded)
         self.node_gpu_count = np.array([g.gpus_per_node for g in expanded], dtype=np.int64)
         self.node_first_gpu = np.concatenate([[0], np.cumsum(self.node_gpu_count)[:-1]])
@@ -82,6 +81,7 @@ class Cluster:
         self._model_codes = {m: i for i, m in enumerate(dict.fromkeys(self.node_model))}
         self.gpu_model_code = np.array([self._model_codes[m] for m in self.gpu_model])
         self._spec_masks: dict[tuple[str, ...], np.ndarray] = {}
+        self._hostable: dict[tuple, bool] = {}
 
     def gpu_label(self, gpu: int) -> str:
         """A human name for a GPU, e.g. ``T4-16GB #3`` (cluster index)."""
@@ -106,8 +106,14 @@ class Cluster:
         return out
 
     def could_ever_hold(self, job: Job) -> bool:
-        """Whether some node could hold ``job`` when the cluster is empty."""
-        return bool(ClusterState(self).fit_mask(job).any())
+        """Whether some node could hold ``job`` when the cluster is empty, cached by job shape
+        (on an empty cluster every compute share up to one whole GPU fits alike)."""
+        shape = (job.gpus, job.vram_gb, job.vram_frac, job.compute if job.compute > 1.0 else 0.0,
+                 job.gpu_spec, job.cpu_milli, job.memory_mib)
+        ok = self._hostable.get(shape)
+        if ok is None:
+            ok = self._hostable[shape] = bool(ClusterState(self).fit_mask(job).any())
+        return ok
 
 
 class ClusterState:

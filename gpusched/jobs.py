@@ -174,18 +174,8 @@ def check_jobs_feasible(jobs: Sequence[Job], cluster) -> None:
 
     :raises InfeasibleJobError: naming the first such job and what it asked for.
     """
-    from gpusched.cluster import ClusterState
-
-    empty = ClusterState(cluster)
-    checked: set[tuple] = set()
     for job in jobs:
-        # On an empty cluster every compute share up to one whole GPU fits alike.
-        shape = (job.gpus, job.vram_gb, job.vram_frac, job.compute if job.compute > 1.0 else 0.0,
-                 job.gpu_spec, job.cpu_milli, job.memory_mib)
-        if shape in checked:
-            continue
-        checked.add(shape)
-        if not empty.fit_mask(job).any():
+        if not cluster.could_ever_hold(job):
             asked = f"{job.gpus} GPU(s) with {job.vram_gb:g} GB VRAM and {job.compute:g} compute each"
             if job.vram_frac:
                 asked = f"{job.gpus} GPU(s) with {job.vram_frac:g} of a GPU each"

@@ -20,10 +20,6 @@ METRIC_KEYS: tuple[str, ...] = (
 )
 """The exact metric keys of every run, in display order."""
 
-LOWER_IS_BETTER: frozenset[str] = frozenset(
-    {"avg_wait_min", "p95_wait_min", "max_wait_min", "gini", "makespan_min", "stall_min",
-     "jobs_unfinished"})
-
 
 def gini(values: np.ndarray) -> float:
     """Gini coefficient of non-negative loads: 0 for equal loads, (n-1)/n for one busy of n.

@@ -114,11 +114,6 @@ class Simulator:
         """The job at the head of the queue, or ``None`` when the run is over."""
         return self.jobs[self.queue[0]] if self.queue and not self.done else None
 
-    def queued_jobs(self, limit: int | None = None) -> list[Job]:
-        """Jobs in the queue, head first (at most ``limit``)."""
-        idx = self.queue if limit is None else list(self.queue)[:limit]
-        return [self.jobs[i] for i in idx]
-
     @property
     def arrivals_left(self) -> int:
         """Jobs that have not arrived yet."""

@@ -14,12 +14,7 @@ from shared import (
 from gpusched import GpuschedError, Scenario, ScenarioError, preset_names
 from gpusched.jobs import JOB_TYPES
 from gpusched.scenario import scenario_from_dict, scenario_from_yaml
-from gpusched.traces.openb import trace_dir
-
-
-def trace_files(prefix: str) -> list[str]:
-    """Stems of the bundled trace files whose name starts with ``prefix``."""
-    return sorted(p.stem for p in trace_dir().glob(f"{prefix}*.csv"))
+from gpusched.traces.openb import bundled_traces
 
 NODE_COLUMNS = ["gpu_model", "vram_gb", "gpus_per_node", "count"]
 VERSION_KEY = "cluster_editor_version"
@@ -109,8 +104,8 @@ def _trace_editors(scenario: Scenario, version: int) -> Scenario:
         st.markdown("##### Nodes (sampled from the trace)")
         c = data["cluster"].get("trace", {"nodes": "openb_node_list_gpu_node"})
         c1, c2 = st.columns(2)
-        nodes = c1.selectbox("Node list", trace_files("openb_node_list"), key=f"tr_nodes_{version}",
-                             index=_index(trace_files("openb_node_list"), c.get("nodes")))
+        nodes = c1.selectbox("Node list", bundled_traces("openb_node_list"), key=f"tr_nodes_{version}",
+                             index=_index(bundled_traces("openb_node_list"), c.get("nodes")))
         sample = c2.number_input("Nodes to sample", min_value=1, max_value=2000,
                                  value=int(c.get("sample_nodes") or 8), step=1,
                                  key=f"tr_sample_{version}")
@@ -121,8 +116,8 @@ def _trace_editors(scenario: Scenario, version: int) -> Scenario:
         t = w.get("trace", {"pods": "openb_pod_list_default", "time_compression": 300.0})
         name = st.text_input("Scenario name", data["name"], key=f"name_{version}")
         c1, c2, c3, c4 = st.columns(4)
-        pods = c1.selectbox("Pod list", trace_files("openb_pod_list"), key=f"tr_pods_{version}",
-                            index=_index(trace_files("openb_pod_list"), t.get("pods")))
+        pods = c1.selectbox("Pod list", bundled_traces("openb_pod_list"), key=f"tr_pods_{version}",
+                            index=_index(bundled_traces("openb_pod_list"), t.get("pods")))
         n_jobs = c2.number_input("Jobs (first N)", min_value=1, max_value=9000,
                                  value=int(w["jobs"]), step=50, key=f"jobs_{version}")
         compression = c3.number_input("Time compression", min_value=1.0, max_value=100000.0,

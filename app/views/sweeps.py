@@ -15,6 +15,7 @@ from gpusched.sweep.analysis import (
     metrics,
     parameters,
     published_alloc_curves,
+    varied_parameters,
 )
 
 CURVES = "allocation curve (FGD Fig. 9a)"
@@ -65,10 +66,10 @@ def main() -> None:
                    key="sweep_curves")
         st.caption("Dashed: the FGD artifact's published 10-seed means for the same trace.")
         return
-    varied = [p for p in params if p != "seed" and table[p].nunique() > 1]
+    varied = varied_parameters(table, params)
     default_x = params.index(varied[-1]) if varied else 0
     x = c2.selectbox("Against", params, index=default_x, format_func=axis_title, key="sweep_param")
-    others = [p for p in params if p != x and p != "seed" and table[p].nunique() > 1]
+    others = [p for p in varied if p != x]
     if others:
         cols = st.columns(len(others))
         for col, name in zip(cols, others, strict=True):

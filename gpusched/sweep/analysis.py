@@ -57,6 +57,11 @@ def parameters(table: pd.DataFrame) -> list[str]:
     return [c for c in table.columns if c not in skip and not c.startswith("alloc_pct_")]
 
 
+def varied_parameters(table: pd.DataFrame, params: list[str]) -> list[str]:
+    """Of ``params``, those other than ``seed`` that take more than one value in ``table``."""
+    return [p for p in params if p != "seed" and table[p].nunique() > 1]
+
+
 def metrics(table: pd.DataFrame) -> list[str]:
     """The metric columns present in a results table."""
     names = [*METRIC_KEYS, "alloc_at_100", "alloc_at_130", "failed_pods"]

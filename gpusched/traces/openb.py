@@ -63,6 +63,11 @@ def trace_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "assets" / "traces"
 
 
+def bundled_traces(prefix: str = "openb_") -> list[str]:
+    """Stems of the bundled trace files whose name starts with ``prefix``, sorted."""
+    return sorted(p.stem for p in trace_dir().glob(f"{prefix}*.csv"))
+
+
 def resolve_trace(name: str | Path) -> Path:
     """Turn a path or a bundled file stem (``openb_pod_list_default``) into an existing CSV path.
 
@@ -75,9 +80,9 @@ def resolve_trace(name: str | Path) -> Path:
     bundled = trace_dir() / f"{path.stem}.csv"
     if path.suffix in ("", ".csv") and path.parent == Path(".") and bundled.is_file():
         return bundled
-    stems = sorted(p.stem for p in trace_dir().glob("openb_*.csv"))
     raise TraceError(
-        f"trace '{name}': no such file, and not a bundled trace (one of {', '.join(stems)})"
+        f"trace '{name}': no such file, and not a bundled trace (one of "
+        f"{', '.join(bundled_traces())})"
     )
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpusched.cluster import Cluster, ClusterState, NodeGroup
+from gpusched.cluster import Cluster, NodeGroup
 from gpusched.jobs import Job
 from gpusched.traces.openb import GPU_VRAM_GB, OpenbNodes, OpenbPods, TraceError
 
@@ -152,17 +152,7 @@ def openb_workload(
 
 def hostable_jobs(jobs: list[Job], cluster: Cluster) -> list[Job]:
     """The jobs some node of ``cluster`` could host when empty, renumbered 0..n-1 in order."""
-    empty = ClusterState(cluster)
-    hostable: dict[tuple, bool] = {}
-    kept = []
-    for job in jobs:
-        shape = (job.gpus, job.compute, job.vram_gb, job.vram_frac, job.gpu_spec, job.cpu_milli,
-                 job.memory_mib)
-        ok = hostable.get(shape)
-        if ok is None:
-            ok = hostable[shape] = bool(empty.fit_mask(job).any())
-        if ok:
-            kept.append(job)
+    kept = [job for job in jobs if cluster.could_ever_hold(job)]
     return [_with_id(job, i) for i, job in enumerate(kept)]
 
 
