@@ -204,7 +204,7 @@ class Simulator:
         if next_t is None:
             self._finish("dead_stall")
             return
-        could_fit = bool(self.state.fit_mask(job).any())
+        could_fit = np.count_nonzero(self.state.fit_mask(job)) > 0
         until = next_t if self.horizon_min is None else min(next_t, self.horizon_min)
         if could_fit:
             self.stall_min += until - self.time_min

@@ -8,7 +8,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-from gpusched.env import ENV_ID, GPUSchedulerEnv
+from gpusched.env import ENV_ID, GPUSchedulerEnv, ObservationBuilder
 from gpusched.policies import get_policy
 from gpusched.runner import make_simulator, run_policy
 from gpusched.scenario import load_scenario
@@ -37,8 +37,11 @@ def _random_episode(env: GPUSchedulerEnv, seed: int, **reset_kwargs) -> tuple[fl
     total, done, info = 0.0, False, {}
     while not done:
         mask = env.action_masks()
-        _, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(mask))))
-        assert env.observation_space.contains(env.builder.observe(env.sim, env._fits))
+        obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+        assert env.observation_space.contains(obs)
+        fresh = ObservationBuilder(env.sim.cluster, env.max_gpus, env.queue_window, env.vram_scale_gb)
+        for key, value in fresh.observe(env.sim, env._fits).items():  # the cached block is never stale
+            assert np.array_equal(obs[key], value), key
         total += reward
         done = terminated or truncated
     return total, info

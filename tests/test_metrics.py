@@ -38,4 +38,4 @@ def test_running_gini_matches_exact_after_many_updates():
         loads[g] = new
         running.update(old, new)
         assert running.value() == pytest.approx(gini(loads), abs=1e-9)
-        assert np.array_equal(running.sorted, np.sort(loads))
+        assert running.sorted == np.sort(loads).tolist()

@@ -60,6 +60,10 @@ TIME_FEATURES: tuple[str, ...] = (
 _LOG_DAY = float(np.log1p(1440.0))
 _LOG_QUEUE = float(np.log1p(1000.0))
 _TYPES = ("training", "inference", "batch")
+_ADD = np.add.reduce  # a plain sum without ndarray.sum's Python wrapper
+_NO_JOB = (0.0,) * len(JOB_FEATURES)
+_RUNNING_ROWS = np.array([[min(k / 8.0, 1.0) for k in range(9)], [float(k == 0) for k in range(9)]])
+"""Features ``jobs_running`` and ``idle`` by jobs on the GPU (0..8; more reads as 8)."""
 
 
 class ObservationBuilder:
@@ -83,13 +87,33 @@ class ObservationBuilder:
         self.n = n
         self.node_size = cluster.node_gpu_count[cluster.gpu_node].astype(float)
         self.total_vram_gb = float(cluster.gpu_vram_gb.sum())
-        self._gpus = np.zeros((max_gpus, len(GPU_FEATURES)), dtype=np.float32)
-        self._gpus[:n, 0] = 1.0
-        self._gpus[:n, 1] = cluster.gpu_vram_gb / self.scale
-        self._gpus[:n, 9] = np.minimum(self.node_size / 8.0, 1.0)
+        # Features are built row by row (one contiguous row per feature, float64) and cast to the
+        # (max_gpus, features) float32 layout once, which keeps a step to a few numpy calls.
+        self._rows = np.zeros((len(GPU_FEATURES), max_gpus))
+        self._rows[0, :n] = 1.0
+        self._rows[1, :n] = cluster.gpu_vram_gb / self.scale
+        self._rows[9, :n] = np.minimum(self.node_size / 8.0, 1.0)
+        self._row = [self._rows[k, :n] for k in range(len(GPU_FEATURES))]  # views of the real GPUs
+        self._left_rows = self._rows[6:8, :n]
+        self._fit_rows = self._rows[5:9:3, :n]
+        self._running_rows = self._rows[4:11:6, :n]
         self._present = np.zeros(max_gpus, dtype=np.float32)
         self._present[:n] = 1.0
         self._zero_mask = np.zeros(max_gpus + 1, dtype=bool)
+        self._ever_hold: dict[tuple[float, int], np.ndarray] = {}
+        self._block = np.zeros((max_gpus, len(GPU_FEATURES)), dtype=np.float32)
+        self._block_key: tuple | None = None
+        self._load = (0.0, 0.0)
+
+    def _could_ever_hold(self, need: float | np.ndarray, gpus: int) -> np.ndarray:
+        """GPUs big enough for ``need`` GB on a node of at least ``gpus`` GPUs (cached per shape)."""
+        key = (need, gpus) if isinstance(need, float) else None
+        row = self._ever_hold.get(key) if key is not None else None
+        if row is None:
+            row = (self.cluster.gpu_vram_gb + EPS >= need) & (self.node_size >= gpus)
+            if key is not None:
+                self._ever_hold[key] = row
+        return row
 
     # ---------------------------------------------------------------- mask
     def mask(self, sim, fits: np.ndarray | None) -> np.ndarray:
@@ -105,50 +129,67 @@ class ObservationBuilder:
         return mask
 
     # ---------------------------------------------------------------- observation
+    def _gpu_block(self, state, job: Job | None, fits: np.ndarray | None) -> np.ndarray:
+        """The per-GPU features (float32, ``(max_gpus, len(GPU_FEATURES))``), a fresh array.
+
+        They depend only on the cluster state and the head job, so a decision that changed
+        neither (a HOLD with no completion) reuses the last block. Also sets ``_load``: cluster
+        utilisation and the share of its VRAM in use.
+        """
+        key = self._block_key
+        if key is not None and key[0] is state and key[1] == state.version and key[2] is job:
+            return self._block.copy()
+        n = self.n
+        row = self._row
+        inv = 1.0 / self.scale
+        vram_free = state.vram_free_gb
+        compute_used = state.compute_used
+        running = state.jobs_running
+        # ufuncs write straight into the row views; positional arguments, as keywords cost more.
+        np.multiply(vram_free, inv, row[2])
+        row[3][...] = compute_used
+        _RUNNING_ROWS.take(running, 1, self._running_rows, "clip")
+        if job is None or fits is None:
+            self._rows[5:9, :n] = 0.0
+            row[11][...] = 0.0
+        else:
+            need = state.vram_need_gb(job) if job.vram_frac else job.vram_gb
+            self._fit_rows[...] = fits  # head fits, and node room for a one-GPU job
+            np.subtract(vram_free, need, row[6])
+            np.multiply(row[6], fits, row[6])
+            np.multiply(row[6], inv, row[6])
+            np.subtract(1.0 - job.compute, compute_used, row[7])
+            np.multiply(row[7], fits, row[7])
+            np.fmax(self._left_rows, 0.0, self._left_rows)
+            if job.gpus > 1:
+                single = state.single_gpu_fit(job)
+                per_node = np.bincount(self.cluster.gpu_node[single], minlength=self.cluster.n_nodes)
+                np.divide(per_node[self.cluster.gpu_node], self.node_size, row[8])
+            row[11][...] = self._could_ever_hold(need, job.gpus)
+        self._block = self._rows.T.astype(np.float32, order="C")
+        self._block_key = (state, state.version, job)
+        self._load = (_ADD(compute_used) / n, _ADD(state.vram_used_gb) / self.total_vram_gb)
+        return self._block.copy()
+
     def observe(self, sim, fits: np.ndarray | None) -> dict[str, np.ndarray]:
         """The observation for the simulator's current decision (``fits`` is the head's fit mask)."""
         state = sim.state
         job: Job | None = sim.head_job
         n = self.n
-        g = self._gpus
-        cap = self.cluster.gpu_vram_gb
         inv = 1.0 / self.scale
-        vram_free = cap - state.vram_used_gb
-        compute_used = state.compute_used
-        running = state.jobs_running
-        g[:n, 2] = vram_free * inv
-        g[:n, 3] = compute_used
-        g[:n, 4] = np.minimum(running * 0.125, 1.0)
-        g[:n, 10] = running == 0
-        job_vec = np.zeros(len(JOB_FEATURES), dtype=np.float32)
+        gpus = self._gpu_block(state, job, fits)
+        # The job, queue and time features are built as one float32 vector and returned as views.
         if job is None or fits is None:
-            g[:n, 5:9] = 0.0
-            g[:n, 11] = 0.0
+            job_part: tuple = _NO_JOB
         else:
             need = state.vram_need_gb(job) if job.vram_frac else job.vram_gb
-            g[:n, 5] = fits
-            left = vram_free - need
-            left *= fits
-            g[:n, 6] = left * inv
-            left = 1.0 - job.compute - compute_used
-            left *= fits
-            g[:n, 7] = left
-            if job.gpus == 1:
-                g[:n, 8] = fits
-            else:
-                single = state.single_gpu_fit(job)
-                per_node = np.bincount(self.cluster.gpu_node[single], minlength=self.cluster.n_nodes)
-                g[:n, 8] = per_node[self.cluster.gpu_node] / self.node_size
-            g[:n, 11] = (cap + EPS >= need) & (self.node_size >= job.gpus)
-            np.maximum(g[:n, 6:8], 0.0, out=g[:n, 6:8])
-            mean_need = need if isinstance(need, float) else float(np.mean(need))
-            n_fit = int(np.count_nonzero(fits))
-            job_vec[:] = (
-                job.gpus * 0.125, mean_need * inv, job.compute,
-                math.log1p(job.duration_min) / _LOG_DAY, job.priority / 3.0,
-                job.type == "training", job.type == "inference", job.type == "batch",
+            kind = job.type
+            job_part = (
+                job.gpus * 0.125, (need if isinstance(need, float) else float(np.mean(need))) * inv,
+                job.compute, math.log1p(job.duration_min) / _LOG_DAY, job.priority / 3.0,
+                kind == "training", kind == "inference", kind == "batch",
                 min(math.log1p(max(sim.time_min - job.arrival_min, 0.0)) / _LOG_DAY, 1.0),
-                n_fit / n,
+                int(np.count_nonzero(fits)) / n,
             )
         queue = sim.queue
         q_len = len(queue)
@@ -163,24 +204,24 @@ class ObservationBuilder:
                 if j.vram_gb > nxt_max:
                     nxt_max = j.vram_gb
         n_jobs = len(sim.jobs)
-        queue_vec = np.array((
+        vec = np.array((
+            *job_part,
             min(math.log1p(q_len) / _LOG_QUEUE, 1.0),
             nxt_count / self.queue_window,
             min(nxt_vram / self.total_vram_gb, 2.0),
             min(nxt_compute / n, 2.0),
             nxt_max * inv,
-            compute_used.sum() / n,
-            state.vram_used_gb.sum() / self.total_vram_gb,
+            *self._load,  # cluster utilisation, VRAM in use / cluster VRAM
             min(sim.running_count / n, 2.0),
-        ), dtype=np.float32)
-        time_vec = np.array((
             min((sim.time_min - sim.start_time_min) / (7 * 1440.0), 1.0),
             1.0 - sim.arrivals_left / n_jobs if n_jobs else 1.0,
         ), dtype=np.float32)
+        j_end = len(JOB_FEATURES)
+        q_end = j_end + len(QUEUE_FEATURES)
         return {
-            "gpus": g.copy(),
+            "gpus": gpus,
             "gpu_present": self._present.copy(),
-            "job": job_vec,
-            "queue": queue_vec,
-            "time": time_vec,
+            "job": vec[:j_end],
+            "queue": vec[j_end:q_end],
+            "time": vec[q_end:],
         }
