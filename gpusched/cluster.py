@@ -139,6 +139,15 @@ class ClusterState:
         self.version = 0
         self._fit_cache: tuple[int, Job, np.ndarray, np.ndarray] | None = None
 
+    def copy(self) -> ClusterState:
+        """An independent copy (the cached fit masks are read-only and may be shared)."""
+        twin = object.__new__(ClusterState)
+        twin.__dict__.update(self.__dict__)
+        for name in ("vram_used_gb", "vram_free_gb", "compute_used", "compute_free", "jobs_running",
+                     "node_cpu_used", "node_memory_used"):
+            setattr(twin, name, getattr(self, name).copy())
+        return twin
+
     def vram_need_gb(self, job: Job) -> np.ndarray | float:
         """VRAM the job needs on each GPU (GB): a scalar, or an array when it asks for a share."""
         if job.vram_frac:

@@ -66,6 +66,13 @@ class RunningGini:
         self.total = math.fsum(self.sorted)
         self.pair_diff = pairwise_abs_diff_sum(ordered, presorted=True)
 
+    def copy(self) -> RunningGini:
+        """An independent copy."""
+        twin = object.__new__(RunningGini)
+        twin.__dict__.update(self.__dict__)
+        twin.sorted = list(self.sorted)
+        return twin
+
     def update(self, old: float, new: float) -> None:
         """One load changed from ``old`` to ``new`` (``old`` must be a current load)."""
         if new == old:

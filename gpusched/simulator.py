@@ -23,6 +23,7 @@ environment) or run to the end with a policy (:meth:`Simulator.run`).
 
 from __future__ import annotations
 
+import copy
 import heapq
 from collections import deque
 from collections.abc import Sequence
@@ -108,6 +109,24 @@ class Simulator:
         self.decisions = 0
         self._admit_arrivals()
         self._advance_to_decision()
+
+    def fork(self) -> Simulator:
+        """An independent copy of the run so far, for lookahead search (planners, oracles).
+
+        The copy shares the immutable cluster and jobs and copies everything a step changes, so
+        stepping either one leaves the other as it was.
+        """
+        twin = copy.copy(self)
+        twin.state = self.state.copy()
+        twin.queue = deque(self.queue)
+        twin._running = list(self._running)
+        twin.start_min = self.start_min.copy()
+        twin.end_min = self.end_min.copy()
+        twin.job_gpus = list(self.job_gpus)
+        twin._gini = self._gini.copy()
+        twin.holds = list(self.holds)
+        twin.misroutes = list(self.misroutes)
+        return twin
 
     @property
     def head_job(self) -> Job | None:

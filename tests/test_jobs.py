@@ -28,7 +28,7 @@ def test_jobs_follow_the_cluster_and_the_type_tables():
     jobs = generate_jobs(2000, 30.0, {"training": 0.5, "inference": 0.3, "batch": 0.2},
                          np.random.default_rng(7), limits)
     assert [j.id for j in jobs] == list(range(2000))
-    assert all(b.arrival_min >= a.arrival_min for a, b in zip(jobs, jobs[1:]))
+    assert all(b.arrival_min >= a.arrival_min for a, b in zip(jobs, jobs[1:], strict=False))
     assert {j.gpus for j in jobs} == {1, 2}
     for j in jobs:
         spec = JOB_TYPES[j.type]

@@ -80,3 +80,24 @@ def test_sharing_respects_compute_and_vram():
     assert state.fit_mask(make_job(vram=10, compute=0.4)).tolist() == [True]
     assert state.fit_mask(make_job(vram=10, compute=0.5)).tolist() == [False]
     assert state.fit_mask(make_job(vram=15, compute=0.1)).tolist() == [False]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_lookahead_is_never_worse_than_its_base_and_leaves_the_run_untouched(seed):
+    """A rollout over Best-Fit: on the deterministic simulator it cannot lose to Best-Fit."""
+    from gpusched.runner import run_policy
+    from gpusched.scenario import load_scenario
+
+    scenario = load_scenario("phase1-4gpu")
+    base = run_policy(scenario, "best_fit", seed, n_jobs=40).metrics
+    ahead = run_policy(scenario, "lookahead", seed, n_jobs=40).metrics
+    assert ahead["avg_wait_min"] <= base["avg_wait_min"] + 1e-9
+    assert ahead["jobs_completed"] == ahead["jobs_submitted"] == 40
+    assert run_policy(scenario, "lookahead", seed, n_jobs=40).metrics == ahead  # deterministic
+
+
+def test_lookahead_refuses_to_run_unbound():
+    policy = get_policy("lookahead")
+    cluster = Cluster([NodeGroup("A100", 80.0, 2)])
+    with pytest.raises(RuntimeError, match="bind"):
+        policy.select(ClusterState(cluster), make_job(0, vram=10.0))

@@ -132,3 +132,27 @@ def test_cluster_util_steps_integrate_to_avg_util(hetero_cluster):
     integral = float(np.sum(u[:-1] * np.diff(t)))
     span = result.metrics["makespan_min"]
     assert integral / span == pytest.approx(result.metrics["avg_util"], rel=1e-6)
+
+
+def test_fork_is_independent_and_continues_like_the_original():
+    from gpusched.runner import make_simulator
+    from gpusched.scenario import load_scenario
+
+    scenario = load_scenario("phase1-8gpu")
+    policy = get_policy("best_fit")
+    sim = make_simulator(scenario, seed=4)
+    for _ in range(120):
+        sim.step(policy.select(sim.state, sim.head_job))
+    snapshot = (sim.time_min, list(sim.queue), sim.state.vram_used_gb.copy(), sim.metrics())
+    twin = sim.fork()
+    for _ in range(200):  # a different future on the fork: First-Fit
+        twin.step(get_policy("first_fit").select(twin.state, twin.head_job))
+    assert (sim.time_min, list(sim.queue)) == snapshot[:2]
+    assert np.array_equal(sim.state.vram_used_gb, snapshot[2]) and sim.metrics() == snapshot[3]
+
+    twin = sim.fork()
+    for run in (sim, twin):
+        while not run.done:
+            run.step(policy.select(run.state, run.head_job))
+    reference = make_simulator(scenario, seed=4).run(policy).metrics
+    assert sim.metrics() == twin.metrics() == reference

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from gpusched.errors import UnknownPolicyError
 from gpusched.policies.base import Policy
 from gpusched.policies.heuristics import BestFit, FirstFit, LeastLoaded, LeastLoadedFit, RandomFit
+from gpusched.policies.lookahead import Lookahead
 
 PolicyFactory = Callable[[int], Policy]
 """Builds a policy from a seed (used by policies that draw random numbers)."""
@@ -61,6 +62,9 @@ register("least_loaded", lambda seed: LeastLoaded())
 register("least_loaded_fit", lambda seed: LeastLoadedFit())
 register("best_fit", lambda seed: BestFit())
 register("random", lambda seed: RandomFit(seed))
+# Clairvoyant: it plays the real future on forks of the simulator. A bound and a teacher, not a
+# heuristic (see gpusched.policies.lookahead).
+register("lookahead", lambda seed: Lookahead(BestFit()), heuristic=False)
 
 
 def _ppo(seed: int) -> Policy:

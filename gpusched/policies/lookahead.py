@@ -1,0 +1,70 @@
+"""A clairvoyant lookahead planner: an upper bound for FIFO placement, and a teacher.
+
+It is not a scheduler anyone could deploy: it reads the future. At every decision it forks the
+simulator (:meth:`gpusched.simulator.Simulator.fork`) once per valid action (every GPU where the
+head job fits, and HOLD unless holding would dead-stall the run), plays each fork to the end with a
+base heuristic, and takes the action whose finished run has the lowest average wait. Ties go to
+the base heuristic's own choice, so on the deterministic simulator it is never worse than its base
+(a rollout policy). It sees every future arrival and duration, which no real policy can.
+
+Two uses: it bounds what any agent restricted to the FIFO action space (a GPU for the head job,
+or HOLD) can reach on a workload; and its decisions are a teacher that the RL agent imitates
+before PPO (its observation, of course, holds no future).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpusched.cluster import ClusterState
+from gpusched.jobs import Job
+from gpusched.policies.base import Policy
+from gpusched.simulator import HOLD, Action, Simulator
+
+
+def _finish(sim: Simulator, first: Action, base: Policy) -> float:
+    """Average wait (minutes) of the run after playing ``first`` and then ``base`` to the end."""
+    sim.step(first)
+    select = base.select
+    while not sim.done:
+        sim.step(select(sim.state, sim.jobs[sim.queue[0]]))
+    return sim.metrics()["avg_wait_min"]
+
+
+class Lookahead:
+    """One-step clairvoyant lookahead over ``base`` (see the module docstring).
+
+    :param base: the heuristic that finishes every fork, e.g. Best-Fit.
+    """
+
+    def __init__(self, base: Policy, name: str = "lookahead"):
+        self.base = base
+        self.name = name
+        self.sim: Simulator | None = None
+        self.forks = 0
+
+    def bind(self, sim: Simulator) -> None:
+        """Attach to the simulator whose future it plays (called by ``Simulator.run``)."""
+        self.sim = sim
+
+    def options(self, state: ClusterState, job: Job) -> list[Action]:
+        """The actions it weighs: every GPU where ``job`` fits, then HOLD when holding is safe."""
+        options: list[Action] = [int(g) for g in np.flatnonzero(state.fit_mask(job))]
+        if not self.sim.hold_would_dead_stall():
+            options.append(HOLD)
+        return options
+
+    def select(self, state: ClusterState, job: Job) -> Action:
+        if self.sim is None or self.sim.state is not state:
+            raise RuntimeError("Lookahead needs bind(simulator) before select (Simulator.run does it)")
+        default = self.base.select(state, job)
+        default = default if isinstance(default, int | np.integer) else int(default[0])  # a gang's GPU
+        options = self.options(state, job)
+        if len(options) <= 1:
+            return options[0] if options else HOLD
+        waits = {a: _finish(self.sim.fork(), a, self.base) for a in options}
+        self.forks += len(options)
+        best = min(waits.values())
+        if waits.get(int(default), np.inf) <= best:
+            return int(default)
+        return min(waits, key=waits.get)
