@@ -1,15 +1,24 @@
-"""Slow runs in the background: a worker thread that runs policies and hands back futures.
+"""Slow runs in the background: a worker process that runs policies and hands back futures.
 
 The trained agent decides with a neural network, so one of its runs takes seconds where a
 heuristic takes a fraction of one. Pages submit such runs here and draw them when they are done,
 instead of blocking their first render. Results are kept per (scenario YAML, policy, seed).
+
+The worker is a process, not a thread: the agent's many small torch calls each release and
+re-take the GIL, so in a thread of a busy server every decision waited for the pages' own Python
+work (about 9 ms instead of 0.6 ms), and importing torch there held up the pages' first render.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import sys
 import threading
-from collections.abc import Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+import types
+from collections.abc import Iterator, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 
 import pandas as pd
 
@@ -21,16 +30,25 @@ from gpusched.scenario import scenario_from_yaml
 class BackgroundRuns:
     """Runs submitted by (scenario YAML, policy, seed), computed one after another.
 
-    :param workers: worker threads (the machine's cores are shared with the page's own work).
+    :param workers: worker processes (the machine's cores are shared with the page's own work);
+        they start at once, so the worker's imports overlap the page's first render.
     :param max_kept: finished runs to keep before the oldest are dropped.
     """
 
     def __init__(self, workers: int = 1, max_kept: int = 256):
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gpusched-bg",
-                                        initializer=_one_torch_thread)
+        self._workers = workers
         self._futures: dict[tuple[str, str, int], Future[Result]] = {}
         self._lock = threading.Lock()
         self._max_kept = max_kept
+        self._pool = _start_pool(workers)
+
+    def _submit_run(self, scenario_yaml: str, policy: str, seed: int) -> Future[Result]:
+        """Hand one run to the pool, replacing a pool whose worker died (its runs keep the error)."""
+        try:
+            return self._pool.submit(_run, scenario_yaml, policy, seed)
+        except BrokenProcessPool:
+            self._pool = _start_pool(self._workers)
+            return self._pool.submit(_run, scenario_yaml, policy, seed)
 
     def submit(self, scenario_yaml: str, policy: str, seed: int) -> Future[Result]:
         """The future of one run; submitted once, shared by every caller (a failed run keeps
@@ -39,7 +57,7 @@ class BackgroundRuns:
         with self._lock:
             future = self._futures.get(key)
             if future is None:
-                future = self._pool.submit(_run, scenario_yaml, policy, int(seed))
+                future = self._submit_run(scenario_yaml, policy, int(seed))
                 self._futures[key] = future
                 if len(self._futures) > self._max_kept:
                     oldest = next(k for k, f in self._futures.items() if f.done())
@@ -59,8 +77,33 @@ class BackgroundRuns:
         return {(policy, s): self.submit(scenario_yaml, policy, s).result() for s in seeds}
 
 
+@contextmanager
+def _bare_main() -> Iterator[None]:
+    """A bare ``__main__`` while workers start: a spawned worker re-runs the parent's ``__main__``
+    file, and under Streamlit that is the app script, which must not run again in the worker."""
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+
+
+def _start_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of freshly spawned workers, started now (a forked copy of a threaded server could
+    inherit locks held by its other threads)."""
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_one_torch_thread)
+    with _bare_main():
+        for _ in range(workers):
+            pool.submit(int)  # each no-op spawns one more worker, inside this block
+    return pool
+
+
 def _one_torch_thread() -> None:
-    """Let the agent's network use one core, leaving the others to the pages."""
+    """Let the agent's network use one core, leaving the others to the pages (and import torch
+    while the worker waits for its first run)."""
     try:
         import torch
     except ImportError:  # no agent installed: nothing to limit

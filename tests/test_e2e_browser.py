@@ -9,28 +9,22 @@ Outside CI the test skips when ``/usr/bin/chromium`` is missing; in CI (``CI=tru
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from browser_support import (
+    CHART_PAGES,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    IDLE,
+    PAGES,
+    ROOT,
+    running_dashboard,
+)
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = ROOT / "screenshots"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-PAGES = {"home": "", "cluster": "cluster", "agent": "agent", "replay": "replay",
-         "compare": "compare", "stalls": "stalls", "traces": "traces", "sweeps": "sweeps"}
-"""Screenshot name → URL path of every page."""
-CHART_PAGES = {"home", "cluster", "replay", "compare", "stalls", "traces", "sweeps"}
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 TIMEOUT_MS = 90_000
 
 
@@ -43,46 +37,12 @@ def _require_browser() -> None:
     pytest.skip(message)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A running ``streamlit run app/Home.py`` on a free port; stopped after the module."""
     _require_browser()
-    port = _free_port()
-    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
-    log = log_path.open("w", encoding="utf-8")  # a file, not a pipe nobody drains
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app/Home.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, text=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                out = log_path.read_text(encoding="utf-8", errors="replace")
-                pytest.fail(f"streamlit did not become healthy:\n{out[-2000:]}")
-            time.sleep(0.3)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+    with running_dashboard(tmp_path_factory.mktemp("streamlit") / "server.log") as url:
+        yield url  # a server that does not start raises DashboardError with its log's tail
 
 
 @pytest.fixture(scope="module")

@@ -91,9 +91,10 @@ def main() -> None:
 
     agent = AGENT_POLICY in available_policies()
     text = preset_yaml(DEFAULT_SCENARIO)
+    # Submit the agent's runs first: the worker process computes them while the heuristics run here.
+    pending = agent and not background_runs().ready(text, AGENT_POLICY, HEADLINE_SEEDS)
     with st.spinner("Running the headline scenario…"):
         cached_compare(text, HEURISTICS, HEADLINE_SEEDS)
-    pending = agent and not background_runs().ready(text, AGENT_POLICY, HEADLINE_SEEDS)
 
     with st.container(border=True):
         text_col, button_col = st.columns([3, 1], vertical_alignment="center")

@@ -116,11 +116,14 @@ class GpuSetPolicy(MaskableActorCriticPolicy):
 
     :param hidden: width of the hidden layers (the only architecture knob; it is saved in the
         model's sidecar so the policy can be rebuilt in code).
+    :param trainable: build the optimizer. An inference-only policy skips it: creating a torch
+        optimizer imports ``torch._dynamo``, which takes about 2 s.
     """
 
     def __init__(self, observation_space: spaces.Dict, action_space: spaces.Discrete, lr_schedule,
-                 hidden: int = 64, **kwargs: Any):
+                 hidden: int = 64, trainable: bool = True, **kwargs: Any):
         self.hidden = hidden
+        self.trainable = trainable
         kwargs.setdefault("features_extractor_class", FlatDictExtractor)
         kwargs["ortho_init"] = False  # GpuSetNetwork initialises itself
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
@@ -137,7 +140,9 @@ class GpuSetPolicy(MaskableActorCriticPolicy):
         self.value_net = nn.Linear(self.mlp_extractor.latent_dim_vf, 1)
         nn.init.orthogonal_(self.value_net.weight, gain=1.0)
         nn.init.zeros_(self.value_net.bias)
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+        if self.trainable:
+            self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),
+                                                  **self.optimizer_kwargs)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()

@@ -20,7 +20,7 @@ import io
 import json
 import os
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -130,12 +130,22 @@ class LoadedAgent:
     meta: dict[str, Any]
     state_dict: dict[str, Any]
 
+    _policies: dict[int, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """Built policies by slot count: runs share them (an inference-only policy holds no state)."""
+
     def policy(self, max_gpus: int):
-        """A ``GpuSetPolicy`` for an observation with ``max_gpus`` GPU slots, with these weights."""
+        """An inference-only ``GpuSetPolicy`` (no optimizer) for an observation with ``max_gpus``
+        GPU slots, with these weights; built once per slot count (about 0.1 s each)."""
+        if max_gpus not in self._policies:
+            self._policies[max_gpus] = self._build_policy(max_gpus)
+        return self._policies[max_gpus]
+
+    def _build_policy(self, max_gpus: int):
         from gpusched.agent.network import GpuSetPolicy
 
         spaces = _spaces(max_gpus, self.meta)
-        policy = GpuSetPolicy(spaces[0], spaces[1], lambda _: 0.0, hidden=int(self.meta["hidden"]))
+        policy = GpuSetPolicy(spaces[0], spaces[1], lambda _: 0.0, hidden=int(self.meta["hidden"]),
+                              trainable=False)
         try:
             policy.load_state_dict(self.state_dict, strict=True)
         except RuntimeError:

@@ -1,0 +1,167 @@
+"""Dashboard page load times in a real browser (headless Chromium driven by ``playwright``).
+
+Starts a fresh ``streamlit run app/Home.py`` (so every cache is cold), then measures per page:
+
+* **cold**: the first visit of each page after server start, each in a new tab;
+* **warm nav**: each page again in one tab, switched to by clicking its sidebar link (the way a
+  user changes pages: the front end is not reloaded);
+* **warm tab**: each page again in a new tab of the same browser (the front end boots again).
+
+For every visit it prints the time from navigation (or the click) until the first Plotly chart is
+drawn, and until the app is idle: the script has stopped running, charts are drawn, no spinner or
+progress bar shows (e.g. the agent's background runs are in), and it stays so for ``--settle``
+seconds (the reported time is when that idle spell began). The targets are cold < 10 s and
+warm < 3 s; timings depend on what else runs on the machine.
+
+Run: ``python benchmarks/bench_pages.py [--json PATH]``. Needs ``/usr/bin/chromium``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from browser_support import CHART_PAGES, CHROMIUM, CHROMIUM_ARGS, IDLE, PAGES, running_dashboard  # noqa: E402
+
+COLD_TARGET_S = 10.0
+WARM_TARGET_S = 3.0
+POLL_S = 0.05  # how often the page state is sampled (seconds)
+TIMEOUT_S = 120.0
+CHART = '[data-testid="stElementContainer"]:not([data-stale="true"]) [data-testid="stPlotlyChart"] .main-svg'
+BUSY = '[data-testid="stSpinner"], [data-testid="stProgress"]'
+RUN_COUNTER = """() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    window.__benchRuns = 0;
+    new MutationObserver(() => {
+        if (app.getAttribute('data-test-script-state') === 'running') window.__benchRuns += 1;
+    }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+}"""
+"""Counts the script runs that start after it is installed (to tell a new page from the old one)."""
+
+
+@dataclass
+class Visit:
+    """One page visit's times (seconds from navigation; ``None`` for a page without charts)."""
+
+    page: str
+    mode: str
+    first_chart_s: float | None
+    idle_s: float
+
+
+def _state(page, name: str, since_click: bool) -> tuple[bool, bool]:
+    """Whether a chart is drawn, and whether the page is idle, right now."""
+    started = not since_click or page.evaluate("() => window.__benchRuns > 0")
+    charted = started and (name not in CHART_PAGES or page.locator(CHART).count() > 0)
+    idle = (started and charted and page.locator(IDLE).count() > 0
+            and page.locator(BUSY).count() == 0 and page.locator('[data-testid="stMain"] h1').count() > 0)
+    return charted, idle
+
+
+def _measure(page, name: str, mode: str, t0: float, settle_s: float, since_click: bool = False) -> Visit:
+    """Sample the page until it has been idle for ``settle_s`` seconds."""
+    first_chart = idle_since = None
+    while True:
+        now = time.perf_counter()
+        if now - t0 > TIMEOUT_S:
+            raise TimeoutError(f"{name} ({mode}) not idle after {TIMEOUT_S:.0f} s")
+        charted, idle = _state(page, name, since_click)
+        if charted and first_chart is None and name in CHART_PAGES:
+            first_chart = now - t0
+        idle_since = (idle_since or now) if idle else None
+        if idle_since is not None and now - idle_since >= settle_s:
+            return Visit(name, mode, first_chart, idle_since - t0)
+        time.sleep(POLL_S)
+
+
+def _open_tab(context, url: str, name: str, mode: str, settle_s: float):
+    """Open ``name`` in a new tab; returns the tab and its visit."""
+    page = context.new_page()
+    t0 = time.perf_counter()
+    page.goto(f"{url}/{PAGES[name]}", wait_until="commit")
+    return page, _measure(page, name, mode, t0, settle_s)
+
+
+def _click_to(page, url: str, name: str, settle_s: float) -> Visit:
+    """Switch the tab to ``name`` with its sidebar link."""
+    page.evaluate(RUN_COUNTER)
+    href = f"{url}/{PAGES[name]}"
+    link = page.locator(f'[data-testid="stSidebarNav"] a[href="{href}"], '
+                        f'[data-testid="stSidebarNav"] a[href="{href.rstrip("/")}"]').first
+    t0 = time.perf_counter()
+    link.click()
+    return _measure(page, name, "warm nav", t0, settle_s, since_click=True)
+
+
+def run(settle_s: float) -> list[Visit]:
+    """Every page cold, warm by sidebar navigation, and warm in a new tab, on a fresh server."""
+    from playwright.sync_api import sync_playwright
+
+    visits: list[Visit] = []
+    with tempfile.TemporaryDirectory() as tmp, running_dashboard(Path(tmp) / "server.log") as url, \
+            sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1600, "height": 1000})
+        for name in PAGES:
+            tab, visit = _open_tab(context, url, name, "cold", settle_s)
+            visits.append(visit)
+            tab.close()
+        tab, _ = _open_tab(context, url, "sweeps", "setup", settle_s)
+        for name in PAGES:
+            visits.append(_click_to(tab, url, name, settle_s))
+        tab.close()
+        for name in PAGES:
+            tab, visit = _open_tab(context, url, name, "warm tab", settle_s)
+            visits.append(visit)
+            tab.close()
+        browser.close()
+    return visits
+
+
+def _fmt(seconds: float | None, target: float) -> str:
+    if seconds is None:
+        return "—"
+    return f"{seconds:5.2f}{'' if seconds < target else ' !'}"
+
+
+def table(visits: list[Visit]) -> str:
+    """A table of first-chart and idle times per page and mode (``!``: misses its target)."""
+    modes = list(dict.fromkeys(v.mode for v in visits))
+    by = {(v.page, v.mode): v for v in visits}
+    head = "page     " + "".join(f"| {m + ' chart':>15} {m + ' idle':>15} " for m in modes)
+    lines = [head, "-" * len(head)]
+    for name in PAGES:
+        row = f"{name:<9}"
+        for m in modes:
+            v = by.get((name, m))
+            target = COLD_TARGET_S if m == "cold" else WARM_TARGET_S
+            row += (f"| {_fmt(v.first_chart_s, target):>15} {_fmt(v.idle_s, target):>15} "
+                    if v else f"| {'':>15} {'':>15} ")
+        lines.append(row)
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", type=Path, help="also write the visits to this JSON file")
+    parser.add_argument("--settle", type=float, default=1.2,
+                        help="seconds the page must stay idle (longer than the pages' 1 s polling)")
+    args = parser.parse_args()
+    if not CHROMIUM.exists():
+        sys.exit(f"{CHROMIUM} is missing: install Debian's chromium package")
+    visits = run(args.settle)
+    print(table(visits))
+    print(f"Targets: cold < {COLD_TARGET_S:.0f} s, warm < {WARM_TARGET_S:.0f} s ('!' marks a miss).")
+    if args.json:
+        args.json.write_text(json.dumps([asdict(v) for v in visits], indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
