@@ -5,7 +5,9 @@ Starts a fresh ``streamlit run app/Home.py`` (so every cache is cold), then meas
 * **cold**: the first visit of each page after server start, each in a new tab;
 * **warm nav**: each page again in one tab, switched to by clicking its sidebar link (the way a
   user changes pages: the front end is not reloaded);
-* **warm tab**: each page again in a new tab of the same browser (the front end boots again).
+* **warm tab**: each page again in a new tab of the same browser (the front end boots again);
+* **floor**: a reference page with one small chart and nothing else, in new tabs of another
+  server: what any Streamlit page with a Plotly chart costs on this machine before its own work.
 
 For every visit it prints the time from navigation (or the click) until the first Plotly chart is
 drawn, and until the app is idle: the script has stopped running, charts are drawn, no spinner or
@@ -56,10 +58,21 @@ class Visit:
     idle_s: float
 
 
+FLOOR_APP = """import plotly.graph_objects as go
+import streamlit as st
+
+st.title("Reference page")
+st.plotly_chart(go.Figure(go.Bar(x=[1, 2, 3], y=[3, 1, 2])))
+"""
+"""The reference page of the floor measurement."""
+FLOOR = "floor"
+
+
 def _state(page, name: str, since_click: bool) -> tuple[bool, bool]:
     """Whether a chart is drawn, and whether the page is idle, right now."""
     started = not since_click or page.evaluate("() => window.__benchRuns > 0")
-    charted = started and (name not in CHART_PAGES or page.locator(CHART).count() > 0)
+    needs_chart = name in CHART_PAGES or name == FLOOR
+    charted = started and (not needs_chart or page.locator(CHART).count() > 0)
     idle = (started and charted and page.locator(IDLE).count() > 0
             and page.locator(BUSY).count() == 0 and page.locator('[data-testid="stMain"] h1').count() > 0)
     return charted, idle
@@ -73,7 +86,7 @@ def _measure(page, name: str, mode: str, t0: float, settle_s: float, since_click
         if now - t0 > TIMEOUT_S:
             raise TimeoutError(f"{name} ({mode}) not idle after {TIMEOUT_S:.0f} s")
         charted, idle = _state(page, name, since_click)
-        if charted and first_chart is None and name in CHART_PAGES:
+        if charted and first_chart is None and (name in CHART_PAGES or name == FLOOR):
             first_chart = now - t0
         idle_since = (idle_since or now) if idle else None
         if idle_since is not None and now - idle_since >= settle_s:
@@ -85,7 +98,7 @@ def _open_tab(context, url: str, name: str, mode: str, settle_s: float):
     """Open ``name`` in a new tab; returns the tab and its visit."""
     page = context.new_page()
     t0 = time.perf_counter()
-    page.goto(f"{url}/{PAGES[name]}", wait_until="commit")
+    page.goto(f"{url}/{PAGES.get(name, '')}", wait_until="commit")
     return page, _measure(page, name, mode, t0, settle_s)
 
 
@@ -125,6 +138,25 @@ def run(settle_s: float) -> list[Visit]:
     return visits
 
 
+def floor(settle_s: float, tabs: int = 3) -> list[Visit]:
+    """The reference page (:data:`FLOOR_APP`) on its own fresh server: once cold, then in new tabs."""
+    from playwright.sync_api import sync_playwright
+
+    visits: list[Visit] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        app = Path(tmp) / "reference.py"
+        app.write_text(FLOOR_APP, encoding="utf-8")
+        with running_dashboard(Path(tmp) / "server.log", app=str(app)) as url, sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            context = browser.new_context(viewport={"width": 1600, "height": 1000})
+            for i in range(tabs + 1):
+                tab, visit = _open_tab(context, url, FLOOR, "cold" if i == 0 else "warm tab", settle_s)
+                visits.append(visit)
+                tab.close()
+            browser.close()
+    return visits
+
+
 def _fmt(seconds: float | None, target: float) -> str:
     if seconds is None:
         return "—"
@@ -159,6 +191,11 @@ def main() -> None:
     visits = run(args.settle)
     print(table(visits))
     print(f"Targets: cold < {COLD_TARGET_S:.0f} s, warm < {WARM_TARGET_S:.0f} s ('!' marks a miss).")
+    reference = floor(args.settle)
+    tabs = [v.first_chart_s for v in reference if v.mode == "warm tab"]
+    print(f"Floor, a page with one small chart and nothing else: cold {reference[0].first_chart_s:.2f} s, "
+          f"new tab {min(tabs):.2f}-{max(tabs):.2f} s.")
+    visits += reference
     if args.json:
         args.json.write_text(json.dumps([asdict(v) for v in visits], indent=2) + "\n", encoding="utf-8")
 

@@ -47,19 +47,21 @@ def _healthy(url: str) -> bool:
 
 
 @contextmanager
-def running_dashboard(log_path: Path, timeout_s: float = HEALTH_TIMEOUT_S) -> Iterator[str]:
+def running_dashboard(log_path: Path, timeout_s: float = HEALTH_TIMEOUT_S,
+                      app: str = "app/Home.py") -> Iterator[str]:
     """A fresh ``streamlit run app/Home.py`` (cwd: the repository) on a free port; yields its URL
     once ``/_stcore/health`` answers and stops the server on exit.
 
     :param log_path: file that receives the server's output (a file, not a pipe nobody drains).
     :param timeout_s: how long to wait for the server to become healthy (seconds).
+    :param app: the script to run (another one only for benchmarks' reference pages).
     :raises DashboardError: when the server exits or is not healthy within ``timeout_s``.
     """
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     with log_path.open("w", encoding="utf-8") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app/Home.py", "--server.headless", "true",
+            [sys.executable, "-m", "streamlit", "run", app, "--server.headless", "true",
              "--server.port", str(port), "--server.address", "127.0.0.1",
              "--browser.gatherUsageStats", "false"],
             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, text=True)
