@@ -101,9 +101,12 @@ class ObservationBuilder:
         self._present[:n] = 1.0
         self._zero_mask = np.zeros(max_gpus + 1, dtype=bool)
         self._ever_hold: dict[tuple[float, int], np.ndarray] = {}
-        self._block = np.zeros((max_gpus, len(GPU_FEATURES)), dtype=np.float32)
         self._block_key: tuple | None = None
         self._load = (0.0, 0.0)
+        self._job_key: Job | None = None
+        self._job_part: tuple = ()
+        self._window_key: tuple | None = None
+        self._window = (0.0, 0.0, 0.0, 0.0)
 
     def _could_ever_hold(self, need: float | np.ndarray, gpus: int) -> np.ndarray:
         """GPUs big enough for ``need`` GB on a node of at least ``gpus`` GPUs (cached per shape)."""
@@ -133,12 +136,12 @@ class ObservationBuilder:
         """The per-GPU features (float32, ``(max_gpus, len(GPU_FEATURES))``), a fresh array.
 
         They depend only on the cluster state and the head job, so a decision that changed
-        neither (a HOLD with no completion) reuses the last block. Also sets ``_load``: cluster
+        neither (a HOLD with no completion) reuses the last rows. Also sets ``_load``: cluster
         utilisation and the share of its VRAM in use.
         """
         key = self._block_key
         if key is not None and key[0] is state and key[1] == state.version and key[2] is job:
-            return self._block.copy()
+            return self._rows.T.astype(np.float32, order="C")
         n = self.n
         row = self._row
         inv = 1.0 / self.scale
@@ -156,20 +159,57 @@ class ObservationBuilder:
             need = state.vram_need_gb(job) if job.vram_frac else job.vram_gb
             self._fit_rows[...] = fits  # head fits, and node room for a one-GPU job
             np.subtract(vram_free, need, row[6])
-            np.multiply(row[6], fits, row[6])
-            np.multiply(row[6], inv, row[6])
             np.subtract(1.0 - job.compute, compute_used, row[7])
-            np.multiply(row[7], fits, row[7])
+            np.multiply(self._left_rows, fits, self._left_rows)
+            np.multiply(row[6], inv, row[6])
             np.fmax(self._left_rows, 0.0, self._left_rows)
             if job.gpus > 1:
                 single = state.single_gpu_fit(job)
                 per_node = np.bincount(self.cluster.gpu_node[single], minlength=self.cluster.n_nodes)
                 np.divide(per_node[self.cluster.gpu_node], self.node_size, row[8])
             row[11][...] = self._could_ever_hold(need, job.gpus)
-        self._block = self._rows.T.astype(np.float32, order="C")
         self._block_key = (state, state.version, job)
         self._load = (_ADD(compute_used) / n, _ADD(state.vram_used_gb) / self.total_vram_gb)
-        return self._block.copy()
+        return self._rows.T.astype(np.float32, order="C")
+
+    def _job_features(self, state, job: Job) -> tuple:
+        """The head job's own features (the first eight of :data:`JOB_FEATURES`), kept while the
+        same job stays at the head."""
+        if self._job_key is not job:
+            need = state.vram_need_gb(job) if job.vram_frac else job.vram_gb
+            mean_need = need if isinstance(need, float) else float(np.mean(need))
+            kind = job.type
+            self._job_part = (
+                job.gpus * 0.125, mean_need * (1.0 / self.scale),
+                job.compute, math.log1p(job.duration_min) / _LOG_DAY, job.priority / 3.0,
+                kind == "training", kind == "inference", kind == "batch",
+            )
+            self._job_key = job
+        return self._job_part
+
+    def _queue_window(self, sim, queue, q_len: int) -> tuple[float, float, float, float]:
+        """Count, total GPUs x VRAM (GB), total GPUs x compute and largest VRAM (GB) of the jobs
+        behind the head, up to ``queue_window`` of them.
+
+        The FIFO queue only loses its head and gains arrivals at its tail, so the window is fixed
+        by the head job and the queue length (capped at the window): that pair keys the cache.
+        """
+        key = (sim, queue[0], min(q_len, self.queue_window + 1)) if q_len else None
+        if key is not None and self._window_key == key:
+            return self._window
+        nxt_count = nxt_vram = nxt_compute = nxt_max = 0.0
+        if q_len > 1:
+            jobs = sim.jobs
+            for i in islice(queue, 1, self.queue_window + 1):
+                j = jobs[i]
+                nxt_count += 1.0
+                nxt_vram += j.gpus * j.vram_gb
+                nxt_compute += j.gpus * j.compute
+                if j.vram_gb > nxt_max:
+                    nxt_max = j.vram_gb
+        self._window = (nxt_count, nxt_vram, nxt_compute, nxt_max)
+        self._window_key = key
+        return self._window
 
     def observe(self, sim, fits: np.ndarray | None) -> dict[str, np.ndarray]:
         """The observation for the simulator's current decision (``fits`` is the head's fit mask)."""
@@ -182,27 +222,14 @@ class ObservationBuilder:
         if job is None or fits is None:
             job_part: tuple = _NO_JOB
         else:
-            need = state.vram_need_gb(job) if job.vram_frac else job.vram_gb
-            kind = job.type
             job_part = (
-                job.gpus * 0.125, (need if isinstance(need, float) else float(np.mean(need))) * inv,
-                job.compute, math.log1p(job.duration_min) / _LOG_DAY, job.priority / 3.0,
-                kind == "training", kind == "inference", kind == "batch",
+                *self._job_features(state, job),
                 min(math.log1p(max(sim.time_min - job.arrival_min, 0.0)) / _LOG_DAY, 1.0),
-                int(np.count_nonzero(fits)) / n,
+                np.count_nonzero(fits) / n,
             )
         queue = sim.queue
         q_len = len(queue)
-        nxt_count = nxt_vram = nxt_compute = nxt_max = 0.0
-        if q_len > 1:
-            jobs = sim.jobs
-            for i in islice(queue, 1, self.queue_window + 1):
-                j = jobs[i]
-                nxt_count += 1.0
-                nxt_vram += j.gpus * j.vram_gb
-                nxt_compute += j.gpus * j.compute
-                if j.vram_gb > nxt_max:
-                    nxt_max = j.vram_gb
+        nxt_count, nxt_vram, nxt_compute, nxt_max = self._queue_window(sim, queue, q_len)
         n_jobs = len(sim.jobs)
         vec = np.array((
             *job_part,
