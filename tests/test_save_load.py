@@ -136,3 +136,22 @@ def test_model_outside_the_model_folders_is_refused(trained, tmp_path, monkeypat
 def test_actions_are_masked_in_simulator_runs(trusted):
     result = run_policy(scenario_from_dict(SCENARIO_48), f"ppo:{trusted}", seed=1)
     assert np.isfinite(result.metrics["avg_wait_min"])
+
+
+def test_warm_start_can_imitate_the_lookahead_planner():
+    """A teacher that reads the simulator (``bind``) is bound to each episode's simulator."""
+    from gpusched.agent.train import collect_heuristic
+
+    config = TrainConfig(scenario="phase1-4gpu", bc_policy="lookahead", bc_episodes=1, n_jobs=15)
+    data = collect_heuristic(config, seed=3)
+    env = GPUSchedulerEnv("phase1-4gpu", max_gpus=config.max_gpus, n_jobs=15)
+    env.reset(seed=3)
+    teacher = get_policy("lookahead")
+    teacher.bind(env.sim)
+    expected = []
+    while not env.sim.done:
+        choice = teacher.select(env.sim.state, env.sim.head_job)
+        action = env.hold_action if choice == -1 else int(choice)
+        expected.append(action)
+        env.step(action)
+    assert data["actions"].tolist() == expected

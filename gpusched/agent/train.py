@@ -58,7 +58,10 @@ def make_eval_env(config: TrainConfig) -> Monitor:
 
 # ---------------------------------------------------------------------------- warm start
 def collect_heuristic(config: TrainConfig, seed: int) -> dict[str, Any]:
-    """Roll out ``config.bc_policy`` in a training environment: observations, masks, actions, returns."""
+    """Roll out ``config.bc_policy`` in a training environment: observations, masks, actions, returns.
+
+    Any registered policy can be the teacher, including the clairvoyant ``lookahead`` planner.
+    """
     env = make_train_env(config)
     base: GPUSchedulerEnv = env.unwrapped
     heuristic = get_policy(config.bc_policy, seed=seed)
@@ -66,6 +69,8 @@ def collect_heuristic(config: TrainConfig, seed: int) -> dict[str, Any]:
     masks, actions, returns = [], [], []
     for ep in range(config.bc_episodes):
         obs, _ = env.reset(seed=seed + ep)
+        if hasattr(heuristic, "bind"):  # a planner such as ``lookahead`` reads the simulator itself
+            heuristic.bind(base.sim)
         rewards: list[float] = []
         done = False
         while not done:
