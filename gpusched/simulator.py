@@ -110,19 +110,25 @@ class Simulator:
         self._admit_arrivals()
         self._advance_to_decision()
 
-    def fork(self) -> Simulator:
+    def fork(self, arrived_only: bool = False) -> Simulator:
         """An independent copy of the run so far, for lookahead search (planners, oracles).
 
         The copy shares the immutable cluster and jobs and copies everything a step changes, so
         stepping either one leaves the other as it was.
+
+        :param arrived_only: forget the jobs that have not arrived yet: the copy knows what a
+            real scheduler knows now (the cluster, the running jobs and the queue, with their
+            durations), and its run ends when those jobs are done.
         """
+        k = self._next_arrival if arrived_only else len(self.jobs)
         twin = copy.copy(self)
+        twin.jobs = self.jobs[:k] if arrived_only else self.jobs
         twin.state = self.state.copy()
         twin.queue = deque(self.queue)
         twin._running = list(self._running)
-        twin.start_min = self.start_min.copy()
-        twin.end_min = self.end_min.copy()
-        twin.job_gpus = list(self.job_gpus)
+        twin.start_min = self.start_min[:k].copy()
+        twin.end_min = self.end_min[:k].copy()
+        twin.job_gpus = self.job_gpus[:k]
         twin._gini = self._gini.copy()
         twin.holds = list(self.holds)
         twin.misroutes = list(self.misroutes)

@@ -101,3 +101,47 @@ def test_lookahead_refuses_to_run_unbound():
     cluster = Cluster([NodeGroup("A100", 80.0, 2)])
     with pytest.raises(RuntimeError, match="bind"):
         policy.select(ClusterState(cluster), make_job(0, vram=10.0))
+
+
+def test_queue_lookahead_never_reads_the_future():
+    """Two workloads that agree until job 30 arrives get the same decisions until then."""
+    import dataclasses
+
+    from gpusched.runner import make_simulator
+    from gpusched.scenario import load_scenario
+    from gpusched.simulator import Simulator
+
+    scenario = load_scenario("phase1-4gpu")
+    full = make_simulator(scenario, seed=5, n_jobs=60)
+    jobs = full.jobs
+    cut = jobs[30].arrival_min
+    # Same first 30 jobs; every later job is replaced by a small, short one.
+    changed = jobs[:30] + [dataclasses.replace(j, vram_gb=8.0, duration_min=1.0, gpus=1) for j in jobs[30:]]
+    runs = []
+    for workload in (jobs, changed):
+        sim = Simulator(full.cluster, workload, reward=scenario.reward)
+        sim.run(get_policy("queue_lookahead"))
+        runs.append(sim)
+    early = [i for i in range(30) if runs[0].start_min[i] < cut]
+    assert len(early) > 10
+    for i in early:
+        assert runs[0].start_min[i] == runs[1].start_min[i]
+        assert runs[0].job_gpus[i] == runs[1].job_gpus[i]
+    assert runs[0].metrics()["jobs_completed"] == 60
+
+
+def test_fork_of_arrived_jobs_forgets_the_future():
+    from gpusched.runner import make_simulator
+    from gpusched.scenario import load_scenario
+
+    sim = make_simulator(load_scenario("phase1-4gpu"), seed=2, n_jobs=50)
+    policy = get_policy("first_fit")
+    for _ in range(25):
+        sim.step(policy.select(sim.state, sim.head_job))
+    known = sim.fork(arrived_only=True)
+    assert len(known.jobs) == len(sim.jobs) - sim.arrivals_left < 50
+    assert known.arrivals_left == 0
+    while not known.done:
+        known.step(policy.select(known.state, known.head_job))
+    assert known.metrics()["jobs_completed"] == len(known.jobs)
+    assert len(sim.jobs) == 50 and not sim.done  # the original is untouched

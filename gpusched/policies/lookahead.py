@@ -1,15 +1,21 @@
-"""A clairvoyant lookahead planner: an upper bound for FIFO placement, and a teacher.
+"""Lookahead planners: one step of search over the agent's own action space.
 
-It is not a scheduler anyone could deploy: it reads the future. At every decision it forks the
-simulator (:meth:`gpusched.simulator.Simulator.fork`) once per valid action (every GPU where the
-head job fits, and HOLD unless holding would dead-stall the run), plays each fork to the end with a
-base heuristic, and takes the action whose finished run has the lowest average wait. Ties go to
-the base heuristic's own choice, so on the deterministic simulator it is never worse than its base
-(a rollout policy). It sees every future arrival and duration, which no real policy can.
+At every decision a planner forks the simulator (:meth:`gpusched.simulator.Simulator.fork`) once
+per valid action (every GPU where the head job fits, and HOLD unless holding would dead-stall the
+run), plays each fork to its end with a base heuristic, and takes the action whose finished run
+has the lowest average wait. Ties go to the base heuristic's own choice (a rollout policy).
 
-Two uses: it bounds what any agent restricted to the FIFO action space (a GPU for the head job,
-or HOLD) can reach on a workload; and its decisions are a teacher that the RL agent imitates
-before PPO (its observation, of course, holds no future).
+Two planners differ in what the forks know:
+
+- ``lookahead`` is clairvoyant: its forks hold the whole workload, future arrivals included. No
+  real scheduler can do this. It bounds what any policy restricted to the FIFO action space (a
+  GPU for the head job, or HOLD) could reach, and on the deterministic simulator it is never
+  worse than its base.
+- ``queue_lookahead`` knows only what a scheduler knows now: the cluster, the running jobs and
+  the queue, with their durations (declared run times). Its forks forget the jobs that have not
+  arrived, so it can be deployed wherever run times are declared.
+
+Either can be the teacher that the RL agent imitates before PPO.
 """
 
 from __future__ import annotations
@@ -23,23 +29,28 @@ from gpusched.simulator import HOLD, Action, Simulator
 
 
 def _finish(sim: Simulator, first: Action, base: Policy) -> float:
-    """Average wait (minutes) of the run after playing ``first`` and then ``base`` to the end."""
+    """Average wait (minutes) of the run after playing ``first`` and then ``base`` to the end;
+    infinite if the fork dead-stalls (a HOLD with nothing running and nothing left to arrive in
+    a fork that forgot the future)."""
     sim.step(first)
     select = base.select
     while not sim.done:
         sim.step(select(sim.state, sim.jobs[sim.queue[0]]))
-    return sim.metrics()["avg_wait_min"]
+    return np.inf if sim.end_reason == "dead_stall" else sim.metrics()["avg_wait_min"]
 
 
 class Lookahead:
-    """One-step clairvoyant lookahead over ``base`` (see the module docstring).
+    """One step of lookahead over ``base`` (see the module docstring).
 
     :param base: the heuristic that finishes every fork, e.g. Best-Fit.
+    :param arrived_only: forks forget the jobs that have not arrived (``queue_lookahead``);
+        otherwise they play the real future (``lookahead``).
     """
 
-    def __init__(self, base: Policy, name: str = "lookahead"):
+    def __init__(self, base: Policy, name: str = "lookahead", arrived_only: bool = False):
         self.base = base
         self.name = name
+        self.arrived_only = arrived_only
         self.sim: Simulator | None = None
         self.forks = 0
 
@@ -62,7 +73,7 @@ class Lookahead:
         options = self.options(state, job)
         if len(options) <= 1:
             return options[0] if options else HOLD
-        waits = {a: _finish(self.sim.fork(), a, self.base) for a in options}
+        waits = {a: _finish(self.sim.fork(self.arrived_only), a, self.base) for a in options}
         self.forks += len(options)
         best = min(waits.values())
         if waits.get(int(default), np.inf) <= best:

@@ -62,9 +62,11 @@ register("least_loaded", lambda seed: LeastLoaded())
 register("least_loaded_fit", lambda seed: LeastLoadedFit())
 register("best_fit", lambda seed: BestFit())
 register("random", lambda seed: RandomFit(seed))
-# Clairvoyant: it plays the real future on forks of the simulator. A bound and a teacher, not a
-# heuristic (see gpusched.policies.lookahead).
+# Planners over forks of the simulator (see gpusched.policies.lookahead): ``lookahead`` plays the
+# real future (a bound and a teacher), ``queue_lookahead`` only the jobs that have arrived.
 register("lookahead", lambda seed: Lookahead(BestFit()), heuristic=False)
+register("queue_lookahead", lambda seed: Lookahead(BestFit(), "queue_lookahead", arrived_only=True),
+         heuristic=False)
 
 
 def _ppo(seed: int) -> Policy:
