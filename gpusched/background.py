@@ -11,6 +11,7 @@ work (about 9 ms instead of 0.6 ms), and importing torch there held up the pages
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import sys
 import threading
@@ -18,10 +19,10 @@ import types
 from collections.abc import Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
 
 import pandas as pd
 
+from gpusched.policies import get_policy
 from gpusched.result import Result
 from gpusched.runner import Comparison, run_policy
 from gpusched.scenario import scenario_from_yaml
@@ -77,7 +78,7 @@ class BackgroundRuns:
         return {(policy, s): self.submit(scenario_yaml, policy, s).result() for s in seeds}
 
 
-@contextmanager
+@contextlib.contextmanager
 def _bare_main() -> Iterator[None]:
     """A bare ``__main__`` while workers start: a spawned worker re-runs the parent's ``__main__``
     file, and under Streamlit that is the app script, which must not run again in the worker."""
@@ -94,21 +95,24 @@ def _start_pool(workers: int) -> ProcessPoolExecutor:
     """A pool of freshly spawned workers, started now (a forked copy of a threaded server could
     inherit locks held by its other threads)."""
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_one_torch_thread)
+                               initializer=_warm_worker)
     with _bare_main():
         for _ in range(workers):
             pool.submit(int)  # each no-op spawns one more worker, inside this block
     return pool
 
 
-def _one_torch_thread() -> None:
-    """Let the agent's network use one core, leaving the others to the pages (and import torch
-    while the worker waits for its first run)."""
+def _warm_worker() -> None:
+    """Start-up of a worker: the agent's network gets one core, leaving the others to the pages,
+    and torch and the shipped model load now, while the page draws, not in the first run."""
     try:
         import torch
-    except ImportError:  # no agent installed: nothing to limit
+    except ImportError:  # no agent installed: nothing to limit or load
         return
     torch.set_num_threads(1)
+    # A missing or refused model is reported by the run that asks for it, not here.
+    with contextlib.suppress(Exception):
+        get_policy("ppo")
 
 
 def _run(scenario_yaml: str, policy: str, seed: int) -> Result:
