@@ -134,6 +134,24 @@ class Simulator:
         twin.misroutes = list(self.misroutes)
         return twin
 
+    def gpu_release_min(self) -> tuple[list[float], list[float]]:
+        """Minutes from now until each GPU's first and last running job ends (0 for an idle GPU).
+
+        Durations are known to the simulator, as declared run times would be to a scheduler.
+        """
+        n = self.cluster.n_gpus
+        first, last = [float("inf")] * n, [0.0] * n
+        now = self.time_min
+        job_gpus = self.job_gpus
+        for end, idx in self._running:
+            left = end - now
+            for g in job_gpus[idx]:
+                if left < first[g]:
+                    first[g] = left
+                if left > last[g]:
+                    last[g] = left
+        return [0.0 if f == float("inf") else f for f in first], last
+
     @property
     def head_job(self) -> Job | None:
         """The job at the head of the queue, or ``None`` when the run is over."""

@@ -9,17 +9,19 @@ from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from gpusched.env import ENV_ID, GPUSchedulerEnv, ObservationBuilder
+from gpusched.errors import GpuschedError
 from gpusched.policies import get_policy
 from gpusched.runner import make_simulator, run_policy
 from gpusched.scenario import load_scenario
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"randomize": True}, {"scenario": "ll-stall-mini"}])
+@pytest.mark.parametrize("kwargs", [{}, {"randomize": True}, {"scenario": "ll-stall-mini"},
+                                    {"randomize": True, "obs_version": 2}])
 def test_gymnasium_check_env(kwargs):
     check_env(GPUSchedulerEnv(n_jobs=30, **kwargs), skip_render_check=True)
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"randomize": True}])
+@pytest.mark.parametrize("kwargs", [{}, {"randomize": True}, {"obs_version": 2}])
 def test_sb3_check_env(kwargs):
     sb3_check_env(GPUSchedulerEnv(n_jobs=30, **kwargs), warn=False)
 
@@ -113,3 +115,36 @@ def test_render_ansi():
     env = GPUSchedulerEnv("ll-stall-mini", render_mode="ansi")
     env.reset(seed=0)
     assert "head job" in env.render()
+
+
+def test_version_2_adds_release_times_and_the_next_jobs_one_by_one():
+    from conftest import make_job
+
+    from gpusched.cluster import Cluster, NodeGroup
+    from gpusched.env.observation import GPU_FEATURES, QUEUE_FEATURES
+
+    cluster = Cluster([NodeGroup("A100", 80.0, 2), NodeGroup("T4", 16.0, 1)])
+    jobs = [make_job(0, duration=30.0, vram=60.0, compute=0.4),  # on GPU 0 until t=30
+            make_job(1, duration=90.0, vram=10.0, compute=0.4),  # on GPU 0 too, until t=90
+            make_job(2, arrival=0.0, duration=50.0, vram=70.0, compute=0.9),  # the head after two steps
+            make_job(3, arrival=0.0, duration=20.0, gpus=2, vram=8.0, compute=0.1)]
+    env = GPUSchedulerEnv("phase1-4gpu", max_gpus=4, obs_version=2)
+    env.reset(options={"jobs": jobs, "cluster": cluster})
+    env.step(0)
+    obs, *_ = env.step(0)
+    assert env.observation_space.contains(obs)
+    assert env.sim.head_job.id == 2
+    g, log_day = len(GPU_FEATURES), np.log1p(1440.0)
+    assert obs["gpus"][0, g] == np.float32(np.log1p(30.0) / log_day)  # first release on GPU 0
+    assert obs["gpus"][0, g + 1] == np.float32(np.log1p(90.0) / log_day)  # last release on GPU 0
+    assert (obs["gpus"][1:, g:] == 0).all()  # idle GPUs and padding
+    q = len(QUEUE_FEATURES)
+    assert obs["queue"][q:q + 4].tolist() == pytest.approx([2 / 8, 8.0 / 80, 0.1, np.log1p(20.0) / log_day])
+    assert (obs["queue"][q + 4:] == 0).all()  # only one job behind the head
+    v1, _ = GPUSchedulerEnv("phase1-4gpu", max_gpus=4).reset(options={"jobs": jobs, "cluster": cluster})
+    assert v1["gpus"].shape == (4, g) and v1["queue"].shape == (q,)
+
+
+def test_unknown_observation_version_is_refused():
+    with pytest.raises(GpuschedError, match="obs_version"):
+        GPUSchedulerEnv(obs_version=3)

@@ -155,3 +155,22 @@ def test_warm_start_can_imitate_the_lookahead_planner():
         expected.append(action)
         env.step(action)
     assert data["actions"].tolist() == expected
+
+
+def test_a_version_2_model_trains_saves_loads_and_runs(tmp_path, monkeypatch):
+    from gpusched.agent.train import train
+    from gpusched.env.observation import GPU_FEATURES_V2, feature_names
+    from gpusched.scenario import load_scenario
+
+    config = TrainConfig(scenario="phase1-4gpu", max_gpus=8, n_jobs=20, timesteps=256, n_envs=1, n_steps=128,
+                         batch_size=64, n_epochs=1, bc_episodes=1, bc_epochs=1, eval_seeds=(500,),
+                         eval_freq=10**6, checkpoint_freq=10**6, obs_version=2, out=str(tmp_path / "v2.zip"),
+                         log_dir=str(tmp_path / "runs"), progress=False)
+    assert train(config, log=lambda _: None)["obs_version"] == 2
+    monkeypatch.setenv("GPUSCHED_MODELS_DIR", str(tmp_path))
+    agent = load_agent(tmp_path / "v2.zip")
+    width = len(feature_names(2)["gpus"])
+    assert width == len(feature_names(1)["gpus"]) + len(GPU_FEATURES_V2)
+    assert agent.policy(24).observation_space["gpus"].shape == (24, width)
+    result = run_policy(load_scenario("phase1-4gpu"), f"ppo:{tmp_path / 'v2.zip'}", seed=1, n_jobs=20)
+    assert result.metrics["jobs_completed"] == 20

@@ -31,6 +31,8 @@ class TrainConfig:
     """Model path; the sidecar JSON is written next to it (same name, ``.json``)."""
     hidden: int = 64
     """Width of the network's hidden layers."""
+    obs_version: int = 1
+    """Observation layout (1, or 2 with run-time information; see ``GPUSchedulerEnv``)."""
     learning_rate: float = 1e-4
     """Adam learning rate (constant)."""
     n_steps: int = 512

@@ -102,7 +102,7 @@ def read_sidecar(model_path: Path) -> dict[str, Any]:
     :raises ModelError: for a missing or malformed sidecar, an unknown observation version, or a
         zip whose sha256 does not match.
     """
-    from gpusched.env.observation import OBS_VERSION
+    from gpusched.env.observation import OBS_VERSIONS
 
     side = sidecar_path(model_path)
     if not side.is_file():
@@ -113,9 +113,9 @@ def read_sidecar(model_path: Path) -> dict[str, Any]:
         raise ModelError(f"sidecar '{side.name}' is not valid JSON") from None
     if not isinstance(meta, dict) or meta.get("format") != SIDECAR_FORMAT:
         raise ModelError(f"sidecar '{side.name}' is not a {SIDECAR_FORMAT} sidecar")
-    if meta.get("obs_version") != OBS_VERSION:
+    if meta.get("obs_version") not in OBS_VERSIONS:
         raise ModelError(f"model '{model_path.name}' uses observation version {meta.get('obs_version')!r}; "
-                         f"this gpusched reads version {OBS_VERSION}")
+                         f"this gpusched reads versions {', '.join(map(str, OBS_VERSIONS))}")
     if sha256_of(model_path) != meta.get("sha256"):
         raise ModelError(f"model '{model_path.name}' does not match the sha256 in its sidecar "
                          "(modified or corrupted); refusing to load it")
@@ -162,20 +162,11 @@ class LoadedAgent:
 
 
 def _spaces(max_gpus: int, meta: dict[str, Any]):
-    import numpy as np
     from gymnasium import spaces
 
-    from gpusched.env.observation import GPU_FEATURES, JOB_FEATURES, QUEUE_FEATURES, TIME_FEATURES
+    from gpusched.env.observation import observation_space
 
-    big = 4.0
-    obs = spaces.Dict({
-        "gpus": spaces.Box(0.0, big, shape=(max_gpus, len(GPU_FEATURES)), dtype=np.float32),
-        "gpu_present": spaces.Box(0.0, 1.0, shape=(max_gpus,), dtype=np.float32),
-        "job": spaces.Box(0.0, big, shape=(len(JOB_FEATURES),), dtype=np.float32),
-        "queue": spaces.Box(0.0, big, shape=(len(QUEUE_FEATURES),), dtype=np.float32),
-        "time": spaces.Box(0.0, 1.0, shape=(len(TIME_FEATURES),), dtype=np.float32),
-    })
-    return obs, spaces.Discrete(max_gpus + 1)
+    return observation_space(max_gpus, int(meta["obs_version"])), spaces.Discrete(max_gpus + 1)
 
 
 def load_agent(ref: str | Path) -> LoadedAgent:

@@ -35,7 +35,7 @@ class AgentScheduler:
         n = sim.cluster.n_gpus
         self._sim = sim
         self._builder = ObservationBuilder(sim.cluster, n, int(meta.get("queue_window", 8)),
-                                           float(meta.get("vram_scale_gb", 80.0)))
+                                           float(meta.get("vram_scale_gb", 80.0)), int(meta["obs_version"]))
         if self._policy is None or self._policy.observation_space["gpus"].shape[0] != n:
             self._policy = self.agent.policy(n)
 

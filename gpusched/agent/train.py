@@ -27,7 +27,6 @@ from gpusched.agent.config import TrainConfig
 from gpusched.agent.network import GpuSetPolicy
 from gpusched.agent.save_util import LoadedAgent, write_sidecar
 from gpusched.env.env import GPUSchedulerEnv
-from gpusched.env.observation import OBS_VERSION
 from gpusched.env.wrappers import TrainingReward
 from gpusched.errors import GpuschedError
 from gpusched.policies import HOLD, get_policy
@@ -46,14 +45,15 @@ def make_train_env(config: TrainConfig) -> TrainingReward:
     """One training environment: the scenario (optionally randomised) with the training reward."""
     env = GPUSchedulerEnv(config.scenario, max_gpus=config.max_gpus, randomize=config.randomize,
                           scenario_prob=config.scenario_prob, random_gpus=tuple(config.random_gpus),
-                          n_jobs=config.n_jobs)
+                          n_jobs=config.n_jobs, obs_version=config.obs_version)
     return TrainingReward(Monitor(env), RewardSpec(**config.train_reward), config.reward_scale)
 
 
 def make_eval_env(config: TrainConfig) -> Monitor:
     """The evaluation environment: the scenario's own cluster on the held-out seeds (scenario reward)."""
     return Monitor(GPUSchedulerEnv(config.scenario, max_gpus=config.max_gpus,
-                                   workload_seeds=list(config.eval_seeds), n_jobs=config.n_jobs))
+                                   workload_seeds=list(config.eval_seeds), n_jobs=config.n_jobs,
+                                   obs_version=config.obs_version))
 
 
 # ---------------------------------------------------------------------------- warm start
@@ -202,7 +202,7 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
     train_time = time.perf_counter() - t0
     model.save(out)
     meta: dict[str, Any] = {
-        "obs_version": OBS_VERSION,
+        "obs_version": config.obs_version,
         "policy_class": "GpuSetPolicy",
         "hidden": config.hidden,
         "max_gpus": config.max_gpus,

@@ -10,14 +10,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gpusched.cluster import Cluster
-from gpusched.env.observation import (
-    GPU_FEATURES,
-    JOB_FEATURES,
-    OBS_VERSION,
-    QUEUE_FEATURES,
-    TIME_FEATURES,
-    ObservationBuilder,
-)
+from gpusched.env.observation import OBS_VERSION, OBS_VERSIONS, ObservationBuilder, observation_space
 from gpusched.env.randomize import random_cluster, random_mix
 from gpusched.errors import GpuschedError
 from gpusched.jobs import Job, generate_jobs
@@ -76,8 +69,13 @@ class GPUSchedulerEnv(gym.Env):
     | | | cluster utilisation, VRAM in use / cluster VRAM, running jobs / GPUs | 0-2 |
     | `time` | (2,) | minutes since the first arrival / one week; share of the workload arrived | 0-1 |
 
-    Padding slots are all zero. The layout has a version (:data:`OBS_VERSION`) that saved models
-    record.
+    Padding slots are all zero. The layout has a version that saved models record. Version 1 is
+    the table above (the default). Version 2 (`obs_version=2`) adds run-time information:
+
+    - two per-GPU features: log1p(minutes until its first running job ends) and log1p(minutes
+      until its last one ends), each / log1p(1440), 0 when idle;
+    - 16 queue features: the 4 jobs behind the head one by one (GPUs / 8, VRAM / scale, compute,
+      log1p(duration) / log1p(1440); zeros past the end of the queue).
 
     ## Rewards
 
@@ -122,6 +120,7 @@ class GPUSchedulerEnv(gym.Env):
     - `workload_seeds`: cycle through these workload seeds (held-out evaluation).
     - `queue_window`: jobs behind the head summarised in `queue` (default 8).
     - `vram_scale_gb`: VRAM normaliser in GB (default 80).
+    - `obs_version`: observation layout, 1 (default) or 2 (see Observation Space).
     - `render_mode`: `"ansi"` or `None`.
 
     ## Version History
@@ -143,6 +142,7 @@ class GPUSchedulerEnv(gym.Env):
         workload_seeds: Sequence[int] | None = None,
         queue_window: int = 8,
         vram_scale_gb: float = 80.0,
+        obs_version: int = OBS_VERSION,
         render_mode: str | None = None,
     ):
         self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
@@ -168,18 +168,12 @@ class GPUSchedulerEnv(gym.Env):
         self.queue_window = queue_window
         self.vram_scale_gb = vram_scale_gb
         self.render_mode = render_mode
-        self.obs_version = OBS_VERSION
+        if obs_version not in OBS_VERSIONS:
+            raise GpuschedError(f"obs_version must be one of {OBS_VERSIONS}, got {obs_version!r}")
+        self.obs_version = obs_version
         self.hold_action = self.max_gpus
-        big = 4.0
-        m = self.max_gpus
-        self.action_space = spaces.Discrete(m + 1)
-        self.observation_space = spaces.Dict({
-            "gpus": spaces.Box(0.0, big, shape=(m, len(GPU_FEATURES)), dtype=np.float32),
-            "gpu_present": spaces.Box(0.0, 1.0, shape=(m,), dtype=np.float32),
-            "job": spaces.Box(0.0, big, shape=(len(JOB_FEATURES),), dtype=np.float32),
-            "queue": spaces.Box(0.0, big, shape=(len(QUEUE_FEATURES),), dtype=np.float32),
-            "time": spaces.Box(0.0, 1.0, shape=(len(TIME_FEATURES),), dtype=np.float32),
-        })
+        self.action_space = spaces.Discrete(self.max_gpus + 1)
+        self.observation_space = observation_space(self.max_gpus, obs_version)
         self.sim: Simulator | None = None
         self.builder: ObservationBuilder | None = None
         self.workload_seed: int | None = None
@@ -232,7 +226,8 @@ class GPUSchedulerEnv(gym.Env):
         self.sim = Simulator(cluster, jobs, reward=scenario.reward, util_band=scenario.util_band,
                              horizon_min=scenario.horizon_min)
         if self.builder is None or self.builder.cluster is not cluster:
-            self.builder = ObservationBuilder(cluster, self.max_gpus, self.queue_window, self.vram_scale_gb)
+            self.builder = ObservationBuilder(cluster, self.max_gpus, self.queue_window, self.vram_scale_gb,
+                                              self.obs_version)
         self._last_total = self.sim.total_reward
         return self._observe(), self._info()
 

@@ -11,12 +11,18 @@ import math
 from itertools import islice
 
 import numpy as np
+from gymnasium import spaces
 
 from gpusched.cluster import EPS, Cluster
 from gpusched.jobs import Job
 
 OBS_VERSION = 1
-"""Version of the observation layout. A saved model records it; a mismatch is refused."""
+"""The default version of the observation layout. A saved model records its version; the
+environment and the loader read every version of :data:`OBS_VERSIONS`."""
+OBS_VERSIONS: tuple[int, ...] = (1, 2)
+"""Observation layouts: 1 is the base; 2 adds run-time information (see :func:`feature_names`)."""
+NEXT_JOBS = 4
+"""Queued jobs behind the head that version 2 describes one by one."""
 
 GPU_FEATURES: tuple[str, ...] = (
     "present",          # 1 for a real GPU, 0 for a padding slot
@@ -57,6 +63,40 @@ TIME_FEATURES: tuple[str, ...] = (
     "arrived_share",    # share of the workload that has arrived
 )
 
+GPU_FEATURES_V2: tuple[str, ...] = (
+    "release_next",     # log1p(minutes until its first running job ends) / log1p(1440), 0 if idle
+    "release_last",     # log1p(minutes until its last running job ends) / log1p(1440), 0 if idle
+)
+"""Per-GPU features that version 2 adds after :data:`GPU_FEATURES`."""
+QUEUE_FEATURES_V2: tuple[str, ...] = tuple(
+    f"next{k}_{name}" for k in range(1, NEXT_JOBS + 1)
+    for name in ("gpus", "vram", "compute", "duration"))  # / 8, / vram_scale_gb, 0-1, log1p / log1p(1440)
+"""Queue features that version 2 adds after :data:`QUEUE_FEATURES`: the next jobs one by one
+(zeros where the queue is shorter)."""
+
+
+def feature_names(obs_version: int) -> dict[str, tuple[str, ...]]:
+    """The feature names of each observation key for a layout version."""
+    if obs_version not in OBS_VERSIONS:
+        raise ValueError(f"unknown observation version {obs_version!r} (known: {OBS_VERSIONS})")
+    extra = obs_version >= 2
+    return {"gpus": GPU_FEATURES + (GPU_FEATURES_V2 if extra else ()), "job": JOB_FEATURES,
+            "queue": QUEUE_FEATURES + (QUEUE_FEATURES_V2 if extra else ()), "time": TIME_FEATURES}
+
+
+def observation_space(max_gpus: int, obs_version: int = OBS_VERSION) -> spaces.Dict:
+    """The observation space for ``max_gpus`` GPU slots and a layout version."""
+    names = feature_names(obs_version)
+    big = 4.0
+    return spaces.Dict({
+        "gpus": spaces.Box(0.0, big, shape=(max_gpus, len(names["gpus"])), dtype=np.float32),
+        "gpu_present": spaces.Box(0.0, 1.0, shape=(max_gpus,), dtype=np.float32),
+        "job": spaces.Box(0.0, big, shape=(len(names["job"]),), dtype=np.float32),
+        "queue": spaces.Box(0.0, big, shape=(len(names["queue"]),), dtype=np.float32),
+        "time": spaces.Box(0.0, 1.0, shape=(len(names["time"]),), dtype=np.float32),
+    })
+
+
 _LOG_DAY = float(np.log1p(1440.0))
 _LOG_QUEUE = float(np.log1p(1000.0))
 _TYPES = ("training", "inference", "batch")
@@ -73,12 +113,15 @@ class ObservationBuilder:
     :param max_gpus: number of GPU slots in the observation.
     :param queue_window: jobs behind the head summarised in the queue features.
     :param vram_scale_gb: VRAM normaliser (GB).
+    :param obs_version: layout version (:data:`OBS_VERSIONS`).
     """
 
     def __init__(self, cluster: Cluster, max_gpus: int, queue_window: int = 8,
-                 vram_scale_gb: float = 80.0):
+                 vram_scale_gb: float = 80.0, obs_version: int = OBS_VERSION):
         if cluster.n_gpus > max_gpus:
             raise ValueError(f"cluster has {cluster.n_gpus} GPUs, more than max_gpus={max_gpus}")
+        feature_names(obs_version)  # refuses an unknown version
+        self.obs_version = obs_version
         self.cluster = cluster
         self.max_gpus = max_gpus
         self.queue_window = queue_window
@@ -107,6 +150,7 @@ class ObservationBuilder:
         self._job_part: tuple = ()
         self._window_key: tuple | None = None
         self._window = (0.0, 0.0, 0.0, 0.0)
+        self._next_jobs: tuple[float, ...] = (0.0,) * len(QUEUE_FEATURES_V2) if obs_version >= 2 else ()
 
     def _could_ever_hold(self, need: float | np.ndarray, gpus: int) -> np.ndarray:
         """GPUs big enough for ``need`` GB on a node of at least ``gpus`` GPUs (cached per shape)."""
@@ -209,7 +253,27 @@ class ObservationBuilder:
                     nxt_max = j.vram_gb
         self._window = (nxt_count, nxt_vram, nxt_compute, nxt_max)
         self._window_key = key
+        if self.obs_version >= 2:
+            self._next_jobs = self._next_job_features(sim, queue)
         return self._window
+
+    def _next_job_features(self, sim, queue) -> tuple[float, ...]:
+        """Version 2: the :data:`NEXT_JOBS` jobs behind the head one by one, zeros past the queue."""
+        values: list[float] = []
+        for i in islice(queue, 1, NEXT_JOBS + 1):
+            j = sim.jobs[i]
+            values += (j.gpus * 0.125, j.vram_gb / self.scale, j.compute,
+                       math.log1p(j.duration_min) / _LOG_DAY)
+        return (*values, *(0.0,) * (len(QUEUE_FEATURES_V2) - len(values)))
+
+    def _release_features(self, sim, gpus: np.ndarray) -> np.ndarray:
+        """Version 2: the per-GPU block widened by the release-time features."""
+        first, last = sim.gpu_release_min()
+        wide = np.zeros((self.max_gpus, gpus.shape[1] + len(GPU_FEATURES_V2)), dtype=np.float32)
+        wide[:, :gpus.shape[1]] = gpus
+        wide[:self.n, gpus.shape[1]] = np.log1p(first) / _LOG_DAY
+        wide[:self.n, gpus.shape[1] + 1] = np.log1p(last) / _LOG_DAY
+        return wide
 
     def observe(self, sim, fits: np.ndarray | None) -> dict[str, np.ndarray]:
         """The observation for the simulator's current decision (``fits`` is the head's fit mask)."""
@@ -240,11 +304,14 @@ class ObservationBuilder:
             nxt_max * inv,
             *self._load,  # cluster utilisation, VRAM in use / cluster VRAM
             min(sim.running_count / n, 2.0),
+            *self._next_jobs,
             min((sim.time_min - sim.start_time_min) / (7 * 1440.0), 1.0),
             1.0 - sim.arrivals_left / n_jobs if n_jobs else 1.0,
         ), dtype=np.float32)
         j_end = len(JOB_FEATURES)
-        q_end = j_end + len(QUEUE_FEATURES)
+        q_end = len(vec) - len(TIME_FEATURES)
+        if self.obs_version >= 2:
+            gpus = self._release_features(sim, gpus)
         return {
             "gpus": gpus,
             "gpu_present": self._present.copy(),
