@@ -157,16 +157,21 @@ def test_warm_start_can_imitate_the_lookahead_planner():
     assert data["actions"].tolist() == expected
 
 
-def test_a_version_2_model_trains_saves_loads_and_runs(tmp_path, monkeypatch):
+def test_a_version_2_model_with_dagger_trains_saves_loads_and_runs(tmp_path, monkeypatch):
     from gpusched.agent.train import train
     from gpusched.env.observation import GPU_FEATURES_V2, feature_names
     from gpusched.scenario import load_scenario
 
     config = TrainConfig(scenario="phase1-4gpu", max_gpus=8, n_jobs=20, timesteps=256, n_envs=1, n_steps=128,
-                         batch_size=64, n_epochs=1, bc_episodes=1, bc_epochs=1, eval_seeds=(500,),
+                         batch_size=64, n_epochs=1, bc_policy="queue_lookahead", bc_episodes=1, bc_epochs=1,
+                         dagger_rounds=1, dagger_episodes=1, dagger_epochs=1, eval_seeds=(500,),
                          eval_freq=10**6, checkpoint_freq=10**6, obs_version=2, out=str(tmp_path / "v2.zip"),
                          log_dir=str(tmp_path / "runs"), progress=False)
-    assert train(config, log=lambda _: None)["obs_version"] == 2
+    lines: list[str] = []
+    meta = train(config, log=lines.append)
+    assert meta["obs_version"] == 2
+    assert any(line.startswith("DAgger round 1:") for line in lines)
+    assert meta["warm_start"]["decisions"] > 20  # teacher episode plus the student's
     monkeypatch.setenv("GPUSCHED_MODELS_DIR", str(tmp_path))
     agent = load_agent(tmp_path / "v2.zip")
     width = len(feature_names(2)["gpus"])

@@ -61,6 +61,12 @@ class TrainConfig:
     """Episodes of the heuristic collected for the warm start."""
     bc_epochs: int = 30
     """Passes over the warm-start data."""
+    dagger_rounds: int = 0
+    """DAgger rounds after the warm start: the policy drives, the teacher labels, refit on all data."""
+    dagger_episodes: int = 16
+    """Episodes per DAgger round."""
+    dagger_epochs: int = 20
+    """Passes over all data after each DAgger round."""
     eval_seeds: tuple[int, ...] = (500, 501, 502, 503, 504)
     """Held-out workload seeds of the evaluation callback (training draws seeds >= 10,000)."""
     eval_freq: int = 20_000

@@ -1,6 +1,7 @@
 """Train the size-agnostic agent with sb3-contrib's MaskablePPO on the CPU.
 
-The run: (optional) warm start by imitating a heuristic, then MaskablePPO with a
+The run: (optional) warm start by imitating a teacher (a heuristic or a planner, optionally with
+DAgger rounds), then MaskablePPO with a
 ``MaskableEvalCallback`` on held-out workload seeds, a ``CheckpointCallback`` and TensorBoard logs
 under ``runs/``. It writes the model zip and its sidecar JSON (see :mod:`gpusched.agent.save_util`).
 Seeding is done in one place, :func:`seed_everything`.
@@ -26,6 +27,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 from gpusched.agent.config import TrainConfig
 from gpusched.agent.network import GpuSetPolicy
 from gpusched.agent.save_util import LoadedAgent, write_sidecar
+from gpusched.agent.scheduler import act
 from gpusched.env.env import GPUSchedulerEnv
 from gpusched.env.wrappers import TrainingReward
 from gpusched.errors import GpuschedError
@@ -57,19 +59,22 @@ def make_eval_env(config: TrainConfig) -> Monitor:
 
 
 # ---------------------------------------------------------------------------- warm start
-def collect_heuristic(config: TrainConfig, seed: int) -> dict[str, Any]:
+def collect_heuristic(config: TrainConfig, seed: int, episodes: int | None = None,
+                      student: GpuSetPolicy | None = None) -> dict[str, Any]:
     """Roll out ``config.bc_policy`` in a training environment: observations, masks, actions, returns.
 
-    Any registered policy can be the teacher, including the clairvoyant ``lookahead`` planner.
+    Any registered policy can be the teacher, including the ``queue_lookahead`` and ``lookahead``
+    planners. With ``student``, the student drives and the teacher only labels the states it
+    visits (a DAgger round); the returns are those of the student's trajectory.
     """
     env = make_train_env(config)
     base: GPUSchedulerEnv = env.unwrapped
     heuristic = get_policy(config.bc_policy, seed=seed)
     obs_list: list[dict[str, np.ndarray]] = []
     masks, actions, returns = [], [], []
-    for ep in range(config.bc_episodes):
+    for ep in range(config.bc_episodes if episodes is None else episodes):
         obs, _ = env.reset(seed=seed + ep)
-        if hasattr(heuristic, "bind"):  # a planner such as ``lookahead`` reads the simulator itself
+        if hasattr(heuristic, "bind"):  # a planner reads the simulator itself
             heuristic.bind(base.sim)
         rewards: list[float] = []
         done = False
@@ -79,9 +84,12 @@ def collect_heuristic(config: TrainConfig, seed: int) -> dict[str, Any]:
             if not isinstance(choice, int):
                 choice = int(choice[0])  # a gang: the env names its first GPU
             action = base.hold_action if choice == HOLD else choice
+            mask = base.action_masks()
             obs_list.append(obs)
-            masks.append(base.action_masks())
+            masks.append(mask)
             actions.append(action)
+            if student is not None:
+                action = act(student, obs, mask)
             obs, reward, terminated, truncated, _ = env.step(action)
             rewards.append(reward)
             done = terminated or truncated
@@ -96,6 +104,32 @@ def collect_heuristic(config: TrainConfig, seed: int) -> dict[str, Any]:
         "actions": np.array(actions),
         "returns": np.concatenate(returns).astype(np.float32),
     }
+
+
+def merge_demonstrations(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """One data set from several :func:`collect_heuristic` results."""
+    return {
+        "obs": {k: np.concatenate([p["obs"][k] for p in parts]) for k in parts[0]["obs"]},
+        "masks": np.concatenate([p["masks"] for p in parts]),
+        "actions": np.concatenate([p["actions"] for p in parts]),
+        "returns": np.concatenate([p["returns"] for p in parts]),
+    }
+
+
+def imitate(policy: GpuSetPolicy, config: TrainConfig, log: Callable[[str], None]) -> dict[str, float]:
+    """The warm start: fit the teacher's episodes, then ``config.dagger_rounds`` DAgger rounds in
+    which the policy drives and the teacher labels, refitting on all data after each."""
+    data = [collect_heuristic(config, seed=config.seed + 1)]
+    stats = warm_start(policy, merge_demonstrations(data), config.bc_epochs, config.seed)
+    log(f"warm start: {len(data[0]['actions'])} decisions, agreement {stats['agreement']:.3f}")
+    for k in range(1, config.dagger_rounds + 1):
+        policy.set_training_mode(False)
+        data.append(collect_heuristic(config, seed=config.seed + 1 + 1000 * k,
+                                      episodes=config.dagger_episodes, student=policy))
+        stats = warm_start(policy, merge_demonstrations(data), config.dagger_epochs, config.seed + k)
+        log(f"DAgger round {k}: {sum(len(d['actions']) for d in data)} decisions, "
+            f"agreement {stats['agreement']:.3f}")
+    return {**stats, "decisions": float(sum(len(d["actions"]) for d in data))}
 
 
 def warm_start(policy: GpuSetPolicy, data: dict[str, Any], epochs: int, seed: int,
@@ -184,10 +218,9 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
         seed=config.seed, device="cpu", verbose=0)
     bc_stats: dict[str, float] = {}
     if config.bc_policy:
-        log(f"warm start: imitating {config.bc_policy} on {config.bc_episodes} episodes")
-        data = collect_heuristic(config, seed=config.seed + 1)
-        bc_stats = warm_start(model.policy, data, config.bc_epochs, config.seed)
-        log(f"warm start done: {len(data['actions'])} decisions, agreement {bc_stats['agreement']:.3f}")
+        log(f"warm start: imitating {config.bc_policy} on {config.bc_episodes} episodes"
+            + (f", then {config.dagger_rounds} DAgger rounds" if config.dagger_rounds else ""))
+        bc_stats = imitate(model.policy, config, log)
     all_callbacks: list[BaseCallback] = [
         MaskableEvalCallback(make_eval_env(config), n_eval_episodes=len(config.eval_seeds),
                              eval_freq=max(config.eval_freq // config.n_envs, 1),
