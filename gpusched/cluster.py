@@ -160,8 +160,8 @@ class ClusterState:
         if cache is not None and cache[0] == self.version and cache[1] is job:
             return cache[2], cache[3]
         c = self.cluster
-        need = job.vram_gb + job.vram_frac * c.gpu_vram_gb if job.vram_frac else job.vram_gb
-        single = (self.vram_free_gb >= need - EPS) & (self.compute_free >= job.compute - EPS)
+        single = (self.vram_free_gb >= self.vram_need_gb(job) - EPS) & (
+            self.compute_free >= job.compute - EPS)
         if job.gpu_spec:
             single &= c.spec_mask(job.gpu_spec)
         if c.has_node_limits and (job.cpu_milli or job.memory_mib):

@@ -99,7 +99,6 @@ def observation_space(max_gpus: int, obs_version: int = OBS_VERSION) -> spaces.D
 
 _LOG_DAY = float(np.log1p(1440.0))
 _LOG_QUEUE = float(np.log1p(1000.0))
-_TYPES = ("training", "inference", "batch")
 _ADD = np.add.reduce  # a plain sum without ndarray.sum's Python wrapper
 _NO_JOB = (0.0,) * len(JOB_FEATURES)
 _RUNNING_ROWS = np.array([[min(k / 8.0, 1.0) for k in range(9)], [float(k == 0) for k in range(9)]])
