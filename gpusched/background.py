@@ -104,7 +104,8 @@ def _start_pool(workers: int) -> ProcessPoolExecutor:
 
 def _warm_worker() -> None:
     """Start-up of a worker: the agent's network gets one core, leaving the others to the pages,
-    and torch and the shipped model load now, while the page draws, not in the first run."""
+    and torch, the shipped model and the observation kernel load now, while the page draws, not
+    in the first run."""
     try:
         import torch
     except ImportError:  # no agent installed: nothing to limit or load
@@ -113,6 +114,9 @@ def _warm_worker() -> None:
     # A missing or refused model is reported by the run that asks for it, not here.
     with contextlib.suppress(Exception):
         get_policy("ppo")
+    from gpusched.env.observation import warm_up
+
+    warm_up()
 
 
 def _run(scenario_yaml: str, policy: str, seed: int) -> Result:

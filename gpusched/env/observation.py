@@ -13,7 +13,8 @@ from itertools import islice
 import numpy as np
 from gymnasium import spaces
 
-from gpusched.cluster import EPS, Cluster
+from gpusched.cluster import Cluster
+from gpusched.env.kernels import observation_arrays
 from gpusched.jobs import Job
 
 OBS_VERSION = 1
@@ -33,7 +34,8 @@ GPU_FEATURES: tuple[str, ...] = (
     "head_fits",        # 1 if the head job (its whole gang) fits with this GPU
     "vram_left_after",  # VRAM left after placing the head job here / vram_scale_gb (0 if no fit)
     "compute_left_after",  # compute left after placing the head job here (0 if no fit)
-    "node_room",        # share of this GPU's node whose GPUs could each take one of the head's GPUs
+    "node_room",        # share of this node's GPUs that could each take one of the head's GPUs
+                        # (for a one-GPU head job: 1 if it fits here)
     "node_size",        # GPUs of this GPU's node / 8, clipped to 1
     "idle",             # 1 if no job runs on the GPU
     "could_ever_hold",  # 1 if the head job would fit here on an empty node
@@ -99,10 +101,7 @@ def observation_space(max_gpus: int, obs_version: int = OBS_VERSION) -> spaces.D
 
 _LOG_DAY = float(np.log1p(1440.0))
 _LOG_QUEUE = float(np.log1p(1000.0))
-_ADD = np.add.reduce  # a plain sum without ndarray.sum's Python wrapper
-_NO_JOB = (0.0,) * len(JOB_FEATURES)
-_RUNNING_ROWS = np.array([[min(k / 8.0, 1.0) for k in range(9)], [float(k == 0) for k in range(9)]])
-"""Features ``jobs_running`` and ``idle`` by jobs on the GPU (0..8; more reads as 8)."""
+_NO_JOB = np.zeros(0)  # the kernel writes zero job features when there is no head job
 
 
 class ObservationBuilder:
@@ -129,37 +128,22 @@ class ObservationBuilder:
         self.n = n
         self.node_size = cluster.node_gpu_count[cluster.gpu_node].astype(float)
         self.total_vram_gb = float(cluster.gpu_vram_gb.sum())
-        # Features are built row by row (one contiguous row per feature, float64) and cast to the
-        # (max_gpus, features) float32 layout once, which keeps a step to a few numpy calls.
-        self._rows = np.zeros((len(GPU_FEATURES), max_gpus))
-        self._rows[0, :n] = 1.0
-        self._rows[1, :n] = cluster.gpu_vram_gb / self.scale
-        self._rows[9, :n] = np.minimum(self.node_size / 8.0, 1.0)
-        self._row = [self._rows[k, :n] for k in range(len(GPU_FEATURES))]  # views of the real GPUs
-        self._left_rows = self._rows[6:8, :n]
-        self._fit_rows = self._rows[5:9:3, :n]
-        self._running_rows = self._rows[4:11:6, :n]
+        # Fixed inputs of the compiled kernel (see gpusched.env.kernels.observation_arrays).
+        self._gpu_static = np.stack([cluster.gpu_vram_gb, cluster.gpu_vram_gb / self.scale,
+                                     self.node_size, np.minimum(self.node_size / 8.0, 1.0)])
+        self._constants = np.array([1.0 / self.scale, self.total_vram_gb, float(queue_window)])
+        self._gpu_node = cluster.gpu_node.astype(np.int64)
+        self._node_count = np.zeros(cluster.n_nodes, dtype=np.int64)
+        self._no_fit = np.zeros(n, dtype=bool)
+        self._no_fit.flags.writeable = False  # like the fit masks, so the kernel compiles once
         self._present = np.zeros(max_gpus, dtype=np.float32)
         self._present[:n] = 1.0
         self._zero_mask = np.zeros(max_gpus + 1, dtype=bool)
-        self._ever_hold: dict[tuple[float, int], np.ndarray] = {}
-        self._block_key: tuple | None = None
-        self._load = (0.0, 0.0)
         self._job_key: Job | None = None
-        self._job_part: tuple = ()
+        self._job_part = _NO_JOB
         self._window_key: tuple | None = None
-        self._window = (0.0, 0.0, 0.0, 0.0)
-        self._next_jobs: tuple[float, ...] = (0.0,) * len(QUEUE_FEATURES_V2) if obs_version >= 2 else ()
-
-    def _could_ever_hold(self, need: float | np.ndarray, gpus: int) -> np.ndarray:
-        """GPUs big enough for ``need`` GB on a node of at least ``gpus`` GPUs (cached per shape)."""
-        key = (need, gpus) if isinstance(need, float) else None
-        row = self._ever_hold.get(key) if key is not None else None
-        if row is None:
-            row = (self.cluster.gpu_vram_gb + EPS >= need) & (self.node_size >= gpus)
-            if key is not None:
-                self._ever_hold[key] = row
-        return row
+        self._window = np.zeros(4)
+        self._next_jobs = np.zeros(len(QUEUE_FEATURES_V2) if obs_version >= 2 else 0)
 
     # ---------------------------------------------------------------- mask
     def mask(self, sim, fits: np.ndarray | None) -> np.ndarray:
@@ -175,62 +159,22 @@ class ObservationBuilder:
         return mask
 
     # ---------------------------------------------------------------- observation
-    def _gpu_block(self, state, job: Job | None, fits: np.ndarray | None) -> np.ndarray:
-        """The per-GPU features (float32, ``(max_gpus, len(GPU_FEATURES))``), a fresh array.
-
-        They depend only on the cluster state and the head job, so a decision that changed
-        neither (a HOLD with no completion) reuses the last rows. Also sets ``_load``: cluster
-        utilisation and the share of its VRAM in use.
-        """
-        key = self._block_key
-        if key is not None and key[0] is state and key[1] == state.version and key[2] is job:
-            return self._rows.T.astype(np.float32, order="C")
-        n = self.n
-        row = self._row
-        inv = 1.0 / self.scale
-        vram_free = state.vram_free_gb
-        compute_used = state.compute_used
-        running = state.jobs_running
-        # ufuncs write straight into the row views; positional arguments, as keywords cost more.
-        np.multiply(vram_free, inv, row[2])
-        row[3][...] = compute_used
-        _RUNNING_ROWS.take(running, 1, self._running_rows, "clip")
-        if job is None or fits is None:
-            self._rows[5:9, :n] = 0.0
-            row[11][...] = 0.0
-        else:
-            need = state.vram_need_gb(job) if job.vram_frac else job.vram_gb
-            self._fit_rows[...] = fits  # head fits, and node room for a one-GPU job
-            np.subtract(vram_free, need, row[6])
-            np.subtract(1.0 - job.compute, compute_used, row[7])
-            np.multiply(self._left_rows, fits, self._left_rows)
-            np.multiply(row[6], inv, row[6])
-            np.fmax(self._left_rows, 0.0, self._left_rows)
-            if job.gpus > 1:
-                single = state.single_gpu_fit(job)
-                per_node = np.bincount(self.cluster.gpu_node[single], minlength=self.cluster.n_nodes)
-                np.divide(per_node[self.cluster.gpu_node], self.node_size, row[8])
-            row[11][...] = self._could_ever_hold(need, job.gpus)
-        self._block_key = (state, state.version, job)
-        self._load = (_ADD(compute_used) / n, _ADD(state.vram_used_gb) / self.total_vram_gb)
-        return self._rows.T.astype(np.float32, order="C")
-
-    def _job_features(self, state, job: Job) -> tuple:
+    def _job_features(self, state, job: Job) -> np.ndarray:
         """The head job's own features (the first eight of :data:`JOB_FEATURES`), kept while the
         same job stays at the head."""
         if self._job_key is not job:
             need = state.vram_need_gb(job) if job.vram_frac else job.vram_gb
             mean_need = need if isinstance(need, float) else float(np.mean(need))
             kind = job.type
-            self._job_part = (
+            self._job_part = np.array((
                 job.gpus * 0.125, mean_need * (1.0 / self.scale),
                 job.compute, math.log1p(job.duration_min) / _LOG_DAY, job.priority / 3.0,
                 kind == "training", kind == "inference", kind == "batch",
-            )
+            ))
             self._job_key = job
         return self._job_part
 
-    def _queue_window(self, sim, queue, q_len: int) -> tuple[float, float, float, float]:
+    def _queue_window(self, sim, queue, q_len: int) -> np.ndarray:
         """Count, total GPUs x VRAM (GB), total GPUs x compute and largest VRAM (GB) of the jobs
         behind the head, up to ``queue_window`` of them.
 
@@ -250,20 +194,20 @@ class ObservationBuilder:
                 nxt_compute += j.gpus * j.compute
                 if j.vram_gb > nxt_max:
                     nxt_max = j.vram_gb
-        self._window = (nxt_count, nxt_vram, nxt_compute, nxt_max)
+        self._window = np.array((nxt_count, nxt_vram, nxt_compute, nxt_max))
         self._window_key = key
         if self.obs_version >= 2:
             self._next_jobs = self._next_job_features(sim, queue)
         return self._window
 
-    def _next_job_features(self, sim, queue) -> tuple[float, ...]:
+    def _next_job_features(self, sim, queue) -> np.ndarray:
         """Version 2: the :data:`NEXT_JOBS` jobs behind the head one by one, zeros past the queue."""
         values: list[float] = []
         for i in islice(queue, 1, NEXT_JOBS + 1):
             j = sim.jobs[i]
             values += (j.gpus * 0.125, j.vram_gb / self.scale, j.compute,
                        math.log1p(j.duration_min) / _LOG_DAY)
-        return (*values, *(0.0,) * (len(QUEUE_FEATURES_V2) - len(values)))
+        return np.array((*values, *(0.0,) * (len(QUEUE_FEATURES_V2) - len(values))))
 
     def _release_features(self, sim, gpus: np.ndarray) -> np.ndarray:
         """Version 2: the per-GPU block widened by the release-time features."""
@@ -278,43 +222,46 @@ class ObservationBuilder:
         """The observation for the simulator's current decision (``fits`` is the head's fit mask)."""
         state = sim.state
         job: Job | None = sim.head_job
-        n = self.n
-        inv = 1.0 / self.scale
-        gpus = self._gpu_block(state, job, fits)
-        # The job, queue and time features are built as one float32 vector and returned as views.
         if job is None or fits is None:
-            job_part: tuple = _NO_JOB
+            job_part, fits = _NO_JOB, self._no_fit
+            single = fits
+            vram_gb = vram_frac = compute = wait_min = 0.0
+            gpus = 1
         else:
-            job_part = (
-                *self._job_features(state, job),
-                min(math.log1p(max(sim.time_min - job.arrival_min, 0.0)) / _LOG_DAY, 1.0),
-                np.count_nonzero(fits) / n,
-            )
+            job_part = self._job_features(state, job)
+            single = state.single_gpu_fit(job)
+            vram_gb, vram_frac, compute, gpus = job.vram_gb, job.vram_frac, job.compute, job.gpus
+            wait_min = sim.time_min - job.arrival_min
         queue = sim.queue
         q_len = len(queue)
-        nxt_count, nxt_vram, nxt_compute, nxt_max = self._queue_window(sim, queue, q_len)
+        window = self._queue_window(sim, queue, q_len)
         n_jobs = len(sim.jobs)
-        vec = np.array((
-            *job_part,
-            min(math.log1p(q_len) / _LOG_QUEUE, 1.0),
-            nxt_count / self.queue_window,
-            min(nxt_vram / self.total_vram_gb, 2.0),
-            min(nxt_compute / n, 2.0),
-            nxt_max * inv,
-            *self._load,  # cluster utilisation, VRAM in use / cluster VRAM
-            min(sim.running_count / n, 2.0),
-            *self._next_jobs,
-            min((sim.time_min - sim.start_time_min) / (7 * 1440.0), 1.0),
-            1.0 - sim.arrivals_left / n_jobs if n_jobs else 1.0,
-        ), dtype=np.float32)
+        gpus_block, vec = observation_arrays(
+            self.max_gpus, self._gpu_static, self._constants, self._gpu_node, self._node_count,
+            state.vram_free_gb, state.vram_used_gb, state.compute_used, state.jobs_running, fits, single,
+            job_part, vram_gb, vram_frac, compute, gpus, wait_min, window, self._next_jobs, q_len,
+            sim.running_count, sim.time_min - sim.start_time_min,
+            1.0 - sim.arrivals_left / n_jobs if n_jobs else 1.0)
         j_end = len(JOB_FEATURES)
         q_end = len(vec) - len(TIME_FEATURES)
         if self.obs_version >= 2:
-            gpus = self._release_features(sim, gpus)
+            gpus_block = self._release_features(sim, gpus_block)
         return {
-            "gpus": gpus,
+            "gpus": gpus_block,
             "gpu_present": self._present.copy(),
             "job": vec[:j_end],
             "queue": vec[j_end:q_end],
             "time": vec[q_end:],
         }
+
+
+def warm_up() -> None:
+    """Compile (or load from the disk cache) the observation kernel now, on a one-GPU cluster,
+    so that the first real decision does not wait for it."""
+    from gpusched.cluster import NodeGroup
+    from gpusched.simulator import Simulator
+
+    sim = Simulator(Cluster([NodeGroup("warm-up", 16.0, 1)]),
+                    [Job(id=0, type="batch", arrival_min=0.0, duration_min=1.0, gpus=1, vram_gb=1.0,
+                         compute=0.1)])
+    ObservationBuilder(sim.cluster, 1).observe(sim, sim.state.fit_mask(sim.head_job))

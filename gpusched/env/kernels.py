@@ -1,0 +1,137 @@
+"""Compiled kernel that builds the agent's observation arrays.
+
+The environment builds an observation at every step. At 8 GPUs the dozens of small numpy and
+float operations it took cost more than the simulator's own step, so this kernel computes
+every feature that depends on the GPUs, the clock or the queue in one compiled call, in float64
+and then rounded to float32. :class:`~gpusched.env.observation.ObservationBuilder` documents
+the features and passes in what the simulator knows; a test checks this kernel against a plain
+numpy reading of those definitions.
+
+It is compiled on first use and cached on disk (``cache=True``), so only the first process on a
+machine pays the compile (a few seconds); later ones load it in well under a second.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+EPS = 1e-9  # the same tolerance as gpusched.cluster.EPS (a test checks they agree)
+LOG_DAY = math.log1p(1440.0)
+LOG_QUEUE = math.log1p(1000.0)
+WEEK_MIN = 7 * 1440.0
+
+N_GPU_FEATURES = 12
+N_JOB_FEATURES = 10
+N_QUEUE_FEATURES = 8
+N_TIME_FEATURES = 2
+
+
+@numba.njit(cache=True, nogil=True)
+def observation_arrays(
+    max_gpus: int,
+    gpu_static: np.ndarray,
+    constants: np.ndarray,
+    gpu_node: np.ndarray,
+    node_count: np.ndarray,
+    vram_free_gb: np.ndarray,
+    vram_used_gb: np.ndarray,
+    compute_used: np.ndarray,
+    jobs_running: np.ndarray,
+    fits: np.ndarray,
+    single: np.ndarray,
+    job_static: np.ndarray,
+    vram_gb: float,
+    vram_frac: float,
+    compute: float,
+    gpus: int,
+    wait_min: float,
+    window: np.ndarray,
+    next_jobs: np.ndarray,
+    queue_len: int,
+    running_jobs: int,
+    elapsed_min: float,
+    arrived_share: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The per-GPU block ``(max_gpus, 12)`` and the job + queue + time vector, both float32.
+
+    :param gpu_static: ``(4, n)`` fixed rows per real GPU: capacity (GB), capacity / scale,
+        node size (GPUs), and node size / 8 clipped to 1.
+    :param constants: 1 / VRAM scale (1/GB), the cluster's VRAM (GB), the queue window (jobs).
+    :param gpu_node: node of each GPU; ``node_count`` is scratch space of one int per node.
+    :param vram_free_gb, vram_used_gb, compute_used, jobs_running: the cluster state per GPU.
+    :param fits, single: the head job's gang and single-GPU fit masks.
+    :param job_static: the head job's first 8 job features (empty when there is no head job).
+    :param vram_gb, vram_frac, compute, gpus, wait_min: the head job's VRAM (GB), VRAM share of
+        a GPU, compute share, GPU count and minutes waited so far.
+    :param window: the jobs behind the head: count, sum of GPUs x VRAM (GB), sum of GPUs x
+        compute, largest VRAM (GB).
+    :param next_jobs: version-2 queue features (empty for version 1).
+    :param queue_len, running_jobs, elapsed_min, arrived_share: jobs queued, jobs running,
+        minutes since the first arrival, share of the workload arrived.
+    """
+    n = gpu_static.shape[1]
+    inv_scale, total_vram = constants[0], constants[1]
+    has_job = job_static.shape[0] > 0
+    block = np.zeros((max_gpus, N_GPU_FEATURES), dtype=np.float32)
+    if has_job and gpus > 1:
+        node_count[:] = 0
+        for g in range(n):
+            if single[g]:
+                node_count[gpu_node[g]] += 1
+    left_compute = 1.0 - compute
+    fit_count = 0
+    util_sum = 0.0
+    vram_used_sum = 0.0
+    for g in range(n):
+        running = jobs_running[g]
+        free = vram_free_gb[g]
+        used = compute_used[g]
+        util_sum += used
+        vram_used_sum += vram_used_gb[g]
+        block[g, 0] = 1.0
+        block[g, 1] = gpu_static[1, g]
+        block[g, 2] = free * inv_scale
+        block[g, 3] = used
+        block[g, 4] = min(max(running, 0), 8) / 8.0
+        block[g, 9] = gpu_static[3, g]
+        block[g, 10] = 1.0 if running <= 0 else 0.0
+        if has_job:
+            cap = gpu_static[0, g]
+            need = vram_gb + vram_frac * cap
+            if fits[g]:
+                fit_count += 1
+                block[g, 5] = 1.0
+                block[g, 6] = max((free - need) * inv_scale, 0.0)
+                block[g, 7] = max(left_compute - used, 0.0)
+            if gpus > 1:
+                block[g, 8] = node_count[gpu_node[g]] / gpu_static[2, g]
+            elif fits[g]:
+                block[g, 8] = 1.0
+            if cap + EPS >= need and gpu_static[2, g] >= gpus:
+                block[g, 11] = 1.0
+
+    n_next = next_jobs.shape[0]
+    vec = np.zeros(N_JOB_FEATURES + N_QUEUE_FEATURES + n_next + N_TIME_FEATURES, dtype=np.float32)
+    if has_job:
+        for k in range(job_static.shape[0]):
+            vec[k] = job_static[k]
+        vec[8] = min(math.log1p(max(wait_min, 0.0)) / LOG_DAY, 1.0)
+        vec[9] = fit_count / n
+    q = N_JOB_FEATURES
+    vec[q] = min(math.log1p(queue_len) / LOG_QUEUE, 1.0)
+    vec[q + 1] = window[0] / constants[2]
+    vec[q + 2] = min(window[1] / total_vram, 2.0)
+    vec[q + 3] = min(window[2] / n, 2.0)
+    vec[q + 4] = window[3] * inv_scale
+    vec[q + 5] = util_sum / n
+    vec[q + 6] = vram_used_sum / total_vram
+    vec[q + 7] = min(running_jobs / n, 2.0)
+    for k in range(n_next):
+        vec[q + N_QUEUE_FEATURES + k] = next_jobs[k]
+    t = q + N_QUEUE_FEATURES + n_next
+    vec[t] = min(elapsed_min / WEEK_MIN, 1.0)
+    vec[t + 1] = arrived_share
+    return block, vec
