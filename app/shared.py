@@ -138,7 +138,7 @@ def background_runs() -> BackgroundRuns:
     return BackgroundRuns(workers=1)
 
 
-SLOW_POLICIES = ("ppo",)
+SLOW_POLICIES = ("ppo", "ppo_rollout")
 """Policies whose runs take seconds: pages compute them in the background."""
 
 

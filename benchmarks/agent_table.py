@@ -32,11 +32,12 @@ def _seeds(text: str) -> list[int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="1000-1009", help="seed range lo-hi or comma list")
-    parser.add_argument("--policies", help="comma-separated policies (default: every heuristic, then ppo)")
+    parser.add_argument("--policies", help="comma-separated policies (default: every heuristic, then ppo "
+                        "and ppo_rollout)")
     parser.add_argument("--json", help="write every run's metrics as JSON to this path")
     args = parser.parse_args()
     seeds = _seeds(args.seeds)
-    policies = args.policies.split(",") if args.policies else [*heuristic_names(), "ppo"]
+    policies = args.policies.split(",") if args.policies else [*heuristic_names(), "ppo", "ppo_rollout"]
     dump = {}
     for ref in SCENARIOS:
         scenario = load_scenario(ref)

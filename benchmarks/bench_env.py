@@ -5,7 +5,8 @@ Prints:
 - environment steps per second with uniformly random *valid* actions, on 8 GPUs (``phase1-8gpu``)
   and on random heterogeneous clusters of 64 and 512 GPUs (episode resets included and excluded);
 - MaskablePPO training steps per second on ``phase1-8gpu`` (4 environments, no warm start);
-- the agent's time per decision (observation + network + mask) at 8 and 512 GPUs.
+- the agent's time per decision (observation + network + mask) at 8 and 512 GPUs;
+- the agent with rollouts (``ppo_rollout``): seconds per ``phase1-8gpu`` run and per decision.
 
 The environment's step is a few dozen small numpy operations, so its speed scales with the
 machine's per-operation overhead; the first line prints that overhead as a calibration.
@@ -124,6 +125,23 @@ def bench_inference(n_gpus: int, decisions: int = 300) -> dict[str, float]:
     return {"gpus": n_gpus, "ms_per_decision": 1e3 * float(np.mean(times))}
 
 
+def bench_rollout(seeds: tuple[int, ...] = (0, 1, 2)) -> dict[str, float]:
+    """Seconds per ``phase1-8gpu`` run (250 jobs) and ms per decision of the agent with rollouts."""
+    from gpusched.policies import get_policy
+    from gpusched.runner import make_simulator
+
+    scenario = load_scenario("phase1-8gpu")
+    seconds, decisions = 0.0, 0
+    for seed in seeds:
+        sim = make_simulator(scenario, seed)
+        policy = get_policy("ppo_rollout")
+        start = time.perf_counter()
+        sim.run(policy)
+        seconds += time.perf_counter() - start
+        decisions += sim.decisions
+    return {"seconds_per_run": seconds / len(seeds), "ms_per_decision": 1e3 * seconds / decisions}
+
+
 def numpy_op_us() -> float:
     """Time (microseconds) of one tiny numpy operation: a calibration of this machine's overhead."""
     import timeit
@@ -158,6 +176,10 @@ def main() -> None:
         row = bench_inference(n)
         out["inference"].append(row)
         print(f"agent decision at {n} GPUs: {row['ms_per_decision']:.2f} ms")
+    row = bench_rollout()
+    out["rollout"] = row
+    print(f"agent with rollouts, phase1-8gpu seeds 0-2: {row['seconds_per_run']:.1f} s per run, "
+          f"{row['ms_per_decision']:.1f} ms per decision")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=2)

@@ -23,6 +23,8 @@ USER_MODELS_DIR = REPO_ROOT / "models"
 
 AGENT_POLICY = "ppo"
 """Registry name of the trained agent."""
+ROLLOUT_AGENT_POLICY = "ppo_rollout"
+"""Registry name of the trained agent deciding with rollouts of itself (slower, better)."""
 
 
 @dataclass
@@ -107,8 +109,9 @@ def training_available() -> bool:
 
 
 def dashboard_policies() -> list[str]:
-    """The policies the dashboard offers: every heuristic, then ``ppo`` when it is available."""
+    """The policies the dashboard offers: every heuristic, then ``ppo`` and ``ppo_rollout`` when
+    the agent is available."""
     names = heuristic_names()
     if agent_available():
-        names.append(AGENT_POLICY)
+        names += [AGENT_POLICY, ROLLOUT_AGENT_POLICY]
     return names

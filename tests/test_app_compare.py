@@ -36,13 +36,14 @@ def test_changing_the_policies_updates_the_charts():
 
 
 @pytest.mark.skipif("ppo" not in dashboard_policies(), reason="no shipped agent model")
-def test_the_agent_joins_the_charts_when_its_background_runs_finish():
+@pytest.mark.parametrize(("policy", "label"), [("ppo", "PPO agent"), ("ppo_rollout", "PPO agent + rollouts")])
+def test_the_agent_joins_the_charts_when_its_background_runs_finish(policy, label):
     at = open_page("views/compare.py")
-    at.multiselect(key="compare_policies").set_value(["first_fit", "ppo"]).run()
+    at.multiselect(key="compare_policies").set_value(["first_fit", policy]).run()
     at.number_input(key="compare_seeds").set_value(1).run()
     assert_clean(at)
     deadline = time.monotonic() + 120
-    while "PPO agent" not in json.dumps(plotly_specs(at)[0], ensure_ascii=False):
+    while label not in json.dumps(plotly_specs(at)[0], ensure_ascii=False):
         assert time.monotonic() < deadline, "the agent's runs never joined the charts"
         assert at.get("progress") or plotly_specs(at), "no progress shown while the agent runs"
         time.sleep(1.0)

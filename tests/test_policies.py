@@ -103,7 +103,8 @@ def test_lookahead_refuses_to_run_unbound():
         policy.select(ClusterState(cluster), make_job(0, vram=10.0))
 
 
-def test_queue_lookahead_never_reads_the_future():
+@pytest.mark.parametrize("name", ["queue_lookahead", "ppo_rollout"])
+def test_planners_on_arrived_jobs_never_read_the_future(name):
     """Two workloads that agree until job 30 arrives get the same decisions until then."""
     import dataclasses
 
@@ -120,7 +121,9 @@ def test_queue_lookahead_never_reads_the_future():
     runs = []
     for workload in (jobs, changed):
         sim = Simulator(full.cluster, workload, reward=scenario.reward)
-        sim.run(get_policy("queue_lookahead"))
+        policy = get_policy(name)
+        sim.run(policy)
+        assert policy.forks > 0
         runs.append(sim)
     early = [i for i in range(30) if runs[0].start_min[i] < cut]
     assert len(early) > 10

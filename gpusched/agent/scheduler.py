@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
 import torch as th
 
@@ -50,6 +53,23 @@ class AgentScheduler:
         return HOLD if action >= self._builder.n else action
 
 
+@contextmanager
+def one_torch_thread() -> Iterator[None]:
+    """Run torch on one thread inside the block, then restore the caller's setting.
+
+    A decision's tensors are tiny, so more threads cannot help; on a busy machine (a process
+    pool, a test run beside other work) they only make each call wait for the others.
+    """
+    threads = th.get_num_threads()
+    if threads != 1:
+        th.set_num_threads(1)
+    try:
+        yield
+    finally:
+        if threads != 1:
+            th.set_num_threads(threads)
+
+
 def act(policy, obs: dict[str, np.ndarray], mask: np.ndarray) -> int:
     """The deterministic action of a ``GpuSetPolicy``: the masked argmax of its logits.
 
@@ -57,7 +77,7 @@ def act(policy, obs: dict[str, np.ndarray], mask: np.ndarray) -> int:
     :param obs: one observation (no batch dimension).
     :param mask: valid actions (bool, ``max_gpus + 1``).
     """
-    with th.no_grad():
+    with th.no_grad(), one_torch_thread():
         tensors = {k: th.as_tensor(v).unsqueeze(0) for k, v in obs.items()}
         logits = policy.mlp_extractor.forward_actor(policy.features_extractor(tensors))[0].numpy()
     return int(np.where(mask, logits, -np.inf).argmax())

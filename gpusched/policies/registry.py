@@ -69,19 +69,17 @@ register("queue_lookahead", lambda seed: Lookahead(BestFit(), "queue_lookahead",
          heuristic=False)
 
 
-def _ppo(seed: int) -> Policy:
-    """The shipped RL agent (imports torch only when asked for)."""
+def _agent(path: str | None, seed: int, rollout: bool) -> Policy:
+    """The shipped RL agent (``path`` None) or a trained model from the model folders, loaded
+    safely (see gpusched.agent); torch is imported only when asked for."""
     from gpusched.agent import ppo_policy
 
-    return ppo_policy(None, seed)
+    return ppo_policy(path, seed, rollout=rollout)
 
 
-def _ppo_path(path: str, seed: int) -> Policy:
-    """A trained model from the model folders, ``ppo:PATH`` (loaded safely; see gpusched.agent)."""
-    from gpusched.agent import ppo_policy
-
-    return ppo_policy(path, seed)
-
-
-register("ppo", _ppo, heuristic=False)
-register_prefix("ppo", _ppo_path)
+# ``ppo``: the agent's greedy choice. ``ppo_rollout``: the same agent checking its top choices by
+# rollouts of itself on forks that know only the arrived jobs (gpusched.agent.rollout).
+register("ppo", lambda seed: _agent(None, seed, False), heuristic=False)
+register_prefix("ppo", lambda path, seed: _agent(path, seed, False))
+register("ppo_rollout", lambda seed: _agent(None, seed, True), heuristic=False)
+register_prefix("ppo_rollout", lambda path, seed: _agent(path, seed, True))

@@ -1,0 +1,115 @@
+"""Decision-time rollouts: the trained agent checks its own choice by simulating it.
+
+This is the rollout algorithm of approximate dynamic programming (policy improvement by
+simulation, as in Tesauro and Galperin's backgammon player and Bertsekas' rollout methods),
+with the trained network as the base policy:
+
+1. At a decision with more than one valid action, the network ranks the valid actions; the
+   ``candidates`` best (GPUs or HOLD) are the options.
+2. The simulator is forked once per option with only the jobs that have arrived
+   (:meth:`~gpusched.simulator.Simulator.fork` with ``arrived_only=True``): the cluster, the
+   running jobs and the queue with their declared run times, which is what a scheduler knows.
+   Nothing is read from the future.
+3. Each fork plays its option and then the network's greedy choice until its known jobs are
+   done. The forks advance in lockstep, so one batched network call decides for all of them.
+4. The option whose fork ends with the lowest average wait wins; a tie keeps the network's own
+   first choice.
+
+The forks run the one simulator, so the agent never models the cluster itself. The cost is
+one batched network call per decision of the longest fork, so a decision takes milliseconds to
+tens of milliseconds depending on the queue.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch as th
+
+from gpusched.agent.scheduler import AgentScheduler, one_torch_thread
+from gpusched.cluster import ClusterState
+from gpusched.env.observation import ObservationBuilder
+from gpusched.jobs import Job
+from gpusched.simulator import HOLD, Action, Simulator
+
+DEFAULT_CANDIDATES = 3
+"""Options weighed per decision: the network's best valid actions."""
+
+
+def batch_logits(policy, observations: list[dict[str, np.ndarray]]) -> np.ndarray:
+    """Action logits of a ``GpuSetPolicy`` for a batch of observations, ``(len, max_gpus + 1)``."""
+    with th.no_grad(), one_torch_thread():
+        tensors = {k: th.from_numpy(np.stack([o[k] for o in observations])) for k in observations[0]}
+        return policy.mlp_extractor.forward_actor(policy.features_extractor(tensors)).numpy()
+
+
+def _avg_wait_min(sim: Simulator) -> float:
+    """Average wait (minutes) of a finished fork's jobs; infinite if it dead-stalled."""
+    if sim.end_reason == "dead_stall":
+        return math.inf
+    arrival = np.fromiter((j.arrival_min for j in sim.jobs), float, len(sim.jobs))
+    return float(np.mean(sim.start_min - arrival))
+
+
+class RolloutScheduler(AgentScheduler):
+    """The trained agent, improving each choice by rollouts of itself (see the module docstring).
+
+    :param agent: checked weights from :func:`gpusched.agent.save_util.load_agent`.
+    :param name: registry name reported in results.
+    :param candidates: options weighed per decision (the network's best valid actions).
+    """
+
+    def __init__(self, agent, name: str = "ppo_rollout", candidates: int = DEFAULT_CANDIDATES):
+        super().__init__(agent, name=name)
+        if candidates < 1:
+            raise ValueError(f"candidates must be at least 1, got {candidates}")
+        self.candidates = candidates
+        self.forks = 0
+        self.changed = 0
+
+    def _decide(self, sims: list[Simulator], builder: ObservationBuilder) -> list[np.ndarray]:
+        """The masked logits of every simulator's current decision, from one network call."""
+        observations, masks = [], []
+        for sim in sims:
+            fits = sim.state.fit_mask(sim.jobs[sim.queue[0]])
+            observations.append(builder.observe(sim, fits))
+            masks.append(builder.mask(sim, fits))
+        logits = batch_logits(self._policy, observations)
+        return [np.where(m, row, -np.inf) for m, row in zip(masks, logits, strict=True)]
+
+    def _play_out(self, forks: list[Simulator]) -> list[float]:
+        """Play every fork to its end with the network's greedy choice, in lockstep."""
+        builder, n = self._builder, self._builder.n
+        active = [f for f in forks if not f.done]
+        while active:
+            for fork, logits in zip(active, self._decide(active, builder), strict=True):
+                action = int(logits.argmax())
+                fork.step(HOLD if action >= n else action)
+            active = [f for f in active if not f.done]
+        return [_avg_wait_min(f) for f in forks]
+
+    def select(self, state: ClusterState, job: Job) -> Action:
+        """The best of the network's top options by rollout: a GPU index or :data:`HOLD`."""
+        sim = self._sim
+        if sim is None:
+            raise RuntimeError("RolloutScheduler needs bind(simulator) before select()")
+        logits = self._decide([sim], self._builder)[0]
+        n = self._builder.n
+        valid = np.flatnonzero(np.isfinite(logits))
+        ranked = valid[np.argsort(-logits[valid], kind="stable")][: self.candidates]
+        options = [HOLD if a >= n else int(a) for a in ranked]
+        if len(options) == 1:
+            return options[0]
+        forks = []
+        for option in options:
+            fork = sim.fork(arrived_only=True)
+            fork.step(option)
+            forks.append(fork)
+        self.forks += len(forks)
+        waits = self._play_out(forks)
+        best = int(np.argmin(waits))
+        if waits[best] < waits[0]:
+            self.changed += 1
+            return options[best]
+        return options[0]
