@@ -31,7 +31,6 @@ N_TIME_FEATURES = 2
 
 @numba.njit(cache=True, nogil=True)
 def observation_arrays(
-    max_gpus: int,
     gpu_static: np.ndarray,
     constants: np.ndarray,
     gpu_node: np.ndarray,
@@ -54,8 +53,11 @@ def observation_arrays(
     running_jobs: int,
     elapsed_min: float,
     arrived_share: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The per-GPU block ``(max_gpus, 12)`` and the job + queue + time vector, both float32.
+    block: np.ndarray,
+    vec: np.ndarray,
+) -> None:
+    """Write the per-GPU block ``(max_gpus, 12)`` and the job + queue + time vector (float32)
+    into ``block`` and ``vec``; they arrive uninitialised, and padding is written as zeros.
 
     :param gpu_static: ``(4, n)`` fixed rows per real GPU: capacity (GB), capacity / scale,
         node size (GPUs), and node size / 8 clipped to 1.
@@ -75,7 +77,7 @@ def observation_arrays(
     n = gpu_static.shape[1]
     inv_scale, total_vram = constants[0], constants[1]
     has_job = job_static.shape[0] > 0
-    block = np.zeros((max_gpus, N_GPU_FEATURES), dtype=np.float32)
+    block[:, :] = 0.0
     if has_job and gpus > 1:
         node_count[:] = 0
         for g in range(n):
@@ -114,7 +116,7 @@ def observation_arrays(
                 block[g, 11] = 1.0
 
     n_next = next_jobs.shape[0]
-    vec = np.zeros(N_JOB_FEATURES + N_QUEUE_FEATURES + n_next + N_TIME_FEATURES, dtype=np.float32)
+    vec[:] = 0.0
     if has_job:
         for k in range(job_static.shape[0]):
             vec[k] = job_static[k]
@@ -134,4 +136,3 @@ def observation_arrays(
     t = q + N_QUEUE_FEATURES + n_next
     vec[t] = min(elapsed_min / WEEK_MIN, 1.0)
     vec[t + 1] = arrived_share
-    return block, vec

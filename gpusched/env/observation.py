@@ -144,6 +144,9 @@ class ObservationBuilder:
         self._window_key: tuple | None = None
         self._window = np.zeros(4)
         self._next_jobs = np.zeros(len(QUEUE_FEATURES_V2) if obs_version >= 2 else 0)
+        self._block_shape = (max_gpus, len(GPU_FEATURES))
+        self._vec_len = len(JOB_FEATURES) + len(QUEUE_FEATURES) + len(self._next_jobs) + len(TIME_FEATURES)
+        self._vec_split = (len(JOB_FEATURES), self._vec_len - len(TIME_FEATURES))
 
     # ---------------------------------------------------------------- mask
     def mask(self, sim, fits: np.ndarray | None) -> np.ndarray:
@@ -236,14 +239,15 @@ class ObservationBuilder:
         q_len = len(queue)
         window = self._queue_window(sim, queue, q_len)
         n_jobs = len(sim.jobs)
-        gpus_block, vec = observation_arrays(
-            self.max_gpus, self._gpu_static, self._constants, self._gpu_node, self._node_count,
+        gpus_block = np.empty(self._block_shape, dtype=np.float32)
+        vec = np.empty(self._vec_len, dtype=np.float32)
+        observation_arrays(
+            self._gpu_static, self._constants, self._gpu_node, self._node_count,
             state.vram_free_gb, state.vram_used_gb, state.compute_used, state.jobs_running, fits, single,
             job_part, vram_gb, vram_frac, compute, gpus, wait_min, window, self._next_jobs, q_len,
             sim.running_count, sim.time_min - sim.start_time_min,
-            1.0 - sim.arrivals_left / n_jobs if n_jobs else 1.0)
-        j_end = len(JOB_FEATURES)
-        q_end = len(vec) - len(TIME_FEATURES)
+            1.0 - sim.arrivals_left / n_jobs if n_jobs else 1.0, gpus_block, vec)
+        j_end, q_end = self._vec_split
         if self.obs_version >= 2:
             gpus_block = self._release_features(sim, gpus_block)
         return {
