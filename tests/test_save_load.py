@@ -133,6 +133,18 @@ def test_model_outside_the_model_folders_is_refused(trained, tmp_path, monkeypat
         load_agent(outside)
 
 
+def test_a_missing_model_names_each_folder_once(monkeypatch):
+    from gpusched.agent.save_util import REPO_ROOT, model_dirs, resolve_model
+
+    monkeypatch.delenv("GPUSCHED_MODELS_DIR", raising=False)
+    monkeypatch.chdir(REPO_ROOT)  # the cwd's models/ is the repository's
+    dirs = model_dirs()
+    assert len(dirs) == len(set(dirs)) == 2
+    with pytest.raises(ModelError, match="not found") as info:
+        resolve_model("nope.zip")
+    assert str(info.value).count(str(REPO_ROOT / "models")) == 1
+
+
 def test_actions_are_masked_in_simulator_runs(trusted):
     result = run_policy(scenario_from_dict(SCENARIO_48), f"ppo:{trusted}", seed=1)
     assert np.isfinite(result.metrics["avg_wait_min"])

@@ -51,7 +51,7 @@ def model_dirs() -> list[Path]:
     extra = os.environ.get(MODELS_DIR_ENV)
     if extra:
         dirs.append(Path(extra))
-    return [d.resolve() for d in dirs]
+    return list(dict.fromkeys(d.resolve() for d in dirs))  # the cwd is often the repository
 
 
 def sidecar_path(model_path: str | Path) -> Path:
