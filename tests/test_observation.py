@@ -93,8 +93,9 @@ def _check_episode(env: GPUSchedulerEnv, seed: int, **reset_kwargs) -> int:
     return steps
 
 
-def test_kernel_tolerance_is_the_clusters():
+def test_kernel_constants_match_the_layout():
     assert kernels.EPS == cluster_module.EPS
+    assert (len(JOB_FEATURES), len(QUEUE_FEATURES)) == (kernels.N_JOB_FEATURES, kernels.N_QUEUE_FEATURES)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -46,10 +46,7 @@ def batch_logits(policy, observations: list[dict[str, np.ndarray]]) -> np.ndarra
 
 def _avg_wait_min(sim: Simulator) -> float:
     """Average wait (minutes) of a finished fork's jobs; infinite if it dead-stalled."""
-    if sim.end_reason == "dead_stall":
-        return math.inf
-    arrival = np.fromiter((j.arrival_min for j in sim.jobs), float, len(sim.jobs))
-    return float(np.mean(sim.start_min - arrival))
+    return math.inf if sim.end_reason == "dead_stall" else sim.metrics()["avg_wait_min"]
 
 
 class RolloutScheduler(AgentScheduler):
