@@ -22,8 +22,6 @@ tens of milliseconds depending on the queue.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import torch as th
 
@@ -31,6 +29,7 @@ from gpusched.agent.scheduler import AgentScheduler, one_torch_thread
 from gpusched.cluster import ClusterState
 from gpusched.env.observation import ObservationBuilder
 from gpusched.jobs import Job
+from gpusched.policies.lookahead import finished_wait_min
 from gpusched.simulator import HOLD, Action, Simulator
 
 DEFAULT_CANDIDATES = 3
@@ -42,11 +41,6 @@ def batch_logits(policy, observations: list[dict[str, np.ndarray]]) -> np.ndarra
     with th.no_grad(), one_torch_thread():
         tensors = {k: th.from_numpy(np.stack([o[k] for o in observations])) for k in observations[0]}
         return policy.mlp_extractor.forward_actor(policy.features_extractor(tensors)).numpy()
-
-
-def _avg_wait_min(sim: Simulator) -> float:
-    """Average wait (minutes) of a finished fork's jobs; infinite if it dead-stalled."""
-    return math.inf if sim.end_reason == "dead_stall" else sim.metrics()["avg_wait_min"]
 
 
 class RolloutScheduler(AgentScheduler):
@@ -84,7 +78,7 @@ class RolloutScheduler(AgentScheduler):
                 action = int(logits.argmax())
                 fork.step(HOLD if action >= n else action)
             active = [f for f in active if not f.done]
-        return [_avg_wait_min(f) for f in forks]
+        return [finished_wait_min(f) for f in forks]
 
     def select(self, state: ClusterState, job: Job) -> Action:
         """The best of the network's top options by rollout: a GPU index or :data:`HOLD`."""

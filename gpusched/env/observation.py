@@ -14,7 +14,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gpusched.cluster import Cluster
-from gpusched.env.kernels import observation_arrays
+from gpusched.env.kernels import LOG_DAY, observation_arrays
 from gpusched.jobs import Job
 
 OBS_VERSION = 1
@@ -99,8 +99,6 @@ def observation_space(max_gpus: int, obs_version: int = OBS_VERSION) -> spaces.D
     })
 
 
-_LOG_DAY = float(np.log1p(1440.0))
-_LOG_QUEUE = float(np.log1p(1000.0))
 _NO_JOB = np.zeros(0)  # the kernel writes zero job features when there is no head job
 
 
@@ -126,12 +124,11 @@ class ObservationBuilder:
         self.scale = float(vram_scale_gb)
         n = cluster.n_gpus
         self.n = n
-        self.node_size = cluster.node_gpu_count[cluster.gpu_node].astype(float)
-        self.total_vram_gb = float(cluster.gpu_vram_gb.sum())
         # Fixed inputs of the compiled kernel (see gpusched.env.kernels.observation_arrays).
+        node_size = cluster.node_gpu_count[cluster.gpu_node].astype(float)
         self._gpu_static = np.stack([cluster.gpu_vram_gb, cluster.gpu_vram_gb / self.scale,
-                                     self.node_size, np.minimum(self.node_size / 8.0, 1.0)])
-        self._constants = np.array([1.0 / self.scale, self.total_vram_gb, float(queue_window)])
+                                     node_size, np.minimum(node_size / 8.0, 1.0)])
+        self._constants = np.array([1.0 / self.scale, float(cluster.gpu_vram_gb.sum()), float(queue_window)])
         self._gpu_node = cluster.gpu_node.astype(np.int64)
         self._node_count = np.zeros(cluster.n_nodes, dtype=np.int64)
         self._no_fit = np.zeros(n, dtype=bool)
@@ -171,7 +168,7 @@ class ObservationBuilder:
             kind = job.type
             self._job_part = np.array((
                 job.gpus * 0.125, mean_need * (1.0 / self.scale),
-                job.compute, math.log1p(job.duration_min) / _LOG_DAY, job.priority / 3.0,
+                job.compute, math.log1p(job.duration_min) / LOG_DAY, job.priority / 3.0,
                 kind == "training", kind == "inference", kind == "batch",
             ))
             self._job_key = job
@@ -209,7 +206,7 @@ class ObservationBuilder:
         for i in islice(queue, 1, NEXT_JOBS + 1):
             j = sim.jobs[i]
             values += (j.gpus * 0.125, j.vram_gb / self.scale, j.compute,
-                       math.log1p(j.duration_min) / _LOG_DAY)
+                       math.log1p(j.duration_min) / LOG_DAY)
         return np.array((*values, *(0.0,) * (len(QUEUE_FEATURES_V2) - len(values))))
 
     def _release_features(self, sim, gpus: np.ndarray) -> np.ndarray:
@@ -217,8 +214,8 @@ class ObservationBuilder:
         first, last = sim.gpu_release_min()
         wide = np.zeros((self.max_gpus, gpus.shape[1] + len(GPU_FEATURES_V2)), dtype=np.float32)
         wide[:, :gpus.shape[1]] = gpus
-        wide[:self.n, gpus.shape[1]] = np.log1p(first) / _LOG_DAY
-        wide[:self.n, gpus.shape[1] + 1] = np.log1p(last) / _LOG_DAY
+        wide[:self.n, gpus.shape[1]] = np.log1p(first) / LOG_DAY
+        wide[:self.n, gpus.shape[1] + 1] = np.log1p(last) / LOG_DAY
         return wide
 
     def observe(self, sim, fits: np.ndarray | None) -> dict[str, np.ndarray]:

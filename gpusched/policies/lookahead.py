@@ -28,15 +28,20 @@ from gpusched.policies.base import Policy
 from gpusched.simulator import HOLD, Action, Simulator
 
 
+def finished_wait_min(sim: Simulator) -> float:
+    """The score of a fork played to its end: its average wait (minutes), or infinite if it
+    dead-stalled (a HOLD with nothing running and nothing left to arrive in a fork that forgot
+    the future)."""
+    return np.inf if sim.end_reason == "dead_stall" else sim.metrics()["avg_wait_min"]
+
+
 def _finish(sim: Simulator, first: Action, base: Policy) -> float:
-    """Average wait (minutes) of the run after playing ``first`` and then ``base`` to the end;
-    infinite if the fork dead-stalls (a HOLD with nothing running and nothing left to arrive in
-    a fork that forgot the future)."""
+    """:func:`finished_wait_min` of the run after playing ``first`` and then ``base`` to the end."""
     sim.step(first)
     select = base.select
     while not sim.done:
         sim.step(select(sim.state, sim.jobs[sim.queue[0]]))
-    return np.inf if sim.end_reason == "dead_stall" else sim.metrics()["avg_wait_min"]
+    return finished_wait_min(sim)
 
 
 class Lookahead:
