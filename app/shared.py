@@ -7,15 +7,16 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from gpusched import Comparison, Result, Scenario, compare, load_scenario, run_policy
-from gpusched.background import BackgroundRuns, comparison_from_results
-from gpusched.catalog import dashboard_policies
+from gpusched.dashboard.background import BackgroundRuns
+from gpusched.dashboard.policies import dashboard_policies
+from gpusched.experiment.runner import comparison_from_results
+from gpusched.experiment.stall import IdleSteps, StallReport, analyse_stall, idle_steps
 from gpusched.figures import (
     arrivals_figure,
     duration_figure,
     gantt_figure,
     gpus_figure,
     metric_bars_figure,
-    policy_label,
     replay_figure,
     side_by_side_figure,
     stall_figure,
@@ -23,8 +24,8 @@ from gpusched.figures import (
     vram_figure,
     wait_cdf_figure,
 )
-from gpusched.scenario import scenario_from_yaml
-from gpusched.stall import IdleSteps, StallReport, analyse_stall, idle_steps
+from gpusched.policies import is_slow, policy_label
+from gpusched.workload.scenario import scenario_from_yaml
 
 DEFAULT_SCENARIO = "phase1-8gpu"
 """The scenario every page starts on."""
@@ -77,11 +78,7 @@ def cached_compare(scenario_yaml: str, policies: tuple[str, ...], seeds: tuple[i
     base = compare(parse_scenario(scenario_yaml), fast, list(seeds)) if fast else None
     parts = [base.results] if base is not None else []
     parts += [background_runs().results(scenario_yaml, p, seeds) for p in slow]
-    merged = comparison_from_results(parse_scenario(scenario_yaml).name, *parts)
-    order = {p: i for i, p in enumerate(policies)}
-    merged.runs = merged.runs.sort_values(["policy", "seed"], key=lambda c: c.map(order)
-                                          if c.name == "policy" else c, kind="stable")
-    return merged
+    return comparison_from_results(parse_scenario(scenario_yaml).name, *parts, order=policies)
 
 
 # Figures are cached as shared resources: unpickling a figure re-validates every frame, which
@@ -136,15 +133,6 @@ def cached_workload_figures(scenario_yaml: str) -> tuple[go.Figure, ...]:
 def background_runs() -> BackgroundRuns:
     """The server's one background worker for slow runs (the agent's)."""
     return BackgroundRuns(workers=1)
-
-
-SLOW_POLICIES = ("ppo", "ppo_rollout")
-"""Policies whose runs take seconds: pages compute them in the background."""
-
-
-def is_slow(policy: str) -> bool:
-    """Whether a policy's runs go to the background worker."""
-    return policy.split(":", 1)[0] in SLOW_POLICIES
 
 
 def background_ready(scenario_yaml: str, policies: list[str] | tuple[str, ...],

@@ -12,9 +12,10 @@ import argparse
 import json
 from pathlib import Path
 
+from gpusched.agent import AGENT_POLICIES
+from gpusched.experiment.runner import compare
 from gpusched.policies import heuristic_names
-from gpusched.runner import compare
-from gpusched.scenario import load_scenario
+from gpusched.workload.scenario import load_scenario
 
 SCENARIOS = ("phase1-8gpu", "phase1-4gpu", str(Path(__file__).parent / "scenarios" / "hetero-32gpu.yaml"))
 COLUMNS = (("avg_wait_min", "avg wait (min)", "{:.1f}"), ("p95_wait_min", "p95 wait (min)", "{:.1f}"),
@@ -37,7 +38,7 @@ def main() -> None:
     parser.add_argument("--json", help="write every run's metrics as JSON to this path")
     args = parser.parse_args()
     seeds = _seeds(args.seeds)
-    policies = args.policies.split(",") if args.policies else [*heuristic_names(), "ppo", "ppo_rollout"]
+    policies = args.policies.split(",") if args.policies else [*heuristic_names(), *AGENT_POLICIES]
     dump = {}
     for ref in SCENARIOS:
         scenario = load_scenario(ref)

@@ -18,10 +18,10 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import time  # noqa: E402
 
-from gpusched.allocation import run_allocation  # noqa: E402
+from gpusched.fgd.allocation import run_allocation  # noqa: E402
 from gpusched.fgd.scoring import POLICY_NAMES  # noqa: E402
 from gpusched.fgd.typical_pods import typical_pods  # noqa: E402
-from gpusched.traces.openb import read_openb_nodes, read_openb_pods  # noqa: E402
+from gpusched.workload.openb import read_openb_nodes, read_openb_pods  # noqa: E402
 
 TARGET_S = {p: (30.0 if p == "fgd" else 5.0) for p in POLICY_NAMES}
 

@@ -26,11 +26,12 @@ import time
 import numpy as np
 import torch as th
 
-from gpusched.cluster import Cluster
+from gpusched.core.cluster import Cluster
+from gpusched.core.jobs import Job
 from gpusched.env import GPUSchedulerEnv
 from gpusched.env.randomize import random_cluster
-from gpusched.jobs import Job, generate_jobs
-from gpusched.scenario import load_scenario
+from gpusched.workload.scenario import load_scenario
+from gpusched.workload.synthetic import generate_jobs
 
 
 def _workload(n_gpus: int, seed: int) -> tuple[Cluster, list[Job]]:
@@ -127,8 +128,8 @@ def bench_inference(n_gpus: int, decisions: int = 300) -> dict[str, float]:
 
 def bench_rollout(seeds: tuple[int, ...] = (0, 1, 2)) -> dict[str, float]:
     """Seconds per ``phase1-8gpu`` run (250 jobs) and ms per decision of the agent with rollouts."""
+    from gpusched.experiment.runner import make_simulator
     from gpusched.policies import get_policy
-    from gpusched.runner import make_simulator
 
     scenario = load_scenario("phase1-8gpu")
     seconds, decisions = 0.0, 0

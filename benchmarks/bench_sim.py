@@ -11,9 +11,9 @@ import subprocess
 import sys
 import time
 
+from gpusched.core.simulator import Simulator
 from gpusched.policies import get_policy
-from gpusched.scenario import load_scenario, scenario_from_dict
-from gpusched.simulator import Simulator
+from gpusched.workload.scenario import load_scenario, scenario_from_dict
 
 MIX = {"training": 0.2, "inference": 0.6, "batch": 0.2}
 

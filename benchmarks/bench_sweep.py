@@ -10,6 +10,7 @@ import argparse
 import tempfile
 import time
 
+from gpusched.fgd.scoring import POLICY_NAMES
 from gpusched.sweep import SweepSpec, run_sweep
 from gpusched.sweep.runner import execute_run
 
@@ -19,7 +20,7 @@ GRID = SweepSpec.model_validate({
                  "policies": ["first_fit", "least_loaded", "best_fit", "random"],
                  "seeds": {"start": 0, "count": 6}},
 })
-FGD_POLICIES = ["random", "dot_product", "gpu_clustering", "gpu_packing", "best_fit", "fgd"]
+FGD_POLICIES = list(POLICY_NAMES)
 
 
 def runs_per_minute(workers: int) -> tuple[float, float]:

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
-from gpusched.allocation import run_allocation
-from gpusched.allocation_cli import parse_seeds
+from gpusched.cli.args import parse_seeds
+from gpusched.fgd.allocation import run_allocation
+from gpusched.fgd.published import published_runs
 from gpusched.fgd.scoring import POLICY_NAMES, PUBLISHED_NAMES
 from gpusched.fgd.typical_pods import typical_pods
-from gpusched.traces.openb import read_openb_nodes, read_openb_pods
-from gpusched.traces.published import published_runs
+from gpusched.workload.openb import read_openb_nodes, read_openb_pods
 
 TRACES = ("default", "gpushare100", "gpuspec33", "multigpu50")
 COLUMNS = (100, 130)

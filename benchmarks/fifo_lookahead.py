@@ -20,8 +20,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from gpusched.runner import run_policy
-from gpusched.scenario import load_scenario
+from gpusched.experiment.runner import run_policy
+from gpusched.workload.scenario import load_scenario
 
 POLICIES = ("first_fit", "best_fit", "queue_lookahead", "lookahead")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpusched.cluster import Cluster, ClusterState, NodeGroup
-from gpusched.jobs import Job
+from gpusched.core.cluster import Cluster, ClusterState, NodeGroup
+from gpusched.core.jobs import Job
 
 
 def make_job(job_id: int = 0, *, arrival: float = 0.0, duration: float = 10.0, gpus: int = 1,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from gpusched.cluster import NodeGroup
+from gpusched.core.cluster import NodeGroup
 
 MODELS = [("A100-80GB", 80.0), ("A100-40GB", 40.0), ("V100-32GB", 32.0), ("L4-24GB", 24.0),
           ("T4-16GB", 16.0)]

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from gpusched.agent.save_util import DEFAULT_MODEL
+from gpusched.paths import DEFAULT_MODEL
 
 
 def run_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
@@ -54,8 +54,8 @@ def test_import_gpusched_does_not_import_torch():
 
 
 def test_train_set_overrides_are_checked():
-    from gpusched.agent.cli import _apply_overrides
     from gpusched.agent.config import TrainConfig
+    from gpusched.cli.train import _apply_overrides
     from gpusched.errors import GpuschedError
 
     config = TrainConfig()

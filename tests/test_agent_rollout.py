@@ -9,11 +9,11 @@ import pytest
 from conftest import make_job
 
 from gpusched.agent.rollout import RolloutScheduler
-from gpusched.cluster import Cluster, ClusterState, NodeGroup
+from gpusched.core.cluster import Cluster, ClusterState, NodeGroup
+from gpusched.core.simulator import Simulator
+from gpusched.experiment.runner import make_simulator, run_policy
 from gpusched.policies import get_policy
-from gpusched.runner import make_simulator, run_policy
-from gpusched.scenario import load_scenario
-from gpusched.simulator import Simulator
+from gpusched.workload.scenario import load_scenario
 
 
 def _run(scenario, policy, seed: int, n_jobs: int | None = None) -> Simulator:

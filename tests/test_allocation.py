@@ -8,14 +8,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpusched.allocation import discrete_columns, run_allocation, tuned_order
-from gpusched.allocation_cli import main, parse_seeds
+from gpusched.cli import main as gpusched_main
+from gpusched.cli.args import parse_seeds
+from gpusched.fgd.allocation import discrete_columns, run_allocation, tuned_order
+from gpusched.fgd.published import published_means, published_runs
 from gpusched.fgd.typical_pods import typical_pods
-from gpusched.traces.openb import read_openb_nodes, read_openb_pods
-from gpusched.traces.published import published_means, published_runs
+from gpusched.workload.openb import read_openb_nodes, read_openb_pods
 
 NODES = "openb_node_list_gpu_node"
 DEFAULT = "openb_pod_list_default"
+
+
+def main(args: list[str]) -> int:
+    """``gpusched allocation ARGS``."""
+    return gpusched_main(["allocation", *args])
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +75,7 @@ def test_discrete_columns_average_by_rounded_arrival_and_fill_gaps() -> None:
 def test_full_run_default_trace_matches_published_mean(nodes, pods) -> None:
     typical = typical_pods(pods)
     published = published_means(DEFAULT)
-    for policy in ("best_fit", "fgd"):
+    for policy in ("fgd_best_fit", "fgd"):
         run = run_allocation(nodes, pods, policy, 42, typical=typical)
         for col in (100, 130):
             assert run.alloc_pct[col] == pytest.approx(published[policy][col], abs=1.0), (
@@ -95,9 +101,9 @@ def test_fgd_beats_best_fit_and_random_on_same_seed(nodes, pods) -> None:
     typical = typical_pods(pods)
     alloc = {
         p: run_allocation(nodes, pods, p, 44, typical=typical).alloc_pct[130]
-        for p in ("random", "fgd")
+        for p in ("fgd_random", "fgd")
     }
-    assert alloc["fgd"] > alloc["random"] + 5
+    assert alloc["fgd"] > alloc["fgd_random"] + 5
 
 
 def test_published_runs_have_ten_seeds_per_policy() -> None:
@@ -162,10 +168,8 @@ def test_parse_seeds_ranges() -> None:
 
 
 def test_gpusched_cli_has_allocation_command(capsys) -> None:
-    from gpusched.cli import main as gpusched_main
-
     code = gpusched_main(
-        ["allocation", "--nodes", NODES, "--pods", "openb_pod_list_gpuspec33", "--policies", "random"]
+        ["allocation", "--nodes", NODES, "--pods", "openb_pod_list_gpuspec33", "--policies", "fgd_random"]
     )
     assert code == 0
     out = capsys.readouterr().out

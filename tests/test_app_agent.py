@@ -11,7 +11,9 @@ import uuid
 import pytest
 from apptest_support import assert_clean, open_page, plotly_specs
 
-from gpusched.catalog import REPO_ROOT, list_models, training_available
+from gpusched.agent.models import list_models
+from gpusched.dashboard.policies import training_available
+from gpusched.paths import REPO_ROOT
 
 
 def test_agent_page_explains_no_upload():

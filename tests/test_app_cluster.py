@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from apptest_support import assert_clean, open_page, plotly_specs
 
-from gpusched.scenario import scenario_from_yaml
+from gpusched.workload.scenario import scenario_from_yaml
 
 PAGE = "views/cluster.py"
 

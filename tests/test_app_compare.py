@@ -8,8 +8,8 @@ import time
 import pytest
 from apptest_support import assert_clean, open_page, plotly_specs
 
-from gpusched.catalog import dashboard_policies
-from gpusched.figures import policy_label
+from gpusched.dashboard.policies import dashboard_policies
+from gpusched.policies import policy_label
 
 
 def test_compare_charts_name_every_chosen_policy():

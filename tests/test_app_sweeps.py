@@ -7,7 +7,7 @@ import json
 import pandas as pd
 from apptest_support import assert_clean, open_page, plotly_specs
 
-from gpusched.figures import policy_label
+from gpusched.policies import policy_label
 
 
 def test_shipped_policy_study_plots_every_policy():
@@ -38,14 +38,14 @@ def test_shipped_fgd_sweep_opens_on_its_allocation_curves():
     at.selectbox(key="sweep_folder").set_value(shipped).run()
     assert_clean(at)
     names = [t.get("name", "") for t in plotly_specs(at)[0]["data"]]
-    for policy in ("fgd", "best_fit", "gpu_packing"):
+    for policy in ("fgd", "fgd_best_fit", "gpu_packing"):
         assert policy_label(policy) in names
     assert sum("published" in n for n in names) == 6
 
 
 def test_allocation_sweep_shows_curves_with_published_overlay(tmp_path):
     row = {"run_id": "a", "kind": "allocation", "nodes": "openb_node_list_gpu_node",
-           "pods": "openb_pod_list_default", "policy": "best_fit", "seed": 42, "tune": 1.3,
+           "pods": "openb_pod_list_default", "policy": "fgd_best_fit", "seed": 42, "tune": 1.3,
            "alloc_at_100": 93.0, "alloc_at_130": 93.2, "failed_pods": 10, "error": ""}
     row.update({f"alloc_pct_{k}": float(min(k, 93)) for k in range(131)})
     pd.DataFrame([row]).to_csv(tmp_path / "results.csv", index=False)
@@ -55,7 +55,7 @@ def test_allocation_sweep_shows_curves_with_published_overlay(tmp_path):
     assert_clean(at)
     spec = plotly_specs(at)[0]
     names = [t["name"] for t in spec["data"]]
-    assert any("published" in n for n in names) and policy_label("best_fit") in names
+    assert any("published" in n for n in names) and policy_label("fgd_best_fit") in names
 
 
 def test_bad_folder_shows_inline_error(tmp_path):

@@ -3,14 +3,13 @@ dashed, reruns on another trace, and reports a bad upload inline."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from apptest_support import assert_clean, plotly_specs
 from streamlit.testing.v1 import AppTest
 
-from gpusched.figures.style import policy_label
+from gpusched.policies import policy_label
 
 APP = Path(__file__).resolve().parent.parent / "app"
 PAGE = str(APP / "views" / "traces.py")
@@ -40,38 +39,38 @@ def test_first_open_runs_the_default_and_overlays_published_curves():
     at = open_traces()
     assert_clean(at)
     assert at.selectbox(key="traces_trace").value == "openb_pod_list_default"
-    assert at.multiselect(key="traces_policies").value == ["best_fit", "fgd"]
+    assert at.multiselect(key="traces_policies").value == ["fgd_best_fit", "fgd"]
     assert at.multiselect(key="traces_seeds").value == [42]
     assert at.number_input(key="traces_tune").value == 1.3
     assert at.button(key="traces_run")
     assert at.selectbox(key="traces_heatmap_run")
     alloc = lines(chart_named(at, "traces_alloc"))
-    for policy in ("best_fit", "fgd"):
+    for policy in ("fgd_best_fit", "fgd"):
         assert policy_label(policy) in alloc
         assert alloc[f"{policy_label(policy)} (published)"]["line"]["dash"] == "dash"
     heatmap = chart_named(at, "traces_heatmap")
     assert [t["type"] for t in heatmap["data"]].count("heatmap") == 7  # the openb cluster's 7 GPU models
     table = at.dataframe[0].value
-    assert table["policy"].tolist() == [policy_label("best_fit"), policy_label("fgd")]
+    assert table["policy"].tolist() == [policy_label("fgd_best_fit"), policy_label("fgd")]
     assert table["Δ @130 (points)"].abs().max() < 3
 
 
 def test_running_another_trace_changes_the_result():
     at = open_traces()
     before = at.dataframe[0].value.set_index("policy")
-    at.multiselect(key="traces_policies").set_value(["best_fit"]).run()
+    at.multiselect(key="traces_policies").set_value(["fgd_best_fit"]).run()
     at.selectbox(key="traces_trace").set_value("openb_pod_list_gpushare100").run()
     assert at.info, "changed settings should say the results are stale until Run"
     at.button(key="traces_run").click().run()
     assert_clean(at)
     assert not at.info
     after = at.dataframe[0].value.set_index("policy")
-    label = policy_label("best_fit")
+    label = policy_label("fgd_best_fit")
     assert after.index.tolist() == [label]
     assert after.loc[label, "ours @100 (%)"] != before.loc[label, "ours @100 (%)"]
     assert after.loc[label, "published @100 (%)"] != before.loc[label, "published @100 (%)"]
-    text = json.dumps(chart_named(at, "traces_alloc"))
-    assert label in text and policy_label("fgd") not in text
+    names = [trace.get("name") for trace in chart_named(at, "traces_alloc")["data"]]
+    assert label in names and not any(str(n).startswith(policy_label("fgd")) for n in names)
 
 
 def test_bad_upload_shows_an_inline_error_and_disables_run():
@@ -89,7 +88,7 @@ def test_bad_upload_shows_an_inline_error_and_disables_run():
 
 def test_a_good_upload_runs_without_a_published_overlay():
     at = open_traces()
-    at.multiselect(key="traces_policies").set_value(["best_fit"]).run()
+    at.multiselect(key="traces_policies").set_value(["fgd_best_fit"]).run()
     at.selectbox(key="traces_trace").set_value("upload").run()
     pods = b"name,cpu_milli,memory_mib,num_gpu,gpu_milli\npod-1,2000,4096,1,500\npod-2,4000,8192,2,1000\n"
     at.file_uploader(key="traces_upload").set_value(("two pods.csv", pods, "text/csv")).run()
@@ -99,4 +98,4 @@ def test_a_good_upload_runs_without_a_published_overlay():
     table = at.dataframe[0].value
     assert table["published @100 (%)"].isna().all() and table["ours @100 (%)"].notna().all()
     names = list(lines(chart_named(at, "traces_alloc")))
-    assert names == [policy_label("best_fit")]
+    assert names == [policy_label("fgd_best_fit")]

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from gpusched import load_scenario, run_policy
-from gpusched.background import BackgroundRuns, comparison_from_results
+from gpusched.dashboard.background import BackgroundRuns
+from gpusched.experiment.runner import comparison_from_results
 
 
 def test_runs_are_shared_and_match_a_direct_run():

@@ -104,10 +104,10 @@ def test_job_that_fits_nowhere_is_refused(tmp_path):
     path.write_text("name: tiny\ncluster: {nodes: [{gpu_model: T4-16GB, vram_gb: 16, "
                     "gpus_per_node: 1}]}\nworkload: {jobs: 5, arrival_rate_per_hour: 3}\n")
     # A job list cannot be given on the command line; the refusal is exercised via Python:
+    from gpusched.core.jobs import Job
+    from gpusched.core.simulator import Simulator
     from gpusched.errors import InfeasibleJobError
-    from gpusched.jobs import Job
-    from gpusched.scenario import load_scenario
-    from gpusched.simulator import Simulator
+    from gpusched.workload.scenario import load_scenario
 
     cluster = load_scenario(str(path)).build_cluster()
     with pytest.raises(InfeasibleJobError, match="job 9"):

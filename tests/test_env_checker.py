@@ -10,9 +10,9 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from gpusched.env import ENV_ID, GPUSchedulerEnv, ObservationBuilder
 from gpusched.errors import GpuschedError
+from gpusched.experiment.runner import make_simulator, run_policy
 from gpusched.policies import get_policy
-from gpusched.runner import make_simulator, run_policy
-from gpusched.scenario import load_scenario
+from gpusched.workload.scenario import load_scenario
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"randomize": True}, {"scenario": "ll-stall-mini"},
@@ -120,7 +120,7 @@ def test_render_ansi():
 def test_version_2_adds_release_times_and_the_next_jobs_one_by_one():
     from conftest import make_job
 
-    from gpusched.cluster import Cluster, NodeGroup
+    from gpusched.core.cluster import Cluster, NodeGroup
     from gpusched.env.observation import GPU_FEATURES, QUEUE_FEATURES
 
     cluster = Cluster([NodeGroup("A100", 80.0, 2), NodeGroup("T4", 16.0, 1)])

@@ -7,9 +7,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import node_groups
 
-from gpusched.cluster import Cluster
+from gpusched.core.cluster import Cluster
 from gpusched.env import GPUSchedulerEnv
-from gpusched.jobs import generate_jobs
+from gpusched.workload.synthetic import generate_jobs
 
 
 def _check_mask(env: GPUSchedulerEnv) -> None:

@@ -5,17 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpusched.cluster import Cluster, ClusterState, NodeGroup
+from gpusched.core.cluster import Cluster, ClusterState, NodeGroup
+from gpusched.core.jobs import Job
+from gpusched.experiment.runner import run_policy
 from gpusched.fgd.fragmentation import FragmentationModel
 from gpusched.fgd.nodes import NodeArrays, PodRequest
-from gpusched.fgd.policies import REGISTERED, PaperPolicy, job_share_milli, project
+from gpusched.fgd.policies import PaperPolicy, job_share_milli, project
+from gpusched.fgd.scoring import POLICY_NAMES as REGISTERED
 from gpusched.fgd.scoring import BestFitPolicy, DotProductPolicy, FgdPolicy, GpuPackingPolicy, decide
 from gpusched.fgd.typical_pods import typical_pods
-from gpusched.jobs import Job
 from gpusched.policies import HOLD, get_policy, policy_names
-from gpusched.runner import run_policy
-from gpusched.scenario import load_scenario
-from gpusched.traces.openb import GPU_VRAM_GB, read_openb_nodes, read_openb_pods
+from gpusched.workload.openb import GPU_VRAM_GB, read_openb_nodes, read_openb_pods
+from gpusched.workload.scenario import load_scenario
 
 
 def trace_job(i: int, cpu: int, mem: float, gpus: int, milli: int, spec: tuple[str, ...] = ()) -> Job:
@@ -54,7 +55,7 @@ def test_hold_when_nothing_fits() -> None:
     assert PaperPolicy("fgd", "fgd").select(state, trace_job(1, 0, 0, 1, 500)) == HOLD
 
 
-@pytest.mark.parametrize("kind", ["dot_product", "gpu_packing", "best_fit", "fgd"])
+@pytest.mark.parametrize("kind", ["dot_product", "gpu_packing", "fgd_best_fit", "fgd"])
 def test_select_matches_the_allocation_experiment_on_trace_jobs(kind: str) -> None:
     """On openb jobs the simulator adapter makes exactly the experiment's decisions."""
     nodes_csv = read_openb_nodes("openb_node_list_gpu_node")
@@ -82,7 +83,7 @@ def test_select_matches_the_allocation_experiment_on_trace_jobs(kind: str) -> No
     scorer = {
         "dot_product": DotProductPolicy(),
         "gpu_packing": GpuPackingPolicy(),
-        "best_fit": BestFitPolicy(),
+        "fgd_best_fit": BestFitPolicy(),
         "fgd": FgdPolicy(FragmentationModel(typical)),
     }[kind]
     gpu_pods = np.flatnonzero(pods.num_gpu > 0)

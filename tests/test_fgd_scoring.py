@@ -17,7 +17,7 @@ from gpusched.fgd.scoring import (
     decide,
 )
 from gpusched.fgd.typical_pods import typical_pods, typical_pods_from_shapes
-from gpusched.traces.openb import read_openb_nodes, read_openb_pods
+from gpusched.workload.openb import read_openb_nodes, read_openb_pods
 
 BIG_MEM = 1e9
 

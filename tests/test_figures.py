@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from gpusched import compare, load_scenario, run_policy
+from gpusched.experiment.stall import analyse_stall, idle_steps
 from gpusched.figures import (
     STALL_LEGEND,
     arrivals_figure,
@@ -26,8 +27,8 @@ from gpusched.figures import (
 )
 from gpusched.figures.compare import ecdf, rolling_util
 from gpusched.figures.replay import gpu_lanes
-from gpusched.figures.style import BAND_COLORS, band_of, policy_label
-from gpusched.stall import analyse_stall, idle_steps
+from gpusched.figures.style import BAND_COLORS, band_of
+from gpusched.policies import policy_label
 
 
 @pytest.fixture(scope="module")

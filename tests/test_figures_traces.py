@@ -11,8 +11,9 @@ import pandas as pd
 import plotly.colors
 import pytest
 
-from gpusched.allocation import N_COLUMNS, AllocationRun
-from gpusched.figures.style import policy_color, policy_label
+from gpusched.fgd.allocation import N_COLUMNS, AllocationRun
+from gpusched.fgd.report import curves_frame
+from gpusched.figures.style import policy_color
 from gpusched.figures.traces import (
     FREE_COLORSCALE,
     FULL_COLOR,
@@ -27,8 +28,8 @@ from gpusched.figures.traces import (
     gpu_heatmap_figure,
     node_order,
 )
-from gpusched.traces.openb import OpenbNodes
-from gpusched.traces.report import curves_frame
+from gpusched.policies import policy_label
+from gpusched.workload.openb import OpenbNodes
 
 
 def values(encoded) -> np.ndarray:
@@ -53,7 +54,7 @@ def tiny_nodes() -> OpenbNodes:
     )
 
 
-def tiny_run(final_rem: np.ndarray, policy: str = "best_fit", seed: int = 42,
+def tiny_run(final_rem: np.ndarray, policy: str = "fgd_best_fit", seed: int = 42,
              alloc: list[float | None] | None = None) -> AllocationRun:
     alloc = alloc if alloc is not None else [float(min(k, 90)) for k in range(N_COLUMNS)]
     return AllocationRun(policy=policy, seed=seed, alloc_pct=alloc, frag_pct=[5.0] * N_COLUMNS,
@@ -137,13 +138,13 @@ def test_full_cluster_heatmap_stays_small():
 
 
 def test_curves_name_each_policy_and_overlay_published_dashed():
-    runs = [tiny_run(REM, "best_fit"), tiny_run(REM, "fgd",
+    runs = [tiny_run(REM, "fgd_best_fit"), tiny_run(REM, "fgd",
                                                alloc=[float(min(k, 95)) for k in range(N_COLUMNS)])]
     curves = curves_frame(runs, "openb_pod_list_default")
     published = curves.assign(alloc_pct=curves["alloc_pct"] - 1)
     spec = json.loads(allocation_curves_figure(curves, published).to_json())
     lines = {t["name"]: t for t in spec["data"]}
-    for policy in ("best_fit", "fgd"):
+    for policy in ("fgd_best_fit", "fgd"):
         ours, pub = lines[policy_label(policy)], lines[f"{policy_label(policy)} (published)"]
         assert ours["line"].get("dash") in (None, "solid") and pub["line"]["dash"] == "dash"
         assert ours["line"]["color"] == pub["line"]["color"] == policy_color(policy)
@@ -164,4 +165,4 @@ def test_fragmentation_curves_get_their_own_axis_title():
     curves = curves_frame([tiny_run(REM)], "x")
     fig = allocation_curves_figure(curves, pd.DataFrame(columns=curves.columns), metric="frag_pct")
     assert "fragmentation" in fig.layout.yaxis.title.text
-    assert [t.name for t in fig.data] == [policy_label("best_fit")]
+    assert [t.name for t in fig.data] == [policy_label("fgd_best_fit")]

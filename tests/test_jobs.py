@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpusched.jobs import JOB_TYPES, _Categorical, generate_jobs
+from gpusched.workload.synthetic import JOB_TYPES, _Categorical, generate_jobs
 
 
 @settings(max_examples=60, deadline=None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpusched.metrics import gini
+from gpusched.core.metrics import gini
 
 
 def test_gini_zero_for_equal_loads():
@@ -26,7 +26,7 @@ def test_gini_hand_computed():
 
 
 def test_running_gini_matches_exact_after_many_updates():
-    from gpusched.metrics import RunningGini
+    from gpusched.core.metrics import RunningGini
 
     rng = np.random.default_rng(0)
     loads = np.zeros(50)

@@ -15,11 +15,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import node_groups
 
-from gpusched import cluster as cluster_module
-from gpusched.cluster import Cluster
+from gpusched.core import cluster as cluster_module
+from gpusched.core.cluster import Cluster
+from gpusched.core.jobs import Job
 from gpusched.env import GPUSchedulerEnv, kernels
 from gpusched.env.observation import GPU_FEATURES, JOB_FEATURES, QUEUE_FEATURES, TIME_FEATURES
-from gpusched.jobs import Job, generate_jobs
+from gpusched.workload.synthetic import generate_jobs
 
 LOG_DAY = math.log1p(1440.0)
 

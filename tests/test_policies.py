@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import make_job
 
-from gpusched.cluster import Cluster, ClusterState, NodeGroup
+from gpusched.core.cluster import Cluster, ClusterState, NodeGroup
 from gpusched.errors import UnknownPolicyError
 from gpusched.policies import HOLD, get_policy, heuristic_names
 
@@ -85,8 +85,8 @@ def test_sharing_respects_compute_and_vram():
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_lookahead_is_never_worse_than_its_base_and_leaves_the_run_untouched(seed):
     """A rollout over Best-Fit: on the deterministic simulator it cannot lose to Best-Fit."""
-    from gpusched.runner import run_policy
-    from gpusched.scenario import load_scenario
+    from gpusched.experiment.runner import run_policy
+    from gpusched.workload.scenario import load_scenario
 
     scenario = load_scenario("phase1-4gpu")
     base = run_policy(scenario, "best_fit", seed, n_jobs=40).metrics
@@ -108,9 +108,9 @@ def test_planners_on_arrived_jobs_never_read_the_future(name):
     """Two workloads that agree until job 30 arrives get the same decisions until then."""
     import dataclasses
 
-    from gpusched.runner import make_simulator
-    from gpusched.scenario import load_scenario
-    from gpusched.simulator import Simulator
+    from gpusched.core.simulator import Simulator
+    from gpusched.experiment.runner import make_simulator
+    from gpusched.workload.scenario import load_scenario
 
     scenario = load_scenario("phase1-4gpu")
     full = make_simulator(scenario, seed=5, n_jobs=60)
@@ -134,8 +134,8 @@ def test_planners_on_arrived_jobs_never_read_the_future(name):
 
 
 def test_fork_of_arrived_jobs_forgets_the_future():
-    from gpusched.runner import make_simulator
-    from gpusched.scenario import load_scenario
+    from gpusched.experiment.runner import make_simulator
+    from gpusched.workload.scenario import load_scenario
 
     sim = make_simulator(load_scenario("phase1-4gpu"), seed=2, n_jobs=50)
     policy = get_policy("first_fit")

@@ -7,10 +7,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import node_groups
 
-from gpusched.cluster import Cluster
-from gpusched.jobs import generate_jobs
+from gpusched.core.cluster import Cluster
+from gpusched.core.simulator import Simulator
 from gpusched.policies import get_policy
-from gpusched.simulator import Simulator
+from gpusched.workload.synthetic import generate_jobs
 
 mixes = st.sampled_from([
     {"training": 0.3, "inference": 0.4, "batch": 0.3},

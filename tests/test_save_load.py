@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from gpusched.agent.config import TrainConfig
-from gpusched.agent.save_util import ModelError, load_agent
+from gpusched.agent.models import ModelError, load_agent
 from gpusched.agent.scheduler import act
 from gpusched.env import GPUSchedulerEnv
+from gpusched.experiment.runner import run_policy
 from gpusched.policies import get_policy
-from gpusched.runner import run_policy
-from gpusched.scenario import scenario_from_dict
+from gpusched.workload.scenario import scenario_from_dict
 
 SCENARIO_48 = {
     "name": "hetero-48gpu-test",
@@ -134,7 +134,8 @@ def test_model_outside_the_model_folders_is_refused(trained, tmp_path, monkeypat
 
 
 def test_a_missing_model_names_each_folder_once(monkeypatch):
-    from gpusched.agent.save_util import REPO_ROOT, model_dirs, resolve_model
+    from gpusched.agent.models import model_dirs, resolve_model
+    from gpusched.paths import REPO_ROOT
 
     monkeypatch.delenv("GPUSCHED_MODELS_DIR", raising=False)
     monkeypatch.chdir(REPO_ROOT)  # the cwd's models/ is the repository's
@@ -172,7 +173,7 @@ def test_warm_start_can_imitate_the_lookahead_planner():
 def test_a_version_2_model_with_dagger_trains_saves_loads_and_runs(tmp_path, monkeypatch):
     from gpusched.agent.train import train
     from gpusched.env.observation import GPU_FEATURES_V2, feature_names
-    from gpusched.scenario import load_scenario
+    from gpusched.workload.scenario import load_scenario
 
     config = TrainConfig(scenario="phase1-4gpu", max_gpus=8, n_jobs=20, timesteps=256, n_envs=1, n_steps=128,
                          batch_size=64, n_epochs=1, bc_policy="queue_lookahead", bc_episodes=1, bc_epochs=1,

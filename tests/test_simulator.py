@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from conftest import make_job
 
-from gpusched.cluster import Cluster, NodeGroup
+from gpusched.core.cluster import Cluster, NodeGroup
+from gpusched.core.simulator import Simulator
 from gpusched.errors import InfeasibleJobError
 from gpusched.policies import HOLD, get_policy
-from gpusched.simulator import Simulator
 
 
 class Always:
@@ -124,8 +124,8 @@ def test_timeline_derives_gpu_state_and_queue():
 
 
 def test_cluster_util_steps_integrate_to_avg_util(hetero_cluster):
-    from gpusched.runner import run_policy
-    from gpusched.scenario import load_scenario
+    from gpusched.experiment.runner import run_policy
+    from gpusched.workload.scenario import load_scenario
 
     result = run_policy(load_scenario("ll-stall-mini"), "first_fit", seed=1)
     t, u = result.timeline.cluster_util_steps()
@@ -135,8 +135,8 @@ def test_cluster_util_steps_integrate_to_avg_util(hetero_cluster):
 
 
 def test_fork_is_independent_and_continues_like_the_original():
-    from gpusched.runner import make_simulator
-    from gpusched.scenario import load_scenario
+    from gpusched.experiment.runner import make_simulator
+    from gpusched.workload.scenario import load_scenario
 
     scenario = load_scenario("phase1-8gpu")
     policy = get_policy("best_fit")

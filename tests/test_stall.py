@@ -3,8 +3,8 @@ homogeneous control."""
 
 from __future__ import annotations
 
-from gpusched.runner import compare
-from gpusched.scenario import load_scenario
+from gpusched.experiment.runner import compare
+from gpusched.workload.scenario import load_scenario
 
 SEEDS = range(6)
 

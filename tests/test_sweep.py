@@ -8,11 +8,11 @@ import os
 import pandas as pd
 import pytest
 
-from gpusched.metrics import METRIC_KEYS
-from gpusched.runner import compare
-from gpusched.scenario import load_scenario
+from gpusched.core.metrics import METRIC_KEYS
+from gpusched.experiment.runner import compare
 from gpusched.sweep import SweepSpec, run_sweep
 from gpusched.sweep.runner import read_results
+from gpusched.workload.scenario import load_scenario
 
 SPEC = {
     "name": "small",

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pandas as pd
 
-from gpusched.figures.style import policy_label
 from gpusched.figures.sweep import sweep_figure, sweep_stats
+from gpusched.policies import policy_label
 from gpusched.sweep.analysis import alloc_curves, parameters, published_alloc_curves
 
 
@@ -51,7 +51,7 @@ def test_fgd_curves_with_published_overlay():
     curves = alloc_curves(table)
     assert len(curves) == 131 and curves["alloc_pct"].max() == 95
     published = published_alloc_curves(table)
-    assert set(published["policy"]) >= {"fgd", "best_fit"}
+    assert set(published["policy"]) >= {"fgd", "fgd_best_fit"}
     fig = sweep_figure(curves, "arrived_pct", "alloc_pct",
                        published=published[published["policy"] == "fgd"])
     dashed = [t for t in fig.data if t.line.dash == "dash"]

@@ -8,8 +8,8 @@ import sys
 import pytest
 
 from gpusched.errors import GpuschedError, ScenarioError
-from gpusched.runner import compare, run_policy
-from gpusched.scenario import load_scenario, scenario_from_dict
+from gpusched.experiment.runner import compare, run_policy
+from gpusched.workload.scenario import load_scenario, scenario_from_dict
 
 
 def _trace_scenario(**workload) -> dict:

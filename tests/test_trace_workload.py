@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gpusched.core.simulator import Simulator
 from gpusched.policies import get_policy
-from gpusched.simulator import Simulator
-from gpusched.traces.openb import TraceError, read_openb_nodes, read_openb_pods
-from gpusched.traces.workload import openb_cluster, openb_jobs, openb_workload
+from gpusched.workload.openb import TraceError, read_openb_nodes, read_openb_pods
+from gpusched.workload.trace_jobs import openb_cluster, openb_jobs, openb_workload
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gpusched.traces.openb import (
+from gpusched.workload.openb import (
     GPU_VRAM_GB,
     TraceError,
     read_openb_nodes,

@@ -10,9 +10,8 @@ import numpy as np
 import pytest
 from test_figures_traces import REM, tiny_nodes, tiny_run
 
-from gpusched.allocation import N_COLUMNS
-from gpusched.figures.style import policy_label
-from gpusched.traces.experiment import (
+from gpusched.fgd.allocation import N_COLUMNS
+from gpusched.fgd.experiment import (
     BUNDLED_POD_LISTS,
     estimated_seconds,
     load_trace,
@@ -20,15 +19,15 @@ from gpusched.traces.experiment import (
     run_grid_polled,
     upload_key,
 )
-from gpusched.traces.openb import TraceError
-from gpusched.traces.published import published_means
-from gpusched.traces.report import comparison_table, curves_frame, gpu_state_table, published_curves
+from gpusched.fgd.published import published_means
+from gpusched.fgd.report import comparison_table, curves_frame, gpu_state_table, published_curves
+from gpusched.workload.openb import TraceError
 
 DEFAULT = "openb_pod_list_default"
 
 
 def test_curves_are_long_form_with_one_row_per_column():
-    runs = [tiny_run(REM, "best_fit", 42), tiny_run(REM, "fgd", 43)]
+    runs = [tiny_run(REM, "fgd_best_fit", 42), tiny_run(REM, "fgd", 43)]
     curves = curves_frame(runs, DEFAULT)
     assert len(curves) == 2 * N_COLUMNS
     assert set(curves["pods"]) == {DEFAULT}
@@ -54,12 +53,12 @@ def test_published_curves_keep_only_the_chosen_policies():
 
 
 def test_comparison_puts_our_mean_beside_the_published_one():
-    runs = [tiny_run(REM, "best_fit", 42), tiny_run(REM, "best_fit", 43,
+    runs = [tiny_run(REM, "fgd_best_fit", 42), tiny_run(REM, "fgd_best_fit", 43,
                                                     alloc=[92.0] * N_COLUMNS)]
     table = comparison_table(runs, DEFAULT)
     row = table.iloc[0]
-    pub = published_means(DEFAULT)["best_fit"]
-    assert row["policy"] == policy_label("best_fit") and row["seeds"] == 2
+    pub = published_means(DEFAULT)["fgd_best_fit"]
+    assert row["policy"] == "fgd_best_fit" and row["seeds"] == 2
     assert row["ours @100 (%)"] == 91.0  # mean of 90 and 92
     assert row["published @130 (%)"] == pytest.approx(pub[130], abs=0.005)
     assert row["Δ @100 (points)"] == pytest.approx(91.0 - pub[100], abs=0.01)
@@ -124,9 +123,9 @@ def _fake_run_one(policy: str, seed: int, step):
 
 def test_grid_runs_policy_major_with_monotone_progress():
     seen: list[float] = []
-    runs = run_grid(["best_fit", "fgd"], [42, 43], _fake_run_one, lambda f, _: seen.append(f))
+    runs = run_grid(["fgd_best_fit", "fgd"], [42, 43], _fake_run_one, lambda f, _: seen.append(f))
     assert [(r.policy, r.seed) for r in runs] == [
-        ("best_fit", 42), ("best_fit", 43), ("fgd", 42), ("fgd", 43)]
+        ("fgd_best_fit", 42), ("fgd_best_fit", 43), ("fgd", 42), ("fgd", 43)]
     assert seen == sorted(seen) and seen[-1] == 1.0 and 0.0 <= seen[0] < 0.25
 
 
@@ -150,5 +149,5 @@ def test_polled_grid_reports_on_the_calling_thread_and_reraises_errors():
 
 
 def test_estimate_counts_fgd_as_the_slow_one():
-    assert estimated_seconds(["fgd"], 2) > estimated_seconds(["best_fit"], 2) > 0
+    assert estimated_seconds(["fgd"], 2) > estimated_seconds(["fgd_best_fit"], 2) > 0
     assert set(BUNDLED_POD_LISTS) >= {DEFAULT, "openb_pod_list_multigpu50"}

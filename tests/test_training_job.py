@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from gpusched.catalog import training_available
-from gpusched.training_job import TrainingJob, user_model_path
+from gpusched.agent.training_job import TrainingJob, user_model_path
+from gpusched.dashboard.policies import training_available
 
 pytestmark = pytest.mark.skipif(not training_available(),
                                 reason="the agent's training dependencies are missing")

@@ -5,14 +5,10 @@ import streamlit as st
 from shared import AGENT_KEY, available_policies, page_header, show_chart
 
 from gpusched import preset_names
-from gpusched.catalog import (
-    AGENT_POLICY,
-    SHIPPED_AGENT_MODEL,
-    SHIPPED_MODELS_DIR,
-    USER_MODELS_DIR,
-    list_models,
-    training_available,
-)
+from gpusched.agent import AGENT_POLICY
+from gpusched.agent.models import list_models
+from gpusched.dashboard.policies import training_available
+from gpusched.paths import DEFAULT_MODEL, RUNS_DIR, SHIPPED_MODELS_DIR, USER_MODELS_DIR
 
 JOB_KEY = "training_job"
 SEEN_KEY = "training_seen_finished"
@@ -27,7 +23,7 @@ def _can_train() -> bool:
 def _summary(meta: dict) -> dict:
     """The sidecar fields worth a column."""
     evaluation = (meta.get("eval") or {}).get("avg", {})
-    agent, best = evaluation.get("ppo", {}), evaluation.get("best_fit", {})
+    agent, best = evaluation.get(AGENT_POLICY, {}), evaluation.get("best_fit", {})
     return {
         "trained on": meta.get("scenario", "—"),
         "randomised clusters": meta.get("randomize"),
@@ -65,7 +61,7 @@ def _models_section() -> None:
                       index=names.index(current) if current in names else 0, key="agent_choice",
                       format_func=lambda n: n.split(":", 1)[1])
     picked = models[names.index(choice)]
-    if picked.path == SHIPPED_AGENT_MODEL:
+    if picked.path == DEFAULT_MODEL:
         st.session_state.pop(AGENT_KEY, None)  # the shipped model is the registry's ``ppo``
     elif AGENT_POLICY in available_policies() or picked.origin == "user":
         st.session_state[AGENT_KEY] = choice
@@ -75,8 +71,7 @@ def _models_section() -> None:
 
 def _start_training(values: dict) -> None:
     from gpusched.agent.config import TrainConfig
-    from gpusched.catalog import REPO_ROOT
-    from gpusched.training_job import TrainingJob, user_model_path
+    from gpusched.agent.training_job import TrainingJob, user_model_path
 
     steps = int(values["timesteps"])
     config = TrainConfig(
@@ -85,7 +80,7 @@ def _start_training(values: dict) -> None:
         out=str(user_model_path(values["name"])), learning_rate=float(values["learning_rate"]),
         n_steps=int(values["n_steps"]), ent_coef=float(values["ent_coef"]),
         hidden=int(values["hidden"]), eval_freq=max(steps // 5, int(values["n_envs"])),
-        checkpoint_freq=max(steps, 1), log_dir=str(REPO_ROOT / "runs"), progress=False,
+        checkpoint_freq=max(steps, 1), log_dir=str(RUNS_DIR), progress=False,
         bc_episodes=4, bc_epochs=10)
     job = TrainingJob(config)
     job.start()

@@ -12,9 +12,9 @@ from shared import (
 )
 
 from gpusched import GpuschedError, Scenario, ScenarioError, preset_names
-from gpusched.jobs import JOB_TYPES
-from gpusched.scenario import scenario_from_dict, scenario_from_yaml
-from gpusched.traces.openb import bundled_traces
+from gpusched.workload.openb import bundled_traces
+from gpusched.workload.scenario import scenario_from_dict, scenario_from_yaml
+from gpusched.workload.synthetic import JOB_TYPES
 
 NODE_COLUMNS = ["gpu_model", "vram_gb", "gpus_per_node", "count"]
 VERSION_KEY = "cluster_editor_version"

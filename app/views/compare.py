@@ -14,10 +14,11 @@ from shared import (
     show_chart,
 )
 
-from gpusched.catalog import AGENT_POLICY
+from gpusched.agent import AGENT_POLICY
+from gpusched.core.metrics import METRIC_KEYS
 from gpusched.errors import GpuschedError
-from gpusched.figures import policy_label, results_table
-from gpusched.metrics import METRIC_KEYS
+from gpusched.figures import results_table
+from gpusched.policies import policy_label
 
 DEFAULT_POLICIES = ["first_fit", "least_loaded", "least_loaded_fit", "best_fit", AGENT_POLICY]
 MAX_SEEDS = 20

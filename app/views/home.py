@@ -11,10 +11,11 @@ from shared import (
     show_chart,
 )
 
-from gpusched.background import comparison_from_results
-from gpusched.catalog import AGENT_POLICY
+from gpusched.agent import AGENT_POLICY
 from gpusched.errors import GpuschedError
-from gpusched.figures import metric_bars_figure, policy_color, policy_label
+from gpusched.experiment.runner import comparison_from_results
+from gpusched.figures import metric_bars_figure, policy_color
+from gpusched.policies import policy_label
 
 HEADLINE_SEEDS = (0, 1, 2)  # workload seeds of the headline numbers
 HEURISTICS = ("first_fit", "least_loaded")

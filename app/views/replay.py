@@ -14,7 +14,7 @@ from shared import (
 )
 
 from gpusched.errors import GpuschedError
-from gpusched.figures import policy_label
+from gpusched.policies import policy_label
 
 
 def main() -> None:

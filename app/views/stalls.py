@@ -13,10 +13,10 @@ from shared import (
     show_chart,
 )
 
-from gpusched.background import comparison_from_results
-from gpusched.catalog import AGENT_POLICY
+from gpusched.agent import AGENT_POLICY
 from gpusched.errors import GpuschedError
-from gpusched.figures import results_table
+from gpusched.experiment.runner import comparison_from_results
+from gpusched.figures import results_table, stall_explanation
 
 STALLING = "least_loaded"
 CONTRAST = ["least_loaded_fit", "first_fit"]
@@ -78,7 +78,7 @@ def main() -> None:
                    delta_color="inverse")
 
     with st.container(key="stall-explanation", border=True):
-        st.markdown(report.explanation(baseline=base))
+        st.markdown(stall_explanation(report, baseline=base))
     with st.container(key="stall-chart" if report.has_stall else "no-stall-chart"):
         show_chart(figure, key="stall_fig")
 

@@ -8,12 +8,9 @@ import streamlit as st
 from shared import page_header, show_chart
 from streamlit.runtime.scriptrunner import add_script_run_ctx
 
-from gpusched.allocation import DEFAULT_TUNE, AllocationRun, run_allocation
 from gpusched.errors import GpuschedError
-from gpusched.fgd.scoring import POLICY_NAMES
-from gpusched.figures.style import policy_label
-from gpusched.figures.traces import allocation_curves_figure, gpu_heatmap_figure
-from gpusched.traces.experiment import (
+from gpusched.fgd.allocation import DEFAULT_TUNE, AllocationRun, run_allocation
+from gpusched.fgd.experiment import (
     BUNDLED_POD_LISTS,
     NODE_LIST,
     TraceData,
@@ -22,11 +19,14 @@ from gpusched.traces.experiment import (
     run_grid_polled,
     upload_key,
 )
-from gpusched.traces.report import comparison_table, curves_frame, gpu_state_table, published_curves
+from gpusched.fgd.report import comparison_table, curves_frame, gpu_state_table, published_curves
+from gpusched.fgd.scoring import POLICY_NAMES
+from gpusched.figures.traces import allocation_curves_figure, gpu_heatmap_figure
+from gpusched.policies import policy_label
 
 UPLOAD = "upload"
 DEFAULT_TRACE = "openb_pod_list_default"
-DEFAULT_POLICIES = ("best_fit", "fgd")
+DEFAULT_POLICIES = ("fgd_best_fit", "fgd")
 PUBLISHED_SEEDS = tuple(range(42, 52))
 DEFAULT_SEEDS = (42,)
 # The allocation chart opens on arrived loads from here (% of capacity), where the policies part.
@@ -144,7 +144,8 @@ def _results(request: Request, trace: TraceData, runs: list[AllocationRun]) -> N
         show_chart(cached_curves_figure(key, policies, seeds, tune, "frag_pct", runs), key="traces_frag")
 
     st.subheader("Ours against published")
-    st.dataframe(comparison_table(runs, published), hide_index=True, width="stretch")
+    table = comparison_table(runs, published)
+    st.dataframe(table.assign(policy=table["policy"].map(policy_label)), hide_index=True, width="stretch")
     st.caption("Allocation ratio (% of the cluster's GPUs) once the arrived GPU request reaches 100 % "
                "and 130 % of capacity. Our shuffle uses numpy's generator, not the artifact's Go one, "
                "so single seeds differ; 10-seed means agree within about ±1 point.")

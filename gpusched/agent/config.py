@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
 
 
 @dataclass
@@ -79,3 +80,30 @@ class TrainConfig:
     """Torch CPU threads (small networks run fastest on one)."""
     progress: bool = True
     """Show a progress bar."""
+
+    def to_json(self) -> dict[str, Any]:
+        """Every field as JSON-ready values (tuples become lists); :meth:`from_json` reads it back."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TrainConfig:
+        """A config from :meth:`to_json` output (lists become tuples again)."""
+        return cls(**{k: _from_json_value(v) for k, v in data.items()})
+
+    def set(self, name: str, value: Any) -> None:
+        """Set one field from a JSON value (a list for a tuple field becomes a tuple).
+
+        :raises KeyError: if ``name`` is not a field.
+        """
+        if name not in field_names():
+            raise KeyError(name)
+        setattr(self, name, _from_json_value(value))
+
+
+def field_names() -> list[str]:
+    """The names of every :class:`TrainConfig` field."""
+    return [f.name for f in fields(TrainConfig)]
+
+
+def _from_json_value(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value

@@ -7,7 +7,7 @@ with the trained network as the base policy:
 1. At a decision with more than one valid action, the network ranks the valid actions; the
    ``candidates`` best (GPUs or HOLD) are the options.
 2. The simulator is forked once per option with only the jobs that have arrived
-   (:meth:`~gpusched.simulator.Simulator.fork` with ``arrived_only=True``): the cluster, the
+   (:meth:`~gpusched.core.simulator.Simulator.fork` with ``arrived_only=True``): the cluster, the
    running jobs and the queue with their declared run times, which is what a scheduler knows.
    Nothing is read from the future.
 3. Each fork plays its option and then the network's greedy choice until its known jobs are
@@ -25,12 +25,13 @@ from __future__ import annotations
 import numpy as np
 import torch as th
 
+from gpusched.agent.names import ROLLOUT_AGENT_POLICY
 from gpusched.agent.scheduler import AgentScheduler, one_torch_thread
-from gpusched.cluster import ClusterState
+from gpusched.core.cluster import ClusterState
+from gpusched.core.jobs import Job
+from gpusched.core.simulator import HOLD, Action, Simulator
 from gpusched.env.observation import ObservationBuilder
-from gpusched.jobs import Job
 from gpusched.policies.lookahead import finished_wait_min
-from gpusched.simulator import HOLD, Action, Simulator
 
 DEFAULT_CANDIDATES = 3
 """Options weighed per decision: the network's best valid actions."""
@@ -46,12 +47,12 @@ def batch_logits(policy, observations: list[dict[str, np.ndarray]]) -> np.ndarra
 class RolloutScheduler(AgentScheduler):
     """The trained agent, improving each choice by rollouts of itself (see the module docstring).
 
-    :param agent: checked weights from :func:`gpusched.agent.save_util.load_agent`.
+    :param agent: checked weights from :func:`gpusched.agent.models.load_agent`.
     :param name: registry name reported in results.
     :param candidates: options weighed per decision (the network's best valid actions).
     """
 
-    def __init__(self, agent, name: str = "ppo_rollout", candidates: int = DEFAULT_CANDIDATES):
+    def __init__(self, agent, name: str = ROLLOUT_AGENT_POLICY, candidates: int = DEFAULT_CANDIDATES):
         super().__init__(agent, name=name)
         if candidates < 1:
             raise ValueError(f"candidates must be at least 1, got {candidates}")

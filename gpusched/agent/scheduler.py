@@ -1,4 +1,4 @@
-"""The trained agent as a scheduling policy for :meth:`gpusched.simulator.Simulator.run`."""
+"""The trained agent as a scheduling policy for :meth:`gpusched.core.simulator.Simulator.run`."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from contextlib import contextmanager
 import numpy as np
 import torch as th
 
-from gpusched.agent.save_util import LoadedAgent
-from gpusched.cluster import ClusterState
+from gpusched.agent.models import LoadedAgent
+from gpusched.agent.names import AGENT_POLICY
+from gpusched.core.cluster import ClusterState
+from gpusched.core.jobs import Job
+from gpusched.core.simulator import HOLD, Action
 from gpusched.env.observation import ObservationBuilder
-from gpusched.jobs import Job
-from gpusched.simulator import HOLD, Action
 
 
 class AgentScheduler:
@@ -21,11 +22,11 @@ class AgentScheduler:
     It sees exactly what the environment shows (the same :class:`ObservationBuilder`), padded to
     the cluster's own GPU count, and takes the highest-scoring valid action.
 
-    :param agent: checked weights from :func:`gpusched.agent.save_util.load_agent`.
+    :param agent: checked weights from :func:`gpusched.agent.models.load_agent`.
     :param name: registry name reported in results.
     """
 
-    def __init__(self, agent: LoadedAgent, name: str = "ppo"):
+    def __init__(self, agent: LoadedAgent, name: str = AGENT_POLICY):
         self.agent = agent
         self.name = name
         self._sim = None

@@ -3,7 +3,7 @@
 The run: (optional) warm start by imitating a teacher (a heuristic or a planner, optionally with
 DAgger rounds), then MaskablePPO with a
 ``MaskableEvalCallback`` on held-out workload seeds, a ``CheckpointCallback`` and TensorBoard logs
-under ``runs/``. It writes the model zip and its sidecar JSON (see :mod:`gpusched.agent.save_util`).
+under ``runs/``. It writes the model zip and its sidecar JSON (see :mod:`gpusched.agent.models`).
 Seeding is done in one place, :func:`seed_everything`.
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +24,16 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from gpusched.agent.config import TrainConfig
+from gpusched.agent.models import LoadedAgent, write_sidecar
+from gpusched.agent.names import AGENT_POLICY
 from gpusched.agent.network import GpuSetPolicy
-from gpusched.agent.save_util import LoadedAgent, write_sidecar
-from gpusched.agent.scheduler import act
+from gpusched.agent.scheduler import AgentScheduler, act
+from gpusched.core.reward import RewardSpec
 from gpusched.env.env import GPUSchedulerEnv
 from gpusched.env.wrappers import TrainingReward
 from gpusched.errors import GpuschedError
 from gpusched.policies import HOLD, get_policy
-from gpusched.reward import RewardSpec
-from gpusched.scenario import load_scenario
+from gpusched.workload.scenario import load_scenario, make_simulator
 
 
 def seed_everything(seed: int) -> None:
@@ -173,15 +173,13 @@ def warm_start(policy: GpuSetPolicy, data: dict[str, Any], epochs: int, seed: in
 def evaluate(agent: LoadedAgent, scenario: str, seeds: list[int], baselines: tuple[str, ...] = (
         "first_fit", "best_fit"), n_jobs: int | None = None) -> dict[str, dict[str, float]]:
     """Mean avg wait (min), jobs completed and total reward of the agent and baselines over ``seeds``."""
-    from gpusched.runner import make_simulator
-
     sc = load_scenario(scenario)
     out: dict[str, dict[str, float]] = {}
-    for name in ("ppo", *baselines):
+    for name in (AGENT_POLICY, *baselines):
         rows = []
         for seed in seeds:
             sim = make_simulator(sc, seed, n_jobs)
-            policy = agent.scheduler() if name == "ppo" else get_policy(name, seed=seed)
+            policy = AgentScheduler(agent) if name == AGENT_POLICY else get_policy(name, seed=seed)
             sim.run(policy)
             rows.append(sim.metrics())
         out[name] = {k: float(np.mean([r[k] for r in rows]))
@@ -250,7 +248,7 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
         "reward_scale": config.reward_scale,
         "training_time_s": round(train_time, 1),
         "warm_start": {"policy": config.bc_policy, **bc_stats} if config.bc_policy else None,
-        "config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(config).items()},
+        "config": config.to_json(),
     }
     agent = LoadedAgent(out, meta, model.policy.state_dict())
     meta["eval"] = {"seeds": list(config.eval_seeds),

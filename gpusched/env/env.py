@@ -1,4 +1,4 @@
-"""The Gymnasium environment: a thin adapter over :class:`gpusched.simulator.Simulator`."""
+"""The Gymnasium environment: a thin adapter over :class:`gpusched.core.simulator.Simulator`."""
 
 from __future__ import annotations
 
@@ -9,13 +9,14 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from gpusched.cluster import Cluster
+from gpusched.core.cluster import Cluster
+from gpusched.core.jobs import Job
+from gpusched.core.simulator import HOLD, Simulator
 from gpusched.env.observation import OBS_VERSION, OBS_VERSIONS, ObservationBuilder, observation_space
 from gpusched.env.randomize import random_cluster, random_mix
 from gpusched.errors import GpuschedError
-from gpusched.jobs import Job, generate_jobs
-from gpusched.scenario import Scenario, load_scenario
-from gpusched.simulator import HOLD, Simulator
+from gpusched.workload.scenario import Scenario, load_scenario
+from gpusched.workload.synthetic import generate_jobs
 
 TRAIN_SEED_MIN = 10_000
 """Workload seeds drawn for training are at least this; smaller seeds are left for evaluation."""
@@ -27,7 +28,7 @@ class GPUSchedulerEnv(gym.Env):
 
     Place the jobs of a FIFO queue on a heterogeneous GPU cluster. At each step the agent sees
     the cluster and the job at the head of the queue, and answers with a GPU for that job or
-    HOLD. The environment wraps the one event-driven simulator of :mod:`gpusched.simulator`; it
+    HOLD. The environment wraps the one event-driven simulator of :mod:`gpusched.core.simulator`; it
     never re-implements its dynamics. Placing a job does not advance time; HOLD advances the
     clock to the next arrival or completion.
 
@@ -81,7 +82,7 @@ class GPUSchedulerEnv(gym.Env):
 
     The step reward is the change of the simulator's `total_reward` over the step, so an
     episode's rewards sum to the run's `total_reward` metric. It is the scenario's `reward:` block
-    (:mod:`gpusched.reward`), over the simulated time the step covers:
+    (:mod:`gpusched.core.reward`), over the simulated time the step covers:
 
         r = completion * jobs_completed - wait * waiting_job_hours
             + util_band * hours_with_cluster_util_in_band - imbalance * gini_hours
@@ -98,12 +99,12 @@ class GPUSchedulerEnv(gym.Env):
     `random_gpus`, random models and node shapes), a random job-type mix and a scaled arrival rate
     are drawn instead. `options` may fix the episode:
 
-    - `scenario`: a :class:`~gpusched.scenario.Scenario` or preset name/path (replaces the
+    - `scenario`: a :class:`~gpusched.workload.scenario.Scenario` or preset name/path (replaces the
       environment's scenario from now on);
     - `workload_seed`: the scenario's workload for this seed (the same jobs as
       `gpusched simulate --seed`);
-    - `jobs`: an explicit list of :class:`~gpusched.jobs.Job`, with `cluster` optionally giving
-      the :class:`~gpusched.cluster.Cluster` to run them on.
+    - `jobs`: an explicit list of :class:`~gpusched.core.jobs.Job`, with `cluster` optionally giving
+      the :class:`~gpusched.core.cluster.Cluster` to run them on.
 
     ## Episode End
 

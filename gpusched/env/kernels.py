@@ -18,7 +18,7 @@ import math
 import numba
 import numpy as np
 
-EPS = 1e-9  # the same tolerance as gpusched.cluster.EPS (a test checks they agree)
+EPS = 1e-9  # the same tolerance as gpusched.core.cluster.EPS (a test checks they agree)
 LOG_DAY = math.log1p(1440.0)
 LOG_QUEUE = math.log1p(1000.0)
 WEEK_MIN = 7 * 1440.0

@@ -1,7 +1,7 @@
 """Turn simulator state into the agent's observation and action mask.
 
 One :class:`ObservationBuilder` is shared by the Gymnasium environment and by the trained agent
-when it runs inside :meth:`gpusched.simulator.Simulator.run`, so both see exactly the same
+when it runs inside :meth:`gpusched.core.simulator.Simulator.run`, so both see exactly the same
 features. Every feature is normalised to roughly 0-1; VRAM is divided by ``vram_scale_gb``.
 """
 
@@ -13,9 +13,9 @@ from itertools import islice
 import numpy as np
 from gymnasium import spaces
 
-from gpusched.cluster import Cluster
+from gpusched.core.cluster import Cluster
+from gpusched.core.jobs import Job
 from gpusched.env.kernels import LOG_DAY, observation_arrays
-from gpusched.jobs import Job
 
 OBS_VERSION = 1
 """The default version of the observation layout. A saved model records its version; the
@@ -259,8 +259,8 @@ class ObservationBuilder:
 def warm_up() -> None:
     """Compile (or load from the disk cache) the observation kernel now, on a one-GPU cluster,
     so that the first real decision does not wait for it."""
-    from gpusched.cluster import NodeGroup
-    from gpusched.simulator import Simulator
+    from gpusched.core.cluster import NodeGroup
+    from gpusched.core.simulator import Simulator
 
     sim = Simulator(Cluster([NodeGroup("warm-up", 16.0, 1)]),
                     [Job(id=0, type="batch", arrival_min=0.0, duration_min=1.0, gpus=1, vram_gb=1.0,

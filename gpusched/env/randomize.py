@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpusched.cluster import Cluster, NodeGroup
+from gpusched.core.cluster import Cluster, NodeGroup
 
 GPU_MODELS: tuple[tuple[str, float], ...] = (
     ("A100-80GB", 80.0),

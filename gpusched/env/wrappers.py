@@ -6,7 +6,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from gpusched.reward import RewardSpec, reward_for
+from gpusched.core.reward import RewardSpec, reward_for
 
 
 class TrainingReward(gym.Wrapper):

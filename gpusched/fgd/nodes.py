@@ -1,6 +1,6 @@
 """A lean node state for the FGD allocation experiment, in integer milli-GPU.
 
-Why not :class:`gpusched.cluster.ClusterState`: the experiment makes ~11,000 decisions over 1,213
+Why not :class:`gpusched.core.cluster.ClusterState`: the experiment makes ~11,000 decisions over 1,213
 nodes per run, and every policy reads per-node aggregates (free milli-GPU, fully free GPU count,
 largest free share, the pod-type tags on the node, an interned id of the node's GPU state). Keeping
 them here as integer arrays that are updated for the one changed node makes a decision a handful of

@@ -1,8 +1,8 @@
 """The FGD paper's six policies as simulator policies: ``select(state, job)`` on any scenario.
 
-The allocation experiment (:mod:`gpusched.allocation`) runs these policies on a lean integer state. This
+The allocation experiment (:mod:`gpusched.fgd.allocation`) runs these policies on a lean integer state. This
 module lets the event-driven simulator, the dashboard and the RL comparisons use them too, by projecting
-a :class:`~gpusched.cluster.ClusterState` onto milli-GPU:
+a :class:`~gpusched.core.cluster.ClusterState` onto milli-GPU:
 
 - a GPU's free share is ``floor(1000 * min(compute_free, vram_free_gb / vram_gb))`` milli-GPU;
 - a job's share of a GPU of ``C`` GB is ``ceil(1000 * max(compute, vram_need / C))`` with
@@ -23,8 +23,9 @@ Approximations, because ``ClusterState`` does not record which jobs run on which
   (every job counts once; the same 95 % popularity rule as the paper). They are recomputed when the
   number of jobs seen has grown by 10 % since the last time, so the fragmentation cache stays warm.
 
-Ties go to the lowest per-seed random node rank, as in the paper. In the registry the paper's Random and
-Best-Fit are ``fgd_random`` and ``fgd_best_fit``, since ``random`` and ``best_fit`` name the core's own.
+Ties go to the lowest per-seed random node rank, as in the paper. The paper's Random and Best-Fit are
+``fgd_random`` and ``fgd_best_fit``, since ``random`` and ``best_fit`` name the core's own. The policy
+registry (:mod:`gpusched.policies.registry`) registers all six under these names.
 """
 
 from __future__ import annotations
@@ -34,20 +35,22 @@ from collections import Counter
 
 import numpy as np
 
-from gpusched.cluster import ClusterState
+from gpusched.core.cluster import ClusterState
+from gpusched.core.jobs import Job
+from gpusched.core.simulator import HOLD, Action
 from gpusched.fgd.fragmentation import FragmentationModel
 from gpusched.fgd.nodes import MILLI, SHARE_TAG, NodeArrays, PodRequest
 from gpusched.fgd.scoring import (
+    POLICY_NAMES,
     DotProductPolicy,
     FgdPolicy,
     GpuClusteringPolicy,
     GpuPackingPolicy,
     NodeScorer,
     best_gpus,
+    unknown_policy_message,
 )
 from gpusched.fgd.typical_pods import TypicalPods, typical_pods_from_counts
-from gpusched.jobs import Job
-from gpusched.simulator import HOLD, Action
 
 #: Free CPU (milli-cores) a node without a CPU limit shows to the scores (a full 128-core node).
 UNLIMITED_CPU_MILLI = 128_000
@@ -100,9 +103,8 @@ class PaperPolicy:
     """One of the FGD paper's policies behind the simulator's ``select(state, job)`` interface.
 
     :param name: registry name.
-    :param kind: ``random``, ``dot_product``, ``gpu_clustering``, ``gpu_packing``, ``best_fit`` or
-        ``fgd``.
-    :param seed: seeds the node ranks (tie-break) and, for ``random``, every draw.
+    :param kind: one of :data:`gpusched.fgd.scoring.POLICY_NAMES`.
+    :param seed: seeds the node ranks (tie-break) and, for ``fgd_random``, every draw.
     :param typical: fixed typical pods (milli-GPU shapes, e.g. from a trace) for ``fgd``; ``None`` learns
         them online from the jobs placed.
     """
@@ -173,7 +175,7 @@ class PaperPolicy:
             self._shapes[
                 (job.cpu_milli, job.vram_gb, job.vram_frac, job.compute, job.gpus, job.gpu_spec or ())
             ] += 1
-        if self.kind == "random":
+        if self.kind == "fgd_random":
             node = int(feasible_nodes[self.rng.integers(len(feasible_nodes))])
             return self._gpus_random(state, job, node)
         rank = self._ranks(c.n_nodes)
@@ -187,7 +189,7 @@ class PaperPolicy:
             if self.kind == "fgd":
                 scorer = self._fgd_scorer(float(capacity))
                 scores = scorer.scores(nodes, pod, group)
-            elif self.kind == "best_fit":
+            elif self.kind == "fgd_best_fit":
                 scores = _best_fit_raw(nodes, pod, group)
             else:
                 scores = scorer.scores(nodes, pod, group)
@@ -235,26 +237,8 @@ def _best_fit_raw(nodes: NodeArrays, pod: PodRequest, feasible: np.ndarray) -> n
     return np.trunc((1 - s) * 100).astype(np.int64)
 
 
-#: Registry names and the paper policy each one runs.
-REGISTERED: dict[str, str] = {
-    "fgd_random": "random",
-    "dot_product": "dot_product",
-    "gpu_clustering": "gpu_clustering",
-    "gpu_packing": "gpu_packing",
-    "fgd_best_fit": "best_fit",
-    "fgd": "fgd",
-}
-
-
 def paper_policy(name: str, seed: int = 0) -> PaperPolicy:
-    """The registered paper policy ``name`` (a key of :data:`REGISTERED`)."""
-    return PaperPolicy(name, REGISTERED[name], seed)
-
-
-def register_all() -> None:
-    """Add the six paper policies to the simulator's registry (not to the default heuristics list,
-    so ``compare`` and the dashboard keep their default policy set)."""
-    from gpusched.policies.registry import register
-
-    for name in REGISTERED:
-        register(name, lambda seed, _n=name: paper_policy(_n, seed), heuristic=False)
+    """The paper policy ``name`` (one of :data:`gpusched.fgd.scoring.POLICY_NAMES`) as a simulator policy."""
+    if name not in POLICY_NAMES:
+        raise ValueError(unknown_policy_message(name))
+    return PaperPolicy(name, name, seed)

@@ -6,7 +6,7 @@ the GPUs inside that node. Notation: ``cpuL`` free CPU (milli-cores), ``gpuL`` f
 node, ``rem[i]`` free share of GPU ``i``; the pod asks for ``c`` milli-cores and ``g`` GPUs of ``m``
 milli each (``G = g*m``). Integer operations truncate toward zero, as in the artifact.
 
-- ``random``: one feasible node uniformly at random; a sharing pod goes to a uniformly random GPU
+- ``fgd_random``: one feasible node uniformly at random; a sharing pod goes to a uniformly random GPU
   with ``rem >= m``.
 - ``dot_product``: ``int(100 * (1 - dot))``, ``dot = (cpuL/128000 * c/128000 + gpuL/8000 * G/8000) /
   2`` (prefers the smaller inner product).
@@ -16,13 +16,13 @@ milli each (``G = g*m``). Integer operations truncate toward zero, as in the art
 - ``gpu_packing``: an all-free node scores ``max(33 - k, k)`` (``k`` GPUs); a node where the pod
   needs fully free GPUs ``max(50 - used, 33)``; a node where it shares a GPU ``max(100 -
   (rem*100//1000)//10, 50)``; 0 for CPU-only pods.
-- ``best_fit``: ``raw = int((1 - s) * 100)``, ``s = 0.5*(cpuL - c)/128000 + 0.5*(gpuL - G)/8000``,
+- ``fgd_best_fit``: ``raw = int((1 - s) * 100)``, ``s = 0.5*(cpuL - c)/128000 + 0.5*(gpuL - G)/8000``,
   then min-max normalised over the feasible nodes: ``(raw - lo) * 100 // (hi - lo)``.
 - ``fgd``: ``int(100 * sigmoid((F(node) - F(node after)) / 1000))`` with ``F`` the fragmentation
   (:mod:`gpusched.fgd.fragmentation`); a sharing pod tries each GPU with ``rem >= m`` and keeps the
   best (first index on ties).
 
-GPU choice ("best", all but ``random`` and ``fgd``): a sharing pod takes the GPU with the smallest
+GPU choice ("best", all but ``fgd_random`` and ``fgd``): a sharing pod takes the GPU with the smallest
 ``rem >= m`` (first index on ties); a whole-GPU pod takes the ``g`` lowest-index fully free GPUs.
 """
 
@@ -42,20 +42,23 @@ CPU_SCALE = 128_000
 GPU_SCALE = 8_000
 
 POLICY_NAMES: tuple[str, ...] = (
-    "random",
+    "fgd_random",
     "dot_product",
     "gpu_clustering",
     "gpu_packing",
-    "best_fit",
+    "fgd_best_fit",
     "fgd",
 )
+"""The six policies of the paper, in its order. The paper's Random and Best-Fit are named
+``fgd_random`` and ``fgd_best_fit`` everywhere: ``random`` and ``best_fit`` name the simpler core
+heuristics of :mod:`gpusched.policies.heuristics`."""
 #: Our policy names and the artifact's ``sc_policy`` labels.
 PUBLISHED_NAMES: dict[str, str] = {
-    "random": "01-Random",
+    "fgd_random": "01-Random",
     "dot_product": "02-DotProd",
     "gpu_clustering": "03-GpuClustering",
     "gpu_packing": "04-GpuPacking",
-    "best_fit": "05-BestFit",
+    "fgd_best_fit": "05-BestFit",
     "fgd": "06-FGD",
 }
 
@@ -107,7 +110,7 @@ class RandomPolicy:
     :param rng: the seeded generator every draw comes from.
     """
 
-    name = "random"
+    name = "fgd_random"
 
     def __init__(self, rng: np.random.Generator) -> None:
         self.rng = rng
@@ -176,7 +179,7 @@ class GpuPackingPolicy(_ScoredPolicy):
 class BestFitPolicy(_ScoredPolicy):
     """05-BestFit: the node left with the least free CPU and GPU (min-max normalised)."""
 
-    name = "best_fit"
+    name = "fgd_best_fit"
 
     def scores(self, nodes: NodeArrays, pod: PodRequest, feasible: np.ndarray) -> np.ndarray:
         s = (
@@ -287,10 +290,10 @@ def make_policy(
     """The experiment policy called ``name`` (one of :data:`POLICY_NAMES`).
 
     :param name: policy name.
-    :param rng: seeded generator (used by ``random`` only).
+    :param rng: seeded generator (used by ``fgd_random`` only).
     :param frag: fragmentation model, required by ``fgd``.
     """
-    if name == "random":
+    if name == "fgd_random":
         return RandomPolicy(rng)
     if name == "fgd":
         if frag is None:
@@ -300,11 +303,17 @@ def make_policy(
         "dot_product": DotProductPolicy,
         "gpu_clustering": GpuClusteringPolicy,
         "gpu_packing": GpuPackingPolicy,
-        "best_fit": BestFitPolicy,
+        "fgd_best_fit": BestFitPolicy,
     }
     if name not in classes:
-        raise ValueError(f"unknown policy '{name}' (choose from {', '.join(POLICY_NAMES)})")
+        raise ValueError(unknown_policy_message(name))
     return classes[name]()
+
+
+def unknown_policy_message(name: str) -> str:
+    """Why ``name`` is not a policy of the paper, pointing from the core names to the paper's."""
+    hint = f" (the paper's form of {name!r} is 'fgd_{name}')" if name in ("random", "best_fit") else ""
+    return f"unknown policy '{name}'{hint} (choose from {', '.join(POLICY_NAMES)})"
 
 
 def decide(

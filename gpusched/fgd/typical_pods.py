@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpusched.traces.openb import OpenbPods
+from gpusched.workload.openb import OpenbPods
 
 #: Share of all pods (percent) the typical shapes must cover.
 POPULARITY_THRESHOLD_PCT = 95

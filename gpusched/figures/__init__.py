@@ -13,7 +13,7 @@ from gpusched.figures.compare import (
     wait_cdf_figure,
 )
 from gpusched.figures.replay import gantt_figure, replay_figure, side_by_side_figure
-from gpusched.figures.stall import STALL_LEGEND, stall_figure
+from gpusched.figures.stall import STALL_LEGEND, stall_explanation, stall_figure
 from gpusched.figures.style import (
     BAND_COLORS,
     JOB_TYPE_COLORS,
@@ -21,7 +21,6 @@ from gpusched.figures.style import (
     band_color,
     job_type_color,
     policy_color,
-    policy_label,
 )
 from gpusched.figures.workload import (
     arrivals_figure,
@@ -33,7 +32,7 @@ from gpusched.figures.workload import (
 
 
 def __getattr__(name: str):
-    # The training figure imports the training-job module; load it only when asked for.
+    # The training figure imports the agent's training-job module; load it only when asked for.
     if name == "training_curves_figure":
         from gpusched.figures.training import training_curves_figure
 
@@ -56,10 +55,10 @@ __all__ = [
     "jobs_frame",
     "metric_bars_figure",
     "policy_color",
-    "policy_label",
     "replay_figure",
     "results_table",
     "side_by_side_figure",
+    "stall_explanation",
     "stall_figure",
     "util_over_time_figure",
     "vram_figure",

@@ -8,13 +8,13 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from gpusched.experiment.runner import Comparison
 from gpusched.figures.style import (
     TARGET_BAND_FILL,
     apply_layout,
     policy_color,
-    policy_label,
 )
-from gpusched.runner import Comparison
+from gpusched.policies import policy_label
 
 BAR_METRICS: dict[str, tuple[str, float]] = {
     "avg_wait_min": ("Average wait (min)", 1.0),

@@ -1,7 +1,7 @@
 """Replay figures: the animated cluster state, the per-GPU Gantt chart, and a synchronised
 side-by-side replay of two policies.
 
-Frames are derived from the run's event record (:class:`gpusched.timeline.Timeline`), thinned to
+Frames are derived from the run's event record (:class:`gpusched.core.timeline.Timeline`), thinned to
 at most ``max_frames`` so that a 250-job replay stays smooth and its JSON small.
 """
 
@@ -14,6 +14,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from gpusched.core.result import Result
+from gpusched.core.timeline import Timeline, thin_times
 from gpusched.figures.style import (
     BAND_COLORS,
     BAND_LABELS,
@@ -22,25 +24,14 @@ from gpusched.figures.style import (
     band_color,
     job_type_color,
     policy_color,
-    policy_label,
 )
-from gpusched.result import Result
-from gpusched.timeline import Timeline
+from gpusched.policies import policy_label
 
 DEFAULT_MAX_FRAMES = 250
 """Frame cap of the animations."""
 
 FRAME_MS = 110
 """Time each frame is shown while playing (milliseconds)."""
-
-
-def thin_times(times: np.ndarray, max_frames: int) -> np.ndarray:
-    """Sorted unique ``times`` evenly thinned to at most ``max_frames`` (first and last kept)."""
-    times = np.unique(np.asarray(times, dtype=float))
-    if times.size <= max_frames:
-        return times
-    pick = np.unique(np.round(np.linspace(0, times.size - 1, max_frames)).astype(int))
-    return times[pick]
 
 
 def common_frame_times(timelines: Sequence[Timeline], max_frames: int) -> np.ndarray:

@@ -1,5 +1,6 @@
-"""The stall explorer figure: queue length of several policies on one time axis, the stall
-intervals of the stalling policy shaded, its misroutes marked, and the idle GPUs below."""
+"""The stall explorer: its figure (queue length of several policies on one time axis, the stall
+intervals of the stalling policy shaded, its misroutes marked, and the idle GPUs below) and the
+short text that explains a stall report with its measured numbers."""
 
 from __future__ import annotations
 
@@ -10,11 +11,51 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gpusched.figures.style import STALL_FILL, apply_layout, policy_color, policy_label
-from gpusched.result import Result
+from gpusched.core.result import Result
+from gpusched.figures.style import STALL_FILL, apply_layout, policy_color
+from gpusched.policies import policy_label
 
 if TYPE_CHECKING:
-    from gpusched.stall import IdleSteps, StallReport
+    from gpusched.experiment.stall import IdleSteps, StallReport
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def stall_explanation(report: StallReport, baseline: Result | None = None) -> str:
+    """A short explanation of a stall report with its measured numbers (Markdown).
+
+    :param report: the stall analysis of one run.
+    :param baseline: a fit-aware run on the same jobs to compare the average wait with.
+    """
+    name = policy_label(report.policy)
+    versus = ""
+    if baseline is not None:
+        versus = (f" Its average wait is **{report.avg_wait_min:,.0f} min**, against "
+                  f"**{baseline.metrics['avg_wait_min']:,.0f} min** for "
+                  f"{policy_label(baseline.policy)} on the same jobs.")
+    if not report.has_stall:
+        return (f"On `{report.scenario}` (seed {report.seed}), {name} never held a job that "
+                f"could have run: **no stall**. Every GPU can hold every job, so sending the "
+                f"head job to the least-loaded GPU always works.{versus}")
+    w = report.worst_job
+    picked = ""
+    if w.get("gpu_label"):
+        why = ("too small for it" if w["gpu_vram_gb"] < w["vram_gb"]
+               else "already too full for it")
+        picked = (f"; {name} picked **{w['gpu_label']}** ({w['gpu_vram_gb']:g} GB, {why}) "
+                  f"**{_plural(w['picks'], 'time')}**")
+    on = "1 GPU" if w["gpus"] == 1 else f"each of {w['gpus']} GPUs"
+    return (
+        f"On `{report.scenario}` (seed {report.seed}), {name} held the head of the queue for "
+        f"**{report.stall_min:,.0f} min** in {_plural(len(report.intervals), 'stall')}, although "
+        f"the job could have run on another GPU. For example **job {w['job']}** ({w['type']}) "
+        f"needs **{w['vram_gb']:g} GB** on {on}{picked}, and it was held for "
+        f"{w['held_min']:,.0f} min. During the stalls the queue grew to "
+        f"**{_plural(report.peak_queue, 'job')}** (minute {report.peak_queue_min:,.0f}) while on average "
+        f"**{report.mean_idle_gpus:.1f} GPUs sat idle** — "
+        f"{report.idle_gpu_min:,.0f} idle GPU-minutes.{versus}")
+
 
 STALL_LEGEND = "stall: head job held although it fitted elsewhere"
 """Legend name of the shaded stall intervals (tests look for it)."""

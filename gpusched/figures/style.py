@@ -1,5 +1,6 @@
 """Colours and layout shared by every figure: one colour per policy, per job type and per
-utilisation band, the same on every page.
+utilisation band, the same on every page. Policy labels come from the policy registry
+(:func:`gpusched.policies.policy_label`).
 
 Utilisation bands (fraction of a GPU's compute, or of its VRAM): under 60 % is *low*, 60-80 % is
 the *target* band, over 80 % is *hot*.
@@ -9,14 +10,16 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from gpusched.agent import AGENT_POLICY, ROLLOUT_AGENT_POLICY
+
 POLICY_COLORS: dict[str, str] = {
     "first_fit": "#2563EB",
     "least_loaded": "#DC2626",
     "least_loaded_fit": "#D97706",
     "best_fit": "#059669",
     "random": "#6B7280",
-    "ppo": "#7C3AED",
-    "ppo_rollout": "#A855F7",
+    AGENT_POLICY: "#7C3AED",
+    ROLLOUT_AGENT_POLICY: "#A855F7",
     "fgd": "#C026D3",
     "dot_product": "#0891B2",
     "gpu_clustering": "#92400E",
@@ -25,23 +28,6 @@ POLICY_COLORS: dict[str, str] = {
     "fgd_random": "#6B7280",
 }
 """One colour per registered policy name."""
-
-POLICY_LABELS: dict[str, str] = {
-    "first_fit": "First-Fit",
-    "least_loaded": "Least-Loaded",
-    "least_loaded_fit": "Least-Loaded (fit)",
-    "best_fit": "Best-Fit",
-    "random": "Random",
-    "ppo": "PPO agent",
-    "ppo_rollout": "PPO agent + rollouts",
-    "fgd": "FGD",
-    "dot_product": "Dot-Product",
-    "gpu_clustering": "GPU Clustering",
-    "gpu_packing": "GPU Packing",
-    "fgd_best_fit": "Best-Fit (FGD paper)",
-    "fgd_random": "Random (FGD paper)",
-}
-"""Display names of the registered policies."""
 
 _EXTRA_COLORS: tuple[str, ...] = ("#0891B2", "#BE185D", "#65A30D", "#9333EA", "#EA580C", "#0F766E")
 
@@ -84,16 +70,6 @@ def policy_color(name: str) -> str:
     if base in POLICY_COLORS:
         return POLICY_COLORS[base]
     return _EXTRA_COLORS[sum(map(ord, name)) % len(_EXTRA_COLORS)]
-
-
-def policy_label(name: str) -> str:
-    """The display name of a policy (``ppo:models/x.zip`` → ``PPO agent (x)``)."""
-    base, sep, arg = name.partition(":")
-    label = POLICY_LABELS.get(base, base)
-    if sep:
-        stem = arg.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
-        label = f"{label} ({stem})"
-    return label
 
 
 def job_type_color(job_type: str) -> str:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from gpusched.figures.style import apply_layout, policy_color, policy_label
+from gpusched.figures.style import apply_layout, policy_color
+from gpusched.policies import policy_label
 
 MAX_ERROR_BARS = 40
 """Above this many x values per line, the spread is shown as a band instead of error bars."""

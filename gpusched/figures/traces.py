@@ -11,10 +11,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gpusched.allocation import AllocationRun
+from gpusched.fgd.allocation import AllocationRun
 from gpusched.figures.style import apply_layout
 from gpusched.figures.sweep import sweep_figure
-from gpusched.traces.openb import MILLI_PER_GPU, OpenbNodes
+from gpusched.workload.openb import MILLI_PER_GPU, OpenbNodes
 
 CURVE_TITLES: dict[str, str] = {
     "alloc_pct": "GPU allocation ratio (% of cluster GPUs)",
@@ -83,7 +83,7 @@ def allocation_curves_figure(
     """A metric against the arrived workload, one line per policy (mean over seeds, with a ±1 std
     band when there are several), the published curves dashed.
 
-    :param curves: long-form runs (:func:`gpusched.traces.report.curves_frame`).
+    :param curves: long-form runs (:func:`gpusched.fgd.report.curves_frame`).
     :param published: long-form published runs with the same columns, or ``None``.
     :param metric: ``alloc_pct`` or ``frag_pct`` (% of cluster GPU capacity).
     :param title: figure title.

@@ -6,8 +6,9 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from gpusched.agent import AGENT_POLICY
+from gpusched.agent.training_job import TrainingSnapshot
 from gpusched.figures.style import apply_layout, policy_color
-from gpusched.training_job import TrainingSnapshot
 
 
 def training_curves_figure(snapshot: TrainingSnapshot) -> go.Figure:
@@ -17,7 +18,7 @@ def training_curves_figure(snapshot: TrainingSnapshot) -> go.Figure:
                         subplot_titles=("Training episode reward",
                                         "Evaluation: average wait (min)",
                                         "Evaluation reward (scenario reward)"))
-    colour = policy_color("ppo")
+    colour = policy_color(AGENT_POLICY)
     panels = ((1, snapshot.train_reward, "training", "reward per episode"),
               (2, snapshot.eval_wait_min, "evaluation wait", "average wait (min)"),
               (3, snapshot.eval_reward, "evaluation", "reward per episode"))

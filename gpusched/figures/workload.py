@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from gpusched.core.jobs import Job
 from gpusched.figures.style import apply_layout, job_type_color
-from gpusched.jobs import Job
 
 
 def jobs_frame(jobs: Sequence[Job]) -> pd.DataFrame:

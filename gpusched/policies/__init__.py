@@ -1,26 +1,29 @@
-"""Scheduling policies and their registry."""
+"""Scheduling policies and their registry: names, labels and traits of every policy."""
 
+from gpusched.core.simulator import HOLD
 from gpusched.policies.base import Policy
 from gpusched.policies.registry import (
+    PolicyInfo,
     get_policy,
     heuristic_names,
+    is_slow,
+    policy_info,
+    policy_label,
     policy_names,
     register,
     register_prefix,
 )
-from gpusched.simulator import HOLD
 
 __all__ = [
     "HOLD",
     "Policy",
+    "PolicyInfo",
     "get_policy",
     "heuristic_names",
+    "is_slow",
+    "policy_info",
+    "policy_label",
     "policy_names",
     "register",
     "register_prefix",
 ]
-
-# The FGD paper's six policies (``fgd``, ``dot_product``, ...; see gpusched.fgd.policies).
-from gpusched.fgd.policies import register_all as _register_fgd_policies  # noqa: E402
-
-_register_fgd_policies()

@@ -10,9 +10,9 @@ from typing import Protocol
 
 import numpy as np
 
-from gpusched.cluster import ClusterState
-from gpusched.jobs import Job
-from gpusched.simulator import HOLD, Action
+from gpusched.core.cluster import ClusterState
+from gpusched.core.jobs import Job
+from gpusched.core.simulator import HOLD, Action
 
 
 class Policy(Protocol):

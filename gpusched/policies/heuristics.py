@@ -1,6 +1,6 @@
 """Classic placement heuristics.
 
-Every policy returns :data:`~gpusched.simulator.HOLD` when the head job fits nowhere, except
+Every policy returns :data:`~gpusched.core.simulator.HOLD` when the head job fits nowhere, except
 ``least_loaded``, which (as it is usually written) does not check the fit at all.
 """
 
@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpusched.cluster import ClusterState
-from gpusched.jobs import Job
+from gpusched.core.cluster import ClusterState
+from gpusched.core.jobs import Job
+from gpusched.core.simulator import HOLD, Action
 from gpusched.policies.base import argmin_masked, first_true
-from gpusched.simulator import HOLD, Action
 
 
 class FirstFit:

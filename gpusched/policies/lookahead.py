@@ -1,6 +1,6 @@
 """Lookahead planners: one step of search over the agent's own action space.
 
-At every decision a planner forks the simulator (:meth:`gpusched.simulator.Simulator.fork`) once
+At every decision a planner forks the simulator (:meth:`gpusched.core.simulator.Simulator.fork`) once
 per valid action (every GPU where the head job fits, and HOLD unless holding would dead-stall the
 run), plays each fork to its end with a base heuristic, and takes the action whose finished run
 has the lowest average wait. Ties go to the base heuristic's own choice (a rollout policy).
@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpusched.cluster import ClusterState
-from gpusched.jobs import Job
+from gpusched.core.cluster import ClusterState
+from gpusched.core.jobs import Job
+from gpusched.core.simulator import HOLD, Action, Simulator
 from gpusched.policies.base import Policy
-from gpusched.simulator import HOLD, Action, Simulator
 
 
 def finished_wait_min(sim: Simulator) -> float:

@@ -1,14 +1,21 @@
-"""The policy registry: names to policy factories.
+"""The policy registry: every policy's name, display label and traits, and how to build it.
 
-The CLI, the dashboard and the tests look policies up here by name. Later additions (the RL
-agent, FGD and others) register themselves with :func:`register`.
+The CLI, the dashboard and the tests look policies up here by name. The registry imports only
+what lies below it: the core heuristics, the planners and the FGD paper's policies. Policies
+defined above it (the RL agent) register themselves through the package entry point group
+:data:`ENTRY_POINT_GROUP`: each entry point names a function that calls :func:`register`. The
+group is read once, the first time a name is not found or the names are listed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
 
 from gpusched.errors import UnknownPolicyError
+from gpusched.fgd.policies import paper_policy
+from gpusched.fgd.scoring import POLICY_NAMES as FGD_POLICY_NAMES
 from gpusched.policies.base import Policy
 from gpusched.policies.heuristics import BestFit, FirstFit, LeastLoaded, LeastLoadedFit, RandomFit
 from gpusched.policies.lookahead import Lookahead
@@ -16,31 +23,109 @@ from gpusched.policies.lookahead import Lookahead
 PolicyFactory = Callable[[int], Policy]
 """Builds a policy from a seed (used by policies that draw random numbers)."""
 
-_REGISTRY: dict[str, PolicyFactory] = {}
-_HEURISTICS: list[str] = []
+ENTRY_POINT_GROUP = "gpusched.policies"
+"""Entry point group of policy plug-ins: each names a function that calls :func:`register`."""
+
+
+@dataclass(frozen=True)
+class PolicyInfo:
+    """What the registry knows of one policy.
+
+    :param name: the registry name (``first_fit``, ``ppo``, ...).
+    :param label: the display name (``First-Fit``, ``PPO agent``, ...).
+    :param factory: builds the policy from a seed.
+    :param heuristic: in the default policy list of ``compare`` and the dashboard.
+    :param slow: its runs take seconds, not milliseconds (the dashboard runs them in the
+        background).
+    """
+
+    name: str
+    label: str
+    factory: PolicyFactory
+    heuristic: bool = True
+    slow: bool = False
+
+
+_REGISTRY: dict[str, PolicyInfo] = {}
 _PREFIX_RESOLVERS: dict[str, Callable[[str, int], Policy]] = {}
+_plugins: dict[str, str] = {}
+"""Entry points read so far: name -> ``""`` when it loaded, else the one-line reason it failed."""
 
 
-def register(name: str, factory: PolicyFactory, heuristic: bool = True) -> None:
-    """Add a policy. Heuristics form the default policy list of ``compare``."""
-    _REGISTRY[name] = factory
-    if heuristic and name not in _HEURISTICS:
-        _HEURISTICS.append(name)
+def register(name: str, factory: PolicyFactory, *, label: str | None = None, heuristic: bool = True,
+             slow: bool = False) -> None:
+    """Add a policy (or replace one of the same name). Heuristics form the default policy list of
+    ``compare``; ``slow`` policies run in the dashboard's background worker."""
+    _REGISTRY[name] = PolicyInfo(name, label or name, factory, heuristic, slow)
 
 
 def register_prefix(prefix: str, resolver: Callable[[str, int], Policy]) -> None:
-    """Resolve names of the form ``prefix:ARG`` (e.g. ``ppo:PATH``) with ``resolver(arg, seed)``."""
+    """Resolve names of the form ``prefix:ARG`` (e.g. ``ppo:PATH``) with ``resolver(arg, seed)``.
+    ``prefix`` itself must be registered: ``prefix:ARG`` shares its label and traits."""
     _PREFIX_RESOLVERS[prefix] = resolver
+
+
+def _load_plugins() -> None:
+    """Read the entry point group once: each plug-in registers its policies."""
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        if point.name in _plugins:
+            continue
+        try:
+            point.load()()
+            _plugins[point.name] = ""
+        except Exception as exc:  # a broken plug-in must not break the other policies
+            _plugins[point.name] = f"{type(exc).__name__}: {exc}".splitlines()[0]
 
 
 def heuristic_names() -> list[str]:
     """Registered heuristics, in registration order."""
-    return list(_HEURISTICS)
+    _load_plugins()
+    return [name for name, info in _REGISTRY.items() if info.heuristic]
 
 
 def policy_names() -> list[str]:
     """Every registered policy name."""
+    _load_plugins()
     return list(_REGISTRY)
+
+
+def policy_info(name: str) -> PolicyInfo:
+    """What the registry knows of ``name`` (``prefix:ARG`` names share their prefix's).
+
+    :raises UnknownPolicyError: if the name is not registered.
+    """
+    info = _REGISTRY.get(name)
+    if info is None:
+        _load_plugins()
+        prefix, sep, _ = name.partition(":")
+        info = _REGISTRY.get(name) or (_REGISTRY.get(prefix) if sep and prefix in _PREFIX_RESOLVERS
+                                       else None)
+    if info is None:
+        failed = "".join(f"; plug-in '{p}' failed to load ({why})" for p, why in _plugins.items() if why)
+        raise UnknownPolicyError(f"unknown policy '{name}' (known: {', '.join(sorted(_REGISTRY))}){failed}")
+    return info
+
+
+def policy_label(name: str) -> str:
+    """The display name of a policy (``ppo:models/x.zip`` -> ``PPO agent (x)``); a name the
+    registry does not know is its own label."""
+    base, sep, arg = name.partition(":")
+    try:
+        label = policy_info(base).label
+    except UnknownPolicyError:
+        label = base
+    if sep:
+        stem = arg.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        label = f"{label} ({stem})"
+    return label
+
+
+def is_slow(name: str) -> bool:
+    """Whether a policy's runs take seconds (False for a name the registry does not know)."""
+    try:
+        return policy_info(name).slow
+    except UnknownPolicyError:
+        return False
 
 
 def get_policy(name: str, seed: int = 0) -> Policy:
@@ -48,38 +133,35 @@ def get_policy(name: str, seed: int = 0) -> Policy:
 
     :raises UnknownPolicyError: if the name is not registered.
     """
-    if name in _REGISTRY:
-        return _REGISTRY[name](seed)
-    prefix, sep, arg = name.partition(":")
-    if sep and prefix in _PREFIX_RESOLVERS:
-        return _PREFIX_RESOLVERS[prefix](arg, seed)
-    raise UnknownPolicyError(
-        f"unknown policy '{name}' (known: {', '.join(sorted(_REGISTRY))})")
+    info = policy_info(name)
+    if info.name == name:
+        return info.factory(seed)
+    prefix, _, arg = name.partition(":")
+    return _PREFIX_RESOLVERS[prefix](arg, seed)
 
 
-register("first_fit", lambda seed: FirstFit())
-register("least_loaded", lambda seed: LeastLoaded())
-register("least_loaded_fit", lambda seed: LeastLoadedFit())
-register("best_fit", lambda seed: BestFit())
-register("random", lambda seed: RandomFit(seed))
+register("first_fit", lambda seed: FirstFit(), label="First-Fit")
+register("least_loaded", lambda seed: LeastLoaded(), label="Least-Loaded")
+register("least_loaded_fit", lambda seed: LeastLoadedFit(), label="Least-Loaded (fit)")
+register("best_fit", lambda seed: BestFit(), label="Best-Fit")
+register("random", lambda seed: RandomFit(seed), label="Random")
 # Planners over forks of the simulator (see gpusched.policies.lookahead): ``lookahead`` plays the
 # real future (a bound and a teacher), ``queue_lookahead`` only the jobs that have arrived.
-register("lookahead", lambda seed: Lookahead(BestFit()), heuristic=False)
+register("lookahead", lambda seed: Lookahead(BestFit()), heuristic=False, slow=True)
 register("queue_lookahead", lambda seed: Lookahead(BestFit(), "queue_lookahead", arrived_only=True),
-         heuristic=False)
+         heuristic=False, slow=True)
 
-
-def _agent(path: str | None, seed: int, rollout: bool) -> Policy:
-    """The shipped RL agent (``path`` None) or a trained model from the model folders, loaded
-    safely (see gpusched.agent); torch is imported only when asked for."""
-    from gpusched.agent import ppo_policy
-
-    return ppo_policy(path, seed, rollout=rollout)
-
-
-# ``ppo``: the agent's greedy choice. ``ppo_rollout``: the same agent checking its top choices by
-# rollouts of itself on forks that know only the arrived jobs (gpusched.agent.rollout).
-register("ppo", lambda seed: _agent(None, seed, False), heuristic=False)
-register_prefix("ppo", lambda path, seed: _agent(path, seed, False))
-register("ppo_rollout", lambda seed: _agent(None, seed, True), heuristic=False)
-register_prefix("ppo_rollout", lambda path, seed: _agent(path, seed, True))
+# The FGD paper's six policies (gpusched.fgd.policies), on any scenario. Its Random and Best-Fit
+# are labelled apart from the core heuristics of the same idea.
+FGD_LABELS: dict[str, str] = {
+    "fgd_random": "Random (FGD paper)",
+    "dot_product": "Dot-Product",
+    "gpu_clustering": "GPU Clustering",
+    "gpu_packing": "GPU Packing",
+    "fgd_best_fit": "Best-Fit (FGD paper)",
+    "fgd": "FGD",
+}
+"""Display names of the FGD paper's policies."""
+for _name in FGD_POLICY_NAMES:
+    register(_name, lambda seed, _n=_name: paper_policy(_n, seed), label=FGD_LABELS[_name],
+             heuristic=False)

@@ -6,12 +6,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from gpusched.metrics import METRIC_KEYS
-from gpusched.sweep.runner import ALLOC_COLUMNS
+from gpusched.core.metrics import METRIC_KEYS
+from gpusched.errors import GpuschedError
+from gpusched.fgd.allocation import ALLOC_PCT_COLUMNS, ALLOC_PCT_PREFIX, SUMMARY_KEYS
+from gpusched.fgd.published import CURVE_COLUMNS, published_alloc_long
+from gpusched.paths import DEFAULT_SWEEP_OUT_DIR, SHIPPED_SWEEP_RESULTS_DIR
+from gpusched.sweep.runner import RESULTS_FILE, read_results
 
 RESERVED = {"run_id", "kind", "error"}
-SHIPPED_RESULTS = Path(__file__).resolve().parents[2] / "assets" / "sweeps" / "results"
-"""Example sweep results shipped with the project."""
 
 
 def alloc_curves(table: pd.DataFrame) -> pd.DataFrame:
@@ -19,42 +21,26 @@ def alloc_curves(table: pd.DataFrame) -> pd.DataFrame:
 
     Columns: every parameter, ``arrived_pct`` (0-130) and ``alloc_pct``.
     """
-    cols = [f"alloc_pct_{k}" for k in range(ALLOC_COLUMNS)]
+    cols = list(ALLOC_PCT_COLUMNS)
     runs = table[(table.get("kind") == "allocation") & (table["error"] == "")]
     if runs.empty or cols[0] not in runs:
-        return pd.DataFrame(columns=["policy", "pods", "seed", "arrived_pct", "alloc_pct"])
+        return pd.DataFrame(columns=list(CURVE_COLUMNS))
     long = runs.melt(id_vars=["run_id", "pods", "policy", "seed"], value_vars=cols,
                      var_name="arrived_pct", value_name="alloc_pct")
-    long["arrived_pct"] = long["arrived_pct"].str.removeprefix("alloc_pct_").astype(int)
+    long["arrived_pct"] = long["arrived_pct"].str.removeprefix(ALLOC_PCT_PREFIX).astype(int)
     return long
 
 
 def published_alloc_curves(table: pd.DataFrame) -> pd.DataFrame:
     """The FGD artifact's published curves for the traces in ``table``, in the long form of
     :func:`alloc_curves` (traces without published rows are left out)."""
-    from gpusched.errors import GpuschedError
-    from gpusched.traces.published import published_runs
-
-    parts = []
-    for pods in sorted(set(table.get("pods", pd.Series(dtype=str)).dropna())):
-        try:
-            runs = published_runs(str(pods))
-        except GpuschedError:
-            continue
-        long = runs.reset_index().melt(id_vars=["policy", "seed"], var_name="arrived_pct",
-                                       value_name="alloc_pct")
-        parts.append(long.assign(pods=pods))
-    if not parts:
-        return pd.DataFrame(columns=["policy", "pods", "seed", "arrived_pct", "alloc_pct"])
-    out = pd.concat(parts, ignore_index=True)
-    out["arrived_pct"] = out["arrived_pct"].astype(int)
-    return out
+    return published_alloc_long(table.get("pods", pd.Series(dtype=str)).dropna())
 
 
 def parameters(table: pd.DataFrame) -> list[str]:
     """The parameter columns of a results table (what a metric can be plotted against)."""
-    skip = RESERVED | set(METRIC_KEYS) | {"alloc_at_100", "alloc_at_130", "failed_pods"}
-    return [c for c in table.columns if c not in skip and not c.startswith("alloc_pct_")]
+    skip = RESERVED | set(METRIC_KEYS) | set(SUMMARY_KEYS) | set(ALLOC_PCT_COLUMNS)
+    return [c for c in table.columns if c not in skip]
 
 
 def varied_parameters(table: pd.DataFrame, params: list[str]) -> list[str]:
@@ -64,15 +50,13 @@ def varied_parameters(table: pd.DataFrame, params: list[str]) -> list[str]:
 
 def metrics(table: pd.DataFrame) -> list[str]:
     """The metric columns present in a results table."""
-    names = [*METRIC_KEYS, "alloc_at_100", "alloc_at_130", "failed_pods"]
+    names = [*METRIC_KEYS, *SUMMARY_KEYS]
     return [c for c in names if c in table.columns and table[c].notna().any()]
 
 
 def discover_sweeps(roots: list[Path] | None = None) -> list[Path]:
     """Folders holding a ``results.csv``: the shipped examples and the default output folder."""
-    from gpusched.sweep.runner import RESULTS_FILE
-
-    roots = roots or [SHIPPED_RESULTS, Path("sweeps")]
+    roots = roots or [SHIPPED_SWEEP_RESULTS_DIR, DEFAULT_SWEEP_OUT_DIR]
     found = [p.parent for root in roots if root.is_dir()
              for p in sorted(root.glob(f"*/{RESULTS_FILE}"))]
     return list(dict.fromkeys(found))
@@ -83,9 +67,6 @@ def load_sweep_results(folder: str | Path) -> pd.DataFrame:
 
     :raises GpuschedError: if the folder has no readable ``results.csv``.
     """
-    from gpusched.errors import GpuschedError
-    from gpusched.sweep.runner import RESULTS_FILE, read_results
-
     path = Path(folder) / RESULTS_FILE
     if not path.is_file():
         raise GpuschedError(f"'{folder}' holds no {RESULTS_FILE} (run `gpusched sweep` first)")

@@ -24,12 +24,17 @@ from typing import Any
 
 import pandas as pd
 
+from gpusched.core.metrics import METRIC_KEYS
 from gpusched.errors import GpuschedError
+from gpusched.experiment.runner import run_policy
+from gpusched.fgd.allocation import TABLE_COLUMNS as ALLOC_TABLE_COLUMNS
+from gpusched.fgd.allocation import run_allocation
+from gpusched.fgd.typical_pods import typical_pods
 from gpusched.sweep.spec import SweepSpec
+from gpusched.workload.openb import read_openb_nodes, read_openb_pods
+from gpusched.workload.scenario import load_scenario
 
 RESULTS_FILE = "results.csv"
-ALLOC_COLUMNS = 131
-"""Allocation runs store ``alloc_pct_0 .. alloc_pct_130`` (allocation % at arrived load k %)."""
 TIMINGS_FILE = "timings.csv"
 
 Progress = Callable[[int, int, int], None]
@@ -57,8 +62,6 @@ def execute_run(params: dict[str, Any]) -> tuple[dict[str, Any], float]:
 
 
 def _simulate(params: dict[str, Any]) -> dict[str, float]:
-    from gpusched.runner import run_policy
-    from gpusched.scenario import load_scenario
 
     scenario = load_scenario(params["scenario"])
     overrides = {k: v for k, v in params.items() if "." in k}
@@ -70,24 +73,16 @@ def _simulate(params: dict[str, Any]) -> dict[str, float]:
 @functools.lru_cache(maxsize=8)
 def _trace(nodes: str, pods: str):
     """Node list, pod list and typical pods, read once per worker process."""
-    from gpusched.fgd.typical_pods import typical_pods
-    from gpusched.traces.openb import read_openb_nodes, read_openb_pods
-
     node_list = read_openb_nodes(nodes)
     pod_list = read_openb_pods(pods, max_gpus_per_node=int(node_list.gpus.max()))
     return node_list, pod_list, typical_pods(pod_list)
 
 
-def _allocation(params: dict[str, Any]) -> dict[str, float]:
-    from gpusched.allocation import run_allocation
-
+def _allocation(params: dict[str, Any]) -> dict[str, float | int | None]:
     nodes, pods, typical = _trace(params["nodes"], params["pods"])
     run = run_allocation(nodes, pods, params["policy"], params["seed"], tune=params["tune"],
                          typical=typical)
-    row = {"alloc_at_100": run.alloc_pct[100], "alloc_at_130": run.alloc_pct[130],
-           "failed_pods": run.failed_pods}
-    row.update({f"alloc_pct_{k}": v for k, v in enumerate(run.alloc_pct)})
-    return row
+    return run.table_row()
 
 
 # ---------------------------------------------------------------------------- backends
@@ -149,12 +144,8 @@ def _append(path: Path, rows: Iterable[dict[str, Any]], columns: list[str]) -> N
 
 
 def _columns(runs: list[dict[str, Any]]) -> list[str]:
-    from gpusched.metrics import METRIC_KEYS
-
     params = list(dict.fromkeys(k for r in runs for k in r if k != "run_id"))
-    extra = ["alloc_at_100", "alloc_at_130", "failed_pods",
-             *(f"alloc_pct_{k}" for k in range(ALLOC_COLUMNS))] if any(
-        r["kind"] == "allocation" for r in runs) else []
+    extra = list(ALLOC_TABLE_COLUMNS) if any(r["kind"] == "allocation" for r in runs) else []
     metrics = list(METRIC_KEYS) if any(r["kind"] == "simulate" for r in runs) else []
     return ["run_id", *params, *metrics, *extra, "error"]
 

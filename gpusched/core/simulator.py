@@ -5,7 +5,7 @@ about the job at the head of the queue. The answer is a GPU index, a tuple of GP
 whole gang), or :data:`HOLD`:
 
 - a GPU index places the job there, and for a multi-GPU job also on other GPUs of the same node
-  (see the gang rule in :mod:`gpusched.cluster`); placing does not advance time;
+  (see the gang rule in :mod:`gpusched.core.cluster`); placing does not advance time;
 - HOLD leaves the job at the head of the queue and advances the clock to the next event
   (an arrival or a completion). A GPU where the job does not fit counts as a HOLD and is
   recorded as a *misroute*.
@@ -31,12 +31,12 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from gpusched.cluster import Cluster, ClusterState
-from gpusched.jobs import Job, check_jobs_feasible
-from gpusched.metrics import RunningGini
-from gpusched.result import Result
-from gpusched.reward import RewardSpec, reward_for
-from gpusched.timeline import Timeline
+from gpusched.core.cluster import Cluster, ClusterState
+from gpusched.core.jobs import Job, check_jobs_feasible
+from gpusched.core.metrics import RunningGini
+from gpusched.core.result import Result
+from gpusched.core.reward import RewardSpec, reward_for
+from gpusched.core.timeline import Timeline
 
 HOLD = -1
 """The action that leaves the head job in the queue until the next event."""
@@ -52,7 +52,7 @@ class Simulator:
 
     :param cluster: the cluster topology.
     :param jobs: the workload (any order; ids must be unique).
-    :param reward: reward weights (see :mod:`gpusched.reward`).
+    :param reward: reward weights (see :mod:`gpusched.core.reward`).
     :param util_band: target band of cluster utilisation (fractions 0-1).
     :param horizon_min: end the run at this time (minutes), or ``None`` to run until done.
     :param check_feasible: refuse jobs that no node could ever hold (raises
@@ -356,7 +356,7 @@ class Simulator:
         })
 
     def metrics(self) -> dict[str, float]:
-        """The per-run metrics (keys of :data:`gpusched.metrics.METRIC_KEYS`)."""
+        """The per-run metrics (keys of :data:`gpusched.core.metrics.METRIC_KEYS`)."""
         n = len(self.jobs)
         arrival = np.array([j.arrival_min for j in self.jobs]) if n else np.zeros(0)
         started = ~np.isnan(self.start_min)

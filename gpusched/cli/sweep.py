@@ -5,17 +5,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gpusched.cli import _positive_int, add_command
+from gpusched.cli.args import positive_int
+from gpusched.paths import DEFAULT_SWEEP_OUT_DIR
+from gpusched.sweep.runner import RESULTS_FILE, run_sweep
+from gpusched.sweep.spec import load_sweep
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from gpusched.sweep.runner import run_sweep
-    from gpusched.sweep.spec import load_sweep
-
     spec = load_sweep(args.spec)
-    out = Path(args.out or Path("sweeps") / spec.name)
+    out = Path(args.out or DEFAULT_SWEEP_OUT_DIR / spec.name)
     bars: list[tqdm] = []
 
     def progress(done: int, failed: int, total: int) -> None:
@@ -31,19 +31,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         for bar in bars:
             bar.close()
     failed = int((table["error"] != "").sum()) if "error" in table else 0
-    print(f"{len(table)} runs in {out / 'results.csv'} ({failed} failed)")
+    print(f"{len(table)} runs in {out / RESULTS_FILE} ({failed} failed)")
     return 0
 
 
 def install(sub: argparse._SubParsersAction) -> None:
+    """Add the ``sweep`` command to the ``gpusched`` parser."""
     p = sub.add_parser("sweep", help="run a grid of runs locally or on a Ray cluster")
     p.add_argument("spec", help="sweep spec YAML (see assets/sweeps/)")
     p.add_argument("--backend", choices=["local", "ray"], default="local")
     p.add_argument("--address", help="join this Ray cluster (ray backend), e.g. ray://head:10001")
-    p.add_argument("--workers", type=_positive_int, help="processes (default: all cores)")
+    p.add_argument("--workers", type=positive_int, help="processes (default: all cores)")
     p.add_argument("--out", help="results folder (default: sweeps/<name>)")
     p.add_argument("--resume", action="store_true", help="skip runs already in the results folder")
     p.set_defaults(func=cmd_sweep)
 
-
-add_command(install)

@@ -1,6 +1,7 @@
-"""Model files: the sidecar JSON, and safe loading of the weights.
+"""Model files: where they live, their sidecar JSON, the list of models on disk, and safe loading.
 
-A model is an sb3 ``.zip`` plus a sidecar ``.json`` with the same name. A plain
+A model is an sb3 ``.zip`` plus a sidecar ``.json`` with the same name. The shipped models are in
+``assets/models/`` and the user's own in ``models/`` (:mod:`gpusched.paths`). A plain
 ``MaskablePPO.load`` would unpickle the zip's ``data`` entry, which can run arbitrary code, so it is
 never used. Instead :func:`load_agent`:
 
@@ -24,17 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpusched.agent.names import AGENT_POLICY
 from gpusched.errors import GpuschedError
+from gpusched.paths import REPO_ROOT, SHIPPED_MODELS_DIR, USER_MODELS_DIR
 
 SIDECAR_FORMAT = "gpusched-ppo"
 """The ``format`` field of a sidecar."""
-
-REPO_ROOT = Path(__file__).resolve().parent.parent.parent
-SHIPPED_MODELS_DIR = REPO_ROOT / "assets" / "models"
-"""Folder of the shipped models."""
-
-DEFAULT_MODEL = SHIPPED_MODELS_DIR / "ppo-default.zip"
-"""The model the registry name ``ppo`` loads."""
 
 MODELS_DIR_ENV = "GPUSCHED_MODELS_DIR"
 """Environment variable naming one more trusted model folder."""
@@ -47,7 +43,7 @@ class ModelError(GpuschedError):
 def model_dirs() -> list[Path]:
     """Trusted model folders: ``assets/models/``, ``models/`` (in the repository and in the cwd) and
     ``$GPUSCHED_MODELS_DIR``."""
-    dirs = [SHIPPED_MODELS_DIR, REPO_ROOT / "models", Path.cwd() / "models"]
+    dirs = [SHIPPED_MODELS_DIR, USER_MODELS_DIR, Path.cwd() / "models"]
     extra = os.environ.get(MODELS_DIR_ENV)
     if extra:
         dirs.append(Path(extra))
@@ -96,23 +92,36 @@ def resolve_model(ref: str | Path) -> Path:
     return found
 
 
-def read_sidecar(model_path: Path) -> dict[str, Any]:
-    """The checked sidecar of a model (format, observation version, sha256).
+def load_sidecar(model_path: Path) -> dict[str, Any]:
+    """A model's sidecar JSON, checked to be a gpusched sidecar (the weights are not touched).
 
-    :raises ModelError: for a missing or malformed sidecar, an unknown observation version, or a
-        zip whose sha256 does not match.
+    :raises ModelError: for a missing or unreadable sidecar, or one of another format.
     """
-    from gpusched.env.observation import OBS_VERSIONS
-
     side = sidecar_path(model_path)
     if not side.is_file():
-        raise ModelError(f"model '{model_path.name}' has no sidecar '{side.name}'; refusing to load it")
+        raise ModelError(f"model '{model_path.name}' has no sidecar '{side.name}'")
     try:
         meta = json.loads(side.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         raise ModelError(f"sidecar '{side.name}' is not valid JSON") from None
     if not isinstance(meta, dict) or meta.get("format") != SIDECAR_FORMAT:
         raise ModelError(f"sidecar '{side.name}' is not a {SIDECAR_FORMAT} sidecar")
+    return meta
+
+
+def read_sidecar(model_path: Path) -> dict[str, Any]:
+    """The checked sidecar of a model before its weights load: :func:`load_sidecar`, a known
+    observation version, and the zip's sha256.
+
+    :raises ModelError: for a missing or malformed sidecar, an unknown observation version, or a
+        zip whose sha256 does not match.
+    """
+    from gpusched.env.observation import OBS_VERSIONS
+
+    try:
+        meta = load_sidecar(model_path)
+    except ModelError as exc:
+        raise ModelError(f"{exc}; refusing to load it") from None
     if meta.get("obs_version") not in OBS_VERSIONS:
         raise ModelError(f"model '{model_path.name}' uses observation version {meta.get('obs_version')!r}; "
                          f"this gpusched reads versions {', '.join(map(str, OBS_VERSIONS))}")
@@ -124,7 +133,8 @@ def read_sidecar(model_path: Path) -> dict[str, Any]:
 
 @dataclass
 class LoadedAgent:
-    """Checked weights and their sidecar. Build runnable policies with :meth:`policy` or :meth:`scheduler`."""
+    """Checked weights and their sidecar. :meth:`policy` builds the network; a scheduling policy is
+    :class:`gpusched.agent.scheduler.AgentScheduler` over it."""
 
     path: Path
     meta: dict[str, Any]
@@ -153,12 +163,6 @@ class LoadedAgent:
                              "its sidecar") from None
         policy.set_training_mode(False)
         return policy
-
-    def scheduler(self, name: str = "ppo"):
-        """A scheduling policy for :meth:`gpusched.simulator.Simulator.run` (any cluster size)."""
-        from gpusched.agent.scheduler import AgentScheduler
-
-        return AgentScheduler(self, name=name)
 
 
 def _spaces(max_gpus: int, meta: dict[str, Any]):
@@ -193,3 +197,53 @@ def load_agent(ref: str | Path) -> LoadedAgent:
     agent = LoadedAgent(path, meta, state)
     agent.policy(int(meta.get("max_gpus", 8)))  # fail now, not at the first decision
     return agent
+
+
+# ---------------------------------------------------------------------------- the list of models
+@dataclass
+class ModelInfo:
+    """A model file and what its sidecar says (listing reads only the JSON, never the weights).
+
+    :param path: the model file.
+    :param origin: ``shipped`` or ``user``.
+    :param meta: the sidecar JSON (empty when it is missing or unreadable).
+    :param error: why the sidecar could not be read, or ``""``.
+    """
+
+    path: Path
+    origin: str
+    meta: dict = field(default_factory=dict)
+    error: str = ""
+
+    @property
+    def name(self) -> str:
+        """The model's file name without extension."""
+        return self.path.stem
+
+    @property
+    def policy_name(self) -> str:
+        """The registry name that runs this model (``ppo:PATH``)."""
+        try:
+            rel = self.path.relative_to(REPO_ROOT)
+        except ValueError:
+            rel = self.path
+        return f"{AGENT_POLICY}:{rel.as_posix()}"
+
+
+def list_models(dirs: list[Path] | None = None) -> list[ModelInfo]:
+    """Every ``.zip`` model in the model folders (:func:`model_dirs`, or ``dirs``) with its sidecar
+    metadata, shipped first, then by name. Only the sidecars are read."""
+    out: list[ModelInfo] = []
+    shipped = SHIPPED_MODELS_DIR.resolve()
+    for folder in model_dirs() if dirs is None else dirs:
+        if not folder.is_dir():
+            continue
+        origin = "shipped" if folder.resolve() == shipped else "user"
+        for path in sorted(folder.glob("*.zip")):
+            info = ModelInfo(path=path, origin=origin)
+            try:
+                info.meta = load_sidecar(path)
+            except ModelError as exc:
+                info.error = str(exc)
+            out.append(info)
+    return out

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from gpusched.errors import GpuschedError
+from gpusched.paths import TRACES_DIR
 
 #: VRAM per GPU (GB) for each openb GPU model; G2 and G3 are assumptions (see the module docstring).
 GPU_VRAM_GB: dict[str, float] = {
@@ -58,26 +59,22 @@ class TraceError(GpuschedError):
     """A trace file is missing, unreadable or holds an invalid value (one-line message)."""
 
 
-def trace_dir() -> Path:
-    """The folder of the bundled trace files (``assets/traces`` at the repository root)."""
-    return Path(__file__).resolve().parents[2] / "assets" / "traces"
-
-
 def bundled_traces(prefix: str = "openb_") -> list[str]:
-    """Stems of the bundled trace files whose name starts with ``prefix``, sorted."""
-    return sorted(p.stem for p in trace_dir().glob(f"{prefix}*.csv"))
+    """Stems of the bundled trace files (in :data:`gpusched.paths.TRACES_DIR`) whose name starts
+    with ``prefix``, sorted."""
+    return sorted(p.stem for p in TRACES_DIR.glob(f"{prefix}*.csv"))
 
 
 def resolve_trace(name: str | Path) -> Path:
     """Turn a path or a bundled file stem (``openb_pod_list_default``) into an existing CSV path.
 
-    :param name: a path to a CSV file, or the stem of a file in :func:`trace_dir`.
+    :param name: a path to a CSV file, or the stem of a file in :data:`gpusched.paths.TRACES_DIR`.
     :raises TraceError: if neither exists (the message lists the bundled stems).
     """
     path = Path(name)
     if path.is_file():
         return path
-    bundled = trace_dir() / f"{path.stem}.csv"
+    bundled = TRACES_DIR / f"{path.stem}.csv"
     if path.suffix in ("", ".csv") and path.parent == Path(".") and bundled.is_file():
         return bundled
     raise TraceError(

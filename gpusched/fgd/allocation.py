@@ -35,13 +35,24 @@ import numpy as np
 
 from gpusched.fgd.fragmentation import FragmentationModel
 from gpusched.fgd.nodes import MILLI, NodeArrays, PodRequest
-from gpusched.fgd.scoring import POLICY_NAMES, decide, make_policy
+from gpusched.fgd.scoring import POLICY_NAMES, decide, make_policy, unknown_policy_message
 from gpusched.fgd.typical_pods import TypicalPods, typical_pods
-from gpusched.traces.openb import OpenbNodes, OpenbPods
+from gpusched.workload.openb import OpenbNodes, OpenbPods
 
-#: Number of discrete columns (0..130 % of cluster GPU capacity).
 N_COLUMNS = 131
+"""Number of discrete columns: arrived load 0..130 % of the cluster's GPU capacity."""
+SUMMARY_COLUMNS: tuple[int, ...] = (100, 130)
+"""The arrived-load columns (% of capacity) that the published results table reports."""
 DEFAULT_TUNE = 1.3
+"""Pods arrive until their GPU request reaches this multiple of capacity (the paper's 130 %)."""
+
+ALLOC_PCT_PREFIX = "alloc_pct_"
+ALLOC_PCT_COLUMNS: tuple[str, ...] = tuple(f"{ALLOC_PCT_PREFIX}{k}" for k in range(N_COLUMNS))
+"""Flat-table columns of the allocation curve: ``alloc_pct_K`` is the allocation (%) at K % arrived."""
+SUMMARY_KEYS: tuple[str, ...] = (*(f"alloc_at_{c}" for c in SUMMARY_COLUMNS), "failed_pods")
+"""Flat-table columns of a run's headline numbers."""
+TABLE_COLUMNS: tuple[str, ...] = (*SUMMARY_KEYS, *ALLOC_PCT_COLUMNS)
+"""Every flat-table column of one run (see :meth:`AllocationRun.table_row`), in order."""
 
 
 @dataclass
@@ -70,6 +81,14 @@ class AllocationRun:
     scheduled_pods: int
     seconds: float
     final_rem: np.ndarray = field(repr=False)
+
+    def table_row(self) -> dict[str, float | int | None]:
+        """The run's numbers as one flat table row (:data:`TABLE_COLUMNS`; ``None`` where a column
+        had no sample)."""
+        row: dict[str, float | int | None] = {f"alloc_at_{c}": self.alloc_pct[c] for c in SUMMARY_COLUMNS}
+        row["failed_pods"] = self.failed_pods
+        row.update(zip(ALLOC_PCT_COLUMNS, self.alloc_pct, strict=True))
+        return row
 
     def to_json(self) -> dict:
         """The run as a JSON-ready dictionary (without the final GPU state)."""
@@ -171,7 +190,7 @@ def run_allocation(
         e.g. to drive a progress bar.
     """
     if policy not in POLICY_NAMES:
-        raise ValueError(f"unknown policy '{policy}' (choose from {', '.join(POLICY_NAMES)})")
+        raise ValueError(unknown_policy_message(policy))
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
     typical = typical if typical is not None else typical_pods(pods)

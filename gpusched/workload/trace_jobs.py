@@ -2,7 +2,7 @@
 
 - **Cluster:** a seeded sample of ``n_nodes`` nodes (all nodes if ``None``), kept in file order. Each node
   keeps its GPU model, GPU count, CPU (milli-cores) and memory (MiB) as hard limits; VRAM per GPU comes from
-  :data:`gpusched.traces.openb.GPU_VRAM_GB` (G2 and G3 are assumptions, see that module).
+  :data:`gpusched.workload.openb.GPU_VRAM_GB` (G2 and G3 are assumptions, see that module).
 - **Jobs:** one per GPU pod. Its share of each GPU is ``gpu_milli / 1000`` of the GPU's compute and of its
   VRAM (``compute == vram_frac``). Arrival = creation time, duration = deletion time minus the time it
   started (``scheduled_time``, or the creation time for pods that never started), both in minutes from the
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpusched.cluster import Cluster, NodeGroup
-from gpusched.jobs import Job
-from gpusched.traces.openb import GPU_VRAM_GB, OpenbNodes, OpenbPods, TraceError
+from gpusched.core.cluster import Cluster, NodeGroup
+from gpusched.core.jobs import Job
+from gpusched.workload.openb import GPU_VRAM_GB, OpenbNodes, OpenbPods, TraceError
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ progress from the TensorBoard events the run writes: timesteps done, the mean tr
 reward, and on the held-out seeds the evaluation reward and average wait (see
 :func:`eval_wait_callback`). The dashboard's Agent page polls it.
 
-Run as ``python -m gpusched.training_job CONFIG.json`` to train from a JSON dump of
+Run as ``python -m gpusched.agent.training_job CONFIG.json`` to train from a JSON dump of
 :class:`gpusched.agent.config.TrainConfig` (that is what the child process does).
 """
 
@@ -17,13 +17,13 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from gpusched.catalog import REPO_ROOT, USER_MODELS_DIR
+from gpusched.paths import REPO_ROOT, USER_MODELS_DIR
 
 TRAIN_TAG = "rollout/ep_rew_mean"
 """TensorBoard tag of the mean training episode reward."""
@@ -105,12 +105,11 @@ class TrainingJob:
         self.work_dir.mkdir(parents=True, exist_ok=True)
         self.out.parent.mkdir(parents=True, exist_ok=True)
         config_path = self.work_dir / "config.json"
-        data = {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self.config).items()}
-        config_path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+        config_path.write_text(json.dumps(self.config.to_json(), indent=2), encoding="utf-8")
         with self._lock:
             log = self.log_path.open("w", encoding="utf-8")
             self._proc = subprocess.Popen(
-                [self.python, "-m", "gpusched.training_job", str(config_path)], cwd=REPO_ROOT,
+                [self.python, "-m", "gpusched.agent.training_job", str(config_path)], cwd=REPO_ROOT,
                 stdout=log, stderr=subprocess.STDOUT, text=True)
             log.close()
             self._started = time.monotonic()
@@ -225,11 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     from gpusched.agent.train import train
 
     args = sys.argv[1:] if argv is None else argv
-    data = json.loads(Path(args[0]).read_text(encoding="utf-8"))
-    for key in ("random_gpus", "eval_seeds"):
-        if key in data and isinstance(data[key], list):
-            data[key] = tuple(data[key])
-    config = TrainConfig(**data)
+    config = TrainConfig.from_json(json.loads(Path(args[0]).read_text(encoding="utf-8")))
     # Our callback evaluates at the asked frequency and also logs the wait; the run's own
     # evaluation is pushed past the end so the episodes are not played twice.
     every = config.eval_freq

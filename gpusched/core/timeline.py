@@ -14,8 +14,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from gpusched.cluster import Cluster
-from gpusched.jobs import Job
+from gpusched.core.cluster import Cluster
+from gpusched.core.jobs import Job
+
+
+def thin_times(times: np.ndarray, max_frames: int) -> np.ndarray:
+    """Sorted unique ``times`` evenly thinned to at most ``max_frames`` (first and last kept)."""
+    times = np.unique(np.asarray(times, dtype=float))
+    if times.size <= max_frames:
+        return times
+    pick = np.unique(np.round(np.linspace(0, times.size - 1, max_frames)).astype(int))
+    return times[pick]
 
 
 @dataclass
@@ -107,11 +116,7 @@ class Timeline:
 
     def frame_times(self, max_frames: int = 250) -> np.ndarray:
         """Event times, evenly thinned to at most ``max_frames`` (first and last always kept)."""
-        times = self.event_times()
-        if times.size <= max_frames:
-            return times
-        pick = np.unique(np.round(np.linspace(0, times.size - 1, max_frames)).astype(int))
-        return times[pick]
+        return thin_times(self.event_times(), max_frames)
 
     def gpu_frames(self, times_min: np.ndarray) -> GpuFrames:
         """Per-GPU VRAM, compute and job count at each of ``times_min`` (ascending).

@@ -2,7 +2,7 @@
 or an uploaded one) once, then run a grid of policies and seeds behind a single progress callback,
 optionally on a worker thread so that the caller can keep a progress bar moving.
 
-The experiment itself is :func:`gpusched.allocation.run_allocation`; this module only prepares its
+The experiment itself is :func:`gpusched.fgd.allocation.run_allocation`; this module only prepares its
 inputs and strings runs together.
 """
 
@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpusched.allocation import AllocationRun
+from gpusched.fgd.allocation import AllocationRun
 from gpusched.fgd.typical_pods import TypicalPods, typical_pods
-from gpusched.traces.openb import OpenbNodes, OpenbPods, TraceError, read_openb_nodes, read_openb_pods
+from gpusched.workload.openb import OpenbNodes, OpenbPods, TraceError, read_openb_nodes, read_openb_pods
 
 NODE_LIST = "openb_node_list_gpu_node"
 """The bundled node list every experiment runs on (1,213 nodes, 6,212 GPUs)."""
@@ -133,7 +133,7 @@ def run_grid(
     :param policies: policy names.
     :param seeds: seeds.
     :param run_one: runs one (policy, seed) and forwards pod progress to its third argument, e.g. a
-        cached :func:`gpusched.allocation.run_allocation`.
+        cached :func:`gpusched.fgd.allocation.run_allocation`.
     :param progress: receives the fraction (0-1) of the whole grid done and a status line.
     """
     pairs = [(p, s) for p in policies for s in seeds]

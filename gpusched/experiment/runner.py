@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
-from gpusched.metrics import METRIC_KEYS
+from gpusched.core.metrics import METRIC_KEYS
+from gpusched.core.result import Result
 from gpusched.policies import get_policy
-from gpusched.result import Result
-from gpusched.scenario import Scenario
-from gpusched.simulator import Simulator
-
-
-def make_simulator(scenario: Scenario, seed: int | None = None,
-                   n_jobs: int | None = None) -> Simulator:
-    """A simulator on the scenario's cluster and workload (``seed``/``n_jobs`` override it)."""
-    cluster = scenario.build_cluster(seed)
-    jobs = scenario.jobs(seed=seed, n_jobs=n_jobs, cluster=cluster)
-    return Simulator(cluster, jobs, reward=scenario.reward, util_band=scenario.util_band,
-                     horizon_min=scenario.horizon_min)
+from gpusched.workload.scenario import Scenario, make_simulator
 
 
 def run_policy(scenario: Scenario, policy: str, seed: int | None = None,
@@ -76,3 +66,23 @@ def compare(scenario: Scenario, policies: Sequence[str], seeds: Sequence[int],
             if progress:
                 progress(len(rows), total)
     return Comparison(scenario.name, pd.DataFrame(rows), results)
+
+
+def comparison_from_results(scenario: str, *parts: Mapping[tuple[str, int], Result],
+                            order: Sequence[str] | None = None) -> Comparison:
+    """One :class:`Comparison` from runs keyed (policy, seed), e.g. runs made here merged with
+    runs made by a background worker.
+
+    :param parts: runs keyed (policy, seed); a later part wins on a repeated key.
+    :param order: the policies' order in the comparison (default: the order they come in); the
+        runs of one policy keep their order.
+    """
+    results: dict[tuple[str, int], Result] = {}
+    for part in parts:
+        results.update(part)
+    if order is not None:
+        rank = {p: i for i, p in enumerate(order)}
+        keys = sorted(results, key=lambda key: rank.get(key[0], len(rank)))
+        results = {k: results[k] for k in keys}
+    rows = [{"policy": p, "seed": s, **r.metrics} for (p, s), r in results.items()]
+    return Comparison(scenario, pd.DataFrame(rows), results)

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 if TYPE_CHECKING:
-    from gpusched.cluster import Cluster
-    from gpusched.timeline import Timeline
+    from gpusched.core.cluster import Cluster
+    from gpusched.core.timeline import Timeline
 
 
 @dataclass

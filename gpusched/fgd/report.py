@@ -1,10 +1,11 @@
 """Tables of allocation runs, ready to plot or show: the curves in long form, our means against the
 published ones, and the GPUs' state at the end of a run.
 
-Long-form curves have the columns of :func:`gpusched.sweep.analysis.alloc_curves` (``policy``,
-``pods``, ``seed``, ``arrived_pct``, ``alloc_pct``, plus ``frag_pct``), so that
+Long-form curves have the columns of :data:`gpusched.fgd.published.CURVE_COLUMNS` (``policy``,
+``pods``, ``seed``, ``arrived_pct``, ``alloc_pct``), plus ``frag_pct``, so that
 :func:`gpusched.figures.sweep.sweep_figure` draws them with the published curves of
-:func:`gpusched.sweep.analysis.published_alloc_curves`.
+:func:`gpusched.fgd.published.published_alloc_long`. Tables name policies by their registry names;
+pages and figures turn them into labels.
 """
 
 from __future__ import annotations
@@ -14,17 +15,13 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from gpusched.allocation import N_COLUMNS, AllocationRun
 from gpusched.errors import GpuschedError
-from gpusched.figures.style import policy_label
-from gpusched.sweep.analysis import published_alloc_curves
-from gpusched.traces.openb import MILLI_PER_GPU, OpenbNodes
-from gpusched.traces.published import published_runs
+from gpusched.fgd.allocation import N_COLUMNS, SUMMARY_COLUMNS, AllocationRun
+from gpusched.fgd.published import CURVE_COLUMNS as PUBLISHED_CURVE_COLUMNS
+from gpusched.fgd.published import published_alloc_long, published_runs
+from gpusched.workload.openb import MILLI_PER_GPU, OpenbNodes
 
-SUMMARY_COLUMNS: tuple[int, int] = (100, 130)
-"""The arrived-load columns (% of cluster GPU capacity) the published results table reports."""
-
-CURVE_COLUMNS = ["policy", "pods", "seed", "arrived_pct", "alloc_pct", "frag_pct"]
+CURVE_COLUMNS = [*PUBLISHED_CURVE_COLUMNS, "frag_pct"]
 
 
 def curves_frame(runs: Sequence[AllocationRun], pods: str) -> pd.DataFrame:
@@ -62,7 +59,7 @@ def published_curves(pods: str, policies: Sequence[str], metric: str = "alloc") 
     """
     value = f"{metric}_pct"
     if metric == "alloc":
-        long = published_alloc_curves(pd.DataFrame({"pods": [pods]}))
+        long = published_alloc_long([pods])
     else:
         try:
             runs = published_runs(pods, metric=metric)
@@ -86,7 +83,7 @@ def comparison_table(
     :param workload: the published workload name (the pod list's stem), or ``None`` if the trace has
         no published results (those columns are then NaN).
     :param columns: arrived-load columns to report (% of cluster GPU capacity).
-    :return: one row per policy (in run order) with ``policy`` (display name), ``seeds``, for each
+    :return: one row per policy (in run order) with ``policy`` (registry name), ``seeds``, for each
         column ``ours @C (%)``, ``published @C (%)`` and ``Δ @C (points)`` (ours minus published), then
         ``failed pods`` (mean count) and ``s/run`` (mean wall seconds).
     """
@@ -99,7 +96,7 @@ def comparison_table(
     rows = []
     for policy in dict.fromkeys(r.policy for r in runs):
         mine = [r for r in runs if r.policy == policy]
-        row: dict[str, object] = {"policy": policy_label(policy), "seeds": len(mine)}
+        row: dict[str, object] = {"policy": policy, "seeds": len(mine)}
         for c in columns:
             ours = float(np.nanmean([np.nan if r.alloc_pct[c] is None else r.alloc_pct[c] for r in mine]))
             pub = float(published.loc[policy, c]) if published is not None and policy in published.index \

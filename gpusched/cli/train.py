@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import fields
 
-from gpusched.cli import _positive_int, add_command
+from gpusched.agent.config import TrainConfig, field_names
+from gpusched.cli.args import positive_int
 from gpusched.errors import GpuschedError
+from gpusched.workload.scenario import load_scenario
 
 
-def _apply_overrides(config, pairs: list[str]) -> None:
+def _apply_overrides(config: TrainConfig, pairs: list[str]) -> None:
     """Set ``TrainConfig`` fields from ``KEY=VALUE`` strings (values parsed as JSON, else text)."""
-    known = {f.name for f in fields(config)}
+    known = field_names()
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep or key not in known:
@@ -22,13 +23,10 @@ def _apply_overrides(config, pairs: list[str]) -> None:
             value = json.loads(raw)
         except ValueError:
             value = raw
-        setattr(config, key, tuple(value) if isinstance(value, list) else value)
+        config.set(key, value)
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from gpusched.agent.config import TrainConfig
-    from gpusched.scenario import load_scenario
-
     load_scenario(args.scenario)  # fail fast on a bad scenario, before importing torch
     config = TrainConfig(scenario=args.scenario, randomize=args.randomize, timesteps=args.timesteps,
                          n_envs=args.n_envs, seed=args.seed, out=args.out, log_dir=args.log_dir,
@@ -47,15 +45,16 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _install(sub: argparse._SubParsersAction) -> None:
+def install(sub: argparse._SubParsersAction) -> None:
+    """Add the ``train`` command to the ``gpusched`` parser."""
     p = sub.add_parser("train", help="train the MaskablePPO agent and write a model + sidecar JSON")
     p.add_argument("--scenario", required=True, help="preset name or path to a YAML file")
     p.add_argument("--randomize", action="store_true",
                    help="draw a random cluster and job mix on half of the episodes")
-    p.add_argument("--timesteps", type=_positive_int, required=True, help="PPO environment steps")
-    p.add_argument("--n-envs", type=_positive_int, default=4, help="parallel environments (default 4)")
+    p.add_argument("--timesteps", type=positive_int, required=True, help="PPO environment steps")
+    p.add_argument("--n-envs", type=positive_int, default=4, help="parallel environments (default 4)")
     p.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
-    p.add_argument("--max-gpus", type=_positive_int,
+    p.add_argument("--max-gpus", type=positive_int,
                    help="GPU slots of the observation, and the largest random cluster (default 16)")
     p.add_argument("--out", required=True, help="model path ending in .zip (sidecar: same name .json)")
     p.add_argument("--log-dir", default="runs", help="TensorBoard logs and checkpoints (default runs/)")
@@ -66,5 +65,3 @@ def _install(sub: argparse._SubParsersAction) -> None:
                    help="set any TrainConfig field, e.g. --set ent_coef=0.01 (repeatable)")
     p.set_defaults(func=cmd_train)
 
-
-add_command(_install)

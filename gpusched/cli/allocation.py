@@ -3,7 +3,7 @@
 Example::
 
     gpusched allocation --nodes openb_node_list_gpu_node --pods openb_pod_list_default \\
-        --policies best_fit,fgd --seeds 42-44 --compare-published --json out.json
+        --policies fgd_best_fit,fgd --seeds 42-44 --compare-published --json out.json
 
 ``--nodes`` and ``--pods`` take a CSV path or the stem of a bundled trace in ``assets/traces/``.
 Bad input prints one line on stderr and exits with code 2.
@@ -12,21 +12,17 @@ Bad input prints one line on stderr and exits with code 2.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from pathlib import Path
 
 import numpy as np
 
-from gpusched.allocation import DEFAULT_TUNE, AllocationRun, run_allocation
-from gpusched.cli import add_command
+from gpusched.cli.args import seed_list, write_json
 from gpusched.errors import GpuschedError
-from gpusched.fgd.scoring import POLICY_NAMES
+from gpusched.fgd.allocation import DEFAULT_TUNE, SUMMARY_COLUMNS, AllocationRun, run_allocation
+from gpusched.fgd.published import published_means
+from gpusched.fgd.scoring import POLICY_NAMES, unknown_policy_message
 from gpusched.fgd.typical_pods import typical_pods
-from gpusched.traces.openb import read_openb_nodes, read_openb_pods
-from gpusched.traces.published import published_means
-
-SUMMARY_COLUMNS: tuple[int, ...] = (100, 130)
+from gpusched.workload.openb import read_openb_nodes, read_openb_pods
 
 
 def parse_policies(text: str) -> list[str]:
@@ -36,31 +32,8 @@ def parse_policies(text: str) -> list[str]:
         raise GpuschedError("--policies: give at least one policy")
     for name in names:
         if name not in POLICY_NAMES:
-            raise GpuschedError(
-                f"--policies: unknown policy '{name}' (choose from {', '.join(POLICY_NAMES)})"
-            )
+            raise GpuschedError(f"--policies: {unknown_policy_message(name)}")
     return names
-
-
-def parse_seeds(text: str) -> list[int]:
-    """Seeds as ``42,43`` or ``42-51`` (inclusive ranges), or a mix."""
-    seeds: list[int] = []
-    try:
-        for part in (p.strip() for p in text.split(",") if p.strip()):
-            if "-" in part[1:]:
-                lo, hi = part.split("-", 1)
-                if int(hi) < int(lo):
-                    raise GpuschedError(f"--seeds: empty range '{part}'")
-                seeds.extend(range(int(lo), int(hi) + 1))
-            else:
-                seeds.append(int(part))
-    except ValueError as err:
-        raise GpuschedError(
-            f"--seeds: expected integers like 42,43 or 42-51 (got '{text}')"
-        ) from err
-    if not seeds:
-        raise GpuschedError("--seeds: give at least one seed")
-    return seeds
 
 
 def summarize(runs: list[AllocationRun]) -> dict[str, dict[str, float]]:
@@ -78,8 +51,8 @@ def summarize(runs: list[AllocationRun]) -> dict[str, dict[str, float]]:
     return out
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Register the ``allocation`` command on a ``gpusched`` sub-command parser."""
+def install(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add the ``allocation`` command to the ``gpusched`` parser."""
     parser = subparsers.add_parser(
         "allocation",
         help="run the FGD paper's allocation experiment on an openb trace",
@@ -93,7 +66,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
         default=",".join(POLICY_NAMES),
         help="comma-separated policies (default: all six)",
     )
-    parser.add_argument("--seeds", default="42", help="seeds, e.g. 42,43 or 42-51 (default 42)")
+    parser.add_argument("--seeds", type=seed_list, default=[42],
+                        help="seeds, e.g. 42,43 or 42-51 (default 42)")
     parser.add_argument(
         "--tune",
         type=float,
@@ -113,17 +87,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Run the experiment for parsed arguments; returns the exit code (2 on bad input)."""
-    try:
-        return _run(args)
-    except GpuschedError as err:
-        print(f"gpusched: error: {err}", file=sys.stderr)
-        return 2
-
-
-def _run(args: argparse.Namespace) -> int:
+    """Run the experiment for parsed arguments (bad input raises :class:`GpuschedError`)."""
     policies = parse_policies(args.policies)
-    seeds = parse_seeds(args.seeds)
+    seeds = args.seeds
     if not 0 < args.tune <= 10:
         raise GpuschedError(f"--tune: must be in (0, 10] (got {args.tune})")
     nodes = read_openb_nodes(args.nodes)
@@ -156,7 +122,7 @@ def _run(args: argparse.Namespace) -> int:
                 p: {f"alloc_at_{c}": round(v[c], 2) for c in SUMMARY_COLUMNS}
                 for p, v in published.items()
             }
-        args.json.write_text(json.dumps(doc, indent=1))
+        write_json(args.json, doc, indent=1)
         print(f"wrote {args.json}")
     return 0
 
@@ -178,19 +144,3 @@ def _print_summary(
                 f" {s['alloc_at_130'] - pub[130]:>+6.2f}"
             )
         print(line + f" {s['failed_pods']:>7.1f} {s['seconds']:>6.2f}")
-
-
-add_command(add_parser)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Stand-alone entry point: ``python -m gpusched.allocation_cli --nodes ... --pods ...``."""
-    parser = argparse.ArgumentParser(prog="gpusched")
-    sub = parser.add_subparsers(dest="command", required=True)
-    add_parser(sub)
-    args = parser.parse_args(["allocation", *(sys.argv[1:] if argv is None else argv)])
-    return args.func(args)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -16,16 +16,15 @@ import multiprocessing
 import sys
 import threading
 import types
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-import pandas as pd
-
+from gpusched.agent.names import AGENT_POLICY
+from gpusched.core.result import Result
+from gpusched.experiment.runner import run_policy
 from gpusched.policies import get_policy
-from gpusched.result import Result
-from gpusched.runner import Comparison, run_policy
-from gpusched.scenario import scenario_from_yaml
+from gpusched.workload.scenario import scenario_from_yaml
 
 
 class BackgroundRuns:
@@ -113,7 +112,7 @@ def _warm_worker() -> None:
     torch.set_num_threads(1)
     # A missing or refused model is reported by the run that asks for it, not here.
     with contextlib.suppress(Exception):
-        get_policy("ppo")
+        get_policy(AGENT_POLICY)
     from gpusched.env.observation import warm_up
 
     warm_up()
@@ -121,12 +120,3 @@ def _warm_worker() -> None:
 
 def _run(scenario_yaml: str, policy: str, seed: int) -> Result:
     return run_policy(scenario_from_yaml(scenario_yaml, source="background run"), policy, seed=seed)
-
-
-def comparison_from_results(scenario: str, *parts: Mapping[tuple[str, int], Result]) -> Comparison:
-    """One :class:`Comparison` from runs keyed (policy, seed), in the order given."""
-    results: dict[tuple[str, int], Result] = {}
-    for part in parts:
-        results.update(part)
-    rows = [{"policy": p, "seed": s, **r.metrics} for (p, s), r in results.items()]
-    return Comparison(scenario, pd.DataFrame(rows), results)

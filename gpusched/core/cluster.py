@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpusched.jobs import Job
+from gpusched.core.jobs import Job
 
 EPS = 1e-9
 """Tolerance for floating-point resource comparisons (GB, fraction of a GPU)."""

@@ -2,8 +2,8 @@
 
 :func:`analyse_stall` reads one run's event record and returns a :class:`StallReport` with the
 stall intervals, the misroutes (the head job sent to a GPU too small for it), the idle GPUs
-during the stalls and the queue they built up, plus :meth:`StallReport.explanation`, a short text
-with the measured numbers.
+during the stalls and the queue they built up. It returns numbers and names only:
+:func:`gpusched.figures.stall.stall_explanation` turns a report into a short text.
 """
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from gpusched.figures.style import policy_label
-from gpusched.result import Result
+from gpusched.core.result import Result
 
 
 @dataclass
@@ -43,10 +42,6 @@ def idle_steps(result: Result) -> IdleSteps:
     idle = (frames.jobs_running == 0).sum(axis=1)
     free = (1.0 - frames.compute_used).clip(min=0.0).sum(axis=1)
     return IdleSteps(times, idle, free)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _overlap_min(t0: np.ndarray, t1: np.ndarray, a: float, b: float) -> np.ndarray:
@@ -90,39 +85,6 @@ class StallReport:
     def has_stall(self) -> bool:
         """Whether the policy ever held a job that could have run."""
         return self.stall_min > 0
-
-    def explanation(self, baseline: Result | None = None) -> str:
-        """A short explanation with the measured numbers (Markdown).
-
-        :param baseline: a fit-aware run on the same jobs to compare the average wait with.
-        """
-        name = policy_label(self.policy)
-        versus = ""
-        if baseline is not None:
-            versus = (f" Its average wait is **{self.avg_wait_min:,.0f} min**, against "
-                      f"**{baseline.metrics['avg_wait_min']:,.0f} min** for "
-                      f"{policy_label(baseline.policy)} on the same jobs.")
-        if not self.has_stall:
-            return (f"On `{self.scenario}` (seed {self.seed}), {name} never held a job that "
-                    f"could have run: **no stall**. Every GPU can hold every job, so sending the "
-                    f"head job to the least-loaded GPU always works.{versus}")
-        w = self.worst_job
-        picked = ""
-        if w.get("gpu_label"):
-            why = ("too small for it" if w["gpu_vram_gb"] < w["vram_gb"]
-                   else "already too full for it")
-            picked = (f"; {name} picked **{w['gpu_label']}** ({w['gpu_vram_gb']:g} GB, {why}) "
-                      f"**{_plural(w['picks'], 'time')}**")
-        on = "1 GPU" if w["gpus"] == 1 else f"each of {w['gpus']} GPUs"
-        return (
-            f"On `{self.scenario}` (seed {self.seed}), {name} held the head of the queue for "
-            f"**{self.stall_min:,.0f} min** in {_plural(len(self.intervals), 'stall')}, although "
-            f"the job could have run on another GPU. For example **job {w['job']}** ({w['type']}) "
-            f"needs **{w['vram_gb']:g} GB** on {on}{picked}, and it was held for "
-            f"{w['held_min']:,.0f} min. During the stalls the queue grew to "
-            f"**{_plural(self.peak_queue, 'job')}** (minute {self.peak_queue_min:,.0f}) while on average "
-            f"**{self.mean_idle_gpus:.1f} GPUs sat idle** — "
-            f"{self.idle_gpu_min:,.0f} idle GPU-minutes.{versus}")
 
 
 def analyse_stall(result: Result) -> StallReport:

@@ -13,12 +13,12 @@ workload:
   mix: {training: 0.3, inference: 0.4, batch: 0.3}
   seed: 0               # the CLI's --seed overrides it
 horizon_min: 100000     # optional (minutes)
-reward: {}              # optional; see gpusched.reward.RewardSpec for the defaults
+reward: {}              # optional; see gpusched.core.reward.RewardSpec for the defaults
 util_band: [0.6, 0.8]   # optional; target band of cluster utilisation (fractions)
 ```
 
 A scenario can also take its cluster and/or its jobs from a real trace (Alibaba's openb trace,
-see :mod:`gpusched.traces.workload`) instead of the node list and the synthetic generator:
+see :mod:`gpusched.workload.trace_jobs`) instead of the node list and the synthetic generator:
 
 ```yaml
 cluster:
@@ -43,13 +43,13 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from gpusched.cluster import Cluster, NodeGroup
+from gpusched.core.cluster import Cluster, NodeGroup
+from gpusched.core.jobs import Job
+from gpusched.core.reward import RewardSpec
+from gpusched.core.simulator import Simulator
 from gpusched.errors import ScenarioError
-from gpusched.jobs import JOB_TYPES, Job, generate_jobs
-from gpusched.reward import RewardSpec
-
-PRESETS_DIR = Path(__file__).resolve().parent.parent / "assets" / "scenarios"
-"""Folder of the shipped scenario presets."""
+from gpusched.paths import SCENARIOS_DIR
+from gpusched.workload.synthetic import JOB_TYPES, generate_jobs
 
 DEFAULT_MIX = {"training": 0.3, "inference": 0.4, "batch": 0.3}
 
@@ -98,7 +98,7 @@ class ClusterSpec(_Strict):
 
 
 class WorkloadSpec(_Strict):
-    """A synthetic workload (see :data:`gpusched.jobs.JOB_TYPES`)."""
+    """A synthetic workload (see :data:`gpusched.workload.synthetic.JOB_TYPES`)."""
 
     jobs: int = Field(gt=0, le=10_000_000, description="number of jobs (trace: the first N)")
     arrival_rate_per_hour: float | None = Field(None, gt=0,
@@ -173,7 +173,7 @@ class Scenario(_Strict):
     def build_cluster(self, seed: int | None = None) -> Cluster:
         """The cluster topology (``seed`` overrides ``workload.seed`` for a trace node sample)."""
         if self.cluster.trace is not None:
-            from gpusched.traces.workload import openb_cluster
+            from gpusched.workload.trace_jobs import openb_cluster
 
             t = self.cluster.trace
             return openb_cluster(_openb_nodes(t.nodes), t.sample_nodes,
@@ -202,7 +202,7 @@ class Scenario(_Strict):
             jobs = generate_jobs(n_jobs or w.jobs, w.arrival_rate_per_hour, w.mix, rng,
                                  cluster.max_vram_gb_for_gpus())
             return jobs, {}
-        from gpusched.traces.workload import hostable_jobs, openb_jobs
+        from gpusched.workload.trace_jobs import hostable_jobs, openb_jobs
 
         pods = _openb_pods(w.trace.pods)
         jobs, cpu_only = openb_jobs(pods, time_compression=w.trace.time_compression,
@@ -230,14 +230,14 @@ class Scenario(_Strict):
 
 @functools.lru_cache(maxsize=8)
 def _openb_nodes(name: str):
-    from gpusched.traces.openb import read_openb_nodes
+    from gpusched.workload.openb import read_openb_nodes
 
     return read_openb_nodes(name)
 
 
 @functools.lru_cache(maxsize=8)
 def _openb_pods(name: str):
-    from gpusched.traces.openb import read_openb_pods
+    from gpusched.workload.openb import read_openb_pods
 
     return read_openb_pods(name)
 
@@ -312,7 +312,7 @@ def scenario_from_yaml(text: str, source: str = "<yaml>") -> Scenario:
 
 def preset_names() -> list[str]:
     """Names of the shipped presets."""
-    return sorted(p.stem for p in PRESETS_DIR.glob("*.yaml"))
+    return sorted(p.stem for p in SCENARIOS_DIR.glob("*.yaml"))
 
 
 def load_scenario(ref: str | Path) -> Scenario:
@@ -322,7 +322,7 @@ def load_scenario(ref: str | Path) -> Scenario:
     """
     path = Path(ref)
     if path.suffix not in (".yaml", ".yml") and not path.exists():
-        preset = PRESETS_DIR / f"{ref}.yaml"
+        preset = SCENARIOS_DIR / f"{ref}.yaml"
         if not preset.exists():
             raise ScenarioError(
                 f"unknown scenario '{ref}': not a preset ({', '.join(preset_names())}) "
@@ -336,3 +336,12 @@ def load_scenario(ref: str | Path) -> Scenario:
 def list_presets() -> list[Scenario]:
     """Every shipped preset, validated."""
     return [load_scenario(name) for name in preset_names()]
+
+
+def make_simulator(scenario: Scenario, seed: int | None = None,
+                   n_jobs: int | None = None) -> Simulator:
+    """A simulator on the scenario's cluster and workload (``seed``/``n_jobs`` override it)."""
+    cluster = scenario.build_cluster(seed)
+    jobs = scenario.jobs(seed=seed, n_jobs=n_jobs, cluster=cluster)
+    return Simulator(cluster, jobs, reward=scenario.reward, util_band=scenario.util_band,
+                     horizon_min=scenario.horizon_min)

@@ -1,9 +1,4 @@
-"""Jobs and the synthetic workload generator.
-
-A job asks for ``gpus`` GPUs on one node (gang placement). On each of those GPUs it needs
-``vram_gb + vram_frac * gpu_vram_gb`` GB of VRAM and ``compute`` (a fraction 0-1) of the GPU's compute.
-Synthetic jobs use absolute VRAM (``vram_frac == 0``); trace jobs ask for a share of the GPU
-(``vram_frac == compute == gpu_milli / 1000``).
+"""The synthetic workload: documented per-type distributions and the seeded generator.
 
 Synthetic jobs are drawn from :data:`JOB_TYPES`. Every draw comes from one seeded
 ``numpy.random.Generator``, so the same seed gives the same jobs on every machine.
@@ -18,39 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gpusched.errors import InfeasibleJobError
-
-
-@dataclass(frozen=True, slots=True)
-class Job:
-    """One job of a workload.
-
-    :param id: job id, unique within a workload.
-    :param type: job type, a key of :data:`JOB_TYPES` (or ``"trace"`` for trace jobs).
-    :param arrival_min: arrival time (minutes from the start of the run).
-    :param duration_min: run time once started (minutes).
-    :param gpus: number of GPUs, all on one node (gang placement).
-    :param vram_gb: VRAM needed on each of its GPUs (GB).
-    :param compute: compute share needed on each of its GPUs (fraction of a GPU, 0-1).
-    :param priority: 1 (low) to 3 (high); recorded, the FIFO queue does not reorder by it.
-    :param vram_frac: extra VRAM per GPU as a fraction of that GPU's capacity (trace jobs).
-    :param cpu_milli: CPU request on the node (milli-cores), 0 for none.
-    :param memory_mib: memory request on the node (MiB), 0 for none.
-    :param gpu_spec: GPU models the job may run on, ``None`` for any.
-    """
-
-    id: int
-    type: str
-    arrival_min: float
-    duration_min: float
-    gpus: int
-    vram_gb: float
-    compute: float
-    priority: int = 2
-    vram_frac: float = 0.0
-    cpu_milli: float = 0.0
-    memory_mib: float = 0.0
-    gpu_spec: tuple[str, ...] | None = None
+from gpusched.core.jobs import Job
 
 
 @dataclass(frozen=True)
@@ -212,22 +175,3 @@ def generate_jobs(
             compute=round(float(compute), 6), priority=int(priority),
         ))
     return jobs
-
-
-def check_jobs_feasible(jobs: Sequence[Job], cluster) -> None:
-    """Refuse a job that no node of ``cluster`` could ever hold, even when empty.
-
-    :raises InfeasibleJobError: naming the first such job and what it asked for.
-    """
-    for job in jobs:
-        if not cluster.could_ever_hold(job):
-            asked = f"{job.gpus} GPU(s) with {job.vram_gb:g} GB VRAM and {job.compute:g} compute each"
-            if job.vram_frac:
-                asked = f"{job.gpus} GPU(s) with {job.vram_frac:g} of a GPU each"
-            if job.gpu_spec:
-                asked += f" of model {'|'.join(job.gpu_spec)}"
-            raise InfeasibleJobError(
-                f"job {job.id} ({job.type}) asks for {asked}, but no node of the cluster "
-                f"could ever hold it (largest node: {cluster.max_gpus_per_node} GPUs, "
-                f"largest GPU: {cluster.max_vram_gb:g} GB)"
-            )

@@ -1,0 +1,90 @@
+"""``gpusched scenarios``, ``gpusched simulate`` and ``gpusched compare``: runs of the simulator."""
+
+from __future__ import annotations
+
+import argparse
+
+from gpusched.cli.args import format_value, json_metrics, positive_int, seed_list, table, write_json
+from gpusched.core.metrics import METRIC_KEYS
+from gpusched.errors import GpuschedError
+from gpusched.experiment.runner import compare, run_policy
+from gpusched.policies import get_policy, heuristic_names
+from gpusched.workload.scenario import list_presets, load_scenario
+
+COMPARE_COLUMNS: tuple[str, ...] = ("avg_wait_min", "p95_wait_min", "avg_util", "util_in_band_frac",
+                                    "gini", "jobs_completed", "stall_min", "total_reward")
+"""The metrics ``compare`` prints (its JSON holds every metric)."""
+
+
+def cmd_scenarios(args: argparse.Namespace) -> int:
+    rows = [[s.name, str(s.n_gpus), str(s.workload.jobs), s.description.split(". ")[0]]
+            for s in list_presets()]
+    print(table(["name", "GPUs", "jobs", "description"], rows))
+    return 0
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    scenario = load_scenario(args.scenario)
+    get_policy(args.policy)
+    seed = scenario.workload.seed if args.seed is None else args.seed
+    result = run_policy(scenario, args.policy, seed=seed, n_jobs=args.jobs)
+    print(f"scenario {scenario.name} · policy {args.policy} · seed {seed} · "
+          f"{result.cluster.n_gpus} GPUs · run ended: {result.end_reason}")
+    if scenario.workload.trace is not None:
+        _, left_out = scenario.trace_jobs(seed, args.jobs)
+        print(f"trace pods left out of the jobs: {left_out['cpu_only_pods']} CPU-only, "
+              f"{left_out['unhostable_pods']} that no sampled node could host")
+    print(table(["metric", "value"], [[k, format_value(k, result.metrics[k])] for k in METRIC_KEYS]))
+    if args.json:
+        write_json(args.json, {"scenario": scenario.name, "policy": args.policy, "seed": seed,
+                               "metrics": json_metrics(result.metrics)})
+    if args.jobs_csv:
+        try:
+            result.jobs.to_csv(args.jobs_csv, index=False)
+        except OSError as exc:
+            raise GpuschedError(f"cannot write '{args.jobs_csv}': {exc.strerror}") from None
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    scenario = load_scenario(args.scenario)
+    policies = [p.strip() for p in args.policies.split(",") if p.strip()] if args.policies \
+        else heuristic_names()
+    seeds = args.seed_list if args.seed_list else list(range(args.seeds))
+    comparison = compare(scenario, policies, seeds, n_jobs=args.jobs)
+    mean, spread = comparison.summary(), comparison.spread()
+    rows = [[p] + [f"{format_value(k, mean.loc[p, k])} ± {format_value(k, spread.loc[p, k])}"
+                   for k in COMPARE_COLUMNS] for p in policies]
+    print(f"scenario {scenario.name} · {scenario.n_gpus} GPUs · seeds {seeds} · mean ± std")
+    print(table(["policy", *COMPARE_COLUMNS], rows))
+    if args.json:
+        runs = [{"policy": r["policy"], "seed": int(r["seed"]), "metrics": json_metrics(r)}
+                for r in comparison.runs.to_dict("records")]
+        summary = {p: {k: float(mean.loc[p, k]) for k in METRIC_KEYS} for p in policies}
+        write_json(args.json, {"scenario": scenario.name, "runs": runs, "summary": summary})
+    return 0
+
+
+def install(sub: argparse._SubParsersAction) -> None:
+    """Add ``scenarios``, ``simulate`` and ``compare`` to the ``gpusched`` parser."""
+    p = sub.add_parser("scenarios", help="list the shipped scenario presets")
+    p.set_defaults(func=cmd_scenarios)
+
+    p = sub.add_parser("simulate", help="run one policy on a scenario and print its metrics")
+    p.add_argument("--scenario", required=True, help="preset name or path to a YAML file")
+    p.add_argument("--policy", required=True, help="registered policy name")
+    p.add_argument("--seed", type=int, help="workload seed (overrides workload.seed)")
+    p.add_argument("--jobs", type=positive_int, help="number of jobs (overrides workload.jobs)")
+    p.add_argument("--json", help="write the metrics as JSON to this path")
+    p.add_argument("--jobs-csv", help="write the jobs table as CSV to this path")
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("compare", help="run several policies on the same jobs over seeds")
+    p.add_argument("--scenario", required=True, help="preset name or path to a YAML file")
+    p.add_argument("--policies", help="comma-separated policy names (default: every heuristic)")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--seeds", type=positive_int, default=5, help="use seeds 0..N-1")
+    group.add_argument("--seed-list", type=seed_list, help="seeds, e.g. 1,2,3 or 42-51")
+    p.add_argument("--jobs", type=positive_int, help="number of jobs (overrides workload.jobs)")
+    p.add_argument("--json", help="write every run and the summary as JSON to this path")
+    p.set_defaults(func=cmd_compare)

@@ -1,0 +1,39 @@
+"""What the dashboard can offer: the registered heuristics, and the trained agent when it can run.
+
+Nothing here loads a model: the agent is offered when its package imports, its policies are
+registered and the shipped model file exists.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from gpusched.agent.names import AGENT_POLICIES, AGENT_POLICY
+from gpusched.paths import DEFAULT_MODEL
+from gpusched.policies import heuristic_names, policy_names
+
+
+def agent_available() -> bool:
+    """Whether the ``ppo`` policy is registered and its shipped model exists; never raises."""
+    try:
+        return AGENT_POLICY in policy_names() and DEFAULT_MODEL.is_file()
+    except Exception:  # a broken optional part must not break the dashboard
+        return False
+
+
+def training_available() -> bool:
+    """Whether the agent's training code (and its heavy dependencies) can be imported."""
+    try:
+        importlib.import_module("gpusched.agent.train")
+    except Exception:  # torch, sb3 or the agent package missing: no training from the page
+        return False
+    return True
+
+
+def dashboard_policies() -> list[str]:
+    """The policies the dashboard offers: every heuristic, then the agent's two modes (``ppo``,
+    ``ppo_rollout``) when the agent is available."""
+    names = heuristic_names()
+    if agent_available():
+        names += list(AGENT_POLICIES)
+    return names

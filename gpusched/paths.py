@@ -1,0 +1,43 @@
+"""Every folder the project reads from or writes to, defined once.
+
+The shipped data lives under ``assets/`` at the repository root: scenario presets, the openb trace,
+sweep specs with their results, and the shipped agent models. The user's own trained models go to
+``models/`` and training logs to ``runs/`` (both git-ignored).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+"""The repository root (the folder that holds ``gpusched/``, ``assets/`` and ``app/``)."""
+
+ASSETS_DIR = REPO_ROOT / "assets"
+"""The shipped data."""
+
+SCENARIOS_DIR = ASSETS_DIR / "scenarios"
+"""Scenario presets (``NAME.yaml``)."""
+
+TRACES_DIR = ASSETS_DIR / "traces"
+"""The bundled openb trace files and the FGD artifact's published results."""
+
+SWEEPS_DIR = ASSETS_DIR / "sweeps"
+"""Shipped sweep specs."""
+
+SHIPPED_SWEEP_RESULTS_DIR = SWEEPS_DIR / "results"
+"""Results of shipped sweeps (one folder per sweep, each with a ``results.csv``)."""
+
+DEFAULT_SWEEP_OUT_DIR = Path("sweeps")
+"""Where ``gpusched sweep`` writes when no ``--out`` is given (relative to the working folder)."""
+
+SHIPPED_MODELS_DIR = ASSETS_DIR / "models"
+"""Models shipped with the repository."""
+
+USER_MODELS_DIR = REPO_ROOT / "models"
+"""The user's own trained models (git-ignored)."""
+
+DEFAULT_MODEL = SHIPPED_MODELS_DIR / "ppo-default.zip"
+"""The model the registry name ``ppo`` loads."""
+
+RUNS_DIR = REPO_ROOT / "runs"
+"""TensorBoard logs and checkpoints of training runs started from the dashboard."""
