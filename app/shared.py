@@ -3,6 +3,7 @@ the page header. Results are cached on (scenario YAML, policy, seed)."""
 
 from __future__ import annotations
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -10,13 +11,22 @@ from gpusched import Comparison, Result, Scenario, compare, load_scenario, run_p
 from gpusched.dashboard.background import BackgroundRuns
 from gpusched.dashboard.policies import dashboard_policies
 from gpusched.experiment.runner import comparison_from_results
-from gpusched.experiment.stall import IdleSteps, StallReport, analyse_stall, idle_steps
+from gpusched.experiment.stall import (
+    FamilyFinding,
+    IdleSteps,
+    StallReport,
+    analyse_stall,
+    conditions_findings,
+    idle_steps,
+)
 from gpusched.figures import (
     arrivals_figure,
+    conditions_heatmap_figure,
     duration_figure,
     gantt_figure,
     gpus_figure,
     metric_bars_figure,
+    misroute_causes_figure,
     replay_figure,
     side_by_side_figure,
     stall_figure,
@@ -24,7 +34,11 @@ from gpusched.figures import (
     vram_figure,
     wait_cdf_figure,
 )
+from gpusched.paths import STALL_CONDITIONS_RESULTS_DIR, STALL_CONDITIONS_SPEC
 from gpusched.policies import is_slow, policy_label
+from gpusched.sweep.analysis import load_sweep_results
+from gpusched.sweep.runner import simulate_grid_rows
+from gpusched.sweep.spec import load_sweep
 from gpusched.workload.scenario import scenario_from_yaml
 
 DEFAULT_SCENARIO = "phase1-8gpu"
@@ -115,11 +129,50 @@ def cached_compare_figures(scenario_yaml: str, policies: tuple[str, ...], seeds:
 @st.cache_resource(show_spinner=False, max_entries=16)
 def cached_stall_figure(scenario_yaml: str, policies: tuple[str, ...], seed: int,
                         stalling: str, baseline: str) -> go.Figure:
-    """The stall explorer's figure: ``policies`` on one axis, ``stalling`` analysed."""
+    """The stall explorer's figure: ``policies`` on one axis, ``stalling`` analysed, the idle GPUs
+    of ``baseline`` dashed beside its own."""
     runs = [cached_run(scenario_yaml, p, seed) for p in policies]
     report, idle = cached_stall(scenario_yaml, stalling, seed)
     _, baseline_idle = cached_stall(scenario_yaml, baseline, seed)
     return stall_figure(runs, report, idle, baseline_idle, baseline)
+
+
+@st.cache_data(show_spinner=False)
+def cached_conditions() -> pd.DataFrame:
+    """The shipped conditions map: the stall-conditions sweep's results table."""
+    return load_sweep_results(STALL_CONDITIONS_RESULTS_DIR)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def cached_conditions_findings(extra_key: str | None, variant: str,
+                               _extra: pd.DataFrame | None = None) -> list[FamilyFinding]:
+    """Findings of the conditions map for one variant, with the user's family (``_extra``, keyed
+    by ``extra_key``, the YAML it was run on) when given."""
+    return conditions_findings(conditions_results(_extra), variant=variant)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def cached_conditions_figures(extra_key: str | None,
+                              _extra: pd.DataFrame | None = None) -> tuple[go.Figure, go.Figure]:
+    """The conditions heatmap and the misroute-cause bars (with the user's family when given)."""
+    results = conditions_results(_extra)
+    return conditions_heatmap_figure(results), misroute_causes_figure(results)
+
+
+def run_family(scenario: Scenario) -> pd.DataFrame:
+    """The conditions grid run on one more cluster family, with a progress bar (takes seconds)."""
+    grid = load_sweep(STALL_CONDITIONS_SPEC).simulate
+    bar = st.progress(0.0, text=f"Running the conditions grid on `{scenario.name}`…")
+    rows = simulate_grid_rows(grid, scenario, progress=lambda done, total: bar.progress(
+        done / total, text=f"{done} of {total} runs on `{scenario.name}`"))
+    bar.empty()
+    return rows
+
+
+def conditions_results(extra: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The shipped conditions results, with ``extra`` rows (another family) appended."""
+    shipped = cached_conditions()
+    return shipped if extra is None else pd.concat([shipped, extra], ignore_index=True)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

@@ -1,5 +1,6 @@
-"""Sweep throughput: runs per minute on the local backend with 1 and 2 workers, and the
-estimated wall time of the FGD paper's allocation table on this machine.
+"""Sweep throughput: runs per minute on the local backend with 1 and 2 workers, the wall time of
+the stall conditions map (``assets/sweeps/stall-conditions.yaml``, 1,080 runs; target: 2 minutes
+on 2 cores), and the estimated wall time of the FGD paper's allocation table on this machine.
 
 Run: ``python benchmarks/bench_sweep.py [--skip-fgd]``.
 """
@@ -11,7 +12,8 @@ import tempfile
 import time
 
 from gpusched.fgd.scoring import POLICY_NAMES
-from gpusched.sweep import SweepSpec, run_sweep
+from gpusched.paths import STALL_CONDITIONS_SPEC
+from gpusched.sweep import SweepSpec, load_sweep, run_sweep
 from gpusched.sweep.runner import execute_run
 
 GRID = SweepSpec.model_validate({
@@ -44,6 +46,14 @@ def main() -> None:
         print(f"local, {workers} worker(s): {n} simulate runs in {wall:.1f} s = {rate:.0f} runs/min")
     speedup = rates[2] / rates[1]
     print(f"speedup 2 vs 1 workers: {speedup:.2f}x")
+    conditions = load_sweep(STALL_CONDITIONS_SPEC)
+    for workers in (1, 2):
+        with tempfile.TemporaryDirectory() as out:
+            t0 = time.perf_counter()
+            table = run_sweep(conditions, out, workers=workers)
+            wall = time.perf_counter() - t0
+        print(f"stall conditions map, {workers} worker(s): {len(table)} runs in {wall:.1f} s "
+              f"(target 120 s on 2 workers)")
     if args.skip_fgd:
         return
     per_policy = {}

@@ -27,6 +27,12 @@ SWEEPS_DIR = ASSETS_DIR / "sweeps"
 SHIPPED_SWEEP_RESULTS_DIR = SWEEPS_DIR / "results"
 """Results of shipped sweeps (one folder per sweep, each with a ``results.csv``)."""
 
+STALL_CONDITIONS_SPEC = SWEEPS_DIR / "stall-conditions.yaml"
+"""The sweep behind the stall conditions map (cluster families x offered loads x policies x seeds)."""
+
+STALL_CONDITIONS_RESULTS_DIR = SHIPPED_SWEEP_RESULTS_DIR / "stall-conditions"
+"""Its shipped results."""
+
 DEFAULT_SWEEP_OUT_DIR = Path("sweeps")
 """Where ``gpusched sweep`` writes when no ``--out`` is given (relative to the working folder)."""
 

@@ -28,3 +28,43 @@ def test_homogeneous_control_removes_most_of_the_stall():
     at.toggle(key="stall_control").set_value(True).run()
     assert_clean(at)
     assert _stall_minutes(at) < 0.05 * hetero
+
+
+def _summary(at) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("- Measured on"))
+
+
+def test_any_policy_can_be_analysed_and_first_fit_shows_its_blocking():
+    from gpusched.figures import BLOCKED_LEGEND
+
+    at = open_page("views/stalls.py")
+    at.selectbox(key="stall_policy").set_value("first_fit").run()
+    assert_clean(at)
+    assert _stall_minutes(at) == 0
+    spec = plotly_specs(at)[0]
+    assert any(t.get("name") == BLOCKED_LEGEND for t in spec["data"])
+    assert any("First-Fit never held a job" in m.value and "blocked" in m.value for m in at.markdown)
+
+
+def test_the_two_node_control_says_what_it_measured():
+    at = open_page("views/stalls.py")
+    at.toggle(key="stall_control").set_value(True).run()
+    at.radio(key="stall_control_kind").set_value("two nodes").run()
+    assert_clean(at)
+    assert any("homogeneous-16gpu" in m.value for m in at.markdown)
+    controls = next(df.value for df in at.dataframe if "cluster" in df.value.columns)
+    assert list(controls["cluster"]) == ["homogeneous-8gpu", "homogeneous-16gpu"]
+
+
+def test_where_it_happens_draws_the_map_and_adds_your_cluster():
+    at = open_page("views/stalls.py")
+    assert_clean(at)
+    specs = plotly_specs(at)
+    assert any(t.get("type") == "heatmap" for spec in specs for t in spec["data"])
+    before = _summary(at)
+    assert "6 cluster families" in before and "`phase1-8gpu`" in before
+    at.button(key="stall_add_family").click().run()
+    assert_clean(at)
+    after = _summary(at)
+    assert after != before and "7 cluster families" in after
+    assert "(yours)" in after

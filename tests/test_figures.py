@@ -140,7 +140,9 @@ def test_ecdf_and_rolling_util():
 def test_stall_figure_shades_intervals_and_marks_misroutes(ll_run, ff_run):
     report = analyse_stall(ll_run)
     fig = stall_figure([ll_run, ff_run], report, idle_steps(ll_run), idle_steps(ff_run), "first_fit")
-    assert len(fig.layout.shapes) == len(report.intervals) > 0
+    shapes = [s.name for s in fig.layout.shapes]
+    assert shapes.count("stall") == len(report.intervals) > 0
+    assert shapes.count("blocked") == len(report.blocked)
     names = [t.name for t in fig.data]
     assert STALL_LEGEND in names
     assert any(n and n.startswith("misroute") for n in names)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import node_groups
 
 from gpusched.core.cluster import Cluster
 from gpusched.core.simulator import Simulator
+from gpusched.experiment.stall import analyse_stall
 from gpusched.policies import get_policy
 from gpusched.workload.synthetic import generate_jobs
 
@@ -17,7 +19,9 @@ mixes = st.sampled_from([
     {"training": 1.0},
     {"inference": 0.5, "batch": 0.5},
 ])
-policies = st.sampled_from(["first_fit", "least_loaded", "least_loaded_fit", "best_fit", "random"])
+policies = st.sampled_from(["first_fit", "least_loaded", "least_loaded_fit", "best_fit", "random",
+                            "least_loaded_jobs", "least_loaded_vram"])
+FIT_AWARE = {"first_fit", "least_loaded_fit", "best_fit", "random"}
 
 
 def _run(groups, n_jobs, rate, mix, seed, policy):
@@ -60,6 +64,19 @@ def test_invariants(groups, n_jobs, rate, mix, seed, policy):
             assert len(gpus) == k == len(set(gpus))
             assert len({int(cluster.gpu_node[g]) for g in gpus}) == 1
     assert 0 <= m["avg_util"] <= 1 + 1e-9 and 0 <= m["gini"] <= 1
+    # Misroute causes add up; the idle integrals split the queued one and stay within bounds.
+    assert m["misroutes"] == m["misroutes_capacity"] + m["misroutes_occupied"] + m["misroutes_gang"]
+    assert m["misroutes"] == len(result.timeline.misroutes)
+    assert m["idle_gpu_min_queued"] == m["idle_gpu_min_stalled"] + m["idle_gpu_min_blocked"]
+    assert 0 <= m["idle_gpu_min_stalled"] <= cluster.n_gpus * m["stall_min"] + 1e-6
+    assert 0 <= m["idle_gpu_min_queued"] <= cluster.n_gpus * m["makespan_min"] + 1e-6
+    if policy in FIT_AWARE:  # a fit-aware policy holds only when nothing fits: it never stalls
+        assert m["stall_min"] == 0 and m["idle_gpu_min_stalled"] == 0 and m["misroutes"] == 0
+    # The event record gives the same idle GPU-minutes as the simulator's integrals.
+    report = analyse_stall(result)
+    assert report.idle_gpu_min == pytest.approx(m["idle_gpu_min_stalled"], abs=1e-6)
+    assert report.idle_gpu_min_blocked == pytest.approx(m["idle_gpu_min_blocked"], abs=1e-6)
+    assert sum(report.causes.values()) == m["misroutes"]
 
 
 @settings(max_examples=15, deadline=None)

@@ -61,7 +61,7 @@ def test_misroute_counts_as_hold_and_is_recorded():
     jobs = [make_job(0, arrival=0, vram=40, duration=10), make_job(1, arrival=3, vram=4)]
     sim = Simulator(cluster, jobs)
     assert sim.step(1) is False  # 40 GB on the T4: does not fit
-    assert sim.misroutes == [(0.0, 0, 1)]
+    assert sim.misroutes == [(0.0, 0, 1, "capacity")]
     assert sim.time_min == 3
 
 

@@ -6,6 +6,7 @@ from shared import (
     available_policies,
     background_runs,
     cached_compare,
+    cached_conditions_findings,
     page_header,
     preset_yaml,
     show_chart,
@@ -14,7 +15,7 @@ from shared import (
 from gpusched.agent import AGENT_POLICY
 from gpusched.errors import GpuschedError
 from gpusched.experiment.runner import comparison_from_results
-from gpusched.figures import metric_bars_figure, policy_color
+from gpusched.figures import metric_bars_figure, policy_color, stall_blurb
 from gpusched.policies import policy_label
 
 HEADLINE_SEEDS = (0, 1, 2)  # workload seeds of the headline numbers
@@ -81,14 +82,12 @@ def main() -> None:
                 "What the tool is, and how First-Fit, Least-Loaded and the agent do on the "
                 "headline cluster.")
     st.markdown(
-        "gpusched simulates a heterogeneous GPU cluster — A100s, V100s and T4s side by side — "
+        "gpusched simulates a GPU cluster — A100s, V100s and T4s side by side, or identical GPUs — "
         "and replays exactly the same stream of training, inference and batch jobs under "
         "different placement policies. "
-        "It shows why the textbook Least-Loaded rule stalls the whole queue: it keeps sending "
-        "big jobs to idle small GPUs that cannot hold them, while a fit-aware rule or a trained "
-        "agent keeps the cluster moving. "
         "Configure a cluster, replay a run minute by minute, compare policies over many seeds, "
         "and explore the stall with measured numbers.")
+    st.markdown(stall_blurb(cached_conditions_findings(None, "least_loaded")))
 
     agent = AGENT_POLICY in available_policies()
     text = preset_yaml(DEFAULT_SCENARIO)
@@ -100,7 +99,7 @@ def main() -> None:
     with st.container(border=True):
         text_col, button_col = st.columns([3, 1], vertical_alignment="center")
         text_col.markdown("**See it happen.** Least-Loaded's stall on one time axis: the queue, "
-                          "the stall intervals, and every job it sent to a GPU too small for it.")
+                          "the stall intervals, and every job it sent where it did not fit, with why.")
         if button_col.button("Show me the stall", type="primary", key="show_stall",
                              width="stretch", icon=":material/traffic:"):
             st.session_state["stall_demo"] = True

@@ -1,8 +1,10 @@
-"""Least-Loaded stalls: when and why Least-Loaded holds a job that could run."""
+"""Least-Loaded stalls: when and why a policy holds jobs that could run, and where it happens."""
 
 import streamlit as st
 from shared import (
     background_ready,
+    cached_conditions_figures,
+    cached_conditions_findings,
     cached_run,
     cached_stall,
     cached_stall_figure,
@@ -10,87 +12,164 @@ from shared import (
     page_header,
     policy_options,
     preset_yaml,
+    run_family,
     show_chart,
 )
 
 from gpusched.agent import AGENT_POLICY
 from gpusched.errors import GpuschedError
 from gpusched.experiment.runner import comparison_from_results
-from gpusched.figures import results_table, stall_explanation
+from gpusched.experiment.stall import NO_FIT_CHECK_VARIANTS
+from gpusched.figures import (
+    conditions_summary,
+    control_table,
+    findings_table,
+    results_table,
+    stall_explanation,
+)
+from gpusched.policies import policy_label
 
 STALLING = "least_loaded"
+REFERENCE = "first_fit"
 CONTRAST = ["least_loaded_fit", "first_fit"]
-HETERO_PRESETS = ["phase1-8gpu", "ll-stall-mini", "phase1-4gpu"]
-CONTROL = "homogeneous-8gpu"
+SCENARIOS = ["phase1-8gpu", "ll-stall-mini", "phase1-4gpu", "hetero-bigfirst-16gpu",
+             "hetero-biglast-16gpu", "small-nodes-16gpu"]
+# The homogeneous controls: the same job mix on identical A100-80GB GPUs.
+CONTROLS = {"one node": "homogeneous-8gpu", "two nodes": "homogeneous-16gpu"}
 CURRENT = "current scenario"
+# Session-state key of the user's own family on the conditions map: (scenario YAML, rows).
+FAMILY_KEY = "stall_family_rows"
 
 
 def _apply_demo() -> None:
     """Load the demo that Home's "Show me the stall" asks for."""
     if st.session_state.pop("stall_demo", False):
-        st.session_state["stall_scenario"] = HETERO_PRESETS[0]
+        st.session_state["stall_scenario"] = SCENARIOS[0]
         st.session_state["stall_control"] = False
         st.session_state["stall_seed"] = 0
+        st.session_state["stall_policy"] = STALLING
 
 
-def main() -> None:
-    _apply_demo()
-    page_header("Least-Loaded stalls",
-                "Queue length, stall intervals, misroutes and idle GPUs on one time axis: "
-                "Least-Loaded holds the queue while capacity sits idle.")
-    c1, c2, c3 = st.columns([2, 1, 2])
-    source = c1.selectbox("Heterogeneous scenario", HETERO_PRESETS + [CURRENT], key="stall_scenario",
-                          help="The cluster where Least-Loaded's missing fit check matters.")
-    seed = int(c2.number_input("Workload seed", min_value=0, max_value=10_000, value=0, step=1,
+def _explorer() -> None:
+    c1, c2, c3, c4 = st.columns([2, 2, 1, 2])
+    source = c1.selectbox("Scenario", SCENARIOS + [CURRENT], key="stall_scenario",
+                          help="Heterogeneous presets, or the scenario of Cluster & workload.")
+    options = list(dict.fromkeys([STALLING, *NO_FIT_CHECK_VARIANTS, *policy_options()]))
+    analysed = c2.selectbox("Policy to analyse", options, format_func=policy_label, key="stall_policy",
+                            help="Any policy: a stall for one that checks no fit, blocking for one "
+                                 "that does.")
+    seed = int(c3.number_input("Workload seed", min_value=0, max_value=10_000, value=0, step=1,
                                key="stall_seed"))
-    control = c3.toggle(f"Control: switch to `{CONTROL}` (8 identical A100-80GB)",
-                        key="stall_control",
-                        help="Same workload on a homogeneous cluster: the stall disappears.")
+    control = c4.toggle("Control: a homogeneous cluster", key="stall_control",
+                        help="The same job mix on identical A100-80GB GPUs: one node, or two.")
     if control:
-        name, text = CONTROL, preset_yaml(CONTROL)
+        kind = c4.radio("Control", list(CONTROLS), horizontal=True, key="stall_control_kind",
+                        format_func=lambda k: f"{k} (`{CONTROLS[k]}`)", label_visibility="collapsed")
+        name, text = CONTROLS[kind], preset_yaml(CONTROLS[kind])
     elif source == CURRENT:
         scenario = current_scenario()
         name, text = scenario.name, scenario.to_yaml()
     else:
         name, text = source, preset_yaml(source)
 
-    policies = [STALLING, *CONTRAST]
+    baseline = REFERENCE if analysed != REFERENCE else STALLING
+    policies = list(dict.fromkeys([analysed, *CONTRAST, baseline]))
     if AGENT_POLICY in policy_options() and background_ready(text, [AGENT_POLICY], [seed]):
         policies.append(AGENT_POLICY)
     try:
         with st.spinner(f"Running {len(policies)} policies on `{name}`…"):
-            runs = [cached_run(text, p, seed) for p in policies]
-            report, _ = cached_stall(text, STALLING, seed)
-            figure = cached_stall_figure(text, tuple(policies), seed, STALLING, "first_fit")
+            runs = {p: cached_run(text, p, seed) for p in policies}
+            report, _ = cached_stall(text, analysed, seed)
+            figure = cached_stall_figure(text, tuple(policies), seed, analysed, baseline)
     except GpuschedError as exc:
         st.error(str(exc), icon=":material/error:")
         return
 
-    base = runs[policies.index("first_fit")]
-    cols = st.columns(4)
+    base = runs[baseline]
+    cols = st.columns(5)
     cols[0].metric("Stall time", f"{report.stall_min:,.0f} min",
-                   help="Time the head job could have run somewhere but Least-Loaded held it.")
-    cols[1].metric("Stall intervals", f"{len(report.intervals)}")
-    cols[2].metric("Misroutes", f"{len(report.misroutes)}",
-                   help="Times Least-Loaded sent the head job to a GPU where it did not fit.")
-    cols[3].metric("Average wait", f"{report.avg_wait_min:,.0f} min",
-                   f"{report.avg_wait_min - base.metrics['avg_wait_min']:+,.0f} min vs First-Fit",
-                   delta_color="inverse")
+                   help="Time the head job could have run somewhere but the policy held it.")
+    cols[1].metric("Blocked time", f"{report.blocked_min:,.0f} min",
+                   help="Time the head job fitted nowhere, so the whole queue waited.")
+    cols[2].metric("Misroutes", f"{len(report.misroutes):,}",
+                   help="Times the policy sent the head job to a GPU where it did not fit, by cause: "
+                        + ", ".join(f"{c} {n:,}" for c, n in report.causes.items()))
+    cols[3].metric("Idle GPU-minutes while stalled", f"{report.idle_gpu_min:,.0f}")
+    cols[4].metric("Average wait", f"{report.avg_wait_min:,.0f} min",
+                   f"{report.avg_wait_min - base.metrics['avg_wait_min']:+,.0f} min vs "
+                   f"{policy_label(baseline)}", delta_color="inverse")
 
     with st.container(key="stall-explanation", border=True):
         st.markdown(stall_explanation(report, baseline=base))
     with st.container(key="stall-chart" if report.has_stall else "no-stall-chart"):
         show_chart(figure, key="stall_fig")
 
+    if control:
+        _controls_measured(seed, analysed)
+
     st.markdown("##### Same jobs, every policy")
-    same_jobs = comparison_from_results(name, {(r.policy, seed): r for r in runs})
+    same_jobs = comparison_from_results(name, {(p, seed): r for p, r in runs.items()})
     st.dataframe(results_table(same_jobs), width="stretch")
     if len(report.misroutes):
-        with st.expander(f"All {len(report.misroutes)} misroutes (job, the GPU it was sent to)"):
+        with st.expander(f"All {len(report.misroutes):,} misroutes (job, the GPU it was sent to, why)"):
             st.dataframe(report.misroutes.rename(columns={
                 "time_min": "time (min)", "gpu_label": "GPU", "gpu_vram_gb": "GPU VRAM (GB)",
                 "job_vram_gb": "job VRAM per GPU (GB)", "job_gpus": "job GPUs"}).drop(columns="gpu"),
                 width="stretch", hide_index=True)
+
+
+def _controls_measured(seed: int, analysed: str) -> None:
+    """What each homogeneous control measured on this seed, side by side."""
+    reports, baselines = [], []
+    for control in CONTROLS.values():
+        text = preset_yaml(control)
+        reports.append(cached_stall(text, analysed, seed)[0])
+        baselines.append(cached_run(text, REFERENCE if analysed != REFERENCE else STALLING, seed))
+    st.markdown("##### What the controls measured (this seed)")
+    st.dataframe(control_table(reports, baselines), width="stretch", hide_index=True)
+
+
+def _where_it_happens() -> None:
+    st.subheader("Where it happens")
+    st.caption("Cluster families × offered load (the compute the jobs ask for, as a fraction of the "
+               "cluster's) × policies × seeds, every policy on the same jobs "
+               "(`assets/sweeps/stall-conditions.yaml`). Add your own cluster as one more family.")
+    family = st.session_state.get(FAMILY_KEY)
+    c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+    variant = c1.radio("Least-Loaded variant of the summary", NO_FIT_CHECK_VARIANTS, horizontal=True,
+                       format_func=policy_label, key="stall_map_variant")
+    if c2.button("Add the current cluster as a family", key="stall_add_family",
+                 icon=":material/add_circle:", width="stretch"):
+        scenario = current_scenario()
+        try:
+            rows = run_family(scenario)
+        except GpuschedError as exc:
+            st.error(f"Your cluster could not be added: {exc}", icon=":material/error:")
+        else:
+            rows["scenario"] = f"{scenario.name} (yours)"
+            family = (scenario.to_yaml(), rows)
+            st.session_state[FAMILY_KEY] = family
+    key, extra = family if family is not None else (None, None)
+    try:
+        findings = cached_conditions_findings(key, variant, _extra=extra)
+        heatmap, causes = cached_conditions_figures(key, _extra=extra)
+    except GpuschedError as exc:
+        st.error(str(exc), icon=":material/error:")
+        return
+    with st.container(key="conditions-summary", border=True):
+        st.markdown("\n".join(f"- {line}" for line in conditions_summary(findings, variant=variant)))
+    show_chart(heatmap, key="conditions_heatmap")
+    show_chart(causes, key="conditions_causes")
+    st.dataframe(findings_table(findings), width="stretch", hide_index=True)
+
+
+def main() -> None:
+    _apply_demo()
+    page_header("Least-Loaded stalls",
+                "Queue length, stall and blocked intervals, misroutes and idle GPUs on one time axis "
+                "for any policy, and a map of where the stall happens.")
+    _explorer()
+    _where_it_happens()
 
 
 main()

@@ -8,7 +8,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from gpusched.core.metrics import METRIC_KEYS
+from gpusched.core.metrics import COUNT_KEYS, METRIC_KEYS
 from gpusched.errors import GpuschedError
 
 EXIT_BAD_INPUT = 2
@@ -68,7 +68,7 @@ def seed_list(text: str) -> list[int]:
 # ---------------------------------------------------------------------------- output
 def format_value(key: str, value: float) -> str:
     """A metric for a text table: counts whole, fractions to 3 places, the rest to 1."""
-    if key.startswith("jobs_"):
+    if key in COUNT_KEYS:
         return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
     if key in ("avg_util", "util_in_band_frac", "gini"):
         return f"{value:.3f}"
@@ -87,7 +87,7 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 def json_metrics(metrics: dict) -> dict:
     """Metrics for JSON: counts as integers, the rest as floats."""
-    return {k: int(round(v)) if k.startswith("jobs_") else float(v)
+    return {k: int(round(v)) if k in COUNT_KEYS else float(v)
             for k, v in ((k, metrics[k]) for k in METRIC_KEYS)}
 
 

@@ -23,6 +23,9 @@ from gpusched.core.jobs import Job
 EPS = 1e-9
 """Tolerance for floating-point resource comparisons (GB, fraction of a GPU)."""
 
+MISROUTE_CAUSES: tuple[str, ...] = ("capacity", "occupied", "gang")
+"""Why a job sent to a GPU did not fit there (see :meth:`ClusterState.misroute_cause`)."""
+
 
 @dataclass(frozen=True)
 class NodeGroup:
@@ -81,7 +84,7 @@ class Cluster:
         self._model_codes = {m: i for i, m in enumerate(dict.fromkeys(self.node_model))}
         self.gpu_model_code = np.array([self._model_codes[m] for m in self.gpu_model])
         self._spec_masks: dict[tuple[str, ...], np.ndarray] = {}
-        self._hostable: dict[tuple, bool] = {}
+        self._empty_fit: dict[tuple, np.ndarray] = {}
 
     def gpu_label(self, gpu: int) -> str:
         """A human name for a GPU, e.g. ``T4-16GB #3`` (cluster index)."""
@@ -105,15 +108,19 @@ class Cluster:
                 out[k] = float(self.node_vram_gb[ok].max())
         return out
 
-    def could_ever_hold(self, job: Job) -> bool:
-        """Whether some node could hold ``job`` when the cluster is empty, cached by job shape
-        (on an empty cluster every compute share up to one whole GPU fits alike)."""
+    def empty_fit_mask(self, job: Job) -> np.ndarray:
+        """GPUs where ``job`` (its whole gang) would fit if the cluster were empty, cached by job
+        shape (on an empty cluster every compute share up to one whole GPU fits alike). Read-only."""
         shape = (job.gpus, job.vram_gb, job.vram_frac, job.compute if job.compute > 1.0 else 0.0,
                  job.gpu_spec, job.cpu_milli, job.memory_mib)
-        ok = self._hostable.get(shape)
-        if ok is None:
-            ok = self._hostable[shape] = bool(ClusterState(self).fit_mask(job).any())
-        return ok
+        mask = self._empty_fit.get(shape)
+        if mask is None:
+            mask = self._empty_fit[shape] = ClusterState(self).fit_mask(job)
+        return mask
+
+    def could_ever_hold(self, job: Job) -> bool:
+        """Whether some node could hold ``job`` when the cluster is empty."""
+        return bool(self.empty_fit_mask(job).any())
 
 
 class ClusterState:
@@ -121,7 +128,8 @@ class ClusterState:
 
     Per GPU: ``vram_used_gb`` and ``vram_free_gb`` (GB), ``compute_used`` and ``compute_free``
     (fraction 0-1), ``jobs_running`` (count). Per node: ``node_cpu_used`` (milli-cores),
-    ``node_memory_used`` (MiB). Treat every array as read-only outside this class.
+    ``node_memory_used`` (MiB). ``idle_gpus`` counts the GPUs that run no job. Treat every array
+    as read-only outside this class.
 
     ``version`` increases with every change, so fit masks are computed once per state and job.
     """
@@ -136,6 +144,7 @@ class ClusterState:
         self.jobs_running = np.zeros(n, dtype=np.int64)
         self.node_cpu_used = np.zeros(cluster.n_nodes)
         self.node_memory_used = np.zeros(cluster.n_nodes)
+        self.idle_gpus = n
         self.version = 0
         self._fit_cache: tuple[int, Job, np.ndarray, np.ndarray] | None = None
 
@@ -202,6 +211,20 @@ class ClusterState:
         others = [int(g) for g in local if g != gpu][: job.gpus - 1]
         return (int(gpu), *others)
 
+    def misroute_cause(self, job: Job, gpu: int) -> str:
+        """Why ``job`` does not fit at ``gpu`` now (one of :data:`MISROUTE_CAUSES`):
+
+        - ``capacity``: the GPU could never hold it, even on an empty cluster (its VRAM or compute
+          is too small, its model is not allowed, or its node has too few GPUs for the gang);
+        - ``occupied``: the GPU could hold it when empty, but not now;
+        - ``gang``: the GPU could take its share now, but its node cannot form the whole gang now.
+        """
+        if not self.cluster.empty_fit_mask(job)[gpu]:
+            return "capacity"
+        if not self.single_gpu_fit(job)[gpu]:
+            return "occupied"
+        return "gang"
+
     def can_place(self, job: Job, gpus: Sequence[int]) -> bool:
         """Whether ``job`` fits on exactly these GPUs (distinct, one node, right count)."""
         if len(gpus) != job.gpus or len(set(gpus)) != len(gpus):
@@ -231,7 +254,10 @@ class ClusterState:
             if running == 0:  # snap rounding residue so an idle GPU reads exactly zero
                 self.vram_used_gb[g] = 0.0
                 self.compute_used[g] = 0.0
+                self.idle_gpus += 1
             else:
+                if sign > 0 and running == 1:
+                    self.idle_gpus -= 1
                 self.vram_used_gb[g] += vram
                 self.compute_used[g] += compute
             self.vram_free_gb[g] = capacity[g] - self.vram_used_gb[g]

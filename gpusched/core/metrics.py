@@ -19,9 +19,20 @@ METRIC_KEYS: tuple[str, ...] = (
     "gini",
     "makespan_min",
     "stall_min",
+    "misroutes",
+    "misroutes_capacity",
+    "misroutes_occupied",
+    "misroutes_gang",
+    "idle_gpu_min_queued",
+    "idle_gpu_min_stalled",
+    "idle_gpu_min_blocked",
     "total_reward",
 )
 """The exact metric keys of every run, in display order."""
+
+COUNT_KEYS: frozenset[str] = frozenset({"jobs_submitted", "jobs_completed", "jobs_unfinished", "misroutes",
+                                        "misroutes_capacity", "misroutes_occupied", "misroutes_gang"})
+"""The metrics that count things (whole numbers in tables and JSON)."""
 
 
 def gini(values: np.ndarray) -> float:

@@ -8,7 +8,13 @@ whole gang), or :data:`HOLD`:
   (see the gang rule in :mod:`gpusched.core.cluster`); placing does not advance time;
 - HOLD leaves the job at the head of the queue and advances the clock to the next event
   (an arrival or a completion). A GPU where the job does not fit counts as a HOLD and is
-  recorded as a *misroute*.
+  recorded as a *misroute*, with its cause (:meth:`~gpusched.core.cluster.ClusterState.misroute_cause`:
+  ``capacity``, ``occupied`` or ``gang``).
+
+**Idle GPUs while jobs wait.** While the queue is not empty, the simulator integrates the number
+of idle GPUs (running no job) over time. The integral is *stalled* while the head job would have
+fitted somewhere and the policy held it (the policy's fault), and *blocked* while the head job
+fits nowhere (fragmentation, or a real lack of capacity).
 
 **Events.** There are no ticks. Time is in minutes (float). At one instant completions are
 handled first, then arrivals, then decisions.
@@ -25,13 +31,13 @@ from __future__ import annotations
 
 import copy
 import heapq
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from gpusched.core.cluster import Cluster, ClusterState
+from gpusched.core.cluster import MISROUTE_CAUSES, Cluster, ClusterState
 from gpusched.core.jobs import Job, check_jobs_feasible
 from gpusched.core.metrics import RunningGini
 from gpusched.core.result import Result
@@ -102,10 +108,12 @@ class Simulator:
         self.gini_min = 0.0
         self.waiting_job_min = 0.0
         self.stall_min = 0.0
+        self.idle_gpu_min_stalled = 0.0  # idle GPU-minutes while the head could fit and was held
+        self.idle_gpu_min_blocked = 0.0  # idle GPU-minutes while the head fitted nowhere
         self.total_reward = 0.0
         # Decision records (the timeline derives everything else from the jobs).
         self.holds: list[tuple[float, float, int, bool]] = []  # (time, until, job, could fit)
-        self.misroutes: list[tuple[float, int, int]] = []  # (time, job, gpu)
+        self.misroutes: list[tuple[float, int, int, str]] = []  # (time, job, gpu, cause)
         self.decisions = 0
         self._admit_arrivals()
         self._advance_to_decision()
@@ -225,12 +233,14 @@ class Simulator:
                 raise ValueError(f"policy chose GPU {gpu}, outside 0..{self.cluster.n_gpus - 1}")
             gang = self.state.gang_for(job, gpu)
             if not gang:
-                self.misroutes.append((self.time_min, job.id, gpu))
+                self.misroutes.append((self.time_min, job.id, gpu, self.state.misroute_cause(job, gpu)))
             return gang
         gang = tuple(int(g) for g in action)
         if self.state.can_place(job, gang):
             return gang
-        self.misroutes.append((self.time_min, job.id, gang[0] if gang else HOLD))
+        first = gang[0] if gang and 0 <= gang[0] < self.cluster.n_gpus else HOLD
+        cause = self.state.misroute_cause(job, first) if first != HOLD else "gang"
+        self.misroutes.append((self.time_min, job.id, first, cause))
         return ()
 
     def _start(self, job_idx: int, job: Job, gpus: tuple[int, ...]) -> None:
@@ -249,8 +259,12 @@ class Simulator:
             return
         could_fit = np.count_nonzero(self.state.fit_mask(job)) > 0
         until = next_t if self.horizon_min is None else min(next_t, self.horizon_min)
+        held_min = until - self.time_min
         if could_fit:
-            self.stall_min += until - self.time_min
+            self.stall_min += held_min
+            self.idle_gpu_min_stalled += self.state.idle_gpus * held_min
+        else:
+            self.idle_gpu_min_blocked += self.state.idle_gpus * held_min
         self.holds.append((self.time_min, until, job.id, could_fit))
         self._jump_to(next_t)
         if not self.done:
@@ -363,6 +377,7 @@ class Simulator:
         wait = np.where(started, self.start_min - arrival, self.time_min - arrival)
         span = self.time_min - self.start_time_min
         completed = int((~np.isnan(self.end_min)).sum())
+        causes = Counter(m[3] for m in self.misroutes)
         return {
             "jobs_submitted": n,
             "jobs_completed": completed,
@@ -375,6 +390,11 @@ class Simulator:
             "gini": self.gini_min / span if span > 0 else 0.0,
             "makespan_min": span,
             "stall_min": self.stall_min,
+            "misroutes": len(self.misroutes),
+            **{f"misroutes_{c}": causes[c] for c in MISROUTE_CAUSES},
+            "idle_gpu_min_queued": self.idle_gpu_min_stalled + self.idle_gpu_min_blocked,
+            "idle_gpu_min_stalled": self.idle_gpu_min_stalled,
+            "idle_gpu_min_blocked": self.idle_gpu_min_blocked,
             "total_reward": self.total_reward,
         }
 

@@ -50,7 +50,7 @@ class Timeline:
     ``placements`` (DataFrame: job, type, gpu, start_min, end_min, vram_gb, compute; an
     unfinished job's end is ``inf``), ``arrivals_min`` and ``starts_min`` (sorted),
     ``ends_min`` (sorted, finished jobs only), ``holds`` (DataFrame: time_min, until_min, job,
-    could_fit), ``misroutes`` (DataFrame: time_min, job, gpu), ``start_min`` and ``end_min``
+    could_fit), ``misroutes`` (DataFrame: time_min, job, gpu, cause), ``start_min`` and ``end_min``
     of the run.
     """
 
@@ -70,7 +70,7 @@ class Timeline:
     @classmethod
     def from_run(cls, cluster: Cluster, jobs: Sequence[Job], table: pd.DataFrame,
                  holds: list[tuple[float, float, int, bool]],
-                 misroutes: list[tuple[float, int, int]], start_min: float,
+                 misroutes: list[tuple[float, int, int, str]], start_min: float,
                  end_min: float) -> Timeline:
         """Build the record from a finished simulator's jobs table and decision logs."""
         rows_job, rows_gpu = [], []
@@ -101,7 +101,7 @@ class Timeline:
             starts_min=np.sort(starts[~np.isnan(starts)]),
             ends_min=np.sort(ends[~np.isnan(ends)]),
             holds=pd.DataFrame(holds, columns=["time_min", "until_min", "job", "could_fit"]),
-            misroutes=pd.DataFrame(misroutes, columns=["time_min", "job", "gpu"]),
+            misroutes=pd.DataFrame(misroutes, columns=["time_min", "job", "gpu", "cause"]),
             start_min=start_min,
             end_min=end_min,
         )
@@ -173,7 +173,15 @@ class Timeline:
     def stall_intervals(self) -> pd.DataFrame:
         """Merged intervals (start_min, end_min, job) in which the head job could have run
         somewhere but the policy held it (or sent it to a GPU where it did not fit)."""
-        h = self.holds[self.holds["could_fit"]]
+        return self._hold_intervals(could_fit=True)
+
+    def blocked_intervals(self) -> pd.DataFrame:
+        """Merged intervals (start_min, end_min, job) in which the head job fitted nowhere, so the
+        queue waited (fragmentation, or a real lack of capacity)."""
+        return self._hold_intervals(could_fit=False)
+
+    def _hold_intervals(self, could_fit: bool) -> pd.DataFrame:
+        h = self.holds[self.holds["could_fit"] == could_fit]
         if h.empty:
             return pd.DataFrame(columns=["start_min", "end_min", "job"])
         rows: list[list[float]] = []

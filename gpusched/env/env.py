@@ -209,7 +209,7 @@ class GPUSchedulerEnv(gym.Env):
             lo, hi = self.random_gpus
             cluster = random_cluster(self.np_random, lo, hi)
             w = scenario.workload
-            rate = (w.arrival_rate_per_hour * float(cluster.gpu_vram_gb.sum())
+            rate = (scenario.arrival_rate_per_hour(self.base_cluster) * float(cluster.gpu_vram_gb.sum())
                     / float(self.base_cluster.gpu_vram_gb.sum()) * float(self.np_random.uniform(0.7, 1.3)))
             mix = random_mix(self.np_random, w.mix)
             jobs = generate_jobs(n_jobs, rate, mix, np.random.default_rng(seed),

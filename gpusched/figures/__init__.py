@@ -13,7 +13,18 @@ from gpusched.figures.compare import (
     wait_cdf_figure,
 )
 from gpusched.figures.replay import gantt_figure, replay_figure, side_by_side_figure
-from gpusched.figures.stall import STALL_LEGEND, stall_explanation, stall_figure
+from gpusched.figures.stall import (
+    BLOCKED_LEGEND,
+    STALL_LEGEND,
+    conditions_heatmap_figure,
+    conditions_summary,
+    control_table,
+    findings_table,
+    misroute_causes_figure,
+    stall_blurb,
+    stall_explanation,
+    stall_figure,
+)
 from gpusched.figures.style import (
     BAND_COLORS,
     JOB_TYPE_COLORS,
@@ -45,6 +56,7 @@ __all__ = [
     "BAR_METRICS",
     "JOB_TYPE_COLORS",
     "POLICY_COLORS",
+    "BLOCKED_LEGEND",
     "STALL_LEGEND",
     "arrivals_figure",
     "band_color",
@@ -58,6 +70,12 @@ __all__ = [
     "replay_figure",
     "results_table",
     "side_by_side_figure",
+    "conditions_heatmap_figure",
+    "conditions_summary",
+    "control_table",
+    "findings_table",
+    "misroute_causes_figure",
+    "stall_blurb",
     "stall_explanation",
     "stall_figure",
     "util_over_time_figure",

@@ -1,74 +1,134 @@
-"""The stall explorer: its figure (queue length of several policies on one time axis, the stall
-intervals of the stalling policy shaded, its misroutes marked, and the idle GPUs below) and the
-short text that explains a stall report with its measured numbers."""
+"""The stall explorer and the conditions map: figures and the texts that explain them.
+
+- :func:`stall_figure`: the queue length of several policies on one time axis, the analysed
+  policy's stall intervals (held a job that fitted) and blocked intervals (the head fitted
+  nowhere) shaded, its misroutes marked by cause, and the idle GPUs below.
+- :func:`stall_explanation`: one run's stall or blocking, in sentences with its measured numbers.
+- :func:`conditions_heatmap_figure`, :func:`misroute_causes_figure` and :func:`conditions_summary`:
+  where the Least-Loaded stall happens, from a sweep of cluster families and offered loads.
+
+Every sentence about *when* something happens is built here from measured numbers
+(:mod:`gpusched.experiment.stall`), never written by hand.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from gpusched.core.cluster import MISROUTE_CAUSES
 from gpusched.core.result import Result
-from gpusched.figures.style import STALL_FILL, apply_layout, policy_color
+from gpusched.experiment.stall import (
+    FAMILY,
+    NO_FIT_CHECK_VARIANTS,
+    REFERENCE_POLICY,
+    WAIT_FLOOR_MIN,
+    FamilyFinding,
+    IdleSteps,
+    StallReport,
+    misroute_cause_shares,
+    wait_ratio_grid,
+)
+from gpusched.figures.style import BLOCKED_FILL, CAUSE_COLORS, STALL_FILL, apply_layout, policy_color
 from gpusched.policies import policy_label
 
-if TYPE_CHECKING:
-    from gpusched.experiment.stall import IdleSteps, StallReport
+CAUSE_LABELS: dict[str, str] = {
+    "capacity": "capacity: the GPU could never hold the job",
+    "occupied": "occupied: the GPU was too full at the time",
+    "gang": "gang: its node could not form the gang at the time",
+}
+"""Legend names of the misroute causes."""
+
+_CAUSE_WHY: dict[str, str] = {
+    "capacity": "it could never hold the job",
+    "occupied": "it was too full for it at the time",
+    "gang": "its node could not form the gang at the time",
+}
+
+STALL_LEGEND = "stall: head job held although it fitted elsewhere"
+"""Legend name of the shaded stall intervals (tests look for it)."""
+BLOCKED_LEGEND = "blocked: head job fitted nowhere"
+"""Legend name of the shaded blocked intervals."""
+
 
 def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+    if n == 1:
+        return f"{n:,} {word}"
+    return f"{n:,} {word[:-1]}ies" if word.endswith("y") else f"{n:,} {word}s"
+
+
+def _causes_text(causes: dict[str, int]) -> str:
+    """``"12 capacity, 3 gang"``: the causes that occurred, most frequent first."""
+    parts = [f"{n:,} {c}" for c, n in sorted(causes.items(), key=lambda kv: -kv[1]) if n]
+    return ", ".join(parts)
 
 
 def stall_explanation(report: StallReport, baseline: Result | None = None) -> str:
-    """A short explanation of a stall report with its measured numbers (Markdown).
+    """A short explanation of one run's stall (or, without one, its blocking), with its measured
+    numbers (Markdown).
 
     :param report: the stall analysis of one run.
-    :param baseline: a fit-aware run on the same jobs to compare the average wait with.
+    :param baseline: another run on the same jobs to compare the average wait with.
     """
     name = policy_label(report.policy)
+    where = f"On `{report.scenario}` (seed {report.seed}), {name}"
     versus = ""
     if baseline is not None:
         versus = (f" Its average wait is **{report.avg_wait_min:,.0f} min**, against "
                   f"**{baseline.metrics['avg_wait_min']:,.0f} min** for "
                   f"{policy_label(baseline.policy)} on the same jobs.")
+    misroutes = len(report.misroutes)
+    mis_text = (f" It sent the head job to a GPU where it did not fit "
+                f"**{_plural(misroutes, 'time')}** ({_causes_text(report.causes)})." if misroutes else "")
+    blocked = ""
+    if report.blocked_min > 0:
+        blocked = (f" The head job fitted nowhere for **{report.blocked_min:,.0f} min** (blocked), with "
+                   f"{report.idle_gpu_min_blocked:,.0f} idle GPU-minutes meanwhile.")
     if not report.has_stall:
-        return (f"On `{report.scenario}` (seed {report.seed}), {name} never held a job that "
-                f"could have run: **no stall**. Every GPU can hold every job, so sending the "
-                f"head job to the least-loaded GPU always works.{versus}")
+        return (f"{where} never held a job that could have run: **no stall**.{mis_text}{blocked}"
+                f"{versus}")
     w = report.worst_job
     picked = ""
     if w.get("gpu_label"):
-        why = ("too small for it" if w["gpu_vram_gb"] < w["vram_gb"]
-               else "already too full for it")
-        picked = (f"; {name} picked **{w['gpu_label']}** ({w['gpu_vram_gb']:g} GB, {why}) "
-                  f"**{_plural(w['picks'], 'time')}**")
+        picked = (f"; {name} sent it to **{w['gpu_label']}** ({w['gpu_vram_gb']:g} GB), where "
+                  f"{_CAUSE_WHY[w['cause']]}, **{_plural(w['picks'], 'time')}**")
     on = "1 GPU" if w["gpus"] == 1 else f"each of {w['gpus']} GPUs"
     return (
-        f"On `{report.scenario}` (seed {report.seed}), {name} held the head of the queue for "
-        f"**{report.stall_min:,.0f} min** in {_plural(len(report.intervals), 'stall')}, although "
-        f"the job could have run on another GPU. For example **job {w['job']}** ({w['type']}) "
-        f"needs **{w['vram_gb']:g} GB** on {on}{picked}, and it was held for "
-        f"{w['held_min']:,.0f} min. During the stalls the queue grew to "
-        f"**{_plural(report.peak_queue, 'job')}** (minute {report.peak_queue_min:,.0f}) while on average "
-        f"**{report.mean_idle_gpus:.1f} GPUs sat idle** — "
-        f"{report.idle_gpu_min:,.0f} idle GPU-minutes.{versus}")
+        f"{where} held the head of the queue for **{report.stall_min:,.0f} min** in "
+        f"{_plural(len(report.intervals), 'stall')}, although the job could have run on another GPU."
+        f"{mis_text} For example **job {w['job']}** ({w['type']}) needs **{w['vram_gb']:g} GB** on "
+        f"{on}{picked}, and it was held for {w['held_min']:,.0f} min. During the stalls the queue "
+        f"grew to **{_plural(report.peak_queue, 'job')}** (minute {report.peak_queue_min:,.0f}) while "
+        f"on average **{report.mean_idle_gpus:.1f} GPUs sat idle** — {report.idle_gpu_min:,.0f} idle "
+        f"GPU-minutes.{blocked}{versus}")
 
 
-STALL_LEGEND = "stall: head job held although it fitted elsewhere"
-"""Legend name of the shaded stall intervals (tests look for it)."""
+def _interval_shapes(intervals: pd.DataFrame, fill: str, name: str) -> list[dict]:
+    return [{"type": "rect", "xref": "x", "yref": "paper", "x0": round(float(a), 2),
+             "x1": round(float(b), 2), "y0": 0, "y1": 1, "fillcolor": fill,
+             "line": {"width": 0}, "layer": "below", "name": name}
+            for a, b in zip(intervals["start_min"], intervals["end_min"], strict=True)]
+
+
+def _legend_square(fig: go.Figure, name: str, fill: str, line: str) -> None:
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name,
+                             marker={"symbol": "square", "size": 14, "color": fill,
+                                     "line": {"color": line, "width": 1}},
+                             hoverinfo="skip"), row=1, col=1)
 
 
 def stall_figure(runs: Sequence[Result], report: StallReport, idle: IdleSteps,
                  baseline_idle: IdleSteps | None = None, baseline: str | None = None) -> go.Figure:
     """Queue length per policy (top) and idle GPUs (bottom) on one time axis.
 
-    :param runs: the runs to draw, on the same jobs; the stalling policy is ``report.policy``.
-    :param report: the stall analysis of the stalling policy's run.
-    :param idle: idle GPUs of the stalling policy's run.
-    :param baseline_idle: idle GPUs of a fit-aware run to draw for contrast (dashed).
+    :param runs: the runs to draw, on the same jobs; the analysed policy is ``report.policy``.
+    :param report: the stall analysis of the analysed policy's run.
+    :param idle: idle GPUs of the analysed policy's run.
+    :param baseline_idle: idle GPUs of another run to draw for contrast (dashed).
     :param baseline: the policy name of ``baseline_idle``.
     """
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.64, 0.36],
@@ -76,7 +136,7 @@ def stall_figure(runs: Sequence[Result], report: StallReport, idle: IdleSteps,
                         subplot_titles=("Queue length (jobs)",
                                         "Idle capacity: GPUs running no job"))
     end = 0.0
-    stalled = next((r for r in runs if r.policy == report.policy), None)
+    analysed = next((r for r in runs if r.policy == report.policy), None)
     for r in runs:
         t = r.timeline.event_times()
         q = r.timeline.queue_length_at(t)
@@ -89,32 +149,31 @@ def stall_figure(runs: Sequence[Result], report: StallReport, idle: IdleSteps,
             hovertemplate="minute %{x:.0f}: %{y} queued<extra>" + policy_label(r.policy)
                           + "</extra>"), row=1, col=1)
 
-    # Shaded stall intervals, across both panels, plus a legend entry for them.
-    # One batch of shapes (adding them one by one re-validates the layout every time).
-    shapes = [{"type": "rect", "xref": "x", "yref": "paper", "x0": round(float(a), 2),
-               "x1": round(float(b), 2), "y0": 0, "y1": 1, "fillcolor": STALL_FILL,
-               "line": {"width": 0}, "layer": "below", "name": "stall"}
-              for a, b in zip(report.intervals["start_min"], report.intervals["end_min"],
-                              strict=True)]
-    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=STALL_LEGEND,
-                             marker={"symbol": "square", "size": 14, "color": STALL_FILL,
-                                     "line": {"color": "rgba(220,38,38,0.5)", "width": 1}},
-                             hoverinfo="skip"), row=1, col=1)
+    # Shaded intervals across both panels, with a legend entry each. One batch of shapes
+    # (adding them one by one re-validates the layout every time).
+    shapes = (_interval_shapes(report.blocked, BLOCKED_FILL, "blocked")
+              + _interval_shapes(report.intervals, STALL_FILL, "stall"))
+    _legend_square(fig, STALL_LEGEND, STALL_FILL, "rgba(220,38,38,0.5)")
+    if not report.blocked.empty:
+        _legend_square(fig, BLOCKED_LEGEND, BLOCKED_FILL, "rgba(217,119,6,0.5)")
 
     mis = report.misroutes
-    if stalled is not None and len(mis):
-        q_at = stalled.timeline.queue_length_at(mis["time_min"].to_numpy())
-        why = np.where(mis["gpu_vram_gb"] < mis["job_vram_gb"], "too small", "too full")
-        text = [f"job {j} needs {v:g} GB × {k} → sent to {g} ({c:g} GB, {w})"
-                for j, v, k, g, c, w in zip(mis["job"], mis["job_vram_gb"], mis["job_gpus"],
-                                            mis["gpu_label"], mis["gpu_vram_gb"], why, strict=True)]
-        fig.add_trace(go.Scatter(
-            x=np.round(mis["time_min"], 2).tolist(), y=q_at.tolist(), mode="markers",
-            name=f"misroute: {policy_label(report.policy)} sent the head job where it did not fit",
-            marker={"symbol": "x-thin", "size": 7, "color": "#7F1D1D", "opacity": 0.8,
-                    "line": {"width": 1.6, "color": "#7F1D1D"}},
-            text=text, hovertemplate="minute %{x:.0f}<br>%{text}<extra>misroute</extra>"),
-            row=1, col=1)
+    if analysed is not None and len(mis):
+        for cause in MISROUTE_CAUSES:
+            part = mis[mis["cause"] == cause]
+            if part.empty:
+                continue
+            q_at = analysed.timeline.queue_length_at(part["time_min"].to_numpy())
+            text = [f"job {j} needs {v:g} GB × {k} → sent to {g} ({c:g} GB): {_CAUSE_WHY[cause]}"
+                    for j, v, k, g, c in zip(part["job"], part["job_vram_gb"], part["job_gpus"],
+                                             part["gpu_label"], part["gpu_vram_gb"], strict=True)]
+            fig.add_trace(go.Scatter(
+                x=np.round(part["time_min"], 2).tolist(), y=q_at.tolist(), mode="markers",
+                name=f"misroute, {CAUSE_LABELS[cause]}",
+                marker={"symbol": "x-thin", "size": 7, "color": CAUSE_COLORS[cause], "opacity": 0.85,
+                        "line": {"width": 1.6, "color": CAUSE_COLORS[cause]}},
+                text=text, hovertemplate="minute %{x:.0f}<br>%{text}<extra>misroute</extra>"),
+                row=1, col=1)
 
     dur_t = np.r_[idle.times_min, end] if idle.times_min.size else np.array([0.0, end])
     dur_y = np.r_[idle.idle_gpus, idle.idle_gpus[-1:]] if idle.idle_gpus.size else np.zeros(2)
@@ -122,7 +181,7 @@ def stall_figure(runs: Sequence[Result], report: StallReport, idle: IdleSteps,
         x=np.round(dur_t, 2).tolist(), y=dur_y.tolist(), mode="lines", fill="tozeroy",
         name=f"idle GPUs · {policy_label(report.policy)}",
         line={"shape": "hv", "color": policy_color(report.policy), "width": 1.4},
-        fillcolor="rgba(220, 38, 38, 0.18)",
+        fillcolor="rgba(100, 116, 139, 0.18)",
         hovertemplate="minute %{x:.0f}: %{y} idle GPU(s)<extra>" + policy_label(report.policy)
                       + "</extra>"), row=2, col=1)
     if baseline_idle is not None and baseline_idle.times_min.size:
@@ -137,9 +196,183 @@ def stall_figure(runs: Sequence[Result], report: StallReport, idle: IdleSteps,
 
     apply_layout(fig, height=640)
     fig.update_layout(shapes=shapes)
-    fig.update_layout(margin={"l": 60, "r": 24, "t": 96, "b": 52}, legend={"y": 1.06})
+    fig.update_layout(margin={"l": 60, "r": 24, "t": 110, "b": 52}, legend={"y": 1.08})
     fig.update_xaxes(title_text="time (min)", range=[0, end or 1], row=2, col=1)
     fig.update_yaxes(title_text="jobs queued", rangemode="tozero", row=1, col=1)
     n_gpus = runs[0].cluster.n_gpus if runs else 1
     fig.update_yaxes(title_text="idle GPUs", range=[0, n_gpus + 0.3], row=2, col=1)
     return fig
+
+
+# ---------------------------------------------------------------------------- conditions map
+def conditions_heatmap_figure(results: pd.DataFrame,
+                              variants: Sequence[str] = NO_FIT_CHECK_VARIANTS,
+                              reference: str = REFERENCE_POLICY) -> go.Figure:
+    """One heatmap per Least-Loaded variant: its mean wait over ``reference``'s on the same jobs,
+    per cluster family (rows) and offered load (columns), on a log colour scale centred on 1."""
+    grids = {v: wait_ratio_grid(results, v, reference) for v in variants}
+    fig = make_subplots(rows=1, cols=len(variants), shared_yaxes=True, horizontal_spacing=0.03,
+                        subplot_titles=[policy_label(v) for v in variants])
+    top = max(float(np.nanmax(np.abs(np.log10(g.to_numpy())))) for g in grids.values())
+    top = max(top, 0.05)
+    for k, (variant, grid) in enumerate(grids.items(), start=1):
+        z = np.log10(grid.to_numpy())
+        text = [[f"{r:.1f}×" for r in row] for row in grid.to_numpy()]
+        fig.add_trace(go.Heatmap(
+            z=np.round(z, 3).tolist(), x=[f"{c:g}" for c in grid.columns], y=list(grid.index),
+            text=text, texttemplate="%{text}", zmin=-top, zmax=top, zmid=0.0,
+            colorscale="RdBu_r", showscale=k == len(variants),
+            colorbar={"title": {"text": f"wait vs {policy_label(reference)}"},
+                      "tickvals": [-top, 0, top],
+                      "ticktext": [f"{10 ** -top:.2g}×", "1×", f"{10 ** top:.2g}×"]},
+            hovertemplate="%{y}, load %{x}: %{text} " + policy_label(reference) + "'s wait"
+                          "<extra>" + policy_label(variant) + "</extra>"), row=1, col=k)
+        fig.update_xaxes(title_text="offered load (fraction of compute)", row=1, col=k)
+    apply_layout(fig, title=f"Mean wait against {policy_label(reference)} on the same jobs "
+                            f"(each + {WAIT_FLOOR_MIN:g} min; log colour)",
+                 height=140 + 44 * len(next(iter(grids.values())).index))
+    fig.update_yaxes(autorange="reversed")
+    return fig
+
+
+def misroute_causes_figure(results: pd.DataFrame,
+                           variants: Sequence[str] = NO_FIT_CHECK_VARIANTS) -> go.Figure:
+    """Stacked bars per cluster family: each variant's misroutes per run, by cause."""
+    shares = misroute_cause_shares(results, tuple(variants))
+    runs = results[results["policy"].isin(variants)].groupby([FAMILY, "policy"]).size()
+    families = list(dict.fromkeys(results[FAMILY]))
+    fig = make_subplots(rows=1, cols=len(variants), shared_yaxes=True, horizontal_spacing=0.03,
+                        subplot_titles=[policy_label(v) for v in variants])
+    for k, variant in enumerate(variants, start=1):
+        part = shares[shares["policy"] == variant]
+        for cause in MISROUTE_CAUSES:
+            rows = part[part["cause"] == cause].set_index(FAMILY).reindex(families)
+            per_run = (rows["misroutes"] / runs.xs(variant, level="policy").reindex(families)).fillna(0.0)
+            fig.add_trace(go.Bar(
+                x=families, y=np.round(per_run.to_numpy(), 2).tolist(), name=CAUSE_LABELS[cause],
+                marker_color=CAUSE_COLORS[cause], legendgroup=cause, showlegend=k == 1,
+                customdata=np.round(rows["share"].fillna(0.0).to_numpy() * 100, 1).tolist(),
+                hovertemplate="%{x}: %{y:.1f} per run (%{customdata} %)<extra>" + cause + "</extra>"),
+                row=1, col=k)
+    apply_layout(fig, title="Why each variant misroutes: misroutes per run, by cause", height=460)
+    fig.update_layout(barmode="stack", margin={"t": 110})
+    fig.update_yaxes(title_text="misroutes per run", row=1, col=1)
+    return fig
+
+
+def _family_list(names: Sequence[str]) -> str:
+    quoted = [f"`{n}`" for n in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def conditions_summary(findings: Sequence[FamilyFinding], variant: str = "least_loaded",
+                       reference: str = REFERENCE_POLICY) -> list[str]:
+    """Sentences (Markdown) that say, from the measured findings, where ``variant`` stalls, why,
+    which variant stalls most, and where ``reference`` blocks as badly."""
+    if not findings:
+        return ["No conditions have been measured yet."]
+    ll, ff = policy_label(variant), policy_label(reference)
+    runs = sum(f.runs for f in findings)
+    stalls = [f for f in findings if f.stalls]
+    calm = [f for f in findings if not f.stalls]
+    out = [f"Measured on {_plural(len(findings), 'cluster family')}, {_plural(runs, 'paired run')} "
+           f"(offered loads × seeds, the same jobs for every policy)."]
+    if stalls:
+        worst = max(stalls, key=lambda f: f.wait_diff.mean)
+        out.append(
+            f"{ll} stalls on {_family_list([f.family for f in stalls])}: it held jobs that could have "
+            f"run and waited longer than {ff}, by {min(f.wait_diff.mean for f in stalls):,.1f} to "
+            f"{max(f.wait_diff.mean for f in stalls):,.1f} min on average (most on `{worst.family}`: "
+            f"+{worst.wait_diff.mean:,.1f} min, 95 % interval {worst.wait_diff.low:,.1f} to "
+            f"{worst.wait_diff.high:,.1f}).")
+    if calm:
+        out.append(
+            f"It does not wait measurably longer than {ff} on {_family_list([f.family for f in calm])} "
+            f"(the paired 95 % interval of the difference includes 0: "
+            + "; ".join(f"`{f.family}` {f.wait_diff.mean:+,.1f} min [{f.wait_diff.low:,.1f}, "
+                        f"{f.wait_diff.high:,.1f}]" for f in calm) + ").")
+    by_cause: dict[str, list[str]] = {}
+    for f in findings:
+        if f.dominant_cause is not None:
+            by_cause.setdefault(f.dominant_cause, []).append(f.family)
+    for cause, families in by_cause.items():
+        share = [f.causes[cause] / max(sum(f.causes.values()), 1) for f in findings if f.family in families]
+        out.append(f"Most of its misroutes are **{cause}** misroutes ({_CAUSE_WHY[cause]}) on "
+                   f"{_family_list(families)} ({min(share):.0%}–{max(share):.0%} of them)."
+                   if len(families) > 1 else
+                   f"Most of its misroutes are **{cause}** misroutes ({_CAUSE_WHY[cause]}) on "
+                   f"`{families[0]}` ({share[0]:.0%} of them).")
+    worst_by: dict[str, list[str]] = {}
+    for f in findings:
+        worst_by.setdefault(f.worst_variant, []).append(f.family)
+    out.append("The variant with the longest stall: " + "; ".join(
+        f"{policy_label(v)} on {_family_list(fams)}" for v, fams in worst_by.items()) + ".")
+    as_badly = [f for f in findings if f.ff_blocks_as_badly]
+    if as_badly:
+        out.append(f"{ff} leaves as many GPUs idle while jobs wait (blocked: the head fits nowhere) "
+                   f"as {ll} does on {_family_list([f.family for f in as_badly])}.")
+    stalled_only = [f for f in stalls if not f.ff_blocks_as_badly and f.ll_queued_min > 0]
+    if stalled_only:
+        close = max(stalled_only, key=lambda f: f.ff_blocked_min / f.ll_queued_min)
+        out.append(f"Where {ll} stalls, {ff} comes closest on `{close.family}`: its idle GPU-minutes "
+                   f"while blocked are {close.ff_blocked_min / close.ll_queued_min:.0%} of {ll}'s "
+                   f"while its queue waited.")
+    return out
+
+
+def stall_blurb(findings: Sequence[FamilyFinding], variant: str = "least_loaded",
+                reference: str = REFERENCE_POLICY) -> str:
+    """Two sentences for the front page: on how many measured cluster families ``variant`` waits
+    longer than ``reference``, and the misroute cause that dominates on most of them."""
+    ll, ff = policy_label(variant), policy_label(reference)
+    stalls = [f for f in findings if f.stalls]
+    measured = _plural(len(findings), "measured cluster family")
+    if not stalls:
+        return f"On the {measured} {ll} never waited measurably longer than {ff}."
+    calm = [f.family for f in findings if not f.stalls]
+    but = f" (all but {_family_list(calm)})" if calm else ""
+    counts: dict[str, int] = {}
+    for f in stalls:
+        if f.dominant_cause is not None:
+            counts[f.dominant_cause] = counts.get(f.dominant_cause, 0) + 1
+    first = f"{ll} waits longer than {ff} on {len(stalls)} of {measured}{but}."
+    if not counts:
+        return first
+    top = max(counts, key=counts.get)
+    return (f"{first} On {counts[top]} of them most of its misroutes are **{top}** misroutes: it "
+            f"sends the head job to a GPU where {_CAUSE_WHY[top]}, and the whole queue waits behind it.")
+
+
+def control_table(reports: Sequence[StallReport], baselines: Sequence[Result]) -> pd.DataFrame:
+    """One row per run: what each (control) cluster measured for the analysed policy, beside the
+    average wait of a baseline run on the same jobs."""
+    rows = []
+    for report, base in zip(reports, baselines, strict=True):
+        rows.append({
+            "cluster": report.scenario,
+            "policy": policy_label(report.policy),
+            "stall (min)": round(report.stall_min, 1),
+            "misroutes": len(report.misroutes),
+            **{f"{c} misroutes": report.causes[c] for c in MISROUTE_CAUSES},
+            "idle GPU-min while stalled": round(report.idle_gpu_min, 1),
+            "avg wait (min)": round(report.avg_wait_min, 1),
+            f"{policy_label(base.policy)} avg wait (min)": round(base.metrics["avg_wait_min"], 1),
+        })
+    return pd.DataFrame(rows)
+
+
+def findings_table(findings: Sequence[FamilyFinding]) -> pd.DataFrame:
+    """The conditions map's findings, one row per family, as a table with units."""
+    return pd.DataFrame([{
+        "family": f.family,
+        "wait vs First-Fit (min, paired)": f"{f.wait_diff.mean:+,.1f} [{f.wait_diff.low:,.1f}, "
+                                           f"{f.wait_diff.high:,.1f}]",
+        "wait ratio": round(f.wait_ratio, 2),
+        "stalls": "yes" if f.stalls else "no",
+        "stall per run (min)": round(f.stall_min, 1),
+        "dominant cause": f.dominant_cause or "—",
+        "longest stall": policy_label(f.worst_variant),
+        "First-Fit idle while blocked / LL idle while queued": (
+            f"{f.ff_blocked_min / f.ll_queued_min:.0%}" if f.ll_queued_min > 0 else "—"),
+        "First-Fit blocks as badly": "yes" if f.ff_blocks_as_badly else "no",
+    } for f in findings])

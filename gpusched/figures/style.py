@@ -15,6 +15,8 @@ from gpusched.agent import AGENT_POLICY, ROLLOUT_AGENT_POLICY
 POLICY_COLORS: dict[str, str] = {
     "first_fit": "#2563EB",
     "least_loaded": "#DC2626",
+    "least_loaded_jobs": "#BE185D",
+    "least_loaded_vram": "#9F1239",
     "least_loaded_fit": "#D97706",
     "best_fit": "#059669",
     "random": "#6B7280",
@@ -55,7 +57,17 @@ BAND_LABELS: dict[str, str] = {
 }
 
 STALL_FILL = "rgba(220, 38, 38, 0.13)"
-"""Fill of the shaded stall intervals."""
+"""Fill of the shaded stall intervals (the policy held a job that fitted)."""
+
+BLOCKED_FILL = "rgba(217, 119, 6, 0.12)"
+"""Fill of the shaded blocked intervals (the head job fitted nowhere)."""
+
+CAUSE_COLORS: dict[str, str] = {
+    "capacity": "#7F1D1D",
+    "occupied": "#D97706",
+    "gang": "#6D28D9",
+}
+"""One colour per misroute cause."""
 
 TARGET_BAND_FILL = "rgba(22, 163, 74, 0.08)"
 """Fill of the target utilisation band on utilisation axes."""

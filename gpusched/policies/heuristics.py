@@ -1,7 +1,9 @@
 """Classic placement heuristics.
 
 Every policy returns :data:`~gpusched.core.simulator.HOLD` when the head job fits nowhere, except
-``least_loaded``, which (as it is usually written) does not check the fit at all.
+the three forms of Least-Loaded that, as they are usually written, do not check the fit at all:
+``least_loaded`` (lowest compute use), ``least_loaded_jobs`` (fewest running jobs) and
+``least_loaded_vram`` (most free VRAM). They differ only in what "load" means.
 """
 
 from __future__ import annotations
@@ -39,6 +41,30 @@ class LeastLoaded:
         free_vram = state.vram_free_gb
         least = np.flatnonzero(util <= util.min() + 1e-12)
         return int(least[int(free_vram[least].argmax())])
+
+
+class LeastLoadedJobs:
+    """Least-Loaded by job count, as an agent that observes the number of jobs per GPU would
+    write it: the GPU with the fewest running jobs, ties broken by the most free VRAM (then the
+    lowest index). It does **not** check that the job fits."""
+
+    name = "least_loaded_jobs"
+
+    def select(self, state: ClusterState, job: Job) -> Action:
+        running = state.jobs_running
+        fewest = np.flatnonzero(running == running.min())
+        return int(fewest[int(state.vram_free_gb[fewest].argmax())])
+
+
+class LeastLoadedVram:
+    """Least-Loaded by memory: the GPU with the most free VRAM (lowest index on ties). It does
+    **not** check that the job fits: on a heterogeneous cluster the biggest idle GPU usually holds
+    the job, but a gang or a compute-heavy job can still be sent where it does not fit."""
+
+    name = "least_loaded_vram"
+
+    def select(self, state: ClusterState, job: Job) -> Action:
+        return int(state.vram_free_gb.argmax())
 
 
 class LeastLoadedFit:

@@ -17,7 +17,15 @@ from gpusched.errors import UnknownPolicyError
 from gpusched.fgd.policies import paper_policy
 from gpusched.fgd.scoring import POLICY_NAMES as FGD_POLICY_NAMES
 from gpusched.policies.base import Policy
-from gpusched.policies.heuristics import BestFit, FirstFit, LeastLoaded, LeastLoadedFit, RandomFit
+from gpusched.policies.heuristics import (
+    BestFit,
+    FirstFit,
+    LeastLoaded,
+    LeastLoadedFit,
+    LeastLoadedJobs,
+    LeastLoadedVram,
+    RandomFit,
+)
 from gpusched.policies.lookahead import Lookahead
 
 PolicyFactory = Callable[[int], Policy]
@@ -142,6 +150,10 @@ def get_policy(name: str, seed: int = 0) -> Policy:
 
 register("first_fit", lambda seed: FirstFit(), label="First-Fit")
 register("least_loaded", lambda seed: LeastLoaded(), label="Least-Loaded")
+# Least-Loaded as it is written elsewhere, without a fit check either: by job count (what an
+# agent that observes jobs per GPU sees) and by free VRAM.
+register("least_loaded_jobs", lambda seed: LeastLoadedJobs(), label="Least-Loaded (jobs)")
+register("least_loaded_vram", lambda seed: LeastLoadedVram(), label="Least-Loaded (VRAM)")
 register("least_loaded_fit", lambda seed: LeastLoadedFit(), label="Least-Loaded (fit)")
 register("best_fit", lambda seed: BestFit(), label="Best-Fit")
 register("random", lambda seed: RandomFit(seed), label="Random")

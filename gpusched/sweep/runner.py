@@ -30,9 +30,9 @@ from gpusched.experiment.runner import run_policy
 from gpusched.fgd.allocation import TABLE_COLUMNS as ALLOC_TABLE_COLUMNS
 from gpusched.fgd.allocation import run_allocation
 from gpusched.fgd.typical_pods import typical_pods
-from gpusched.sweep.spec import SweepSpec
+from gpusched.sweep.spec import SimulateGrid, SweepSpec
 from gpusched.workload.openb import read_openb_nodes, read_openb_pods
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.scenario import Scenario, load_scenario
 
 RESULTS_FILE = "results.csv"
 TIMINGS_FILE = "timings.csv"
@@ -61,13 +61,38 @@ def execute_run(params: dict[str, Any]) -> tuple[dict[str, Any], float]:
     return row, time.perf_counter() - started
 
 
-def _simulate(params: dict[str, Any]) -> dict[str, float]:
-
-    scenario = load_scenario(params["scenario"])
+def _simulate(params: dict[str, Any], scenario: Scenario | None = None) -> dict[str, float]:
+    """One simulate run: the named scenario (or ``scenario``) with the run's overrides."""
+    scenario = scenario or load_scenario(params["scenario"])
     overrides = {k: v for k, v in params.items() if "." in k}
     if overrides:
         scenario = scenario.with_overrides(**overrides)
     return run_policy(scenario, params["policy"], seed=params["seed"]).metrics
+
+
+def simulate_grid_rows(grid: SimulateGrid, scenario: Scenario,
+                       progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+    """The rows a sweep of ``grid`` would write, for one more scenario given as an object (e.g.
+    a cluster edited on the dashboard), run here, one after another.
+
+    :param grid: the policies, seeds and overrides (its own scenarios are not run).
+    :param scenario: the scenario to run them on; its name fills the ``scenario`` column.
+    :param progress: called as ``progress(done, total)`` after each run.
+    """
+    spec = SweepSpec(name="rows", simulate=grid.model_copy(update={"scenarios": [scenario.name]}))
+    runs = spec.runs()
+    rows = []
+    for n, params in enumerate(runs, start=1):
+        row = dict(params)
+        try:
+            row.update(_simulate(params, scenario))
+            row["error"] = ""
+        except Exception as exc:  # a failed run is data, as in a sweep
+            row["error"] = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        rows.append(row)
+        if progress:
+            progress(n, len(runs))
+    return pd.DataFrame(rows, columns=_columns(runs))
 
 
 @functools.lru_cache(maxsize=8)

@@ -9,7 +9,7 @@ cluster:
     - {gpu_model: T4-16GB, vram_gb: 16, gpus_per_node: 2, count: 2}
 workload:
   jobs: 250
-  arrival_rate_per_hour: 20
+  arrival_rate_per_hour: 20   # or load: 0.4, the offered compute demand (fraction of capacity)
   mix: {training: 0.3, inference: 0.4, batch: 0.3}
   seed: 0               # the CLI's --seed overrides it
 horizon_min: 100000     # optional (minutes)
@@ -49,7 +49,7 @@ from gpusched.core.reward import RewardSpec
 from gpusched.core.simulator import Simulator
 from gpusched.errors import ScenarioError
 from gpusched.paths import SCENARIOS_DIR
-from gpusched.workload.synthetic import JOB_TYPES, generate_jobs
+from gpusched.workload.synthetic import JOB_TYPES, arrival_rate_for_load, generate_jobs
 
 DEFAULT_MIX = {"training": 0.3, "inference": 0.4, "batch": 0.3}
 
@@ -103,6 +103,9 @@ class WorkloadSpec(_Strict):
     jobs: int = Field(gt=0, le=10_000_000, description="number of jobs (trace: the first N)")
     arrival_rate_per_hour: float | None = Field(None, gt=0,
                                                 description="mean Poisson arrivals per hour")
+    load: float | None = Field(None, gt=0, description=(
+        "offered GPU demand as a fraction of the cluster's compute capacity, instead of an arrival "
+        "rate (see gpusched.workload.synthetic.arrival_rate_for_load)"))
     mix: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_MIX),
                                   description="share of each job type, summing to 1")
     seed: int = Field(0, ge=0, description="workload seed (trace: the node-sample seed)")
@@ -110,8 +113,14 @@ class WorkloadSpec(_Strict):
 
     @model_validator(mode="after")
     def _rate_unless_trace(self) -> WorkloadSpec:
-        if self.trace is None and self.arrival_rate_per_hour is None:
-            raise ValueError("arrival_rate_per_hour is required unless the jobs come from a 'trace'")
+        if self.arrival_rate_per_hour is not None and self.load is not None:
+            raise ValueError("give either 'arrival_rate_per_hour' or 'load', not both")
+        if self.trace is not None and self.load is not None:
+            raise ValueError("'load' sets the rate of a synthetic workload; a trace has its own "
+                             "arrival times")
+        if self.trace is None and self.arrival_rate_per_hour is None and self.load is None:
+            raise ValueError("arrival_rate_per_hour is required unless the jobs come from a "
+                             "'trace' (or give 'load', the offered demand)")
         return self
 
     @field_validator("mix")
@@ -164,11 +173,26 @@ class Scenario(_Strict):
         if w.trace is not None:
             jobs = (f"the first {w.jobs} GPU pods of {w.trace.pods} "
                     f"(time ×1/{w.trace.time_compression:g})")
+        elif w.load is not None:
+            rate = self.arrival_rate_per_hour()
+            jobs = f"{w.jobs} jobs at load {w.load:g} ({rate:.3g}/h)"
         else:
             jobs = f"{w.jobs} jobs at {w.arrival_rate_per_hour:g}/h"
         where = (f", {self.cluster.trace.sample_nodes or 'all'} nodes sampled from "
                  f"{self.cluster.trace.nodes}" if self.cluster.trace is not None else "")
         return f"{self.n_gpus} GPUs{where} · {jobs}"
+
+    def arrival_rate_per_hour(self, cluster: Cluster | None = None) -> float:
+        """The synthetic workload's arrival rate (jobs per hour): ``workload.arrival_rate_per_hour``,
+        or the rate that offers ``workload.load`` of ``cluster``'s compute (the scenario's own
+        cluster if omitted)."""
+        w = self.workload
+        if w.load is None:
+            if w.arrival_rate_per_hour is None:
+                raise ScenarioError(f"scenario '{self.name}': a trace workload has no arrival rate")
+            return w.arrival_rate_per_hour
+        cluster = cluster or self.build_cluster()
+        return arrival_rate_for_load(w.load, w.mix, cluster.n_gpus, cluster.max_vram_gb_for_gpus())
 
     def build_cluster(self, seed: int | None = None) -> Cluster:
         """The cluster topology (``seed`` overrides ``workload.seed`` for a trace node sample)."""
@@ -199,7 +223,7 @@ class Scenario(_Strict):
         cluster = cluster or self.build_cluster(seed)
         if w.trace is None:
             rng = np.random.default_rng(seed)
-            jobs = generate_jobs(n_jobs or w.jobs, w.arrival_rate_per_hour, w.mix, rng,
+            jobs = generate_jobs(n_jobs or w.jobs, self.arrival_rate_per_hour(cluster), w.mix, rng,
                                  cluster.max_vram_gb_for_gpus())
             return jobs, {}
         from gpusched.workload.trace_jobs import hostable_jobs, openb_jobs
@@ -211,8 +235,13 @@ class Scenario(_Strict):
         return kept, {"cpu_only_pods": cpu_only, "unhostable_pods": len(jobs) - len(kept)}
 
     def with_overrides(self, **changes: Any) -> Scenario:
-        """A copy with top-level or ``workload.*`` keys changed, re-validated."""
+        """A copy with top-level or ``workload.*`` keys changed, re-validated. Setting one of
+        ``workload.load`` and ``workload.arrival_rate_per_hour`` clears the other."""
         data = self.model_dump()
+        for key, other in (("workload.load", "arrival_rate_per_hour"),
+                           ("workload.arrival_rate_per_hour", "load")):
+            if changes.get(key) is not None and f"workload.{other}" not in changes:
+                data["workload"][other] = None
         for key, value in changes.items():
             target = data
             *path, last = key.split(".")

@@ -175,3 +175,59 @@ def generate_jobs(
             compute=round(float(compute), 6), priority=int(priority),
         ))
     return jobs
+
+
+# ---------------------------------------------------------------------------- offered load
+def clipped_lognormal_mean(median: float, sigma: float, lo: float, hi: float) -> float:
+    """``E[min(max(X, lo), hi)]`` for ``X = median * exp(sigma * Z)``, ``Z ~ N(0, 1)`` (exact).
+
+    With ``mu = ln(median)`` and ``Phi`` the standard normal CDF:
+    ``E = lo * Phi(a) + e^(mu + sigma^2 / 2) * (Phi(b - sigma) - Phi(a - sigma)) + hi * (1 - Phi(b))``
+    where ``a = (ln lo - mu) / sigma`` and ``b = (ln hi - mu) / sigma``.
+    """
+    def phi(x: float) -> float:
+        return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+
+    mu = math.log(median)
+    a, b = (math.log(lo) - mu) / sigma, (math.log(hi) - mu) / sigma
+    inside = math.exp(mu + sigma * sigma / 2.0) * (phi(b - sigma) - phi(a - sigma))
+    return lo * phi(a) + inside + hi * (1.0 - phi(b))
+
+
+def expected_gpu_minutes(spec: JobTypeSpec, max_vram_gb_for_gpus: Mapping[int, float]) -> float:
+    """Expected compute demand of one job of a type: ``E[gpus * compute * duration]``, in GPU-minutes.
+
+    The GPU count is drawn from the options the cluster can hold (as :func:`generate_jobs` does),
+    and the draws of GPUs, compute and duration are independent, so the expectation is the product
+    of the three means. VRAM does not enter: a GPU's capacity is its compute (1.0).
+    """
+    gpus = _categorical(spec.gpus_choices, sorted(max_vram_gb_for_gpus))
+    mean_gpus = 1.0
+    if gpus is not None:
+        probs = np.diff(np.r_[0.0, gpus.cdf])
+        mean_gpus = float(np.dot(probs, gpus.keys))
+    c_lo, c_hi = spec.compute_range
+    d_lo, d_hi = spec.duration_range_min
+    mean_duration = clipped_lognormal_mean(spec.duration_median_min, spec.duration_sigma, d_lo, d_hi)
+    return mean_gpus * (c_lo + c_hi) / 2.0 * mean_duration
+
+
+def arrival_rate_for_load(load: float, mix: Mapping[str, float], n_gpus: int,
+                          max_vram_gb_for_gpus: Mapping[int, float]) -> float:
+    """The Poisson arrival rate (jobs per hour) that offers ``load`` of a cluster's compute.
+
+    ``load`` is the offered GPU demand as a fraction of the cluster's capacity: jobs arrive at
+    ``rate = load * n_gpus * 60 / E[gpus * compute * duration]`` per hour, with the expectation
+    (GPU-minutes) over the mix and the shapes the cluster can hold (:func:`expected_gpu_minutes`).
+    At ``load = 1`` the jobs ask, on average, for every GPU's whole compute all the time; the
+    long-run cluster utilisation of a run that keeps up is close to ``load``.
+
+    :param load: offered demand, fraction of the cluster's compute (> 0).
+    :param mix: probability of each job type.
+    :param n_gpus: GPUs of the cluster (each has a compute capacity of 1.0).
+    :param max_vram_gb_for_gpus: the cluster's feasible GPU counts (see :func:`generate_jobs`).
+    """
+    total = sum(mix.values())
+    per_job = sum(share / total * expected_gpu_minutes(JOB_TYPES[t], max_vram_gb_for_gpus)
+                  for t, share in mix.items() if share > 0)
+    return load * n_gpus * 60.0 / per_job
