@@ -28,6 +28,7 @@ from gpusched.figures import (
     metric_bars_figure,
     misroute_causes_figure,
     replay_figure,
+    runtime_by_model_figure,
     side_by_side_figure,
     stall_figure,
     util_over_time_figure,
@@ -177,9 +178,13 @@ def conditions_results(extra: pd.DataFrame | None = None) -> pd.DataFrame:
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def cached_workload_figures(scenario_yaml: str) -> tuple[go.Figure, ...]:
-    """Arrivals, duration, VRAM and GPU-count figures of the scenario's workload."""
-    jobs = parse_scenario(scenario_yaml).jobs()
-    return arrivals_figure(jobs), duration_figure(jobs), vram_figure(jobs), gpus_figure(jobs)
+    """Arrivals, duration, VRAM, GPU-count and run-time-by-GPU-model figures of the scenario's
+    workload."""
+    scenario = parse_scenario(scenario_yaml)
+    cluster = scenario.build_cluster()
+    jobs = scenario.jobs(cluster=cluster)
+    return (arrivals_figure(jobs), duration_figure(jobs), vram_figure(jobs), gpus_figure(jobs),
+            runtime_by_model_figure(jobs, cluster, scenario.speed_table()))
 
 
 @st.cache_resource(show_spinner=False)

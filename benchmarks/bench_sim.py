@@ -1,7 +1,9 @@
-"""Simulator speed: decisions per second and wall time for First-Fit and Best-Fit.
+"""Simulator speed: decisions per second and wall time for First-Fit and Best-Fit on a FIFO queue,
+and for EASY backfilling over Best-Fit on a queue window of 16 (targets: 8 GPUs x 250 jobs in
+100 ms; 1,024 GPUs x 100,000 jobs in 20 s and 1 GB).
 
 Cases: 8 GPUs x 250 jobs, 64 GPUs x 10,000 jobs, 1,024 GPUs x 100,000 jobs. Prints the peak
-resident memory of the largest case. Run: ``python benchmarks/bench_sim.py [--quick]``.
+resident memory of the largest cases. Run: ``python benchmarks/bench_sim.py [--quick]``.
 """
 
 from __future__ import annotations
@@ -31,7 +33,11 @@ def scaled_scenario(n_gpus: int, n_jobs: int):
                                             "mix": MIX, "seed": 0}})
 
 
-def bench(n_gpus: int, n_jobs: int, policy: str, repeats: int):
+CASES: tuple[tuple[str, int], ...] = (("first_fit", 1), ("best_fit", 1), ("easy+best_fit", 16))
+"""(policy, queue window) of every case."""
+
+
+def bench(n_gpus: int, n_jobs: int, policy: str, repeats: int, window: int = 1):
     """Best wall time (s) over ``repeats`` runs: building the simulator, running, and packaging
     the result (metrics, jobs table, timeline)."""
     scenario = scaled_scenario(n_gpus, n_jobs)
@@ -40,18 +46,18 @@ def bench(n_gpus: int, n_jobs: int, policy: str, repeats: int):
     best = float("inf")
     for _ in range(repeats):
         t0 = time.perf_counter()
-        sim = Simulator(cluster, jobs, reward=scenario.reward)
+        sim = Simulator(cluster, jobs, reward=scenario.reward, window=window)
         result = sim.run(get_policy(policy))
         best = min(best, time.perf_counter() - t0)
     return cluster.n_gpus, sim.decisions, best, result.metrics["avg_wait_min"]
 
 
-def peak_rss_mib(n_gpus: int, n_jobs: int, policy: str) -> tuple[float, float]:
+def peak_rss_mib(n_gpus: int, n_jobs: int, policy: str, window: int = 1) -> tuple[float, float]:
     """Peak resident memory (MiB) of a fresh process after its imports, and after it built and
     ran one case (the interpreter and imported libraries included)."""
     code = ("import resource, sys; sys.path.insert(0, 'benchmarks'); import bench_sim; "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss); "
-            f"bench_sim.bench({n_gpus}, {n_jobs}, '{policy}', 1); "
+            f"bench_sim.bench({n_gpus}, {n_jobs}, '{policy}', 1, {window}); "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     before, after = (int(x) / 1024 for x in out.stdout.split()[-2:])
@@ -63,19 +69,19 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="skip the 100,000-job case")
     args = parser.parse_args()
     # Measure memory first: a child process inherits its parent's RSS high-water mark.
-    memory = None if args.quick else peak_rss_mib(1024, 100_000, "first_fit")
+    memory = {} if args.quick else {(p, w): peak_rss_mib(1024, 100_000, p, w)
+                                    for p, w in (("first_fit", 1), ("easy+best_fit", 16))}
     cases = [(8, 250, 5), (64, 10_000, 1)] + ([] if args.quick else [(1024, 100_000, 1)])
-    print(f"{'case':>22} {'policy':>10} {'decisions':>10} {'wall s':>8} {'dec/s':>9} "
+    print(f"{'case':>22} {'policy':>14} {'window':>6} {'decisions':>10} {'wall s':>8} {'dec/s':>9} "
           f"{'us/job':>7} {'avg wait':>9}")
     for n_gpus, n_jobs, repeats in cases:
-        for policy in ("first_fit", "best_fit"):
-            gpus, decisions, wall, wait = bench(n_gpus, n_jobs, policy, repeats)
-            print(f"{gpus:>6} GPUs x {n_jobs:>7} jobs {policy:>10} {decisions:>10} {wall:>8.3f} "
-                  f"{decisions / wall:>9.0f} {wall / n_jobs * 1e6:>7.1f} {wait:>9.1f}")
-    if memory is not None:
-        base, peak = memory
-        print(f"peak RSS, 1024 GPUs x 100000 jobs, first_fit: {peak:.0f} MiB for the whole "
-              f"process ({base:.0f} MiB after imports, {peak - base:.0f} MiB for the run)")
+        for policy, window in CASES:
+            gpus, decisions, wall, wait = bench(n_gpus, n_jobs, policy, repeats, window)
+            print(f"{gpus:>6} GPUs x {n_jobs:>7} jobs {policy:>14} {window:>6} {decisions:>10} "
+                  f"{wall:>8.3f} {decisions / wall:>9.0f} {wall / n_jobs * 1e6:>7.1f} {wait:>9.1f}")
+    for (policy, window), (base, peak) in memory.items():
+        print(f"peak RSS, 1024 GPUs x 100000 jobs, {policy}, window {window}: {peak:.0f} MiB for the "
+              f"whole process ({base:.0f} MiB after imports, {peak - base:.0f} MiB for the run)")
 
 
 if __name__ == "__main__":

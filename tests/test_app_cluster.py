@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from apptest_support import assert_clean, open_page, plotly_specs
 
 from gpusched.workload.scenario import scenario_from_yaml
@@ -19,7 +21,7 @@ def test_page_has_its_widgets_and_workload_charts():
     assert at.selectbox(key="preset_0") is not None
     assert at.number_input(key="jobs_0").value == 40
     assert at.file_uploader(key="upload_0") is not None
-    assert len(plotly_specs(at)) == 4
+    assert len(plotly_specs(at)) == 5
 
 
 def test_changing_the_job_count_updates_the_shared_scenario():
@@ -74,7 +76,7 @@ def test_trace_preset_offers_real_jobs_and_reports_left_out_pods():
     assert _scenario(at).is_trace
     assert at.selectbox(key="tr_pods_1").value == "openb_pod_list_default"
     assert any("CPU-only" in c.value for c in at.caption)
-    assert len(plotly_specs(at)) == 4
+    assert len(plotly_specs(at)) == 5
     at.number_input(key="tr_sample_1").set_value(5).run()
     assert_clean(at)
     assert _scenario(at).cluster.trace.sample_nodes == 5
@@ -97,3 +99,20 @@ def test_replay_runs_on_real_jobs():
     at.switch_page("views/replay.py").run()
     assert_clean(at)
     assert plotly_specs(at)
+
+
+def test_queue_window_speeds_and_estimate_error_are_edited_here():
+    at = open_page("views/cluster.py")
+    at.number_input(key="window_0").set_value(16).run()
+    at.radio(key="speed_mode_0").set_value("default").run()
+    at.number_input(key="estimate_error_0").set_value(0.4).run()
+    assert_clean(at)
+    scenario = _scenario(at)
+    assert scenario.window == 16 and scenario.speed == "default"
+    assert scenario.workload.runtime_estimate_error == 0.4
+    runtime = next(spec for spec in plotly_specs(at) if "GPU model" in json.dumps(spec["layout"]))
+    training = next(t for t in runtime["data"] if t["name"] == "training")
+    assert len(set(training["y"])) > 1  # run times differ by GPU model
+    at.radio(key="speed_mode_0").set_value("custom").run()
+    assert_clean(at)
+    assert isinstance(_scenario(at).speed, dict)

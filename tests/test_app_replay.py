@@ -31,3 +31,18 @@ def test_changing_policy_and_seed_updates_the_run():
     at.number_input(key="replay_seed").set_value(3).run()
     assert_clean(at)
     assert _metric(at, "Average wait") != wait
+
+
+def test_replay_marks_out_of_order_starts_on_a_window_scenario():
+    from gpusched.figures.replay import OUT_OF_ORDER_LEGEND
+    from gpusched.workload.scenario import scenario_from_yaml
+
+    at = open_page("views/replay.py")
+    window = scenario_from_yaml(at.session_state["scenario_yaml"]).with_overrides(queue={"window": 8})
+    at.session_state["scenario_yaml"] = window.to_yaml()
+    at.run()
+    at.selectbox(key="replay_policy").set_value("fitfirst").run()
+    assert_clean(at)
+    assert any(m.label == "Started out of order" for m in at.metric)
+    names = [t.get("name") for spec in plotly_specs(at) for t in spec["data"]]
+    assert OUT_OF_ORDER_LEGEND in names

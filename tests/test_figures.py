@@ -155,3 +155,18 @@ def test_workload_figures_have_units(phase1):
     for make, unit in ((arrivals_figure, "arrival time (min)"), (vram_figure, "VRAM per GPU (GB)"),
                        (gpus_figure, "GPUs"), (duration_figure, "duration (min, log scale)")):
         assert unit in _axis_titles(make(jobs)), make.__name__
+
+
+
+def test_gantt_marks_jobs_started_out_of_arrival_order():
+    from gpusched.experiment.runner import run_policy
+    from gpusched.figures.replay import OUT_OF_ORDER_LEGEND
+    from gpusched.workload.scenario import load_scenario
+
+    scenario = load_scenario("phase1-8gpu").with_overrides(queue={"window": 8})
+    easy = run_policy(scenario, "easy", seed=0)
+    marks = [t for t in gantt_figure(easy).data if t.name == OUT_OF_ORDER_LEGEND]
+    assert easy.metrics["backfilled_jobs"] > 0
+    assert len(marks) == 1 and len(marks[0].x) == int(easy.jobs["backfilled"].sum())
+    fifo = run_policy(scenario, "best_fit", seed=0)
+    assert not [t for t in gantt_figure(fifo).data if t.name == OUT_OF_ORDER_LEGEND]

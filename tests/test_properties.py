@@ -87,3 +87,56 @@ def test_runs_are_deterministic(groups, n_jobs, mix, seed, policy):
     assert a.metrics == b.metrics
     assert a.jobs.drop(columns="gpu_ids").equals(b.jobs.drop(columns="gpu_ids"))
     assert list(a.jobs["gpu_ids"]) == list(b.jobs["gpu_ids"])
+
+
+queue_policies = st.sampled_from(["fitfirst", "easy", "sjf", "priority", "wfp3", "easy+fastest_fit",
+                                  "fcfs+least_loaded", "fitfirst+first_fit", "best_fit"])
+
+
+def _queue_run(groups, n_jobs, rate, seed, window, speeds, error, policy):
+    from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
+    from gpusched.workload.synthetic import with_estimates
+
+    cluster = Cluster(groups)
+    jobs = generate_jobs(n_jobs, rate, {"training": 0.4, "inference": 0.3, "batch": 0.3},
+                         np.random.default_rng(seed), cluster.max_vram_gb_for_gpus())
+    jobs = with_estimates(jobs, error, seed)
+    sim = Simulator(cluster, jobs, window=window,
+                    speeds=GpuSpeeds(cluster, DEFAULT_SPEEDS) if speeds else None)
+    return cluster, sim.run(get_policy(policy, seed=seed))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(node_groups, st.integers(1, 50), st.floats(2.0, 60.0), st.integers(0, 2**31 - 1),
+       st.sampled_from([1, 2, 8, 16]), st.booleans(), st.sampled_from([0.0, 0.3, 1.0]), queue_policies)
+def test_invariants_with_windows_speeds_and_estimate_errors(groups, n_jobs, rate, seed, window, speeds,
+                                                             error, policy):
+    cluster, result = _queue_run(groups, n_jobs, rate, seed, window, speeds, error, policy)
+    m, t = result.metrics, result.jobs
+    assert m["jobs_submitted"] == n_jobs == len(t) and sorted(t["id"]) == list(range(n_jobs))
+    assert m["jobs_completed"] + m["jobs_unfinished"] == n_jobs
+    assert (t["wait_min"] >= -1e-9).all()
+    if len(result.timeline.placements):
+        vram, compute = _max_usage(result)
+        assert (vram <= cluster.gpu_vram_gb + 1e-6).all() and (compute <= 1.0 + 1e-6).all()
+    for gpus, k in zip(t["gpu_ids"], t["gpus"], strict=True):
+        if gpus:
+            assert len(gpus) == k == len(set(gpus)) and len({int(cluster.gpu_node[g]) for g in gpus}) == 1
+    started = t["start_min"].notna()
+    assert (t.loc[started, "run_min"] >= t.loc[started, "duration_min"] - 1e-9).all()  # speeds <= 1
+    assert (t.loc[started, "start_slot"] < window).all() and (t.loc[~started, "start_slot"] == -1).all()
+    assert m["backfilled_jobs"] == int(t["backfilled"].sum()) <= n_jobs
+    if window == 1:
+        assert m["backfilled_jobs"] == 0
+    assert m["avg_jct_min"] >= m["avg_wait_min"] - 1e-9 and m["avg_bsld"] >= 1.0
+    assert 0 <= m["gpu_hours"] * 60 <= cluster.n_gpus * m["makespan_min"] + 1e-6
+    assert m["idle_gpu_min_queued"] == m["idle_gpu_min_stalled"] + m["idle_gpu_min_blocked"]
+
+
+@settings(max_examples=15, deadline=None)
+@given(node_groups, st.integers(1, 40), st.integers(0, 2**31 - 1), st.sampled_from([2, 8]), queue_policies)
+def test_queue_runs_are_deterministic(groups, n_jobs, seed, window, policy):
+    _, a = _queue_run(groups, n_jobs, 10.0, seed, window, True, 0.3, policy)
+    _, b = _queue_run(groups, n_jobs, 10.0, seed, window, True, 0.3, policy)
+    assert a.metrics == b.metrics
+    assert a.jobs.drop(columns="gpu_ids").equals(b.jobs.drop(columns="gpu_ids"))

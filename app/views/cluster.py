@@ -12,8 +12,9 @@ from shared import (
 )
 
 from gpusched import GpuschedError, Scenario, ScenarioError, preset_names
+from gpusched.core.speed import DEFAULT_SPEEDS, speed_rows, speed_table
 from gpusched.workload.openb import bundled_traces
-from gpusched.workload.scenario import scenario_from_dict, scenario_from_yaml
+from gpusched.workload.scenario import MAX_WINDOW, scenario_from_dict, scenario_from_yaml
 from gpusched.workload.synthetic import JOB_TYPES
 
 NODE_COLUMNS = ["gpu_model", "vram_gb", "gpus_per_node", "count"]
@@ -63,7 +64,7 @@ def main() -> None:
 
     st.success(f"Every page now runs on **`{scenario.name}`**: {scenario.summary()}.",
                icon=":material/check_circle:")
-    arrivals, duration, vram, gpus = cached_workload_figures(scenario.to_yaml())
+    arrivals, duration, vram, gpus, runtime = cached_workload_figures(scenario.to_yaml())
     st.markdown("##### The workload")
     a, b = st.columns(2)
     with a:
@@ -72,6 +73,7 @@ def main() -> None:
     with b:
         show_chart(vram, key="wl_vram")
         show_chart(gpus, key="wl_gpus")
+    show_chart(runtime, key="wl_runtime")
     with st.expander("Scenario YAML"):
         st.code(scenario.to_yaml(), language="yaml")
 
@@ -130,13 +132,52 @@ def _trace_editors(scenario: Scenario, version: int) -> Scenario:
     data["name"] = name
     data["cluster"] = {"trace": {"nodes": nodes, "sample_nodes": int(sample)}}
     data["workload"] = {"jobs": int(n_jobs), "seed": int(seed),
+                        "runtime_estimate_error": w.get("runtime_estimate_error"),
                         "trace": {"pods": pods, "time_compression": float(compression)}}
+    _queue_editors(data, version)
     scenario = _apply(data, scenario, name, cluster_error, workload_error)
     left_out = scenario.trace_jobs()[1]
     if left_out:
         st.caption(f"Left out of the jobs (never silently): {left_out['cpu_only_pods']} CPU-only "
                    f"pods, {left_out['unhostable_pods']} pods no sampled node could host.")
     return scenario
+
+
+SPEED_MODES = {"none": "every GPU at speed 1.0", "default": "the shipped table", "custom": "your own table"}
+
+
+def _queue_editors(data: dict, version: int) -> None:
+    """Editors of the queue window, the GPU speeds and the error of declared run times; they
+    write into ``data`` (a scenario dictionary)."""
+    st.markdown("##### Queue and GPU speeds")
+    c1, c2, c3 = st.columns([1, 2, 1])
+    queue = data.get("queue") or {}
+    window = c1.number_input("Queue window (jobs)", min_value=1, max_value=MAX_WINDOW,
+                             value=int(queue.get("window", 1)), step=1, key=f"window_{version}",
+                             help="The scheduler may start any of the first N queued jobs; 1 is a strict "
+                                  "FIFO queue.")
+    speed = data.get("speed")
+    current = "none" if speed is None else "default" if speed == "default" else "custom"
+    mode = c2.radio("GPU speeds", list(SPEED_MODES), index=list(SPEED_MODES).index(current),
+                    format_func=SPEED_MODES.get, horizontal=True, key=f"speed_mode_{version}",
+                    help="A job's duration is its run time on an A100-80GB; on a GPU of speed s it runs "
+                         "duration / s.")
+    error = c3.number_input("Run-time estimate error (σ)", min_value=0.0, max_value=3.0,
+                            value=float(data["workload"].get("runtime_estimate_error") or 0.0), step=0.1,
+                            key=f"estimate_error_{version}",
+                            help="Declared run time = duration × exp(σ·Z): rules and agents see it, the "
+                                 "simulator runs the true duration.")
+    if mode == "custom":
+        base = speed if isinstance(speed, dict) else DEFAULT_SPEEDS
+        rows = st.data_editor(pd.DataFrame(speed_rows(base)), num_rows="dynamic", width="stretch",
+                              key=f"speed_table_{version}")
+        data["speed"] = speed_table(rows.to_dict("records"))
+    else:
+        data["speed"] = None if mode == "none" else "default"
+    with st.expander("The shipped speed table (relative to the A100-80GB; sources in the README)"):
+        st.dataframe(pd.DataFrame(speed_rows(DEFAULT_SPEEDS)), hide_index=True, width="stretch")
+    data["queue"] = {"window": int(window)} if int(window) > 1 or data.get("queue") else None
+    data["workload"]["runtime_estimate_error"] = float(error) or None
 
 
 def _index(options: list[str], value: str | None) -> int:
@@ -183,6 +224,7 @@ def _synthetic_editors(scenario: Scenario, version: int) -> Scenario:
                                          key=f"seed_{version}")
         workload_error = st.empty()
 
+    _queue_editors(data, version)
     data["name"] = name
     data["cluster"]["nodes"] = edited.dropna(how="all").to_dict("records")
     data["workload"].update(jobs=int(n_jobs), arrival_rate_per_hour=float(rate), mix=mix,

@@ -48,6 +48,16 @@ def main() -> None:
     cols[3].metric("Stall", f"{m['stall_min']:,.0f} min")
     cols[4].metric("Completed", f"{m['jobs_completed']:.0f} / {m['jobs_submitted']:.0f}")
     cols[5].metric("Makespan", f"{m['makespan_min']:,.0f} min")
+    if scenario.window > 1:
+        extra = st.columns(6)
+        extra[0].metric("Started out of order", f"{m['backfilled_jobs']:,}",
+                        help="Jobs started ahead of an earlier arrival that still waited (marked ▶ on "
+                             "the Gantt chart).")
+        extra[1].metric("Average JCT", f"{m['avg_jct_min']:,.1f} min", help="Wait plus run time.")
+        extra[2].metric("Bounded slowdown", f"{m['avg_bsld']:.2f}")
+        extra[3].metric("Weighted wait", f"{m['weighted_wait_min']:,.1f} min",
+                        help="Average wait weighted by priority.")
+        extra[4].metric("p99 wait", f"{m['p99_wait_min']:,.1f} min")
     st.caption("Press ▶ Play or drag the slider. Bars: grey under 60 %, green 60–80 % (target), "
                "orange over 80 % (hot); VRAM bars are coloured by the share of the GPU's memory "
                "in use, against its capacity (light grey).")

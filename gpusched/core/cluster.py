@@ -131,7 +131,8 @@ class ClusterState:
     ``node_memory_used`` (MiB). ``idle_gpus`` counts the GPUs that run no job. Treat every array
     as read-only outside this class.
 
-    ``version`` increases with every change, so fit masks are computed once per state and job.
+    ``version`` increases with every change, so fit masks are computed once per state and job
+    (for every job of a queue window alike).
     """
 
     def __init__(self, cluster: Cluster):
@@ -147,11 +148,16 @@ class ClusterState:
         self.idle_gpus = n
         self.version = 0
         self._fit_cache: tuple[int, Job, np.ndarray, np.ndarray] | None = None
+        self._fit_version = -1
+        self._fit_by_job: dict[int, tuple[Job, np.ndarray, np.ndarray]] = {}
+        self._free_version = -1
+        self._most_free = (0.0, 0.0)
 
     def copy(self) -> ClusterState:
         """An independent copy (the cached fit masks are read-only and may be shared)."""
         twin = object.__new__(ClusterState)
         twin.__dict__.update(self.__dict__)
+        twin._fit_by_job = {}
         for name in ("vram_used_gb", "vram_free_gb", "compute_used", "compute_free", "jobs_running",
                      "node_cpu_used", "node_memory_used"):
             setattr(twin, name, getattr(self, name).copy())
@@ -168,6 +174,13 @@ class ClusterState:
         cache = self._fit_cache
         if cache is not None and cache[0] == self.version and cache[1] is job:
             return cache[2], cache[3]
+        if self._fit_version != self.version:  # masks of several jobs per state (a queue window)
+            self._fit_by_job.clear()
+            self._fit_version = self.version
+        hit = self._fit_by_job.get(id(job))
+        if hit is not None and hit[0] is job:
+            self._fit_cache = (self.version, job, hit[1], hit[2])
+            return hit[1], hit[2]
         c = self.cluster
         single = (self.vram_free_gb >= self.vram_need_gb(job) - EPS) & (
             self.compute_free >= job.compute - EPS)
@@ -184,6 +197,7 @@ class ClusterState:
             gang.flags.writeable = False
         single.flags.writeable = False
         self._fit_cache = (self.version, job, single, gang)
+        self._fit_by_job[id(job)] = (job, single, gang)
         return single, gang
 
     def single_gpu_fit(self, job: Job) -> np.ndarray:
@@ -195,6 +209,17 @@ class ClusterState:
         """GPUs where the job fits now, including (for ``gpus > 1``) a full gang on the GPU's
         node. Read-only."""
         return self._masks(job)[1]
+
+    def fits_somewhere(self, job: Job) -> bool:
+        """Whether the job fits now on some GPU (with its whole gang): ``fit_mask(job).any()``,
+        answered without the mask when no GPU has the free VRAM or compute it asks for."""
+        if self._free_version != self.version:
+            self._most_free = (float(self.vram_free_gb.max()), float(self.compute_free.max()))
+            self._free_version = self.version
+        most_vram, most_compute = self._most_free
+        if job.compute > most_compute + EPS or (not job.vram_frac and job.vram_gb > most_vram + EPS):
+            return False
+        return bool(self._masks(job)[1].any())
 
     def gang_for(self, job: Job, gpu: int) -> tuple[int, ...]:
         """The GPUs a job takes when placed at ``gpu``: ``gpu`` plus the lowest-index fitting

@@ -32,6 +32,8 @@ class Job:
     :param cpu_milli: CPU request on the node (milli-cores), 0 for none.
     :param memory_mib: memory request on the node (MiB), 0 for none.
     :param gpu_spec: GPU models the job may run on, ``None`` for any.
+    :param estimate_min: the run time declared to the scheduler, at speed 1.0 (minutes); ``None``
+        declares ``duration_min`` exactly.
     """
 
     id: int
@@ -46,6 +48,7 @@ class Job:
     cpu_milli: float = 0.0
     memory_mib: float = 0.0
     gpu_spec: tuple[str, ...] | None = None
+    estimate_min: float | None = None
 
 
 def check_jobs_feasible(jobs: Sequence[Job], cluster) -> None:

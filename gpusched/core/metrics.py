@@ -26,12 +26,19 @@ METRIC_KEYS: tuple[str, ...] = (
     "idle_gpu_min_queued",
     "idle_gpu_min_stalled",
     "idle_gpu_min_blocked",
+    "avg_jct_min",
+    "avg_bsld",
+    "weighted_wait_min",
+    "p99_wait_min",
+    "backfilled_jobs",
+    "gpu_hours",
     "total_reward",
 )
 """The exact metric keys of every run, in display order."""
 
 COUNT_KEYS: frozenset[str] = frozenset({"jobs_submitted", "jobs_completed", "jobs_unfinished", "misroutes",
-                                        "misroutes_capacity", "misroutes_occupied", "misroutes_gang"})
+                                        "misroutes_capacity", "misroutes_occupied", "misroutes_gang",
+                                        "backfilled_jobs"})
 """The metrics that count things (whole numbers in tables and JSON)."""
 
 

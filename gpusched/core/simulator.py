@@ -1,20 +1,31 @@
 """The event-driven simulator: the one place that defines the cluster dynamics.
 
-**Queue.** Jobs wait in a FIFO queue. At every decision point the simulator asks the policy
-about the job at the head of the queue. The answer is a GPU index, a tuple of GPU indices (a
-whole gang), or :data:`HOLD`:
+**Queue.** Jobs wait in a queue in arrival order. The scheduler may start any of the first
+``window`` queued jobs (the *window*; ``window = 1``, the default, is a strict FIFO queue). At
+every decision point the simulator asks the policy for a window slot and a placement, or HOLD:
 
-- a GPU index places the job there, and for a multi-GPU job also on other GPUs of the same node
-  (see the gang rule in :mod:`gpusched.core.cluster`); placing does not advance time;
-- HOLD leaves the job at the head of the queue and advances the clock to the next event
-  (an arrival or a completion). A GPU where the job does not fit counts as a HOLD and is
-  recorded as a *misroute*, with its cause (:meth:`~gpusched.core.cluster.ClusterState.misroute_cause`:
+- a GPU index places the slot's job there, and for a multi-GPU job also on other GPUs of the same
+  node (see the gang rule in :mod:`gpusched.core.cluster`); a tuple of GPU indices names the whole
+  gang; placing does not advance time; a job started ahead of an earlier arrival that still
+  waits is *backfilled*;
+- HOLD leaves the queue as it is and advances the clock to the next event (an arrival or a
+  completion). A GPU where the job does not fit counts as a HOLD and is recorded as a
+  *misroute*, with its cause (:meth:`~gpusched.core.cluster.ClusterState.misroute_cause`:
   ``capacity``, ``occupied`` or ``gang``).
 
+A policy written for the FIFO queue (``select(state, job)``) answers for the head job (slot 0); a
+queue-aware policy (``decide(simulator)``) answers with ``(slot, action)``.
+
+**Speed and declared run times.** A job's ``duration_min`` is its run time at speed 1.0 (on the
+reference GPU). With a speed table (:mod:`gpusched.core.speed`) it runs for
+``duration_min / speed`` on its gang, at the speed of its slowest GPU. What the scheduler knows of a
+job's run time is its declared time (``Job.estimate_min``, ``duration_min`` when absent): rules
+and agents read declared times, the simulator runs the true ones.
+
 **Idle GPUs while jobs wait.** While the queue is not empty, the simulator integrates the number
-of idle GPUs (running no job) over time. The integral is *stalled* while the head job would have
-fitted somewhere and the policy held it (the policy's fault), and *blocked* while the head job
-fits nowhere (fragmentation, or a real lack of capacity).
+of idle GPUs (running no job) over time. The integral is *stalled* while some window job would
+have fitted somewhere and the policy held (the policy's fault; this time is ``stall_min``), and
+*blocked* while no window job fits anywhere (fragmentation, or a real lack of capacity).
 
 **Events.** There are no ticks. Time is in minutes (float). At one instant completions are
 handled first, then arrivals, then decisions.
@@ -33,6 +44,7 @@ import copy
 import heapq
 from collections import Counter, deque
 from collections.abc import Sequence
+from itertools import islice
 
 import numpy as np
 import pandas as pd
@@ -42,10 +54,14 @@ from gpusched.core.jobs import Job, check_jobs_feasible
 from gpusched.core.metrics import RunningGini
 from gpusched.core.result import Result
 from gpusched.core.reward import RewardSpec, reward_for
+from gpusched.core.speed import GpuSpeeds
 from gpusched.core.timeline import Timeline
 
 HOLD = -1
-"""The action that leaves the head job in the queue until the next event."""
+"""The action that leaves the queue as it is until the next event."""
+
+BSLD_FLOOR_MIN = 10.0
+"""Bounded slowdown divides by ``max(run, 10 min)``, so that very short jobs do not dominate it."""
 
 Action = int | Sequence[int]
 
@@ -63,6 +79,8 @@ class Simulator:
     :param horizon_min: end the run at this time (minutes), or ``None`` to run until done.
     :param check_feasible: refuse jobs that no node could ever hold (raises
         :class:`~gpusched.errors.InfeasibleJobError`).
+    :param window: queued jobs the scheduler may start (1 is a strict FIFO queue).
+    :param speeds: relative GPU speeds per job type (``None``: every GPU at speed 1.0).
     """
 
     def __init__(
@@ -74,11 +92,20 @@ class Simulator:
         util_band: tuple[float, float] = (0.6, 0.8),
         horizon_min: float | None = None,
         check_feasible: bool = True,
+        window: int = 1,
+        speeds: GpuSpeeds | None = None,
     ):
         if check_feasible:
             check_jobs_feasible(jobs, cluster)
+        if window < 1:
+            raise ValueError(f"window must be at least 1, got {window}")
         self.cluster = cluster
+        self.window = int(window)
+        self.speeds = speeds
         self.jobs: list[Job] = sorted(jobs, key=lambda j: (j.arrival_min, j.id))
+        self.declared_min = np.array([j.duration_min if j.estimate_min is None else j.estimate_min
+                                      for j in self.jobs], dtype=float)
+        """Declared run time of each job at speed 1.0 (minutes), by arrival index."""
         self.reward_spec = reward or RewardSpec()
         self.util_band = util_band
         self.horizon_min = horizon_min
@@ -96,6 +123,9 @@ class Simulator:
         self._running: list[tuple[float, int]] = []
         self.start_min = np.full(n, np.nan)
         self.end_min = np.full(n, np.nan)
+        self.run_min = np.full(n, np.nan)  # true run time on the GPUs it got
+        self.declared_end_min = np.full(n, np.nan)  # start + declared run time on those GPUs
+        self.start_slot = np.full(n, -1, dtype=np.int64)  # window slot it started from
         self.job_gpus: list[tuple[int, ...]] = [()] * n
         self.done = n == 0
         self.end_reason = "completed" if self.done else ""
@@ -110,6 +140,8 @@ class Simulator:
         self.stall_min = 0.0
         self.idle_gpu_min_stalled = 0.0  # idle GPU-minutes while the head could fit and was held
         self.idle_gpu_min_blocked = 0.0  # idle GPU-minutes while the head fitted nowhere
+        self.busy_gpu_min = 0.0  # integral of GPUs running at least one job (GPU-minutes)
+        self.backfilled = 0  # jobs started ahead of an earlier arrival that still waited
         self.total_reward = 0.0
         # Decision records (the timeline derives everything else from the jobs).
         self.holds: list[tuple[float, float, int, bool]] = []  # (time, until, job, could fit)
@@ -126,33 +158,52 @@ class Simulator:
 
         :param arrived_only: forget the jobs that have not arrived yet: the copy knows what a
             real scheduler knows now (the cluster, the running jobs and the queue, with their
-            durations), and its run ends when those jobs are done.
+            declared run times, which it then takes as their run times), and its run ends when
+            those jobs are done.
         """
         k = self._next_arrival if arrived_only else len(self.jobs)
         twin = copy.copy(self)
         twin.jobs = self.jobs[:k] if arrived_only else self.jobs
+        twin.declared_min = self.declared_min[:k]
         twin.state = self.state.copy()
         twin.queue = deque(self.queue)
         twin._running = list(self._running)
         twin.start_min = self.start_min[:k].copy()
         twin.end_min = self.end_min[:k].copy()
+        twin.run_min = self.run_min[:k].copy()
+        twin.declared_end_min = self.declared_end_min[:k].copy()
+        twin.start_slot = self.start_slot[:k].copy()
         twin.job_gpus = self.job_gpus[:k]
+        if arrived_only and any(j.estimate_min is not None for j in twin.jobs):
+            twin._forget_true_run_times()
         twin._gini = self._gini.copy()
         twin.holds = list(self.holds)
         twin.misroutes = list(self.misroutes)
         return twin
 
-    def gpu_release_min(self) -> tuple[list[float], list[float]]:
-        """Minutes from now until each GPU's first and last running job ends (0 for an idle GPU).
+    def _forget_true_run_times(self) -> None:
+        """Take the declared run times as the true ones (a fork that knows only what a scheduler
+        knows)."""
+        from dataclasses import replace
 
-        Durations are known to the simulator, as declared run times would be to a scheduler.
-        """
+        self.jobs = [j if j.estimate_min is None else replace(j, duration_min=j.estimate_min)
+                     for j in self.jobs]
+        for idx in range(len(self.jobs)):
+            if not np.isnan(self.start_min[idx]) and np.isnan(self.end_min[idx]):
+                self.run_min[idx] = self.declared_end_min[idx] - self.start_min[idx]
+        self._running = [(max(float(self.declared_end_min[i]), self.time_min), i) for _, i in self._running]
+        heapq.heapify(self._running)
+
+    def gpu_release_min(self) -> tuple[list[float], list[float]]:
+        """Minutes from now until each GPU's first and last running job ends by their declared
+        run times (0 for an idle GPU)."""
         n = self.cluster.n_gpus
         first, last = [float("inf")] * n, [0.0] * n
         now = self.time_min
         job_gpus = self.job_gpus
-        for end, idx in self._running:
-            left = end - now
+        declared_end = self.declared_end_min
+        for _, idx in self._running:
+            left = float(declared_end[idx]) - now
             for g in job_gpus[idx]:
                 if left < first[g]:
                     first[g] = left
@@ -164,6 +215,28 @@ class Simulator:
     def head_job(self) -> Job | None:
         """The job at the head of the queue, or ``None`` when the run is over."""
         return self.jobs[self.queue[0]] if self.queue and not self.done else None
+
+    def window_indices(self) -> list[int]:
+        """Arrival indices of the window's jobs: the first ``window`` queued jobs, in arrival order."""
+        return list(islice(self.queue, self.window))
+
+    def window_jobs(self) -> list[Job]:
+        """The jobs the scheduler may start now (slot 0 is the head), in arrival order."""
+        jobs = self.jobs
+        return [jobs[i] for i in islice(self.queue, self.window)]
+
+    def speed_of(self, job: Job, gpus: Sequence[int]) -> float:
+        """The speed of ``job`` on ``gpus``: its slowest GPU's (1.0 without a speed table)."""
+        return 1.0 if self.speeds is None else self.speeds.of(job.type, gpus)
+
+    def declared_run_min(self, job_idx: int, gpus: Sequence[int]) -> float:
+        """The declared run time (minutes) of the job with arrival index ``job_idx`` on ``gpus``."""
+        return float(self.declared_min[job_idx]) / self.speed_of(self.jobs[job_idx], gpus)
+
+    def running_by_declared_end(self) -> list[tuple[float, int]]:
+        """The running jobs as (declared end time in minutes, arrival index), soonest first."""
+        declared_end = self.declared_end_min
+        return sorted((float(declared_end[i]), i) for _, i in self._running)
 
     @property
     def arrivals_left(self) -> int:
@@ -189,38 +262,55 @@ class Simulator:
 
     # ------------------------------------------------------------------ driving
     def run(self, policy) -> Result:
-        """Run from the start to the end, asking ``policy.select(state, job)`` at every decision.
+        """Run from the start to the end with ``policy``.
 
-        A policy that also needs the queue or the clock (the RL agent) may define
-        ``bind(simulator)``; it is called once, before the first decision.
+        A FIFO policy answers ``select(state, job)`` for the head job; a queue-aware policy
+        answers ``decide(simulator)`` with ``(window slot, action)``. A policy that also needs the
+        queue or the clock (the RL agent, a planner) may define ``bind(simulator)``; it is called
+        once, before the first decision.
         """
         self.reset()
         if hasattr(policy, "bind"):
             policy.bind(self)
+        if hasattr(policy, "decide"):
+            decide = policy.decide
+            while not self.done:
+                slot, action = decide(self)
+                self.step(action, slot)
+            return self.result(policy_name=getattr(policy, "name", str(policy)))
         select = policy.select
         state = self.state
         while not self.done:
             self.step(select(state, self.jobs[self.queue[0]]))
         return self.result(policy_name=getattr(policy, "name", str(policy)))
 
-    def step(self, action: Action) -> bool:
-        """Apply one decision for the head job, then advance to the next decision point.
+    def step(self, action: Action, slot: int = 0) -> bool:
+        """Apply one decision, then advance to the next decision point.
 
         :param action: a GPU index, a tuple of GPU indices (the gang), or :data:`HOLD`.
-        :return: whether the head job was placed.
+        :param slot: the window slot of the job the action is for (0: the head job).
+        :return: whether the job was placed.
         """
         if self.done:
             raise RuntimeError("the run is over; call reset()")
+        if not 0 <= slot < min(self.window, len(self.queue)):
+            raise ValueError(f"window slot {slot} is outside 0..{min(self.window, len(self.queue)) - 1}")
         self.decisions += 1
-        job_idx = self.queue[0]
+        job_idx = self.queue[slot]
         job = self.jobs[job_idx]
         gpus = self._resolve(job, action)
         if gpus:
-            self.queue.popleft()
+            if slot:
+                del self.queue[slot]
+                self.backfilled += 1
+            else:
+                self.queue.popleft()
+            self.start_slot[job_idx] = slot
             self._start(job_idx, job, gpus)
             self._advance_to_decision()
             return True
-        self._hold(job_idx, job)
+        head = self.queue[0]
+        self._hold(head, self.jobs[head])
         return False
 
     def _resolve(self, job: Job, action: Action) -> tuple[int, ...]:
@@ -250,7 +340,12 @@ class Simulator:
         self._on_util_change(gpus, before)
         self.start_min[job_idx] = self.time_min
         self.job_gpus[job_idx] = gpus
-        heapq.heappush(self._running, (self.time_min + job.duration_min, job_idx))
+        speed = 1.0 if self.speeds is None else self.speeds.of(job.type, gpus)
+        run = job.duration_min if speed == 1.0 else job.duration_min / speed
+        self.run_min[job_idx] = run
+        declared = self.declared_min[job_idx]
+        self.declared_end_min[job_idx] = self.time_min + (declared if speed == 1.0 else declared / speed)
+        heapq.heappush(self._running, (self.time_min + run, job_idx))
 
     def _hold(self, job_idx: int, job: Job) -> None:
         next_t = self.next_event_min()
@@ -258,6 +353,9 @@ class Simulator:
             self._finish("dead_stall")
             return
         could_fit = np.count_nonzero(self.state.fit_mask(job)) > 0
+        if not could_fit and self.window > 1:
+            fits, jobs = self.state.fits_somewhere, self.jobs
+            could_fit = any(fits(jobs[i]) for i in islice(self.queue, 1, self.window))
         until = next_t if self.horizon_min is None else min(next_t, self.horizon_min)
         held_min = until - self.time_min
         if could_fit:
@@ -308,7 +406,7 @@ class Simulator:
         before = [float(self.state.compute_used[g]) for g in gpus]
         self.state.release(self.jobs[job_idx], gpus)
         self._on_util_change(gpus, before)
-        self.end_min[job_idx] = self.start_min[job_idx] + self.jobs[job_idx].duration_min
+        self.end_min[job_idx] = self.start_min[job_idx] + self.run_min[job_idx]
 
     def _on_util_change(self, gpus: tuple[int, ...], before: list[float]) -> None:
         """Update the running sums behind cluster utilisation and Gini after GPUs changed."""
@@ -328,6 +426,7 @@ class Simulator:
             gini_now = self._gini.value()
             in_band = dt if self.util_band[0] <= util <= self.util_band[1] else 0.0
             waiting = len(self.queue) * dt
+            self.busy_gpu_min += (n - self.state.idle_gpus) * dt
             self.util_min += util * dt
             self.in_band_min += in_band
             self.gini_min += gini_now * dt
@@ -343,7 +442,10 @@ class Simulator:
 
     # ------------------------------------------------------------------ results
     def jobs_table(self) -> pd.DataFrame:
-        """One row per submitted job: id, type, arrival, start, end, node, gpu ids, wait, finished.
+        """One row per submitted job: id, type, arrival, start, end, node, gpu ids, wait, finished,
+        ``run_min`` (the true run time on the GPUs it got), ``start_slot`` (the window slot it
+        started from; -1 if it never started) and ``backfilled`` (started ahead of an earlier
+        arrival that still waited).
 
         Times are minutes. An unstarted job has no start; its wait counts up to the end of the run.
         """
@@ -367,6 +469,9 @@ class Simulator:
             "gpu_ids": [list(g) for g in self.job_gpus],
             "wait_min": wait,
             "finished": finished,
+            "run_min": self.run_min.copy(),
+            "start_slot": self.start_slot.copy(),
+            "backfilled": self.start_slot > 0,
         })
 
     def metrics(self) -> dict[str, float]:
@@ -378,6 +483,7 @@ class Simulator:
         span = self.time_min - self.start_time_min
         completed = int((~np.isnan(self.end_min)).sum())
         causes = Counter(m[3] for m in self.misroutes)
+        queue = self._queue_metrics(wait, started)
         return {
             "jobs_submitted": n,
             "jobs_completed": completed,
@@ -395,7 +501,28 @@ class Simulator:
             "idle_gpu_min_queued": self.idle_gpu_min_stalled + self.idle_gpu_min_blocked,
             "idle_gpu_min_stalled": self.idle_gpu_min_stalled,
             "idle_gpu_min_blocked": self.idle_gpu_min_blocked,
+            **queue,
             "total_reward": self.total_reward,
+        }
+
+    def _queue_metrics(self, wait: np.ndarray, started: np.ndarray) -> dict[str, float]:
+        """Job completion time, bounded slowdown, priority-weighted and p99 wait, backfilled jobs
+        and busy GPU-hours. A job that has not finished counts up to the end of the run."""
+        if not len(self.jobs):
+            return {"avg_jct_min": 0.0, "avg_bsld": 0.0, "weighted_wait_min": 0.0, "p99_wait_min": 0.0,
+                    "backfilled_jobs": 0, "gpu_hours": 0.0}
+        run = np.where(started, self.run_min, 0.0)
+        ran = np.where(started, np.minimum(run, self.time_min - np.where(started, self.start_min, 0.0)), 0.0)
+        jct = wait + ran
+        reference = np.where(started, run, [j.duration_min for j in self.jobs])
+        priority = np.array([j.priority for j in self.jobs], dtype=float)
+        return {
+            "avg_jct_min": float(jct.mean()),
+            "avg_bsld": float(np.maximum(1.0, jct / np.maximum(reference, BSLD_FLOOR_MIN)).mean()),
+            "weighted_wait_min": float((priority * wait).sum() / priority.sum()),
+            "p99_wait_min": float(np.percentile(wait, 99)),
+            "backfilled_jobs": self.backfilled,
+            "gpu_hours": self.busy_gpu_min / 60.0,
         }
 
     def result(self, policy_name: str = "", scenario_name: str = "", seed: int | None = None) -> Result:

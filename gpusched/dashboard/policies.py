@@ -30,10 +30,16 @@ def training_available() -> bool:
     return True
 
 
+QUEUE_HEURISTICS: tuple[str, ...] = ("fitfirst", "easy", "sjf", "priority", "wfp3", "easy+fastest_fit")
+"""The queue-aware heuristics the dashboard offers (each order with Best-Fit, and EASY with
+Fastest-Fit); any other ``ORDER+PLACEMENT`` runs from the command line."""
+
+
 def dashboard_policies() -> list[str]:
-    """The policies the dashboard offers: every heuristic, then the agent's two modes (``ppo``,
-    ``ppo_rollout``) when the agent is available."""
-    names = heuristic_names()
+    """The policies the dashboard offers: every FIFO heuristic, the queue-aware ones of
+    :data:`QUEUE_HEURISTICS`, then the agent's two modes (``ppo``, ``ppo_rollout``) when the agent
+    is available."""
+    names = heuristic_names() + list(QUEUE_HEURISTICS)
     if agent_available():
         names += list(AGENT_POLICIES)
     return names

@@ -38,6 +38,7 @@ from gpusched.figures.workload import (
     duration_figure,
     gpus_figure,
     jobs_frame,
+    runtime_by_model_figure,
     vram_figure,
 )
 
@@ -69,6 +70,7 @@ __all__ = [
     "policy_color",
     "replay_figure",
     "results_table",
+    "runtime_by_model_figure",
     "side_by_side_figure",
     "conditions_heatmap_figure",
     "conditions_summary",

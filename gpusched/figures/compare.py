@@ -19,6 +19,9 @@ from gpusched.policies import policy_label
 BAR_METRICS: dict[str, tuple[str, float]] = {
     "avg_wait_min": ("Average wait (min)", 1.0),
     "p95_wait_min": ("p95 wait (min)", 1.0),
+    "avg_jct_min": ("Average job completion time (min)", 1.0),
+    "avg_bsld": ("Bounded slowdown (≥ 1)", 1.0),
+    "weighted_wait_min": ("Priority-weighted wait (min)", 1.0),
     "avg_util": ("Average utilisation (%)", 100.0),
     "util_in_band_frac": ("Time in 60–80 % band (%)", 100.0),
     "gini": ("Gini of GPU utilisation (0–1)", 1.0),
@@ -74,7 +77,12 @@ def metric_bars_figure(comparison: Comparison,
 TABLE_METRICS: dict[str, str] = {
     "avg_wait_min": "avg wait (min)",
     "p95_wait_min": "p95 wait (min)",
+    "p99_wait_min": "p99 wait (min)",
     "max_wait_min": "max wait (min)",
+    "avg_jct_min": "avg JCT (min)",
+    "avg_bsld": "bounded slowdown",
+    "weighted_wait_min": "weighted wait (min)",
+    "backfilled_jobs": "backfilled",
     "avg_util": "utilisation (0–1)",
     "util_in_band_frac": "time in band (0–1)",
     "gini": "Gini (0–1)",
@@ -91,7 +99,8 @@ def results_table(comparison: Comparison) -> pd.DataFrame:
     """Mean ± standard deviation over seeds per policy (rows) and metric (columns), as text."""
     mean, std = comparison.summary(), comparison.spread()
     keys = list(TABLE_METRICS)
-    digits = {k: 3 if k in ("avg_util", "util_in_band_frac", "gini") else 1 for k in keys}
+    digits = {k: 3 if k in ("avg_util", "util_in_band_frac", "gini") else 2 if k == "avg_bsld" else 1
+              for k in keys}
     table = pd.DataFrame({
         TABLE_METRICS[k]: [f"{m:,.{digits[k]}f} ± {s:,.{digits[k]}f}"
                            for m, s in zip(mean[k], std[k], strict=True)] for k in keys})

@@ -239,6 +239,7 @@ def gantt_figure(result: Result) -> go.Figure:
                                "<br>waited %{customdata[4]} min"
                                "<br>VRAM %{customdata[5]} GB · compute %{customdata[6]} %"
                                "<extra></extra>")))
+        _mark_out_of_order(fig, result, p, y)
     labels = [cluster.gpu_label(g) for g in range(cluster.n_gpus)]
     apply_layout(fig, title=f"Jobs on each GPU over time · {policy_label(result.policy)}",
                  height=max(320, 60 + 46 * cluster.n_gpus))
@@ -247,6 +248,29 @@ def gantt_figure(result: Result) -> go.Figure:
     fig.update_yaxes(title_text="GPU", tickvals=list(range(cluster.n_gpus)), ticktext=labels,
                      range=[cluster.n_gpus - 0.5, -0.5], showgrid=False, zeroline=False)
     return fig
+
+
+OUT_OF_ORDER_LEGEND = "started out of arrival order (backfilled)"
+"""Legend name of the Gantt chart's markers on jobs started ahead of an earlier arrival."""
+
+
+def _mark_out_of_order(fig: go.Figure, result: Result, placements: pd.DataFrame, y: np.ndarray) -> None:
+    """A marker at the start of every job that started ahead of an earlier arrival, with the
+    window slot it was taken from."""
+    jobs = result.jobs.set_index("id")
+    if "backfilled" not in jobs or not jobs["backfilled"].any():
+        return
+    backfilled = jobs.loc[placements["job"], "backfilled"].to_numpy(dtype=bool)
+    if not backfilled.any():
+        return
+    slots = jobs.loc[placements["job"], "start_slot"].to_numpy()[backfilled]
+    fig.add_trace(go.Scatter(
+        x=_r(placements["start_min"].to_numpy()[backfilled]), y=np.round(y[backfilled], 3).tolist(),
+        mode="markers", name=OUT_OF_ORDER_LEGEND,
+        marker={"symbol": "triangle-right", "size": 9, "color": "#111827", "line": {"width": 0}},
+        customdata=np.c_[placements["job"].to_numpy()[backfilled], slots].tolist(),
+        hovertemplate="job %{customdata[0]} started from window slot %{customdata[1]}, ahead of an "
+                      "earlier arrival<extra></extra>"))
 
 
 # ------------------------------------------------------------------- side by side

@@ -1,15 +1,16 @@
-"""Workload figures: arrivals over time and the VRAM, duration and GPU-count distributions by
-job type."""
+"""Workload figures: arrivals over time, the VRAM, duration and GPU-count distributions by job
+type, and how long each type runs on each GPU model of the cluster (its speed table)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from gpusched.core.cluster import Cluster
 from gpusched.core.jobs import Job
 from gpusched.figures.style import apply_layout, job_type_color
 
@@ -87,4 +88,28 @@ def duration_figure(jobs: Sequence[Job]) -> go.Figure:
     fig.update_layout(showlegend=False)
     fig.update_xaxes(title_text="duration (min, log scale)", type="log")
     fig.update_yaxes(title_text="job type")
+    return fig
+
+
+def runtime_by_model_figure(jobs: Sequence[Job], cluster: Cluster,
+                            speeds: Mapping[str, Mapping[str, float]] | None) -> go.Figure:
+    """Median run time (minutes) of each job type on each GPU model of the cluster: the jobs'
+    ``duration_min`` (their time on the reference GPU) divided by the model's speed for the type
+    (1.0 where the table is silent, or without a table)."""
+    df = jobs_frame(jobs)
+    models = list(dict.fromkeys(cluster.node_model))
+    fig = go.Figure()
+    for t in _types(df):
+        durations = df.loc[df["type"] == t, "duration_min"].to_numpy()
+        median = float(np.median(durations)) if durations.size else 0.0
+        factors = [(speeds or {}).get(m, {}).get(t, 1.0) for m in models]
+        fig.add_trace(go.Bar(x=models, y=[round(median / f, 1) for f in factors], name=t,
+                             marker_color=job_type_color(t), customdata=factors,
+                             hovertemplate="%{x}: %{y:.0f} min (speed %{customdata:.2f})<extra>" + t
+                                           + "</extra>"))
+    title = "Median run time by GPU model" + ("" if speeds else " (no speed table: all at speed 1.0)")
+    apply_layout(fig, title=title, height=320)
+    fig.update_layout(barmode="group")
+    fig.update_xaxes(title_text="GPU model")
+    fig.update_yaxes(title_text="median run time (min)")
     return fig

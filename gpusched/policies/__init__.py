@@ -10,6 +10,7 @@ from gpusched.policies.registry import (
     policy_info,
     policy_label,
     policy_names,
+    queue_policy_names,
     register,
     register_prefix,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "policy_info",
     "policy_label",
     "policy_names",
+    "queue_policy_names",
     "register",
     "register_prefix",
 ]

@@ -12,7 +12,8 @@ import numpy as np
 
 from gpusched.core.cluster import ClusterState
 from gpusched.core.jobs import Job
-from gpusched.core.simulator import HOLD, Action
+from gpusched.core.simulator import HOLD, Action, Simulator
+from gpusched.core.speed import GpuSpeeds
 from gpusched.policies.base import argmin_masked, first_true
 
 
@@ -91,6 +92,29 @@ class BestFit:
         fits = state.fit_mask(job)
         left = state.vram_free_gb - state.vram_need_gb(job)
         return argmin_masked(left, fits)
+
+
+class FastestFit:
+    """Among the GPUs where the job fits, the one where it runs fastest (the scenario's speed
+    table, for the job's type), ties broken by Best-Fit (least VRAM left after placement, then the
+    lowest index). Without a speed table it is Best-Fit."""
+
+    name = "fastest_fit"
+
+    def __init__(self) -> None:
+        self._speeds: GpuSpeeds | None = None
+
+    def bind(self, sim: Simulator) -> None:
+        """Read the speed table of the simulator it runs in."""
+        self._speeds = sim.speeds
+
+    def select(self, state: ClusterState, job: Job) -> Action:
+        fits = state.fit_mask(job)
+        left = state.vram_free_gb - state.vram_need_gb(job)
+        if self._speeds is None or not fits.any():
+            return argmin_masked(left, fits)
+        speed = self._speeds.row(job.type)
+        return argmin_masked(left, fits & (speed >= speed[fits].max() - 1e-12))
 
 
 class RandomFit:

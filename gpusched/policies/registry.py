@@ -19,6 +19,7 @@ from gpusched.fgd.scoring import POLICY_NAMES as FGD_POLICY_NAMES
 from gpusched.policies.base import Policy
 from gpusched.policies.heuristics import (
     BestFit,
+    FastestFit,
     FirstFit,
     LeastLoaded,
     LeastLoadedFit,
@@ -27,6 +28,7 @@ from gpusched.policies.heuristics import (
     RandomFit,
 )
 from gpusched.policies.lookahead import Lookahead
+from gpusched.policies.queue import ORDER_LABELS, ORDERS, EasyBackfill, QueuePolicy
 
 PolicyFactory = Callable[[int], Policy]
 """Builds a policy from a seed (used by policies that draw random numbers)."""
@@ -103,6 +105,8 @@ def policy_info(name: str) -> PolicyInfo:
     :raises UnknownPolicyError: if the name is not registered.
     """
     info = _REGISTRY.get(name)
+    if info is None and "+" in name:
+        return _queue_info(name)
     if info is None:
         _load_plugins()
         prefix, sep, _ = name.partition(":")
@@ -148,6 +152,43 @@ def get_policy(name: str, seed: int = 0) -> Policy:
     return _PREFIX_RESOLVERS[prefix](arg, seed)
 
 
+# ---------------------------------------------------------------------------- ORDER+PLACEMENT
+QUEUE_PLACEMENTS: tuple[str, ...] = ("best_fit", "first_fit", "fastest_fit", "least_loaded_fit")
+"""The placements the shipped queue-aware heuristics pair with every order."""
+
+
+def queue_policy_names() -> list[str]:
+    """Every shipped queue-aware heuristic: each order with each of :data:`QUEUE_PLACEMENTS`."""
+    return [f"{order}+{placement}" for order in ORDERS for placement in QUEUE_PLACEMENTS]
+
+
+def _split_queue_name(name: str) -> tuple[str, str]:
+    order, _, placement = name.partition("+")
+    if order not in ORDERS:
+        raise UnknownPolicyError(f"unknown policy '{name}': '{order}' is not a queue order "
+                                 f"(known: {', '.join(ORDERS)})")
+    placement = placement or "best_fit"
+    base = policy_info(placement)
+    if base.name in ORDERS or "+" in placement:
+        raise UnknownPolicyError(f"unknown policy '{name}': the placement '{placement}' must be a "
+                                 "FIFO placement policy")
+    return order, placement
+
+
+def _queue_info(name: str) -> PolicyInfo:
+    order, placement = _split_queue_name(name)
+    base = policy_info(placement)
+    return PolicyInfo(name, f"{ORDER_LABELS[order]} + {policy_label(placement)}",
+                      lambda seed: queue_policy(name, seed), heuristic=False, slow=base.slow)
+
+
+def queue_policy(name: str, seed: int = 0) -> QueuePolicy:
+    """The queue-aware heuristic ``ORDER+PLACEMENT`` (``ORDER`` alone: ``ORDER+best_fit``)."""
+    order, placement = _split_queue_name(name if "+" in name else f"{name}+best_fit")
+    base = get_policy(placement, seed)
+    return EasyBackfill(base, name) if order == "easy" else QueuePolicy(order, base, name)
+
+
 register("first_fit", lambda seed: FirstFit(), label="First-Fit")
 register("least_loaded", lambda seed: LeastLoaded(), label="Least-Loaded")
 # Least-Loaded as it is written elsewhere, without a fit check either: by job count (what an
@@ -157,6 +198,12 @@ register("least_loaded_vram", lambda seed: LeastLoadedVram(), label="Least-Loade
 register("least_loaded_fit", lambda seed: LeastLoadedFit(), label="Least-Loaded (fit)")
 register("best_fit", lambda seed: BestFit(), label="Best-Fit")
 register("random", lambda seed: RandomFit(seed), label="Random")
+register("fastest_fit", lambda seed: FastestFit(), label="Fastest-Fit")
+# Queue-aware heuristics (gpusched.policies.queue): an order alone places with Best-Fit;
+# ``ORDER+PLACEMENT`` names any FIFO placement.
+for _order in ORDERS:
+    register(_order, lambda seed, _o=_order: queue_policy(_o, seed),
+             label=f"{ORDER_LABELS[_order]} + Best-Fit", heuristic=False)
 # Planners over forks of the simulator (see gpusched.policies.lookahead): ``lookahead`` plays the
 # real future (a bound and a teacher), ``queue_lookahead`` only the jobs that have arrived.
 register("lookahead", lambda seed: Lookahead(BestFit()), heuristic=False, slow=True)

@@ -13,6 +13,8 @@ workload:
   mix: {training: 0.3, inference: 0.4, batch: 0.3}
   seed: 0               # the CLI's --seed overrides it
 horizon_min: 100000     # optional (minutes)
+queue: {window: 8}      # optional: the scheduler may start any of the first 8 queued jobs
+speed: default          # optional: relative GPU speeds (the shipped table, or model -> type -> speed)
 reward: {}              # optional; see gpusched.core.reward.RewardSpec for the defaults
 util_band: [0.6, 0.8]   # optional; target band of cluster utilisation (fractions)
 ```
@@ -37,7 +39,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import yaml
@@ -47,9 +49,10 @@ from gpusched.core.cluster import Cluster, NodeGroup
 from gpusched.core.jobs import Job
 from gpusched.core.reward import RewardSpec
 from gpusched.core.simulator import Simulator
+from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
 from gpusched.errors import ScenarioError
 from gpusched.paths import SCENARIOS_DIR
-from gpusched.workload.synthetic import JOB_TYPES, arrival_rate_for_load, generate_jobs
+from gpusched.workload.synthetic import JOB_TYPES, arrival_rate_for_load, generate_jobs, with_estimates
 
 DEFAULT_MIX = {"training": 0.3, "inference": 0.4, "batch": 0.3}
 
@@ -109,6 +112,9 @@ class WorkloadSpec(_Strict):
     mix: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_MIX),
                                   description="share of each job type, summing to 1")
     seed: int = Field(0, ge=0, description="workload seed (trace: the node-sample seed)")
+    runtime_estimate_error: float | None = Field(None, ge=0, le=3, description=(
+        "sigma of the multiplicative log-normal error of the run times declared to the scheduler: "
+        "estimate = duration * exp(sigma * Z), Z ~ N(0, 1); absent or 0 declares them exactly"))
     trace: WorkloadTrace | None = None
 
     @model_validator(mode="after")
@@ -137,6 +143,21 @@ class WorkloadSpec(_Strict):
         return mix
 
 
+MAX_WINDOW = 128
+"""The largest queue window (RLScheduler's agent picks from a 128-slot window)."""
+
+
+class QueueSpec(_Strict):
+    """How many queued jobs the scheduler may start."""
+
+    window: int = Field(1, ge=1, le=MAX_WINDOW, description=(
+        "the first N queued jobs, in arrival order, may start; 1 is a strict FIFO queue"))
+
+
+SpeedSpec = Literal["default"] | dict[str, dict[str, float]]
+"""``default`` (the shipped table of :mod:`gpusched.core.speed`) or GPU model -> job type -> speed."""
+
+
 class Scenario(_Strict):
     """A validated scenario. Build its cluster and jobs with :meth:`build_cluster` and :meth:`jobs`."""
 
@@ -147,6 +168,19 @@ class Scenario(_Strict):
     horizon_min: float | None = Field(None, gt=0, description="end of the run (minutes)")
     reward: RewardSpec = Field(default_factory=RewardSpec)
     util_band: tuple[float, float] = (0.6, 0.8)
+    queue: QueueSpec | None = Field(None, description="the queue window (absent: strict FIFO)")
+    speed: SpeedSpec | None = Field(None, description="relative GPU speeds (absent: all 1.0)")
+
+    @field_validator("speed")
+    @classmethod
+    def _check_speed(cls, speed: SpeedSpec | None) -> SpeedSpec | None:
+        if isinstance(speed, dict):
+            for model, row in speed.items():
+                for job_type, factor in row.items():
+                    if not (factor > 0 and factor < float("inf")):
+                        raise ValueError(f"speed of {job_type} jobs on {model} must be a number > 0 "
+                                         f"(got {factor!r})")
+        return speed
 
     @model_validator(mode="after")
     def _check_band(self) -> Scenario:
@@ -154,6 +188,17 @@ class Scenario(_Strict):
         if not 0.0 <= lo < hi <= 1.0:
             raise ValueError(f"util_band must satisfy 0 <= low < high <= 1 (got [{lo}, {hi}])")
         return self
+
+    @property
+    def window(self) -> int:
+        """The queue window (1 without a ``queue`` key)."""
+        return 1 if self.queue is None else self.queue.window
+
+    def speed_table(self) -> dict[str, dict[str, float]] | None:
+        """The relative GPU speeds (model -> job type -> speed), or ``None`` (every GPU at 1.0)."""
+        if self.speed is None:
+            return None
+        return DEFAULT_SPEEDS if self.speed == "default" else self.speed
 
     @property
     def n_gpus(self) -> int:
@@ -184,15 +229,20 @@ class Scenario(_Strict):
 
     def arrival_rate_per_hour(self, cluster: Cluster | None = None) -> float:
         """The synthetic workload's arrival rate (jobs per hour): ``workload.arrival_rate_per_hour``,
-        or the rate that offers ``workload.load`` of ``cluster``'s compute (the scenario's own
-        cluster if omitted)."""
+        or the rate that offers ``workload.load`` of ``cluster``'s capacity, counted with the
+        scenario's GPU speeds (the scenario's own cluster if omitted)."""
         w = self.workload
         if w.load is None:
             if w.arrival_rate_per_hour is None:
                 raise ScenarioError(f"scenario '{self.name}': a trace workload has no arrival rate")
             return w.arrival_rate_per_hour
         cluster = cluster or self.build_cluster()
-        return arrival_rate_for_load(w.load, w.mix, cluster.n_gpus, cluster.max_vram_gb_for_gpus())
+        table = self.speed_table()
+        speeds = None
+        if table is not None:
+            gpu_speeds = GpuSpeeds(cluster, table)
+            speeds = {job_type: gpu_speeds.row(job_type) for job_type in w.mix}
+        return arrival_rate_for_load(w.load, w.mix, cluster.n_gpus, cluster.max_vram_gb_for_gpus(), speeds)
 
     def build_cluster(self, seed: int | None = None) -> Cluster:
         """The cluster topology (``seed`` overrides ``workload.seed`` for a trace node sample)."""
@@ -225,13 +275,13 @@ class Scenario(_Strict):
             rng = np.random.default_rng(seed)
             jobs = generate_jobs(n_jobs or w.jobs, self.arrival_rate_per_hour(cluster), w.mix, rng,
                                  cluster.max_vram_gb_for_gpus())
-            return jobs, {}
+            return with_estimates(jobs, w.runtime_estimate_error, seed), {}
         from gpusched.workload.trace_jobs import hostable_jobs, openb_jobs
 
         pods = _openb_pods(w.trace.pods)
         jobs, cpu_only = openb_jobs(pods, time_compression=w.trace.time_compression,
                                     max_jobs=n_jobs or w.jobs)
-        kept = hostable_jobs(jobs, cluster)
+        kept = with_estimates(hostable_jobs(jobs, cluster), w.runtime_estimate_error, seed)
         return kept, {"cpu_only_pods": cpu_only, "unhostable_pods": len(jobs) - len(kept)}
 
     def with_overrides(self, **changes: Any) -> Scenario:
@@ -369,8 +419,11 @@ def list_presets() -> list[Scenario]:
 
 def make_simulator(scenario: Scenario, seed: int | None = None,
                    n_jobs: int | None = None) -> Simulator:
-    """A simulator on the scenario's cluster and workload (``seed``/``n_jobs`` override it)."""
+    """A simulator on the scenario's cluster and workload (``seed``/``n_jobs`` override it), with
+    its queue window and GPU speeds."""
     cluster = scenario.build_cluster(seed)
     jobs = scenario.jobs(seed=seed, n_jobs=n_jobs, cluster=cluster)
+    table = scenario.speed_table()
     return Simulator(cluster, jobs, reward=scenario.reward, util_band=scenario.util_band,
-                     horizon_min=scenario.horizon_min)
+                     horizon_min=scenario.horizon_min, window=scenario.window,
+                     speeds=None if table is None else GpuSpeeds(cluster, table))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -213,21 +213,54 @@ def expected_gpu_minutes(spec: JobTypeSpec, max_vram_gb_for_gpus: Mapping[int, f
 
 
 def arrival_rate_for_load(load: float, mix: Mapping[str, float], n_gpus: int,
-                          max_vram_gb_for_gpus: Mapping[int, float]) -> float:
+                          max_vram_gb_for_gpus: Mapping[int, float],
+                          speed_by_type: Mapping[str, Sequence[float]] | None = None) -> float:
     """The Poisson arrival rate (jobs per hour) that offers ``load`` of a cluster's compute.
 
     ``load`` is the offered GPU demand as a fraction of the cluster's capacity: jobs arrive at
-    ``rate = load * n_gpus * 60 / E[gpus * compute * duration]`` per hour, with the expectation
-    (GPU-minutes) over the mix and the shapes the cluster can hold (:func:`expected_gpu_minutes`).
-    At ``load = 1`` the jobs ask, on average, for every GPU's whole compute all the time; the
-    long-run cluster utilisation of a run that keeps up is close to ``load``.
+    ``rate = load * capacity * 60 / E[gpus * compute * duration]`` per hour, with the expectation
+    (GPU-minutes at speed 1.0) over the mix and the shapes the cluster can hold
+    (:func:`expected_gpu_minutes`). Without GPU speeds the capacity is the GPU count; with them it
+    is the sum over GPUs of their speed, averaged over the job types by each type's share of the
+    demand (a GPU at speed 0.5 gives half a GPU of capacity). At ``load = 1`` the jobs ask, on
+    average, for all of it.
 
-    :param load: offered demand, fraction of the cluster's compute (> 0).
+    :param load: offered demand, fraction of the cluster's capacity (> 0).
     :param mix: probability of each job type.
-    :param n_gpus: GPUs of the cluster (each has a compute capacity of 1.0).
+    :param n_gpus: GPUs of the cluster (each has a compute capacity of 1.0 at speed 1.0).
     :param max_vram_gb_for_gpus: the cluster's feasible GPU counts (see :func:`generate_jobs`).
+    :param speed_by_type: per job type, the speed of every GPU (``None``: all 1.0).
     """
     total = sum(mix.values())
-    per_job = sum(share / total * expected_gpu_minutes(JOB_TYPES[t], max_vram_gb_for_gpus)
-                  for t, share in mix.items() if share > 0)
-    return load * n_gpus * 60.0 / per_job
+    demand = {t: share / total * expected_gpu_minutes(JOB_TYPES[t], max_vram_gb_for_gpus)
+              for t, share in mix.items() if share > 0}
+    per_job = sum(demand.values())
+    capacity = float(n_gpus)
+    if speed_by_type is not None:
+        capacity = sum(d / per_job * float(np.sum(speed_by_type[t])) if t in speed_by_type
+                       else d / per_job * n_gpus for t, d in demand.items())
+    return load * capacity * 60.0 / per_job
+
+
+# ---------------------------------------------------------------------------- declared run times
+ESTIMATE_STREAM = 0x5EED
+"""Second word of the seed of the run-time estimates' generator: ``default_rng([seed, 0x5EED])``,
+so that drawing estimates never changes the jobs themselves."""
+
+
+def with_estimates(jobs: list[Job], error: float | None, seed: int) -> list[Job]:
+    """The jobs with the run times a user would declare: ``estimate = duration * exp(error * Z)``,
+    ``Z ~ N(0, 1)`` (a multiplicative log-normal error, median-unbiased), drawn from a generator of
+    its own seeded with ``[seed, ESTIMATE_STREAM]``. ``error`` absent or 0 returns ``jobs``
+    unchanged (declared run times are exact).
+
+    :param jobs: the workload.
+    :param error: sigma of the log-normal error (log-minutes).
+    :param seed: the workload seed.
+    """
+    if not error:
+        return jobs
+    rng = np.random.default_rng([seed, ESTIMATE_STREAM])
+    factors = np.exp(error * rng.standard_normal(len(jobs)))
+    return [replace(job, estimate_min=round(job.duration_min * float(f), 6))
+            for job, f in zip(jobs, factors, strict=True)]

@@ -1,0 +1,308 @@
+"""Queue-aware heuristics: which window job starts, and where.
+
+Each is named ``ORDER+PLACEMENT``: the ORDER picks a job among the window (the first ``window``
+queued jobs, in arrival order; see :mod:`gpusched.core.simulator`), and the PLACEMENT, any
+registered FIFO policy (``first_fit``, ``best_fit``, ``fastest_fit``, ``fgd``, ...), places it.
+``ORDER`` alone means ``ORDER+best_fit``. Orders that read run times read the *declared* ones
+(``Job.estimate_min``), as Slurm users declare a time limit.
+
+- ``fcfs``: the head job only; identical to the FIFO placement policy itself on any window.
+- ``fitfirst``: the first window job that fits now (greedy backfilling without a reservation;
+  it can starve big jobs, which shows in the p99 and maximum waits).
+- ``easy``: EASY backfilling (Lifka, "The ANL/IBM SP scheduling system", JSSPP 1995; Mu'alem and
+  Feitelson, IEEE TPDS 12(6), 2001). The head job starts if it fits. Otherwise it gets a
+  reservation: the earliest time it can start given the declared ends of the running jobs, on a
+  gang of GPUs. A later window job may start now only if it fits now and does not delay that
+  reservation: it ends (by its declared run time on its GPUs) before the reservation, or it uses
+  none of the reserved GPUs (none of the reserved nodes, when nodes have CPU or memory limits).
+- ``sjf``: the shortest declared duration first, among the window jobs that fit (Tiresias and the
+  Alibaba PAI simulator order jobs by duration; here with declared times).
+- ``priority``: the highest priority first, first-come first-served within a priority, among the
+  window jobs that fit.
+- ``wfp3``: the largest ``(wait / declared duration)^3 * gpus`` first, among the window jobs that
+  fit (the WFP3 score of RLScheduler, Zhang et al., SC 2020).
+
+Ties go to the earliest arrival (the lowest window slot).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from gpusched.core.cluster import EPS, ClusterState
+from gpusched.core.jobs import Job
+from gpusched.core.simulator import HOLD, Action, Simulator
+from gpusched.policies.base import Policy
+
+Order = Callable[[Simulator, Sequence[int]], int | None]
+"""Picks a window slot among the slots whose job fits now (``None`` when none should start)."""
+
+
+def _fitting_slots(sim: Simulator, window: Sequence[int]) -> list[int]:
+    fits, jobs = sim.state.fits_somewhere, sim.jobs
+    return [k for k, i in enumerate(window) if fits(jobs[i])]
+
+
+def _best(sim: Simulator, window: Sequence[int], key: Callable[[int], float]) -> int | None:
+    """The fitting slot with the smallest ``key`` (arrival order on ties)."""
+    slots = _fitting_slots(sim, window)
+    return min(slots, key=lambda k: (key(window[k]), k)) if slots else None
+
+
+def _fitfirst(sim: Simulator, window: Sequence[int]) -> int | None:
+    slots = _fitting_slots(sim, window)
+    return slots[0] if slots else None
+
+
+def _sjf(sim: Simulator, window: Sequence[int]) -> int | None:
+    return _best(sim, window, lambda i: float(sim.declared_min[i]))
+
+
+def _priority(sim: Simulator, window: Sequence[int]) -> int | None:
+    return _best(sim, window, lambda i: -sim.jobs[i].priority)
+
+
+def _wfp3(sim: Simulator, window: Sequence[int]) -> int | None:
+    now = sim.time_min
+
+    def score(i: int) -> float:
+        job = sim.jobs[i]
+        return -((now - job.arrival_min) / max(float(sim.declared_min[i]), EPS)) ** 3 * job.gpus
+
+    return _best(sim, window, score)
+
+
+ORDERS: dict[str, Order | None] = {
+    "fcfs": None,
+    "fitfirst": _fitfirst,
+    "easy": None,
+    "sjf": _sjf,
+    "priority": _priority,
+    "wfp3": _wfp3,
+}
+"""The job orders (``fcfs`` and ``easy`` are written as classes of their own)."""
+
+ORDER_LABELS: dict[str, str] = {"fcfs": "FCFS", "fitfirst": "Fit-first", "easy": "EASY", "sjf": "SJF",
+                                "priority": "Priority", "wfp3": "WFP3"}
+"""Display names of the orders."""
+
+
+class QueuePolicy:
+    """ORDER+PLACEMENT: the order picks a window slot, the FIFO placement policy places its job.
+
+    :param order: name of the order (a key of :data:`ORDERS`).
+    :param placement: the FIFO policy that places the chosen job.
+    :param name: registry name reported in results.
+    """
+
+    def __init__(self, order: str, placement: Policy, name: str):
+        self.order_name = order
+        self.order = ORDERS[order]
+        self.placement = placement
+        self.name = name
+
+    def bind(self, sim: Simulator) -> None:
+        """Attach to the simulator (and attach the placement policy when it reads the simulator)."""
+        if hasattr(self.placement, "bind"):
+            self.placement.bind(sim)
+
+    def decide(self, sim: Simulator) -> tuple[int, Action]:
+        """The slot to start and its placement, or ``(0, HOLD)``."""
+        window = sim.window_indices()
+        slot = 0 if self.order is None else self.order(sim, window)
+        if slot is None:
+            return 0, HOLD
+        return slot, self.placement.select(sim.state, sim.jobs[window[slot]])
+
+
+class MaskedState:
+    """A read-only view of a :class:`ClusterState` in which only ``allowed`` GPUs can take a job:
+    the fit masks and the gang rule see the other GPUs as full. Everything else is the state's."""
+
+    def __init__(self, state: ClusterState, allowed: np.ndarray):
+        self._state = state
+        self._allowed = allowed
+
+    def __getattr__(self, name: str):
+        return getattr(self._state, name)
+
+    def single_gpu_fit(self, job: Job) -> np.ndarray:
+        return self._state.single_gpu_fit(job) & self._allowed
+
+    def fit_mask(self, job: Job) -> np.ndarray:
+        single = self.single_gpu_fit(job)
+        if job.gpus == 1:
+            return single
+        c = self._state.cluster
+        per_node = np.bincount(c.gpu_node[single], minlength=c.n_nodes)
+        return single & (per_node >= job.gpus)[c.gpu_node]
+
+    def gang_for(self, job: Job, gpu: int) -> tuple[int, ...]:
+        if not self.fit_mask(job)[gpu]:
+            return ()
+        if job.gpus == 1:
+            return (int(gpu),)
+        c = self._state.cluster
+        node = c.gpu_node[gpu]
+        first = int(c.node_first_gpu[node])
+        local = np.flatnonzero(self.single_gpu_fit(job)[first:first + int(c.node_gpu_count[node])]) + first
+        return (int(gpu), *[int(g) for g in local if g != gpu][: job.gpus - 1])
+
+    def can_place(self, job: Job, gpus: Sequence[int]) -> bool:
+        return self._state.can_place(job, gpus) and bool(self._allowed[list(gpus)].all())
+
+
+def _gang(state, job: Job, action: Action) -> tuple[int, ...]:
+    """The GPUs an action takes (``()`` for HOLD or a GPU where the job does not fit)."""
+    if isinstance(action, int | np.integer):
+        return () if int(action) == HOLD else state.gang_for(job, int(action))
+    gang = tuple(int(g) for g in action)
+    return gang if state.can_place(job, gang) else ()
+
+
+class Reservation:
+    """The head job's reservation: the earliest time it can start, by the declared ends of the
+    running jobs, and the GPUs it will take then.
+
+    :param start_min: the reserved start time (minutes; ``inf`` if it never fits).
+    :param gpus: the reserved GPUs (every GPU of their nodes when nodes have CPU or memory limits).
+    """
+
+    def __init__(self, start_min: float, gpus: np.ndarray):
+        self.start_min = start_min
+        self.gpus = gpus
+
+
+def reservation(sim: Simulator, job_idx: int) -> Reservation:
+    """When and where the job ``job_idx`` could start if nothing else started: the running jobs
+    release their resources at their declared ends, soonest first, until the job fits; it then
+    reserves the gang the gang rule gives at the lowest-index GPU where it fits.
+
+    Only the released GPUs (and, with node limits, their nodes) can change, so each release checks
+    those alone, on plain lists."""
+    state, cluster, job = sim.state, sim.cluster, sim.jobs[job_idx]
+    single_now = state.single_gpu_fit(job)
+    gang_now = state.fit_mask(job)
+    if gang_now.any():
+        return Reservation(sim.time_min, _reserved_gpus(cluster, job, single_now, gang_now))
+    need = state.vram_need_gb(job)
+    need_of = need.tolist() if isinstance(need, np.ndarray) else [float(need)] * cluster.n_gpus
+    vram_free = state.vram_free_gb.tolist()
+    compute_free = state.compute_free.tolist()
+    allowed = (cluster.spec_mask(job.gpu_spec) if job.gpu_spec
+               else np.ones(cluster.n_gpus, dtype=bool)).tolist()
+    gpu_node = cluster.gpu_node.tolist()
+    limited = bool(cluster.has_node_limits and (job.cpu_milli or job.memory_mib))
+    cpu_left = (cluster.node_cpu_milli - state.node_cpu_used).tolist()
+    mem_left = (cluster.node_memory_mib - state.node_memory_used).tolist()
+    single = single_now.tolist()
+    count = np.bincount(cluster.gpu_node[single_now], minlength=cluster.n_nodes).tolist()
+    first_gpu, node_size = cluster.node_first_gpu.tolist(), cluster.node_gpu_count.tolist()
+    compute, gpus = job.compute, job.gpus
+
+    def fits_on(g: int) -> bool:
+        if not (allowed[g] and vram_free[g] >= need_of[g] - EPS and compute_free[g] >= compute - EPS):
+            return False
+        node = gpu_node[g]
+        return not limited or (job.cpu_milli <= cpu_left[node] + EPS
+                               and job.memory_mib <= mem_left[node] + EPS)
+
+    releases = sim.running_by_declared_end()
+    k = 0
+    while k < len(releases):
+        end = releases[k][0]
+        touched: set[int] = set()
+        while k < len(releases) and releases[k][0] <= end:  # every job ending at that instant
+            _, idx = releases[k]
+            running = sim.jobs[idx]
+            for g in sim.job_gpus[idx]:
+                vram_free[g] += running.vram_gb + running.vram_frac * float(cluster.gpu_vram_gb[g])
+                compute_free[g] += running.compute
+                touched.add(g)
+            if running.cpu_milli or running.memory_mib:
+                node = gpu_node[sim.job_gpus[idx][0]]
+                cpu_left[node] += running.cpu_milli
+                mem_left[node] += running.memory_mib
+                if limited:
+                    touched.update(range(first_gpu[node], first_gpu[node] + node_size[node]))
+            k += 1
+        for g in touched:
+            ok = fits_on(g)
+            if ok != single[g]:
+                single[g] = ok
+                count[gpu_node[g]] += 1 if ok else -1
+        candidates = sorted(g for g in touched if single[g] and count[gpu_node[g]] >= gpus)
+        if candidates:
+            mask = np.array(single)
+            gang = mask & (np.array(count)[cluster.gpu_node] >= gpus)
+            return Reservation(max(end, sim.time_min), _reserved_gpus(cluster, job, mask, gang))
+    return Reservation(float("inf"), np.ones(cluster.n_gpus, dtype=bool))
+
+
+def _reserved_gpus(cluster, job: Job, single: np.ndarray, gang: np.ndarray) -> np.ndarray:
+    first = int(np.flatnonzero(gang)[0])
+    node = cluster.gpu_node[first]
+    lo = int(cluster.node_first_gpu[node])
+    local = np.flatnonzero(single[lo:lo + int(cluster.node_gpu_count[node])]) + lo
+    chosen = [first, *[int(g) for g in local if g != first][: job.gpus - 1]]
+    reserved = np.zeros(cluster.n_gpus, dtype=bool)
+    if cluster.has_node_limits:
+        reserved[cluster.gpu_node == node] = True
+    else:
+        reserved[chosen] = True
+    return reserved
+
+
+class EasyBackfill(QueuePolicy):
+    """EASY backfilling over a FIFO placement policy (see the module docstring).
+
+    The reservation of a head job is computed when it is first blocked and kept until a job
+    completes (a backfilled job never delays it, so it stays valid until then).
+    ``reservations`` records the first reservation of every head job (arrival index -> start
+    time), so that a test can check that no head job starts later than it was promised.
+    """
+
+    def __init__(self, placement: Policy, name: str):
+        super().__init__("easy", placement, name)
+        self._cache: tuple[int, int, Reservation] | None = None
+        self.reservations: dict[int, float] = {}
+
+    def bind(self, sim: Simulator) -> None:
+        super().bind(sim)
+        self._cache = None
+        self.reservations = {}
+
+    def _reservation(self, sim: Simulator, head: int) -> Reservation:
+        cache = self._cache
+        if cache is not None and cache[0] == head and cache[1] == sim.jobs_completed:
+            return cache[2]
+        res = reservation(sim, head)
+        self._cache = (head, sim.jobs_completed, res)
+        self.reservations.setdefault(head, res.start_min)
+        return res
+
+    def decide(self, sim: Simulator) -> tuple[int, Action]:
+        state, jobs = sim.state, sim.jobs
+        window = sim.window_indices()
+        head = window[0]
+        if state.fits_somewhere(jobs[head]):
+            return 0, self.placement.select(state, jobs[head])
+        res = None
+        for slot in range(1, len(window)):
+            idx = window[slot]
+            job = jobs[idx]
+            if not state.fits_somewhere(job):
+                continue
+            res = res or self._reservation(sim, head)
+            gang = _gang(state, job, self.placement.select(state, job))
+            if gang and (sim.time_min + sim.declared_run_min(idx, gang) <= res.start_min + EPS
+                         or not res.gpus[list(gang)].any()):
+                return slot, gang
+            masked = MaskedState(state, ~res.gpus)  # place it away from the reserved GPUs
+            if masked.fit_mask(job).any():
+                gang = _gang(masked, job, self.placement.select(masked, job))
+                if gang:
+                    return slot, gang
+        return 0, HOLD
