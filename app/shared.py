@@ -11,6 +11,7 @@ from gpusched import Comparison, Result, Scenario, compare, load_scenario, run_p
 from gpusched.dashboard.background import BackgroundRuns
 from gpusched.dashboard.policies import dashboard_policies
 from gpusched.experiment.runner import comparison_from_results
+from gpusched.experiment.scorecard import scorecard
 from gpusched.experiment.stall import (
     FamilyFinding,
     IdleSteps,
@@ -35,6 +36,7 @@ from gpusched.figures import (
     vram_figure,
     wait_cdf_figure,
 )
+from gpusched.figures.compare import FOREST_METRICS, forest_figure
 from gpusched.paths import STALL_CONDITIONS_RESULTS_DIR, STALL_CONDITIONS_SPEC
 from gpusched.policies import is_slow, policy_label
 from gpusched.sweep.analysis import load_sweep_results
@@ -125,6 +127,14 @@ def cached_compare_figures(scenario_yaml: str, policies: tuple[str, ...], seeds:
     comparison = cached_compare(scenario_yaml, policies, seeds)
     return (metric_bars_figure(comparison), wait_cdf_figure(comparison),
             util_over_time_figure(comparison, seed=util_seed))
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def cached_scorecard(scenario_yaml: str, policies: tuple[str, ...], seeds: tuple[int, ...],
+                     baseline: str) -> tuple[pd.DataFrame, go.Figure]:
+    """Every policy against ``baseline``, paired over the seeds: the scorecard and its forest plot."""
+    card = scorecard(cached_compare(scenario_yaml, policies, seeds), baseline)
+    return card, forest_figure(card, FOREST_METRICS)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

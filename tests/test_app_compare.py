@@ -49,3 +49,16 @@ def test_the_agent_joins_the_charts_when_its_background_runs_finish(policy, labe
         time.sleep(1.0)
         at.run()
         assert_clean(at)
+
+
+def test_compare_pairs_every_policy_against_a_baseline():
+    at = open_page("views/compare.py")
+    at.multiselect(key="compare_policies").set_value(["first_fit", "best_fit", "sjf"]).run()
+    at.number_input(key="compare_seeds").set_value(3).run()
+    at.selectbox(key="compare_baseline").set_value("best_fit").run()
+    assert_clean(at)
+    table = next(df.value for df in at.dataframe if "won / tied / lost" in df.value.columns)
+    assert set(table["policy"]) == {policy_label("first_fit"), policy_label("sjf")}
+    forest = next(spec for spec in plotly_specs(at)
+                  if "Paired differences" in spec["layout"]["title"]["text"])
+    assert any(t.get("error_x") for t in forest["data"])

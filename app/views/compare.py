@@ -5,6 +5,7 @@ from shared import (
     background_ready,
     cached_compare,
     cached_compare_figures,
+    cached_scorecard,
     cached_side_by_side,
     current_scenario,
     is_slow,
@@ -17,7 +18,7 @@ from shared import (
 from gpusched.agent import AGENT_POLICY
 from gpusched.core.metrics import METRIC_KEYS
 from gpusched.errors import GpuschedError
-from gpusched.figures import results_table
+from gpusched.figures import results_table, scorecard_table
 from gpusched.policies import policy_label
 
 DEFAULT_POLICIES = ["first_fit", "least_loaded", "least_loaded_fit", "best_fit", AGENT_POLICY]
@@ -68,6 +69,17 @@ def main() -> None:
                        comparison.runs[["policy", "seed", *METRIC_KEYS]].to_csv(index=False),
                        icon=":material/download:", file_name=f"compare-{scenario.name}.csv", mime="text/csv",
                        key="compare_csv")
+
+    if len(policies) > 1 and n_seeds > 1:
+        st.markdown("##### Paired against a baseline (the same jobs, seed by seed)")
+        base_default = "first_fit" if "first_fit" in policies else policies[0]
+        baseline = st.selectbox("Baseline", policies, index=policies.index(base_default),
+                                format_func=policy_label, key="compare_baseline",
+                                help="Each metric's per-seed difference against this policy: its mean "
+                                     "with a 95 % interval, and the seeds won, tied and lost.")
+        card, forest = cached_scorecard(text, tuple(policies), seeds, baseline)
+        show_chart(forest, key="compare_forest")
+        st.dataframe(scorecard_table(card), width="stretch", hide_index=True)
 
     st.markdown("##### Side by side, on the same jobs")
     a_col, b_col, s_col = st.columns([2, 2, 1])

@@ -8,6 +8,7 @@ from gpusched.cli.args import format_value, json_metrics, positive_int, seed_lis
 from gpusched.core.metrics import METRIC_KEYS
 from gpusched.errors import GpuschedError
 from gpusched.experiment.runner import compare, run_policy
+from gpusched.experiment.scorecard import scorecard
 from gpusched.policies import get_policy, heuristic_names
 from gpusched.workload.scenario import list_presets, load_scenario
 
@@ -51,17 +52,33 @@ def cmd_compare(args: argparse.Namespace) -> int:
     policies = [p.strip() for p in args.policies.split(",") if p.strip()] if args.policies \
         else heuristic_names()
     seeds = args.seed_list if args.seed_list else list(range(args.seeds))
+    if args.baseline and args.baseline not in policies:
+        raise GpuschedError(f"--baseline '{args.baseline}' is not among --policies ({', '.join(policies)})")
     comparison = compare(scenario, policies, seeds, n_jobs=args.jobs)
     mean, spread = comparison.summary(), comparison.spread()
     rows = [[p] + [f"{format_value(k, mean.loc[p, k])} ± {format_value(k, spread.loc[p, k])}"
                    for k in COMPARE_COLUMNS] for p in policies]
     print(f"scenario {scenario.name} · {scenario.n_gpus} GPUs · seeds {seeds} · mean ± std")
     print(table(["policy", *COMPARE_COLUMNS], rows))
+    card = None
+    if args.baseline:
+        card = scorecard(comparison, args.baseline)
+        print(f"\npaired against {args.baseline} over the same {len(seeds)} seed(s): "
+              "mean difference (policy - baseline) [95 % interval], seeds won / tied / lost")
+        print(table(["policy", "metric", "policy mean", "baseline mean", "difference", "won/tied/lost"],
+                    [[r.policy, r.metric, format_value(r.metric, r.policy_mean),
+                      format_value(r.metric, r.baseline_mean),
+                      f"{r.diff:+.2f} [{r.low:+.2f}, {r.high:+.2f}]", f"{r.wins}/{r.ties}/{r.losses}"]
+                     for r in card.itertuples()]))
     if args.json:
         runs = [{"policy": r["policy"], "seed": int(r["seed"]), "metrics": json_metrics(r)}
                 for r in comparison.runs.to_dict("records")]
         summary = {p: {k: float(mean.loc[p, k]) for k in METRIC_KEYS} for p in policies}
-        write_json(args.json, {"scenario": scenario.name, "runs": runs, "summary": summary})
+        payload = {"scenario": scenario.name, "runs": runs, "summary": summary}
+        if card is not None:
+            payload["baseline"] = args.baseline
+            payload["scorecard"] = card.to_dict("records")
+        write_json(args.json, payload)
     return 0
 
 
@@ -87,4 +104,6 @@ def install(sub: argparse._SubParsersAction) -> None:
     group.add_argument("--seed-list", type=seed_list, help="seeds, e.g. 1,2,3 or 42-51")
     p.add_argument("--jobs", type=positive_int, help="number of jobs (overrides workload.jobs)")
     p.add_argument("--json", help="write every run and the summary as JSON to this path")
+    p.add_argument("--baseline", help="also print every policy against this one, paired seed by seed "
+                                      "(mean difference, 95 %% interval, wins/ties/losses)")
     p.set_defaults(func=cmd_compare)

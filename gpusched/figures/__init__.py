@@ -7,8 +7,10 @@ Colours (one per policy, per job type and per utilisation band) live in
 
 from gpusched.figures.compare import (
     BAR_METRICS,
+    forest_figure,
     metric_bars_figure,
     results_table,
+    scorecard_table,
     util_over_time_figure,
     wait_cdf_figure,
 )
@@ -62,6 +64,7 @@ __all__ = [
     "arrivals_figure",
     "band_color",
     "duration_figure",
+    "forest_figure",
     "gantt_figure",
     "gpus_figure",
     "job_type_color",
@@ -71,6 +74,7 @@ __all__ = [
     "replay_figure",
     "results_table",
     "runtime_by_model_figure",
+    "scorecard_table",
     "side_by_side_figure",
     "conditions_heatmap_figure",
     "conditions_summary",

@@ -3,6 +3,8 @@ utilisation over time, one colour per policy."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -191,3 +193,63 @@ def util_over_time_figure(comparison: Comparison, seed: int | None = None,
     fig.update_xaxes(title_text="time (min)", range=[0, end or 1])
     fig.update_yaxes(title_text="cluster compute used (%)", range=[0, 100])
     return fig
+
+
+def forest_figure(card: pd.DataFrame, metrics: Sequence[str] | None = None) -> go.Figure:
+    """The scorecard as a forest plot: one panel per metric, each policy's mean paired difference
+    against the baseline with its 95 % interval, and a line at 0 (no difference).
+
+    :param card: a :func:`gpusched.experiment.scorecard.scorecard` table.
+    :param metrics: the metrics to draw (default: every metric of the card).
+    """
+    metrics = list(metrics or dict.fromkeys(card["metric"]))
+    policies = list(dict.fromkeys(card["policy"]))
+    cols = min(3, max(len(metrics), 1))
+    rows = int(np.ceil(len(metrics) / cols)) or 1
+    titles = [BAR_METRICS.get(m, (m, 1.0))[0] + " · difference" for m in metrics]
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.12,
+                        vertical_spacing=0.16)
+    for k, metric in enumerate(metrics):
+        row, col = divmod(k, cols)
+        part = card[card["metric"] == metric].set_index("policy").reindex(policies)
+        y = [policy_label(p) for p in policies]
+        fig.add_trace(go.Scatter(
+            x=part["diff"].round(3).tolist(), y=y, mode="markers",
+            marker={"size": 10, "color": [policy_color(p) for p in policies]},
+            error_x={"type": "data", "symmetric": False,
+                     "array": (part["high"] - part["diff"]).round(3).tolist(),
+                     "arrayminus": (part["diff"] - part["low"]).round(3).tolist(), "color": "#374151"},
+            customdata=np.c_[part["wins"], part["ties"], part["losses"]].tolist(), showlegend=False,
+            hovertemplate="%{y}: %{x:+.2f} (95 % interval shown)<br>won %{customdata[0]}, tied "
+                          "%{customdata[1]}, lost %{customdata[2]} seeds<extra>" + metric + "</extra>"),
+            row=row + 1, col=col + 1)
+        fig.add_vline(x=0, line={"color": "#9CA3AF", "dash": "dash"}, row=row + 1, col=col + 1)
+    baseline = ""
+    if "baseline" in card.attrs:
+        baseline = f" against {policy_label(card.attrs['baseline'])}"
+    apply_layout(fig, title=f"Paired differences{baseline} over the same seeds (policy − baseline, "
+                            "95 % interval)", height=140 + 220 * rows)
+    fig.update_yaxes(autorange="reversed")
+    return fig
+
+
+FOREST_METRICS: tuple[str, ...] = ("avg_wait_min", "p99_wait_min", "avg_jct_min", "avg_bsld",
+                                   "weighted_wait_min", "jobs_completed")
+"""The metrics the Compare page draws in its forest plot."""
+
+
+def scorecard_table(card: pd.DataFrame) -> pd.DataFrame:
+    """A scorecard for display: labels, the metric's title, both means, the difference with its
+    95 % interval, and wins/ties/losses."""
+    return pd.DataFrame({
+        "policy": [policy_label(p) for p in card["policy"]],
+        "metric": [BAR_METRICS.get(m, (m, 1.0))[0] if m in BAR_METRICS else TABLE_METRICS.get(m, m)
+                   for m in card["metric"]],
+        "policy mean": card["policy_mean"].round(3),
+        "baseline mean": card["baseline_mean"].round(3),
+        "difference [95 % interval]": [f"{d:+,.2f} [{lo:+,.2f}, {hi:+,.2f}]"
+                                       for d, lo, hi in zip(card["diff"], card["low"], card["high"],
+                                                            strict=True)],
+        "won / tied / lost": [f"{w} / {t} / {lo}" for w, t, lo in zip(card["wins"], card["ties"],
+                                                                     card["losses"], strict=True)],
+    })

@@ -1,0 +1,65 @@
+"""The scorecard: every policy against a baseline, paired over the same seeds, and its command."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gpusched.cli import main
+from gpusched.experiment.paired import paired_difference, t_quantile
+from gpusched.experiment.runner import Comparison
+from gpusched.experiment.scorecard import LOWER_IS_BETTER, scorecard
+
+
+def test_t_quantiles_match_the_table():
+    for df, want in ((1, 12.7062), (4, 2.7764), (9, 2.2622), (30, 2.0423)):
+        assert t_quantile(0.975, df) == pytest.approx(want, abs=1e-4)
+
+
+def test_paired_difference_by_hand():
+    a, b = [10.0, 12.0, 8.0, 11.0, 7.0], [11.0, 13.0, 9.5, 11.5, 7.0]
+    d = paired_difference(a, b)
+    diffs = np.array(a) - np.array(b)
+    half = t_quantile(0.975, 4) * diffs.std(ddof=1) / np.sqrt(5)
+    assert d.mean == pytest.approx(diffs.mean())
+    assert (d.low, d.high) == pytest.approx((diffs.mean() - half, diffs.mean() + half))
+    assert (d.a_lower, d.ties, d.a_higher) == (4, 1, 0)
+    assert d.excludes_zero
+
+
+def test_scorecard_counts_wins_in_the_right_direction():
+    runs = pd.DataFrame([
+        {"policy": p, "seed": s, "avg_wait_min": w, "jobs_completed": c}
+        for s, (wa, wb, ca, cb) in enumerate([(5, 9, 10, 9), (6, 7, 10, 10), (9, 8, 9, 10)])
+        for p, w, c in (("a", wa, ca), ("b", wb, cb))])
+    card = scorecard(Comparison("x", runs, {}), "b", metrics=("avg_wait_min", "jobs_completed"))
+    wait = card[card["metric"] == "avg_wait_min"].iloc[0]
+    done = card[card["metric"] == "jobs_completed"].iloc[0]
+    assert "avg_wait_min" in LOWER_IS_BETTER and "jobs_completed" not in LOWER_IS_BETTER
+    assert (wait["wins"], wait["ties"], wait["losses"]) == (2, 0, 1)  # lower wait wins
+    assert (done["wins"], done["ties"], done["losses"]) == (1, 1, 1)  # more completed wins
+    assert wait["diff"] == pytest.approx(np.mean([5 - 9, 6 - 7, 9 - 8]))
+    with pytest.raises(ValueError, match="baseline 'c'"):
+        scorecard(Comparison("x", runs, {}), "c")
+
+
+def test_compare_baseline_prints_and_writes_the_scorecard(tmp_path, capsys):
+    out = tmp_path / "cmp.json"
+    code = main(["compare", "--scenario", "fleet-16gpu", "--policies", "easy+best_fit,sjf,first_fit",
+                 "--seeds", "3", "--jobs", "120", "--baseline", "easy+best_fit", "--json", str(out)])
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "paired against easy+best_fit" in text and "won/tied/lost" in text
+    doc = json.loads(out.read_text())
+    assert doc["baseline"] == "easy+best_fit"
+    assert {r["policy"] for r in doc["scorecard"]} == {"sjf", "first_fit"}
+
+
+def test_a_baseline_outside_the_policies_is_refused(capsys):
+    assert main(["compare", "--scenario", "ll-stall-mini", "--policies", "first_fit", "--baseline",
+                 "best_fit"]) == 2
+    err = capsys.readouterr().err
+    assert "--baseline 'best_fit'" in err and err.count("\n") == 1
