@@ -33,7 +33,19 @@ class TrainConfig:
     hidden: int = 64
     """Width of the network's hidden layers."""
     obs_version: int = 1
-    """Observation layout (1, or 2 with run-time information; see ``GPUSchedulerEnv``)."""
+    """Observation layout (1, or 2 with run-time information, for a FIFO head job; 3 for a queue
+    window of jobs with GPU speeds; see ``GPUSchedulerEnv``)."""
+    max_window: int = 16
+    """With ``obs_version`` 3, the job slots of the training observation (the trained weights
+    run on any window)."""
+    random_windows: tuple[int, int] | None = None
+    """With ``obs_version`` 3, draw each training episode's queue window in this range."""
+    speed_sigma: float = 0.0
+    """On random clusters, perturb the GPU speeds around the scenario's table (or the shipped one)
+    by a log-normal factor with this sigma."""
+    random_loads: tuple[float, float] | None = None
+    """On random clusters, draw the offered load in this range (otherwise the scenario's rate is
+    scaled by the cluster's VRAM)."""
     learning_rate: float = 1e-4
     """Adam learning rate (constant)."""
     n_steps: int = 512

@@ -116,7 +116,7 @@ def read_sidecar(model_path: Path) -> dict[str, Any]:
     :raises ModelError: for a missing or malformed sidecar, an unknown observation version, or a
         zip whose sha256 does not match.
     """
-    from gpusched.env.observation import OBS_VERSIONS
+    from gpusched.env.env import ENV_OBS_VERSIONS as OBS_VERSIONS
 
     try:
         meta = load_sidecar(model_path)
@@ -140,22 +140,32 @@ class LoadedAgent:
     meta: dict[str, Any]
     state_dict: dict[str, Any]
 
-    _policies: dict[int, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
-    """Built policies by slot count: runs share them (an inference-only policy holds no state)."""
+    _policies: dict[tuple[int, int], Any] = field(default_factory=dict, init=False, repr=False,
+                                                  compare=False)
+    """Built policies by slot counts: runs share them (an inference-only policy holds no state)."""
 
-    def policy(self, max_gpus: int):
-        """An inference-only ``GpuSetPolicy`` (no optimizer) for an observation with ``max_gpus``
-        GPU slots, with these weights; built once per slot count (about 0.1 s each)."""
-        if max_gpus not in self._policies:
-            self._policies[max_gpus] = self._build_policy(max_gpus)
-        return self._policies[max_gpus]
+    @property
+    def windowed(self) -> bool:
+        """Whether the model chooses among a queue window (observation version 3)."""
+        from gpusched.env.window import WINDOW_OBS_VERSION
 
-    def _build_policy(self, max_gpus: int):
-        from gpusched.agent.network import GpuSetPolicy
+        return int(self.meta["obs_version"]) == WINDOW_OBS_VERSION
 
-        spaces = _spaces(max_gpus, self.meta)
-        policy = GpuSetPolicy(spaces[0], spaces[1], lambda _: 0.0, hidden=int(self.meta["hidden"]),
-                              trainable=False)
+    def policy(self, max_gpus: int, max_window: int = 1):
+        """An inference-only policy (no optimizer) for an observation with ``max_gpus`` GPU slots
+        (and, for a window model, ``max_window`` job slots), with these weights; built once per
+        slot counts (about 0.1 s each)."""
+        key = (max_gpus, max_window if self.windowed else 1)
+        if key not in self._policies:
+            self._policies[key] = self._build_policy(*key)
+        return self._policies[key]
+
+    def _build_policy(self, max_gpus: int, max_window: int):
+        from gpusched.agent.network import GpuSetPolicy, WindowSetPolicy
+
+        spaces = _spaces(max_gpus, max_window, self.meta)
+        cls = WindowSetPolicy if self.windowed else GpuSetPolicy
+        policy = cls(spaces[0], spaces[1], lambda _: 0.0, hidden=int(self.meta["hidden"]), trainable=False)
         try:
             policy.load_state_dict(self.state_dict, strict=True)
         except RuntimeError:
@@ -165,12 +175,16 @@ class LoadedAgent:
         return policy
 
 
-def _spaces(max_gpus: int, meta: dict[str, Any]):
+def _spaces(max_gpus: int, max_window: int, meta: dict[str, Any]):
     from gymnasium import spaces
 
     from gpusched.env.observation import observation_space
+    from gpusched.env.window import WINDOW_OBS_VERSION, window_action_space, window_observation_space
 
-    return observation_space(max_gpus, int(meta["obs_version"])), spaces.Discrete(max_gpus + 1)
+    version = int(meta["obs_version"])
+    if version == WINDOW_OBS_VERSION:
+        return window_observation_space(max_window, max_gpus), window_action_space(max_window, max_gpus)
+    return observation_space(max_gpus, version), spaces.Discrete(max_gpus + 1)
 
 
 def load_agent(ref: str | Path) -> LoadedAgent:
@@ -195,7 +209,7 @@ def load_agent(ref: str | Path) -> LoadedAgent:
     if not isinstance(state, dict):
         raise ModelError(f"model '{path.name}': policy.pth is not a state dict")
     agent = LoadedAgent(path, meta, state)
-    agent.policy(int(meta.get("max_gpus", 8)))  # fail now, not at the first decision
+    agent.policy(int(meta.get("max_gpus", 8)), int(meta.get("max_window", 1)))  # fail now, not later
     return agent
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch as th
 from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
@@ -148,3 +149,123 @@ class GpuSetPolicy(MaskableActorCriticPolicy):
         data = super()._get_constructor_parameters()
         data["hidden"] = self.hidden
         return data
+
+
+# ---------------------------------------------------------------------------- the window network
+_WINDOW_KEYS = ("gpus", "gpu_present", "jobs", "job_present", "pairs", "globals")
+
+
+class WindowDictExtractor(BaseFeaturesExtractor):
+    """Concatenate a version-3 observation in a fixed order: gpus, presence, jobs, presence, pairs,
+    globals (each flattened)."""
+
+    def __init__(self, observation_space: spaces.Dict):
+        dim = sum(int(np.prod(observation_space[k].shape)) for k in _WINDOW_KEYS)
+        super().__init__(observation_space, features_dim=dim)
+
+    def forward(self, obs: dict[str, th.Tensor]) -> th.Tensor:
+        return th.cat([obs[k].flatten(1) for k in _WINDOW_KEYS], 1)
+
+
+def _masked_pool(emb: th.Tensor, present: th.Tensor) -> th.Tensor:
+    """Mean and max over the present items (zeros when none is present): ``(batch, 2 * hidden)``."""
+    w = present.unsqueeze(-1)
+    count = w.sum(1)
+    mean = (emb * w).sum(1) / count.clamp(min=1.0)
+    mx = emb.masked_fill(w == 0, -1e4).max(1).values
+    mx = th.where(count > 0, mx, th.zeros_like(mx))
+    return th.cat([mean, mx], -1)
+
+
+class WindowSetNetwork(nn.Module):
+    """One shared scorer for every (window job, GPU) pair, HOLD and the value from a pooled context.
+
+    Each job and each GPU is embedded by its own shared MLP; the pooled context is the masked mean
+    and max of both sets with the global features. A pair's logit is
+    ``w . relu(A job_j + B gpu_g + C pair_jg + D context) + b``: the first layer is additive, so
+    its cost is one hidden vector per pair. No weight depends on the window or on the number of
+    GPUs, and permuting the jobs or the GPUs permutes the logits.
+
+    :param max_window: job slots of the observation (only used to split the flat features).
+    :param max_gpus: GPU slots of the observation.
+    :param n_gpu, n_job, n_pair, n_glob: features per GPU, job and pair, and global features.
+    :param hidden: width of every hidden layer.
+    """
+
+    def __init__(self, max_window: int, max_gpus: int, n_gpu: int, n_job: int, n_pair: int, n_glob: int,
+                 hidden: int = 64):
+        super().__init__()
+        self.shape = (max_window, max_gpus, n_gpu, n_job, n_pair, n_glob)
+        self.gpu_enc = _mlp([n_gpu, hidden, hidden])
+        self.job_enc = _mlp([n_job, hidden, hidden])
+        self.glob_enc = _mlp([n_glob, hidden])
+        self.ctx = _mlp([5 * hidden, hidden])
+        self.pair_job = nn.Linear(hidden, hidden)
+        self.pair_gpu = nn.Linear(hidden, hidden, bias=False)
+        self.pair_feat = nn.Linear(n_pair, hidden, bias=False)
+        self.pair_ctx = nn.Linear(hidden, hidden, bias=False)
+        for layer in (self.pair_job, self.pair_gpu, self.pair_feat, self.pair_ctx):
+            nn.init.orthogonal_(layer.weight, gain=2 ** 0.5)
+        nn.init.zeros_(self.pair_job.bias)
+        self.pair_out = nn.Linear(hidden, 1)
+        nn.init.orthogonal_(self.pair_out.weight, gain=0.01)
+        nn.init.zeros_(self.pair_out.bias)
+        self.hold = _mlp([hidden, hidden, 1], out_gain=0.01)
+        self.value = _mlp([hidden, hidden])
+        self.latent_dim_pi = max_window * max_gpus + 1
+        self.latent_dim_vf = hidden
+
+    def _split(self, x: th.Tensor) -> tuple[th.Tensor, ...]:
+        w, g, fg, fj, fp, fx = self.shape
+        sizes = [g * fg, g, w * fj, w, w * g * fp, fx]
+        gpus, gpu_present, jobs, job_present, pairs, glob = th.split(x, sizes, dim=1)
+        return (gpus.reshape(-1, g, fg), gpu_present, jobs.reshape(-1, w, fj), job_present,
+                pairs.reshape(-1, w, g, fp), glob)
+
+    def _encode(self, x: th.Tensor) -> tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor]:
+        gpus, gpu_present, jobs, job_present, pairs, glob = self._split(x)
+        gpu_emb = self.gpu_enc(gpus)
+        job_emb = self.job_enc(jobs)
+        ctx = self.ctx(th.cat([_masked_pool(job_emb, job_present), _masked_pool(gpu_emb, gpu_present),
+                               self.glob_enc(glob)], -1))
+        return job_emb, gpu_emb, pairs, ctx
+
+    def _logits(self, job_emb: th.Tensor, gpu_emb: th.Tensor, pairs: th.Tensor, ctx: th.Tensor) -> th.Tensor:
+        # One (batch, window, GPUs, hidden) tensor, filled in place: fresh temporaries of that
+        # size cost several times the arithmetic at 512 GPUs.
+        hidden = self.pair_feat(pairs)
+        hidden += (self.pair_job(job_emb) + self.pair_ctx(ctx).unsqueeze(1)).unsqueeze(2)
+        hidden += self.pair_gpu(gpu_emb).unsqueeze(1)
+        hidden.relu_()
+        scores = (hidden @ self.pair_out.weight.t()).squeeze(-1).flatten(1) + self.pair_out.bias
+        return th.cat([scores, self.hold(ctx)], -1)
+
+    def forward_actor(self, x: th.Tensor) -> th.Tensor:
+        """Action logits: one per (slot, GPU), slot-major, then HOLD."""
+        return self._logits(*self._encode(x))
+
+    def forward_critic(self, x: th.Tensor) -> th.Tensor:
+        """The value trunk's latent (batch, hidden)."""
+        return self.value(self._encode(x)[3])
+
+    def forward(self, x: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        encoded = self._encode(x)
+        return self._logits(*encoded), self.value(encoded[3])
+
+
+class WindowSetPolicy(GpuSetPolicy):
+    """``MaskableActorCriticPolicy`` with the size-agnostic :class:`WindowSetNetwork` (observation
+    version 3: a queue window of jobs and a set of GPUs)."""
+
+    def __init__(self, observation_space: spaces.Dict, action_space: spaces.Discrete, lr_schedule,
+                 hidden: int = 64, trainable: bool = True, **kwargs: Any):
+        kwargs.setdefault("features_extractor_class", WindowDictExtractor)
+        super().__init__(observation_space, action_space, lr_schedule, hidden=hidden, trainable=trainable,
+                         **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        space = self.observation_space
+        w, fj = space["jobs"].shape
+        g, fg = space["gpus"].shape
+        self.mlp_extractor = WindowSetNetwork(w, g, fg, fj, space["pairs"].shape[2],
+                                              space["globals"].shape[0], self.hidden)

@@ -37,12 +37,12 @@ def ppo_policy(ref: str | None = None, seed: int = 0, rollout: bool = False) -> 
     base = ROLLOUT_AGENT_POLICY if rollout else AGENT_POLICY
     name = base if ref is None else f"{base}:{ref}"
     if rollout:
-        from gpusched.agent.rollout import RolloutScheduler
+        from gpusched.agent.rollout import rollout_scheduler
 
-        return RolloutScheduler(agent, name=name)
-    from gpusched.agent.scheduler import AgentScheduler
+        return rollout_scheduler(agent, name=name)
+    from gpusched.agent.scheduler import agent_scheduler
 
-    return AgentScheduler(agent, name=name)
+    return agent_scheduler(agent, name=name)
 
 
 def register_policies() -> None:

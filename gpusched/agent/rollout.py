@@ -26,7 +26,7 @@ import numpy as np
 import torch as th
 
 from gpusched.agent.names import ROLLOUT_AGENT_POLICY
-from gpusched.agent.scheduler import AgentScheduler, one_torch_thread
+from gpusched.agent.scheduler import AgentScheduler, WindowAgentScheduler, one_torch_thread
 from gpusched.core.cluster import ClusterState
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import HOLD, Action, Simulator
@@ -105,3 +105,71 @@ class RolloutScheduler(AgentScheduler):
             self.changed += 1
             return options[best]
         return options[0]
+
+
+class WindowRolloutScheduler(WindowAgentScheduler):
+    """A window agent improving each (slot, GPU) choice by rollouts of itself: the same rollout
+    algorithm as :class:`RolloutScheduler`, over the window's actions.
+
+    :param agent: checked weights of a version-3 model.
+    :param name: registry name reported in results.
+    :param candidates: options weighed per decision (the network's best valid actions).
+    """
+
+    def __init__(self, agent, name: str = ROLLOUT_AGENT_POLICY, candidates: int = DEFAULT_CANDIDATES):
+        super().__init__(agent, name=name)
+        if candidates < 1:
+            raise ValueError(f"candidates must be at least 1, got {candidates}")
+        self.candidates = candidates
+        self.forks = 0
+        self.changed = 0
+
+    def _decide(self, sims: list[Simulator]) -> list[np.ndarray]:
+        """The masked logits of every simulator's current decision, from one network call."""
+        builder = self._builder
+        observations, masks = [], []
+        for sim in sims:
+            observations.append(builder.observe(sim))
+            masks.append(builder.mask(sim))
+        logits = batch_logits(self._policy, observations)
+        return [np.where(m, row, -np.inf) for m, row in zip(masks, logits, strict=True)]
+
+    def _play_out(self, forks: list[Simulator]) -> list[float]:
+        """Play every fork to its end with the network's greedy choice, in lockstep."""
+        active = [f for f in forks if not f.done]
+        while active:
+            for fork, logits in zip(active, self._decide(active), strict=True):
+                slot, gpu = self._builder.decode(int(logits.argmax()))
+                fork.step(gpu, slot)
+            active = [f for f in active if not f.done]
+        return [finished_wait_min(f) for f in forks]
+
+    def decide(self, sim: Simulator) -> tuple[int, Action]:
+        """The best of the network's top options by rollout: a (slot, GPU) or ``(0, HOLD)``."""
+        if self._builder is None:
+            raise RuntimeError("WindowRolloutScheduler needs bind(simulator) before decide()")
+        logits = self._decide([sim])[0]
+        valid = np.flatnonzero(np.isfinite(logits))
+        ranked = valid[np.argsort(-logits[valid], kind="stable")][: self.candidates]
+        options = [self._builder.decode(int(a)) for a in ranked]
+        if len(options) > 1:
+            forks = []
+            for slot, gpu in options:
+                fork = sim.fork(arrived_only=True)
+                fork.step(gpu, slot)
+                forks.append(fork)
+            self.forks += len(forks)
+            waits = self._play_out(forks)
+            best = int(np.argmin(waits))
+            if waits[best] < waits[0]:
+                self.changed += 1
+                options[0] = options[best]
+        slot, gpu = options[0]
+        self.decisions.append((sim.time_min, slot, sim.queue[slot] if gpu != HOLD else -1, gpu))
+        return slot, gpu
+
+
+def rollout_scheduler(agent, name: str = ROLLOUT_AGENT_POLICY):
+    """The agent deciding with rollouts of itself: FIFO (:class:`RolloutScheduler`) or window
+    (:class:`WindowRolloutScheduler`), by its observation version."""
+    return WindowRolloutScheduler(agent, name) if agent.windowed else RolloutScheduler(agent, name)

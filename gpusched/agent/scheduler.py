@@ -12,8 +12,9 @@ from gpusched.agent.models import LoadedAgent
 from gpusched.agent.names import AGENT_POLICY
 from gpusched.core.cluster import ClusterState
 from gpusched.core.jobs import Job
-from gpusched.core.simulator import HOLD, Action
+from gpusched.core.simulator import HOLD, Action, Simulator
 from gpusched.env.observation import ObservationBuilder
+from gpusched.env.window import WindowObservationBuilder
 
 
 class AgentScheduler:
@@ -82,3 +83,48 @@ def act(policy, obs: dict[str, np.ndarray], mask: np.ndarray) -> int:
         tensors = {k: th.as_tensor(v).unsqueeze(0) for k, v in obs.items()}
         logits = policy.mlp_extractor.forward_actor(policy.features_extractor(tensors))[0].numpy()
     return int(np.where(mask, logits, -np.inf).argmax())
+
+
+class WindowAgentScheduler:
+    """Deterministic (window slot, GPU) decisions by a trained window agent (observation version
+    3), on a cluster of any size and a window of any length.
+
+    It sees exactly what the environment shows (the same :class:`WindowObservationBuilder`),
+    padded to the cluster's GPU count and the scenario's window, and takes the highest-scoring
+    valid action.
+
+    :param agent: checked weights of a version-3 model.
+    :param name: registry name reported in results.
+    """
+
+    def __init__(self, agent: LoadedAgent, name: str = AGENT_POLICY):
+        self.agent = agent
+        self.name = name
+        self._builder: WindowObservationBuilder | None = None
+        self._policy = None
+        self.decisions: list[tuple[float, int, int, int]] = []
+        """Every decision of the last run: (time in minutes, window slot, arrival index, GPU or HOLD)."""
+
+    def bind(self, sim: Simulator) -> None:
+        """Attach to a simulator before its first decision (called by ``Simulator.run``)."""
+        n, w = sim.cluster.n_gpus, sim.window
+        self._builder = WindowObservationBuilder(sim.cluster, n, w, sim.speeds,
+                                                 float(self.agent.meta.get("vram_scale_gb", 80.0)))
+        self._policy = self.agent.policy(n, w)
+        self.decisions = []
+
+    def decide(self, sim: Simulator) -> tuple[int, Action]:
+        """The agent's (window slot, GPU) for the current decision, or ``(0, HOLD)``."""
+        if self._builder is None:
+            raise RuntimeError("WindowAgentScheduler needs bind(simulator) before decide()")
+        builder = self._builder
+        action = act(self._policy, builder.observe(sim), builder.mask(sim))
+        slot, gpu = builder.decode(action)
+        self.decisions.append((sim.time_min, slot, sim.queue[slot] if gpu != HOLD else -1, gpu))
+        return slot, gpu
+
+
+def agent_scheduler(agent: LoadedAgent, name: str = AGENT_POLICY):
+    """The scheduling policy of a model: FIFO (:class:`AgentScheduler`) or window
+    (:class:`WindowAgentScheduler`), by its observation version."""
+    return WindowAgentScheduler(agent, name) if agent.windowed else AgentScheduler(agent, name)

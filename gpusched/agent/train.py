@@ -26,14 +26,18 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 from gpusched.agent.config import TrainConfig
 from gpusched.agent.models import LoadedAgent, write_sidecar
 from gpusched.agent.names import AGENT_POLICY
-from gpusched.agent.network import GpuSetPolicy
-from gpusched.agent.scheduler import AgentScheduler, act
+from gpusched.agent.network import GpuSetPolicy, WindowSetPolicy
+from gpusched.agent.scheduler import act, agent_scheduler
 from gpusched.core.reward import RewardSpec
 from gpusched.env.env import GPUSchedulerEnv
+from gpusched.env.window import WINDOW_OBS_VERSION
 from gpusched.env.wrappers import TrainingReward
 from gpusched.errors import GpuschedError
 from gpusched.policies import HOLD, get_policy
 from gpusched.workload.scenario import load_scenario, make_simulator
+
+WINDOW_BASELINES: tuple[str, ...] = ("fcfs+first_fit", "sjf", "easy")
+"""The heuristics a window agent's sidecar reports beside it."""
 
 
 def seed_everything(seed: int) -> None:
@@ -47,7 +51,7 @@ def make_train_env(config: TrainConfig) -> TrainingReward:
     """One training environment: the scenario (optionally randomised) with the training reward."""
     env = GPUSchedulerEnv(config.scenario, max_gpus=config.max_gpus, randomize=config.randomize,
                           scenario_prob=config.scenario_prob, random_gpus=tuple(config.random_gpus),
-                          n_jobs=config.n_jobs, obs_version=config.obs_version)
+                          n_jobs=config.n_jobs, obs_version=config.obs_version, **_window_options(config))
     return TrainingReward(Monitor(env), RewardSpec(**config.train_reward), config.reward_scale)
 
 
@@ -55,7 +59,22 @@ def make_eval_env(config: TrainConfig) -> Monitor:
     """The evaluation environment: the scenario's own cluster on the held-out seeds (scenario reward)."""
     return Monitor(GPUSchedulerEnv(config.scenario, max_gpus=config.max_gpus,
                                    workload_seeds=list(config.eval_seeds), n_jobs=config.n_jobs,
-                                   obs_version=config.obs_version))
+                                   obs_version=config.obs_version,
+                                   max_window=config.max_window if _windowed(config) else None))
+
+
+def _windowed(config: TrainConfig) -> bool:
+    return config.obs_version == WINDOW_OBS_VERSION
+
+
+def _window_options(config: TrainConfig) -> dict[str, Any]:
+    """The environment's window and randomisation options of a version-3 run."""
+    if not _windowed(config):
+        return {}
+    return {"max_window": config.max_window,
+            "random_windows": tuple(config.random_windows) if config.random_windows else None,
+            "speed_sigma": config.speed_sigma,
+            "random_loads": tuple(config.random_loads) if config.random_loads else None}
 
 
 # ---------------------------------------------------------------------------- warm start
@@ -80,14 +99,21 @@ def collect_heuristic(config: TrainConfig, seed: int, episodes: int | None = Non
         done = False
         while not done:
             sim = base.sim
-            choice = heuristic.select(sim.state, sim.head_job)
-            if not isinstance(choice, int):
+            if hasattr(heuristic, "decide"):
+                slot, choice = heuristic.decide(sim)
+            else:
+                slot, choice = 0, heuristic.select(sim.state, sim.head_job)
+            if not isinstance(choice, int | np.integer):
                 choice = int(choice[0])  # a gang: the env names its first GPU
-            action = base.hold_action if choice == HOLD else choice
+            if choice == HOLD:
+                action = base.hold_action
+            else:
+                action = slot * base.max_gpus + int(choice) if base.windowed else int(choice)
             mask = base.action_masks()
-            obs_list.append(obs)
-            masks.append(mask)
-            actions.append(action)
+            if mask[action]:  # a teacher's misroute is no label to learn
+                obs_list.append(obs)
+                masks.append(mask)
+                actions.append(action)
             if student is not None:
                 action = act(student, obs, mask)
             obs, reward, terminated, truncated, _ = env.step(action)
@@ -179,7 +205,7 @@ def evaluate(agent: LoadedAgent, scenario: str, seeds: list[int], baselines: tup
         rows = []
         for seed in seeds:
             sim = make_simulator(sc, seed, n_jobs)
-            policy = AgentScheduler(agent) if name == AGENT_POLICY else get_policy(name, seed=seed)
+            policy = agent_scheduler(agent) if name == AGENT_POLICY else get_policy(name, seed=seed)
             sim.run(policy)
             rows.append(sim.metrics())
         out[name] = {k: float(np.mean([r[k] for r in rows]))
@@ -209,8 +235,8 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
     run_name = f"{out.stem}-s{config.seed}"
     run_dir = Path(config.log_dir) / run_name
     model = MaskablePPO(
-        GpuSetPolicy, venv, learning_rate=config.learning_rate, n_steps=config.n_steps,
-        batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
+        WindowSetPolicy if _windowed(config) else GpuSetPolicy, venv, learning_rate=config.learning_rate,
+        n_steps=config.n_steps, batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
         gae_lambda=config.gae_lambda, clip_range=config.clip_range, ent_coef=config.ent_coef,
         policy_kwargs={"hidden": config.hidden}, tensorboard_log=str(Path(config.log_dir) / "tb"),
         seed=config.seed, device="cpu", verbose=0)
@@ -238,6 +264,11 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
         "hidden": config.hidden,
         "max_gpus": config.max_gpus,
         "queue_window": 8,
+        **({"max_window": config.max_window, "random_windows": config.to_json()["random_windows"],
+            "speed_sigma": config.speed_sigma, "random_loads": config.to_json()["random_loads"]}
+           if _windowed(config) else {}),
+        "scenario_window": scenario.window,
+        "scenario_speed": scenario.speed,
         "vram_scale_gb": 80.0,
         "scenario": scenario.name,
         "randomize": config.randomize,
@@ -251,8 +282,10 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
         "config": config.to_json(),
     }
     agent = LoadedAgent(out, meta, model.policy.state_dict())
+    baselines = WINDOW_BASELINES if _windowed(config) else ("first_fit", "best_fit")
     meta["eval"] = {"seeds": list(config.eval_seeds),
-                    "avg": evaluate(agent, config.scenario, list(config.eval_seeds), n_jobs=config.n_jobs)}
+                    "avg": evaluate(agent, config.scenario, list(config.eval_seeds), baselines,
+                                    n_jobs=config.n_jobs)}
     write_sidecar(out, meta)
     log(f"saved {out} and {out.with_suffix('.json').name} ({train_time:.0f} s of training)")
     return meta

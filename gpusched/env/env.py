@@ -12,11 +12,21 @@ from gymnasium import spaces
 from gpusched.core.cluster import Cluster
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import HOLD, Simulator
+from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
 from gpusched.env.observation import OBS_VERSION, OBS_VERSIONS, ObservationBuilder, observation_space
-from gpusched.env.randomize import random_cluster, random_mix
+from gpusched.env.randomize import perturbed_speeds, random_cluster, random_mix
+from gpusched.env.window import (
+    WINDOW_OBS_VERSION,
+    WindowObservationBuilder,
+    window_action_space,
+    window_observation_space,
+)
 from gpusched.errors import GpuschedError
 from gpusched.workload.scenario import Scenario, load_scenario
-from gpusched.workload.synthetic import generate_jobs
+from gpusched.workload.synthetic import arrival_rate_for_load, generate_jobs
+
+ENV_OBS_VERSIONS: tuple[int, ...] = (*OBS_VERSIONS, WINDOW_OBS_VERSION)
+"""Observation layouts the environment builds: 1 and 2 (FIFO, one head job) and 3 (the window)."""
 
 TRAIN_SEED_MIN = 10_000
 """Workload seeds drawn for training are at least this; smaller seeds are left for evaluation."""
@@ -145,6 +155,10 @@ class GPUSchedulerEnv(gym.Env):
         vram_scale_gb: float = 80.0,
         obs_version: int = OBS_VERSION,
         render_mode: str | None = None,
+        max_window: int | None = None,
+        random_windows: tuple[int, int] | None = None,
+        speed_sigma: float = 0.0,
+        random_loads: tuple[float, float] | None = None,
     ):
         self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
         self.base_cluster = self.scenario.build_cluster()
@@ -169,20 +183,38 @@ class GPUSchedulerEnv(gym.Env):
         self.queue_window = queue_window
         self.vram_scale_gb = vram_scale_gb
         self.render_mode = render_mode
-        if obs_version not in OBS_VERSIONS:
-            raise GpuschedError(f"obs_version must be one of {OBS_VERSIONS}, got {obs_version!r}")
+        if obs_version not in ENV_OBS_VERSIONS:
+            raise GpuschedError(f"obs_version must be one of {ENV_OBS_VERSIONS}, got {obs_version!r}")
         self.obs_version = obs_version
-        self.hold_action = self.max_gpus
-        self.action_space = spaces.Discrete(self.max_gpus + 1)
-        self.observation_space = observation_space(self.max_gpus, obs_version)
+        self.random_windows = random_windows
+        self.speed_sigma = float(speed_sigma)
+        self.random_loads = random_loads
+        self.windowed = obs_version == WINDOW_OBS_VERSION
+        if self.windowed:
+            self.max_window = int(max_window or max(self.scenario.window, random_windows[1] if random_windows
+                                                    else 1))
+            if self.scenario.window > self.max_window:
+                raise GpuschedError(f"scenario '{self.scenario.name}' has a window of "
+                                    f"{self.scenario.window}, more than max_window={self.max_window}")
+            if random_windows and random_windows[1] > self.max_window:
+                raise GpuschedError(f"random_windows upper bound {random_windows[1]} exceeds "
+                                    f"max_window={self.max_window}")
+            self.hold_action = self.max_window * self.max_gpus
+            self.action_space = window_action_space(self.max_window, self.max_gpus)
+            self.observation_space = window_observation_space(self.max_window, self.max_gpus)
+        else:
+            self.max_window = 1
+            self.hold_action = self.max_gpus
+            self.action_space = spaces.Discrete(self.max_gpus + 1)
+            self.observation_space = observation_space(self.max_gpus, obs_version)
         self.sim: Simulator | None = None
-        self.builder: ObservationBuilder | None = None
+        self.builder: ObservationBuilder | WindowObservationBuilder | None = None
         self.workload_seed: int | None = None
         self._fits: np.ndarray | None = None
         self._last_total = 0.0
 
     # ---------------------------------------------------------------- episode set-up
-    def _draw_episode(self, options: dict[str, Any]) -> tuple[Cluster, list[Job], Scenario]:
+    def _draw_episode(self, options: dict[str, Any]) -> tuple[Cluster, list[Job], Scenario, GpuSpeeds | None]:
         if "scenario" in options:
             sc = options["scenario"]
             self.scenario = sc if isinstance(sc, Scenario) else load_scenario(sc)
@@ -195,7 +227,7 @@ class GPUSchedulerEnv(gym.Env):
         if "jobs" in options:
             cluster = options.get("cluster") or self.base_cluster
             self.workload_seed = None
-            return cluster, list(options["jobs"]), scenario
+            return cluster, list(options["jobs"]), scenario, self._speeds(scenario, cluster)
         if "workload_seed" in options:
             seed = int(options["workload_seed"])
         elif self.workload_seeds:
@@ -209,24 +241,56 @@ class GPUSchedulerEnv(gym.Env):
             lo, hi = self.random_gpus
             cluster = random_cluster(self.np_random, lo, hi)
             w = scenario.workload
-            rate = (scenario.arrival_rate_per_hour(self.base_cluster) * float(cluster.gpu_vram_gb.sum())
-                    / float(self.base_cluster.gpu_vram_gb.sum()) * float(self.np_random.uniform(0.7, 1.3)))
-            mix = random_mix(self.np_random, w.mix)
+            speeds = self._speeds(scenario, cluster, perturb=True)
+            if self.random_loads:
+                load = float(self.np_random.uniform(*self.random_loads))
+                mix = random_mix(self.np_random, w.mix)
+                rows = None if speeds is None else {t: speeds.row(t) for t in mix}
+                rate = arrival_rate_for_load(load, mix, cluster.n_gpus, cluster.max_vram_gb_for_gpus(), rows)
+            else:
+                vram_ratio = float(cluster.gpu_vram_gb.sum()) / float(self.base_cluster.gpu_vram_gb.sum())
+                rate = (scenario.arrival_rate_per_hour(self.base_cluster) * vram_ratio
+                        * float(self.np_random.uniform(0.7, 1.3)))
+                mix = random_mix(self.np_random, w.mix)
             jobs = generate_jobs(n_jobs, rate, mix, np.random.default_rng(seed),
                                  cluster.max_vram_gb_for_gpus())
-            return cluster, jobs, scenario
+            return cluster, jobs, scenario, speeds
         cluster = self.base_cluster
-        return cluster, scenario.jobs(seed=seed, n_jobs=n_jobs, cluster=cluster), scenario
+        return (cluster, scenario.jobs(seed=seed, n_jobs=n_jobs, cluster=cluster), scenario,
+                self._speeds(scenario, cluster))
+
+    def _speeds(self, scenario: Scenario, cluster: Cluster, perturb: bool = False) -> GpuSpeeds | None:
+        """The episode's GPU speeds: the scenario's table, and on a random episode with
+        ``speed_sigma`` a table perturbed around it (or around the shipped one)."""
+        table = scenario.speed_table()
+        if perturb and self.speed_sigma > 0:
+            table = perturbed_speeds(self.np_random, table or DEFAULT_SPEEDS, self.speed_sigma)
+        return None if table is None else GpuSpeeds(cluster, table)
+
+    def _draw_window(self, options: dict[str, Any]) -> int:
+        """The episode's queue window: the scenario's, or a random one while training."""
+        if self.windowed and self.random_windows and "workload_seed" not in options and "jobs" not in options:
+            lo, hi = self.random_windows
+            return int(self.np_random.integers(lo, hi + 1))
+        return self.scenario.window
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """Start an episode (see the class docstring for ``options``)."""
         super().reset(seed=seed)
-        cluster, jobs, scenario = self._draw_episode(options or {})
+        options = options or {}
+        cluster, jobs, scenario, speeds = self._draw_episode(options)
         if cluster.n_gpus > self.max_gpus:
             raise GpuschedError(f"cluster has {cluster.n_gpus} GPUs, more than max_gpus={self.max_gpus}")
+        window = self._draw_window(options)
         self.sim = Simulator(cluster, jobs, reward=scenario.reward, util_band=scenario.util_band,
-                             horizon_min=scenario.horizon_min)
-        if self.builder is None or self.builder.cluster is not cluster:
+                             horizon_min=scenario.horizon_min, window=window, speeds=speeds)
+        if self.windowed:
+            if (self.builder is None or self.builder.cluster is not cluster
+                    or getattr(self.builder, "speeds", None) is not speeds):
+                self.builder = WindowObservationBuilder(cluster, self.max_gpus, self.max_window, speeds,
+                                                        self.vram_scale_gb)
+                self.builder.speeds = speeds
+        elif self.builder is None or self.builder.cluster is not cluster:
             self.builder = ObservationBuilder(cluster, self.max_gpus, self.queue_window, self.vram_scale_gb,
                                               self.obs_version)
         self._last_total = self.sim.total_reward
@@ -235,6 +299,8 @@ class GPUSchedulerEnv(gym.Env):
     # ---------------------------------------------------------------- stepping
     def _observe(self) -> dict[str, np.ndarray]:
         sim = self.sim
+        if self.windowed:
+            return self.builder.observe(sim)
         job = sim.head_job
         self._fits = sim.state.fit_mask(job) if job is not None else None
         return self.builder.observe(sim, self._fits)
@@ -243,20 +309,33 @@ class GPUSchedulerEnv(gym.Env):
         return {"time_min": self.sim.time_min, "jobs_completed": self.sim.jobs_completed}
 
     def action_masks(self) -> np.ndarray:
-        """Valid actions for the current decision (bool, length ``max_gpus + 1``; HOLD last)."""
+        """Valid actions for the current decision (bool, length ``action_space.n``; HOLD last)."""
+        if self.windowed:
+            return self.builder.mask(self.sim)
         return self.builder.mask(self.sim, self._fits)
 
     def to_sim_action(self, action: int) -> int:
-        """The simulator action for an environment action (a GPU index or :data:`HOLD`)."""
+        """The simulator action for a FIFO environment action (a GPU index or :data:`HOLD`)."""
         action = int(action)
         return HOLD if action >= self.sim.cluster.n_gpus or action < 0 else action
+
+    def to_sim_decision(self, action: int) -> tuple[int, int]:
+        """The simulator's (window slot, GPU or :data:`HOLD`) for an environment action; an action
+        on a slot beyond the window or a padding GPU is a HOLD."""
+        if not self.windowed:
+            return 0, self.to_sim_action(action)
+        slot, gpu = self.builder.decode(action)
+        if slot >= min(self.sim.window, len(self.sim.queue)):
+            return 0, HOLD
+        return slot, gpu
 
     def step(self, action: int):
         """Apply one decision; the reward is the change of the simulator's ``total_reward``."""
         sim = self.sim
         if sim is None or sim.done:
             raise RuntimeError("the episode is over; call reset()")
-        placed = sim.step(self.to_sim_action(action))
+        slot, gpu = self.to_sim_decision(action)
+        placed = sim.step(gpu, slot)
         reward = sim.total_reward - self._last_total
         self._last_total = sim.total_reward
         obs = self._observe()

@@ -134,3 +134,131 @@ def observation_arrays(
     t = q + N_QUEUE_FEATURES + n_next
     vec[t] = min(elapsed_min / WEEK_MIN, 1.0)
     vec[t + 1] = arrived_share
+
+
+# ---------------------------------------------------------------------------- observation version 3
+N_WINDOW_GPU_FEATURES = 12
+N_WINDOW_JOB_FEATURES = 14
+N_PAIR_FEATURES = 6
+N_WINDOW_GLOBAL_FEATURES = 9
+
+
+@numba.njit(cache=True, nogil=True)
+def window_observation_arrays(
+    gpu_static: np.ndarray,
+    constants: np.ndarray,
+    gpu_node: np.ndarray,
+    node_count: np.ndarray,
+    vram_free_gb: np.ndarray,
+    vram_used_gb: np.ndarray,
+    compute_used: np.ndarray,
+    jobs_running: np.ndarray,
+    release_next: np.ndarray,
+    release_last: np.ndarray,
+    speed: np.ndarray,
+    fits: np.ndarray,
+    single: np.ndarray,
+    job_num: np.ndarray,
+    job_type: np.ndarray,
+    n_window: int,
+    globals_in: np.ndarray,
+    gpus_block: np.ndarray,
+    jobs_block: np.ndarray,
+    pairs: np.ndarray,
+    glob: np.ndarray,
+) -> None:
+    """Write the version-3 observation: per GPU, per window job, per (job, GPU) pair, and global.
+
+    Every output arrives uninitialised and is written whole, padding as zeros.
+
+    :param gpu_static: ``(4, n)`` per real GPU: capacity (GB), capacity / scale, node size (GPUs),
+        and node size / 8 clipped to 1.
+    :param constants: 1 / VRAM scale (1/GB), the cluster's VRAM (GB), the largest window (slots).
+    :param gpu_node: node of each GPU; ``node_count`` is scratch space of one int per node.
+    :param vram_free_gb, vram_used_gb, compute_used, jobs_running: the cluster state per GPU.
+    :param release_next, release_last: minutes until each GPU's first and last running job ends by
+        their declared run times (0 when idle).
+    :param speed: ``(4, n)`` speed of each GPU for a training, inference, batch and other job.
+    :param fits, single: ``(window, n)`` gang and single-GPU fit masks of the window's jobs.
+    :param job_num: ``(window, 7)`` per window job: GPUs, VRAM per GPU (GB), VRAM share of a GPU,
+        compute share, declared run time at speed 1 (min), priority, minutes waited so far.
+    :param job_type: ``(window,)`` type index (0 training, 1 inference, 2 batch, 3 other).
+    :param n_window: jobs in the window now.
+    :param globals_in: queue length, jobs running, minutes since the first arrival, share of the
+        workload arrived, the scenario's window (slots).
+    """
+    n = gpu_static.shape[1]
+    inv_scale, total_vram, max_window = constants[0], constants[1], constants[2]
+    gpus_block[:, :] = 0.0
+    jobs_block[:, :] = 0.0
+    pairs[:, :, :] = 0.0
+    util_sum = 0.0
+    vram_used_sum = 0.0
+    idle = 0
+    for g in range(n):
+        running = jobs_running[g]
+        util_sum += compute_used[g]
+        vram_used_sum += vram_used_gb[g]
+        gpus_block[g, 0] = 1.0
+        gpus_block[g, 1] = gpu_static[1, g]
+        gpus_block[g, 2] = vram_free_gb[g] * inv_scale
+        gpus_block[g, 3] = compute_used[g]
+        gpus_block[g, 4] = min(max(running, 0), 8) / 8.0
+        gpus_block[g, 5] = gpu_static[3, g]
+        if running <= 0:
+            gpus_block[g, 6] = 1.0
+            idle += 1
+        gpus_block[g, 7] = min(math.log1p(max(release_next[g], 0.0)) / LOG_DAY, 1.5)
+        gpus_block[g, 8] = min(math.log1p(max(release_last[g], 0.0)) / LOG_DAY, 1.5)
+        gpus_block[g, 9] = speed[0, g]
+        gpus_block[g, 10] = speed[1, g]
+        gpus_block[g, 11] = speed[2, g]
+    for k in range(n_window):
+        gpus, vram_gb, vram_frac, compute = job_num[k, 0], job_num[k, 1], job_num[k, 2], job_num[k, 3]
+        declared, priority, waited = job_num[k, 4], job_num[k, 5], job_num[k, 6]
+        t = job_type[k]
+        if gpus > 1:
+            node_count[:] = 0
+            for g in range(n):
+                if single[k, g]:
+                    node_count[gpu_node[g]] += 1
+        fit_count = 0
+        need_sum = 0.0
+        for g in range(n):
+            cap = gpu_static[0, g]
+            need = vram_gb + vram_frac * cap
+            need_sum += need
+            s = speed[t, g]
+            pairs[k, g, 3] = s
+            pairs[k, g, 4] = min(math.log1p(declared / max(s, EPS)) / LOG_DAY, 1.5)
+            if fits[k, g]:
+                fit_count += 1
+                pairs[k, g, 0] = 1.0
+                pairs[k, g, 1] = max((vram_free_gb[g] - need) * inv_scale, 0.0)
+                pairs[k, g, 2] = max(1.0 - compute - compute_used[g], 0.0)
+            if gpus > 1:
+                pairs[k, g, 5] = node_count[gpu_node[g]] / gpu_static[2, g]
+            elif fits[k, g]:
+                pairs[k, g, 5] = 1.0
+        jobs_block[k, 0] = 1.0
+        jobs_block[k, 1] = gpus * 0.125
+        jobs_block[k, 2] = (vram_gb if vram_frac == 0.0 else need_sum / n) * inv_scale
+        jobs_block[k, 3] = compute
+        jobs_block[k, 4] = min(math.log1p(declared) / LOG_DAY, 1.5)
+        jobs_block[k, 5] = priority / 3.0
+        jobs_block[k, 6 + t] = 1.0
+        jobs_block[k, 10] = min(math.log1p(max(waited, 0.0)) / LOG_DAY, 1.0)
+        jobs_block[k, 11] = 1.0 if fit_count > 0 else 0.0
+        jobs_block[k, 12] = fit_count / n
+        jobs_block[k, 13] = k / max_window
+    queue_len, running_jobs, elapsed, arrived, window = (globals_in[0], globals_in[1], globals_in[2],
+                                                         globals_in[3], globals_in[4])
+    glob[0] = min(math.log1p(queue_len) / LOG_QUEUE, 1.0)
+    glob[1] = min(math.log1p(max(queue_len - n_window, 0.0)) / LOG_QUEUE, 1.0)
+    glob[2] = window / max_window
+    glob[3] = util_sum / n
+    glob[4] = vram_used_sum / total_vram
+    glob[5] = min(running_jobs / n, 2.0)
+    glob[6] = idle / n
+    glob[7] = min(elapsed / WEEK_MIN, 1.0)
+    glob[8] = arrived

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from gpusched.core.cluster import Cluster, NodeGroup
@@ -52,3 +54,18 @@ def random_mix(rng: np.random.Generator, base: dict[str, float],
     alpha = np.array([base[k] for k in keys], dtype=float) * concentration + 0.5
     shares = rng.dirichlet(alpha)
     return {k: float(s) for k, s in zip(keys, shares, strict=True)}
+
+
+def perturbed_speeds(rng: np.random.Generator, table: Mapping[str, Mapping[str, float]],
+                     sigma: float) -> dict[str, dict[str, float]]:
+    """A speed table perturbed around ``table``: every factor but the reference GPU's times
+    ``exp(sigma * Z)``, ``Z ~ N(0, 1)``, clipped to 0.05-1.5 (every draw from ``rng``, in the
+    table's order)."""
+    from gpusched.core.speed import REFERENCE_MODEL
+
+    out: dict[str, dict[str, float]] = {}
+    for model, row in table.items():
+        out[model] = {t: (float(f) if model == REFERENCE_MODEL
+                          else float(np.clip(f * np.exp(sigma * rng.standard_normal()), 0.05, 1.5)))
+                      for t, f in row.items()}
+    return out

@@ -1,0 +1,196 @@
+"""Observation version 3: the queue window, GPU speeds, and every (window job, GPU) pair.
+
+The agent chooses which window job starts and on which GPU, or HOLD. One
+:class:`WindowObservationBuilder` serves the environment and the trained agent inside
+:meth:`gpusched.core.simulator.Simulator.run`, so both see the same features; a compiled kernel
+(:func:`gpusched.env.kernels.window_observation_arrays`) writes them. Every feature is roughly
+0-1; VRAM is divided by ``vram_scale_gb``; run times are ``log1p(minutes) / log1p(1440)``.
+
+Actions: ``slot * max_gpus + gpu`` starts the window job in ``slot`` on ``gpu`` (a multi-GPU job
+takes ``gpu`` and the lowest-index fitting GPUs of its node: the simulator's gang rule), and the
+last action, ``max_window * max_gpus``, is HOLD. With a window of 1 and no speed table this is the
+FIFO problem of versions 1 and 2, so one model serves both.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+
+from gpusched.core.cluster import Cluster
+from gpusched.core.simulator import HOLD, Simulator
+from gpusched.core.speed import GpuSpeeds
+from gpusched.env.kernels import (
+    N_PAIR_FEATURES,
+    N_WINDOW_GLOBAL_FEATURES,
+    N_WINDOW_GPU_FEATURES,
+    N_WINDOW_JOB_FEATURES,
+    window_observation_arrays,
+)
+
+WINDOW_OBS_VERSION = 3
+"""The observation version of the window layout."""
+
+GPU_FEATURES_V3: tuple[str, ...] = (
+    "present", "vram_total", "vram_free", "compute_used", "jobs_running", "node_size", "idle",
+    "release_next", "release_last", "speed_training", "speed_inference", "speed_batch")
+"""Per GPU: present; VRAM capacity and free / scale; compute in use (0-1); jobs / 8; node size / 8;
+idle; log1p(minutes until its first and last running job end, declared) / log1p(1440); its speed
+for each job type (1.0 without a speed table)."""
+JOB_FEATURES_V3: tuple[str, ...] = (
+    "present", "gpus", "vram", "compute", "declared", "priority", "is_training", "is_inference",
+    "is_batch", "is_other", "wait", "fits_anywhere", "fit_share", "slot")
+"""Per window job: present; GPUs / 8; VRAM per GPU / scale; compute (0-1); log1p(declared run
+time at speed 1) / log1p(1440); priority / 3; type one-hot; log1p(minutes waited) / log1p(1440);
+fits somewhere now; share of GPUs where it fits; its slot / the largest window."""
+PAIR_FEATURES: tuple[str, ...] = ("fits", "vram_left_after", "compute_left_after", "speed", "run_time",
+                                  "node_room")
+"""Per (job, GPU): the job (its gang) fits there now; VRAM and compute left on that GPU after
+placing it (0 without a fit); its speed there; log1p(its declared run time there) / log1p(1440);
+the share of the GPU's node that could take one of its GPUs."""
+GLOBAL_FEATURES_V3: tuple[str, ...] = (
+    "queue_len", "beyond_window", "window", "cluster_util", "cluster_vram_used", "running", "idle_share",
+    "elapsed", "arrived_share")
+"""log1p(queued jobs) / log1p(1000); log1p(queued jobs beyond the window) / log1p(1000); the
+scenario's window / the largest; cluster utilisation; VRAM in use / cluster VRAM; running jobs /
+GPUs; idle GPUs / GPUs; minutes since the first arrival / one week; share of the workload arrived."""
+
+TYPE_INDEX: dict[str, int] = {"training": 0, "inference": 1, "batch": 2}
+"""Job types with a feature of their own; any other type (trace jobs) is index 3."""
+
+_SPEED_ROWS = ("training", "inference", "batch", "trace")
+
+
+def window_observation_space(max_window: int, max_gpus: int) -> spaces.Dict:
+    """The version-3 observation space for ``max_window`` job slots and ``max_gpus`` GPU slots."""
+    big = 4.0
+    return spaces.Dict({
+        "gpus": spaces.Box(0.0, big, shape=(max_gpus, N_WINDOW_GPU_FEATURES), dtype=np.float32),
+        "gpu_present": spaces.Box(0.0, 1.0, shape=(max_gpus,), dtype=np.float32),
+        "jobs": spaces.Box(0.0, big, shape=(max_window, N_WINDOW_JOB_FEATURES), dtype=np.float32),
+        "job_present": spaces.Box(0.0, 1.0, shape=(max_window,), dtype=np.float32),
+        "pairs": spaces.Box(0.0, big, shape=(max_window, max_gpus, N_PAIR_FEATURES), dtype=np.float32),
+        "globals": spaces.Box(0.0, big, shape=(N_WINDOW_GLOBAL_FEATURES,), dtype=np.float32),
+    })
+
+
+def window_action_space(max_window: int, max_gpus: int) -> spaces.Discrete:
+    """``max_window * max_gpus`` (slot, GPU) actions, then HOLD."""
+    return spaces.Discrete(max_window * max_gpus + 1)
+
+
+class WindowObservationBuilder:
+    """Build version-3 observations and masks for one cluster, padded to ``max_window`` job slots
+    and ``max_gpus`` GPU slots.
+
+    :param cluster: the cluster (at most ``max_gpus`` GPUs).
+    :param max_gpus: GPU slots.
+    :param max_window: job slots (at least the simulator's window).
+    :param speeds: the simulator's GPU speeds (``None``: every GPU at 1.0).
+    :param vram_scale_gb: VRAM normaliser (GB).
+    """
+
+    def __init__(self, cluster: Cluster, max_gpus: int, max_window: int, speeds: GpuSpeeds | None = None,
+                 vram_scale_gb: float = 80.0):
+        if cluster.n_gpus > max_gpus:
+            raise ValueError(f"cluster has {cluster.n_gpus} GPUs, more than max_gpus={max_gpus}")
+        self.cluster = cluster
+        self.n = cluster.n_gpus
+        self.max_gpus = max_gpus
+        self.max_window = max_window
+        self.hold_action = max_window * max_gpus
+        self.scale = float(vram_scale_gb)
+        node_size = cluster.node_gpu_count[cluster.gpu_node].astype(float)
+        self._gpu_static = np.stack([cluster.gpu_vram_gb, cluster.gpu_vram_gb / self.scale, node_size,
+                                     np.minimum(node_size / 8.0, 1.0)])
+        self._constants = np.array([1.0 / self.scale, float(cluster.gpu_vram_gb.sum()), float(max_window)])
+        self._gpu_node = cluster.gpu_node.astype(np.int64)
+        self._node_count = np.zeros(cluster.n_nodes, dtype=np.int64)
+        ones = np.ones(self.n)
+        self._speed = np.stack([ones if speeds is None else speeds.row(t) for t in _SPEED_ROWS]).astype(float)
+        self._present = np.zeros(max_gpus, dtype=np.float32)
+        self._present[: self.n] = 1.0
+        self._key: tuple | None = None
+        self._key_state = None
+        self._fits = np.zeros((max_window, self.n), dtype=bool)
+        self._single = np.zeros((max_window, self.n), dtype=bool)
+
+    def _window_fits(self, sim: Simulator) -> tuple[list[int], np.ndarray, np.ndarray]:
+        """The window's arrival indices and their gang and single-GPU fit masks (from the
+        simulator's own :class:`~gpusched.core.cluster.ClusterState`), once per decision."""
+        window = sim.window_indices() if not sim.done else []
+        key = (sim.state.version, tuple(window))
+        if sim.state is not self._key_state or key != self._key:  # the state itself, not its id
+            fits, single = self._fits, self._single
+            fits[:] = False
+            single[:] = False
+            state, jobs = sim.state, sim.jobs
+            for k, idx in enumerate(window[: self.max_window]):
+                job = jobs[idx]
+                if state.fits_somewhere(job):
+                    fits[k] = state.fit_mask(job)
+                single[k] = state.single_gpu_fit(job)
+            self._key, self._key_state = key, sim.state
+        return window, self._fits, self._single
+
+    def mask(self, sim: Simulator) -> np.ndarray:
+        """Valid actions: every (slot, GPU) where that window job fits, then HOLD (last). HOLD is
+        valid unless holding would dead-stall the run, or when nothing else is."""
+        _, fits, _ = self._window_fits(sim)
+        mask = np.zeros(self.hold_action + 1, dtype=bool)
+        grid = mask[: self.hold_action].reshape(self.max_window, self.max_gpus)
+        grid[:, : self.n] = fits
+        mask[-1] = not sim.hold_would_dead_stall() or not mask.any()
+        return mask
+
+    def decode(self, action: int) -> tuple[int, int]:
+        """The (window slot, GPU or :data:`HOLD`) of an action; a padding slot is a HOLD."""
+        action = int(action)
+        if action >= self.hold_action or action < 0:
+            return 0, HOLD
+        slot, gpu = divmod(action, self.max_gpus)
+        return (0, HOLD) if gpu >= self.n else (slot, gpu)
+
+    def observe(self, sim: Simulator) -> dict[str, np.ndarray]:
+        """The observation for the simulator's current decision."""
+        window, fits, single = self._window_fits(sim)
+        window = window[: self.max_window]
+        jobs, now = sim.jobs, sim.time_min
+        job_num = np.zeros((self.max_window, 7))
+        job_type = np.zeros(self.max_window, dtype=np.int64)
+        job_present = np.zeros(self.max_window, dtype=np.float32)
+        for k, idx in enumerate(window):
+            j = jobs[idx]
+            job_num[k] = (j.gpus, j.vram_gb, j.vram_frac, j.compute, sim.declared_min[idx], j.priority,
+                          now - j.arrival_min)
+            job_type[k] = TYPE_INDEX.get(j.type, 3)
+            job_present[k] = 1.0
+        first, last = sim.gpu_release_min()
+        n_jobs = len(jobs)
+        globals_in = np.array([len(sim.queue), sim.running_count, now - sim.start_time_min,
+                               1.0 - sim.arrivals_left / n_jobs if n_jobs else 1.0, float(sim.window)])
+        gpus_block = np.empty((self.max_gpus, N_WINDOW_GPU_FEATURES), dtype=np.float32)
+        jobs_block = np.empty((self.max_window, N_WINDOW_JOB_FEATURES), dtype=np.float32)
+        pairs = np.empty((self.max_window, self.max_gpus, N_PAIR_FEATURES), dtype=np.float32)
+        glob = np.empty(N_WINDOW_GLOBAL_FEATURES, dtype=np.float32)
+        state = sim.state
+        window_observation_arrays(
+            self._gpu_static, self._constants, self._gpu_node, self._node_count, state.vram_free_gb,
+            state.vram_used_gb, state.compute_used, state.jobs_running, np.asarray(first), np.asarray(last),
+            self._speed, fits, single, job_num, job_type, len(window), globals_in, gpus_block,
+            jobs_block, pairs, glob)
+        return {"gpus": gpus_block, "gpu_present": self._present.copy(), "jobs": jobs_block,
+                "job_present": job_present, "pairs": pairs, "globals": glob}
+
+
+def warm_up() -> None:
+    """Compile (or load from the disk cache) the version-3 kernel on a one-GPU cluster."""
+    from gpusched.core.cluster import NodeGroup
+    from gpusched.core.jobs import Job
+
+    sim = Simulator(Cluster([NodeGroup("warm-up", 16.0, 1)]),
+                    [Job(id=0, type="batch", arrival_min=0.0, duration_min=1.0, gpus=1, vram_gb=1.0,
+                         compute=0.1)])
+    builder = WindowObservationBuilder(sim.cluster, 1, 1)
+    builder.observe(sim)
+    builder.mask(sim)
