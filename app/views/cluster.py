@@ -11,22 +11,39 @@ from shared import (
     show_chart,
 )
 
-from gpusched import GpuschedError, Scenario, ScenarioError, preset_names
+from gpusched import GpuschedError, Scenario, preset_names
+from gpusched.dashboard.scenarios import matching_preset, scenario_from_upload
+from gpusched.limits import (
+    ARRIVAL_RATE_RANGE_PER_HOUR,
+    MAX_GPUS_PER_NODE,
+    MAX_JOBS,
+    MAX_NODES,
+    MAX_SEED,
+    MAX_VRAM_GB,
+    MAX_YAML_BYTES,
+    TIME_COMPRESSION_RANGE,
+)
 from gpusched.workload.openb import bundled_traces
 from gpusched.workload.scenario import scenario_from_dict, scenario_from_yaml
 from gpusched.workload.synthetic import JOB_TYPES
 
 NODE_COLUMNS = ["gpu_model", "vram_gb", "gpus_per_node", "count"]
 VERSION_KEY = "cluster_editor_version"
+NO_PRESET = "—"
+MIB = 1024 * 1024
 
 
-def _load(text: str, source: str) -> None:
-    """Replace the current scenario and reset the editors to it.
-
-    :raises ScenarioError: when the YAML is not a valid scenario (nothing changes then).
-    """
-    set_scenario(scenario_from_yaml(text, source=source))
+def _load(scenario: Scenario) -> None:
+    """Replace the current scenario and reset the editors to it."""
+    set_scenario(scenario)
     st.session_state[VERSION_KEY] = st.session_state.get(VERSION_KEY, 0) + 1
+
+
+def _pick_preset(key: str) -> None:
+    """Load the preset just chosen in the selectbox ``key`` (its on-change callback)."""
+    name = st.session_state[key]
+    if name != NO_PRESET:
+        _load(scenario_from_yaml(preset_yaml(name), source=name))
 
 
 def main() -> None:
@@ -37,19 +54,19 @@ def main() -> None:
     version = st.session_state.setdefault(VERSION_KEY, 0)
 
     top = st.columns([2, 2, 1])
-    presets = preset_names()
-    preset = top[0].selectbox("Start from a preset", ["—"] + presets, key=f"preset_{version}",
-                              help="Loads the preset into the editors below.")
-    if preset != "—":
-        _load(preset_yaml(preset), preset)
-        st.rerun()
+    options = [NO_PRESET, *preset_names()]
+    current = matching_preset(scenario) or NO_PRESET
+    top[0].selectbox("Start from a preset", options, index=options.index(current),
+                     key=f"preset_{version}", on_change=_pick_preset, args=(f"preset_{version}",),
+                     help="Loads the preset into the editors below; shows the preset the current "
+                          f"scenario is, or {NO_PRESET} once it is edited.")
     upload = top[1].file_uploader("Upload a scenario YAML", type=["yaml", "yml"],
-                                  key=f"upload_{version}")
+                                  key=f"upload_{version}", max_upload_size=max(1, MAX_YAML_BYTES // MIB))
     if upload is not None:
         try:
-            _load(upload.getvalue().decode("utf-8", errors="replace"), upload.name)
+            _load(scenario_from_upload(upload.getvalue(), upload.name))
             st.rerun()
-        except ScenarioError as exc:
+        except GpuschedError as exc:
             top[1].error(f"{exc}. Nothing was loaded; fix the file and upload it again.",
                          icon=":material/error:")
     top[2].download_button("Download YAML", scenario.to_yaml(), file_name=f"{scenario.name}.yaml",
@@ -63,6 +80,9 @@ def main() -> None:
 
     st.success(f"Every page now runs on **`{scenario.name}`**: {scenario.summary()}.",
                icon=":material/check_circle:")
+    note = scenario.left_out_note()
+    if note:
+        st.info(note, icon=":material/info:")
     arrivals, duration, vram, gpus = cached_workload_figures(scenario.to_yaml())
     st.markdown("##### The workload")
     a, b = st.columns(2)
@@ -94,7 +114,7 @@ def _apply(data: dict, scenario: Scenario, name: str, cluster_error, workload_er
 
 def _trace_editors(scenario: Scenario, version: int) -> Scenario:
     """Editors of a trace-driven scenario: the node sample and the pod list."""
-    data = scenario.model_dump(exclude_none=True)
+    data = scenario.model_dump(exclude_none=True)  # edited in place: every other key stays as it is
     st.info("Real jobs from Alibaba's openb trace: each pod arrives at its creation time and runs "
             "until its deletion, scaled by the time compression; a pod's `gpu_milli` is its share "
             "of the GPU's compute and VRAM. Pick a synthetic preset above to edit nodes instead.",
@@ -102,41 +122,54 @@ def _trace_editors(scenario: Scenario, version: int) -> Scenario:
     left, right = st.columns(2)
     with left:
         st.markdown("##### Nodes (sampled from the trace)")
-        c = data["cluster"].get("trace", {"nodes": "openb_node_list_gpu_node"})
+        c = data["cluster"].get("trace")
         c1, c2 = st.columns(2)
-        nodes = c1.selectbox("Node list", bundled_traces("openb_node_list"), key=f"tr_nodes_{version}",
-                             index=_index(bundled_traces("openb_node_list"), c.get("nodes")))
-        sample = c2.number_input("Nodes to sample", min_value=1, max_value=2000,
-                                 value=int(c.get("sample_nodes") or 8), step=1,
-                                 key=f"tr_sample_{version}")
+        node_lists = _with(bundled_traces("openb_node_list"), c and c["nodes"])
+        nodes = c1.selectbox("Node list", node_lists, key=f"tr_nodes_{version}",
+                             index=_index(node_lists, c and c["nodes"]), disabled=c is None,
+                             help="A bundled node list, or the CSV path the scenario names.")
+        sample = c2.number_input("Nodes to sample", min_value=1, max_value=MAX_NODES,
+                                 value=c.get("sample_nodes") if c else None, step=1, placeholder="all",
+                                 key=f"tr_sample_{version}", disabled=c is None,
+                                 help="Empty: every GPU node of the list.")
         cluster_error = st.empty()
     with right:
         st.markdown("##### Jobs (pods of the trace)")
         w = data["workload"]
-        t = w.get("trace", {"pods": "openb_pod_list_default", "time_compression": 300.0})
+        t = w.get("trace")
         name = st.text_input("Scenario name", data["name"], key=f"name_{version}")
         c1, c2, c3, c4 = st.columns(4)
-        pods = c1.selectbox("Pod list", bundled_traces("openb_pod_list"), key=f"tr_pods_{version}",
-                            index=_index(bundled_traces("openb_pod_list"), t.get("pods")))
-        n_jobs = c2.number_input("Jobs (first N)", min_value=1, max_value=9000,
+        pod_lists = _with(bundled_traces("openb_pod_list"), t and t["pods"])
+        pods = c1.selectbox("Pod list", pod_lists, key=f"tr_pods_{version}",
+                            index=_index(pod_lists, t and t["pods"]), disabled=t is None,
+                            help="A bundled pod list, or the CSV path the scenario names.")
+        n_jobs = c2.number_input("Jobs (first N)", min_value=1, max_value=MAX_JOBS,
                                  value=int(w["jobs"]), step=50, key=f"jobs_{version}")
-        compression = c3.number_input("Time compression", min_value=1.0, max_value=100000.0,
-                                      value=float(t.get("time_compression", 1.0)), step=50.0,
-                                      key=f"tr_tc_{version}",
+        compression = c3.number_input("Time compression", min_value=TIME_COMPRESSION_RANGE[0],
+                                      max_value=TIME_COMPRESSION_RANGE[1],
+                                      value=float(t["time_compression"]) if t else 1.0, step=50.0,
+                                      key=f"tr_tc_{version}", disabled=t is None,
                                       help="Trace seconds per simulated second.")
-        seed = c4.number_input("Seed", min_value=0, value=int(w["seed"]), step=1,
+        seed = c4.number_input("Seed", min_value=0, max_value=MAX_SEED, value=int(w["seed"]), step=1,
                                key=f"seed_{version}", help="Seeds the node sample.")
         workload_error = st.empty()
     data["name"] = name
-    data["cluster"] = {"trace": {"nodes": nodes, "sample_nodes": int(sample)}}
-    data["workload"] = {"jobs": int(n_jobs), "seed": int(seed),
-                        "trace": {"pods": pods, "time_compression": float(compression)}}
+    if c is not None:
+        c.update(nodes=nodes, sample_nodes=None if sample is None else int(sample))
+    w.update(jobs=int(n_jobs), seed=int(seed))
+    if t is not None:
+        t.update(pods=pods, time_compression=float(compression))
     scenario = _apply(data, scenario, name, cluster_error, workload_error)
     left_out = scenario.trace_jobs()[1]
     if left_out:
         st.caption(f"Left out of the jobs (never silently): {left_out['cpu_only_pods']} CPU-only "
                    f"pods, {left_out['unhostable_pods']} pods no sampled node could host.")
     return scenario
+
+
+def _with(options: list[str], value: str | None) -> list[str]:
+    """``options``, and ``value`` after them when it is not one (a CSV path the scenario names)."""
+    return options if value is None or value in options else [*options, value]
 
 
 def _index(options: list[str], value: str | None) -> int:
@@ -159,9 +192,12 @@ def _synthetic_editors(scenario: Scenario, version: int) -> Scenario:
             nodes, num_rows="dynamic", width="stretch", key=editor_key,
             column_config={
                 "gpu_model": st.column_config.TextColumn("GPU model", required=True),
-                "vram_gb": st.column_config.NumberColumn("VRAM per GPU (GB)", required=True),
-                "gpus_per_node": st.column_config.NumberColumn("GPUs per node", step=1, required=True),
-                "count": st.column_config.NumberColumn("Node count", step=1, required=True),
+                "vram_gb": st.column_config.NumberColumn("VRAM per GPU (GB)", required=True,
+                                                         min_value=0.0, max_value=MAX_VRAM_GB),
+                "gpus_per_node": st.column_config.NumberColumn("GPUs per node", step=1, required=True,
+                                                               min_value=1, max_value=MAX_GPUS_PER_NODE),
+                "count": st.column_config.NumberColumn("Node count", step=1, required=True,
+                                                       min_value=1, max_value=MAX_NODES),
             })
         cluster_error = st.empty()
     with right:
@@ -169,18 +205,19 @@ def _synthetic_editors(scenario: Scenario, version: int) -> Scenario:
         w = data["workload"]
         name = st.text_input("Scenario name", data["name"], key=f"name_{version}")
         c1, c2 = st.columns(2)
-        n_jobs = c1.number_input("Jobs", min_value=1, max_value=5000, value=int(w["jobs"]), step=10,
+        n_jobs = c1.number_input("Jobs", min_value=1, max_value=MAX_JOBS, value=int(w["jobs"]), step=10,
                                  key=f"jobs_{version}")
-        rate = c2.number_input("Arrivals per hour", min_value=0.1, max_value=1000.0,
-                               value=float(w["arrival_rate_per_hour"]), step=0.5,
+        rate = c2.number_input("Arrivals per hour", min_value=ARRIVAL_RATE_RANGE_PER_HOUR[0],
+                               max_value=ARRIVAL_RATE_RANGE_PER_HOUR[1],
+                               value=float(w["arrival_rate_per_hour"]), step=0.5, format="%g",
                                key=f"rate_{version}")
         mix_cols = st.columns(len(JOB_TYPES) + 1)
         mix = {t: mix_cols[i].number_input(f"{t} share", min_value=0.0, max_value=1.0,
                                            value=float(w["mix"].get(t, 0.0)), step=0.05,
                                            key=f"mix_{t}_{version}")
                for i, t in enumerate(JOB_TYPES)}
-        seed = mix_cols[-1].number_input("Seed", min_value=0, value=int(w["seed"]), step=1,
-                                         key=f"seed_{version}")
+        seed = mix_cols[-1].number_input("Seed", min_value=0, max_value=MAX_SEED, value=int(w["seed"]),
+                                         step=1, key=f"seed_{version}")
         workload_error = st.empty()
 
     data["name"] = name
