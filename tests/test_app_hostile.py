@@ -230,3 +230,23 @@ def test_a_results_table_cut_off_by_a_crash_shows_its_complete_rows(tmp_path):
     rows = data.count(b"\n") - 1
     captions = [c.value for c in at.caption]
     assert any(c.startswith(f"{rows - 1} runs · 0 failed") for c in captions), captions
+
+
+def test_a_trace_file_that_vanishes_after_upload_is_an_inline_error(tmp_path):
+    from gpusched.workload import scenario as scenario_module
+
+    pods = tmp_path / "pods.csv"
+    shutil.copy(TRACES_DIR / "openb_pod_list_default.csv", pods)
+    text = yaml.safe_dump({"name": "vanishing",
+                           "cluster": {"trace": {"nodes": "openb_node_list_gpu_node", "sample_nodes": 4}},
+                           "workload": {"jobs": 20, "trace": {"pods": str(pods), "time_compression": 300}}})
+    at = open_page(CLUSTER)
+    at.file_uploader(key="upload_0").set_value(("vanishing.yaml", text.encode(), "application/x-yaml")).run()
+    assert _current(at).name == "vanishing"
+    pods.unlink()
+    scenario_module._openb_pods.cache_clear()  # as on a fresh server process
+    at.run()
+    assert_clean(at)
+    assert any("no such file" in e.value for e in at.error), [e.value for e in at.error]
+    at.switch_page("views/replay.py").run()
+    assert_clean(at)

@@ -43,6 +43,11 @@ def _check(case: Case, code: int, out: str, err: str) -> None:
             assert needle in out + err, (needle, out, err)
 
 
+def test_the_readme_counts_the_catalog():
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert f"tries {len(CASES)} hostile inputs" in readme
+
+
 def test_the_catalog_is_well_formed():
     ids = [c.id for c in CASES]
     assert len(ids) == len(set(ids)), "case ids must be unique"

@@ -83,7 +83,11 @@ def main() -> None:
     note = scenario.left_out_note()
     if note:
         st.info(note, icon=":material/info:")
-    arrivals, duration, vram, gpus = cached_workload_figures(scenario.to_yaml())
+    try:
+        arrivals, duration, vram, gpus = cached_workload_figures(scenario.to_yaml())
+    except GpuschedError as exc:
+        st.error(str(exc), icon=":material/error:")
+        return
     st.markdown("##### The workload")
     a, b = st.columns(2)
     with a:
@@ -160,7 +164,11 @@ def _trace_editors(scenario: Scenario, version: int) -> Scenario:
     if t is not None:
         t.update(pods=pods, time_compression=float(compression))
     scenario = _apply(data, scenario, name, cluster_error, workload_error)
-    left_out = scenario.trace_jobs()[1]
+    try:
+        left_out = scenario.trace_jobs()[1]
+    except GpuschedError as exc:  # the current scenario's trace files changed since it was chosen
+        st.error(str(exc), icon=":material/error:")
+        return scenario
     if left_out:
         st.caption(f"Left out of the jobs (never silently): {left_out['cpu_only_pods']} CPU-only "
                    f"pods, {left_out['unhostable_pods']} pods no sampled node could host.")
