@@ -10,6 +10,7 @@ import streamlit as st
 from gpusched import Comparison, Result, Scenario, compare, load_scenario, run_policy
 from gpusched.dashboard.background import BackgroundRuns
 from gpusched.dashboard.policies import dashboard_policies
+from gpusched.errors import GpuschedError
 from gpusched.experiment.runner import comparison_from_results
 from gpusched.experiment.scorecard import scorecard
 from gpusched.experiment.stall import (
@@ -54,10 +55,17 @@ PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 
 
 def current_scenario() -> Scenario:
-    """The scenario chosen on the Cluster & workload page (the default preset at first)."""
+    """The scenario chosen on the Cluster & workload page (the default preset at first, and again,
+    with an inline error, if the session holds one that is not valid)."""
     if SCENARIO_KEY not in st.session_state:
         st.session_state[SCENARIO_KEY] = load_scenario(DEFAULT_SCENARIO).to_yaml()
-    return parse_scenario(st.session_state[SCENARIO_KEY])
+    try:
+        return parse_scenario(st.session_state[SCENARIO_KEY])
+    except GpuschedError as exc:
+        st.error(f"The scenario of this session is not valid ({exc}); every page runs on "
+                 f"`{DEFAULT_SCENARIO}` again.", icon=":material/error:")
+        st.session_state[SCENARIO_KEY] = load_scenario(DEFAULT_SCENARIO).to_yaml()
+        return parse_scenario(st.session_state[SCENARIO_KEY])
 
 
 def set_scenario(scenario: Scenario) -> None:

@@ -4,6 +4,12 @@ Data flows one way: scenario -> workload and cluster -> simulator with a policy 
 (metrics, timeline, jobs) -> figures and tables. Each layer is a folder (see the README's code
 map): ``core`` -> ``workload`` -> ``fgd``, ``env`` -> ``policies`` -> ``agent``, ``experiment``
 -> ``sweep``, ``figures``, ``dashboard`` -> ``cli``. This module re-exports the front door.
+
+It also registers the Gymnasium environment (when gymnasium is installed) with a string entry
+point, which imports nothing until the environment is made, so the usual idiom works::
+
+    import gpusched, gymnasium
+    env = gymnasium.make("gpusched/GPUScheduler-v0", scenario="phase1-8gpu")
 """
 
 from gpusched.core.cluster import Cluster, ClusterState, NodeGroup
@@ -18,7 +24,27 @@ from gpusched.workload.synthetic import JOB_TYPES
 
 __version__ = "0.1.0"
 
+ENV_ID = "gpusched/GPUScheduler-v0"
+"""The Gymnasium id of :class:`gpusched.env.GPUSchedulerEnv`."""
+
+ENV_ENTRY_POINT = "gpusched.env.env:GPUSchedulerEnv"
+"""Where Gymnasium finds the environment when it is made (imported only then)."""
+
+
+def _register_env() -> None:
+    """Register :data:`ENV_ID` once, if gymnasium imports (it imports no torch, numba or ray)."""
+    try:
+        import gymnasium
+    except ImportError:
+        return
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=ENV_ID, entry_point=ENV_ENTRY_POINT)
+
+
+_register_env()
+
 __all__ = [
+    "ENV_ID",
     "HOLD",
     "JOB_TYPES",
     "Cluster",

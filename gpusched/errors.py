@@ -7,7 +7,15 @@ from __future__ import annotations
 
 
 class GpuschedError(ValueError):
-    """Base class for bad input: a scenario, trace, job list, policy name or model file."""
+    """Base class for bad input: a scenario, trace, job list, policy name or model file.
+
+    Its message is always one line: a line break that came with the user's own text (a quoted CSV
+    header, a YAML key) is shown escaped, as ``\\n``.
+    """
+
+    def __str__(self) -> str:
+        text = super().__str__()
+        return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
 class ScenarioError(GpuschedError):

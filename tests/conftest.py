@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import settings
 
 from gpusched.core.cluster import Cluster, ClusterState, NodeGroup
 from gpusched.core.jobs import Job
@@ -28,3 +29,8 @@ def hetero_cluster() -> Cluster:
 @pytest.fixture
 def hetero_state(hetero_cluster: Cluster) -> ClusterState:
     return ClusterState(hetero_cluster)
+
+
+# Hypothesis profiles: CI runs the default (100 examples per property test that does not set its
+# own count); ``pytest --hypothesis-profile=slow`` searches far longer (the fuzz tests above all).
+settings.register_profile("slow", max_examples=3000, deadline=None)

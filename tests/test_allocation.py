@@ -189,3 +189,45 @@ def test_progress_is_reported_to_the_end(nodes) -> None:
     assert 100 <= len(calls) <= 102
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)
     assert run.scheduled_pods + run.failed_pods == total
+
+
+SMALL_NODES = ("sn,cpu_milli,memory_mib,gpu,model\n"
+               + "".join(f"n{i},64000,262144,8,V100M32\n" for i in range(4)))
+
+
+@pytest.mark.parametrize("pods_per_gpu", [8, 4])
+def test_a_small_trace_reports_columns_it_never_sampled_as_missing(tmp_path: Path, capsys,
+                                                                    pods_per_gpu: int) -> None:
+    """4 nodes of 8 GPUs, 10 pods of 8 (or 4) whole GPUs: one pod moves the arrived load by 25 %
+    (or 12.5 %) of capacity, so some runs have no sample within a point of 130 %."""
+    nodes, pods, out = tmp_path / "n.csv", tmp_path / "p.csv", tmp_path / "a.json"
+    nodes.write_text(SMALL_NODES)
+    pods.write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
+                    + "".join(f"p{i},1000,1024,{pods_per_gpu},1000\n" for i in range(10)))
+    code = main(["--nodes", str(nodes), "--pods", str(pods), "--policies", "fgd,fgd_best_fit",
+                 "--seeds", "1-3", "--json", str(out)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    doc = json.loads(out.read_text())
+    missing = {c: [r["alloc_pct"][c] is None for r in doc["runs"]] for c in (100, 130)}
+    assert any(missing[130])
+    for policy, summary in doc["summary"].items():
+        mine = [r for r in doc["runs"] if r["policy"] == policy]
+        for c in (100, 130):
+            present = [r["alloc_pct"][c] for r in mine if r["alloc_pct"][c] is not None]
+            expected = round(float(np.mean(present)), 2) if present else None
+            assert summary[f"alloc_at_{c}"] == expected
+    assert "—" in captured.out
+    notes = captured.err.strip().splitlines()
+    assert len(notes) == 1 and notes[0].startswith("note: no sample at @")
+
+
+def test_a_pod_list_without_gpu_pods_is_refused_not_looped_forever(tmp_path: Path) -> None:
+    pods = tmp_path / "cpu.csv"
+    pods.write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli\nc0,100,64,0,0\nc1,200,64,0,0\n")
+    nodes = tmp_path / "n.csv"
+    nodes.write_text(SMALL_NODES)
+    from gpusched.errors import GpuschedError
+
+    with pytest.raises(GpuschedError, match="no GPU pod"):
+        run_allocation(read_openb_nodes(nodes), read_openb_pods(pods), "fgd", 1)

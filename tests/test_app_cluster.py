@@ -116,3 +116,27 @@ def test_queue_window_speeds_and_estimate_error_are_edited_here():
     at.radio(key="speed_mode_0").set_value("custom").run()
     assert_clean(at)
     assert isinstance(_scenario(at).speed, dict)
+
+
+def test_every_preset_opens_in_the_editors():
+    from gpusched import preset_names
+
+    for name in preset_names():
+        at = open_page(PAGE)
+        at.selectbox(key="preset_0").set_value(name).run()
+        assert_clean(at)
+        assert _scenario(at).name == name
+
+
+def test_arrivals_are_set_by_load_or_by_rate():
+    at = open_page(PAGE)
+    at.selectbox(key="preset_0").set_value("fleet-16gpu").run()
+    assert at.radio(key="arrivals_by_1").value == "load"
+    at.number_input(key="load_1").set_value(0.5).run()
+    assert_clean(at)
+    assert _scenario(at).workload.load == 0.5
+    at.radio(key="arrivals_by_1").set_value("rate").run()
+    assert_clean(at)
+    scenario = _scenario(at)
+    assert scenario.workload.load is None and scenario.workload.arrival_rate_per_hour > 0
+    assert any("/h" in s.value for s in at.success)

@@ -10,7 +10,7 @@ def test_home_shows_headline_numbers():
     assert_clean(at)
     assert "gpusched" in at.title[0].value
     labels = [m.label for m in at.metric]
-    assert labels.count("Average wait") >= 2
+    assert labels.count("Average wait (min)") >= 2
     specs = plotly_specs(at)
     assert specs and "First-Fit" in str(specs[0]) and "Least-Loaded" in str(specs[0])
 

@@ -112,3 +112,48 @@ def test_job_that_fits_nowhere_is_refused(tmp_path):
     cluster = load_scenario(str(path)).build_cluster()
     with pytest.raises(InfeasibleJobError, match="job 9"):
         Simulator(cluster, [Job(9, "training", 0, 10, 1, 40.0, 0.5)])
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["simulate", "--scenario", "ll-stall-mini", "--policy", "first_fit", "--seed", "-1"], "--seed"),
+    (["compare", "--scenario", "ll-stall-mini", "--seeds=-5"], "--seeds"),
+    (["compare", "--scenario", "ll-stall-mini", "--seed-list", "0-1000000000"], "100,000 seeds"),
+    (["compare", "--scenario", "ll-stall-mini", "--seeds", "100000000"], "--max-runs"),
+    (["simulate", "--scenario", "ll-stall-mini", "--policy", "first_fit", "--jobs", "99999999999"],
+     "limit on jobs"),
+])
+def test_bad_seeds_and_counts_exit_2_with_one_line(args, needle):
+    out = run_cli(*args)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], out.stderr
+
+
+def test_an_output_that_cannot_be_written_is_refused_before_any_run(tmp_path):
+    # 2,000 seeds of every heuristic: were the runs started first, this would take many minutes
+    # (and the subprocess would time out); the folder is refused before the first one.
+    out = run_cli("compare", "--scenario", "phase1-8gpu", "--seeds", "2000", "--max-runs", "1000000",
+                  "--json", str(tmp_path))
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.strip() == f"gpusched: error: --json '{tmp_path}': is a folder, not a file"
+
+
+def test_piping_into_a_reader_that_stops_is_quiet(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-m", "gpusched", "compare", "--scenario", "ll-stall-mini",
+                             "--seeds", "2", "--json", str(tmp_path / "cmp.json")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader has gone before the first line (as `| head -0`)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0 and b"Error" not in err and b"Traceback" not in err, err
+    assert json.loads((tmp_path / "cmp.json").read_text())["runs"]  # the work was finished
+
+
+def test_a_synthetic_workload_says_what_it_leaves_out(tmp_path):
+    path = tmp_path / "t4.yaml"
+    path.write_text("name: t4\ncluster: {nodes: [{gpu_model: T4-16GB, vram_gb: 16, gpus_per_node: 1, "
+                    "count: 2}]}\nworkload: {jobs: 10, arrival_rate_per_hour: 3, mix: {training: 1.0}}\n")
+    out = run_cli("simulate", "--scenario", str(path), "--policy", "first_fit")
+    assert out.returncode == 0
+    assert out.stderr.strip().splitlines() == [
+        "note: no node could ever hold these shapes, so the workload leaves them out (the other options "
+        "are drawn, renormalised): training jobs with 2, 4 or 8 GPUs, or 24, 32, 40 or 80 GB per GPU"]

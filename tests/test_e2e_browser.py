@@ -108,3 +108,23 @@ def test_show_me_the_stall(browser_page, app_url: str) -> None:
     assert page.get_by_test_id("stException").count() == 0
     assert "phase1-8gpu" in page.locator(".st-key-stall-explanation").inner_text()
     page.screenshot(path=str(SHOTS / "stall-demo.png"), full_page=True)
+
+
+def test_home_cards_show_whole_values_at_laptop_width(browser_page, app_url: str) -> None:
+    """At 1280 px every headline number fits its card (no value cut off with an ellipsis), and the
+    toolbar offers no Deploy button (``client.toolbarMode = "viewer"``)."""
+    page = browser_page
+    page.set_viewport_size({"width": 1280, "height": 1400})
+    try:
+        page.goto(app_url)
+        _wait_idle(page)
+        values = page.get_by_test_id("stMetricValue")
+        values.first.wait_for()
+        assert values.count() >= 8  # First-Fit and Least-Loaded, four numbers each
+        clipped = values.evaluate_all(
+            "els => els.filter(e => [e, ...e.querySelectorAll('*')]"
+            ".some(x => x.scrollWidth > x.clientWidth + 1)).map(e => e.innerText)")
+        assert clipped == [], f"cut-off values: {clipped}"
+        assert page.get_by_test_id("stAppDeployButton").count() == 0
+    finally:
+        page.set_viewport_size({"width": 1600, "height": 2000})

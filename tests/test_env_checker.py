@@ -8,7 +8,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-from gpusched.env import ENV_ID, GPUSchedulerEnv, ObservationBuilder
+from gpusched import ENV_ID
+from gpusched.env import GPUSchedulerEnv, ObservationBuilder
 from gpusched.errors import GpuschedError
 from gpusched.experiment.runner import make_simulator, run_policy
 from gpusched.policies import get_policy

@@ -24,6 +24,21 @@ def test_import_gpusched_is_light():
     assert out.stdout.strip() == "", f"import gpusched imported {out.stdout.strip()}"
 
 
+def test_import_gpusched_registers_the_env_for_gymnasium_make():
+    """The usual idiom, in a fresh interpreter: ``import gpusched`` (light), then ``gymnasium.make``."""
+    code = ("import sys, gpusched, gymnasium\n"
+            f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
+            "env = gymnasium.make('gpusched/GPUScheduler-v0', scenario='ll-stall-mini')\n"
+            "obs, _ = env.reset(seed=0)\n"
+            "gpusched._register_env()  # a second registration is a no-op\n"
+            "print(heavy, type(env.unwrapped).__name__, sorted(obs), gpusched.ENV_ID)")
+    out = subprocess.run([sys.executable, "-W", "error::UserWarning", "-c", code], capture_output=True,
+                         text=True, check=True)
+    heavy, name, rest = out.stdout.split(" ", 2)
+    assert heavy == "[]" and name == "GPUSchedulerEnv", out.stdout
+    assert "gpus" in rest and rest.strip().endswith("gpusched/GPUScheduler-v0")
+
+
 def test_the_top_level_holds_at_most_five_modules():
     modules = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert len(modules) <= 5, modules

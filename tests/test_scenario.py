@@ -94,3 +94,33 @@ def test_overrides_revalidate():
     assert scenario.with_overrides(**{"workload.jobs": 7}).workload.jobs == 7
     with pytest.raises(ScenarioError, match="workload.jobs"):
         scenario.with_overrides(**{"workload.jobs": -1})
+
+
+def test_the_note_names_the_shapes_a_cluster_can_never_hold():
+    t4 = {"gpu_model": "T4-16GB", "vram_gb": 16, "gpus_per_node": 1, "count": 2}
+    two_t4s = _with("cluster.nodes", [t4])
+    two_t4s["workload"]["mix"] = {"training": 1.0}
+    scenario = scenario_from_dict(two_t4s)
+    note = scenario.left_out_note()
+    assert note.startswith("note: ") and "\n" not in note
+    assert "training jobs with 2, 4 or 8 GPUs, or 24, 32, 40 or 80 GB per GPU" in note
+    jobs = scenario.jobs(n_jobs=300)  # the behaviour the note describes: only shapes that fit
+    assert {j.gpus for j in jobs} == {1} and {j.vram_gb for j in jobs} == {16.0}
+    homogeneous = load_scenario("homogeneous-8gpu")
+    assert homogeneous.left_out_note() is None
+    assert load_scenario("openb-sample").left_out_note() is None  # trace pods are counted instead
+
+
+def test_a_zero_share_type_is_not_in_the_note():
+    data = _with("cluster.nodes", [{"gpu_model": "T4-16GB", "vram_gb": 16, "gpus_per_node": 1}])
+    data["workload"]["mix"] = {"training": 0.0, "inference": 1.0}
+    note = scenario_from_dict(data).left_out_note()
+    assert "training" not in note and "inference jobs with 24 or 40 GB per GPU" in note
+
+
+def test_overriding_a_key_that_is_not_there_is_a_scenario_error():
+    scenario = scenario_from_dict(BASE)
+    with pytest.raises(ScenarioError, match=r"workload\.trace\.pods: no such key to override"):
+        scenario.with_overrides(**{"workload.trace.pods": "x"})
+    with pytest.raises(ScenarioError, match="no such key"):
+        scenario.with_overrides(**{"nope.deeper": 1})

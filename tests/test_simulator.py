@@ -87,6 +87,22 @@ def test_horizon_cuts_the_run_and_counts_waits_to_it():
     assert result.metrics["makespan_min"] == pytest.approx(50.0)
 
 
+def test_jobs_after_the_horizon_are_unfinished_with_wait_zero_never_negative():
+    jobs = [make_job(0, arrival=0, duration=100, compute=1.0),
+            make_job(1, arrival=10, duration=5, compute=1.0),
+            make_job(2, arrival=80, duration=5, compute=1.0),
+            make_job(3, arrival=500, duration=5, compute=1.0)]
+    result = Simulator(one_gpu(), jobs, horizon_min=50).run(get_policy("first_fit"))
+    t = result.jobs.set_index("id")
+    assert (t["wait_min"] >= 0).all()
+    assert t.loc[2, "wait_min"] == 0.0 and t.loc[3, "wait_min"] == 0.0
+    assert not t.loc[2, "finished"] and not t.loc[3, "finished"]
+    assert t.loc[1, "wait_min"] == pytest.approx(40.0)  # arrived, still waiting at the horizon
+    m = result.metrics
+    assert m["jobs_submitted"] == 4 and m["jobs_unfinished"] == 4
+    assert m["avg_wait_min"] == pytest.approx(40 / 4) and m["max_wait_min"] == pytest.approx(40.0)
+
+
 def test_infeasible_job_is_refused_with_its_id():
     with pytest.raises(InfeasibleJobError, match="job 3 .* 40 GB"):
         Simulator(one_gpu(), [make_job(3, vram=40)])

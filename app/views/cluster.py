@@ -11,23 +11,45 @@ from shared import (
     show_chart,
 )
 
-from gpusched import GpuschedError, Scenario, ScenarioError, preset_names
+from gpusched import GpuschedError, Scenario, preset_names
 from gpusched.core.speed import DEFAULT_SPEEDS, speed_rows, speed_table
+from gpusched.dashboard.scenarios import matching_preset, scenario_from_upload
+from gpusched.limits import (
+    ARRIVAL_RATE_RANGE_PER_HOUR,
+    LOAD_RANGE,
+    MAX_ESTIMATE_ERROR,
+    MAX_GPUS_PER_NODE,
+    MAX_JOBS,
+    MAX_NODES,
+    MAX_SEED,
+    MAX_VRAM_GB,
+    MAX_WINDOW,
+    MAX_YAML_BYTES,
+    TIME_COMPRESSION_RANGE,
+)
 from gpusched.workload.openb import bundled_traces
-from gpusched.workload.scenario import MAX_WINDOW, scenario_from_dict, scenario_from_yaml
+from gpusched.workload.scenario import scenario_from_dict, scenario_from_yaml
 from gpusched.workload.synthetic import JOB_TYPES
 
 NODE_COLUMNS = ["gpu_model", "vram_gb", "gpus_per_node", "count"]
 VERSION_KEY = "cluster_editor_version"
+NO_PRESET = "—"
+MIB = 1024 * 1024
+ARRIVALS_BY = {"load": "offered load", "rate": "jobs per hour"}
+DEFAULT_LOAD = 0.3
 
 
-def _load(text: str, source: str) -> None:
-    """Replace the current scenario and reset the editors to it.
-
-    :raises ScenarioError: when the YAML is not a valid scenario (nothing changes then).
-    """
-    set_scenario(scenario_from_yaml(text, source=source))
+def _load(scenario: Scenario) -> None:
+    """Replace the current scenario and reset the editors to it."""
+    set_scenario(scenario)
     st.session_state[VERSION_KEY] = st.session_state.get(VERSION_KEY, 0) + 1
+
+
+def _pick_preset(key: str) -> None:
+    """Load the preset just chosen in the selectbox ``key`` (its on-change callback)."""
+    name = st.session_state[key]
+    if name != NO_PRESET:
+        _load(scenario_from_yaml(preset_yaml(name), source=name))
 
 
 def main() -> None:
@@ -38,19 +60,19 @@ def main() -> None:
     version = st.session_state.setdefault(VERSION_KEY, 0)
 
     top = st.columns([2, 2, 1])
-    presets = preset_names()
-    preset = top[0].selectbox("Start from a preset", ["—"] + presets, key=f"preset_{version}",
-                              help="Loads the preset into the editors below.")
-    if preset != "—":
-        _load(preset_yaml(preset), preset)
-        st.rerun()
+    options = [NO_PRESET, *preset_names()]
+    current = matching_preset(scenario) or NO_PRESET
+    top[0].selectbox("Start from a preset", options, index=options.index(current),
+                     key=f"preset_{version}", on_change=_pick_preset, args=(f"preset_{version}",),
+                     help="Loads the preset into the editors below; shows the preset the current "
+                          f"scenario is, or {NO_PRESET} once it is edited.")
     upload = top[1].file_uploader("Upload a scenario YAML", type=["yaml", "yml"],
-                                  key=f"upload_{version}")
+                                  key=f"upload_{version}", max_upload_size=max(1, MAX_YAML_BYTES // MIB))
     if upload is not None:
         try:
-            _load(upload.getvalue().decode("utf-8", errors="replace"), upload.name)
+            _load(scenario_from_upload(upload.getvalue(), upload.name))
             st.rerun()
-        except ScenarioError as exc:
+        except GpuschedError as exc:
             top[1].error(f"{exc}. Nothing was loaded; fix the file and upload it again.",
                          icon=":material/error:")
     top[2].download_button("Download YAML", scenario.to_yaml(), file_name=f"{scenario.name}.yaml",
@@ -64,7 +86,14 @@ def main() -> None:
 
     st.success(f"Every page now runs on **`{scenario.name}`**: {scenario.summary()}.",
                icon=":material/check_circle:")
-    arrivals, duration, vram, gpus, runtime = cached_workload_figures(scenario.to_yaml())
+    note = scenario.left_out_note()
+    if note:
+        st.info(note, icon=":material/info:")
+    try:
+        arrivals, duration, vram, gpus, runtime = cached_workload_figures(scenario.to_yaml())
+    except GpuschedError as exc:
+        st.error(str(exc), icon=":material/error:")
+        return
     st.markdown("##### The workload")
     a, b = st.columns(2)
     with a:
@@ -96,7 +125,7 @@ def _apply(data: dict, scenario: Scenario, name: str, cluster_error, workload_er
 
 def _trace_editors(scenario: Scenario, version: int) -> Scenario:
     """Editors of a trace-driven scenario: the node sample and the pod list."""
-    data = scenario.model_dump(exclude_none=True)
+    data = scenario.model_dump(exclude_none=True)  # edited in place: every other key stays as it is
     st.info("Real jobs from Alibaba's openb trace: each pod arrives at its creation time and runs "
             "until its deletion, scaled by the time compression; a pod's `gpu_milli` is its share "
             "of the GPU's compute and VRAM. Pick a synthetic preset above to edit nodes instead.",
@@ -104,39 +133,50 @@ def _trace_editors(scenario: Scenario, version: int) -> Scenario:
     left, right = st.columns(2)
     with left:
         st.markdown("##### Nodes (sampled from the trace)")
-        c = data["cluster"].get("trace", {"nodes": "openb_node_list_gpu_node"})
+        c = data["cluster"].get("trace")
         c1, c2 = st.columns(2)
-        nodes = c1.selectbox("Node list", bundled_traces("openb_node_list"), key=f"tr_nodes_{version}",
-                             index=_index(bundled_traces("openb_node_list"), c.get("nodes")))
-        sample = c2.number_input("Nodes to sample", min_value=1, max_value=2000,
-                                 value=int(c.get("sample_nodes") or 8), step=1,
-                                 key=f"tr_sample_{version}")
+        node_lists = _with(bundled_traces("openb_node_list"), c and c["nodes"])
+        nodes = c1.selectbox("Node list", node_lists, key=f"tr_nodes_{version}",
+                             index=_index(node_lists, c and c["nodes"]), disabled=c is None,
+                             help="A bundled node list, or the CSV path the scenario names.")
+        sample = c2.number_input("Nodes to sample", min_value=1, max_value=MAX_NODES,
+                                 value=c.get("sample_nodes") if c else None, step=1, placeholder="all",
+                                 key=f"tr_sample_{version}", disabled=c is None,
+                                 help="Empty: every GPU node of the list.")
         cluster_error = st.empty()
     with right:
         st.markdown("##### Jobs (pods of the trace)")
         w = data["workload"]
-        t = w.get("trace", {"pods": "openb_pod_list_default", "time_compression": 300.0})
+        t = w.get("trace")
         name = st.text_input("Scenario name", data["name"], key=f"name_{version}")
         c1, c2, c3, c4 = st.columns(4)
-        pods = c1.selectbox("Pod list", bundled_traces("openb_pod_list"), key=f"tr_pods_{version}",
-                            index=_index(bundled_traces("openb_pod_list"), t.get("pods")))
-        n_jobs = c2.number_input("Jobs (first N)", min_value=1, max_value=9000,
+        pod_lists = _with(bundled_traces("openb_pod_list"), t and t["pods"])
+        pods = c1.selectbox("Pod list", pod_lists, key=f"tr_pods_{version}",
+                            index=_index(pod_lists, t and t["pods"]), disabled=t is None,
+                            help="A bundled pod list, or the CSV path the scenario names.")
+        n_jobs = c2.number_input("Jobs (first N)", min_value=1, max_value=MAX_JOBS,
                                  value=int(w["jobs"]), step=50, key=f"jobs_{version}")
-        compression = c3.number_input("Time compression", min_value=1.0, max_value=100000.0,
-                                      value=float(t.get("time_compression", 1.0)), step=50.0,
-                                      key=f"tr_tc_{version}",
+        compression = c3.number_input("Time compression", min_value=TIME_COMPRESSION_RANGE[0],
+                                      max_value=TIME_COMPRESSION_RANGE[1],
+                                      value=float(t["time_compression"]) if t else 1.0, step=50.0,
+                                      key=f"tr_tc_{version}", disabled=t is None,
                                       help="Trace seconds per simulated second.")
-        seed = c4.number_input("Seed", min_value=0, value=int(w["seed"]), step=1,
+        seed = c4.number_input("Seed", min_value=0, max_value=MAX_SEED, value=int(w["seed"]), step=1,
                                key=f"seed_{version}", help="Seeds the node sample.")
         workload_error = st.empty()
     data["name"] = name
-    data["cluster"] = {"trace": {"nodes": nodes, "sample_nodes": int(sample)}}
-    data["workload"] = {"jobs": int(n_jobs), "seed": int(seed),
-                        "runtime_estimate_error": w.get("runtime_estimate_error"),
-                        "trace": {"pods": pods, "time_compression": float(compression)}}
+    if c is not None:
+        c.update(nodes=nodes, sample_nodes=None if sample is None else int(sample))
+    w.update(jobs=int(n_jobs), seed=int(seed))
+    if t is not None:
+        t.update(pods=pods, time_compression=float(compression))
     _queue_editors(data, version)
     scenario = _apply(data, scenario, name, cluster_error, workload_error)
-    left_out = scenario.trace_jobs()[1]
+    try:
+        left_out = scenario.trace_jobs()[1]
+    except GpuschedError as exc:  # the current scenario's trace files changed since it was chosen
+        st.error(str(exc), icon=":material/error:")
+        return scenario
     if left_out:
         st.caption(f"Left out of the jobs (never silently): {left_out['cpu_only_pods']} CPU-only "
                    f"pods, {left_out['unhostable_pods']} pods no sampled node could host.")
@@ -162,7 +202,7 @@ def _queue_editors(data: dict, version: int) -> None:
                     format_func=SPEED_MODES.get, horizontal=True, key=f"speed_mode_{version}",
                     help="A job's duration is its run time on an A100-80GB; on a GPU of speed s it runs "
                          "duration / s.")
-    error = c3.number_input("Run-time estimate error (σ)", min_value=0.0, max_value=3.0,
+    error = c3.number_input("Run-time estimate error (σ)", min_value=0.0, max_value=MAX_ESTIMATE_ERROR,
                             value=float(data["workload"].get("runtime_estimate_error") or 0.0), step=0.1,
                             key=f"estimate_error_{version}",
                             help="Declared run time = duration × exp(σ·Z): rules and agents see it, the "
@@ -178,6 +218,11 @@ def _queue_editors(data: dict, version: int) -> None:
         st.dataframe(pd.DataFrame(speed_rows(DEFAULT_SPEEDS)), hide_index=True, width="stretch")
     data["queue"] = {"window": int(window)} if int(window) > 1 or data.get("queue") else None
     data["workload"]["runtime_estimate_error"] = float(error) or None
+
+
+def _with(options: list[str], value: str | None) -> list[str]:
+    """``options``, and ``value`` after them when it is not one (a CSV path the scenario names)."""
+    return options if value is None or value in options else [*options, value]
 
 
 def _index(options: list[str], value: str | None) -> int:
@@ -200,35 +245,50 @@ def _synthetic_editors(scenario: Scenario, version: int) -> Scenario:
             nodes, num_rows="dynamic", width="stretch", key=editor_key,
             column_config={
                 "gpu_model": st.column_config.TextColumn("GPU model", required=True),
-                "vram_gb": st.column_config.NumberColumn("VRAM per GPU (GB)", required=True),
-                "gpus_per_node": st.column_config.NumberColumn("GPUs per node", step=1, required=True),
-                "count": st.column_config.NumberColumn("Node count", step=1, required=True),
+                "vram_gb": st.column_config.NumberColumn("VRAM per GPU (GB)", required=True,
+                                                         min_value=0.0, max_value=MAX_VRAM_GB),
+                "gpus_per_node": st.column_config.NumberColumn("GPUs per node", step=1, required=True,
+                                                               min_value=1, max_value=MAX_GPUS_PER_NODE),
+                "count": st.column_config.NumberColumn("Node count", step=1, required=True,
+                                                       min_value=1, max_value=MAX_NODES),
             })
         cluster_error = st.empty()
     with right:
         st.markdown("##### Workload")
         w = data["workload"]
         name = st.text_input("Scenario name", data["name"], key=f"name_{version}")
-        c1, c2 = st.columns(2)
-        n_jobs = c1.number_input("Jobs", min_value=1, max_value=5000, value=int(w["jobs"]), step=10,
+        c1, c2, c3 = st.columns(3)
+        n_jobs = c1.number_input("Jobs", min_value=1, max_value=MAX_JOBS, value=int(w["jobs"]), step=10,
                                  key=f"jobs_{version}")
-        rate = c2.number_input("Arrivals per hour", min_value=0.1, max_value=1000.0,
-                               value=float(w["arrival_rate_per_hour"]), step=0.5,
-                               key=f"rate_{version}")
+        arrivals_by = c2.radio("Arrivals set by", list(ARRIVALS_BY), format_func=ARRIVALS_BY.get,
+                               index=0 if w.get("load") is not None else 1, key=f"arrivals_by_{version}",
+                               help="Offered load: the rate that asks, on average, for this fraction of "
+                                    "the cluster's compute (with the GPU speeds).")
+        if arrivals_by == "load":
+            value = w.get("load") or DEFAULT_LOAD
+            arrivals = {"load": c3.number_input("Offered load", min_value=LOAD_RANGE[0],
+                                                max_value=LOAD_RANGE[1], value=float(value), step=0.05,
+                                                format="%g", key=f"load_{version}"),
+                        "arrival_rate_per_hour": None}
+        else:
+            value = w.get("arrival_rate_per_hour") or scenario.arrival_rate_per_hour()
+            arrivals = {"arrival_rate_per_hour": c3.number_input(
+                "Arrivals per hour", min_value=ARRIVAL_RATE_RANGE_PER_HOUR[0],
+                max_value=ARRIVAL_RATE_RANGE_PER_HOUR[1], value=float(value), step=0.5, format="%g",
+                key=f"rate_{version}"), "load": None}
         mix_cols = st.columns(len(JOB_TYPES) + 1)
         mix = {t: mix_cols[i].number_input(f"{t} share", min_value=0.0, max_value=1.0,
                                            value=float(w["mix"].get(t, 0.0)), step=0.05,
                                            key=f"mix_{t}_{version}")
                for i, t in enumerate(JOB_TYPES)}
-        seed = mix_cols[-1].number_input("Seed", min_value=0, value=int(w["seed"]), step=1,
-                                         key=f"seed_{version}")
+        seed = mix_cols[-1].number_input("Seed", min_value=0, max_value=MAX_SEED, value=int(w["seed"]),
+                                         step=1, key=f"seed_{version}")
         workload_error = st.empty()
 
     _queue_editors(data, version)
     data["name"] = name
     data["cluster"]["nodes"] = edited.dropna(how="all").to_dict("records")
-    data["workload"].update(jobs=int(n_jobs), arrival_rate_per_hour=float(rate), mix=mix,
-                            seed=int(seed))
+    data["workload"].update(jobs=int(n_jobs), mix=mix, seed=int(seed), **arrivals)
     return _apply(data, scenario, name, cluster_error, workload_error)
 
 

@@ -53,10 +53,11 @@ def _card(col, policy: str, m, base) -> None:
             return
         delta = None if policy == "first_fit" else f"{m['avg_wait_min'] - base['avg_wait_min']:+.0f} min"
         top, bottom = st.columns(2), st.columns(2)
-        top[0].metric("Average wait", f"{m['avg_wait_min']:.0f} min", delta, delta_color="inverse")
-        top[1].metric("p95 wait", f"{m['p95_wait_min']:.0f} min")
-        bottom[0].metric("Stall", f"{m['stall_min']:,.0f} min")
-        bottom[1].metric("Utilisation", f"{m['avg_util'] * 100:.0f} %")
+        # Units sit in the labels, so that a four-digit value fits its half of a card.
+        top[0].metric("Average wait (min)", f"{m['avg_wait_min']:,.0f}", delta, delta_color="inverse")
+        top[1].metric("p95 wait (min)", f"{m['p95_wait_min']:,.0f}")
+        bottom[0].metric("Stall (min)", f"{m['stall_min']:,.0f}")
+        bottom[1].metric("Utilisation (%)", f"{m['avg_util'] * 100:.0f}")
 
 
 def _headline(agent: bool, polling: bool) -> None:

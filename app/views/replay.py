@@ -14,6 +14,7 @@ from shared import (
 )
 
 from gpusched.errors import GpuschedError
+from gpusched.limits import MAX_SEED
 from gpusched.policies import policy_label
 
 
@@ -27,7 +28,7 @@ def main() -> None:
     c1, c2, _ = st.columns([2, 1, 3])
     policy = c1.selectbox("Policy", options, index=options.index("least_loaded"),
                           format_func=policy_label, key="replay_policy")
-    seed = int(c2.number_input("Workload seed", min_value=0, max_value=10_000,
+    seed = int(c2.number_input("Workload seed", min_value=0, max_value=MAX_SEED,
                                value=scenario.workload.seed, step=1, key="replay_seed"))
     text = scenario.to_yaml()
     if is_slow(policy) and not background_ready(text, [policy], [seed]):

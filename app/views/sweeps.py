@@ -15,6 +15,7 @@ from gpusched.sweep.analysis import (
     metrics,
     parameters,
     published_alloc_curves,
+    results_mtime,
     varied_parameters,
 )
 
@@ -40,8 +41,7 @@ def main() -> None:
         st.info("Enter the path of a folder written by `gpusched sweep --out DIR`.")
         return
     try:
-        path = Path(folder) / "results.csv"
-        table = cached_results(folder, path.stat().st_mtime if path.exists() else 0.0)
+        table = cached_results(folder, results_mtime(folder))
     except GpuschedError as err:
         st.error(str(err))
         return

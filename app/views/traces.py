@@ -22,6 +22,7 @@ from gpusched.fgd.experiment import (
 from gpusched.fgd.report import comparison_table, curves_frame, gpu_state_table, published_curves
 from gpusched.fgd.scoring import POLICY_NAMES
 from gpusched.figures.traces import allocation_curves_figure, gpu_heatmap_figure
+from gpusched.limits import MAX_TRACE_BYTES
 from gpusched.policies import policy_label
 
 UPLOAD = "upload"
@@ -95,7 +96,7 @@ def _controls() -> tuple[Request | None, bytes | None]:
     if choice == UPLOAD:
         file = st.file_uploader("Pod list CSV with the openb columns name, cpu_milli, memory_mib, "
                                 "num_gpu, gpu_milli (optional gpu_spec)", type=["csv"],
-                                key="traces_upload")
+                                key="traces_upload", max_upload_size=MAX_TRACE_BYTES // (1024 * 1024))
         if file is None:
             return None, None
         upload = file.getvalue()

@@ -6,7 +6,9 @@ A model is an sb3 ``.zip`` plus a sidecar ``.json`` with the same name. The ship
 never used. Instead :func:`load_agent`:
 
 1. accepts only files inside the project's model folders (:func:`model_dirs`);
-2. requires the sidecar, and checks its format and observation version;
+2. requires the sidecar (UTF-8 JSON of at most :data:`gpusched.limits.MAX_SIDECAR_BYTES`), and
+   validates it with :class:`Sidecar` (format, observation version, network width, slots, queue
+   window, VRAM scale and sha256, each with its type and bounds);
 3. checks the zip's sha256 against the sidecar;
 4. builds the network in code from the sidecar and reads only the zip's ``policy.pth`` with
    ``torch.load(weights_only=True)``, then ``load_state_dict(strict=True)``.
@@ -23,11 +25,16 @@ import os
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpusched.agent.names import AGENT_POLICY
 from gpusched.errors import GpuschedError
+from gpusched.limits import MAX_GPUS, MAX_QUEUE_WINDOW, MAX_SIDECAR_BYTES, MAX_SIDECAR_HIDDEN, MAX_VRAM_GB
 from gpusched.paths import REPO_ROOT, SHIPPED_MODELS_DIR, USER_MODELS_DIR
+from gpusched.workload.files import is_file, read_user_text
+from gpusched.workload.scenario import validation_message
 
 SIDECAR_FORMAT = "gpusched-ppo"
 """The ``format`` field of a sidecar."""
@@ -38,6 +45,24 @@ MODELS_DIR_ENV = "GPUSCHED_MODELS_DIR"
 
 class ModelError(GpuschedError):
     """A model file is missing, outside the model folders, tampered with, or of an unknown format."""
+
+
+class Sidecar(BaseModel):
+    """The fields of a sidecar that loading relies on, with their types and bounds (strict: a
+    string, a float where a whole number belongs, ``null``, a list, a negative, huge or non-finite
+    value is refused). Every other field (training facts, evaluation) is kept as written."""
+
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
+
+    format: Literal["gpusched-ppo"]
+    obs_version: int = Field(strict=True, ge=0, description="observation version (checked on load)")
+    hidden: int = Field(strict=True, gt=0, le=MAX_SIDECAR_HIDDEN, description="network width")
+    max_gpus: int = Field(8, strict=True, gt=0, le=MAX_GPUS, description="GPU slots it was built for")
+    queue_window: int = Field(8, strict=True, gt=0, le=MAX_QUEUE_WINDOW,
+                              description="jobs behind the head that the observation summarises")
+    vram_scale_gb: float = Field(80.0, strict=True, gt=0, le=MAX_VRAM_GB,
+                                 description="VRAM that normalises to 1 in the observation (GB)")
+    sha256: str = Field(strict=True, pattern=r"^[0-9a-f]{64}$", description="hex sha256 of the zip")
 
 
 def model_dirs() -> list[Path]:
@@ -83,7 +108,7 @@ def resolve_model(ref: str | Path) -> Path:
         ref = ref.with_suffix(".zip") if ref.suffix == "" else ref
     dirs = model_dirs()
     candidates = [ref] if ref.is_absolute() else [Path.cwd() / ref, REPO_ROOT / ref, *(d / ref for d in dirs)]
-    found = next((c.resolve() for c in candidates if c.is_file()), None)
+    found = next((c.resolve() for c in candidates if is_file(c)), None)
     if found is None:
         raise ModelError(f"model '{ref}' not found (looked in the cwd and {', '.join(str(d) for d in dirs)})")
     if not any(found.is_relative_to(d) for d in dirs):
@@ -95,18 +120,27 @@ def resolve_model(ref: str | Path) -> Path:
 def load_sidecar(model_path: Path) -> dict[str, Any]:
     """A model's sidecar JSON, checked to be a gpusched sidecar (the weights are not touched).
 
-    :raises ModelError: for a missing or unreadable sidecar, or one of another format.
+    The fields of :class:`Sidecar` come back validated (with their defaults when absent).
+
+    :raises ModelError: for a missing, unreadable or oversized sidecar, one of another format, or a
+        field of :class:`Sidecar` of the wrong type or out of bounds.
     """
     side = sidecar_path(model_path)
-    if not side.is_file():
+    if not is_file(side):
         raise ModelError(f"model '{model_path.name}' has no sidecar '{side.name}'")
+    text = read_user_text(side, label=f"sidecar '{side.name}'", max_bytes=MAX_SIDECAR_BYTES,
+                          error=ModelError)
     try:
-        meta = json.loads(side.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        meta = json.loads(text)
+    except (ValueError, RecursionError):
         raise ModelError(f"sidecar '{side.name}' is not valid JSON") from None
     if not isinstance(meta, dict) or meta.get("format") != SIDECAR_FORMAT:
         raise ModelError(f"sidecar '{side.name}' is not a {SIDECAR_FORMAT} sidecar")
-    return meta
+    try:
+        checked = Sidecar.model_validate(meta)
+    except ValidationError as exc:
+        raise ModelError(validation_message(exc, f"sidecar '{side.name}'")) from None
+    return {**meta, **checked.model_dump(include=set(Sidecar.model_fields))}
 
 
 def read_sidecar(model_path: Path) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """What every sub-command shares: the parser whose errors are one line, argument types (whole
-numbers, seed lists), and the tables and JSON files commands print and write."""
+numbers, seeds and seed lists, job and run counts, all within :mod:`gpusched.limits`), and the
+tables and JSON files commands print and write."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from gpusched.core.metrics import COUNT_KEYS, METRIC_KEYS
 from gpusched.errors import GpuschedError
+from gpusched.limits import DEFAULT_MAX_RUNS, MAX_JOBS, MAX_RUNS, MAX_SEED, MAX_SEEDS, MAX_WORKERS
 
 EXIT_BAD_INPUT = 2
 """Exit code of every bad input: a malformed file, an unknown name, a bad argument."""
@@ -22,19 +24,61 @@ class Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number > 0."""
+def _whole(text: str) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number > 0."""
+    value = _whole(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be > 0, got {value}")
     return value
 
 
+def _bounded(low: int, high: int, limit: str):
+    """An argparse type: a whole number from ``low`` to ``high`` (``limit`` names the bound)."""
+
+    def parse(text: str) -> int:
+        value = _whole(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be >= {low}, got {value}")
+        if value > high:
+            raise argparse.ArgumentTypeError(f"must be <= {high:,} ({limit}), got {value:,}")
+        return value
+
+    return parse
+
+
+seed_value = _bounded(0, MAX_SEED, "the largest seed")
+"""An argparse type: one seed, from 0 to :data:`gpusched.limits.MAX_SEED`."""
+
+job_count = _bounded(1, MAX_JOBS, "the limit on jobs")
+"""An argparse type: a number of jobs, from 1 to :data:`gpusched.limits.MAX_JOBS`."""
+
+run_count = _bounded(1, MAX_RUNS, "the limit on runs")
+"""An argparse type: ``--max-runs``, from 1 to :data:`gpusched.limits.MAX_RUNS`."""
+
+worker_count = _bounded(1, MAX_WORKERS, "the limit on workers")
+"""An argparse type: ``--workers``, from 1 to :data:`gpusched.limits.MAX_WORKERS`."""
+
+
+def add_max_runs(parser: argparse.ArgumentParser) -> None:
+    """Add ``--max-runs`` (the most runs the command may start, see
+    :func:`gpusched.experiment.budget.check_run_count`)."""
+    parser.add_argument("--max-runs", type=run_count, default=DEFAULT_MAX_RUNS,
+                        help=f"start at most this many runs (default {DEFAULT_MAX_RUNS:,}, "
+                             f"at most {MAX_RUNS:,})")
+
+
 def parse_seeds(text: str) -> list[int]:
     """Seeds written as ``1,2,3``, ``42-51`` (an inclusive range) or a mix of both.
+
+    Each seed is from 0 to :data:`gpusched.limits.MAX_SEED`, appears once, and the list holds at
+    most :data:`gpusched.limits.MAX_SEEDS` seeds (checked before a range is expanded).
 
     :raises GpuschedError: for anything else, naming what was wrong.
     """
@@ -46,15 +90,29 @@ def parse_seeds(text: str) -> list[int]:
         try:
             first, last = (int(lo), int(hi)) if sep and lo else (int(part), int(part))
         except ValueError:
-            raise GpuschedError(f"expected seeds like 1,2,3 or 42-51, got '{text}'") from None
+            raise GpuschedError(f"expected seeds like 1,2,3 or 42-51, got '{_short(text)}'") from None
         if first < 0:
             raise GpuschedError(f"seeds must be >= 0, got '{part}'")
         if last < first:
             raise GpuschedError(f"empty seed range '{part}'")
+        if last > MAX_SEED:
+            raise GpuschedError(f"seeds must be <= {MAX_SEED} (the largest seed), got '{part}'")
+        if len(seeds) + (last - first + 1) > MAX_SEEDS:
+            raise GpuschedError(f"more than {MAX_SEEDS:,} seeds (the limit of one seed list) in "
+                                f"'{_short(text)}'")
         seeds.extend(range(first, last + 1))
     if not seeds:
-        raise GpuschedError(f"give at least one seed (got '{text}')")
+        raise GpuschedError(f"give at least one seed (got '{_short(text)}')")
+    seen: set[int] = set()
+    for seed in seeds:
+        if seed in seen:
+            raise GpuschedError(f"seed {seed} appears twice in '{_short(text)}'")
+        seen.add(seed)
     return seeds
+
+
+def _short(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def seed_list(text: str) -> list[int]:

@@ -1,16 +1,41 @@
-"""``gpusched scenarios``, ``gpusched simulate`` and ``gpusched compare``: runs of the simulator."""
+"""``gpusched scenarios``, ``gpusched simulate`` and ``gpusched compare``: runs of the simulator.
+
+Before the first run, both check every argument and that every output file can be written, and
+print on stderr the one ``note:`` line naming the job shapes a synthetic workload leaves out
+because the cluster could never hold them.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
-from gpusched.cli.args import format_value, json_metrics, positive_int, seed_list, table, write_json
+from gpusched.cli.args import (
+    add_max_runs,
+    format_value,
+    job_count,
+    json_metrics,
+    positive_int,
+    seed_list,
+    seed_value,
+    table,
+    write_json,
+)
 from gpusched.core.metrics import METRIC_KEYS
 from gpusched.errors import GpuschedError
+from gpusched.experiment.budget import check_run_count
 from gpusched.experiment.runner import compare, run_policy
 from gpusched.experiment.scorecard import scorecard
+from gpusched.limits import MAX_SEEDS
 from gpusched.policies import get_policy, heuristic_names
-from gpusched.workload.scenario import list_presets, load_scenario
+from gpusched.workload.files import check_output_file
+from gpusched.workload.scenario import Scenario, list_presets, load_scenario
+
+
+def _note_left_out(scenario: Scenario, seed: int) -> None:
+    note = scenario.left_out_note(scenario.build_cluster(seed))
+    if note:
+        print(note, file=sys.stderr)
 
 COMPARE_COLUMNS: tuple[str, ...] = ("avg_wait_min", "p95_wait_min", "avg_util", "util_in_band_frac",
                                     "gini", "jobs_completed", "stall_min", "total_reward")
@@ -27,7 +52,12 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
 def cmd_simulate(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario)
     get_policy(args.policy)
+    if args.json:
+        check_output_file(args.json, what="--json")
+    if args.jobs_csv:
+        check_output_file(args.jobs_csv, what="--jobs-csv")
     seed = scenario.workload.seed if args.seed is None else args.seed
+    _note_left_out(scenario, seed)
     result = run_policy(scenario, args.policy, seed=seed, n_jobs=args.jobs)
     print(f"scenario {scenario.name} · policy {args.policy} · seed {seed} · "
           f"{result.cluster.n_gpus} GPUs · run ended: {result.end_reason}")
@@ -51,9 +81,23 @@ def cmd_compare(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario)
     policies = [p.strip() for p in args.policies.split(",") if p.strip()] if args.policies \
         else heuristic_names()
+    if not policies:
+        raise GpuschedError("--policies: give at least one policy")
+    for i, name in enumerate(policies):
+        get_policy(name)
+        if name in policies[:i]:
+            raise GpuschedError(f"--policies: '{name}' appears twice")
+    n_seeds = len(args.seed_list) if args.seed_list else args.seeds
+    check_run_count(len(policies) * n_seeds, args.max_runs,
+                    f"compare ({len(policies)} policies × {n_seeds:,} seeds)")
+    if n_seeds > MAX_SEEDS:
+        raise GpuschedError(f"--seeds: {n_seeds:,} seeds, more than the limit of {MAX_SEEDS:,}")
+    if args.json:
+        check_output_file(args.json, what="--json")
     seeds = args.seed_list if args.seed_list else list(range(args.seeds))
     if args.baseline and args.baseline not in policies:
         raise GpuschedError(f"--baseline '{args.baseline}' is not among --policies ({', '.join(policies)})")
+    _note_left_out(scenario, seeds[0])
     comparison = compare(scenario, policies, seeds, n_jobs=args.jobs)
     mean, spread = comparison.summary(), comparison.spread()
     rows = [[p] + [f"{format_value(k, mean.loc[p, k])} ± {format_value(k, spread.loc[p, k])}"
@@ -90,8 +134,8 @@ def install(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("simulate", help="run one policy on a scenario and print its metrics")
     p.add_argument("--scenario", required=True, help="preset name or path to a YAML file")
     p.add_argument("--policy", required=True, help="registered policy name")
-    p.add_argument("--seed", type=int, help="workload seed (overrides workload.seed)")
-    p.add_argument("--jobs", type=positive_int, help="number of jobs (overrides workload.jobs)")
+    p.add_argument("--seed", type=seed_value, help="workload seed (overrides workload.seed)")
+    p.add_argument("--jobs", type=job_count, help="number of jobs (overrides workload.jobs)")
     p.add_argument("--json", help="write the metrics as JSON to this path")
     p.add_argument("--jobs-csv", help="write the jobs table as CSV to this path")
     p.set_defaults(func=cmd_simulate)
@@ -102,8 +146,9 @@ def install(sub: argparse._SubParsersAction) -> None:
     group = p.add_mutually_exclusive_group()
     group.add_argument("--seeds", type=positive_int, default=5, help="use seeds 0..N-1")
     group.add_argument("--seed-list", type=seed_list, help="seeds, e.g. 1,2,3 or 42-51")
-    p.add_argument("--jobs", type=positive_int, help="number of jobs (overrides workload.jobs)")
+    p.add_argument("--jobs", type=job_count, help="number of jobs (overrides workload.jobs)")
     p.add_argument("--json", help="write every run and the summary as JSON to this path")
     p.add_argument("--baseline", help="also print every policy against this one, paired seed by seed "
                                       "(mean difference, 95 %% interval, wins/ties/losses)")
+    add_max_runs(p)
     p.set_defaults(func=cmd_compare)

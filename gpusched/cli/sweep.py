@@ -1,11 +1,15 @@
-"""The ``gpusched sweep SPEC.yaml`` command (local or Ray backends, resumable)."""
+"""The ``gpusched sweep SPEC.yaml`` command (local or Ray backends, resumable).
+
+The spec, the run count (``--max-runs``) and ``--out`` are checked before the first run; see
+:func:`gpusched.sweep.runner.run_sweep`.
+"""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from gpusched.cli.args import positive_int
+from gpusched.cli.args import add_max_runs, worker_count
 from gpusched.paths import DEFAULT_SWEEP_OUT_DIR
 from gpusched.sweep.runner import RESULTS_FILE, run_sweep
 from gpusched.sweep.spec import load_sweep
@@ -26,7 +30,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     try:
         table = run_sweep(spec, out, backend=args.backend, workers=args.workers,
-                          address=args.address, resume=args.resume, progress=progress)
+                          address=args.address, resume=args.resume, progress=progress,
+                          max_runs=args.max_runs)
     finally:
         for bar in bars:
             bar.close()
@@ -41,8 +46,8 @@ def install(sub: argparse._SubParsersAction) -> None:
     p.add_argument("spec", help="sweep spec YAML (see assets/sweeps/)")
     p.add_argument("--backend", choices=["local", "ray"], default="local")
     p.add_argument("--address", help="join this Ray cluster (ray backend), e.g. ray://head:10001")
-    p.add_argument("--workers", type=positive_int, help="processes (default: all cores)")
+    p.add_argument("--workers", type=worker_count, help="processes (default: all cores)")
     p.add_argument("--out", help="results folder (default: sweeps/<name>)")
     p.add_argument("--resume", action="store_true", help="skip runs already in the results folder")
+    add_max_runs(p)
     p.set_defaults(func=cmd_sweep)
-

@@ -6,8 +6,9 @@ import argparse
 import json
 
 from gpusched.agent.config import TrainConfig, field_names
-from gpusched.cli.args import positive_int
+from gpusched.cli.args import positive_int, seed_value
 from gpusched.errors import GpuschedError
+from gpusched.workload.files import check_output_dir, check_output_file
 from gpusched.workload.scenario import load_scenario
 
 
@@ -27,7 +28,9 @@ def _apply_overrides(config: TrainConfig, pairs: list[str]) -> None:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    load_scenario(args.scenario)  # fail fast on a bad scenario, before importing torch
+    load_scenario(args.scenario)  # fail fast on a bad scenario or output, before importing torch
+    check_output_file(args.out, what="--out", folder_created=True)
+    check_output_dir(args.log_dir, what="--log-dir")
     config = TrainConfig(scenario=args.scenario, randomize=args.randomize, timesteps=args.timesteps,
                          n_envs=args.n_envs, seed=args.seed, out=args.out, log_dir=args.log_dir,
                          progress=not args.no_progress)
@@ -53,7 +56,7 @@ def install(sub: argparse._SubParsersAction) -> None:
                    help="draw a random cluster and job mix on half of the episodes")
     p.add_argument("--timesteps", type=positive_int, required=True, help="PPO environment steps")
     p.add_argument("--n-envs", type=positive_int, default=4, help="parallel environments (default 4)")
-    p.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
+    p.add_argument("--seed", type=seed_value, default=0, help="training seed (default 0)")
     p.add_argument("--max-gpus", type=positive_int,
                    help="GPU slots of the observation, and the largest random cluster (default 16)")
     p.add_argument("--out", required=True, help="model path ending in .zip (sidecar: same name .json)")

@@ -18,16 +18,22 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from gpusched.limits import MAX_REWARD_WEIGHT
+
+_WEIGHT = {"ge": -MAX_REWARD_WEIGHT, "le": MAX_REWARD_WEIGHT}
+"""Bounds of every weight (finite, see :mod:`gpusched.limits`)."""
+
 
 class RewardSpec(BaseModel):
     """Weights of the reward terms (the scenario's ``reward:`` block; every weight has a default)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    completion: float = Field(1.0, description="bonus per completed job")
-    wait: float = Field(1.0, description="penalty per job-hour spent waiting in the queue")
-    util_band: float = Field(1.0, description="bonus per hour with cluster utilisation in the band")
-    imbalance: float = Field(1.0, description="penalty per hour, times the Gini coefficient")
+    completion: float = Field(1.0, **_WEIGHT, description="bonus per completed job")
+    wait: float = Field(1.0, **_WEIGHT, description="penalty per job-hour spent waiting in the queue")
+    util_band: float = Field(1.0, **_WEIGHT,
+                             description="bonus per hour with cluster utilisation in the band")
+    imbalance: float = Field(1.0, **_WEIGHT, description="penalty per hour, times the Gini coefficient")
 
 
 def reward_for(

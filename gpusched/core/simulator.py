@@ -32,7 +32,8 @@ handled first, then arrivals, then decisions.
 
 **End of a run.** A run ends when every job has finished, at ``horizon_min``, or on a dead stall
 (nothing running, no arrival left, and the policy holds). Jobs that have not finished are
-reported as unfinished, and their waits count up to the end time.
+reported as unfinished, and their waits count up to the end time; a job that had not yet arrived
+at ``horizon_min`` is reported as unfinished with a wait of 0 (a wait is never negative).
 
 The simulator can be driven step by step (:meth:`Simulator.step`, used by the Gymnasium
 environment) or run to the end with a policy (:meth:`Simulator.run`).
@@ -447,12 +448,13 @@ class Simulator:
         started from; -1 if it never started) and ``backfilled`` (started ahead of an earlier
         arrival that still waited).
 
-        Times are minutes. An unstarted job has no start; its wait counts up to the end of the run.
+        Times are minutes. An unstarted job has no start; its wait counts up to the end of the run
+        (0 for a job that had not arrived by then).
         """
         arrival = np.array([j.arrival_min for j in self.jobs])
         started = ~np.isnan(self.start_min)
         finished = ~np.isnan(self.end_min)
-        wait = np.where(started, self.start_min - arrival, self.time_min - arrival)
+        wait = np.where(started, self.start_min - arrival, np.maximum(self.time_min - arrival, 0.0))
         node = np.array([int(self.cluster.gpu_node[g[0]]) if g else -1 for g in self.job_gpus])
         return pd.DataFrame({
             "id": [j.id for j in self.jobs],
@@ -479,7 +481,7 @@ class Simulator:
         n = len(self.jobs)
         arrival = np.array([j.arrival_min for j in self.jobs]) if n else np.zeros(0)
         started = ~np.isnan(self.start_min)
-        wait = np.where(started, self.start_min - arrival, self.time_min - arrival)
+        wait = np.where(started, self.start_min - arrival, np.maximum(self.time_min - arrival, 0.0))
         span = self.time_min - self.start_time_min
         completed = int((~np.isnan(self.end_min)).sum())
         causes = Counter(m[3] for m in self.misroutes)

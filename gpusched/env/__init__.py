@@ -1,12 +1,13 @@
 """The Gymnasium environment over the simulator, registered as ``gpusched/GPUScheduler-v0``.
 
-Importing this module imports gymnasium; ``import gpusched`` alone does not.
+``import gpusched`` registers the id (with a string entry point, see :data:`gpusched.ENV_ID`);
+importing this module imports gymnasium and the environment itself.
 """
 
 from __future__ import annotations
 
 try:
-    import gymnasium
+    import gymnasium  # noqa: F401 - checked here, so that a missing package names itself
 except ModuleNotFoundError as exc:  # pragma: no cover - gymnasium is pinned in requirements.txt
     from gpusched.errors import GpuschedError
 
@@ -16,10 +17,4 @@ except ModuleNotFoundError as exc:  # pragma: no cover - gymnasium is pinned in 
 from gpusched.env.env import TRAIN_SEED_MIN, GPUSchedulerEnv
 from gpusched.env.observation import OBS_VERSION, ObservationBuilder
 
-ENV_ID = "gpusched/GPUScheduler-v0"
-"""The registered Gymnasium id."""
-
-if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point="gpusched.env.env:GPUSchedulerEnv")
-
-__all__ = ["ENV_ID", "OBS_VERSION", "TRAIN_SEED_MIN", "GPUSchedulerEnv", "ObservationBuilder"]
+__all__ = ["OBS_VERSION", "TRAIN_SEED_MIN", "GPUSchedulerEnv", "ObservationBuilder"]

@@ -37,7 +37,8 @@ from gpusched.fgd.fragmentation import FragmentationModel
 from gpusched.fgd.nodes import MILLI, NodeArrays, PodRequest
 from gpusched.fgd.scoring import POLICY_NAMES, decide, make_policy, unknown_policy_message
 from gpusched.fgd.typical_pods import TypicalPods, typical_pods
-from gpusched.workload.openb import OpenbNodes, OpenbPods
+from gpusched.limits import MAX_JOBS
+from gpusched.workload.openb import OpenbNodes, OpenbPods, TraceError
 
 N_COLUMNS = 131
 """Number of discrete columns: arrived load 0..130 % of the cluster's GPU capacity."""
@@ -118,6 +119,8 @@ def tuned_order(
     :param total_gpus: GPUs in the cluster (capacity = ``total_gpus * 1000`` milli-GPU).
     :param tune: target GPU request as a multiple of capacity (1.3 = 130 %).
     :param rng: the run's generator (draws: one permutation, then one integer per tuning step).
+    :raises TraceError: if the tuned workload would hold more than :data:`gpusched.limits.MAX_JOBS`
+        pods (tiny pods on a large cluster).
     """
     w = _name_order(pods.name)
     order = w[rng.permutation(len(w))].tolist()
@@ -130,6 +133,9 @@ def tuned_order(
             pick = int(w[rng.integers(len(w))])
             if total + per_gpu[pick] > target:
                 break
+            if len(order) >= MAX_JOBS:
+                raise TraceError(f"trace '{pods.source}': tuning to {tune:g} x capacity would make "
+                                 f"more than {MAX_JOBS:,} pods (the limit on jobs)")
             order.append(pick)
             total += request[pick]
     else:
@@ -188,9 +194,13 @@ def run_allocation(
     :param typical: typical pods (computed from ``pods`` if not given).
     :param progress: called as ``progress(done, total)`` (pods) about every 1 % of the run and at its end,
         e.g. to drive a progress bar.
+    :raises TraceError: for a pod list without a GPU pod (the tuning would never reach its target).
     """
     if policy not in POLICY_NAMES:
         raise ValueError(unknown_policy_message(policy))
+    if not (pods.num_gpu > 0).any():
+        raise TraceError(f"trace '{pods.source}': holds no GPU pod, so the allocation experiment has "
+                         "nothing to place")
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
     typical = typical if typical is not None else typical_pods(pods)

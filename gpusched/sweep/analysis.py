@@ -12,6 +12,7 @@ from gpusched.fgd.allocation import ALLOC_PCT_COLUMNS, ALLOC_PCT_PREFIX, SUMMARY
 from gpusched.fgd.published import CURVE_COLUMNS, published_alloc_long
 from gpusched.paths import DEFAULT_SWEEP_OUT_DIR, SHIPPED_SWEEP_RESULTS_DIR
 from gpusched.sweep.runner import RESULTS_FILE, read_results
+from gpusched.workload.files import is_file
 
 RESERVED = {"run_id", "kind", "error"}
 
@@ -62,13 +63,22 @@ def discover_sweeps(roots: list[Path] | None = None) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
+def results_mtime(folder: str | Path) -> float:
+    """When a folder's ``results.csv`` last changed (s since the epoch; 0 if it has none, or the
+    path is one the system cannot look up), so that a cache can be keyed on it."""
+    try:
+        return (Path(folder) / RESULTS_FILE).stat().st_mtime
+    except (OSError, ValueError):
+        return 0.0
+
+
 def load_sweep_results(folder: str | Path) -> pd.DataFrame:
-    """A sweep's results table.
+    """A sweep's results table (its complete rows; see :func:`gpusched.sweep.runner.read_results`).
 
     :raises GpuschedError: if the folder has no readable ``results.csv``.
     """
     path = Path(folder) / RESULTS_FILE
-    if not path.is_file():
+    if not is_file(path):
         raise GpuschedError(f"'{folder}' holds no {RESULTS_FILE} (run `gpusched sweep` first)")
     try:
         table = read_results(folder)

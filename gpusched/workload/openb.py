@@ -12,7 +12,12 @@ The openb trace (Weng et al., USENIX ATC '23) describes a GPU cluster by two CSV
 
 Every problem in a file raises :class:`TraceError` with one line that names the file, the line and
 the column, e.g. ``trace 'pods.csv', line 13, column 'gpu_milli': must be between 1 and 1000 for a
-pod with num_gpu 1 (got 1500)``.
+pod with num_gpu 1 (got 1500)``. A file is read through :mod:`gpusched.workload.files` (at most
+:data:`gpusched.limits.MAX_TRACE_BYTES`, UTF-8 text), must hold at least one row, and every number
+must be finite and at most :data:`gpusched.limits.MAX_QUANTITY` (GPU counts at most
+:data:`gpusched.limits.MAX_GPUS_PER_NODE`); a pod may not be deleted before it was created, and a
+node list may hold at most :data:`gpusched.limits.MAX_NODES` nodes and
+:data:`gpusched.limits.MAX_GPUS` GPUs.
 
 GPU memory per model (:data:`GPU_VRAM_GB`): the trace gives no VRAM, so it is taken from the public
 specification of each model (P100 16 GB, T4 16 GB, V100M16 16 GB, V100M32 32 GB, A10 24 GB).
@@ -24,6 +29,7 @@ allocation experiment counts milli-GPU and never VRAM.
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +37,9 @@ import numpy as np
 import pandas as pd
 
 from gpusched.errors import GpuschedError
+from gpusched.limits import MAX_GPUS, MAX_GPUS_PER_NODE, MAX_NODES, MAX_QUANTITY, MAX_TRACE_BYTES
 from gpusched.paths import TRACES_DIR
+from gpusched.workload.files import is_file, read_user_text
 
 #: VRAM per GPU (GB) for each openb GPU model; G2 and G3 are assumptions (see the module docstring).
 GPU_VRAM_GB: dict[str, float] = {
@@ -72,10 +80,10 @@ def resolve_trace(name: str | Path) -> Path:
     :raises TraceError: if neither exists (the message lists the bundled stems).
     """
     path = Path(name)
-    if path.is_file():
+    if is_file(path):
         return path
     bundled = TRACES_DIR / f"{path.stem}.csv"
-    if path.suffix in ("", ".csv") and path.parent == Path(".") and bundled.is_file():
+    if path.suffix in ("", ".csv") and path.parent == Path(".") and is_file(bundled):
         return bundled
     raise TraceError(
         f"trace '{name}': no such file, and not a bundled trace (one of "
@@ -148,11 +156,12 @@ class OpenbPods:
 
 
 def _read_csv(path: Path, required: tuple[str, ...]) -> pd.DataFrame:
-    """Read a CSV as strings and check that every required column is present."""
+    """Read a CSV as strings and check that every required column is present and that it has rows."""
+    if not is_file(path):
+        raise TraceError(f"trace '{path}': no such file")
+    text = read_user_text(path, label=f"trace '{path}'", max_bytes=MAX_TRACE_BYTES, error=TraceError)
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except FileNotFoundError as err:
-        raise TraceError(f"trace '{path}': no such file") from err
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
         first = str(err).splitlines()[0] if str(err) else type(err).__name__
         raise TraceError(f"trace '{path}': not a readable CSV file ({first})") from err
@@ -161,15 +170,24 @@ def _read_csv(path: Path, required: tuple[str, ...]) -> pd.DataFrame:
     if missing:
         raise TraceError(
             f"trace '{path}': missing column '{missing[0]}' "
-            f"(expected columns {', '.join(required)}; found {', '.join(frame.columns)})"
+            f"(expected columns {', '.join(required)}; found {_columns_found(frame.columns)})"
         )
+    if frame.empty:
+        raise TraceError(f"trace '{path}': has a header but no rows")
     return frame
 
 
+def _columns_found(columns) -> str:
+    """The columns a file has, for a message: at most 12, each at most 30 characters."""
+    names = [c if len(c) <= 30 else c[:27] + "..." for c in map(str, columns)]
+    return ", ".join(names[:12]) + (f" and {len(names) - 12} more" if len(names) > 12 else "")
+
+
 def _numeric(
-    frame: pd.DataFrame, path: Path, column: str, *, integer: bool, optional: bool = False
+    frame: pd.DataFrame, path: Path, column: str, *, integer: bool, optional: bool = False,
+    maximum: float = MAX_QUANTITY,
 ) -> np.ndarray:
-    """Parse one column as non-negative numbers; empty cells are NaN if ``optional``."""
+    """Parse one column as finite numbers from 0 to ``maximum``; empty cells are NaN if ``optional``."""
     raw = frame[column].str.strip()
     values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
     empty = (raw == "").to_numpy()
@@ -185,6 +203,13 @@ def _numeric(
         i = int(np.argmax(negative))
         raise TraceError(
             f"trace '{path}', line {i + 2}, column '{column}': must be >= 0 (got {raw.iloc[i]})"
+        )
+    too_big = ~np.isnan(values) & ~(values <= maximum)
+    if too_big.any():
+        i = int(np.argmax(too_big))
+        rule = "a finite number" if np.isinf(values[i]) else f"<= {maximum:g}"
+        raise TraceError(
+            f"trace '{path}', line {i + 2}, column '{column}': must be {rule} (got {raw.iloc[i]})"
         )
     if integer:
         fractional = ~np.isnan(values) & (values != np.floor(values))
@@ -202,14 +227,21 @@ def read_openb_nodes(path: str | Path) -> OpenbNodes:
     """Read and validate an openb node list.
 
     :param path: a CSV path or a bundled stem (see :func:`resolve_trace`).
-    :raises TraceError: on a missing column, a non-numeric or negative value, or a GPU node without
-        a model.
+    :raises TraceError: on a missing column, a non-numeric, negative or too large value, a GPU node
+        without a model, no GPU node at all, or more nodes or GPUs than the limits.
     """
     path = resolve_trace(path)
     frame = _read_csv(path, NODE_COLUMNS)
+    if len(frame) > MAX_NODES:
+        raise TraceError(f"trace '{path}': {len(frame):,} nodes, more than the limit of {MAX_NODES:,}")
     cpu = _numeric(frame, path, "cpu_milli", integer=True)
     mem = _numeric(frame, path, "memory_mib", integer=True)
-    gpus = _numeric(frame, path, "gpu", integer=True)
+    gpus = _numeric(frame, path, "gpu", integer=True, maximum=MAX_GPUS_PER_NODE)
+    if gpus.sum() > MAX_GPUS:
+        raise TraceError(f"trace '{path}': {int(gpus.sum()):,} GPUs in total, more than the limit "
+                         f"of {MAX_GPUS:,}")
+    if not gpus.any():
+        raise TraceError(f"trace '{path}': has no GPU node (every 'gpu' is 0)")
     model = tuple(m.strip() for m in frame["model"])
     for i, (g, m) in enumerate(zip(gpus, model, strict=True)):
         if g > 0 and not m:
@@ -232,15 +264,15 @@ def read_openb_pods(path: str | Path, *, max_gpus_per_node: int | None = None) -
     :param path: a CSV path or a bundled stem (see :func:`resolve_trace`).
     :param max_gpus_per_node: the largest GPU count of any node (GPUs); a pod asking for more is an
         error. ``None`` skips that check.
-    :raises TraceError: on a missing column, a non-numeric or negative value, ``gpu_milli`` outside
-        1-1000 for a GPU pod, a multi-GPU pod asking for a fraction of a GPU, or ``num_gpu`` above
-        ``max_gpus_per_node``.
+    :raises TraceError: on a missing column, a non-numeric, negative or too large value,
+        ``gpu_milli`` outside 1-1000 for a GPU pod, a multi-GPU pod asking for a fraction of a GPU,
+        ``num_gpu`` above ``max_gpus_per_node``, or a deletion before the creation.
     """
     path = resolve_trace(path)
     frame = _read_csv(path, POD_COLUMNS)
     cpu = _numeric(frame, path, "cpu_milli", integer=True)
     mem = _numeric(frame, path, "memory_mib", integer=False)
-    num_gpu = _numeric(frame, path, "num_gpu", integer=True)
+    num_gpu = _numeric(frame, path, "num_gpu", integer=True, maximum=MAX_GPUS_PER_NODE)
     milli = _numeric(frame, path, "gpu_milli", integer=True)
     gpu_pod = num_gpu > 0
     bad = gpu_pod & ((milli < 1) | (milli > MILLI_PER_GPU)) | ~gpu_pod & (milli > MILLI_PER_GPU)
@@ -283,6 +315,13 @@ def read_openb_pods(path: str | Path, *, max_gpus_per_node: int | None = None) -
             times[column] = _numeric(frame, path, column, integer=False, optional=True)
         else:
             times[column] = np.full(n, np.nan)
+    backwards = times["deletion_time"] < times["creation_time"]  # False where either is missing
+    if backwards.any():
+        i = int(np.argmax(backwards))
+        raise TraceError(
+            f"trace '{path}', line {i + 2}, column 'deletion_time': must not be before "
+            f"creation_time (got {times['deletion_time'][i]:g} < {times['creation_time'][i]:g})"
+        )
     return OpenbPods(
         source=str(path),
         name=tuple(s.strip() for s in frame["name"]),

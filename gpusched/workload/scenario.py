@@ -51,25 +51,51 @@ from gpusched.core.reward import RewardSpec
 from gpusched.core.simulator import Simulator
 from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
 from gpusched.errors import ScenarioError
+from gpusched.limits import (
+    ARRIVAL_RATE_RANGE_PER_HOUR,
+    LOAD_RANGE,
+    MAX_ESTIMATE_ERROR,
+    MAX_GPUS,
+    MAX_GPUS_PER_NODE,
+    MAX_HORIZON_MIN,
+    MAX_JOBS,
+    MAX_NODES,
+    MAX_QUANTITY,
+    MAX_SEED,
+    MAX_VRAM_GB,
+    MAX_WINDOW,
+    MAX_YAML_BYTES,
+    SPEED_RANGE,
+    TIME_COMPRESSION_RANGE,
+)
 from gpusched.paths import SCENARIOS_DIR
-from gpusched.workload.synthetic import JOB_TYPES, arrival_rate_for_load, generate_jobs, with_estimates
+from gpusched.workload.files import is_file, load_yaml_mapping, read_user_text
+from gpusched.workload.synthetic import (
+    JOB_TYPES,
+    arrival_rate_for_load,
+    describe_left_out,
+    generate_jobs,
+    left_out_shapes,
+    with_estimates,
+)
 
 DEFAULT_MIX = {"training": 0.3, "inference": 0.4, "batch": 0.3}
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Every number must be finite: .inf and .nan are refused (see gpusched.limits).
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class NodeSpec(_Strict):
     """``count`` nodes of ``gpus_per_node`` GPUs of one model."""
 
     gpu_model: str = Field(min_length=1, description="GPU model, e.g. A100-80GB")
-    vram_gb: float = Field(gt=0, description="VRAM per GPU (GB)")
-    gpus_per_node: int = Field(gt=0, le=64, description="GPUs per node")
-    count: int = Field(1, gt=0, description="number of such nodes")
-    cpu_milli: float | None = Field(None, gt=0, description="CPU per node (milli-cores)")
-    memory_mib: float | None = Field(None, gt=0, description="memory per node (MiB)")
+    vram_gb: float = Field(gt=0, le=MAX_VRAM_GB, description="VRAM per GPU (GB)")
+    gpus_per_node: int = Field(gt=0, le=MAX_GPUS_PER_NODE, description="GPUs per node")
+    count: int = Field(1, gt=0, le=MAX_NODES, description="number of such nodes")
+    cpu_milli: float | None = Field(None, gt=0, le=MAX_QUANTITY, description="CPU per node (milli-cores)")
+    memory_mib: float | None = Field(None, gt=0, le=MAX_QUANTITY, description="memory per node (MiB)")
 
 
 class ClusterTrace(_Strict):
@@ -77,14 +103,15 @@ class ClusterTrace(_Strict):
 
     nodes: str = Field("openb_node_list_gpu_node", min_length=1,
                        description="node list: a bundled stem or a CSV path")
-    sample_nodes: int | None = Field(None, gt=0, description="nodes to sample (all if omitted)")
+    sample_nodes: int | None = Field(None, gt=0, le=MAX_NODES, description="nodes to sample (all if omitted)")
 
 
 class WorkloadTrace(_Strict):
     """Jobs from an openb pod list: creation time -> arrival, deletion - start -> duration."""
 
     pods: str = Field(min_length=1, description="pod list: a bundled stem or a CSV path")
-    time_compression: float = Field(1.0, gt=0, description="trace seconds per simulated second")
+    time_compression: float = Field(1.0, ge=TIME_COMPRESSION_RANGE[0], le=TIME_COMPRESSION_RANGE[1],
+                                    description="trace seconds per simulated second")
 
 
 class ClusterSpec(_Strict):
@@ -99,20 +126,33 @@ class ClusterSpec(_Strict):
             raise ValueError("give either 'nodes' or 'trace'")
         return self
 
+    @model_validator(mode="after")
+    def _within_limits(self) -> ClusterSpec:
+        """The whole node list against the limits, before anything is allocated."""
+        if self.nodes is not None:
+            nodes = sum(n.count for n in self.nodes)
+            gpus = sum(n.count * n.gpus_per_node for n in self.nodes)
+            if nodes > MAX_NODES:
+                raise ValueError(f"{nodes:,} nodes in total, more than the limit of {MAX_NODES:,}")
+            if gpus > MAX_GPUS:
+                raise ValueError(f"{gpus:,} GPUs in total, more than the limit of {MAX_GPUS:,}")
+        return self
+
 
 class WorkloadSpec(_Strict):
     """A synthetic workload (see :data:`gpusched.workload.synthetic.JOB_TYPES`)."""
 
-    jobs: int = Field(gt=0, le=10_000_000, description="number of jobs (trace: the first N)")
-    arrival_rate_per_hour: float | None = Field(None, gt=0,
+    jobs: int = Field(gt=0, le=MAX_JOBS, description="number of jobs (trace: the first N)")
+    arrival_rate_per_hour: float | None = Field(None, ge=ARRIVAL_RATE_RANGE_PER_HOUR[0],
+                                                le=ARRIVAL_RATE_RANGE_PER_HOUR[1],
                                                 description="mean Poisson arrivals per hour")
-    load: float | None = Field(None, gt=0, description=(
+    load: float | None = Field(None, ge=LOAD_RANGE[0], le=LOAD_RANGE[1], description=(
         "offered GPU demand as a fraction of the cluster's compute capacity, instead of an arrival "
         "rate (see gpusched.workload.synthetic.arrival_rate_for_load)"))
     mix: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_MIX),
                                   description="share of each job type, summing to 1")
-    seed: int = Field(0, ge=0, description="workload seed (trace: the node-sample seed)")
-    runtime_estimate_error: float | None = Field(None, ge=0, le=3, description=(
+    seed: int = Field(0, ge=0, le=MAX_SEED, description="workload seed (trace: the node-sample seed)")
+    runtime_estimate_error: float | None = Field(None, ge=0, le=MAX_ESTIMATE_ERROR, description=(
         "sigma of the multiplicative log-normal error of the run times declared to the scheduler: "
         "estimate = duration * exp(sigma * Z), Z ~ N(0, 1); absent or 0 declares them exactly"))
     trace: WorkloadTrace | None = None
@@ -143,10 +183,6 @@ class WorkloadSpec(_Strict):
         return mix
 
 
-MAX_WINDOW = 128
-"""The largest queue window (RLScheduler's agent picks from a 128-slot window)."""
-
-
 class QueueSpec(_Strict):
     """How many queued jobs the scheduler may start."""
 
@@ -165,7 +201,7 @@ class Scenario(_Strict):
     description: str = ""
     cluster: ClusterSpec
     workload: WorkloadSpec
-    horizon_min: float | None = Field(None, gt=0, description="end of the run (minutes)")
+    horizon_min: float | None = Field(None, gt=0, le=MAX_HORIZON_MIN, description="end of the run (minutes)")
     reward: RewardSpec = Field(default_factory=RewardSpec)
     util_band: tuple[float, float] = (0.6, 0.8)
     queue: QueueSpec | None = Field(None, description="the queue window (absent: strict FIFO)")
@@ -177,9 +213,10 @@ class Scenario(_Strict):
         if isinstance(speed, dict):
             for model, row in speed.items():
                 for job_type, factor in row.items():
-                    if not (factor > 0 and factor < float("inf")):
-                        raise ValueError(f"speed of {job_type} jobs on {model} must be a number > 0 "
-                                         f"(got {factor!r})")
+                    if not (SPEED_RANGE[0] <= factor <= SPEED_RANGE[1]):
+                        raise ValueError(f"speed of {job_type} jobs on {model} must be between "
+                                         f"{SPEED_RANGE[0]:g} and {SPEED_RANGE[1]:g} (SPEED_RANGE; "
+                                         f"got {factor!r})")
         return speed
 
     @model_validator(mode="after")
@@ -284,9 +321,21 @@ class Scenario(_Strict):
         kept = with_estimates(hostable_jobs(jobs, cluster), w.runtime_estimate_error, seed)
         return kept, {"cpu_only_pods": cpu_only, "unhostable_pods": len(jobs) - len(kept)}
 
+    def left_out_note(self, cluster: Cluster | None = None) -> str | None:
+        """For a synthetic workload, the one ``note:`` line naming the job shapes the cluster could
+        never hold, which the generator leaves out (``None`` when nothing is left out, or for a
+        trace workload, whose left-out pods :meth:`trace_jobs` counts)."""
+        if self.workload.trace is not None:
+            return None
+        cluster = cluster or self.build_cluster()
+        return describe_left_out(left_out_shapes(self.workload.mix, cluster.max_vram_gb_for_gpus()))
+
     def with_overrides(self, **changes: Any) -> Scenario:
         """A copy with top-level or ``workload.*`` keys changed, re-validated. Setting one of
-        ``workload.load`` and ``workload.arrival_rate_per_hour`` clears the other."""
+        ``workload.load`` and ``workload.arrival_rate_per_hour`` clears the other.
+
+        :raises ScenarioError: for a key whose parent is not a mapping, or an invalid result.
+        """
         data = self.model_dump()
         for key, other in (("workload.load", "arrival_rate_per_hour"),
                            ("workload.arrival_rate_per_hour", "load")):
@@ -296,6 +345,8 @@ class Scenario(_Strict):
             target = data
             *path, last = key.split(".")
             for part in path:
+                if not isinstance(target.get(part), dict):
+                    raise ScenarioError(f"scenario '{self.name}', {key}: no such key to override")
                 target = target[part]
             target[last] = value
         return scenario_from_dict(data, source=self.name)
@@ -335,11 +386,15 @@ def _format_loc(loc: tuple) -> str:
 def _format_error(err: dict) -> str:
     kind, ctx, value = err["type"], err.get("ctx", {}), err.get("input")
     ctx = {k: f"{v:g}" if isinstance(v, float) else v for k, v in ctx.items()}
-    got = f" (got {value!r})" if not isinstance(value, dict | list) else ""
+    shown = repr(value)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    got = f" (got {shown})" if not isinstance(value, dict | list) else ""
     messages = {
         "greater_than": f"must be > {ctx.get('gt')}{got}",
         "greater_than_equal": f"must be >= {ctx.get('ge')}{got}",
         "less_than_equal": f"must be <= {ctx.get('le')}{got}",
+        "less_than": f"must be < {ctx.get('lt')}{got}",
+        "finite_number": f"must be a finite number{got}",
         "extra_forbidden": "unknown key",
         "missing": "missing required key",
         "float_parsing": f"must be a number{got}",
@@ -358,9 +413,17 @@ def _format_error(err: dict) -> str:
 
 
 def _error_for(exc: ValidationError, source: str) -> ScenarioError:
+    return ScenarioError(validation_message(exc, f"scenario '{source}'"))
+
+
+def validation_message(exc: ValidationError, label: str) -> str:
+    """One line for the first error of a pydantic validation: ``LABEL, KEY: what is wrong``.
+
+    Scenario files, sweep specs and model sidecars word their errors the same way.
+    """
     err = exc.errors()[0]
     loc = tuple(p for p in err["loc"] if p not in ("function-after[_check_band()]",))
-    return ScenarioError(f"scenario '{source}', {_format_loc(loc)}: {_format_error(err)}")
+    return f"{label}, {_format_loc(loc)}: {_format_error(err)}"
 
 
 # ---------------------------------------------------------------------------- loading
@@ -379,13 +442,8 @@ def scenario_from_dict(data: Any, source: str = "<dict>") -> Scenario:
 
 
 def scenario_from_yaml(text: str, source: str = "<yaml>") -> Scenario:
-    """Parse and validate scenario YAML text."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        raise ScenarioError(f"scenario '{source}': not valid YAML{where}") from None
+    """Parse and validate scenario YAML text (the safe loader of :mod:`gpusched.workload.files`)."""
+    data = load_yaml_mapping(text, label=f"scenario '{source}'", error=ScenarioError)
     return scenario_from_dict(data, source)
 
 
@@ -400,16 +458,18 @@ def load_scenario(ref: str | Path) -> Scenario:
     :raises ScenarioError: for an unknown preset, a missing file, or invalid content.
     """
     path = Path(ref)
-    if path.suffix not in (".yaml", ".yml") and not path.exists():
+    if path.suffix not in (".yaml", ".yml") and not is_file(path):
         preset = SCENARIOS_DIR / f"{ref}.yaml"
-        if not preset.exists():
+        if not is_file(preset):
             raise ScenarioError(
                 f"unknown scenario '{ref}': not a preset ({', '.join(preset_names())}) "
                 "and not a file")
         path = preset
-    if not path.is_file():
+    if not is_file(path):
         raise ScenarioError(f"scenario file '{ref}' not found")
-    return scenario_from_yaml(path.read_text(encoding="utf-8"), source=path.name)
+    text = read_user_text(path, label=f"scenario '{path.name}'", max_bytes=MAX_YAML_BYTES,
+                          error=ScenarioError)
+    return scenario_from_yaml(text, source=path.name)
 
 
 def list_presets() -> list[Scenario]:

@@ -1,7 +1,9 @@
 """The synthetic workload: documented per-type distributions and the seeded generator.
 
 Synthetic jobs are drawn from :data:`JOB_TYPES`. Every draw comes from one seeded
-``numpy.random.Generator``, so the same seed gives the same jobs on every machine.
+``numpy.random.Generator``, so the same seed gives the same jobs on every machine. Shapes that the
+cluster could never hold are left out of the choice sets; :func:`left_out_shapes` says which, and
+:func:`describe_left_out` words them as the one ``note:`` line the CLI and the dashboard show.
 """
 
 from __future__ import annotations
@@ -114,10 +116,20 @@ class _TypeSampler:
     spec: JobTypeSpec
 
 
+def _feasible_gpus(spec: JobTypeSpec, max_vram_gb_for_gpus: Mapping[int, float]) -> list[int]:
+    """The GPU-count options some node holds, in the spec's order."""
+    return [k for k in spec.gpus_choices if k in max_vram_gb_for_gpus]
+
+
+def _feasible_vram(spec: JobTypeSpec, max_vram_gb: float) -> list[float]:
+    """The VRAM options (GB) no larger than ``max_vram_gb``, in the spec's order."""
+    return [v for v in spec.vram_gb_choices if v <= max_vram_gb]
+
+
 def _type_sampler(spec: JobTypeSpec, max_vram_gb_for_gpus: Mapping[int, float]) -> _TypeSampler:
-    gpus = _categorical(spec.gpus_choices, sorted(max_vram_gb_for_gpus))
+    gpus = _categorical(spec.gpus_choices, _feasible_gpus(spec, max_vram_gb_for_gpus))
     vram_by_gpus = {
-        k: _categorical(spec.vram_gb_choices, [v for v in spec.vram_gb_choices if v <= max_vram])
+        k: _categorical(spec.vram_gb_choices, _feasible_vram(spec, max_vram))
         for k, max_vram in max_vram_gb_for_gpus.items()
     }
     return _TypeSampler(gpus, vram_by_gpus, _categorical(spec.priority_choices),
@@ -201,7 +213,7 @@ def expected_gpu_minutes(spec: JobTypeSpec, max_vram_gb_for_gpus: Mapping[int, f
     and the draws of GPUs, compute and duration are independent, so the expectation is the product
     of the three means. VRAM does not enter: a GPU's capacity is its compute (1.0).
     """
-    gpus = _categorical(spec.gpus_choices, sorted(max_vram_gb_for_gpus))
+    gpus = _categorical(spec.gpus_choices, _feasible_gpus(spec, max_vram_gb_for_gpus))
     mean_gpus = 1.0
     if gpus is not None:
         probs = np.diff(np.r_[0.0, gpus.cdf])
@@ -264,3 +276,85 @@ def with_estimates(jobs: list[Job], error: float | None, seed: int) -> list[Job]
     factors = np.exp(error * rng.standard_normal(len(jobs)))
     return [replace(job, estimate_min=round(job.duration_min * float(f), 6))
             for job, f in zip(jobs, factors, strict=True)]
+
+
+# ---------------------------------------------------------------------------- what is left out
+@dataclass(frozen=True)
+class LeftOutShapes:
+    """The options of one job type that the cluster could never hold, so the generator skips them.
+
+    :param job_type: a key of :data:`JOB_TYPES`.
+    :param gpus: GPU-count options left out (no node holds that many GPUs).
+    :param vram_gb: for each GPU count that is kept, the VRAM options (GB per GPU) left out.
+    :param clipped_vram_gb: GPU counts for which no VRAM option fits, with the VRAM (GB per GPU)
+        their jobs get instead (the largest GPU of the nodes that hold that many).
+    """
+
+    job_type: str
+    gpus: tuple[int, ...]
+    vram_gb: dict[int, tuple[float, ...]]
+    clipped_vram_gb: dict[int, float]
+
+
+def left_out_shapes(mix: Mapping[str, float],
+                    max_vram_gb_for_gpus: Mapping[int, float]) -> list[LeftOutShapes]:
+    """What :func:`generate_jobs` leaves out for this mix on this cluster, per job type with a
+    share above 0 (types with nothing left out are omitted).
+
+    :param mix: probability of each job type.
+    :param max_vram_gb_for_gpus: as for :func:`generate_jobs`.
+    """
+    out = []
+    for name, share in mix.items():
+        if not share > 0:
+            continue
+        spec = JOB_TYPES[name]
+        kept = _feasible_gpus(spec, max_vram_gb_for_gpus) or [1]
+        gpus = tuple(k for k in spec.gpus_choices if k not in kept)
+        vram, clipped = {}, {}
+        for k in kept:
+            fits = _feasible_vram(spec, max_vram_gb_for_gpus[k])
+            if not fits:
+                clipped[k] = max_vram_gb_for_gpus[k]
+            elif len(fits) < len(spec.vram_gb_choices):
+                vram[k] = tuple(v for v in spec.vram_gb_choices if v not in fits)
+        if gpus or vram or clipped:
+            out.append(LeftOutShapes(name, gpus, vram, clipped))
+    return out
+
+
+def _or_list(values: Sequence[float]) -> str:
+    words = [f"{v:g}" for v in values]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def _counts(gpus: Sequence[int]) -> str:
+    return f"{_or_list(gpus)} GPU{'' if list(gpus) == [1] else 's'}"
+
+
+def describe_left_out(left_out: Sequence[LeftOutShapes]) -> str | None:
+    """The one ``note:`` line naming what :func:`left_out_shapes` found, or ``None`` if nothing.
+
+    E.g. ``note: no node could ever hold these shapes, so the workload leaves them out (the other
+    options are drawn, renormalised): training jobs with 2, 4 or 8 GPUs, or 24, 32, 40 or 80 GB
+    per GPU``.
+    """
+    clauses = []
+    for item in left_out:
+        kept = [k for k in JOB_TYPES[item.job_type].gpus_choices if k not in item.gpus]
+        options = [_counts(item.gpus)] if item.gpus else []
+        groups: dict[tuple[float, ...], list[int]] = {}
+        for k, vram in item.vram_gb.items():
+            groups.setdefault(vram, []).append(k)
+        for vram, counts in groups.items():
+            on = "" if counts == kept else f" on {_counts(counts)}"
+            options.append(f"{_or_list(vram)} GB per GPU{on}")
+        if options:
+            clauses.append(f"{item.job_type} jobs with {', or '.join(options)}")
+        for k, vram_gb in item.clipped_vram_gb.items():
+            clauses.append(f"{item.job_type} jobs on {_counts([k])} get {vram_gb:g} GB per GPU "
+                           "(no VRAM option fits)")
+    if not clauses:
+        return None
+    return ("note: no node could ever hold these shapes, so the workload leaves them out (the other "
+            "options are drawn, renormalised): " + "; ".join(clauses))

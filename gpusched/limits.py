@@ -1,0 +1,101 @@
+"""The documented limits of every input, defined once.
+
+Anything outside them is refused before any work starts, with one line that names the limit
+(``gpusched.errors.GpuschedError``; exit code 2 on the command line, an inline error on the
+dashboard). Every number a scenario, trace, sweep spec or model sidecar holds must also be finite:
+``.inf`` and ``.nan`` are refused everywhere.
+
+The README's *Limits* table lists the same values; ``tests/test_limits.py`` checks that it does.
+"""
+
+from __future__ import annotations
+
+MAX_GPUS = 10_000
+"""Most GPUs a cluster may have in total (the whole openb cluster has 6,212)."""
+
+MAX_NODES = 10_000
+"""Most nodes a cluster may have (the whole openb cluster has 1,213)."""
+
+MAX_GPUS_PER_NODE = 64
+"""Most GPUs one node may hold (and so the most one job or pod may ask for)."""
+
+MAX_VRAM_GB = 4096.0
+"""Most VRAM one GPU may have (GB)."""
+
+MAX_JOBS = 1_000_000
+"""Most jobs of one run (``workload.jobs``, ``--jobs``; 100,000 jobs take about 8 s, see the
+README's *Speed*)."""
+
+ARRIVAL_RATE_RANGE_PER_HOUR: tuple[float, float] = (0.001, 1_000_000.0)
+"""Smallest and largest mean arrival rate of a synthetic workload (jobs per hour, inclusive)."""
+
+TIME_COMPRESSION_RANGE: tuple[float, float] = (0.01, 1_000_000.0)
+"""Smallest and largest ``time_compression`` of a trace workload (trace seconds per simulated
+second, inclusive)."""
+
+MAX_HORIZON_MIN = 1e9
+"""Latest ``horizon_min`` (minutes, about 1,900 years)."""
+
+MAX_REWARD_WEIGHT = 1e6
+"""Largest magnitude of a reward weight (``reward:`` block)."""
+
+MAX_QUANTITY = 1e15
+"""Largest value of any other count or amount in a scenario or trace: node CPU (milli-cores) and
+memory (MiB), pod requests, trace times (s). Below 2**53, so it is exact as a float and an int."""
+
+MAX_SEED = 2**53 - 1
+"""Largest seed: the largest whole number a double holds exactly, so that results tables, JSON
+readers and the dashboard's widgets all keep it exactly."""
+
+MAX_SEEDS = 100_000
+"""Most seeds in one seed list, range or count (``--seeds``, ``--seed-list``, a sweep's
+``seeds:``)."""
+
+DEFAULT_MAX_RUNS = 10_000
+"""Runs a ``compare``, ``allocation`` or ``sweep`` may start without an explicit ``--max-runs``."""
+
+MAX_RUNS = 1_000_000
+"""Most runs of one ``compare``, ``allocation`` or ``sweep``, whatever ``--max-runs`` says."""
+
+MAX_TUNE = 10.0
+"""Largest ``tune`` of the allocation experiment (multiple of the cluster's GPU capacity)."""
+
+MAX_WORKERS = 1024
+"""Most worker processes (``--workers``)."""
+
+MAX_YAML_BYTES = 1024 * 1024
+"""Largest scenario file or sweep spec (bytes; the shipped ones are under 2 KB)."""
+
+MAX_TRACE_BYTES = 16 * 1024 * 1024
+"""Largest openb node or pod list (bytes; the bundled pod lists are under 600 KB, about 8,000
+pods, so this leaves room for about 200,000 pods)."""
+
+MAX_SIDECAR_BYTES = 1024 * 1024
+"""Largest model sidecar JSON (bytes; the shipped one is under 3 KB)."""
+
+MAX_YAML_DEPTH = 32
+"""Deepest nesting of mappings and lists in a YAML file (a scenario needs 4)."""
+
+MAX_YAML_NODES = 100_000
+"""Most values a YAML file may hold once its aliases are expanded (guards against alias bombs)."""
+
+MAX_SIDECAR_HIDDEN = 4096
+"""Widest hidden layer a model sidecar may declare."""
+
+MAX_QUEUE_WINDOW = 1024
+"""Longest queue window a model sidecar may declare (jobs)."""
+
+MAX_WINDOW = 128
+"""Longest scheduler queue window of a scenario (``queue.window``; RLScheduler's agent picks from
+a window of 128)."""
+
+LOAD_RANGE: tuple[float, float] = (0.001, 100.0)
+"""Smallest and largest offered load of a synthetic workload (``workload.load``, a fraction of the
+cluster's capacity, inclusive)."""
+
+SPEED_RANGE: tuple[float, float] = (0.001, 100.0)
+"""Smallest and largest relative GPU speed in a speed table (inclusive)."""
+
+MAX_ESTIMATE_ERROR = 3.0
+"""Largest ``workload.runtime_estimate_error`` (sigma of a log-normal: 3 spreads estimates over
+about a factor of 20 either way)."""

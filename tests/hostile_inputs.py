@@ -1,0 +1,924 @@
+"""The catalog of hostile inputs: what a careless or hostile user gives the command line, one row
+each, grouped by the class of failure it once caused.
+
+Each :class:`Case` is a command line plus the files it reads. ``{tmp}`` in the arguments and in
+the files' text stands for the test's own folder. ``tests/test_hostile_inputs.py`` runs every case
+and checks the promise: bad input is one line on stderr and exit code 2, never a traceback;
+a case marked ``ok`` runs (exit 0) and says what it did (its needles are in the output).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from gpusched.limits import MAX_GPUS, MAX_NODES, MAX_YAML_BYTES, MAX_YAML_DEPTH
+from gpusched.paths import SHIPPED_MODELS_DIR
+
+
+@dataclass(frozen=True)
+class Case:
+    """One hostile input.
+
+    :param id: a short unique name.
+    :param cls: the class of failure (``files``, ``numbers``, ``silent``, ``args``, ``outputs``,
+        ``allocation``, ``sweep``, ``sidecar``, ``traces``, ``newcomer``).
+    :param argv: the ``gpusched`` arguments (``{tmp}`` is the test's folder).
+    :param files: files to write first, by name relative to ``{tmp}`` (text or bytes).
+    :param needles: texts the one error line (or, for ``ok``, the output) must hold.
+    :param expect: ``error`` (exit 2, one line) or ``ok`` (exit 0).
+    """
+
+    id: str
+    cls: str
+    argv: tuple[str, ...]
+    files: dict[str, str | bytes] = field(default_factory=dict)
+    needles: tuple[str, ...] = ()
+    expect: str = "error"
+
+
+# ---------------------------------------------------------------------------- building blocks
+BASE_SCENARIO: dict[str, Any] = {
+    "name": "t",
+    "cluster": {
+        "nodes": [
+            {"gpu_model": "A100-80GB", "vram_gb": 80, "gpus_per_node": 2, "count": 1},
+            {"gpu_model": "T4-16GB", "vram_gb": 16, "gpus_per_node": 1, "count": 2},
+        ]
+    },
+    "workload": {
+        "jobs": 20,
+        "arrival_rate_per_hour": 10,
+        "mix": {"training": 0.3, "inference": 0.4, "batch": 0.3},
+        "seed": 0,
+    },
+}
+"""A small valid synthetic scenario that each scenario case changes in one place."""
+
+TRACE_SCENARIO: dict[str, Any] = {
+    "name": "tr",
+    "cluster": {"trace": {"nodes": "{tmp}/nodes.csv", "sample_nodes": 2}},
+    "workload": {"jobs": 10, "seed": 0, "trace": {"pods": "{tmp}/pods.csv", "time_compression": 60}},
+}
+"""A small valid trace scenario on the files of :data:`TRACE_FILES`."""
+
+NODES_CSV = "sn,cpu_milli,memory_mib,gpu,model\n" + "".join(
+    f"n{i},64000,262144,8,V100M32\n" for i in range(4)
+)
+PODS_HEADER = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\n"
+PODS_CSV = PODS_HEADER + "".join(
+    f"p{i},1000,1024,1,500,{i * 60},{i * 60 + 600},{i * 60}\n" for i in range(10)
+)
+TRACE_FILES = {"nodes.csv": NODES_CSV, "pods.csv": PODS_CSV}
+
+
+def _set(data: dict, path: str, value: Any) -> dict:
+    out = copy.deepcopy(data)
+    target: Any = out
+    *parts, last = path.split(".")
+    for part in parts:
+        target = target[int(part)] if part.isdigit() else target[part]
+    if last.isdigit():
+        target[int(last)] = value
+    else:
+        target[last] = value
+    return out
+
+
+def _drop(data: dict, path: str) -> dict:
+    out = copy.deepcopy(data)
+    target: Any = out
+    *parts, last = path.split(".")
+    for part in parts:
+        target = target[part]
+    del target[last]
+    return out
+
+
+def scenario_yaml(changes: dict[str, Any] | None = None, base: dict | None = None) -> str:
+    """The YAML of ``base`` (default :data:`BASE_SCENARIO`) with ``changes`` (dotted paths)."""
+    data = copy.deepcopy(base or BASE_SCENARIO)
+    for path, value in (changes or {}).items():
+        data = _set(data, path, value)
+    return yaml.safe_dump(data, sort_keys=False)
+
+
+def _simulate(name: str = "s.yaml", *extra: str) -> tuple[str, ...]:
+    return ("simulate", "--scenario", f"{{tmp}}/{name}", "--policy", "first_fit", *extra)
+
+
+def _scenario_case(
+    id: str, cls: str, changes: dict[str, Any], *needles: str, base: dict | None = None
+) -> Case:
+    files = {"s.yaml": scenario_yaml(changes, base)}
+    if base is TRACE_SCENARIO:
+        files |= TRACE_FILES
+    return Case(id, cls, _simulate(), files, ("'s.yaml'", *needles))
+
+
+def _alloc(nodes: str = "{tmp}/nodes.csv", pods: str = "{tmp}/pods.csv", *extra: str) -> tuple[str, ...]:
+    return (
+        "allocation",
+        "--nodes",
+        nodes,
+        "--pods",
+        pods,
+        "--policies",
+        "fgd_best_fit",
+        "--seeds",
+        "1",
+        *extra,
+    )
+
+
+SWEEP_SPEC = {
+    "name": "sw",
+    "simulate": {
+        "scenarios": ["ll-stall-mini"],
+        "policies": ["first_fit"],
+        "seeds": [0, 1],
+        "overrides": {"workload.jobs": [5]},
+    },
+}
+
+
+def _sweep_case(
+    id: str, cls: str, spec: dict | str | bytes, *needles: str, extra: tuple[str, ...] = ()
+) -> Case:
+    text = spec if isinstance(spec, str | bytes) else yaml.safe_dump(spec, sort_keys=False)
+    return Case(
+        id,
+        cls,
+        ("sweep", "{tmp}/spec.yaml", "--workers", "1", "--out", "{tmp}/out", *extra),
+        {"spec.yaml": text},
+        needles,
+    )
+
+
+SHIPPED_SIDECAR: dict[str, Any] = json.loads((SHIPPED_MODELS_DIR / "ppo-default.json").read_text())
+SHIPPED_ZIP = (SHIPPED_MODELS_DIR / "ppo-default.zip").read_bytes()
+
+
+def _sidecar_case(id: str, changes: dict[str, Any] | str | bytes, *needles: str) -> Case:
+    """The shipped model, copied into ``{tmp}/models`` with a changed sidecar."""
+    if isinstance(changes, dict):
+        meta = dict(SHIPPED_SIDECAR)
+        for key, value in changes.items():
+            if value is _DROP:
+                meta.pop(key)
+            else:
+                meta[key] = value
+        side: str | bytes = json.dumps(meta)
+    else:
+        side = changes
+    return Case(
+        id,
+        "sidecar",
+        ("simulate", "--scenario", "ll-stall-mini", "--policy", "ppo:{tmp}/models/m.zip"),
+        {"models/m.zip": SHIPPED_ZIP, "models/m.json": side},
+        needles,
+    )
+
+
+_DROP = object()
+
+DEEP_FLOW = "name: x\ncluster: " + "[" * 3000 + "]" * 3000 + "\n"
+ALIAS_BOMB = (
+    "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+    + "".join(f"{c}: &{c} [{', '.join([f'*{p}'] * 10)}]\n" for p, c in zip("abcde", "bcdef", strict=True))
+    + "name: [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n"
+)
+VALID = scenario_yaml()
+
+# ---------------------------------------------------------------------------- the catalog
+CASES: list[Case] = [
+    # --- reading files: encodings, sizes, the YAML loader ------------------------------------
+    Case("scenario utf-16", "files", _simulate(), {"s.yaml": VALID.encode("utf-16")}, ("UTF-16",)),
+    Case(
+        "scenario utf-16 no bom", "files", _simulate(), {"s.yaml": VALID.encode("utf-16-le")}, ("NUL bytes",)
+    ),
+    Case("scenario utf-32", "files", _simulate(), {"s.yaml": VALID.encode("utf-32")}, ("UTF-32",)),
+    Case("scenario binary", "files", _simulate(), {"s.yaml": bytes(range(256)) * 4}, ("NUL bytes",)),
+    Case(
+        "scenario latin-1",
+        "files",
+        _simulate(),
+        {"s.yaml": VALID.replace("t\n", "café\n", 1).encode("latin-1")},
+        ("not UTF-8",),
+    ),
+    Case(
+        "scenario too large",
+        "files",
+        _simulate(),
+        {"s.yaml": VALID + "#" * MAX_YAML_BYTES},
+        ("larger than the limit",),
+    ),
+    Case(
+        "scenario deep flow", "files", _simulate(), {"s.yaml": DEEP_FLOW}, (f"deeper than {MAX_YAML_DEPTH}",)
+    ),
+    Case(
+        "scenario deep block",
+        "files",
+        _simulate(),
+        {"s.yaml": "name: x\n" + "".join("  " * i + f"k{i}:\n" for i in range(200)) + "  " * 200 + "v: 1\n"},
+        ("deeper than",),
+    ),
+    Case("scenario alias bomb", "files", _simulate(), {"s.yaml": ALIAS_BOMB}, ("aliases are expanded",)),
+    Case("scenario recursive alias", "files", _simulate(), {"s.yaml": "name: &a [*a]\n"}, ("refers to",)),
+    Case(
+        "scenario duplicate key",
+        "silent",
+        _simulate(),
+        {"s.yaml": VALID + "name: again\n"},
+        ("duplicate key 'name' at line",),
+    ),
+    Case(
+        "scenario duplicate nested key",
+        "silent",
+        _simulate(),
+        {"s.yaml": VALID.replace("  jobs: 20\n", "  jobs: 20\n  jobs: 30\n")},
+        ("duplicate key 'jobs'",),
+    ),
+    Case("scenario empty", "files", _simulate(), {"s.yaml": ""}, ("the file is empty",)),
+    Case("scenario list top", "files", _simulate(), {"s.yaml": "- 1\n- 2\n"}, ("got list",)),
+    Case("scenario scalar top", "files", _simulate(), {"s.yaml": "42\n"}, ("got int",)),
+    Case(
+        "scenario python tag",
+        "files",
+        _simulate(),
+        {"s.yaml": "name: !!python/object/apply:os.system [ls]\n"},
+        ("not valid YAML",),
+    ),
+    Case(
+        "scenario two documents",
+        "files",
+        _simulate(),
+        {"s.yaml": VALID + "---\nname: b\n"},
+        ("not valid YAML",),
+    ),
+    Case(
+        "scenario control char",
+        "files",
+        _simulate(),
+        {"s.yaml": VALID.replace("t\n", "t\x1b\n", 1)},
+        ("control character",),
+    ),
+    Case("scenario is a folder", "files", _simulate("adir.yaml"), {"adir.yaml/keep": "x"}, ("not found",)),
+    Case(
+        "sweep utf-16",
+        "files",
+        ("sweep", "{tmp}/spec.yaml"),
+        {"spec.yaml": "name: a\n".encode("utf-16")},
+        ("sweep spec 'spec.yaml'", "UTF-16"),
+    ),
+    Case(
+        "sweep binary",
+        "files",
+        ("sweep", "{tmp}/spec.yaml"),
+        {"spec.yaml": b"\x00\x01\x02" * 100},
+        ("NUL bytes",),
+    ),
+    Case("sweep deep", "files", ("sweep", "{tmp}/spec.yaml"), {"spec.yaml": DEEP_FLOW}, ("deeper than",)),
+    Case(
+        "sweep alias bomb",
+        "files",
+        ("sweep", "{tmp}/spec.yaml"),
+        {"spec.yaml": ALIAS_BOMB},
+        ("aliases are expanded",),
+    ),
+    Case(
+        "sweep duplicate key",
+        "silent",
+        ("sweep", "{tmp}/spec.yaml"),
+        {"spec.yaml": yaml.safe_dump(SWEEP_SPEC) + "name: again\n"},
+        ("duplicate key 'name'",),
+    ),
+    Case("sweep list top", "files", ("sweep", "{tmp}/spec.yaml"), {"spec.yaml": "- a\n"}, ("got list",)),
+    Case(
+        "sweep too large",
+        "files",
+        ("sweep", "{tmp}/spec.yaml"),
+        {"spec.yaml": "#" * (MAX_YAML_BYTES + 1)},
+        ("larger than the limit",),
+    ),
+    # --- non-finite and absurd numbers in scenarios -------------------------------------------
+    _scenario_case(
+        "vram inf", "numbers", {"cluster.nodes.0.vram_gb": float("inf")}, "cluster.nodes[0].vram_gb", "finite"
+    ),
+    _scenario_case("vram nan", "numbers", {"cluster.nodes.0.vram_gb": float("nan")}, "vram_gb", "finite"),
+    _scenario_case("vram huge", "numbers", {"cluster.nodes.0.vram_gb": 1e6}, "vram_gb", "<= 4096"),
+    _scenario_case(
+        "vram text", "numbers", {"cluster.nodes.0.vram_gb": "lots"}, "vram_gb", "must be a number"
+    ),
+    _scenario_case("cpu inf", "numbers", {"cluster.nodes.0.cpu_milli": float("inf")}, "cpu_milli", "finite"),
+    _scenario_case("memory huge", "numbers", {"cluster.nodes.0.memory_mib": 1e300}, "memory_mib", "<="),
+    _scenario_case(
+        "count a billion",
+        "numbers",
+        {"cluster.nodes.0.count": 1_000_000_000},
+        "cluster.nodes[0].count",
+        f"<= {MAX_NODES}",
+    ),
+    _scenario_case("count negative", "numbers", {"cluster.nodes.0.count": -3}, "count", "> 0"),
+    _scenario_case("count fractional", "numbers", {"cluster.nodes.0.count": 1.5}, "count", "whole number"),
+    _scenario_case(
+        "nodes over the limit",
+        "numbers",
+        {"cluster.nodes": [{"gpu_model": "T4", "vram_gb": 16, "gpus_per_node": 1, "count": MAX_NODES}] * 2},
+        "cluster:",
+        f"limit of {MAX_NODES:,}",
+    ),
+    _scenario_case(
+        "gpus over the limit",
+        "numbers",
+        {"cluster.nodes": [{"gpu_model": "A", "vram_gb": 80, "gpus_per_node": 8, "count": 5000}]},
+        "cluster:",
+        f"limit of {MAX_GPUS:,}",
+    ),
+    _scenario_case(
+        "gpus per node 65", "numbers", {"cluster.nodes.0.gpus_per_node": 65}, "gpus_per_node", "<= 64"
+    ),
+    _scenario_case("jobs huge", "numbers", {"workload.jobs": 99_999_999_999}, "workload.jobs", "<= 1000000"),
+    _scenario_case("jobs zero", "numbers", {"workload.jobs": 0}, "workload.jobs", "> 0"),
+    _scenario_case(
+        "rate inf", "numbers", {"workload.arrival_rate_per_hour": float("inf")}, "arrival_rate", "finite"
+    ),
+    _scenario_case(
+        "rate nan", "numbers", {"workload.arrival_rate_per_hour": float("nan")}, "arrival_rate", "finite"
+    ),
+    _scenario_case(
+        "rate tiny", "numbers", {"workload.arrival_rate_per_hour": 1e-300}, "arrival_rate", ">= 0.001"
+    ),
+    _scenario_case("rate huge", "numbers", {"workload.arrival_rate_per_hour": 1e300}, "arrival_rate", "<="),
+    _scenario_case(
+        "mix nan", "numbers", {"workload.mix.training": float("nan")}, "workload.mix.training", "finite"
+    ),
+    _scenario_case(
+        "mix inf", "numbers", {"workload.mix.batch": float("inf")}, "workload.mix.batch", "finite"
+    ),
+    _scenario_case(
+        "mix negative",
+        "numbers",
+        {"workload.mix": {"training": -0.5, "inference": 1.5}},
+        "workload.mix",
+        ">= 0",
+    ),
+    _scenario_case("mix empty", "numbers", {"workload.mix": {}}, "workload.mix", "sum to 1"),
+    _scenario_case(
+        "reward nan", "numbers", {"reward": {"completion": float("nan")}}, "reward.completion", "finite"
+    ),
+    _scenario_case("reward inf", "numbers", {"reward": {"wait": -float("inf")}}, "reward.wait", "finite"),
+    _scenario_case("reward huge", "numbers", {"reward": {"imbalance": 1e300}}, "reward.imbalance", "<="),
+    _scenario_case("horizon inf", "numbers", {"horizon_min": float("inf")}, "horizon_min", "finite"),
+    _scenario_case("horizon nan", "numbers", {"horizon_min": float("nan")}, "horizon_min", "finite"),
+    _scenario_case("horizon zero", "numbers", {"horizon_min": 0}, "horizon_min", "> 0"),
+    _scenario_case("util band nan", "numbers", {"util_band": [float("nan"), 0.8]}, "util_band", "finite"),
+    _scenario_case("util band reversed", "numbers", {"util_band": [0.9, 0.1]}, "util_band"),
+    _scenario_case("seed negative", "numbers", {"workload.seed": -1}, "workload.seed", ">= 0"),
+    _scenario_case("seed beyond 2**53", "numbers", {"workload.seed": 2**64}, "workload.seed", "<="),
+    _scenario_case(
+        "time compression inf",
+        "numbers",
+        {"workload.trace.time_compression": float("inf")},
+        "time_compression",
+        "finite",
+        base=TRACE_SCENARIO,
+    ),
+    _scenario_case(
+        "time compression tiny",
+        "numbers",
+        {"workload.trace.time_compression": 1e-300},
+        "time_compression",
+        ">= 0.01",
+        base=TRACE_SCENARIO,
+    ),
+    _scenario_case(
+        "time compression huge",
+        "numbers",
+        {"workload.trace.time_compression": 1e300},
+        "time_compression",
+        "<=",
+        base=TRACE_SCENARIO,
+    ),
+    _scenario_case(
+        "sample nodes a billion",
+        "numbers",
+        {"cluster.trace.sample_nodes": 10**9},
+        "sample_nodes",
+        "<=",
+        base=TRACE_SCENARIO,
+    ),
+    Case(
+        "sample more nodes than the list",
+        "traces",
+        _simulate(),
+        TRACE_FILES | {"s.yaml": scenario_yaml({"cluster.trace.sample_nodes": 9}, TRACE_SCENARIO)},
+        ("nodes.csv", "cannot sample 9 nodes"),
+    ),
+    _scenario_case("name missing", "numbers", {"name": ""}, "name", "must not be empty"),
+    Case(
+        "name dropped",
+        "numbers",
+        _simulate(),
+        {"s.yaml": yaml.safe_dump(_drop(BASE_SCENARIO, "name"))},
+        ("name: missing required key",),
+    ),
+    Case(
+        "workload a list",
+        "numbers",
+        _simulate(),
+        {"s.yaml": scenario_yaml({"workload": [1, 2]})},
+        ("workload",),
+    ),
+    Case(
+        "override a key that is not there",
+        "silent",
+        ("sweep", "{tmp}/spec.yaml", "--workers", "1", "--out", "{tmp}/o"),
+        {"spec.yaml": yaml.safe_dump(_set(SWEEP_SPEC, "simulate.overrides", {"avg_wait_min": [1]}))},
+        ("simulate.overrides", "not a scenario key"),
+    ),
+    # --- CLI arguments --------------------------------------------------------------------------
+    Case(
+        "seed -1",
+        "args",
+        ("simulate", "--scenario", "ll-stall-mini", "--policy", "first_fit", "--seed", "-1"),
+        needles=("--seed", "must be >= 0"),
+    ),
+    Case(
+        "seed=-5",
+        "args",
+        ("simulate", "--scenario", "ll-stall-mini", "--policy", "first_fit", "--seed=-5"),
+        needles=("--seed", "must be >= 0"),
+    ),
+    Case(
+        "seed 2**64",
+        "args",
+        ("simulate", "--scenario", "ll-stall-mini", "--policy", "first_fit", "--seed", str(2**64)),
+        needles=("--seed", "largest seed"),
+    ),
+    Case(
+        "seed text",
+        "args",
+        ("simulate", "--scenario", "ll-stall-mini", "--policy", "first_fit", "--seed", "1e3"),
+        needles=("--seed", "whole number"),
+    ),
+    Case("seeds=-5", "args", ("compare", "--scenario", "ll-stall-mini", "--seeds=-5"), needles=("--seeds",)),
+    Case("seeds 0", "args", ("compare", "--scenario", "ll-stall-mini", "--seeds", "0"), needles=("--seeds",)),
+    Case(
+        "seeds a hundred million",
+        "args",
+        ("compare", "--scenario", "ll-stall-mini", "--seeds", "100000000"),
+        needles=("--max-runs",),
+    ),
+    Case(
+        "seeds over --max-runs",
+        "args",
+        ("compare", "--scenario", "ll-stall-mini", "--policies", "first_fit,best_fit", "--seeds", "6000"),
+        needles=("12,000 runs", "--max-runs 12000"),
+    ),
+    Case(
+        "seed list comma",
+        "args",
+        ("compare", "--scenario", "ll-stall-mini", "--seed-list", ","),
+        needles=("--seed-list", "at least one seed"),
+    ),
+    Case(
+        "seed list negative",
+        "args",
+        ("compare", "--scenario", "ll-stall-mini", "--seed-list=-1"),
+        needles=("--seed-list", ">= 0"),
+    ),
+    Case(
+        "seed list reversed",
+        "args",
+        ("compare", "--scenario", "ll-stall-mini", "--seed-list", "5-1"),
+        needles=("empty seed range",),
+    ),
+    Case(
+        "seed range a billion",
+        "args",
+        ("compare", "--scenario", "ll-stall-mini", "--seed-list", "0-1000000000"),
+        needles=("more than 100,000 seeds",),
+    ),
+    Case(
+        "seed list repeats a seed",
+        "silent",
+        ("compare", "--scenario", "ll-stall-mini", "--seed-list", "1-5,3"),
+        needles=("--seed-list", "seed 3 appears twice"),
+    ),
+    Case(
+        "policy named twice",
+        "silent",
+        ("compare", "--scenario", "ll-stall-mini", "--policies", "first_fit,first_fit"),
+        needles=("'first_fit' appears twice",),
+    ),
+    _sweep_case(
+        "sweep repeats a seed",
+        "silent",
+        _set(SWEEP_SPEC, "simulate.seeds", [0, 1, 0]),
+        "simulate.seeds",
+        "0 appears twice",
+    ),
+    Case(
+        "seed list words",
+        "args",
+        ("compare", "--scenario", "ll-stall-mini", "--seed-list", "a,b"),
+        needles=("expected seeds like",),
+    ),
+    Case(
+        "jobs 99999999999",
+        "args",
+        ("simulate", "--scenario", "ll-stall-mini", "--policy", "first_fit", "--jobs", "99999999999"),
+        needles=("--jobs", "limit on jobs"),
+    ),
+    Case(
+        "jobs -3",
+        "args",
+        ("simulate", "--scenario", "ll-stall-mini", "--policy", "first_fit", "--jobs=-3"),
+        needles=("--jobs",),
+    ),
+    Case(
+        "max runs 0",
+        "args",
+        ("compare", "--scenario", "ll-stall-mini", "--max-runs", "0"),
+        needles=("--max-runs",),
+    ),
+    Case(
+        "max runs too many",
+        "args",
+        ("compare", "--scenario", "ll-stall-mini", "--max-runs", "10000000"),
+        needles=("--max-runs", "limit on runs"),
+    ),
+    Case(
+        "workers too many",
+        "args",
+        ("sweep", "{tmp}/spec.yaml", "--workers", "100000"),
+        {"spec.yaml": yaml.safe_dump(SWEEP_SPEC)},
+        ("--workers", "limit on workers"),
+    ),
+    Case(
+        "no policies",
+        "args",
+        ("compare", "--scenario", "ll-stall-mini", "--policies", ","),
+        needles=("--policies",),
+    ),
+    Case(
+        "unknown policy",
+        "args",
+        ("compare", "--scenario", "ll-stall-mini", "--policies", "first_fit,nope"),
+        needles=("'nope'",),
+    ),
+    Case(
+        "train seed -1",
+        "args",
+        ("train", "--scenario", "ll-stall-mini", "--timesteps", "10", "--seed", "-1", "--out", "{tmp}/m.zip"),
+        needles=("--seed",),
+    ),
+    # --- outputs, checked before any run -----------------------------------------------------------
+    Case(
+        "json is a folder",
+        "outputs",
+        ("simulate", "--scenario", "ll-stall-mini", "--policy", "first_fit", "--json", "{tmp}/adir"),
+        {"adir/keep": ""},
+        ("--json", "is a folder"),
+    ),
+    Case(
+        "json under a file",
+        "outputs",
+        (
+            "simulate",
+            "--scenario",
+            "ll-stall-mini",
+            "--policy",
+            "first_fit",
+            "--json",
+            "{tmp}/f.txt/run.json",
+        ),
+        {"f.txt": "x"},
+        ("is a file",),
+    ),
+    Case(
+        "json in a missing folder",
+        "outputs",
+        ("compare", "--scenario", "ll-stall-mini", "--json", "{tmp}/nope/cmp.json"),
+        needles=("does not exist",),
+    ),
+    Case(
+        "jobs csv is a folder",
+        "outputs",
+        ("simulate", "--scenario", "ll-stall-mini", "--policy", "first_fit", "--jobs-csv", "{tmp}/adir"),
+        {"adir/keep": ""},
+        ("--jobs-csv", "is a folder"),
+    ),
+    Case(
+        "allocation json is a folder",
+        "outputs",
+        _alloc("{tmp}/nodes.csv", "{tmp}/pods.csv", "--json", "{tmp}/adir"),
+        TRACE_FILES | {"adir/keep": ""},
+        ("--json", "is a folder"),
+    ),
+    Case(
+        "sweep out is a file",
+        "outputs",
+        ("sweep", "{tmp}/spec.yaml", "--out", "{tmp}/f.txt"),
+        {"spec.yaml": yaml.safe_dump(SWEEP_SPEC), "f.txt": "x"},
+        ("--out", "is a file, not a folder"),
+    ),
+    Case(
+        "sweep out under a file",
+        "outputs",
+        ("sweep", "{tmp}/spec.yaml", "--out", "{tmp}/f.txt/out"),
+        {"spec.yaml": yaml.safe_dump(SWEEP_SPEC), "f.txt": "x"},
+        ("--out", "is a file, not a folder"),
+    ),
+    Case(
+        "train out is a folder",
+        "outputs",
+        ("train", "--scenario", "ll-stall-mini", "--timesteps", "10", "--out", "{tmp}/adir"),
+        {"adir/keep": ""},
+        ("--out", "is a folder"),
+    ),
+    # --- openb traces ----------------------------------------------------------------------------
+    Case(
+        "pods num_gpu 1e20",
+        "traces",
+        _alloc(),
+        {"nodes.csv": NODES_CSV, "pods.csv": PODS_CSV.replace("p3,1000,1024,1,", "p3,1000,1024,1e20,")},
+        ("pods.csv", "line 5", "'num_gpu'", "<= 64"),
+    ),
+    Case(
+        "pods num_gpu inf",
+        "traces",
+        _alloc(),
+        {"nodes.csv": NODES_CSV, "pods.csv": PODS_CSV.replace("p3,1000,1024,1,", "p3,1000,1024,inf,")},
+        ("line 5", "'num_gpu'", "finite"),
+    ),
+    Case(
+        "pods cpu nan",
+        "traces",
+        _alloc(),
+        {"nodes.csv": NODES_CSV, "pods.csv": PODS_CSV.replace("p2,1000,", "p2,nan,")},
+        ("line 4", "'cpu_milli'", "must be a number"),
+    ),
+    Case(
+        "pods memory huge",
+        "traces",
+        _alloc(),
+        {"nodes.csv": NODES_CSV, "pods.csv": PODS_CSV.replace("p2,1000,1024,", "p2,1000,1e300,")},
+        ("line 4", "'memory_mib'"),
+    ),
+    Case(
+        "pods deleted before created",
+        "silent",
+        _simulate("tr.yaml"),
+        TRACE_FILES
+        | {
+            "tr.yaml": scenario_yaml(base=TRACE_SCENARIO),
+            "pods.csv": PODS_CSV.replace("p4,1000,1024,1,500,240,840", "p4,1000,1024,1,500,900,840"),
+        },
+        ("pods.csv", "line 6", "'deletion_time'", "before creation_time"),
+    ),
+    Case(
+        "pods utf-16",
+        "traces",
+        _alloc(),
+        {"nodes.csv": NODES_CSV, "pods.csv": PODS_CSV.encode("utf-16")},
+        ("pods.csv", "UTF-16"),
+    ),
+    Case(
+        "pods binary",
+        "traces",
+        _alloc(),
+        {"nodes.csv": NODES_CSV, "pods.csv": bytes(range(256))},
+        ("pods.csv", "NUL bytes"),
+    ),
+    Case(
+        "pods missing column",
+        "traces",
+        _alloc(),
+        {"nodes.csv": NODES_CSV, "pods.csv": "name,cpu_milli\np0,1\n"},
+        ("missing column",),
+    ),
+    Case(
+        "nodes gpu 1e20",
+        "allocation",
+        _alloc(),
+        {"nodes.csv": NODES_CSV.replace("n1,64000,262144,8,", "n1,64000,262144,1e20,"), "pods.csv": PODS_CSV},
+        ("nodes.csv", "line 3", "'gpu'", "<= 64"),
+    ),
+    Case(
+        "nodes negative cpu",
+        "traces",
+        _alloc(),
+        {"nodes.csv": NODES_CSV.replace("n1,64000,", "n1,-5,"), "pods.csv": PODS_CSV},
+        ("nodes.csv", ">= 0"),
+    ),
+    Case(
+        "nodes without a gpu",
+        "traces",
+        _alloc(),
+        {"nodes.csv": "sn,cpu_milli,memory_mib,gpu,model\nc0,64000,262144,0,\n", "pods.csv": PODS_CSV},
+        ("no GPU node",),
+    ),
+    # --- the allocation experiment -------------------------------------------------------------------
+    Case(
+        "header-only pod list",
+        "allocation",
+        _alloc(),
+        {"nodes.csv": NODES_CSV, "pods.csv": PODS_HEADER},
+        ("pods.csv", "no rows"),
+    ),
+    Case(
+        "header-only node list",
+        "allocation",
+        _alloc(),
+        {"nodes.csv": "sn,cpu_milli,memory_mib,gpu,model\n", "pods.csv": PODS_CSV},
+        ("nodes.csv", "no rows"),
+    ),
+    Case(
+        "empty pod list",
+        "allocation",
+        _alloc(),
+        {"nodes.csv": NODES_CSV, "pods.csv": ""},
+        ("pods.csv", "not a readable CSV"),
+    ),
+    Case(
+        "cpu-only pod list",
+        "allocation",
+        _alloc(),
+        {"nodes.csv": NODES_CSV, "pods.csv": "name,cpu_milli,memory_mib,num_gpu,gpu_milli\nc0,100,64,0,0\n"},
+        ("no GPU pod",),
+    ),
+    Case(
+        "tune nan",
+        "allocation",
+        _alloc("{tmp}/nodes.csv", "{tmp}/pods.csv", "--tune", "nan"),
+        TRACE_FILES,
+        ("--tune",),
+    ),
+    Case(
+        "tune inf",
+        "allocation",
+        _alloc("{tmp}/nodes.csv", "{tmp}/pods.csv", "--tune", "inf"),
+        TRACE_FILES,
+        ("--tune",),
+    ),
+    Case(
+        "pods need more gpus than a node",
+        "allocation",
+        _alloc(),
+        {
+            "nodes.csv": NODES_CSV.replace(",8,", ",2,"),
+            "pods.csv": "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,100,64,4,1000\n",
+        },
+        ("no node holds more",),
+    ),
+    Case(
+        "small trace with missing columns",
+        "allocation",
+        (
+            "allocation",
+            "--nodes",
+            "{tmp}/nodes.csv",
+            "--pods",
+            "{tmp}/big.csv",
+            "--policies",
+            "fgd,fgd_best_fit",
+            "--seeds",
+            "1,2",
+        ),
+        {
+            "nodes.csv": NODES_CSV,
+            "big.csv": "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
+            + "".join(f"p{i},1000,1024,8,1000\n" for i in range(10)),
+        },
+        ("—", "note: no sample at @130", "left out of the means"),
+        expect="ok",
+    ),
+    # --- sweeps -------------------------------------------------------------------------------------
+    _sweep_case(
+        "sweep of 100,000 runs",
+        "sweep",
+        _set(SWEEP_SPEC, "simulate.seeds", {"count": 100_000}),
+        "100,000 runs",
+        "--max-runs 100000",
+    ),
+    _sweep_case(
+        "sweep of a million runs",
+        "sweep",
+        _set(
+            _set(SWEEP_SPEC, "simulate.seeds", {"count": 100_000}),
+            "simulate.overrides",
+            {"workload.jobs": list(range(5, 15))},
+        ),
+        "1,000,000 runs",
+        "--max-runs 1000000",
+    ),
+    _sweep_case(
+        "sweep a trillion runs",
+        "sweep",
+        {
+            "name": "huge",
+            "simulate": {
+                "scenarios": [f"a{i}" for i in range(1000)],
+                "policies": [f"b{i}" for i in range(1000)],
+                "seeds": {"start": 0, "count": 100_000},
+            },
+        },
+        "limit of 1,000,000 runs",
+    ),
+    _sweep_case(
+        "sweep seed count a billion",
+        "sweep",
+        _set(SWEEP_SPEC, "simulate.seeds", {"count": 10**9}),
+        "simulate.seeds.count",
+        "<= 100000",
+    ),
+    _sweep_case(
+        "sweep negative seed",
+        "sweep",
+        _set(SWEEP_SPEC, "simulate.seeds", [0, -1]),
+        "simulate.seeds[1]",
+        ">= 0",
+    ),
+    _sweep_case(
+        "sweep tune nan",
+        "sweep",
+        {"name": "a", "allocation": {"pods": ["p"], "policies": ["fgd"], "seeds": [1], "tune": float("nan")}},
+        "allocation.tune",
+        "finite",
+    ),
+    _sweep_case("sweep no grid", "sweep", {"name": "a"}, "needs a 'simulate' or an 'allocation' grid"),
+    _sweep_case("sweep unknown key", "sweep", _set(SWEEP_SPEC, "simulate.colour", "red"), "simulate.colour"),
+    _sweep_case("sweep seeds text", "sweep", _set(SWEEP_SPEC, "simulate.seeds", "all"), "simulate.seeds"),
+    # --- model sidecars ----------------------------------------------------------------------------
+    _sidecar_case("max_gpus string", {"max_gpus": "16"}, "sidecar 'm.json', max_gpus", "whole number"),
+    _sidecar_case("max_gpus negative", {"max_gpus": -16}, "max_gpus", "> 0"),
+    _sidecar_case("max_gpus huge", {"max_gpus": 10**12}, "max_gpus", "<="),
+    _sidecar_case("max_gpus null", {"max_gpus": None}, "max_gpus", "whole number"),
+    _sidecar_case("max_gpus list", {"max_gpus": [16]}, "max_gpus", "whole number"),
+    _sidecar_case("max_gpus float", {"max_gpus": 16.0}, "max_gpus", "whole number"),
+    _sidecar_case("hidden string", {"hidden": "64"}, "hidden", "whole number"),
+    _sidecar_case("hidden negative", {"hidden": -64}, "hidden", "> 0"),
+    _sidecar_case("hidden huge", {"hidden": 10**9}, "hidden", "<="),
+    _sidecar_case("hidden null", {"hidden": None}, "hidden"),
+    _sidecar_case("hidden list", {"hidden": [64]}, "hidden"),
+    _sidecar_case("hidden missing", {"hidden": _DROP}, "hidden", "missing required key"),
+    _sidecar_case("obs_version string", {"obs_version": "1"}, "obs_version", "whole number"),
+    _sidecar_case("obs_version unknown", {"obs_version": 7}, "observation version 7"),
+    _sidecar_case("queue_window negative", {"queue_window": -1}, "queue_window", "> 0"),
+    _sidecar_case(
+        "vram_scale_gb nan",
+        '{"format": "gpusched-ppo", "obs_version": 1, "hidden": 64, '
+        '"vram_scale_gb": NaN, "sha256": "' + SHIPPED_SIDECAR["sha256"] + '"}',
+        "vram_scale_gb",
+        "finite",
+    ),
+    _sidecar_case("vram_scale_gb string", {"vram_scale_gb": "80"}, "vram_scale_gb", "number"),
+    _sidecar_case("sha256 not hex", {"sha256": "zz"}, "sha256"),
+    _sidecar_case("sha256 of another file", {"sha256": "0" * 64}, "does not match the sha256"),
+    _sidecar_case("format other", {"format": "pickle"}, "not a gpusched-ppo sidecar"),
+    _sidecar_case("sidecar a list", "[1, 2]", "not a gpusched-ppo sidecar"),
+    _sidecar_case("sidecar not json", "{nope", "not valid JSON"),
+    _sidecar_case("sidecar deep json", "[" * 100_000 + "]" * 100_000, "not valid JSON"),
+    _sidecar_case("sidecar binary", b"\x00\xff" * 50, "NUL bytes"),
+    _sidecar_case(
+        "sidecar too large",
+        json.dumps(SHIPPED_SIDECAR | {"pad": "x" * (2 * 1024 * 1024)}),
+        "larger than the limit",
+    ),
+    # --- newcomer defects: said, not silent ---------------------------------------------------------
+    Case(
+        "training-only mix on two T4s",
+        "newcomer",
+        _simulate(),
+        {
+            "s.yaml": scenario_yaml(
+                {
+                    "cluster.nodes": [
+                        {"gpu_model": "T4-16GB", "vram_gb": 16, "gpus_per_node": 1, "count": 2}
+                    ],
+                    "workload.mix": {"training": 1.0},
+                }
+            )
+        },
+        ("note: ", "training jobs with 2, 4 or 8 GPUs, or 24, 32, 40 or 80 GB per GPU"),
+        expect="ok",
+    ),
+    Case(
+        "horizon before later arrivals",
+        "silent",
+        _simulate("h.yaml", "--jobs-csv", "{tmp}/jobs.csv"),
+        {"h.yaml": scenario_yaml({"horizon_min": 30.0, "workload.jobs": 40})},
+        ("run ended: horizon",),
+        expect="ok",
+    ),
+]
+"""Every hostile input the tests try through the command line."""
+
+CLASSES: tuple[str, ...] = tuple(dict.fromkeys(c.cls for c in CASES))
+"""The classes of failure, in catalog order."""

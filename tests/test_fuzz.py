@@ -1,0 +1,225 @@
+"""Fuzzing the readers: valid scenarios, scenario YAML text, openb CSV files and sweep specs,
+mutated as a careless or hostile user would (keys dropped, types swapped, inf, nan, huge, negative
+and empty values, deep nesting, bytes inserted). Each must either load or raise the project's one
+error type with a one-line message, never another exception; every scenario that loads must also
+simulate (on a few jobs, for speed) with finite metrics and no negative wait.
+
+CI runs Hypothesis's default number of examples per test (``max_examples``, 100); for a longer
+search, ``pytest tests/test_fuzz.py --hypothesis-profile=slow`` (registered in ``conftest.py``).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+from hostile_inputs import BASE_SCENARIO, NODES_CSV, PODS_CSV, SWEEP_SPEC
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gpusched.errors import GpuschedError
+from gpusched.fgd.allocation import run_allocation
+from gpusched.limits import MAX_YAML_BYTES
+from gpusched.policies import get_policy
+from gpusched.sweep.spec import load_sweep
+from gpusched.workload.files import decode_user_bytes
+from gpusched.workload.openb import read_openb_nodes, read_openb_pods
+from gpusched.workload.scenario import load_scenario, make_simulator, preset_names, scenario_from_yaml
+from gpusched.workload.trace_jobs import openb_jobs
+
+FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+"""Per-test settings: no deadline (a run may take a few ms more); the example count comes from
+the active profile."""
+
+SCENARIO_BASES: list[dict[str, Any]] = [BASE_SCENARIO] + [
+    load_scenario(name).model_dump(mode="json", exclude_none=True) for name in preset_names()
+]
+"""Valid scenarios to start from: a small one and every preset (one of them a trace scenario)."""
+
+SWEEP_BASES: list[dict[str, Any]] = [
+    SWEEP_SPEC,
+    {"name": "a", "allocation": {"pods": ["openb_pod_list_default"], "policies": ["fgd"], "seeds": [1, 2],
+                                 "tune": 1.3}},
+]
+
+HOSTILE_VALUES: list[Any] = [
+    math.inf, -math.inf, math.nan, 1e308, -1e308, 1e-300, 0, -1, -0.0, 0.5, 10**20, 2**63, -(2**63), 2**53,
+    "", " ", "nan", "inf", "1e20", "-1", "x" * 300, "é", "\x00", [], {}, None, True, False, [1, 2], {"a": 1},
+]
+"""Values a mutation puts anywhere in a document."""
+
+hostile_value = st.one_of(
+    st.sampled_from(HOSTILE_VALUES),
+    st.integers(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    st.lists(st.integers(-5, 5), max_size=3),
+)
+
+
+def _paths(node: Any, prefix: tuple = ()) -> list[tuple]:
+    """Every place in a document: the keys and indexes that lead to each value (not the root)."""
+    out = []
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else []
+    for key, child in items:
+        out.append((*prefix, key))
+        out.extend(_paths(child, (*prefix, key)))
+    return out
+
+
+def _parent(doc: Any, path: tuple) -> Any:
+    for key in path[:-1]:
+        doc = doc[key]
+    return doc
+
+
+@st.composite
+def mutated(draw, bases: list[dict[str, Any]]) -> dict[str, Any]:
+    """A base document with one to three mutations."""
+    doc = copy.deepcopy(draw(st.sampled_from(bases)))
+    for _ in range(draw(st.integers(1, 3))):
+        paths = _paths(doc)
+        if not paths:
+            break
+        path = draw(st.sampled_from(paths))
+        parent, key = _parent(doc, path), path[-1]
+        op = draw(st.sampled_from(["drop", "replace", "replace", "nest", "add key", "swap type"]))
+        if op == "drop":
+            del parent[key]
+        elif op == "replace":
+            parent[key] = draw(hostile_value)
+        elif op == "nest":
+            value = parent[key]
+            for _ in range(draw(st.integers(1, 60))):
+                value = draw(st.sampled_from([[value], {"k": value}]))
+            parent[key] = value
+        elif op == "add key" and isinstance(parent, dict):
+            parent[draw(st.sampled_from(["colour", "seed", "jobs", "nodes", "1"]))] = draw(hostile_value)
+        else:  # swap type: a number as text, a text as a list, a list as a mapping, ...
+            value = parent[key]
+            parent[key] = (str(value) if isinstance(value, int | float) else [value] if isinstance(value, str)
+                           else {"x": value} if isinstance(value, list) else 1)
+    return doc
+
+
+def _assert_one_line(exc: GpuschedError, starts: str) -> None:
+    text = str(exc)
+    assert text and "\n" not in text, repr(text)
+    assert text.startswith(starts) or text.startswith("trace '"), text
+
+
+def _simulates(scenario) -> None:
+    """Run the loaded scenario on a few jobs: finite metrics, no negative wait."""
+    sim = make_simulator(scenario, n_jobs=min(scenario.workload.jobs, 25))
+    result = sim.run(get_policy("first_fit"))
+    assert all(np.isfinite(v) for v in result.metrics.values()), result.metrics
+    assert (result.jobs["wait_min"] >= 0).all()
+
+
+@FUZZ
+@given(mutated(SCENARIO_BASES))
+def test_mutated_scenarios_load_or_fail_in_one_line_and_loaded_ones_simulate(doc):
+    text = yaml.safe_dump(doc, sort_keys=False)
+    try:
+        scenario = scenario_from_yaml(text, source="fuzz.yaml")
+    except GpuschedError as exc:
+        _assert_one_line(exc, "scenario 'fuzz.yaml'")
+        return
+    try:
+        _simulates(scenario)
+    except GpuschedError as exc:  # a trace that cannot be sampled or read: still one line
+        _assert_one_line(exc, "scenario 'fuzz.yaml'")
+
+
+YAML_NOISE = [*":[]{}&*!|>-?,#'\"%@`\t\n ", "\x00", "\x1b", "é", "\ufeff", "\ud7ff", "&a", "*a", "<<: *a",
+              "!!python/object:os.system", ".inf", ".nan", "---"]
+
+
+@FUZZ
+@given(st.sampled_from(SCENARIO_BASES), st.lists(st.tuples(st.floats(0, 1), st.sampled_from(YAML_NOISE),
+                                                           st.sampled_from(["insert", "replace", "cut"])),
+                                                 min_size=1, max_size=6),
+       st.sampled_from(["utf-8", "utf-8", "utf-16", "latin-1"]))
+def test_scenario_yaml_with_noise_loads_or_fails_in_one_line(base, edits, encoding):
+    text = yaml.safe_dump(base, sort_keys=False)
+    for where, noise, how in edits:
+        i = int(where * len(text))
+        text = (text[:i] + noise + text[i:] if how == "insert" else text[:i] + noise + text[i + 1:]
+                if how == "replace" else text[:i])
+    data = text.encode(encoding, errors="replace")
+    try:
+        scenario = scenario_from_yaml(decode_user_bytes(data, label="scenario 'noise.yaml'",
+                                                        max_bytes=MAX_YAML_BYTES), source="noise.yaml")
+    except GpuschedError as exc:
+        _assert_one_line(exc, "scenario 'noise.yaml'")
+        return
+    try:
+        _simulates(scenario)
+    except GpuschedError as exc:
+        _assert_one_line(exc, "scenario 'noise.yaml'")
+
+
+CSV_CELLS = ["", " ", "inf", "-inf", "nan", "1e20", "-1", "0", "1.5", "9" * 30, "1000", "1001", "abc", "é",
+             "\x00", '"', ",", "1e308", "0x10", "8", "64", "65"]
+
+
+@st.composite
+def mutated_csv(draw, text: str) -> str:
+    """A CSV with some cells, rows or columns changed, or cut at a random byte."""
+    rows = [line.split(",") for line in text.strip().split("\n")]
+    for _ in range(draw(st.integers(1, 4))):
+        op = draw(st.sampled_from(["cell", "cell", "cell", "drop row", "drop column", "extra column", "cut"]))
+        r = draw(st.integers(0, len(rows) - 1))
+        if op == "cell":
+            rows[r][draw(st.integers(0, len(rows[r]) - 1))] = draw(st.sampled_from(CSV_CELLS))
+        elif op == "drop row" and len(rows) > 1:
+            del rows[r]
+        elif op == "drop column":
+            c = draw(st.integers(0, len(rows[0]) - 1))
+            rows = [row[:c] + row[c + 1:] for row in rows]
+        elif op == "extra column":
+            rows = [[*row, draw(st.sampled_from(CSV_CELLS))] for row in rows]
+        else:
+            joined = "\n".join(",".join(row) for row in rows)
+            return joined[: draw(st.integers(0, len(joined)))]
+    return "\n".join(",".join(row) for row in rows) + "\n"
+
+
+@FUZZ
+@given(mutated_csv(NODES_CSV), mutated_csv(PODS_CSV), st.booleans(), st.integers(0, 3))
+def test_mutated_openb_files_load_or_fail_in_one_line_and_loaded_ones_run(nodes_csv, pods_csv, mutate_nodes,
+                                                                           seed):
+    with tempfile.TemporaryDirectory() as folder:
+        nodes_path, pods_path = Path(folder) / "nodes.csv", Path(folder) / "pods.csv"
+        nodes_path.write_text(nodes_csv if mutate_nodes else NODES_CSV, encoding="utf-8")
+        pods_path.write_text(pods_csv, encoding="utf-8")
+        try:
+            nodes = read_openb_nodes(nodes_path)
+            pods = read_openb_pods(pods_path, max_gpus_per_node=int(nodes.gpus.max()))
+            jobs, _ = openb_jobs(pods, time_compression=60)
+            assert all(j.duration_min > 0 and np.isfinite(j.arrival_min) for j in jobs)
+            run = run_allocation(nodes, pods, "fgd_best_fit", seed)
+            assert run.failed_pods + run.scheduled_pods >= 0
+        except GpuschedError as exc:
+            _assert_one_line(exc, "trace '")
+
+
+@FUZZ
+@given(mutated(SWEEP_BASES))
+def test_mutated_sweep_specs_load_or_fail_in_one_line(doc):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "spec.yaml"
+        path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+        try:
+            spec = load_sweep(path)
+        except GpuschedError as exc:
+            _assert_one_line(exc, "sweep spec 'spec.yaml'")
+            return
+    if spec.run_count() <= 20_000:
+        runs = spec.runs()
+        assert len(runs) == spec.run_count() and len({r["run_id"] for r in runs}) == len(runs)

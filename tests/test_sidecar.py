@@ -1,0 +1,55 @@
+"""Model sidecars are validated like scenarios: the fields loading relies on have types and bounds,
+and the list of models shows a bad sidecar's one-line reason instead of failing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from hostile_inputs import CASES
+
+from gpusched.agent.models import ModelError, Sidecar, list_models, load_sidecar, read_sidecar
+from gpusched.paths import SHIPPED_MODELS_DIR
+
+SHIPPED = SHIPPED_MODELS_DIR / "ppo-default.zip"
+
+
+def test_the_shipped_sidecar_validates_and_keeps_every_field():
+    meta = read_sidecar(SHIPPED)
+    raw = json.loads(SHIPPED.with_suffix(".json").read_text())
+    assert meta == raw  # every field as written; the checked ones already had the right types
+    assert Sidecar.model_validate(raw).max_gpus == 16
+
+
+def test_absent_optional_fields_get_the_defaults_loading_used(tmp_path):
+    shutil.copy(SHIPPED, tmp_path / "m.zip")
+    raw = json.loads(SHIPPED.with_suffix(".json").read_text())
+    for key in ("max_gpus", "queue_window", "vram_scale_gb"):
+        raw.pop(key)
+    (tmp_path / "m.json").write_text(json.dumps(raw))
+    meta = load_sidecar(tmp_path / "m.zip")
+    assert (meta["max_gpus"], meta["queue_window"], meta["vram_scale_gb"]) == (8, 8, 80.0)
+
+
+SIDECAR_CASES = [c for c in CASES if c.cls == "sidecar"]
+
+
+@pytest.mark.parametrize("case", SIDECAR_CASES, ids=[c.id for c in SIDECAR_CASES])
+def test_the_model_list_shows_why_a_sidecar_is_refused(case, tmp_path):
+    models = tmp_path / "models"
+    for name, content in case.files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    infos = list_models([models])
+    assert [i.name for i in infos] == ["m"]
+    try:
+        read_sidecar(models / "m.zip")
+    except ModelError as exc:
+        message = str(exc)
+    else:
+        pytest.fail("a hostile sidecar was accepted")
+    assert "\n" not in message and all(n in message for n in case.needles)
+    if infos[0].error:  # a format or field error is found by listing; version and hash on load
+        assert infos[0].error in message and not infos[0].meta
