@@ -1,4 +1,6 @@
-"""The RL agent against every heuristic on held-out workload seeds, as Markdown tables.
+"""The shipped FIFO agent (``assets/models/ppo-default.zip``, which ``ppo`` runs on a strict queue)
+against every heuristic on held-out workload seeds, as Markdown tables (``window_agent_table.py``
+measures the shipped window agent).
 
 Training draws workload seeds >= 10,000 and its evaluation callback uses seeds 500-504, so the
 default seeds 1000-1009 were never seen. Each table row is mean ± std over the seeds.
@@ -18,6 +20,7 @@ from gpusched.policies import heuristic_names
 from gpusched.workload.scenario import load_scenario
 
 SCENARIOS = ("phase1-8gpu", "phase1-4gpu", str(Path(__file__).parent / "scenarios" / "hetero-32gpu.yaml"))
+FIFO_MODEL = "assets/models/ppo-default.zip"
 COLUMNS = (("avg_wait_min", "avg wait (min)", "{:.1f}"), ("p95_wait_min", "p95 wait (min)", "{:.1f}"),
            ("jobs_completed", "jobs completed", "{:.0f}"), ("avg_util", "avg util", "{:.3f}"),
            ("total_reward", "total reward", "{:.1f}"))
@@ -33,12 +36,13 @@ def _seeds(text: str) -> list[int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="1000-1009", help="seed range lo-hi or comma list")
-    parser.add_argument("--policies", help="comma-separated policies (default: every heuristic, then ppo "
-                        "and ppo_rollout)")
+    parser.add_argument("--policies", help="comma-separated policies (default: every heuristic, then "
+                        "ppo and ppo_rollout of the FIFO model)")
     parser.add_argument("--json", help="write every run's metrics as JSON to this path")
     args = parser.parse_args()
     seeds = _seeds(args.seeds)
-    policies = args.policies.split(",") if args.policies else [*heuristic_names(), *AGENT_POLICIES]
+    policies = (args.policies.split(",") if args.policies
+                else [*heuristic_names(), *(f"{p}:{FIFO_MODEL}" for p in AGENT_POLICIES)])
     dump = {}
     for ref in SCENARIOS:
         scenario = load_scenario(ref)

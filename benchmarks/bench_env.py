@@ -6,7 +6,11 @@ Prints:
   and on random heterogeneous clusters of 64 and 512 GPUs (episode resets included and excluded);
 - MaskablePPO training steps per second on ``phase1-8gpu`` (4 environments, no warm start);
 - the agent's time per decision (observation + network + mask) at 8 and 512 GPUs;
-- the agent with rollouts (``ppo_rollout``): seconds per ``phase1-8gpu`` run and per decision.
+- the agent with rollouts (``ppo_rollout``): seconds per ``phase1-8gpu`` run and per decision;
+- the window environment (observation version 3) on ``fleet-16gpu`` (16 GPUs, window 16): steps
+  per second with random valid (slot, GPU) actions, resets included; MaskablePPO steps per second
+  of the window agent's training settings; its decision time at 512 GPUs x window 16 and 32; and
+  one greedy run of the shipped agent on ``fleet-16gpu``.
 
 The environment's step is a few dozen small numpy operations, so its speed scales with the
 machine's per-operation overhead; the first line prints that overhead as a calibration.
@@ -75,26 +79,31 @@ def bench_env_steps(n_gpus: int, seconds: float) -> dict[str, float]:
             "steps_per_s_excl_reset": steps / max(total - reset_s, 1e-9)}
 
 
-def bench_training(steps: int) -> dict[str, float]:
-    """MaskablePPO steps per second on phase1-8gpu (4 envs, 512-step rollouts, no warm start)."""
+def _ppo_steps_per_s(config, policy_class, steps: int) -> dict[str, float]:
+    """MaskablePPO steps per second of ``config``'s training environments (no warm start)."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from gpusched.agent.config import TrainConfig
-    from gpusched.agent.network import GpuSetPolicy
     from gpusched.agent.train import make_train_env, seed_everything
 
-    config = TrainConfig(randomize=True, n_envs=4)
     th.set_num_threads(config.torch_threads)
     seed_everything(0)
     venv = DummyVecEnv([lambda: make_train_env(config) for _ in range(config.n_envs)])
-    model = MaskablePPO(GpuSetPolicy, venv, n_steps=config.n_steps, batch_size=config.batch_size,
+    model = MaskablePPO(policy_class, venv, n_steps=config.n_steps, batch_size=config.batch_size,
                         n_epochs=config.n_epochs, policy_kwargs={"hidden": config.hidden}, seed=0,
                         device="cpu")
     start = time.perf_counter()
     model.learn(total_timesteps=steps)
     elapsed = time.perf_counter() - start
     return {"steps": steps, "seconds": elapsed, "steps_per_s": steps / elapsed}
+
+
+def bench_training(steps: int) -> dict[str, float]:
+    """MaskablePPO steps per second on phase1-8gpu (4 envs, 512-step rollouts, no warm start)."""
+    from gpusched.agent.config import TrainConfig
+    from gpusched.agent.network import GpuSetPolicy
+
+    return _ppo_steps_per_s(TrainConfig(randomize=True, n_envs=4), GpuSetPolicy, steps)
 
 
 def bench_inference(n_gpus: int, decisions: int = 300) -> dict[str, float]:
@@ -143,6 +152,77 @@ def bench_rollout(seeds: tuple[int, ...] = (0, 1, 2)) -> dict[str, float]:
     return {"seconds_per_run": seconds / len(seeds), "ms_per_decision": 1e3 * seconds / decisions}
 
 
+def bench_window_env_steps(seconds: float) -> dict[str, float]:
+    """Random valid (slot, GPU) actions on fleet-16gpu (16 GPUs, window 16) for ``seconds``."""
+    rng = np.random.default_rng(0)
+    env = GPUSchedulerEnv("fleet-16gpu", obs_version=3, max_window=16)
+    uniforms = rng.random(1 << 16).tolist()
+    env.reset(seed=0)
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        valid = env.action_masks().nonzero()[0]
+        _, _, terminated, truncated, _ = env.step(int(valid[int(uniforms[steps & 0xFFFF] * valid.size)]))
+        steps += 1
+        if terminated or truncated:
+            env.reset()
+    return {"gpus": 16, "window": 16, "steps_per_s": steps / (time.perf_counter() - start)}
+
+
+def bench_window_training(steps: int) -> dict[str, float]:
+    """MaskablePPO steps per second with the window agent's settings (fleet-16gpu, randomised
+    clusters, windows 1-16, speed sigma 0.2, 1024-step rollouts; no warm start)."""
+    from gpusched.agent.config import TrainConfig
+    from gpusched.agent.network import WindowSetPolicy
+
+    config = TrainConfig(scenario="fleet-16gpu", randomize=True, n_envs=4)
+    config.window_agent((1, 16), 0.2)
+    return _ppo_steps_per_s(config, WindowSetPolicy, steps)
+
+
+def bench_window_inference(n_gpus: int, window: int, decisions: int = 300) -> dict[str, float]:
+    """Mean time (ms) of one window-agent decision (observation, network, masked argmax) on a
+    random cluster of ``n_gpus`` GPUs with the shipped speeds and a queue of ``window`` slots."""
+    from gpusched.agent.network import WindowSetPolicy
+    from gpusched.agent.scheduler import act
+    from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
+    from gpusched.env.window import WindowObservationBuilder
+
+    cluster, jobs = _workload(n_gpus, seed=n_gpus)
+    env = GPUSchedulerEnv("fleet-16gpu", max_gpus=n_gpus, obs_version=3, max_window=window)
+    env.reset(seed=0, options={"jobs": jobs, "cluster": cluster})
+    th.manual_seed(0)
+    policy = WindowSetPolicy(env.observation_space, env.action_space, lambda _: 0.0)
+    builder = WindowObservationBuilder(env.sim.cluster, n_gpus, window,
+                                       GpuSpeeds(env.sim.cluster, DEFAULT_SPEEDS), 80.0)
+    times = []
+    for _ in range(decisions):
+        sim = env.sim
+        start = time.perf_counter()
+        action = act(policy, builder.observe(sim), builder.mask(sim))
+        times.append(time.perf_counter() - start)
+        _, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            env.reset()
+    return {"gpus": n_gpus, "window": window, "ms_per_decision": 1e3 * float(np.mean(times))}
+
+
+def bench_greedy_fleet(seeds: tuple[int, ...] = (0, 1, 2)) -> dict[str, float]:
+    """Seconds per greedy run of the shipped agent (``ppo``) on fleet-16gpu (400 jobs)."""
+    from gpusched.experiment.runner import make_simulator
+    from gpusched.policies import get_policy
+
+    scenario = load_scenario("fleet-16gpu")
+    get_policy("ppo")  # load the model once, as every later run does
+    seconds = []
+    for seed in seeds:
+        sim = make_simulator(scenario, seed)
+        start = time.perf_counter()
+        sim.run(get_policy("ppo"))
+        seconds.append(time.perf_counter() - start)
+    return {"seconds_per_run": float(np.mean(seconds)), "max_seconds": float(np.max(seconds))}
+
+
 def numpy_op_us() -> float:
     """Time (microseconds) of one tiny numpy operation: a calibration of this machine's overhead."""
     import timeit
@@ -181,6 +261,24 @@ def main() -> None:
     out["rollout"] = row
     print(f"agent with rollouts, phase1-8gpu seeds 0-2: {row['seconds_per_run']:.1f} s per run, "
           f"{row['ms_per_decision']:.1f} ms per decision")
+    runs = [bench_window_env_steps(args.seconds) for _ in range(args.repeat)]
+    out["window_env"] = max(runs, key=lambda r: r["steps_per_s"])
+    print(f"window environment, fleet-16gpu (16 GPUs x window 16), random valid actions, resets "
+          f"included: {out['window_env']['steps_per_s']:.0f} steps/s (all runs: "
+          + ", ".join(f"{r['steps_per_s']:.0f}" for r in runs) + ")")
+    row = bench_window_training(args.train_steps)
+    out["window_training"] = row
+    print(f"window agent training: {row['steps']} PPO steps in {row['seconds']:.1f} s = "
+          f"{row['steps_per_s']:.0f} steps/s")
+    out["window_inference"] = []
+    for n, w in ((16, 16), (512, 16), (512, 32)):
+        row = bench_window_inference(n, w)
+        out["window_inference"].append(row)
+        print(f"window agent decision at {n} GPUs x window {w}: {row['ms_per_decision']:.2f} ms")
+    row = bench_greedy_fleet()
+    out["greedy_fleet"] = row
+    print(f"greedy agent (ppo) on fleet-16gpu, seeds 0-2: {row['seconds_per_run']:.2f} s per run "
+          f"(slowest {row['max_seconds']:.2f} s)")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=2)

@@ -99,3 +99,13 @@ SPEED_RANGE: tuple[float, float] = (0.001, 100.0)
 MAX_ESTIMATE_ERROR = 3.0
 """Largest ``workload.runtime_estimate_error`` (sigma of a log-normal: 3 spreads estimates over
 about a factor of 20 either way)."""
+
+MAX_TIMESTEPS = 100_000_000
+"""Most PPO environment steps of one training run (``--timesteps``; the shipped agents train on
+under a million)."""
+
+MAX_N_ENVS = 64
+"""Most parallel training environments (``--n-envs``)."""
+
+MAX_SPEED_SIGMA = 1.0
+"""Largest speed randomisation of a training run (``--speed-sigma``, sigma of a log-normal factor)."""

@@ -43,7 +43,11 @@ USER_MODELS_DIR = REPO_ROOT / "models"
 """The user's own trained models (git-ignored)."""
 
 DEFAULT_MODEL = SHIPPED_MODELS_DIR / "ppo-default.zip"
-"""The model the registry name ``ppo`` loads."""
+"""The shipped FIFO agent: ``ppo`` runs it on scenarios with a queue window of 1."""
+
+WINDOW_MODEL = SHIPPED_MODELS_DIR / "ppo-window.zip"
+"""The shipped window agent (it chooses which job runs, and where): ``ppo`` runs it on scenarios
+with a queue window above 1."""
 
 RUNS_DIR = REPO_ROOT / "runs"
 """TensorBoard logs and checkpoints of training runs started from the dashboard."""

@@ -44,6 +44,28 @@ def test_train_rejects_bad_input():
     assert out.returncode == 2
 
 
+@pytest.mark.parametrize(("args", "needle"), [
+    (("--windows", "8-2"), "window range 8-2: the first value is above the second"),
+    (("--windows", "1-999"), "must be <= 128 (the longest queue window)"),
+    (("--windows", "1-4", "--speed-sigma", "nan"), "expected a finite number, got 'nan'"),
+    (("--windows", "1-4", "--speed-sigma", "2"), "must be from 0 to 1 (the largest speed randomisation)"),
+    (("--speed-sigma", "0.2",), "give --windows too"),
+    (("--loads", "0.1-0.5",), "give --randomize too"),
+    (("--randomize", "--loads", "0-0.5"), "must be from 0.001 to 100 (the load range)"),
+    (("--timesteps", "1000000000",), "must be <= 100,000,000 (the limit on training steps)"),
+    (("--n-envs", "65",), "must be <= 64 (the limit on training environments)"),
+])
+def test_train_refuses_bad_window_and_size_options_in_one_line(args, needle, tmp_path):
+    base = ["train", "--scenario", "fleet-16gpu", "--out", str(tmp_path / "m.zip")]
+    if "--timesteps" not in args:
+        base += ["--timesteps", "10"]
+    out = run_cli(*base, *args)
+    assert out.returncode == 2 and out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], out.stderr
+    assert not (tmp_path / "m.zip").exists()
+
+
 def test_import_gpusched_does_not_import_torch():
     code = "import sys, gpusched, gpusched.policies; gpusched.policies.get_policy('first_fit'); " \
            "print('torch' in sys.modules)"

@@ -25,13 +25,16 @@ def test_agent_page_explains_no_upload():
 
 
 @pytest.mark.skipif(not training_available(), reason="the agent's training dependencies are missing")
-def test_training_from_the_page_saves_a_selectable_model():
+def test_training_a_window_agent_from_the_page_saves_a_selectable_model():
     name = f"apptest-{uuid.uuid4().hex[:8]}"
     at = open_page("views/agent.py")
     at.text_input(key="train_name").set_value(name)
     at.selectbox(key="train_scenario").set_value("ll-stall-mini")
     at.number_input(key="train_timesteps").set_value(1_000)
     at.number_input(key="train_n_steps").set_value(128)
+    assert at.radio(key="train_kind").value == "window"
+    at.slider(key="train_windows").set_value((1, 4))
+    at.number_input(key="train_speed_sigma").set_value(0.3)
     at.button[0].click().run()
     try:
         assert_clean(at)
@@ -43,7 +46,10 @@ def test_training_from_the_page_saves_a_selectable_model():
             time.sleep(1.5)
             at.run()
             assert_clean(at)
-        assert any(m.name == name and m.origin == "user" and m.meta for m in list_models())
+        model = next(m for m in list_models() if m.name == name)
+        assert model.origin == "user" and model.windowed
+        assert model.meta["random_windows"] == [1, 4] and model.meta["speed_sigma"] == 0.3
+        assert model.meta["max_window"] == 4
         curves = next(spec for spec in plotly_specs(at)
                       if "Evaluation: average wait (min)" in json.dumps(spec))
         assert curves["data"][1]["y"], "no evaluation wait-time curve"

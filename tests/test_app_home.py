@@ -5,14 +5,25 @@ from __future__ import annotations
 from apptest_support import assert_clean, open_page, plotly_specs
 
 
-def test_home_shows_headline_numbers():
+def test_home_shows_headline_numbers_on_the_fleet_with_the_measured_best_heuristic():
+    from gpusched.dashboard.headline import HEADLINE_SCENARIO, HEADLINE_SEEDS, headline_heuristics
+    from gpusched.experiment.runner import compare
+    from gpusched.policies import policy_label
+    from gpusched.workload.scenario import load_scenario
+
     at = open_page()
     assert_clean(at)
     assert "gpusched" in at.title[0].value
+    assert any(HEADLINE_SCENARIO in s.value for s in at.subheader)
     labels = [m.label for m in at.metric]
     assert labels.count("Average wait (min)") >= 2
-    specs = plotly_specs(at)
-    assert specs and "First-Fit" in str(specs[0]) and "Least-Loaded" in str(specs[0])
+    waits = compare(load_scenario(HEADLINE_SCENARIO), list(headline_heuristics()),
+                    list(HEADLINE_SEEDS)).summary()["avg_wait_min"]
+    best = waits.idxmin()
+    chart = str(plotly_specs(at)[0])
+    assert policy_label("fcfs+first_fit") in chart and policy_label(best) in chart
+    shown = [m.value for m in at.metric if m.label == "Average wait (min)"]
+    assert f"{waits[best]:,.1f}" in shown and f"{waits['fcfs+first_fit']:,.1f}" in shown
 
 
 def test_show_me_the_stall_opens_the_demo():

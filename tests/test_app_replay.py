@@ -5,6 +5,17 @@ from __future__ import annotations
 from apptest_support import assert_clean, open_page, plotly_specs
 
 
+def _open_with_window(window: int):
+    """The Replay page on the default scenario with a queue window of ``window`` jobs."""
+    from gpusched.workload.scenario import scenario_from_yaml
+
+    at = open_page("views/replay.py")
+    scenario = scenario_from_yaml(at.session_state["scenario_yaml"]).with_overrides(queue={"window": window})
+    at.session_state["scenario_yaml"] = scenario.to_yaml()
+    at.run()
+    return at
+
+
 def _metric(at, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
@@ -35,14 +46,24 @@ def test_changing_policy_and_seed_updates_the_run():
 
 def test_replay_marks_out_of_order_starts_on_a_window_scenario():
     from gpusched.figures.replay import OUT_OF_ORDER_LEGEND
-    from gpusched.workload.scenario import scenario_from_yaml
 
-    at = open_page("views/replay.py")
-    window = scenario_from_yaml(at.session_state["scenario_yaml"]).with_overrides(queue={"window": 8})
-    at.session_state["scenario_yaml"] = window.to_yaml()
-    at.run()
+    at = _open_with_window(8)
     at.selectbox(key="replay_policy").set_value("fitfirst").run()
     assert_clean(at)
     assert any(m.label == "Started out of order" for m in at.metric)
     names = [t.get("name") for spec in plotly_specs(at) for t in spec["data"]]
     assert OUT_OF_ORDER_LEGEND in names
+
+
+def test_replay_lists_every_decision_and_filters_the_out_of_order_ones():
+    at = _open_with_window(8)
+    at.selectbox(key="replay_policy").set_value("sjf+best_fit").run()
+    assert_clean(at)
+    table = at.dataframe[-1].value
+    assert (table["decision"] == "start").sum() == 40  # every job of the default scenario started
+    out_of_order = int(table["out_of_order"].sum())
+    assert out_of_order > 0
+    assert f"{out_of_order:,} of them out of order" in " ".join(c.value for c in at.caption)
+    at.toggle(key="decisions_unusual").set_value(True).run()
+    assert_clean(at)
+    assert len(at.dataframe[-1].value) == out_of_order + int((table["decision"] == "hold").sum())

@@ -125,6 +125,7 @@ def test_the_shipped_conditions_results_are_current():
 def _readme_stall_table() -> dict[str, dict[str, str]]:
     text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     section = text[text.index("### Where the Least-Loaded stall happens"):]
+    section = section[: section.index("\n## ")]
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     out = {}
     for line in rows:

@@ -8,11 +8,16 @@ from gpusched import preset_names
 from gpusched.agent import AGENT_POLICY
 from gpusched.agent.models import list_models
 from gpusched.dashboard.policies import training_available
-from gpusched.paths import DEFAULT_MODEL, RUNS_DIR, SHIPPED_MODELS_DIR, USER_MODELS_DIR
+from gpusched.limits import MAX_WINDOW
+from gpusched.paths import DEFAULT_MODEL, RUNS_DIR, SHIPPED_MODELS_DIR, USER_MODELS_DIR, WINDOW_MODEL
+from gpusched.policies import policy_label
 
 JOB_KEY = "training_job"
 SEEN_KEY = "training_seen_finished"
 POLL_S = 1.0  # how often the progress panel refreshes while a run is going (seconds)
+SHIPPED_CHOICE = (f"{AGENT_POLICY}: the shipped agents ({WINDOW_MODEL.name} on a queue window, "
+                  f"{DEFAULT_MODEL.name} on a strict queue)")
+AGENT_KINDS = {"window": "which job runs, and where", "placement": "where the oldest job runs"}
 
 
 @st.cache_resource(show_spinner=False)
@@ -20,16 +25,23 @@ def _can_train() -> bool:
     return training_available()
 
 
-def _summary(meta: dict) -> dict:
+def _summary(model) -> dict:
     """The sidecar fields worth a column."""
-    evaluation = (meta.get("eval") or {}).get("avg", {})
-    agent, best = evaluation.get(AGENT_POLICY, {}), evaluation.get("best_fit", {})
+    meta = model.meta
+    evaluation = dict((meta.get("eval") or {}).get("avg", {}))
+    agent = evaluation.pop(AGENT_POLICY, {})
+    waits = {name: row["avg_wait_min"] for name, row in evaluation.items() if "avg_wait_min" in row}
+    best = min(waits, key=waits.get) if waits else None
+    windows = meta.get("random_windows")
     return {
         "trained on": meta.get("scenario", "—"),
+        "chooses the job": model.windowed,
+        "windows": f"{windows[0]}–{windows[1]}" if windows else None,
         "randomised clusters": meta.get("randomize"),
         "timesteps": meta.get("timesteps"),
         "eval avg wait (min)": agent.get("avg_wait_min"),
-        "Best-Fit avg wait (min)": best.get("avg_wait_min"),
+        "best heuristic (eval)": policy_label(best) if best else None,
+        "its avg wait (min)": waits.get(best),
         "training time (s)": meta.get("training_time_s"),
     }
 
@@ -48,25 +60,28 @@ def _models_section() -> None:
         st.warning("No models yet. The agent (`ppo`) joins the other pages once its model ships "
                    "in `assets/models/`, or once you train one below.", icon=":material/smart_toy:")
         return
-    rows = [{"model": m.name, "origin": m.origin, **_summary(m.meta), "note": m.error or ""}
+    rows = [{"model": m.name, "origin": m.origin, **_summary(m), "note": m.error or ""}
             for m in models]
     number = st.column_config.NumberColumn(format="%.1f")
     st.dataframe(pd.DataFrame(rows), width="stretch", hide_index=True,
-                 column_config={"eval avg wait (min)": number, "Best-Fit avg wait (min)": number,
+                 column_config={"eval avg wait (min)": number, "its avg wait (min)": number,
                                 "training time (s)": number,
                                 "timesteps": st.column_config.NumberColumn(format="%d")})
-    names = [m.policy_name for m in models]
-    current = st.session_state.get(AGENT_KEY)
+    shipped = AGENT_POLICY in available_policies()
+    names = [*([AGENT_POLICY] if shipped else []), *(m.policy_name for m in models)]
+    current = st.session_state.get(AGENT_KEY, AGENT_POLICY)
     choice = st.radio("Model used on Replay, Compare and Least-Loaded stalls", names,
                       index=names.index(current) if current in names else 0, key="agent_choice",
-                      format_func=lambda n: n.split(":", 1)[1])
-    picked = models[names.index(choice)]
-    if picked.path == DEFAULT_MODEL:
-        st.session_state.pop(AGENT_KEY, None)  # the shipped model is the registry's ``ppo``
-    elif AGENT_POLICY in available_policies() or picked.origin == "user":
+                      format_func=lambda n: SHIPPED_CHOICE if n == AGENT_POLICY else n.split(":", 1)[1])
+    if choice == AGENT_POLICY:
+        st.session_state.pop(AGENT_KEY, None)  # the registry's ``ppo``: the shipped models
+    else:
         st.session_state[AGENT_KEY] = choice
-    with st.expander(f"Sidecar of `{picked.name}`"):
-        st.json(picked.meta or {"note": picked.error})
+    for picked in models if choice == AGENT_POLICY else [models[names.index(choice) - shipped]]:
+        if choice == AGENT_POLICY and picked.origin != "shipped":
+            continue
+        with st.expander(f"Sidecar of `{picked.name}`"):
+            st.json(picked.meta or {"note": picked.error})
 
 
 def _start_training(values: dict) -> None:
@@ -82,6 +97,13 @@ def _start_training(values: dict) -> None:
         hidden=int(values["hidden"]), eval_freq=max(steps // 5, int(values["n_envs"])),
         checkpoint_freq=max(steps, 1), log_dir=str(RUNS_DIR), progress=False,
         bc_episodes=4, bc_epochs=10)
+    if values["kind"] == "window":
+        config.window_agent(values["windows"], values["speed_sigma"])
+        # the page's own choices, and a short warm start that fits a run from the page
+        config.set("learning_rate", float(values["learning_rate"]))
+        config.set("n_steps", int(values["n_steps"]))
+        config.set("ent_coef", float(values["ent_coef"]))
+        config.bc_episodes, config.bc_epochs, config.dagger_rounds = 4, 10, 1
     job = TrainingJob(config)
     job.start()
     st.session_state[JOB_KEY] = job
@@ -118,6 +140,18 @@ def _training_form() -> None:
         values["randomize"] = st.checkbox(
             "Randomised clusters (half the episodes on random clusters and job mixes)",
             key="train_randomize")
+        w = st.columns([2, 2, 1])
+        values["kind"] = w[0].radio(
+            "The agent chooses", list(AGENT_KINDS), format_func=AGENT_KINDS.get, horizontal=True,
+            key="train_kind", help="A window agent picks which of the first N queued jobs starts and "
+                                   "where; a placement agent places the oldest job only.")
+        values["windows"] = w[1].slider("Queue windows of the episodes", 1, MAX_WINDOW, (1, 16),
+                                        key="train_windows",
+                                        help="Each episode draws its window in this range.")
+        values["speed_sigma"] = w[2].number_input(
+            "Speed randomisation (σ)", min_value=0.0, max_value=1.0, value=0.2, step=0.05,
+            key="train_speed_sigma",
+            help="On random clusters, each GPU model's speeds are the shipped ones times exp(σ·Z).")
         if st.form_submit_button("Start training", type="primary", icon=":material/model_training:"):
             running = st.session_state.get(JOB_KEY)
             if running is None or running.snapshot().finished:

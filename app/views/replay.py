@@ -14,6 +14,7 @@ from shared import (
 )
 
 from gpusched.errors import GpuschedError
+from gpusched.experiment.decisions import decision_table
 from gpusched.limits import MAX_SEED
 from gpusched.policies import policy_label
 
@@ -64,6 +65,33 @@ def main() -> None:
                "in use, against its capacity (light grey).")
     show_chart(replay, key="replay_fig")
     show_chart(gantt, key="gantt_fig")
+    _decisions(result, policy)
+
+
+def _decisions(result, policy: str) -> None:
+    """Every start and deliberate hold of the run, with the out-of-order starts marked."""
+    table = decision_table(result)
+    starts = table[table["decision"] == "start"]
+    st.markdown("##### Decisions")
+    st.caption(f"{policy_label(policy)} made {len(starts):,} starts, "
+               f"{int(starts['out_of_order'].sum()):,} of them out of order (ahead of an earlier "
+               f"arrival that still waited), and held {int((table['decision'] == 'hold').sum()):,} "
+               "times while the oldest job fitted. Slot 0 is the oldest waiting job; the job "
+               "number is its arrival order.")
+    if st.toggle("Only out-of-order starts and holds", key="decisions_unusual"):
+        table = table[table["out_of_order"] | (table["decision"] == "hold")]
+    st.dataframe(
+        table, hide_index=True, width="stretch", height=300,
+        column_config={
+            "time_min": st.column_config.NumberColumn("Time (min)", format="%.1f"),
+            "decision": "Decision",
+            "job": st.column_config.NumberColumn("Job (arrival #)"),
+            "type": "Type",
+            "slot": st.column_config.NumberColumn("Window slot"),
+            "gpus": "GPUs",
+            "wait_min": st.column_config.NumberColumn("Waited (min)", format="%.1f"),
+            "out_of_order": st.column_config.CheckboxColumn("Out of order"),
+        })
 
 
 main()

@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+WINDOW_TEACHER = "sjf+best_fit"
+"""The heuristic a window agent imitates in its warm start (the best queue-aware heuristic on
+``fleet-16gpu``; see the README's agent tables)."""
+
 
 @dataclass
 class TrainConfig:
@@ -46,6 +50,9 @@ class TrainConfig:
     random_loads: tuple[float, float] | None = None
     """On random clusters, draw the offered load in this range (otherwise the scenario's rate is
     scaled by the cluster's VRAM)."""
+    unit_speed_prob: float = 0.0
+    """On random clusters, the share of episodes with no speed table (every GPU at speed 1.0, as
+    on the FIFO presets)."""
     learning_rate: float = 1e-4
     """Adam learning rate (constant)."""
     n_steps: int = 512
@@ -80,6 +87,9 @@ class TrainConfig:
     """Episodes per DAgger round."""
     dagger_epochs: int = 20
     """Passes over all data after each DAgger round."""
+    keep_best: bool = False
+    """Save the weights that scored best on ``eval_seeds`` (the warm start, an evaluation during
+    PPO, or the final weights) instead of the final ones; the sidecar's ``selected`` says which."""
     eval_seeds: tuple[int, ...] = (500, 501, 502, 503, 504)
     """Held-out workload seeds of the evaluation callback (training draws seeds >= 10,000)."""
     eval_freq: int = 20_000
@@ -92,6 +102,30 @@ class TrainConfig:
     """Torch CPU threads (small networks run fastest on one)."""
     progress: bool = True
     """Show a progress bar."""
+
+    def window_agent(self, windows: tuple[int, int], speed_sigma: float,
+                     unit_speed_prob: float = 0.25) -> None:
+        """Make this a window agent's run, with the settings the shipped window agent was chosen
+        with (README, "The window agent"): observation version 3, each episode's queue window
+        drawn in ``windows``, GPU speeds perturbed by ``speed_sigma`` on random clusters (and
+        absent on ``unit_speed_prob`` of them); a warm start imitating :data:`WINDOW_TEACHER`
+        with four DAgger rounds; then a cautious PPO (small steps, no entropy bonus) on the
+        waiting time alone, keeping the weights that score best on the evaluation seeds."""
+        from gpusched.env.window import WINDOW_OBS_VERSION
+
+        self.obs_version = WINDOW_OBS_VERSION
+        self.random_windows = (int(windows[0]), int(windows[1]))
+        self.max_window = max(self.random_windows[1], 1)
+        self.speed_sigma = float(speed_sigma)
+        self.unit_speed_prob = float(unit_speed_prob)
+        self.keep_best = True
+        if self.bc_policy:
+            self.bc_policy = WINDOW_TEACHER
+        self.bc_episodes, self.bc_epochs = 24, 40
+        self.dagger_rounds, self.dagger_episodes = 4, 16
+        self.learning_rate, self.ent_coef, self.clip_range = 2e-5, 0.0, 0.05
+        self.n_steps, self.gamma = 1024, 0.999
+        self.train_reward = {"completion": 0.0, "wait": 1.0, "util_band": 0.0, "imbalance": 0.0}
 
     def to_json(self) -> dict[str, Any]:
         """Every field as JSON-ready values (tuples become lists); :meth:`from_json` reads it back."""

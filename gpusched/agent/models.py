@@ -277,6 +277,12 @@ class ModelInfo:
             rel = self.path
         return f"{AGENT_POLICY}:{rel.as_posix()}"
 
+    @property
+    def windowed(self) -> bool:
+        """Whether the model chooses among a queue window (its sidecar records job slots,
+        ``max_window``; read without importing the environment)."""
+        return self.meta.get("max_window") is not None
+
 
 def list_models(dirs: list[Path] | None = None) -> list[ModelInfo]:
     """Every ``.zip`` model in the model folders (:func:`model_dirs`, or ``dirs``) with its sidecar

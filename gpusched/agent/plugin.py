@@ -13,7 +13,8 @@ from pathlib import Path
 
 from gpusched.agent.models import LoadedAgent, load_agent, resolve_model
 from gpusched.agent.names import AGENT_POLICY, ROLLOUT_AGENT_POLICY
-from gpusched.paths import DEFAULT_MODEL
+from gpusched.core.simulator import Action, Simulator
+from gpusched.paths import DEFAULT_MODEL, WINDOW_MODEL
 from gpusched.policies import Policy, register, register_prefix
 
 
@@ -22,20 +23,9 @@ def _load_cached(path: str, mtime_ns: int, size: int) -> LoadedAgent:
     return load_agent(path)
 
 
-def ppo_policy(ref: str | None = None, seed: int = 0, rollout: bool = False) -> Policy:
-    """The scheduling policy of a trained model (``None``: the shipped model), loaded safely.
-
-    :param ref: model path, absolute or relative to the cwd or a model folder.
-    :param seed: unused (the agent acts deterministically); kept for the registry's signature.
-    :param rollout: decide with rollouts of the model (``ppo_rollout``) instead of its greedy
-        choice alone (``ppo``).
-    :raises gpusched.agent.models.ModelError: if the model is refused.
-    """
-    path = resolve_model(ref) if ref else resolve_model(DEFAULT_MODEL)
-    stat = Path(path).stat()
+def _scheduler(path: Path, name: str, rollout: bool):
+    stat = path.stat()
     agent = _load_cached(str(path), stat.st_mtime_ns, stat.st_size)
-    base = ROLLOUT_AGENT_POLICY if rollout else AGENT_POLICY
-    name = base if ref is None else f"{base}:{ref}"
     if rollout:
         from gpusched.agent.rollout import rollout_scheduler
 
@@ -43,6 +33,68 @@ def ppo_policy(ref: str | None = None, seed: int = 0, rollout: bool = False) -> 
     from gpusched.agent.scheduler import agent_scheduler
 
     return agent_scheduler(agent, name=name)
+
+
+def shipped_model_for(window: int) -> Path:
+    """The shipped model ``ppo`` runs on a scenario with this queue window: the window agent
+    (:data:`~gpusched.paths.WINDOW_MODEL`) above 1, the FIFO agent (:data:`~gpusched.paths.DEFAULT_MODEL`)
+    otherwise. On the FIFO presets the window agent waits longer than the FIFO agent (README,
+    "The window agent"), so both ship."""
+    return WINDOW_MODEL if window > 1 else DEFAULT_MODEL
+
+
+class ShippedAgent:
+    """``ppo`` / ``ppo_rollout`` with the shipped models: at :meth:`bind` it picks the model for the
+    simulator's queue window (:func:`shipped_model_for`) and decides through its scheduler.
+
+    :param name: registry name reported in results.
+    :param rollout: decide with rollouts of the model instead of its greedy choice alone.
+    """
+
+    def __init__(self, name: str, rollout: bool = False):
+        self.name = name
+        self.rollout = rollout
+        self.scheduler = None
+        """The scheduler of the model chosen at the last :meth:`bind`."""
+
+    def bind(self, sim: Simulator) -> None:
+        """Choose the model for ``sim``'s window and attach its scheduler."""
+        path = resolve_model(shipped_model_for(sim.window))
+        self.scheduler = _scheduler(path, self.name, self.rollout)
+        self.scheduler.bind(sim)
+
+    def __getattr__(self, name: str):
+        """The chosen scheduler's attributes after :meth:`bind` (e.g. ``forks``, ``decisions``)."""
+        scheduler = self.__dict__.get("scheduler")
+        if scheduler is None:
+            raise AttributeError(name)
+        return getattr(scheduler, name)
+
+    def decide(self, sim: Simulator) -> tuple[int, Action]:
+        """The chosen model's (window slot, action); a FIFO model places the head job (slot 0)."""
+        if self.scheduler is None:
+            raise RuntimeError(f"{self.name} needs bind(simulator) before decide()")
+        if hasattr(self.scheduler, "decide"):
+            return self.scheduler.decide(sim)
+        return 0, self.scheduler.select(sim.state, sim.head_job)
+
+
+def ppo_policy(ref: str | None = None, seed: int = 0, rollout: bool = False) -> Policy:
+    """The scheduling policy of a trained model, loaded safely (``None``: the shipped models,
+    chosen by the scenario's window; see :class:`ShippedAgent`).
+
+    :param ref: model path, absolute or relative to the cwd or a model folder.
+    :param seed: unused (the agent acts deterministically); kept for the registry's signature.
+    :param rollout: decide with rollouts of the model (``ppo_rollout``) instead of its greedy
+        choice alone (``ppo``).
+    :raises gpusched.agent.models.ModelError: if the model is refused.
+    """
+    base = ROLLOUT_AGENT_POLICY if rollout else AGENT_POLICY
+    if ref is None:
+        for path in (DEFAULT_MODEL, WINDOW_MODEL):
+            resolve_model(path)  # refuse a missing shipped model now, not at the first run
+        return ShippedAgent(base, rollout)
+    return _scheduler(resolve_model(ref), f"{base}:{ref}", rollout)
 
 
 def register_policies() -> None:

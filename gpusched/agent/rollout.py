@@ -44,6 +44,16 @@ def batch_logits(policy, observations: list[dict[str, np.ndarray]]) -> np.ndarra
         return policy.mlp_extractor.forward_actor(policy.features_extractor(tensors)).numpy()
 
 
+def _init_search(scheduler, candidates: int) -> None:
+    """The search state both rollout schedulers keep: options per decision, forks played and
+    decisions the search changed."""
+    if candidates < 1:
+        raise ValueError(f"candidates must be at least 1, got {candidates}")
+    scheduler.candidates = candidates
+    scheduler.forks = 0
+    scheduler.changed = 0
+
+
 class RolloutScheduler(AgentScheduler):
     """The trained agent, improving each choice by rollouts of itself (see the module docstring).
 
@@ -54,11 +64,7 @@ class RolloutScheduler(AgentScheduler):
 
     def __init__(self, agent, name: str = ROLLOUT_AGENT_POLICY, candidates: int = DEFAULT_CANDIDATES):
         super().__init__(agent, name=name)
-        if candidates < 1:
-            raise ValueError(f"candidates must be at least 1, got {candidates}")
-        self.candidates = candidates
-        self.forks = 0
-        self.changed = 0
+        _init_search(self, candidates)
 
     def _decide(self, sims: list[Simulator], builder: ObservationBuilder) -> list[np.ndarray]:
         """The masked logits of every simulator's current decision, from one network call."""
@@ -118,11 +124,7 @@ class WindowRolloutScheduler(WindowAgentScheduler):
 
     def __init__(self, agent, name: str = ROLLOUT_AGENT_POLICY, candidates: int = DEFAULT_CANDIDATES):
         super().__init__(agent, name=name)
-        if candidates < 1:
-            raise ValueError(f"candidates must be at least 1, got {candidates}")
-        self.candidates = candidates
-        self.forks = 0
-        self.changed = 0
+        _init_search(self, candidates)
 
     def _decide(self, sims: list[Simulator]) -> list[np.ndarray]:
         """The masked logits of every simulator's current decision, from one network call."""

@@ -9,6 +9,7 @@ Seeding is done in one place, :func:`seed_everything`.
 
 from __future__ import annotations
 
+import copy
 import random
 import time
 from collections.abc import Callable
@@ -19,6 +20,7 @@ import numpy as np
 import torch as th
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
+from sb3_contrib.common.maskable.evaluation import evaluate_policy
 from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
@@ -74,7 +76,8 @@ def _window_options(config: TrainConfig) -> dict[str, Any]:
     return {"max_window": config.max_window,
             "random_windows": tuple(config.random_windows) if config.random_windows else None,
             "speed_sigma": config.speed_sigma,
-            "random_loads": tuple(config.random_loads) if config.random_loads else None}
+            "random_loads": tuple(config.random_loads) if config.random_loads else None,
+            "unit_speed_prob": config.unit_speed_prob}
 
 
 # ---------------------------------------------------------------------------- warm start
@@ -214,6 +217,32 @@ def evaluate(agent: LoadedAgent, scenario: str, seeds: list[int], baselines: tup
 
 
 # ---------------------------------------------------------------------------- training
+class KeepBest(BaseCallback):
+    """Keeps a copy of the weights each time the evaluation callback finds a new best (SB3's
+    ``callback_on_new_best``), in memory: the run never reads a model file back."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.state: dict[str, Any] | None = None
+        self.timesteps = 0
+
+    def keep(self, policy, timesteps: int) -> None:
+        """Copy ``policy``'s weights as the best so far, reached at ``timesteps``."""
+        self.state = copy.deepcopy(policy.state_dict())
+        self.timesteps = timesteps
+
+    def _on_step(self) -> bool:
+        self.keep(self.model.policy, self.num_timesteps)
+        return True
+
+
+def _eval_reward(model: MaskablePPO, config: TrainConfig) -> float:
+    """Mean episode reward of the greedy policy on the held-out evaluation seeds."""
+    mean, _ = evaluate_policy(model, make_eval_env(config), n_eval_episodes=len(config.eval_seeds),
+                              deterministic=True, use_masking=True, warn=False)
+    return float(mean)
+
+
 def train(config: TrainConfig, log: Callable[[str], None] = print,
           callbacks: list[BaseCallback] | None = None) -> dict[str, Any]:
     """Run the whole training and write the model and its sidecar.
@@ -245,10 +274,16 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
         log(f"warm start: imitating {config.bc_policy} on {config.bc_episodes} episodes"
             + (f", then {config.dagger_rounds} DAgger rounds" if config.dagger_rounds else ""))
         bc_stats = imitate(model.policy, config, log)
+    keep_best = KeepBest() if config.keep_best else None
+    evaluation = MaskableEvalCallback(make_eval_env(config), n_eval_episodes=len(config.eval_seeds),
+                                      eval_freq=max(config.eval_freq // config.n_envs, 1),
+                                      log_path=str(run_dir / "eval"), deterministic=True, warn=False,
+                                      verbose=0, callback_on_new_best=keep_best)
+    if keep_best is not None:  # the warm start is the first candidate
+        evaluation.best_mean_reward = _eval_reward(model, config)
+        keep_best.keep(model.policy, 0)
     all_callbacks: list[BaseCallback] = [
-        MaskableEvalCallback(make_eval_env(config), n_eval_episodes=len(config.eval_seeds),
-                             eval_freq=max(config.eval_freq // config.n_envs, 1),
-                             log_path=str(run_dir / "eval"), deterministic=True, warn=False, verbose=0),
+        evaluation,
         CheckpointCallback(save_freq=max(config.checkpoint_freq // config.n_envs, 1),
                            save_path=str(run_dir / "checkpoints"), name_prefix="ppo"),
         *(callbacks or []),
@@ -256,16 +291,27 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
     if config.timesteps > 0:
         model.learn(total_timesteps=config.timesteps, callback=all_callbacks, progress_bar=config.progress,
                     tb_log_name=run_name)
+    selected = None
+    if keep_best is not None:
+        final = _eval_reward(model, config)
+        if final < evaluation.best_mean_reward:
+            model.policy.load_state_dict(keep_best.state)
+            selected = {"timesteps": keep_best.timesteps, "eval_mean_reward": evaluation.best_mean_reward}
+        else:
+            selected = {"timesteps": config.timesteps, "eval_mean_reward": final}
+        log(f"kept the weights of step {selected['timesteps']:,} (evaluation reward "
+            f"{selected['eval_mean_reward']:.1f})")
     train_time = time.perf_counter() - t0
     model.save(out)
     meta: dict[str, Any] = {
         "obs_version": config.obs_version,
-        "policy_class": "GpuSetPolicy",
+        "policy_class": "WindowSetPolicy" if _windowed(config) else "GpuSetPolicy",
         "hidden": config.hidden,
         "max_gpus": config.max_gpus,
         "queue_window": 8,
         **({"max_window": config.max_window, "random_windows": config.to_json()["random_windows"],
-            "speed_sigma": config.speed_sigma, "random_loads": config.to_json()["random_loads"]}
+            "speed_sigma": config.speed_sigma, "random_loads": config.to_json()["random_loads"],
+            "unit_speed_prob": config.unit_speed_prob}
            if _windowed(config) else {}),
         "scenario_window": scenario.window,
         "scenario_speed": scenario.speed,
@@ -279,6 +325,7 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
         "reward_scale": config.reward_scale,
         "training_time_s": round(train_time, 1),
         "warm_start": {"policy": config.bc_policy, **bc_stats} if config.bc_policy else None,
+        "selected": selected,
         "config": config.to_json(),
     }
     agent = LoadedAgent(out, meta, model.policy.state_dict())

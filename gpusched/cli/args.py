@@ -11,7 +11,19 @@ from pathlib import Path
 
 from gpusched.core.metrics import COUNT_KEYS, METRIC_KEYS
 from gpusched.errors import GpuschedError
-from gpusched.limits import DEFAULT_MAX_RUNS, MAX_JOBS, MAX_RUNS, MAX_SEED, MAX_SEEDS, MAX_WORKERS
+from gpusched.limits import (
+    DEFAULT_MAX_RUNS,
+    LOAD_RANGE,
+    MAX_JOBS,
+    MAX_N_ENVS,
+    MAX_RUNS,
+    MAX_SEED,
+    MAX_SEEDS,
+    MAX_SPEED_SIGMA,
+    MAX_TIMESTEPS,
+    MAX_WINDOW,
+    MAX_WORKERS,
+)
 
 EXIT_BAD_INPUT = 2
 """Exit code of every bad input: a malformed file, an unknown name, a bad argument."""
@@ -64,6 +76,54 @@ run_count = _bounded(1, MAX_RUNS, "the limit on runs")
 
 worker_count = _bounded(1, MAX_WORKERS, "the limit on workers")
 """An argparse type: ``--workers``, from 1 to :data:`gpusched.limits.MAX_WORKERS`."""
+
+
+timestep_count = _bounded(1, MAX_TIMESTEPS, "the limit on training steps")
+"""An argparse type: ``--timesteps``, from 1 to :data:`gpusched.limits.MAX_TIMESTEPS`."""
+
+env_count = _bounded(1, MAX_N_ENVS, "the limit on training environments")
+"""An argparse type: ``--n-envs``, from 1 to :data:`gpusched.limits.MAX_N_ENVS`."""
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got '{_short(text)}'") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got '{_short(text)}'")
+    return value
+
+
+def _in(value: float, low: float, high: float, limit: str) -> float:
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"must be from {low:g} to {high:g} ({limit}), got {value:g}")
+    return value
+
+
+def _range_of(parse_one, what: str):
+    """An argparse type: ``LO-HI`` (or one value, meaning LO = HI) of ``parse_one`` values, LO <= HI."""
+
+    def parse(text: str) -> tuple:
+        lo_text, sep, hi_text = text.partition("-") if not text.startswith("-") else ("", "", text)
+        lo, hi = (parse_one(lo_text), parse_one(hi_text)) if sep else (parse_one(text),) * 2
+        if lo > hi:
+            raise argparse.ArgumentTypeError(f"{what} {text}: the first value is above the second")
+        return lo, hi
+
+    return parse
+
+
+window_range = _range_of(_bounded(1, MAX_WINDOW, "the longest queue window"), "window range")
+"""An argparse type: ``--windows LO-HI``, queue windows from 1 to :data:`gpusched.limits.MAX_WINDOW`."""
+
+load_range = _range_of(lambda t: _in(_number(t), *LOAD_RANGE, "the load range"), "load range")
+"""An argparse type: ``--loads LO-HI``, offered loads within :data:`gpusched.limits.LOAD_RANGE`."""
+
+
+def speed_sigma(text: str) -> float:
+    """An argparse type: ``--speed-sigma``, from 0 to :data:`gpusched.limits.MAX_SPEED_SIGMA`."""
+    return _in(_number(text), 0.0, MAX_SPEED_SIGMA, "the largest speed randomisation")
 
 
 def add_max_runs(parser: argparse.ArgumentParser) -> None:

@@ -6,7 +6,15 @@ import argparse
 import json
 
 from gpusched.agent.config import TrainConfig, field_names
-from gpusched.cli.args import positive_int, seed_value
+from gpusched.cli.args import (
+    env_count,
+    load_range,
+    positive_int,
+    seed_value,
+    speed_sigma,
+    timestep_count,
+    window_range,
+)
 from gpusched.errors import GpuschedError
 from gpusched.workload.files import check_output_dir, check_output_file
 from gpusched.workload.scenario import load_scenario
@@ -39,6 +47,14 @@ def cmd_train(args: argparse.Namespace) -> int:
         config.random_gpus = (min(config.random_gpus[0], args.max_gpus), args.max_gpus)
     if args.no_warm_start:
         config.bc_policy = None
+    if args.windows:
+        config.window_agent(args.windows, args.speed_sigma)
+    elif args.speed_sigma:
+        raise GpuschedError("--speed-sigma perturbs the speeds a window agent sees: give --windows too")
+    if args.loads:
+        if not args.randomize:
+            raise GpuschedError("--loads sets the load of random clusters: give --randomize too")
+        config.random_loads = args.loads
     _apply_overrides(config, args.set or [])
     from gpusched.agent.train import train
 
@@ -54,15 +70,23 @@ def install(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scenario", required=True, help="preset name or path to a YAML file")
     p.add_argument("--randomize", action="store_true",
                    help="draw a random cluster and job mix on half of the episodes")
-    p.add_argument("--timesteps", type=positive_int, required=True, help="PPO environment steps")
-    p.add_argument("--n-envs", type=positive_int, default=4, help="parallel environments (default 4)")
+    p.add_argument("--timesteps", type=timestep_count, required=True, help="PPO environment steps")
+    p.add_argument("--n-envs", type=env_count, default=4, help="parallel environments (default 4)")
     p.add_argument("--seed", type=seed_value, default=0, help="training seed (default 0)")
     p.add_argument("--max-gpus", type=positive_int,
                    help="GPU slots of the observation, and the largest random cluster (default 16)")
     p.add_argument("--out", required=True, help="model path ending in .zip (sidecar: same name .json)")
     p.add_argument("--log-dir", default="runs", help="TensorBoard logs and checkpoints (default runs/)")
+    p.add_argument("--windows", type=window_range, metavar="LO-HI",
+                   help="train a window agent (it chooses which queued job starts, and where), "
+                        "each episode's queue window drawn from LO to HI, e.g. 1-16")
+    p.add_argument("--speed-sigma", type=speed_sigma, default=0.0, metavar="SIGMA",
+                   help="window agent: perturb the GPU speeds of random clusters by exp(SIGMA * Z)")
+    p.add_argument("--loads", type=load_range, metavar="LO-HI",
+                   help="with --randomize: draw the offered load of random clusters from LO to HI")
     p.add_argument("--no-warm-start", action="store_true",
-                   help="start PPO from random weights instead of imitating best_fit first")
+                   help="start PPO from random weights instead of imitating a heuristic first "
+                        "(best_fit; sjf+best_fit for a window agent)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="set any TrainConfig field, e.g. --set ent_coef=0.01 (repeatable)")

@@ -9,14 +9,14 @@ from __future__ import annotations
 import importlib
 
 from gpusched.agent.names import AGENT_POLICIES, AGENT_POLICY
-from gpusched.paths import DEFAULT_MODEL
+from gpusched.paths import DEFAULT_MODEL, WINDOW_MODEL
 from gpusched.policies import heuristic_names, policy_names
 
 
 def agent_available() -> bool:
-    """Whether the ``ppo`` policy is registered and its shipped model exists; never raises."""
+    """Whether the ``ppo`` policy is registered and its shipped models exist; never raises."""
     try:
-        return AGENT_POLICY in policy_names() and DEFAULT_MODEL.is_file()
+        return AGENT_POLICY in policy_names() and DEFAULT_MODEL.is_file() and WINDOW_MODEL.is_file()
     except Exception:  # a broken optional part must not break the dashboard
         return False
 

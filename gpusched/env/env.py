@@ -36,15 +36,22 @@ class GPUSchedulerEnv(gym.Env):
     """
     ## Description
 
-    Place the jobs of a FIFO queue on a heterogeneous GPU cluster. At each step the agent sees
-    the cluster and the job at the head of the queue, and answers with a GPU for that job or
-    HOLD. The environment wraps the one event-driven simulator of :mod:`gpusched.core.simulator`; it
+    Place the jobs of a queue on a heterogeneous GPU cluster. With observation versions 1 and 2
+    the queue is FIFO: at each step the agent sees the cluster and the job at the head of the
+    queue, and answers with a GPU for that job or HOLD. With version 3 (the window) it sees the
+    first `window` queued jobs, the GPUs with their speeds and every (job, GPU) pair, and answers
+    with a (window slot, GPU) pair or HOLD (see :mod:`gpusched.env.window`).
+    The environment wraps the one event-driven simulator of :mod:`gpusched.core.simulator`; it
     never re-implements its dynamics. Placing a job does not advance time; HOLD advances the
     clock to the next arrival or completion.
 
     ## Action Space
 
-    `Discrete(max_gpus + 1)`. Action `g < n_gpus` places the head job on GPU `g` (for a
+    Version 3: `Discrete(max_window * max_gpus + 1)`; action `slot * max_gpus + g` starts the
+    window job in `slot` on GPU `g` (with its gang), the last action is HOLD, and
+    :meth:`action_masks` marks exactly the pairs where that job fits now.
+
+    Versions 1 and 2: `Discrete(max_gpus + 1)`. Action `g < n_gpus` places the head job on GPU `g` (for a
     multi-GPU job, `g` plus the lowest-index other GPUs of its node where the job fits: the
     simulator's gang rule). Action `max_gpus` (the last one, :attr:`hold_action`) is HOLD.
     :meth:`action_masks` marks exactly the GPUs where the head job (its whole gang) fits; padding
@@ -88,6 +95,12 @@ class GPUSchedulerEnv(gym.Env):
     - 16 queue features: the 4 jobs behind the head one by one (GPUs / 8, VRAM / scale, compute,
       log1p(duration) / log1p(1440); zeros past the end of the queue).
 
+    Version 3 (`obs_version=3`) is the window layout of :mod:`gpusched.env.window`: per window job
+    (declared duration, GPUs, VRAM, compute, priority, wait so far, fits anywhere), per GPU (as
+    above, plus its speed for each job type), per (job, GPU) pair (fits, VRAM left after placing,
+    the job's speed and declared run time on that GPU, node room for the gang), padded to
+    `max_window` jobs and `max_gpus` GPUs with presence masks.
+
     ## Rewards
 
     The step reward is the change of the simulator's `total_reward` over the step, so an
@@ -107,7 +120,11 @@ class GPUSchedulerEnv(gym.Env):
     stay unseen for evaluation); with `workload_seeds` the resets cycle through those seeds.
     With `randomize=True`, with probability `1 - scenario_prob` a random cluster (size in
     `random_gpus`, random models and node shapes), a random job-type mix and a scaled arrival rate
-    are drawn instead. `options` may fix the episode:
+    (or, with `random_loads`, a rate for an offered load drawn in that range) are drawn instead;
+    on such an episode the GPU speeds are the scenario's (or the shipped) table perturbed by
+    `speed_sigma`, or with probability `unit_speed_prob` none at all. With `random_windows`, a
+    version-3 episode draws its queue window in that range (the scenario's window otherwise).
+    `options` may fix the episode:
 
     - `scenario`: a :class:`~gpusched.workload.scenario.Scenario` or preset name/path (replaces the
       environment's scenario from now on);
@@ -131,12 +148,16 @@ class GPUSchedulerEnv(gym.Env):
     - `workload_seeds`: cycle through these workload seeds (held-out evaluation).
     - `queue_window`: jobs behind the head summarised in `queue` (default 8).
     - `vram_scale_gb`: VRAM normaliser in GB (default 80).
-    - `obs_version`: observation layout, 1 (default) or 2 (see Observation Space).
+    - `obs_version`: observation layout, 1 (default), 2 or 3 (see Observation Space).
+    - `max_window`: version 3, job slots of the observation (default: the scenario's window, or
+      the upper end of `random_windows`).
+    - `random_windows`, `speed_sigma`, `random_loads`, `unit_speed_prob`: version-3 and random
+      episode options (see Starting State).
     - `render_mode`: `"ansi"` or `None`.
 
     ## Version History
 
-    - v0: initial version (observation version 1).
+    - v0: initial version (observation version 1); versions 2 and 3 are chosen by `obs_version`.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -159,6 +180,7 @@ class GPUSchedulerEnv(gym.Env):
         random_windows: tuple[int, int] | None = None,
         speed_sigma: float = 0.0,
         random_loads: tuple[float, float] | None = None,
+        unit_speed_prob: float = 0.0,
     ):
         self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
         self.base_cluster = self.scenario.build_cluster()
@@ -189,6 +211,7 @@ class GPUSchedulerEnv(gym.Env):
         self.random_windows = random_windows
         self.speed_sigma = float(speed_sigma)
         self.random_loads = random_loads
+        self.unit_speed_prob = float(unit_speed_prob)
         self.windowed = obs_version == WINDOW_OBS_VERSION
         if self.windowed:
             self.max_window = int(max_window or max(self.scenario.window, random_windows[1] if random_windows
@@ -261,8 +284,11 @@ class GPUSchedulerEnv(gym.Env):
 
     def _speeds(self, scenario: Scenario, cluster: Cluster, perturb: bool = False) -> GpuSpeeds | None:
         """The episode's GPU speeds: the scenario's table, and on a random episode with
-        ``speed_sigma`` a table perturbed around it (or around the shipped one)."""
+        ``speed_sigma`` a table perturbed around it (or around the shipped one), or, with
+        probability ``unit_speed_prob``, none (every GPU at speed 1.0)."""
         table = scenario.speed_table()
+        if perturb and self.unit_speed_prob > 0 and self.np_random.random() < self.unit_speed_prob:
+            return None
         if perturb and self.speed_sigma > 0:
             table = perturbed_speeds(self.np_random, table or DEFAULT_SPEEDS, self.speed_sigma)
         return None if table is None else GpuSpeeds(cluster, table)

@@ -1,0 +1,34 @@
+"""Home's headline: FCFS First-Fit, the best queue-aware heuristic (measured, never named in
+advance) and the agent, on the fleet."""
+
+from __future__ import annotations
+
+from gpusched.experiment.runner import Comparison
+from gpusched.policies import queue_policy_names
+
+HEADLINE_SCENARIO = "fleet-16gpu"
+"""The preset of Home's headline: a heterogeneous fleet with a queue window and GPU speeds."""
+
+HEADLINE_SEEDS: tuple[int, ...] = (0, 1, 2)
+"""Workload seeds of the headline numbers."""
+
+HEADLINE_BASELINE = "fcfs+first_fit"
+"""The first card: the queue and placement every cluster starts with."""
+
+HEADLINE_METRICS: dict[str, tuple[str, float]] = {
+    "avg_wait_min": ("Average wait (min)", 1.0),
+    "p99_wait_min": ("p99 wait (min)", 1.0),
+    "avg_bsld": ("Bounded slowdown", 1.0),
+}
+"""The headline chart's panels: metric key -> (title, scale)."""
+
+
+def headline_heuristics() -> tuple[str, ...]:
+    """Every ``ORDER+PLACEMENT`` pair the headline measures to find the best one."""
+    return tuple(queue_policy_names())
+
+
+def best_heuristic(comparison: Comparison) -> str:
+    """The pair with the lowest mean average wait over the comparison's seeds (ties: the first)."""
+    mean = comparison.summary().loc[list(headline_heuristics()), "avg_wait_min"]
+    return str(mean.idxmin())
