@@ -54,6 +54,24 @@ def _init_search(scheduler, candidates: int) -> None:
     scheduler.changed = 0
 
 
+def _search(scheduler, sim: Simulator, options: list, play) -> int:
+    """The index of the best option by rollout: each is played by ``play(fork, option)`` on a fork
+    of ``sim`` that knows only the arrived jobs, then the forks run to their end with
+    ``scheduler._play_out``; the lowest average wait wins, a tie keeps option 0."""
+    forks = []
+    for option in options:
+        fork = sim.fork(arrived_only=True)
+        play(fork, option)
+        forks.append(fork)
+    scheduler.forks += len(forks)
+    waits = scheduler._play_out(forks)
+    best = int(np.argmin(waits))
+    if waits[best] < waits[0]:
+        scheduler.changed += 1
+        return best
+    return 0
+
+
 class RolloutScheduler(AgentScheduler):
     """The trained agent, improving each choice by rollouts of itself (see the module docstring).
 
@@ -99,18 +117,7 @@ class RolloutScheduler(AgentScheduler):
         options = [HOLD if a >= n else int(a) for a in ranked]
         if len(options) == 1:
             return options[0]
-        forks = []
-        for option in options:
-            fork = sim.fork(arrived_only=True)
-            fork.step(option)
-            forks.append(fork)
-        self.forks += len(forks)
-        waits = self._play_out(forks)
-        best = int(np.argmin(waits))
-        if waits[best] < waits[0]:
-            self.changed += 1
-            return options[best]
-        return options[0]
+        return options[_search(self, sim, options, lambda fork, option: fork.step(option))]
 
 
 class WindowRolloutScheduler(WindowAgentScheduler):
@@ -155,17 +162,8 @@ class WindowRolloutScheduler(WindowAgentScheduler):
         ranked = valid[np.argsort(-logits[valid], kind="stable")][: self.candidates]
         options = [self._builder.decode(int(a)) for a in ranked]
         if len(options) > 1:
-            forks = []
-            for slot, gpu in options:
-                fork = sim.fork(arrived_only=True)
-                fork.step(gpu, slot)
-                forks.append(fork)
-            self.forks += len(forks)
-            waits = self._play_out(forks)
-            best = int(np.argmin(waits))
-            if waits[best] < waits[0]:
-                self.changed += 1
-                options[0] = options[best]
+            options[0] = options[_search(self, sim, options,
+                                         lambda fork, option: fork.step(option[1], option[0]))]
         slot, gpu = options[0]
         self.decisions.append((sim.time_min, slot, sim.queue[slot] if gpu != HOLD else -1, gpu))
         return slot, gpu

@@ -112,27 +112,21 @@ def append_rows(path: str | Path, columns: Sequence[str], rows: Iterable[Mapping
 def rewrite_table(path: str | Path, header: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
     """Replace the table by ``header`` and ``rows`` (field strings) through a temporary file and a
     rename, so that a crash leaves either the old table or the new one."""
-    p = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(format_row(header))
-            for row in rows:
-                handle.write(format_row(row))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    text = format_row(header) + "".join(format_row(row) for row in rows)
+    _replace_atomically(path, text, newline="")
 
 
 def write_text_atomically(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename."""
+    _replace_atomically(path, text, newline=None)
+
+
+def _replace_atomically(path: str | Path, text: str, newline: str | None) -> None:
+    """Write ``text`` to a temporary file beside ``path``, sync it, and rename it over ``path``."""
     p = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
