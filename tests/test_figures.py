@@ -170,3 +170,18 @@ def test_gantt_marks_jobs_started_out_of_arrival_order():
     assert len(marks) == 1 and len(marks[0].x) == int(easy.jobs["backfilled"].sum())
     fifo = run_policy(scenario, "best_fit", seed=0)
     assert not [t for t in gantt_figure(fifo).data if t.name == OUT_OF_ORDER_LEGEND]
+
+
+def test_the_dashboards_policies_have_distinct_colours_and_queue_pairs_follow_their_order():
+    from gpusched.agent import AGENT_POLICIES
+    from gpusched.dashboard.headline import HEADLINE_BASELINE
+    from gpusched.dashboard.policies import QUEUE_HEURISTICS
+    from gpusched.policies import heuristic_names
+
+    names = [*heuristic_names(), *QUEUE_HEURISTICS[:-1], *AGENT_POLICIES]
+    colours = [policy_color(n) for n in names]
+    assert len(set(colours)) == len(colours), dict(zip(names, colours, strict=True))
+    assert policy_color(HEADLINE_BASELINE) == policy_color("first_fit")  # fcfs+X is X itself
+    assert policy_color("sjf+best_fit") == policy_color("sjf") != policy_color("ppo")
+    for name in ("wfp3+first_fit", "priority+fastest_fit", "mystery"):
+        assert policy_color(name) not in (policy_color(p) for p in AGENT_POLICIES)

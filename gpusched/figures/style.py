@@ -31,7 +31,17 @@ POLICY_COLORS: dict[str, str] = {
 }
 """One colour per registered policy name."""
 
-_EXTRA_COLORS: tuple[str, ...] = ("#0891B2", "#BE185D", "#65A30D", "#9333EA", "#EA580C", "#0F766E")
+ORDER_COLORS: dict[str, str] = {
+    "fitfirst": "#0D9488",
+    "easy": "#EA580C",
+    "sjf": "#65A30D",
+    "priority": "#0369A1",
+    "wfp3": "#DB2777",
+}
+"""One colour per queue order: an ``ORDER+PLACEMENT`` policy takes its order's colour, and
+``fcfs+PLACEMENT`` (the FIFO placement itself) its placement's."""
+
+_EXTRA_COLORS: tuple[str, ...] = ("#0891B2", "#BE185D", "#65A30D", "#EA580C", "#0F766E", "#854D0E")
 
 JOB_TYPE_COLORS: dict[str, str] = {
     "training": "#1D4ED8",
@@ -76,11 +86,17 @@ FONT_FAMILY = "Inter, Segoe UI, Helvetica, Arial, sans-serif"
 
 
 def policy_color(name: str) -> str:
-    """The colour of a policy; ``ppo:PATH`` variants share the ``ppo`` colour, and unknown
-    names get a stable colour from a spare palette."""
+    """The colour of a policy; ``ppo:PATH`` variants share the ``ppo`` colour, queue-aware
+    policies take their order's (:data:`ORDER_COLORS`), and unknown names get a stable colour from
+    a spare palette (never an agent's purple)."""
     base = name.split(":", 1)[0]
     if base in POLICY_COLORS:
         return POLICY_COLORS[base]
+    order, _, placement = base.partition("+")
+    if order == "fcfs" and placement:
+        return policy_color(placement)
+    if order in ORDER_COLORS:
+        return ORDER_COLORS[order]
     return _EXTRA_COLORS[sum(map(ord, name)) % len(_EXTRA_COLORS)]
 
 
