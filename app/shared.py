@@ -58,13 +58,13 @@ def current_scenario() -> Scenario:
     """The scenario chosen on the Cluster & workload page (the default preset at first, and again,
     with an inline error, if the session holds one that is not valid)."""
     if SCENARIO_KEY not in st.session_state:
-        st.session_state[SCENARIO_KEY] = load_scenario(DEFAULT_SCENARIO).to_yaml()
+        st.session_state[SCENARIO_KEY] = preset_yaml(DEFAULT_SCENARIO)
     try:
         return parse_scenario(st.session_state[SCENARIO_KEY])
     except GpuschedError as exc:
         st.error(f"The scenario of this session is not valid ({exc}); every page runs on "
                  f"`{DEFAULT_SCENARIO}` again.", icon=":material/error:")
-        st.session_state[SCENARIO_KEY] = load_scenario(DEFAULT_SCENARIO).to_yaml()
+        st.session_state[SCENARIO_KEY] = preset_yaml(DEFAULT_SCENARIO)
         return parse_scenario(st.session_state[SCENARIO_KEY])
 
 

@@ -15,22 +15,17 @@ import json
 from pathlib import Path
 
 from gpusched.agent import AGENT_POLICIES
+from gpusched.cli.args import parse_seeds
 from gpusched.experiment.runner import compare
+from gpusched.paths import DEFAULT_MODEL, REPO_ROOT
 from gpusched.policies import heuristic_names
 from gpusched.workload.scenario import load_scenario
 
 SCENARIOS = ("phase1-8gpu", "phase1-4gpu", str(Path(__file__).parent / "scenarios" / "hetero-32gpu.yaml"))
-FIFO_MODEL = "assets/models/ppo-default.zip"
+FIFO_MODEL = DEFAULT_MODEL.relative_to(REPO_ROOT).as_posix()
 COLUMNS = (("avg_wait_min", "avg wait (min)", "{:.1f}"), ("p95_wait_min", "p95 wait (min)", "{:.1f}"),
            ("jobs_completed", "jobs completed", "{:.0f}"), ("avg_util", "avg util", "{:.3f}"),
            ("total_reward", "total reward", "{:.1f}"))
-
-
-def _seeds(text: str) -> list[int]:
-    if "-" in text:
-        lo, hi = text.split("-")
-        return list(range(int(lo), int(hi) + 1))
-    return [int(s) for s in text.split(",")]
 
 
 def main() -> None:
@@ -40,7 +35,7 @@ def main() -> None:
                         "ppo and ppo_rollout of the FIFO model)")
     parser.add_argument("--json", help="write every run's metrics as JSON to this path")
     args = parser.parse_args()
-    seeds = _seeds(args.seeds)
+    seeds = parse_seeds(args.seeds)
     policies = (args.policies.split(",") if args.policies
                 else [*heuristic_names(), *(f"{p}:{FIFO_MODEL}" for p in AGENT_POLICIES)])
     dump = {}

@@ -23,16 +23,16 @@ import json
 import time
 from pathlib import Path
 
-from gpusched.agent import AGENT_POLICY, ROLLOUT_AGENT_POLICY
+from gpusched.agent import AGENT_POLICIES, AGENT_POLICY, ROLLOUT_AGENT_POLICY
 from gpusched.cli.args import parse_seeds
 from gpusched.experiment.runner import compare
 from gpusched.experiment.scorecard import scorecard
+from gpusched.paths import REPO_ROOT, WINDOW_MODEL
 from gpusched.policies import heuristic_names, queue_policy_names
 from gpusched.workload.scenario import load_scenario
 
 SCENARIOS = ("fleet-16gpu", "fleet-64gpu", "phase1-8gpu", "phase1-4gpu")
-WINDOW_MODEL = "assets/models/ppo-window.zip"
-WINDOW_AGENTS = (f"{AGENT_POLICY}:{WINDOW_MODEL}", f"{ROLLOUT_AGENT_POLICY}:{WINDOW_MODEL}")
+WINDOW_AGENTS = tuple(f"{p}:{WINDOW_MODEL.relative_to(REPO_ROOT).as_posix()}" for p in AGENT_POLICIES)
 COLUMNS = (("avg_wait_min", "avg wait (min)", "{:.1f}"), ("p99_wait_min", "p99 wait (min)", "{:.0f}"),
            ("avg_bsld", "bounded slowdown", "{:.2f}"), ("weighted_wait_min", "weighted wait (min)", "{:.1f}"),
            ("jobs_completed", "jobs completed", "{:.0f}"))
@@ -63,7 +63,7 @@ def main() -> None:
         comp = compare(scenario, policies, seeds)
         seconds = time.perf_counter() - started
         mean, std = comp.summary(), comp.spread()
-        heuristics = [p for p in policies if p.split(":")[0] not in (AGENT_POLICY, ROLLOUT_AGENT_POLICY)]
+        heuristics = [p for p in policies if p.split(":")[0] not in AGENT_POLICIES]
         best = str(mean.loc[heuristics, "avg_wait_min"].idxmin())
         print(f"\n**{scenario.name}** ({scenario.n_gpus} GPUs, {scenario.workload.jobs} jobs, window "
               f"{scenario.window}, seeds {seeds[0]}-{seeds[-1]}, mean ± std; {seconds:.0f} s)\n")

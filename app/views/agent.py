@@ -77,9 +77,9 @@ def _models_section() -> None:
         st.session_state.pop(AGENT_KEY, None)  # the registry's ``ppo``: the shipped models
     else:
         st.session_state[AGENT_KEY] = choice
-    for picked in models if choice == AGENT_POLICY else [models[names.index(choice) - shipped]]:
-        if choice == AGENT_POLICY and picked.origin != "shipped":
-            continue
+    shown = ([m for m in models if m.origin == "shipped"] if choice == AGENT_POLICY
+             else [m for m in models if m.policy_name == choice])
+    for picked in shown:
         with st.expander(f"Sidecar of `{picked.name}`"):
             st.json(picked.meta or {"note": picked.error})
 
@@ -92,18 +92,15 @@ def _start_training(values: dict) -> None:
     config = TrainConfig(
         scenario=values["scenario"], randomize=values["randomize"], timesteps=steps,
         n_envs=int(values["n_envs"]), seed=int(values["seed"]),
-        out=str(user_model_path(values["name"])), learning_rate=float(values["learning_rate"]),
-        n_steps=int(values["n_steps"]), ent_coef=float(values["ent_coef"]),
-        hidden=int(values["hidden"]), eval_freq=max(steps // 5, int(values["n_envs"])),
-        checkpoint_freq=max(steps, 1), log_dir=str(RUNS_DIR), progress=False,
-        bc_episodes=4, bc_epochs=10)
+        out=str(user_model_path(values["name"])), eval_freq=max(steps // 5, int(values["n_envs"])),
+        checkpoint_freq=max(steps, 1), log_dir=str(RUNS_DIR), progress=False)
     if values["kind"] == "window":
         config.window_agent(values["windows"], values["speed_sigma"])
-        # the page's own choices, and a short warm start that fits a run from the page
-        config.set("learning_rate", float(values["learning_rate"]))
-        config.set("n_steps", int(values["n_steps"]))
-        config.set("ent_coef", float(values["ent_coef"]))
-        config.bc_episodes, config.bc_epochs, config.dagger_rounds = 4, 10, 1
+        config.dagger_rounds = 1
+    # the page's own choices, and a short warm start that fits a run from the page
+    config.learning_rate, config.n_steps = float(values["learning_rate"]), int(values["n_steps"])
+    config.ent_coef, config.hidden = float(values["ent_coef"]), int(values["hidden"])
+    config.bc_episodes, config.bc_epochs = 4, 10
     job = TrainingJob(config)
     job.start()
     st.session_state[JOB_KEY] = job

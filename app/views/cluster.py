@@ -107,20 +107,24 @@ def main() -> None:
         st.code(scenario.to_yaml(), language="yaml")
 
 
-def _apply(data: dict, scenario: Scenario, name: str, cluster_error, workload_error) -> Scenario:
+def _apply(data: dict, scenario: Scenario, name: str, cluster_error,
+           workload_error) -> tuple[Scenario, dict | None]:
     """Validate the edited scenario (and, for a trace, that its jobs load); make it current, or
-    show the error next to its field."""
+    show the error next to its field.
+
+    :return: the current scenario, and the pods a trace left out (``{}`` for a synthetic
+        workload; ``None`` when the edit was refused).
+    """
     try:
         candidate = scenario_from_dict(data, source=name or "scenario")
-        if candidate.is_trace:
-            candidate.trace_jobs()
+        left_out = candidate.trace_jobs()[1] if candidate.is_trace else {}
     except GpuschedError as exc:
         target = cluster_error if ".cluster" in str(exc) or "cluster." in str(exc) else workload_error
         target.error(f"{exc}. The pages keep using the last valid scenario.", icon=":material/error:")
-        return scenario
+        return scenario, None
     if candidate.to_yaml() != scenario.to_yaml():
         set_scenario(candidate)
-    return candidate
+    return candidate, left_out
 
 
 def _trace_editors(scenario: Scenario, version: int) -> Scenario:
@@ -171,12 +175,13 @@ def _trace_editors(scenario: Scenario, version: int) -> Scenario:
     if t is not None:
         t.update(pods=pods, time_compression=float(compression))
     _queue_editors(data, version)
-    scenario = _apply(data, scenario, name, cluster_error, workload_error)
-    try:
-        left_out = scenario.trace_jobs()[1]
-    except GpuschedError as exc:  # the current scenario's trace files changed since it was chosen
-        st.error(str(exc), icon=":material/error:")
-        return scenario
+    scenario, left_out = _apply(data, scenario, name, cluster_error, workload_error)
+    if left_out is None:  # the edit was refused: the pods of the scenario still current
+        try:
+            left_out = scenario.trace_jobs()[1]
+        except GpuschedError as exc:  # its trace files changed since it was chosen
+            st.error(str(exc), icon=":material/error:")
+            return scenario
     if left_out:
         st.caption(f"Left out of the jobs (never silently): {left_out['cpu_only_pods']} CPU-only "
                    f"pods, {left_out['unhostable_pods']} pods no sampled node could host.")
@@ -289,7 +294,7 @@ def _synthetic_editors(scenario: Scenario, version: int) -> Scenario:
     data["name"] = name
     data["cluster"]["nodes"] = edited.dropna(how="all").to_dict("records")
     data["workload"].update(jobs=int(n_jobs), mix=mix, seed=int(seed), **arrivals)
-    return _apply(data, scenario, name, cluster_error, workload_error)
+    return _apply(data, scenario, name, cluster_error, workload_error)[0]
 
 
 main()

@@ -82,7 +82,7 @@ def _headline(agent: bool, polling: bool) -> None:
     roles = {HEADLINE_BASELINE: "the strict queue, first GPU that fits",
              best: f"the best of {len(headline_heuristics())} queue-aware heuristics here",
              AGENT_POLICY: "the trained agent, greedy (no search)"}
-    policies = list(roles) if agent else list(roles)[:2]
+    policies = list(dict.fromkeys([HEADLINE_BASELINE, best, *([AGENT_POLICY] if agent else [])]))
     cols = st.columns(len(policies))
     for col, p in zip(cols, policies, strict=True):
         _card(col, p, roles[p], mean.loc[p] if p in mean.index else None, mean.loc[HEADLINE_BASELINE])

@@ -19,7 +19,7 @@ from shared import (
 from gpusched.agent import AGENT_POLICY
 from gpusched.errors import GpuschedError
 from gpusched.experiment.runner import comparison_from_results
-from gpusched.experiment.stall import NO_FIT_CHECK_VARIANTS
+from gpusched.experiment.stall import NO_FIT_CHECK_VARIANTS, REFERENCE_POLICY
 from gpusched.figures import (
     conditions_summary,
     control_table,
@@ -30,7 +30,6 @@ from gpusched.figures import (
 from gpusched.policies import policy_label
 
 STALLING = "least_loaded"
-REFERENCE = "first_fit"
 CONTRAST = ["least_loaded_fit", "first_fit"]
 SCENARIOS = ["phase1-8gpu", "ll-stall-mini", "phase1-4gpu", "hetero-bigfirst-16gpu",
              "hetero-biglast-16gpu", "small-nodes-16gpu"]
@@ -72,7 +71,7 @@ def _explorer() -> None:
     else:
         name, text = source, preset_yaml(source)
 
-    baseline = REFERENCE if analysed != REFERENCE else STALLING
+    baseline = REFERENCE_POLICY if analysed != REFERENCE_POLICY else STALLING
     policies = list(dict.fromkeys([analysed, *CONTRAST, baseline]))
     if AGENT_POLICY in policy_options() and background_ready(text, [AGENT_POLICY], [seed]):
         policies.append(AGENT_POLICY)
@@ -105,7 +104,7 @@ def _explorer() -> None:
         show_chart(figure, key="stall_fig")
 
     if control:
-        _controls_measured(seed, analysed)
+        _controls_measured(seed, analysed, baseline)
 
     st.markdown("##### Same jobs, every policy")
     same_jobs = comparison_from_results(name, {(p, seed): r for p, r in runs.items()})
@@ -118,13 +117,13 @@ def _explorer() -> None:
                 width="stretch", hide_index=True)
 
 
-def _controls_measured(seed: int, analysed: str) -> None:
-    """What each homogeneous control measured on this seed, side by side."""
+def _controls_measured(seed: int, analysed: str, baseline: str) -> None:
+    """What each homogeneous control measured on this seed, side by side (against ``baseline``)."""
     reports, baselines = [], []
     for control in CONTROLS.values():
         text = preset_yaml(control)
         reports.append(cached_stall(text, analysed, seed)[0])
-        baselines.append(cached_run(text, REFERENCE if analysed != REFERENCE else STALLING, seed))
+        baselines.append(cached_run(text, baseline, seed))
     st.markdown("##### What the controls measured (this seed)")
     st.dataframe(control_table(reports, baselines), width="stretch", hide_index=True)
 

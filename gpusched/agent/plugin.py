@@ -13,7 +13,7 @@ from pathlib import Path
 
 from gpusched.agent.models import LoadedAgent, load_agent, resolve_model
 from gpusched.agent.names import AGENT_POLICY, ROLLOUT_AGENT_POLICY
-from gpusched.core.simulator import Action, Simulator
+from gpusched.core.simulator import Action, Simulator, next_decision
 from gpusched.paths import DEFAULT_MODEL, WINDOW_MODEL
 from gpusched.policies import Policy, register, register_prefix
 
@@ -64,7 +64,7 @@ class ShippedAgent:
         self.scheduler.bind(sim)
 
     def __getattr__(self, name: str):
-        """The chosen scheduler's attributes after :meth:`bind` (e.g. ``forks``, ``decisions``)."""
+        """The chosen scheduler's attributes after :meth:`bind` (e.g. ``forks``, ``changed``)."""
         scheduler = self.__dict__.get("scheduler")
         if scheduler is None:
             raise AttributeError(name)
@@ -74,9 +74,7 @@ class ShippedAgent:
         """The chosen model's (window slot, action); a FIFO model places the head job (slot 0)."""
         if self.scheduler is None:
             raise RuntimeError(f"{self.name} needs bind(simulator) before decide()")
-        if hasattr(self.scheduler, "decide"):
-            return self.scheduler.decide(sim)
-        return 0, self.scheduler.select(sim.state, sim.head_job)
+        return next_decision(self.scheduler, sim)
 
 
 def ppo_policy(ref: str | None = None, seed: int = 0, rollout: bool = False) -> Policy:

@@ -164,9 +164,7 @@ class WindowRolloutScheduler(WindowAgentScheduler):
         if len(options) > 1:
             options[0] = options[_search(self, sim, options,
                                          lambda fork, option: fork.step(option[1], option[0]))]
-        slot, gpu = options[0]
-        self.decisions.append((sim.time_min, slot, sim.queue[slot] if gpu != HOLD else -1, gpu))
-        return slot, gpu
+        return options[0]
 
 
 def rollout_scheduler(agent, name: str = ROLLOUT_AGENT_POLICY):

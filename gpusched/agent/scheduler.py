@@ -102,8 +102,6 @@ class WindowAgentScheduler:
         self.name = name
         self._builder: WindowObservationBuilder | None = None
         self._policy = None
-        self.decisions: list[tuple[float, int, int, int]] = []
-        """Every decision of the last run: (time in minutes, window slot, arrival index, GPU or HOLD)."""
 
     def bind(self, sim: Simulator) -> None:
         """Attach to a simulator before its first decision (called by ``Simulator.run``)."""
@@ -111,7 +109,6 @@ class WindowAgentScheduler:
         self._builder = WindowObservationBuilder(sim.cluster, n, w, sim.speeds,
                                                  float(self.agent.meta.get("vram_scale_gb", 80.0)))
         self._policy = self.agent.policy(n, w)
-        self.decisions = []
 
     def decide(self, sim: Simulator) -> tuple[int, Action]:
         """The agent's (window slot, GPU) for the current decision, or ``(0, HOLD)``."""
@@ -119,9 +116,7 @@ class WindowAgentScheduler:
             raise RuntimeError("WindowAgentScheduler needs bind(simulator) before decide()")
         builder = self._builder
         action = act(self._policy, builder.observe(sim), builder.mask(sim))
-        slot, gpu = builder.decode(action)
-        self.decisions.append((sim.time_min, slot, sim.queue[slot] if gpu != HOLD else -1, gpu))
-        return slot, gpu
+        return builder.decode(action)
 
 
 def agent_scheduler(agent: LoadedAgent, name: str = AGENT_POLICY):

@@ -31,11 +31,12 @@ from gpusched.agent.names import AGENT_POLICY
 from gpusched.agent.network import GpuSetPolicy, WindowSetPolicy
 from gpusched.agent.scheduler import act, agent_scheduler
 from gpusched.core.reward import RewardSpec
+from gpusched.core.simulator import HOLD, next_decision
 from gpusched.env.env import GPUSchedulerEnv
 from gpusched.env.window import WINDOW_OBS_VERSION
 from gpusched.env.wrappers import TrainingReward
 from gpusched.errors import GpuschedError
-from gpusched.policies import HOLD, get_policy
+from gpusched.policies import get_policy
 from gpusched.workload.scenario import load_scenario, make_simulator
 
 WINDOW_BASELINES: tuple[str, ...] = ("fcfs+first_fit", "sjf", "easy")
@@ -101,11 +102,7 @@ def collect_heuristic(config: TrainConfig, seed: int, episodes: int | None = Non
         rewards: list[float] = []
         done = False
         while not done:
-            sim = base.sim
-            if hasattr(heuristic, "decide"):
-                slot, choice = heuristic.decide(sim)
-            else:
-                slot, choice = 0, heuristic.select(sim.state, sim.head_job)
+            slot, choice = next_decision(heuristic, base.sim)
             if not isinstance(choice, int | np.integer):
                 choice = int(choice[0])  # a gang: the env names its first GPU
             if choice == HOLD:
@@ -303,16 +300,14 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
             f"{selected['eval_mean_reward']:.1f})")
     train_time = time.perf_counter() - t0
     model.save(out)
+    settings = config.to_json()
     meta: dict[str, Any] = {
         "obs_version": config.obs_version,
         "policy_class": "WindowSetPolicy" if _windowed(config) else "GpuSetPolicy",
         "hidden": config.hidden,
         "max_gpus": config.max_gpus,
         "queue_window": 8,
-        **({"max_window": config.max_window, "random_windows": config.to_json()["random_windows"],
-            "speed_sigma": config.speed_sigma, "random_loads": config.to_json()["random_loads"],
-            "unit_speed_prob": config.unit_speed_prob}
-           if _windowed(config) else {}),
+        **{key: settings[key] for key in _window_options(config)},
         "scenario_window": scenario.window,
         "scenario_speed": scenario.speed,
         "vram_scale_gb": 80.0,
@@ -326,7 +321,7 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
         "training_time_s": round(train_time, 1),
         "warm_start": {"policy": config.bc_policy, **bc_stats} if config.bc_policy else None,
         "selected": selected,
-        "config": config.to_json(),
+        "config": settings,
     }
     agent = LoadedAgent(out, meta, model.policy.state_dict())
     baselines = WINDOW_BASELINES if _windowed(config) else ("first_fit", "best_fit")

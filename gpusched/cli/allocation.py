@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gpusched.cli.args import add_max_runs, seed_list, write_json
+from gpusched.cli.args import add_max_runs, policy_list, seed_list, write_json
 from gpusched.errors import GpuschedError
 from gpusched.experiment.budget import check_run_count
 from gpusched.fgd.allocation import DEFAULT_TUNE, SUMMARY_COLUMNS, AllocationRun, run_allocation
@@ -34,15 +34,12 @@ from gpusched.workload.openb import read_openb_nodes, read_openb_pods
 
 def parse_policies(text: str) -> list[str]:
     """Comma-separated policy names, checked against :data:`POLICY_NAMES`."""
-    names = [p.strip() for p in text.split(",") if p.strip()]
-    if not names:
-        raise GpuschedError("--policies: give at least one policy")
-    for i, name in enumerate(names):
+
+    def check(name: str) -> None:
         if name not in POLICY_NAMES:
             raise GpuschedError(f"--policies: {unknown_policy_message(name)}")
-        if name in names[:i]:
-            raise GpuschedError(f"--policies: '{name}' appears twice")
-    return names
+
+    return policy_list(text, check)
 
 
 def _mean_or_none(values: list[float | None]) -> float | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from gpusched.core.metrics import COUNT_KEYS, METRIC_KEYS
@@ -124,6 +124,19 @@ load_range = _range_of(lambda t: _in(_number(t), *LOAD_RANGE, "the load range"),
 def speed_sigma(text: str) -> float:
     """An argparse type: ``--speed-sigma``, from 0 to :data:`gpusched.limits.MAX_SPEED_SIGMA`."""
     return _in(_number(text), 0.0, MAX_SPEED_SIGMA, "the largest speed randomisation")
+
+
+def policy_list(text: str, check: Callable[[str], object]) -> list[str]:
+    """The names of ``--policies`` (comma-separated): at least one, none twice, each passed to
+    ``check``, which raises :class:`GpuschedError` for a name it does not know."""
+    names = [p.strip() for p in text.split(",") if p.strip()]
+    if not names:
+        raise GpuschedError("--policies: give at least one policy")
+    for i, name in enumerate(names):
+        check(name)
+        if name in names[:i]:
+            raise GpuschedError(f"--policies: '{name}' appears twice")
+    return names
 
 
 def add_max_runs(parser: argparse.ArgumentParser) -> None:

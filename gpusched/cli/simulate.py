@@ -15,6 +15,7 @@ from gpusched.cli.args import (
     format_value,
     job_count,
     json_metrics,
+    policy_list,
     positive_int,
     seed_list,
     seed_value,
@@ -79,14 +80,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario)
-    policies = [p.strip() for p in args.policies.split(",") if p.strip()] if args.policies \
-        else heuristic_names()
-    if not policies:
-        raise GpuschedError("--policies: give at least one policy")
-    for i, name in enumerate(policies):
-        get_policy(name)
-        if name in policies[:i]:
-            raise GpuschedError(f"--policies: '{name}' appears twice")
+    policies = policy_list(args.policies, get_policy) if args.policies else heuristic_names()
     n_seeds = len(args.seed_list) if args.seed_list else args.seeds
     check_run_count(len(policies) * n_seeds, args.max_runs,
                     f"compare ({len(policies)} policies × {n_seeds:,} seeds)")

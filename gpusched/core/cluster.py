@@ -108,6 +108,20 @@ class Cluster:
                 out[k] = float(self.node_vram_gb[ok].max())
         return out
 
+    def gang_mask(self, single: np.ndarray, gpus: int) -> np.ndarray:
+        """The gang rule's fit: the GPUs of ``single`` (each could take one of a job's GPUs) on a
+        node that has at least ``gpus`` of them."""
+        per_node = np.bincount(self.gpu_node[single], minlength=self.n_nodes)
+        return single & (per_node >= gpus)[self.gpu_node]
+
+    def gang_at(self, single: np.ndarray, gpu: int, gpus: int) -> tuple[int, ...]:
+        """The gang rule's GPUs for a job of ``gpus`` GPUs placed at ``gpu``: ``gpu`` plus the
+        lowest-index other GPUs of ``single`` on its node."""
+        node = self.gpu_node[gpu]
+        first = int(self.node_first_gpu[node])
+        local = np.flatnonzero(single[first:first + int(self.node_gpu_count[node])]) + first
+        return (int(gpu), *[int(g) for g in local if g != gpu][: gpus - 1])
+
     def empty_fit_mask(self, job: Job) -> np.ndarray:
         """GPUs where ``job`` (its whole gang) would fit if the cluster were empty, cached by job
         shape (on an empty cluster every compute share up to one whole GPU fits alike). Read-only."""
@@ -192,8 +206,7 @@ class ClusterState:
             single &= node_ok[c.gpu_node]
         gang = single
         if job.gpus > 1:
-            per_node = np.bincount(c.gpu_node[single], minlength=c.n_nodes)
-            gang = single & (per_node >= job.gpus)[c.gpu_node]
+            gang = c.gang_mask(single, job.gpus)
             gang.flags.writeable = False
         single.flags.writeable = False
         self._fit_cache = (self.version, job, single, gang)
@@ -229,12 +242,7 @@ class ClusterState:
             return ()
         if job.gpus == 1:
             return (int(gpu),)
-        c = self.cluster
-        node = c.gpu_node[gpu]
-        first = int(c.node_first_gpu[node])
-        local = np.flatnonzero(single[first:first + int(c.node_gpu_count[node])]) + first
-        others = [int(g) for g in local if g != gpu][: job.gpus - 1]
-        return (int(gpu), *others)
+        return self.cluster.gang_at(single, gpu, job.gpus)
 
     def misroute_cause(self, job: Job, gpu: int) -> str:
         """Why ``job`` does not fit at ``gpu`` now (one of :data:`MISROUTE_CAUSES`):

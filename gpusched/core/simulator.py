@@ -66,6 +66,17 @@ BSLD_FLOOR_MIN = 10.0
 
 Action = int | Sequence[int]
 
+
+
+def next_decision(policy, sim: Simulator) -> tuple[int, Action]:
+    """``policy``'s (window slot, action) at ``sim``'s current decision: ``decide(sim)`` of a
+    queue-aware policy, or ``select`` of a FIFO one for the head job (slot 0). :meth:`Simulator.run`
+    makes the same choice once per run."""
+    if hasattr(policy, "decide"):
+        return policy.decide(sim)
+    return 0, policy.select(sim.state, sim.head_job)
+
+
 _RESYNC_EVERY = 4096
 """Recompute the running pairwise-difference sum exactly after this many updates."""
 
@@ -142,7 +153,6 @@ class Simulator:
         self.idle_gpu_min_stalled = 0.0  # idle GPU-minutes while the head could fit and was held
         self.idle_gpu_min_blocked = 0.0  # idle GPU-minutes while the head fitted nowhere
         self.busy_gpu_min = 0.0  # integral of GPUs running at least one job (GPU-minutes)
-        self.backfilled = 0  # jobs started ahead of an earlier arrival that still waited
         self.total_reward = 0.0
         # Decision records (the timeline derives everything else from the jobs).
         self.holds: list[tuple[float, float, int, bool]] = []  # (time, until, job, could fit)
@@ -303,7 +313,6 @@ class Simulator:
         if gpus:
             if slot:
                 del self.queue[slot]
-                self.backfilled += 1
             else:
                 self.queue.popleft()
             self.start_slot[job_idx] = slot
@@ -341,11 +350,10 @@ class Simulator:
         self._on_util_change(gpus, before)
         self.start_min[job_idx] = self.time_min
         self.job_gpus[job_idx] = gpus
-        speed = 1.0 if self.speeds is None else self.speeds.of(job.type, gpus)
-        run = job.duration_min if speed == 1.0 else job.duration_min / speed
+        speed = self.speed_of(job, gpus)
+        run = job.duration_min / speed
         self.run_min[job_idx] = run
-        declared = self.declared_min[job_idx]
-        self.declared_end_min[job_idx] = self.time_min + (declared if speed == 1.0 else declared / speed)
+        self.declared_end_min[job_idx] = self.time_min + self.declared_min[job_idx] / speed
         heapq.heappush(self._running, (self.time_min + run, job_idx))
 
     def _hold(self, job_idx: int, job: Job) -> None:
@@ -353,6 +361,7 @@ class Simulator:
         if next_t is None:
             self._finish("dead_stall")
             return
+        # The head's mask is usually cached already (the policy just asked for it).
         could_fit = np.count_nonzero(self.state.fit_mask(job)) > 0
         if not could_fit and self.window > 1:
             fits, jobs = self.state.fits_somewhere, self.jobs
@@ -451,10 +460,8 @@ class Simulator:
         Times are minutes. An unstarted job has no start; its wait counts up to the end of the run
         (0 for a job that had not arrived by then).
         """
-        arrival = np.array([j.arrival_min for j in self.jobs])
-        started = ~np.isnan(self.start_min)
+        arrival, started, wait = self._waits()
         finished = ~np.isnan(self.end_min)
-        wait = np.where(started, self.start_min - arrival, np.maximum(self.time_min - arrival, 0.0))
         node = np.array([int(self.cluster.gpu_node[g[0]]) if g else -1 for g in self.job_gpus])
         return pd.DataFrame({
             "id": [j.id for j in self.jobs],
@@ -479,9 +486,7 @@ class Simulator:
     def metrics(self) -> dict[str, float]:
         """The per-run metrics (keys of :data:`gpusched.core.metrics.METRIC_KEYS`)."""
         n = len(self.jobs)
-        arrival = np.array([j.arrival_min for j in self.jobs]) if n else np.zeros(0)
-        started = ~np.isnan(self.start_min)
-        wait = np.where(started, self.start_min - arrival, np.maximum(self.time_min - arrival, 0.0))
+        _, started, wait = self._waits()
         span = self.time_min - self.start_time_min
         completed = int((~np.isnan(self.end_min)).sum())
         causes = Counter(m[3] for m in self.misroutes)
@@ -507,23 +512,30 @@ class Simulator:
             "total_reward": self.total_reward,
         }
 
+    def _waits(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(arrival, started, wait) per job, minutes: an unstarted job waits up to the end of the
+        run (0 if it had not arrived by then)."""
+        arrival = np.array([j.arrival_min for j in self.jobs], dtype=float)
+        started = ~np.isnan(self.start_min)
+        wait = np.where(started, self.start_min - arrival, np.maximum(self.time_min - arrival, 0.0))
+        return arrival, started, wait
+
     def _queue_metrics(self, wait: np.ndarray, started: np.ndarray) -> dict[str, float]:
         """Job completion time, bounded slowdown, priority-weighted and p99 wait, backfilled jobs
         and busy GPU-hours. A job that has not finished counts up to the end of the run."""
         if not len(self.jobs):
             return {"avg_jct_min": 0.0, "avg_bsld": 0.0, "weighted_wait_min": 0.0, "p99_wait_min": 0.0,
                     "backfilled_jobs": 0, "gpu_hours": 0.0}
-        run = np.where(started, self.run_min, 0.0)
-        ran = np.where(started, np.minimum(run, self.time_min - np.where(started, self.start_min, 0.0)), 0.0)
+        ran = np.where(started, np.minimum(self.run_min, self.time_min - self.start_min), 0.0)
         jct = wait + ran
-        reference = np.where(started, run, [j.duration_min for j in self.jobs])
+        reference = np.where(started, self.run_min, [j.duration_min for j in self.jobs])
         priority = np.array([j.priority for j in self.jobs], dtype=float)
         return {
             "avg_jct_min": float(jct.mean()),
             "avg_bsld": float(np.maximum(1.0, jct / np.maximum(reference, BSLD_FLOOR_MIN)).mean()),
             "weighted_wait_min": float((priority * wait).sum() / priority.sum()),
             "p99_wait_min": float(np.percentile(wait, 99)),
-            "backfilled_jobs": self.backfilled,
+            "backfilled_jobs": int((self.start_slot > 0).sum()),
             "gpu_hours": self.busy_gpu_min / 60.0,
         }
 

@@ -61,11 +61,10 @@ class GpuSpeeds:
     """
 
     def __init__(self, cluster: Cluster, table: Mapping[str, Mapping[str, float]]):
-        self.table = {m: dict(row) for m, row in table.items()}
-        types = sorted({t for row in self.table.values() for t in row})
+        types = sorted({t for row in table.values() for t in row})
         self._rows: dict[str, np.ndarray] = {}
         for job_type in types:
-            row = np.array([self.table.get(m, {}).get(job_type, 1.0) for m in cluster.gpu_model])
+            row = np.array([table.get(m, {}).get(job_type, 1.0) for m in cluster.gpu_model])
             row.flags.writeable = False
             self._rows[job_type] = row
         self._ones = np.ones(cluster.n_gpus)

@@ -23,7 +23,7 @@ from gpusched.env.window import (
 )
 from gpusched.errors import GpuschedError
 from gpusched.workload.scenario import Scenario, load_scenario
-from gpusched.workload.synthetic import arrival_rate_for_load, generate_jobs
+from gpusched.workload.synthetic import generate_jobs, rate_for_load
 
 ENV_OBS_VERSIONS: tuple[int, ...] = (*OBS_VERSIONS, WINDOW_OBS_VERSION)
 """Observation layouts the environment builds: 1 and 2 (FIFO, one head job) and 3 (the window)."""
@@ -268,8 +268,7 @@ class GPUSchedulerEnv(gym.Env):
             if self.random_loads:
                 load = float(self.np_random.uniform(*self.random_loads))
                 mix = random_mix(self.np_random, w.mix)
-                rows = None if speeds is None else {t: speeds.row(t) for t in mix}
-                rate = arrival_rate_for_load(load, mix, cluster.n_gpus, cluster.max_vram_gb_for_gpus(), rows)
+                rate = rate_for_load(load, mix, cluster, speeds)
             else:
                 vram_ratio = float(cluster.gpu_vram_gb.sum()) / float(self.base_cluster.gpu_vram_gb.sum())
                 rate = (scenario.arrival_rate_per_hour(self.base_cluster) * vram_ratio
@@ -312,10 +311,9 @@ class GPUSchedulerEnv(gym.Env):
                              horizon_min=scenario.horizon_min, window=window, speeds=speeds)
         if self.windowed:
             if (self.builder is None or self.builder.cluster is not cluster
-                    or getattr(self.builder, "speeds", None) is not speeds):
+                    or self.builder.speeds is not speeds):
                 self.builder = WindowObservationBuilder(cluster, self.max_gpus, self.max_window, speeds,
                                                         self.vram_scale_gb)
-                self.builder.speeds = speeds
         elif self.builder is None or self.builder.cluster is not cluster:
             self.builder = ObservationBuilder(cluster, self.max_gpus, self.queue_window, self.vram_scale_gb,
                                               self.obs_version)

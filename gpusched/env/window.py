@@ -95,6 +95,7 @@ class WindowObservationBuilder:
         if cluster.n_gpus > max_gpus:
             raise ValueError(f"cluster has {cluster.n_gpus} GPUs, more than max_gpus={max_gpus}")
         self.cluster = cluster
+        self.speeds = speeds
         self.n = cluster.n_gpus
         self.max_gpus = max_gpus
         self.max_window = max_window
@@ -126,10 +127,8 @@ class WindowObservationBuilder:
             single[:] = False
             state, jobs = sim.state, sim.jobs
             for k, idx in enumerate(window[: self.max_window]):
-                job = jobs[idx]
-                if state.fits_somewhere(job):
-                    fits[k] = state.fit_mask(job)
-                single[k] = state.single_gpu_fit(job)
+                fits[k] = state.fit_mask(jobs[idx])
+                single[k] = state.single_gpu_fit(jobs[idx])
             self._key, self._key_state = key, sim.state
         return window, self._fits, self._single
 

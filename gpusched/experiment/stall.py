@@ -31,12 +31,10 @@ class IdleSteps:
 
     :param times_min: step start times (minutes); ``idle_gpus[i]`` holds until the next time.
     :param idle_gpus: GPUs with no job at each step.
-    :param free_compute: unused compute summed over GPUs (GPU-equivalents) at each step.
     """
 
     times_min: np.ndarray
     idle_gpus: np.ndarray
-    free_compute: np.ndarray
 
     def durations_min(self, end_min: float) -> np.ndarray:
         """How long each step lasts (minutes), the last one up to ``end_min``."""
@@ -44,13 +42,11 @@ class IdleSteps:
 
 
 def idle_steps(result: Result) -> IdleSteps:
-    """Idle GPUs and free compute over the run, exact at every event."""
+    """Idle GPUs over the run, exact at every event."""
     tl = result.timeline
     times = tl.event_times()
     frames = tl.gpu_frames(times)
-    idle = (frames.jobs_running == 0).sum(axis=1)
-    free = (1.0 - frames.compute_used).clip(min=0.0).sum(axis=1)
-    return IdleSteps(times, idle, free)
+    return IdleSteps(times, (frames.jobs_running == 0).sum(axis=1))
 
 
 def _overlap_min(t0: np.ndarray, t1: np.ndarray, a: float, b: float) -> np.ndarray:

@@ -297,11 +297,9 @@ def conditions_summary(findings: Sequence[FamilyFinding], variant: str = "least_
             by_cause.setdefault(f.dominant_cause, []).append(f.family)
     for cause, families in by_cause.items():
         share = [f.causes[cause] / max(sum(f.causes.values()), 1) for f in findings if f.family in families]
+        shares = f"{min(share):.0%}–{max(share):.0%}" if len(families) > 1 else f"{share[0]:.0%}"
         out.append(f"Most of its misroutes are **{cause}** misroutes ({_CAUSE_WHY[cause]}) on "
-                   f"{_family_list(families)} ({min(share):.0%}–{max(share):.0%} of them)."
-                   if len(families) > 1 else
-                   f"Most of its misroutes are **{cause}** misroutes ({_CAUSE_WHY[cause]}) on "
-                   f"`{families[0]}` ({share[0]:.0%} of them).")
+                   f"{_family_list(families)} ({shares} of them).")
     worst_by: dict[str, list[str]] = {}
     for f in findings:
         worst_by.setdefault(f.worst_variant, []).append(f.family)

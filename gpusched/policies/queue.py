@@ -98,7 +98,6 @@ class QueuePolicy:
     """
 
     def __init__(self, order: str, placement: Policy, name: str):
-        self.order_name = order
         self.order = ORDERS[order]
         self.placement = placement
         self.name = name
@@ -133,22 +132,14 @@ class MaskedState:
 
     def fit_mask(self, job: Job) -> np.ndarray:
         single = self.single_gpu_fit(job)
-        if job.gpus == 1:
-            return single
-        c = self._state.cluster
-        per_node = np.bincount(c.gpu_node[single], minlength=c.n_nodes)
-        return single & (per_node >= job.gpus)[c.gpu_node]
+        return single if job.gpus == 1 else self._state.cluster.gang_mask(single, job.gpus)
 
     def gang_for(self, job: Job, gpu: int) -> tuple[int, ...]:
         if not self.fit_mask(job)[gpu]:
             return ()
         if job.gpus == 1:
             return (int(gpu),)
-        c = self._state.cluster
-        node = c.gpu_node[gpu]
-        first = int(c.node_first_gpu[node])
-        local = np.flatnonzero(self.single_gpu_fit(job)[first:first + int(c.node_gpu_count[node])]) + first
-        return (int(gpu), *[int(g) for g in local if g != gpu][: job.gpus - 1])
+        return self._state.cluster.gang_at(self.single_gpu_fit(job), gpu, job.gpus)
 
     def can_place(self, job: Job, gpus: Sequence[int]) -> bool:
         return self._state.can_place(job, gpus) and bool(self._allowed[list(gpus)].all())
@@ -243,15 +234,11 @@ def reservation(sim: Simulator, job_idx: int) -> Reservation:
 
 def _reserved_gpus(cluster, job: Job, single: np.ndarray, gang: np.ndarray) -> np.ndarray:
     first = int(np.flatnonzero(gang)[0])
-    node = cluster.gpu_node[first]
-    lo = int(cluster.node_first_gpu[node])
-    local = np.flatnonzero(single[lo:lo + int(cluster.node_gpu_count[node])]) + lo
-    chosen = [first, *[int(g) for g in local if g != first][: job.gpus - 1]]
     reserved = np.zeros(cluster.n_gpus, dtype=bool)
     if cluster.has_node_limits:
-        reserved[cluster.gpu_node == node] = True
+        reserved[cluster.gpu_node == cluster.gpu_node[first]] = True
     else:
-        reserved[chosen] = True
+        reserved[list(cluster.gang_at(single, first, job.gpus))] = True
     return reserved
 
 

@@ -64,8 +64,9 @@ Progress = Callable[[int, int, int], None]
 """Called as ``progress(done, failed, total)`` after each run."""
 
 
-def execute_run(params: dict[str, Any]) -> tuple[dict[str, Any], float]:
-    """Run one sweep entry. Never raises: a failure is recorded in the row's ``error``.
+def execute_run(params: dict[str, Any], scenario: Scenario | None = None) -> tuple[dict[str, Any], float]:
+    """Run one sweep entry (a simulate entry on ``scenario`` when given, instead of the scenario it
+    names). Never raises: a failure is recorded in the row's ``error``.
 
     :return: (row of parameters and metrics, wall seconds).
     """
@@ -73,7 +74,7 @@ def execute_run(params: dict[str, Any]) -> tuple[dict[str, Any], float]:
     row = dict(params)
     try:
         if params["kind"] == "simulate":
-            row.update(_simulate(params))
+            row.update(_simulate(params, scenario))
         elif params["kind"] == "allocation":
             row.update(_allocation(params))
         else:
@@ -106,13 +107,7 @@ def simulate_grid_rows(grid: SimulateGrid, scenario: Scenario,
     runs = spec.runs()
     rows = []
     for n, params in enumerate(runs, start=1):
-        row = dict(params)
-        try:
-            row.update(_simulate(params, scenario))
-            row["error"] = ""
-        except Exception as exc:  # a failed run is data, as in a sweep
-            row["error"] = f"{type(exc).__name__}: {exc}".splitlines()[0]
-        rows.append(row)
+        rows.append(execute_run(params, scenario)[0])
         if progress:
             progress(n, len(runs))
     return pd.DataFrame(rows, columns=_columns(runs))

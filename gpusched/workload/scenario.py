@@ -72,10 +72,10 @@ from gpusched.paths import SCENARIOS_DIR
 from gpusched.workload.files import is_file, load_yaml_mapping, read_user_text
 from gpusched.workload.synthetic import (
     JOB_TYPES,
-    arrival_rate_for_load,
     describe_left_out,
     generate_jobs,
     left_out_shapes,
+    rate_for_load,
     with_estimates,
 )
 
@@ -274,12 +274,12 @@ class Scenario(_Strict):
                 raise ScenarioError(f"scenario '{self.name}': a trace workload has no arrival rate")
             return w.arrival_rate_per_hour
         cluster = cluster or self.build_cluster()
+        return rate_for_load(w.load, w.mix, cluster, self.gpu_speeds(cluster))
+
+    def gpu_speeds(self, cluster: Cluster) -> GpuSpeeds | None:
+        """The scenario's speed table resolved for ``cluster``, or ``None`` without one."""
         table = self.speed_table()
-        speeds = None
-        if table is not None:
-            gpu_speeds = GpuSpeeds(cluster, table)
-            speeds = {job_type: gpu_speeds.row(job_type) for job_type in w.mix}
-        return arrival_rate_for_load(w.load, w.mix, cluster.n_gpus, cluster.max_vram_gb_for_gpus(), speeds)
+        return None if table is None else GpuSpeeds(cluster, table)
 
     def build_cluster(self, seed: int | None = None) -> Cluster:
         """The cluster topology (``seed`` overrides ``workload.seed`` for a trace node sample)."""
@@ -483,7 +483,6 @@ def make_simulator(scenario: Scenario, seed: int | None = None,
     its queue window and GPU speeds."""
     cluster = scenario.build_cluster(seed)
     jobs = scenario.jobs(seed=seed, n_jobs=n_jobs, cluster=cluster)
-    table = scenario.speed_table()
     return Simulator(cluster, jobs, reward=scenario.reward, util_band=scenario.util_band,
                      horizon_min=scenario.horizon_min, window=scenario.window,
-                     speeds=None if table is None else GpuSpeeds(cluster, table))
+                     speeds=scenario.gpu_speeds(cluster))

@@ -12,10 +12,15 @@ import math
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gpusched.core.jobs import Job
+
+if TYPE_CHECKING:
+    from gpusched.core.cluster import Cluster
+    from gpusched.core.speed import GpuSpeeds
 
 
 @dataclass(frozen=True)
@@ -73,9 +78,6 @@ JOB_TYPES: dict[str, JobTypeSpec] = {
     ),
 }
 """Documented per-type distributions of the synthetic workload."""
-
-JOB_TYPE_NAMES: tuple[str, ...] = tuple(JOB_TYPES)
-
 
 class _Categorical:
     """Draws one of ``keys`` with probabilities ``weights`` (renormalised).
@@ -252,6 +254,14 @@ def arrival_rate_for_load(load: float, mix: Mapping[str, float], n_gpus: int,
         capacity = sum(d / per_job * float(np.sum(speed_by_type[t])) if t in speed_by_type
                        else d / per_job * n_gpus for t, d in demand.items())
     return load * capacity * 60.0 / per_job
+
+
+def rate_for_load(load: float, mix: Mapping[str, float], cluster: Cluster,
+                  speeds: GpuSpeeds | None = None) -> float:
+    """:func:`arrival_rate_for_load` on a built cluster with its resolved GPU speeds (``None``:
+    every GPU at 1.0), in jobs per hour."""
+    rows = None if speeds is None else {t: speeds.row(t) for t in mix}
+    return arrival_rate_for_load(load, mix, cluster.n_gpus, cluster.max_vram_gb_for_gpus(), rows)
 
 
 # ---------------------------------------------------------------------------- declared run times
