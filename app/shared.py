@@ -9,6 +9,7 @@ import streamlit as st
 
 from gpusched import Comparison, Result, Scenario, compare, load_scenario, run_policy
 from gpusched.dashboard.background import BackgroundRuns
+from gpusched.dashboard.headline import HEADLINE_SEEDS, best_heuristic, headline_heuristics
 from gpusched.dashboard.policies import dashboard_policies
 from gpusched.errors import GpuschedError
 from gpusched.experiment.runner import comparison_from_results
@@ -104,6 +105,13 @@ def cached_compare(scenario_yaml: str, policies: tuple[str, ...], seeds: tuple[i
     parts = [base.results] if base is not None else []
     parts += [background_runs().results(scenario_yaml, p, seeds) for p in slow]
     return comparison_from_results(parse_scenario(scenario_yaml).name, *parts, order=policies)
+
+
+def cached_best_heuristic(scenario_yaml: str) -> tuple[Comparison, str]:
+    """Every shipped ``ORDER+PLACEMENT`` pair on the scenario's headline seeds (cached by
+    :func:`cached_compare`), and the best of them by time to result."""
+    comparison = cached_compare(scenario_yaml, headline_heuristics(), HEADLINE_SEEDS)
+    return comparison, best_heuristic(comparison)
 
 
 # Figures are cached as shared resources: unpickling a figure re-validates every frame, which

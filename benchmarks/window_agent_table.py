@@ -1,7 +1,8 @@
 """The shipped window agent against every queue-aware heuristic on held-out seeds, as Markdown tables.
 
-For each scenario: every policy (mean ± std over the seeds), then the agent paired seed by seed
-against the best heuristic (the pair with the lowest mean average wait on these very seeds),
+For each scenario: every policy (mean ± std over the seeds, ranked by mean JCT), then the agent
+paired seed by seed against the best heuristic (the pair with the lowest mean job completion time
+on these very seeds, :data:`gpusched.dashboard.headline.BEST_BY`),
 against ``fcfs+first_fit`` and against ``easy+best_fit`` (mean difference with its 95 % t
 interval, and seeds won / tied / lost). Training draws workload seeds >= 10,000 and evaluates
 on 500-504 while it trains, so the default seeds 1000-1019 were never seen.
@@ -25,6 +26,7 @@ from pathlib import Path
 
 from gpusched.agent import AGENT_POLICIES, AGENT_POLICY, ROLLOUT_AGENT_POLICY
 from gpusched.cli.args import parse_seeds
+from gpusched.dashboard.headline import BEST_BY, best_heuristic
 from gpusched.experiment.runner import compare
 from gpusched.experiment.scorecard import scorecard
 from gpusched.paths import REPO_ROOT, WINDOW_MODEL
@@ -33,10 +35,10 @@ from gpusched.workload.scenario import load_scenario
 
 SCENARIOS = ("fleet-16gpu", "fleet-64gpu", "phase1-8gpu", "phase1-4gpu")
 WINDOW_AGENTS = tuple(f"{p}:{WINDOW_MODEL.relative_to(REPO_ROOT).as_posix()}" for p in AGENT_POLICIES)
-COLUMNS = (("avg_wait_min", "avg wait (min)", "{:.1f}"), ("p99_wait_min", "p99 wait (min)", "{:.0f}"),
-           ("avg_bsld", "bounded slowdown", "{:.2f}"), ("weighted_wait_min", "weighted wait (min)", "{:.1f}"),
-           ("jobs_completed", "jobs completed", "{:.0f}"))
-PAIRED = ("avg_wait_min", "avg_bsld", "weighted_wait_min", "p99_wait_min", "jobs_completed")
+COLUMNS = (("avg_jct_min", "avg JCT (min)", "{:.1f}"), ("avg_wait_min", "avg wait (min)", "{:.1f}"),
+           ("p99_wait_min", "p99 wait (min)", "{:.0f}"), ("avg_slowdown", "slowdown", "{:.2f}"),
+           ("speed_loss_min", "speed loss (min)", "{:.1f}"), ("jobs_completed", "jobs completed", "{:.0f}"))
+PAIRED = ("avg_jct_min", "avg_wait_min", "avg_slowdown", "speed_loss_min", "p99_wait_min", "jobs_completed")
 
 
 def policies_for(scenario, rollout: bool) -> list[str]:
@@ -64,12 +66,12 @@ def main() -> None:
         seconds = time.perf_counter() - started
         mean, std = comp.summary(), comp.spread()
         heuristics = [p for p in policies if p.split(":")[0] not in AGENT_POLICIES]
-        best = str(mean.loc[heuristics, "avg_wait_min"].idxmin())
+        best = best_heuristic(comp, tuple(heuristics))
         print(f"\n**{scenario.name}** ({scenario.n_gpus} GPUs, {scenario.workload.jobs} jobs, window "
               f"{scenario.window}, seeds {seeds[0]}-{seeds[-1]}, mean ± std; {seconds:.0f} s)\n")
         print("| policy | " + " | ".join(c[1] for c in COLUMNS) + " |")
         print("|---|" + "---|" * len(COLUMNS))
-        for p in mean.sort_values("avg_wait_min").index:
+        for p in mean.sort_values(BEST_BY).index:
             cells = [f"{fmt.format(mean.loc[p, k])} ± {fmt.format(std.loc[p, k])}" for k, _, fmt in COLUMNS]
             mark = " (best heuristic)" if p == best else ""
             print(f"| {p}{mark} | " + " | ".join(cells) + " |")

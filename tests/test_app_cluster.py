@@ -21,7 +21,16 @@ def test_page_has_its_widgets_and_workload_charts():
     assert at.selectbox(key="preset_0") is not None
     assert at.number_input(key="jobs_0").value == 40
     assert at.file_uploader(key="upload_0") is not None
-    assert len(plotly_specs(at)) == 5
+    assert len(plotly_specs(at)) == 4  # no speed table: no run time by GPU model
+
+
+def test_the_run_time_by_gpu_model_shows_only_with_a_speed_table():
+    at = open_page(PAGE)
+    at.selectbox(key="preset_0").set_value("fleet-16gpu").run()
+    assert_clean(at)
+    titles = [spec["layout"]["title"]["text"] for spec in plotly_specs(at)]
+    assert len(titles) == 5 and any("by GPU model" in t for t in titles)
+    assert any("d ÷ speed" in c.value for c in at.caption)
 
 
 def test_changing_the_job_count_updates_the_shared_scenario():
@@ -76,7 +85,7 @@ def test_trace_preset_offers_real_jobs_and_reports_left_out_pods():
     assert _scenario(at).is_trace
     assert at.selectbox(key="tr_pods_1").value == "openb_pod_list_default"
     assert any("CPU-only" in c.value for c in at.caption)
-    assert len(plotly_specs(at)) == 5
+    assert len(plotly_specs(at)) == 4
     at.number_input(key="tr_sample_1").set_value(5).run()
     assert_clean(at)
     assert _scenario(at).cluster.trace.sample_nodes == 5

@@ -187,7 +187,7 @@ def test_order_plus_placement_names_resolve_and_are_labelled():
     assert policy_label("easy+fastest_fit") == "EASY + Fastest-Fit"
     assert policy_label("easy") == "EASY + Best-Fit"
     assert get_policy("sjf+first_fit").name == "sjf+first_fit"
-    assert len(queue_policy_names()) == 24 and "easy+fastest_fit" in queue_policy_names()
+    assert len(queue_policy_names()) == 30 and "easy+fastest_fit" in queue_policy_names()
     with pytest.raises(UnknownPolicyError, match="not a queue order"):
         get_policy("lifo+best_fit")
     with pytest.raises(UnknownPolicyError, match="FIFO placement"):

@@ -102,7 +102,10 @@ def main() -> None:
     with b:
         show_chart(vram, key="wl_vram")
         show_chart(gpus, key="wl_gpus")
-    show_chart(runtime, key="wl_runtime")
+    if scenario.speed is not None:
+        st.caption("The speed table says how fast each GPU model runs each job type, relative to "
+                   "an A100-80GB: a job of duration d runs d ÷ speed minutes there.")
+        show_chart(runtime, key="wl_runtime")
     with st.expander("Scenario YAML"):
         st.code(scenario.to_yaml(), language="yaml")
 

@@ -3,6 +3,7 @@
 import streamlit as st
 from shared import (
     background_ready,
+    cached_best_heuristic,
     cached_compare,
     cached_compare_figures,
     cached_scorecard,
@@ -17,8 +18,9 @@ from shared import (
 
 from gpusched.agent import AGENT_POLICY
 from gpusched.core.metrics import METRIC_KEYS
+from gpusched.dashboard.headline import HEADLINE_SEEDS, headline_heuristics
 from gpusched.errors import GpuschedError
-from gpusched.figures import results_table, scorecard_table
+from gpusched.figures import OCCUPANCY_NOTE, results_table, scorecard_table
 from gpusched.policies import policy_label
 
 DEFAULT_POLICIES = ["first_fit", "least_loaded", "least_loaded_fit", "best_fit", AGENT_POLICY]
@@ -31,9 +33,21 @@ def main() -> None:
                 "bars, wait-time CDFs, utilisation over time, and a synchronised replay.")
     scenario = current_scenario()
     scenario_badge(scenario)
-    options = policy_options()
+    text = scenario.to_yaml()
+    try:
+        with st.spinner("Finding the best heuristic on this scenario…"):
+            best = cached_best_heuristic(text)[1]
+    except GpuschedError as exc:
+        st.error(str(exc), icon=":material/error:")
+        return
+    options = list(dict.fromkeys([*policy_options(), best]))
+    defaults = list(dict.fromkeys(p for p in [*DEFAULT_POLICIES, best] if p in options))
     c1, c2 = st.columns([4, 1])
-    policies = c1.multiselect("Policies", options, default=[p for p in DEFAULT_POLICIES if p in options],
+    policies = c1.multiselect("Policies", options, default=defaults,
+                              help=f"{policy_label(best)} is the best of the "
+                                   f"{len(headline_heuristics())} queue-aware heuristics on this scenario "
+                                   "by time to result (mean JCT over seeds "
+                                   f"{HEADLINE_SEEDS[0]}–{HEADLINE_SEEDS[-1]}).",
                               format_func=policy_label, key="compare_policies")
     n_seeds = int(c2.number_input("Seeds", min_value=1, max_value=MAX_SEEDS, value=3, step=1,
                                   key="compare_seeds", help="Workload seeds 0 … N−1."))
@@ -41,7 +55,6 @@ def main() -> None:
         st.info("Choose at least one policy.")
         return
     seeds = tuple(range(n_seeds))
-    text = scenario.to_yaml()
     if not background_ready(text, policies, seeds):
         policies = [p for p in policies if not is_slow(p)]
         if not policies:
@@ -57,6 +70,7 @@ def main() -> None:
     seed = seed_col.selectbox("Seed of the utilisation curve", seeds, key="compare_util_seed")
     bars, cdf, util = cached_compare_figures(text, tuple(policies), seeds, seed)
     show_chart(bars, key="compare_bars")
+    st.caption(OCCUPANCY_NOTE)
     left, right = st.columns(2)
     with left:
         show_chart(cdf, key="compare_cdf")

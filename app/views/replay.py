@@ -15,6 +15,7 @@ from shared import (
 
 from gpusched.errors import GpuschedError
 from gpusched.experiment.decisions import decision_table
+from gpusched.figures import OCCUPANCY_NOTE
 from gpusched.limits import MAX_SEED
 from gpusched.policies import policy_label
 
@@ -46,7 +47,7 @@ def main() -> None:
     cols = st.columns(6)
     cols[0].metric("Average wait", f"{m['avg_wait_min']:,.1f} min")
     cols[1].metric("p95 wait", f"{m['p95_wait_min']:,.1f} min")
-    cols[2].metric("Utilisation", f"{m['avg_util'] * 100:.1f} %")
+    cols[2].metric("GPU occupancy", f"{m['avg_util'] * 100:.1f} %", help=OCCUPANCY_NOTE)
     cols[3].metric("Stall", f"{m['stall_min']:,.0f} min")
     cols[4].metric("Completed", f"{m['jobs_completed']:.0f} / {m['jobs_submitted']:.0f}")
     cols[5].metric("Makespan", f"{m['makespan_min']:,.0f} min")
@@ -89,6 +90,12 @@ def _decisions(result, policy: str) -> None:
             "type": "Type",
             "slot": st.column_config.NumberColumn("Window slot"),
             "gpus": "GPUs",
+            "speed": st.column_config.NumberColumn("Speed", format="%.2f",
+                                                   help="The speed of the GPUs it got, for its job type "
+                                                        "(relative to an A100-80GB)."),
+            "best_speed": st.column_config.NumberColumn("Best speed", format="%.2f",
+                                                        help="The fastest speed any GPUs of this "
+                                                             "cluster that could hold the job offer it."),
             "wait_min": st.column_config.NumberColumn("Waited (min)", format="%.1f"),
             "out_of_order": st.column_config.CheckboxColumn("Out of order"),
         })

@@ -39,8 +39,13 @@ from gpusched.errors import GpuschedError
 from gpusched.policies import get_policy
 from gpusched.workload.scenario import load_scenario, make_simulator
 
-WINDOW_BASELINES: tuple[str, ...] = ("fcfs+first_fit", "sjf", "easy")
-"""The heuristics a window agent's sidecar reports beside it."""
+WINDOW_BASELINES: tuple[str, ...] = ("fcfs+first_fit", "sjf", "easy", "sjf+fastest_fit", "easy+eft",
+                                     "sjf+eft")
+"""The heuristics a window agent's sidecar reports beside it (the speed-aware pairs too: with GPU
+speeds the best of them is the best by time to result)."""
+
+EVAL_METRICS: tuple[str, ...] = ("avg_jct_min", "avg_wait_min", "jobs_completed", "total_reward")
+"""What a sidecar's evaluation records of the agent and each baseline (means over the seeds)."""
 
 
 def seed_everything(seed: int) -> None:
@@ -198,7 +203,8 @@ def warm_start(policy: GpuSetPolicy, data: dict[str, Any], epochs: int, seed: in
 # ---------------------------------------------------------------------------- evaluation
 def evaluate(agent: LoadedAgent, scenario: str, seeds: list[int], baselines: tuple[str, ...] = (
         "first_fit", "best_fit"), n_jobs: int | None = None) -> dict[str, dict[str, float]]:
-    """Mean avg wait (min), jobs completed and total reward of the agent and baselines over ``seeds``."""
+    """Mean JCT and wait (min), jobs completed and total reward (:data:`EVAL_METRICS`) of the agent
+    and the baselines over ``seeds``."""
     sc = load_scenario(scenario)
     out: dict[str, dict[str, float]] = {}
     for name in (AGENT_POLICY, *baselines):
@@ -208,8 +214,7 @@ def evaluate(agent: LoadedAgent, scenario: str, seeds: list[int], baselines: tup
             policy = agent_scheduler(agent) if name == AGENT_POLICY else get_policy(name, seed=seed)
             sim.run(policy)
             rows.append(sim.metrics())
-        out[name] = {k: float(np.mean([r[k] for r in rows]))
-                     for k in ("avg_wait_min", "jobs_completed", "total_reward")}
+        out[name] = {k: float(np.mean([r[k] for r in rows])) for k in EVAL_METRICS}
     return out
 
 

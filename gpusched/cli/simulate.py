@@ -38,8 +38,9 @@ def _note_left_out(scenario: Scenario, seed: int) -> None:
     if note:
         print(note, file=sys.stderr)
 
-COMPARE_COLUMNS: tuple[str, ...] = ("avg_wait_min", "p95_wait_min", "avg_util", "util_in_band_frac",
-                                    "gini", "jobs_completed", "stall_min", "total_reward")
+COMPARE_COLUMNS: tuple[str, ...] = ("avg_jct_min", "avg_wait_min", "p95_wait_min", "avg_slowdown",
+                                    "speed_loss_min", "avg_util", "util_in_band_frac", "gini",
+                                    "jobs_completed", "stall_min", "total_reward")
 """The metrics ``compare`` prints (its JSON holds every metric)."""
 
 

@@ -6,12 +6,17 @@ The reward of any stretch of a run is
         - wait * waiting_job_hours
         + util_band * hours_with_cluster_util_in_band
         - imbalance * gini_hours
+        - jct * job_hours_in_system
 
 where ``waiting_job_hours`` is the integral of queue length over time (job-hours),
 ``hours_with_cluster_util_in_band`` the time (hours) during which cluster utilisation was inside
 the target band, and ``gini_hours`` the integral of the Gini coefficient of per-GPU utilisation
-(hours). The environment's step reward is this quantity for the stretch of time the step covers,
-so the sum of an episode's rewards equals the simulator's ``total_reward``.
+(hours), and ``job_hours_in_system`` the integral of the number of jobs in the system, queued or
+running (job-hours). By Little's law the integral of jobs in the system over a run is the sum of
+their completion times, so ``jct`` charges every minute from a job's arrival to its end, whether
+it waits or runs slowly (the reward of Decima, Mao et al., SIGCOMM 2019). Its default weight is 0,
+so a scenario without it keeps its reward. The environment's step reward is this quantity for the
+stretch of time the step covers, so the sum of an episode's rewards equals the simulator's ``total_reward``.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ class RewardSpec(BaseModel):
     util_band: float = Field(1.0, **_WEIGHT,
                              description="bonus per hour with cluster utilisation in the band")
     imbalance: float = Field(1.0, **_WEIGHT, description="penalty per hour, times the Gini coefficient")
+    jct: float = Field(0.0, **_WEIGHT,
+                       description="penalty per job-hour in the system (queued or running): the sum of JCTs")
 
 
 def reward_for(
@@ -42,6 +49,7 @@ def reward_for(
     waiting_job_min: float,
     in_band_min: float,
     gini_min: float,
+    system_job_min: float = 0.0,
 ) -> float:
     """The reward of one stretch of a run.
 
@@ -50,10 +58,13 @@ def reward_for(
     :param waiting_job_min: integral of queue length over the stretch (job-minutes).
     :param in_band_min: minutes of the stretch with cluster utilisation in the target band.
     :param gini_min: integral of the per-GPU utilisation Gini over the stretch (minutes).
+    :param system_job_min: integral of the jobs in the system (queued or running) over the
+        stretch (job-minutes).
     """
     return (
         spec.completion * completed
         - spec.wait * waiting_job_min / 60.0
         + spec.util_band * in_band_min / 60.0
         - spec.imbalance * gini_min / 60.0
+        - spec.jct * system_job_min / 60.0
     )

@@ -22,6 +22,13 @@ reference GPU). With a speed table (:mod:`gpusched.core.speed`) it runs for
 job's run time is its declared time (``Job.estimate_min``, ``duration_min`` when absent): rules
 and agents read declared times, the simulator runs the true ones.
 
+**Time to result.** A job's *ideal run time* is ``duration_min / best speed``, where the best speed
+is the fastest that any gang of this cluster that could ever hold the job offers it (its type's
+speed on the fastest GPU model among the nodes that could hold it when empty). A job's completion
+time (JCT) is its wait plus its run; its *speed loss* is ``run - ideal run`` (never negative): the
+minutes it lost by running on GPUs slower than the best this cluster could give it. Without a
+speed table the ideal run time is the duration, and the speed loss is 0.
+
 **Idle GPUs while jobs wait.** While the queue is not empty, the simulator integrates the number
 of idle GPUs (running no job) over time. The integral is *stalled* while some window job would
 have fitted somewhere and the policy held (the policy's fault; this time is ``stall_min``), and
@@ -62,7 +69,7 @@ HOLD = -1
 """The action that leaves the queue as it is until the next event."""
 
 BSLD_FLOOR_MIN = 10.0
-"""Bounded slowdown divides by ``max(run, 10 min)``, so that very short jobs do not dominate it."""
+"""Bounded slowdown divides by ``max(ideal run, 10 min)``, so that very short jobs do not dominate it."""
 
 Action = int | Sequence[int]
 
@@ -118,10 +125,35 @@ class Simulator:
         self.declared_min = np.array([j.duration_min if j.estimate_min is None else j.estimate_min
                                       for j in self.jobs], dtype=float)
         """Declared run time of each job at speed 1.0 (minutes), by arrival index."""
+        self.best_speed = self._best_speeds()
+        """The fastest speed any gang of the cluster that could ever hold each job offers it
+        (1.0 without a speed table), by arrival index."""
+        self.declared_best_min = (self.declared_min if speeds is None
+                                  else self.declared_min / self.best_speed)
+        """Declared run time of each job on the best GPU it could get (minutes), by arrival index."""
         self.reward_spec = reward or RewardSpec()
         self.util_band = util_band
         self.horizon_min = horizon_min
         self.reset()
+
+    def _best_speeds(self) -> np.ndarray:
+        """Per job (arrival order), the best speed of the gangs that could ever hold it: the
+        fastest GPU, for its type, among those where it fits on an empty cluster (a node holds one
+        GPU model, so a gang's speed is its node's). Cached by the job's shape and type."""
+        if self.speeds is None:
+            return np.ones(len(self.jobs))
+        cluster, speeds = self.cluster, self.speeds
+        cache: dict[tuple, float] = {}
+        out = np.empty(len(self.jobs))
+        for i, job in enumerate(self.jobs):
+            key = (job.type, job.gpus, job.vram_gb, job.vram_frac, job.compute, job.gpu_spec,
+                   job.cpu_milli, job.memory_mib)
+            best = cache.get(key)
+            if best is None:
+                mask = cluster.empty_fit_mask(job)
+                best = cache[key] = float(speeds.row(job.type)[mask].max()) if mask.any() else 1.0
+            out[i] = best
+        return out
 
     # ------------------------------------------------------------------ state
     def reset(self) -> None:
@@ -149,6 +181,7 @@ class Simulator:
         self.in_band_min = 0.0
         self.gini_min = 0.0
         self.waiting_job_min = 0.0
+        self.system_job_min = 0.0  # integral of the jobs queued or running (job-minutes)
         self.stall_min = 0.0
         self.idle_gpu_min_stalled = 0.0  # idle GPU-minutes while the head could fit and was held
         self.idle_gpu_min_blocked = 0.0  # idle GPU-minutes while the head fitted nowhere
@@ -176,6 +209,8 @@ class Simulator:
         twin = copy.copy(self)
         twin.jobs = self.jobs[:k] if arrived_only else self.jobs
         twin.declared_min = self.declared_min[:k]
+        twin.best_speed = self.best_speed[:k]
+        twin.declared_best_min = self.declared_best_min[:k]
         twin.state = self.state.copy()
         twin.queue = deque(self.queue)
         twin._running = list(self._running)
@@ -436,12 +471,14 @@ class Simulator:
             gini_now = self._gini.value()
             in_band = dt if self.util_band[0] <= util <= self.util_band[1] else 0.0
             waiting = len(self.queue) * dt
+            in_system = waiting + len(self._running) * dt
             self.busy_gpu_min += (n - self.state.idle_gpus) * dt
             self.util_min += util * dt
             self.in_band_min += in_band
             self.gini_min += gini_now * dt
             self.waiting_job_min += waiting
-            self.total_reward += reward_for(self.reward_spec, 0, waiting, in_band, gini_now * dt)
+            self.system_job_min += in_system
+            self.total_reward += reward_for(self.reward_spec, 0, waiting, in_band, gini_now * dt, in_system)
         self.time_min = t
 
     def _finish(self, reason: str) -> None:
@@ -453,8 +490,9 @@ class Simulator:
     # ------------------------------------------------------------------ results
     def jobs_table(self) -> pd.DataFrame:
         """One row per submitted job: id, type, arrival, start, end, node, gpu ids, wait, finished,
-        ``run_min`` (the true run time on the GPUs it got), ``start_slot`` (the window slot it
-        started from; -1 if it never started) and ``backfilled`` (started ahead of an earlier
+        ``run_min`` (the true run time on the GPUs it got), ``ideal_run_min`` (its run time on the
+        best GPU this cluster could give it: ``duration_min / best speed``), ``start_slot`` (the
+        window slot it started from; -1 if it never started) and ``backfilled`` (started ahead of an earlier
         arrival that still waited).
 
         Times are minutes. An unstarted job has no start; its wait counts up to the end of the run
@@ -479,6 +517,7 @@ class Simulator:
             "wait_min": wait,
             "finished": finished,
             "run_min": self.run_min.copy(),
+            "ideal_run_min": self._ideal_run_min(),
             "start_slot": self.start_slot.copy(),
             "backfilled": self.start_slot > 0,
         })
@@ -512,6 +551,11 @@ class Simulator:
             "total_reward": self.total_reward,
         }
 
+    def _ideal_run_min(self) -> np.ndarray:
+        """Each job's run time on the best GPU this cluster could give it (minutes)."""
+        duration = np.array([j.duration_min for j in self.jobs], dtype=float)
+        return duration if self.speeds is None else duration / self.best_speed
+
     def _waits(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(arrival, started, wait) per job, minutes: an unstarted job waits up to the end of the
         run (0 if it had not arrived by then)."""
@@ -521,18 +565,23 @@ class Simulator:
         return arrival, started, wait
 
     def _queue_metrics(self, wait: np.ndarray, started: np.ndarray) -> dict[str, float]:
-        """Job completion time, bounded slowdown, priority-weighted and p99 wait, backfilled jobs
-        and busy GPU-hours. A job that has not finished counts up to the end of the run."""
+        """Job completion time, slowdown against the ideal run time, bounded slowdown, speed
+        loss, priority-weighted and p99 wait, backfilled jobs and busy GPU-hours. A job that has
+        not finished counts up to the end of the run."""
         if not len(self.jobs):
-            return {"avg_jct_min": 0.0, "avg_bsld": 0.0, "weighted_wait_min": 0.0, "p99_wait_min": 0.0,
-                    "backfilled_jobs": 0, "gpu_hours": 0.0}
+            return {"avg_jct_min": 0.0, "avg_slowdown": 0.0, "avg_bsld": 0.0, "speed_loss_min": 0.0,
+                    "weighted_wait_min": 0.0, "p99_wait_min": 0.0, "backfilled_jobs": 0,
+                    "gpu_hours": 0.0}
         ran = np.where(started, np.minimum(self.run_min, self.time_min - self.start_min), 0.0)
         jct = wait + ran
-        reference = np.where(started, self.run_min, [j.duration_min for j in self.jobs])
+        ideal = self._ideal_run_min()
         priority = np.array([j.priority for j in self.jobs], dtype=float)
+        loss = np.maximum(self.run_min[started] - ideal[started], 0.0)
         return {
             "avg_jct_min": float(jct.mean()),
-            "avg_bsld": float(np.maximum(1.0, jct / np.maximum(reference, BSLD_FLOOR_MIN)).mean()),
+            "avg_slowdown": float((jct / ideal).mean()),
+            "avg_bsld": float(np.maximum(1.0, jct / np.maximum(ideal, BSLD_FLOOR_MIN)).mean()),
+            "speed_loss_min": float(loss.mean()) if loss.size else 0.0,
             "weighted_wait_min": float((priority * wait).sum() / priority.sum()),
             "p99_wait_min": float(np.percentile(wait, 99)),
             "backfilled_jobs": int((self.start_slot > 0).sum()),

@@ -26,11 +26,11 @@ class TrainingReward(gym.Wrapper):
         super().__init__(env)
         self.weights = spec
         self.scale = scale
-        self._last: tuple[int, float, float, float] = (0, 0.0, 0.0, 0.0)
+        self._last: tuple[int, float, float, float, float] = (0, 0.0, 0.0, 0.0, 0.0)
 
-    def _totals(self) -> tuple[int, float, float, float]:
+    def _totals(self) -> tuple[int, float, float, float, float]:
         sim = self.env.unwrapped.sim
-        return sim.jobs_completed, sim.waiting_job_min, sim.in_band_min, sim.gini_min
+        return sim.jobs_completed, sim.waiting_job_min, sim.in_band_min, sim.gini_min, sim.system_job_min
 
     def reset(self, **kwargs: Any):
         obs, info = self.env.reset(**kwargs)
@@ -43,7 +43,7 @@ class TrainingReward(gym.Wrapper):
         d = [a - b for a, b in zip(now, self._last, strict=True)]
         self._last = now
         info["scenario_reward"] = reward
-        shaped = reward_for(self.weights, int(d[0]), d[1], d[2], d[3]) * self.scale
+        shaped = reward_for(self.weights, int(d[0]), d[1], d[2], d[3], d[4]) * self.scale
         return obs, shaped, terminated, truncated, info
 
     def action_masks(self):

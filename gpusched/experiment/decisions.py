@@ -12,11 +12,14 @@ import pandas as pd
 from gpusched.core.result import Result
 
 DECISION_COLUMNS: tuple[str, ...] = (
-    "time_min", "decision", "job", "type", "slot", "gpus", "wait_min", "out_of_order")
+    "time_min", "decision", "job", "type", "slot", "gpus", "speed", "best_speed", "wait_min",
+    "out_of_order")
 """One row per decision: time (minutes), ``start`` or ``hold``, the job's arrival number (its id:
 jobs are numbered in arrival order), its type, the window slot it was chosen from (0 = the
-oldest waiting job), the GPUs it got (labels, e.g. ``A100-80GB #0``), the minutes it had waited,
-and whether it started ahead of an earlier arrival that still waited."""
+oldest waiting job), the GPUs it got (labels, e.g. ``A100-80GB #0``), the speed of that gang for
+the job and the best speed any gang of the cluster could give it (relative to the reference GPU;
+1.0 without a speed table; empty for a hold), the minutes it had waited, and whether it started
+ahead of an earlier arrival that still waited."""
 
 
 def decision_table(result: Result) -> pd.DataFrame:
@@ -34,6 +37,9 @@ def decision_table(result: Result) -> pd.DataFrame:
         "type": jobs["type"].to_numpy(str),
         "slot": jobs["start_slot"].to_numpy(int),
         "gpus": [", ".join(label(int(g)) for g in ids) for ids in jobs["gpu_ids"]],
+        # duration / run time is the gang's speed; duration / ideal run time the best one.
+        "speed": (jobs["duration_min"] / jobs["run_min"]).to_numpy(float),
+        "best_speed": (jobs["duration_min"] / jobs["ideal_run_min"]).to_numpy(float),
         "wait_min": jobs["wait_min"].to_numpy(float),
         "out_of_order": jobs["backfilled"].to_numpy(bool),
     })
@@ -47,6 +53,8 @@ def decision_table(result: Result) -> pd.DataFrame:
         "type": by_id.loc[holds["job"], "type"].to_numpy(str) if len(holds) else [],
         "slot": 0,
         "gpus": "",
+        "speed": float("nan"),
+        "best_speed": float("nan"),
         "wait_min": (holds["time_min"].to_numpy(float)
                      - by_id.loc[holds["job"], "arrival_min"].to_numpy(float)) if len(holds) else [],
         "out_of_order": False,

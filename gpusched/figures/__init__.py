@@ -7,6 +7,7 @@ Colours (one per policy, per job type and per utilisation band) live in
 
 from gpusched.figures.compare import (
     BAR_METRICS,
+    OCCUPANCY_NOTE,
     forest_figure,
     metric_bars_figure,
     results_table,
@@ -57,6 +58,7 @@ def __getattr__(name: str):
 __all__ = [
     "BAND_COLORS",
     "BAR_METRICS",
+    "OCCUPANCY_NOTE",
     "JOB_TYPE_COLORS",
     "POLICY_COLORS",
     "BLOCKED_LEGEND",

@@ -19,17 +19,25 @@ from gpusched.figures.style import (
 from gpusched.policies import policy_label
 
 BAR_METRICS: dict[str, tuple[str, float]] = {
+    "avg_jct_min": ("Time to result: average JCT (min)", 1.0),
     "avg_wait_min": ("Average wait (min)", 1.0),
     "p95_wait_min": ("p95 wait (min)", 1.0),
-    "avg_jct_min": ("Average job completion time (min)", 1.0),
+    "avg_slowdown": ("Slowdown against the best GPU (≥ 1)", 1.0),
+    "speed_loss_min": ("Speed loss per job (min)", 1.0),
     "avg_bsld": ("Bounded slowdown (≥ 1)", 1.0),
     "weighted_wait_min": ("Priority-weighted wait (min)", 1.0),
-    "avg_util": ("Average utilisation (%)", 100.0),
+    "avg_util": ("GPU occupancy (%)", 100.0),
     "util_in_band_frac": ("Time in 60–80 % band (%)", 100.0),
     "gini": ("Gini of GPU utilisation (0–1)", 1.0),
     "jobs_completed": ("Jobs completed", 1.0),
 }
 """The metrics shown as bars: metric key → (title with unit, display scale)."""
+
+
+OCCUPANCY_NOTE = ("GPU occupancy is the share of the cluster's GPU compute held by running jobs. Slow "
+                  "runs raise it: a job on a slow GPU holds it longer, so a busier cluster is not a "
+                  "more productive one. Judge a schedule by its time to result (JCT).")
+"""The one line every page shows beside GPU occupancy (``avg_util``)."""
 
 
 def policies_of(comparison: Comparison) -> list[str]:
@@ -77,15 +85,17 @@ def metric_bars_figure(comparison: Comparison,
 
 
 TABLE_METRICS: dict[str, str] = {
+    "avg_jct_min": "avg JCT (min)",
     "avg_wait_min": "avg wait (min)",
     "p95_wait_min": "p95 wait (min)",
     "p99_wait_min": "p99 wait (min)",
     "max_wait_min": "max wait (min)",
-    "avg_jct_min": "avg JCT (min)",
+    "avg_slowdown": "slowdown",
+    "speed_loss_min": "speed loss (min)",
     "avg_bsld": "bounded slowdown",
     "weighted_wait_min": "weighted wait (min)",
     "backfilled_jobs": "backfilled",
-    "avg_util": "utilisation (0–1)",
+    "avg_util": "GPU occupancy (0–1)",
     "util_in_band_frac": "time in band (0–1)",
     "gini": "Gini (0–1)",
     "stall_min": "stall (min)",
@@ -101,8 +111,8 @@ def results_table(comparison: Comparison) -> pd.DataFrame:
     """Mean ± standard deviation over seeds per policy (rows) and metric (columns), as text."""
     mean, std = comparison.summary(), comparison.spread()
     keys = list(TABLE_METRICS)
-    digits = {k: 3 if k in ("avg_util", "util_in_band_frac", "gini") else 2 if k == "avg_bsld" else 1
-              for k in keys}
+    digits = {k: 3 if k in ("avg_util", "util_in_band_frac", "gini")
+              else 2 if k in ("avg_bsld", "avg_slowdown") else 1 for k in keys}
     table = pd.DataFrame({
         TABLE_METRICS[k]: [f"{m:,.{digits[k]}f} ± {s:,.{digits[k]}f}"
                            for m, s in zip(mean[k], std[k], strict=True)] for k in keys})
@@ -187,7 +197,7 @@ def util_over_time_figure(comparison: Comparison, seed: int | None = None,
     fig.add_hrect(y0=60, y1=80, fillcolor=TARGET_BAND_FILL, line_width=0,
                   annotation_text="target band", annotation_position="top left",
                   annotation_font_color="#15803D")
-    apply_layout(fig, title=f"Cluster utilisation over time (seed {seed}, {window_min:.0f}-min "
+    apply_layout(fig, title=f"GPU occupancy over time (seed {seed}, {window_min:.0f}-min "
                             "rolling mean)", height=440)
     fig.update_layout(**_LEGEND_BELOW)
     fig.update_xaxes(title_text="time (min)", range=[0, end or 1])
@@ -233,8 +243,8 @@ def forest_figure(card: pd.DataFrame, metrics: Sequence[str] | None = None) -> g
     return fig
 
 
-FOREST_METRICS: tuple[str, ...] = ("avg_wait_min", "p99_wait_min", "avg_jct_min", "avg_bsld",
-                                   "weighted_wait_min", "jobs_completed")
+FOREST_METRICS: tuple[str, ...] = ("avg_jct_min", "avg_wait_min", "p99_wait_min", "avg_slowdown",
+                                   "speed_loss_min", "jobs_completed")
 """The metrics the Compare page draws in its forest plot."""
 
 

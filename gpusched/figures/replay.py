@@ -208,7 +208,9 @@ def gantt_figure(result: Result) -> go.Figure:
     """Per-GPU timeline of jobs on a numeric minutes axis, coloured by job type.
 
     Jobs sharing a GPU are stacked in lanes; hover shows the job, its GPU, start, end, wait,
-    VRAM (GB) and compute share.
+    VRAM (GB), compute share, ideal run time and speed loss. The part of a run beyond its ideal
+    run time (the minutes lost to a GPU slower than the best the cluster could give the job) is
+    hatched.
     """
     tl, cluster = result.timeline, result.cluster
     p = tl.placements.reset_index(drop=True)
@@ -222,9 +224,12 @@ def gantt_figure(result: Result) -> go.Figure:
         wait = jobs.loc[p["job"], "wait_min"].to_numpy()
         gpus = jobs.loc[p["job"], "gpus"].to_numpy()
         finished = np.isfinite(p["end_min"].to_numpy())
+        ideal = jobs.loc[p["job"], "ideal_run_min"].to_numpy(float)
+        run = jobs.loc[p["job"], "run_min"].to_numpy(float)
+        loss = np.maximum(run - ideal, 0.0)
         custom = np.c_[p["job"], [cluster.gpu_label(g) for g in p["gpu"]], _r(p["start_min"], 1),
                        _r(end, 1), _r(wait, 1), _r(p["vram_gb"], 1), _r(p["compute"] * 100, 0),
-                       gpus, np.where(finished, "", " (unfinished)")]
+                       gpus, np.where(finished, "", " (unfinished)"), _r(ideal, 1), _r(loss, 1)]
         for job_type in dict.fromkeys(p["type"]):
             m = (p["type"] == job_type).to_numpy()
             fig.add_trace(go.Bar(
@@ -238,7 +243,9 @@ def gantt_figure(result: Result) -> go.Figure:
                                "<br>start %{customdata[2]} → end %{customdata[3]} min"
                                "<br>waited %{customdata[4]} min"
                                "<br>VRAM %{customdata[5]} GB · compute %{customdata[6]} %"
+                               "<br>ideal run %{customdata[9]} min · speed loss %{customdata[10]} min"
                                "<extra></extra>")))
+        _hatch_speed_loss(fig, p, y, height, end, ideal, loss)
         _mark_out_of_order(fig, result, p, y)
     labels = [cluster.gpu_label(g) for g in range(cluster.n_gpus)]
     apply_layout(fig, title=f"Jobs on each GPU over time · {policy_label(result.policy)}",
@@ -248,6 +255,29 @@ def gantt_figure(result: Result) -> go.Figure:
     fig.update_yaxes(title_text="GPU", tickvals=list(range(cluster.n_gpus)), ticktext=labels,
                      range=[cluster.n_gpus - 0.5, -0.5], showgrid=False, zeroline=False)
     return fig
+
+
+SPEED_LOSS_LEGEND = "speed loss (beyond the ideal run on the best GPU)"
+"""Legend name of the hatched part of a run that a faster GPU would have saved."""
+
+
+def _hatch_speed_loss(fig: go.Figure, placements: pd.DataFrame, y: np.ndarray, height: np.ndarray,
+                      end: np.ndarray, ideal: np.ndarray, loss: np.ndarray) -> None:
+    """Hatch each run from its start plus its ideal run time to its end (as far as the run went)."""
+    start = placements["start_min"].to_numpy(float)
+    stretched = (loss > 1e-6) & (end > start + ideal)
+    if not stretched.any():
+        return
+    base = start[stretched] + ideal[stretched]
+    fig.add_trace(go.Bar(
+        orientation="h", base=_r(base), x=_r(end[stretched] - base), y=np.round(y[stretched], 3).tolist(),
+        width=np.round(height[stretched] * 0.92, 3).tolist(), name=SPEED_LOSS_LEGEND,
+        marker={"color": "rgba(255,255,255,0.35)", "pattern": {"shape": "/", "fgcolor": "#111827",
+                                                                "size": 6, "solidity": 0.3},
+                "line": {"width": 0}},
+        customdata=np.c_[placements["job"].to_numpy()[stretched], _r(loss[stretched], 1)].tolist(),
+        hovertemplate="job %{customdata[0]}: %{customdata[1]} min lost to a slower GPU than the best "
+                      "this cluster could give it<extra></extra>"))
 
 
 OUT_OF_ORDER_LEGEND = "started out of arrival order (backfilled)"

@@ -4,7 +4,11 @@ Each is named ``ORDER+PLACEMENT``: the ORDER picks a job among the window (the f
 queued jobs, in arrival order; see :mod:`gpusched.core.simulator`), and the PLACEMENT, any
 registered FIFO policy (``first_fit``, ``best_fit``, ``fastest_fit``, ``fgd``, ...), places it.
 ``ORDER`` alone means ``ORDER+best_fit``. Orders that read run times read the *declared* ones
-(``Job.estimate_min``), as Slurm users declare a time limit.
+(``Job.estimate_min``), as Slurm users declare a time limit, on the best GPU the job could get
+(declared duration / the best speed any gang of the cluster offers it; without a speed table, the
+declared duration). With the placement ``eft`` (earliest finish time,
+:mod:`gpusched.policies.eft`) the order ranks every window job and each may wait for a faster
+gang with a reservation.
 
 - ``fcfs``: the head job only; identical to the FIFO placement policy itself on any window.
 - ``fitfirst``: the first window job that fits now (greedy backfilling without a reservation;
@@ -15,12 +19,12 @@ registered FIFO policy (``first_fit``, ``best_fit``, ``fastest_fit``, ``fgd``, .
   gang of GPUs. A later window job may start now only if it fits now and does not delay that
   reservation: it ends (by its declared run time on its GPUs) before the reservation, or it uses
   none of the reserved GPUs (none of the reserved nodes, when nodes have CPU or memory limits).
-- ``sjf``: the shortest declared duration first, among the window jobs that fit (Tiresias and the
-  Alibaba PAI simulator order jobs by duration; here with declared times).
+- ``sjf``: the shortest declared run time on the best GPU first, among the window jobs that fit
+  (Tiresias and the Alibaba PAI simulator order jobs by duration; here with declared times).
 - ``priority``: the highest priority first, first-come first-served within a priority, among the
   window jobs that fit.
-- ``wfp3``: the largest ``(wait / declared duration)^3 * gpus`` first, among the window jobs that
-  fit (the WFP3 score of RLScheduler, Zhang et al., SC 2020).
+- ``wfp3``: the largest ``(wait / declared run time on the best GPU)^3 * gpus`` first, among the
+  window jobs that fit (the WFP3 score of RLScheduler, Zhang et al., SC 2020).
 
 Ties go to the earliest arrival (the lowest window slot).
 """
@@ -39,6 +43,9 @@ from gpusched.policies.base import Policy
 Order = Callable[[Simulator, Sequence[int]], int | None]
 """Picks a window slot among the slots whose job fits now (``None`` when none should start)."""
 
+OrderKey = Callable[[Simulator], Callable[[int], float]]
+"""An order's sort key: given the simulator, a function of a job's arrival index (lower first)."""
+
 
 def _fitting_slots(sim: Simulator, window: Sequence[int]) -> list[int]:
     fits, jobs = sim.state.fits_somewhere, sim.jobs
@@ -56,33 +63,62 @@ def _fitfirst(sim: Simulator, window: Sequence[int]) -> int | None:
     return slots[0] if slots else None
 
 
-def _sjf(sim: Simulator, window: Sequence[int]) -> int | None:
-    return _best(sim, window, lambda i: float(sim.declared_min[i]))
+def _sjf_key(sim: Simulator) -> Callable[[int], float]:
+    declared = sim.declared_best_min
+    return lambda i: float(declared[i])
 
 
-def _priority(sim: Simulator, window: Sequence[int]) -> int | None:
-    return _best(sim, window, lambda i: -sim.jobs[i].priority)
+def _priority_key(sim: Simulator) -> Callable[[int], float]:
+    jobs = sim.jobs
+    return lambda i: -jobs[i].priority
 
 
-def _wfp3(sim: Simulator, window: Sequence[int]) -> int | None:
-    now = sim.time_min
+def _wfp3_key(sim: Simulator) -> Callable[[int], float]:
+    now, jobs, declared = sim.time_min, sim.jobs, sim.declared_best_min
 
     def score(i: int) -> float:
-        job = sim.jobs[i]
-        return -((now - job.arrival_min) / max(float(sim.declared_min[i]), EPS)) ** 3 * job.gpus
+        job = jobs[i]
+        return -((now - job.arrival_min) / max(float(declared[i]), EPS)) ** 3 * job.gpus
 
-    return _best(sim, window, score)
+    return score
+
+
+ORDER_KEYS: dict[str, OrderKey | None] = {
+    "fcfs": None,
+    "fitfirst": None,
+    "easy": None,
+    "sjf": _sjf_key,
+    "priority": _priority_key,
+    "wfp3": _wfp3_key,
+}
+"""Each order's sort key (``None``: arrival order)."""
+
+
+def _keyed(key: OrderKey) -> Order:
+    return lambda sim, window: _best(sim, window, key(sim))
 
 
 ORDERS: dict[str, Order | None] = {
     "fcfs": None,
     "fitfirst": _fitfirst,
     "easy": None,
-    "sjf": _sjf,
-    "priority": _priority,
-    "wfp3": _wfp3,
+    "sjf": _keyed(_sjf_key),
+    "priority": _keyed(_priority_key),
+    "wfp3": _keyed(_wfp3_key),
 }
 """The job orders (``fcfs`` and ``easy`` are written as classes of their own)."""
+
+
+def ranked_slots(order: str, sim: Simulator, window: Sequence[int]) -> list[int]:
+    """Every window slot in the order's preference, fitting now or not (``fcfs``: the head only;
+    ``fitfirst`` and ``easy``: arrival order; the others by their key, arrival order on ties)."""
+    if order == "fcfs":
+        return [0] if window else []
+    key = ORDER_KEYS[order]
+    if key is None:
+        return list(range(len(window)))
+    of = key(sim)
+    return sorted(range(len(window)), key=lambda k: (of(window[k]), k))
 
 ORDER_LABELS: dict[str, str] = {"fcfs": "FCFS", "fitfirst": "Fit-first", "easy": "EASY", "sjf": "SJF",
                                 "priority": "Priority", "wfp3": "WFP3"}

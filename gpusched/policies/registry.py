@@ -17,6 +17,7 @@ from gpusched.errors import UnknownPolicyError
 from gpusched.fgd.policies import paper_policy
 from gpusched.fgd.scoring import POLICY_NAMES as FGD_POLICY_NAMES
 from gpusched.policies.base import Policy
+from gpusched.policies.eft import EarliestFinish, EarliestFinishQueue
 from gpusched.policies.heuristics import (
     BestFit,
     FastestFit,
@@ -153,7 +154,7 @@ def get_policy(name: str, seed: int = 0) -> Policy:
 
 
 # ---------------------------------------------------------------------------- ORDER+PLACEMENT
-QUEUE_PLACEMENTS: tuple[str, ...] = ("best_fit", "first_fit", "fastest_fit", "least_loaded_fit")
+QUEUE_PLACEMENTS: tuple[str, ...] = ("best_fit", "first_fit", "fastest_fit", "least_loaded_fit", "eft")
 """The placements the shipped queue-aware heuristics pair with every order."""
 
 
@@ -182,9 +183,12 @@ def _queue_info(name: str) -> PolicyInfo:
                       lambda seed: queue_policy(name, seed), heuristic=False, slow=base.slow)
 
 
-def queue_policy(name: str, seed: int = 0) -> QueuePolicy:
-    """The queue-aware heuristic ``ORDER+PLACEMENT`` (``ORDER`` alone: ``ORDER+best_fit``)."""
+def queue_policy(name: str, seed: int = 0) -> QueuePolicy | EarliestFinishQueue:
+    """The queue-aware heuristic ``ORDER+PLACEMENT`` (``ORDER`` alone: ``ORDER+best_fit``; with
+    the placement ``eft``, :class:`~gpusched.policies.eft.EarliestFinishQueue`)."""
     order, placement = _split_queue_name(name if "+" in name else f"{name}+best_fit")
+    if placement == "eft":
+        return EarliestFinishQueue(order, name)
     base = get_policy(placement, seed)
     return EasyBackfill(base, name) if order == "easy" else QueuePolicy(order, base, name)
 
@@ -199,6 +203,9 @@ register("least_loaded_fit", lambda seed: LeastLoadedFit(), label="Least-Loaded 
 register("best_fit", lambda seed: BestFit(), label="Best-Fit")
 register("random", lambda seed: RandomFit(seed), label="Random")
 register("fastest_fit", lambda seed: FastestFit(), label="Fastest-Fit")
+# Earliest finish time (gpusched.policies.eft): waits for a faster gang when that finishes sooner.
+# Without speeds it is Best-Fit, so it stays out of the default (FIFO) list.
+register("eft", lambda seed: EarliestFinish(), label="EFT", heuristic=False)
 # Queue-aware heuristics (gpusched.policies.queue): an order alone places with Best-Fit;
 # ``ORDER+PLACEMENT`` names any FIFO placement.
 for _order in ORDERS:

@@ -1,0 +1,135 @@
+"""Earliest finish time (EFT): the hand-built case, its reservations, and its equality with
+Best-Fit when GPUs have no speeds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import node_groups
+
+from gpusched.core.cluster import Cluster, NodeGroup
+from gpusched.core.jobs import Job
+from gpusched.core.simulator import Simulator
+from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
+from gpusched.policies import get_policy, queue_policy_names
+from gpusched.policies.eft import EarliestFinishQueue, earliest_finish
+from gpusched.policies.queue import ORDERS
+from gpusched.workload.scenario import load_scenario, make_simulator
+from gpusched.workload.synthetic import generate_jobs
+
+A100_T4_SPEEDS = {"A100-80GB": {"training": 1.0}, "T4-16GB": {"training": 0.2}}
+"""The hand-built case's speeds: a training job runs 5 times as long on the T4."""
+
+
+def training(job_id: int, arrival: float, duration: float, *, vram: float = 10.0,
+             estimate: float | None = None) -> Job:
+    return Job(id=job_id, type="training", arrival_min=arrival, duration_min=duration, gpus=1,
+               vram_gb=vram, compute=1.0, estimate_min=estimate)
+
+
+def a100_and_t4() -> Cluster:
+    return Cluster([NodeGroup("A100-80GB", 80, 1), NodeGroup("T4-16GB", 16, 1)])
+
+
+def hand_built(policy: str):
+    """One A100 and one T4; a 20-minute job at minute 0, then a 90-minute job at minute 1."""
+    cluster = a100_and_t4()
+    sim = Simulator(cluster, [training(0, 0.0, 20.0), training(1, 1.0, 90.0)], window=4,
+                    speeds=GpuSpeeds(cluster, A100_T4_SPEEDS))
+    return sim.run(get_policy(policy))
+
+
+@pytest.mark.parametrize("policy", ["eft", "fcfs+eft", "easy+eft", "sjf+eft", "wfp3+eft"])
+def test_eft_waits_for_the_a100_and_finishes_the_second_job_at_minute_110(policy):
+    jobs = hand_built(policy).jobs.set_index("id")
+    assert jobs.loc[0, "gpu_ids"] == [0] and jobs.loc[0, "end_min"] == 20.0
+    assert jobs.loc[1, "gpu_ids"] == [0]  # it waited 19 minutes for the A100 ...
+    assert jobs.loc[1, "start_min"] == 20.0 and jobs.loc[1, "end_min"] == 110.0  # ... and saved 341
+
+
+def test_fastest_fit_starts_the_second_job_on_the_t4_and_finishes_it_at_minute_451():
+    jobs = hand_built("sjf+fastest_fit").jobs.set_index("id")
+    assert jobs.loc[1, "gpu_ids"] == [1]
+    assert jobs.loc[1, "end_min"] == pytest.approx(1.0 + 90.0 / 0.2)
+
+
+def test_eft_plans_the_gang_and_the_time_by_hand():
+    cluster = a100_and_t4()
+    sim = Simulator(cluster, [training(0, 0.0, 20.0), training(1, 1.0, 90.0)], window=4,
+                    speeds=GpuSpeeds(cluster, A100_T4_SPEEDS))
+    sim.step(0)  # the 20-minute job on the A100; the clock moves to the second arrival
+    assert sim.time_min == 1.0
+    plan = earliest_finish(sim, 1)
+    assert (plan.start_min, plan.finish_min, plan.gpus) == (20.0, 110.0, (0,))
+
+
+def test_eft_reads_declared_run_times_not_true_ones():
+    """The first job declares 500 minutes on the A100: waiting for it would finish at 590, so EFT
+    starts the second job on the T4 at once (finishing at 451)."""
+    cluster = a100_and_t4()
+    sim = Simulator(cluster, [training(0, 0.0, 20.0, estimate=500.0), training(1, 1.0, 90.0)],
+                    window=4, speeds=GpuSpeeds(cluster, A100_T4_SPEEDS))
+    jobs = sim.run(get_policy("sjf+eft")).jobs.set_index("id")
+    assert jobs.loc[1, "gpu_ids"] == [1] and jobs.loc[1, "start_min"] == 1.0
+
+
+def test_a_later_job_may_use_reserved_gpus_only_if_it_ends_before_the_reservation():
+    """The 90-minute job reserves the A100 at minute 20. A 10-minute job arriving at minute 2
+    would end at 12 on the A100, but the A100 is busy until 20, so it waits for neither: it runs
+    on the T4 (50 minutes) unless it would finish sooner after the reservation (it would not)."""
+    cluster = a100_and_t4()
+    jobs = [training(0, 0.0, 20.0), training(1, 1.0, 90.0), training(2, 2.0, 10.0)]
+    sim = Simulator(cluster, jobs, window=4, speeds=GpuSpeeds(cluster, A100_T4_SPEEDS))
+    policy = get_policy("sjf+eft")
+    out = sim.run(policy).jobs.set_index("id")
+    assert policy.promised == {1: 20.0}
+    assert out.loc[1, "start_min"] == 20.0 and out.loc[1, "gpu_ids"] == [0]
+    assert out.loc[2, "gpu_ids"] == [1] and out.loc[2, "start_min"] == 2.0  # 52 < 110 + 10
+
+
+# ---------------------------------------------------------------------------- the registry
+def test_every_order_pairs_with_eft_among_the_shipped_pairs():
+    names = queue_policy_names()
+    for order in ORDERS:
+        assert f"{order}+eft" in names
+        assert isinstance(get_policy(f"{order}+eft"), EarliestFinishQueue)
+
+
+# ---------------------------------------------------------------------------- without speeds
+FIFO_PRESETS = ("homogeneous-8gpu", "hetero-bigfirst-16gpu", "phase1-8gpu", "small-nodes-16gpu",
+                "openb-sample")
+
+
+@pytest.mark.parametrize("preset", FIFO_PRESETS)
+def test_fcfs_eft_is_fcfs_best_fit_without_speeds(preset):
+    scenario = load_scenario(preset)
+    assert scenario.speed is None
+    for seed in (0, 1):
+        eft = make_simulator(scenario, seed).run(get_policy("fcfs+eft"))
+        best_fit = make_simulator(scenario, seed).run(get_policy("fcfs+best_fit"))
+        assert eft.metrics == best_fit.metrics
+        assert eft.jobs["gpu_ids"].tolist() == best_fit.jobs["gpu_ids"].tolist()
+
+
+# ---------------------------------------------------------------------------- no starvation
+settings_eft = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@settings_eft
+@given(node_groups, st.integers(5, 50), st.floats(5.0, 60.0), st.integers(0, 2**31 - 1),
+       st.sampled_from([1, 2, 4, 16]), st.sampled_from(list(ORDERS)), st.booleans())
+def test_eft_never_starves_and_never_delays_a_reservation(groups, n_jobs, rate, seed, window, order,
+                                                          with_speeds):
+    cluster = Cluster(groups)
+    jobs = generate_jobs(n_jobs, rate, {"training": 0.4, "inference": 0.3, "batch": 0.3},
+                         np.random.default_rng(seed), cluster.max_vram_gb_for_gpus())
+    speeds = GpuSpeeds(cluster, DEFAULT_SPEEDS) if with_speeds else None
+    sim = Simulator(cluster, jobs, window=window, speeds=speeds)
+    policy = get_policy(f"{order}+eft")
+    result = sim.run(policy)
+    assert result.end_reason == "completed"
+    assert result.metrics["jobs_completed"] == n_jobs
+    for idx, promised in policy.promised.items():
+        assert sim.start_min[idx] <= promised + 1e-6, (idx, sim.start_min[idx], promised)
