@@ -1,6 +1,7 @@
 """Simulator speed: decisions per second and wall time for First-Fit and Best-Fit on a FIFO queue,
 for EASY backfilling over Best-Fit on a queue window of 16, and for EASY with earliest finish
-time (``easy+eft``) on a window of 16 with the shipped GPU speeds (targets: 8 GPUs x 250 jobs in
+time (``easy+eft``) on a window of 16 with the shipped GPU speeds at an offered load of 0.3
+(targets: 8 GPUs x 250 jobs in
 100 ms; 1,024 GPUs x 100,000 jobs in 20 s and 1 GB).
 
 Cases: 8 GPUs x 250 jobs, 64 GPUs x 10,000 jobs, 1,024 GPUs x 100,000 jobs. Prints the peak
@@ -21,17 +22,23 @@ from gpusched.workload.scenario import load_scenario, scenario_from_dict
 MIX = {"training": 0.2, "inference": 0.6, "batch": 0.2}
 
 
+SPEED_LOAD = 0.3
+"""Offered load of the cases with GPU speeds (fleet-16gpu's): phase1-8gpu's arrival rate would
+overload a cluster whose T4s run training at a fifth of the reference speed."""
+
+
 def scaled_scenario(n_gpus: int, n_jobs: int, speeds: bool = False):
     """phase1-8gpu's node mix repeated to ``n_gpus`` GPUs, with the arrival rate scaled so the
-    load per GPU matches phase1-8gpu (and the shipped speed table when ``speeds``)."""
+    load per GPU matches phase1-8gpu; with ``speeds``, the shipped speed table and an offered load
+    of :data:`SPEED_LOAD`."""
     base = load_scenario("phase1-8gpu")
     copies = max(1, n_gpus // base.n_gpus)
     nodes = [dict(n.model_dump(exclude_none=True), count=n.count * copies)
              for n in base.cluster.nodes]
     rate = base.workload.arrival_rate_per_hour * copies
+    arrivals = {"load": SPEED_LOAD} if speeds else {"arrival_rate_per_hour": rate}
     return scenario_from_dict({"name": f"bench-{n_gpus}", "cluster": {"nodes": nodes},
-                               "workload": {"jobs": n_jobs, "arrival_rate_per_hour": rate,
-                                            "mix": MIX, "seed": 0},
+                               "workload": {"jobs": n_jobs, **arrivals, "mix": MIX, "seed": 0},
                                **({"speed": "default"} if speeds else {})})
 
 

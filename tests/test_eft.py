@@ -133,3 +133,19 @@ def test_eft_never_starves_and_never_delays_a_reservation(groups, n_jobs, rate, 
     assert result.metrics["jobs_completed"] == n_jobs
     for idx, promised in policy.promised.items():
         assert sim.start_min[idx] <= promised + 1e-6, (idx, sim.start_min[idx], promised)
+
+
+# ---------------------------------------------------------------------------- the JCT lookahead
+@pytest.mark.parametrize(("objective", "mean_jct"), [("jct", 95.0), ("wait", 235.0)])
+def test_the_window_lookahead_scores_forks_by_its_objective(objective, mean_jct):
+    """Base: SJF with Fastest-Fit. By JCT, at minute 0 the 20-minute job goes to the T4 (forks
+    score A100 235, T4 95, hold 235.5) and the 90-minute one takes the A100 at minute 1: JCTs 100
+    and 90. By wait every first choice ties at 0 and the base's own choice (the A100) stays; the
+    90-minute job then starts on the T4 at once rather than wait 19 minutes: JCTs 20 and 450."""
+    from gpusched.policies.window_lookahead import WindowLookahead
+
+    cluster = a100_and_t4()
+    sim = Simulator(cluster, [training(0, 0.0, 20.0), training(1, 1.0, 90.0)], window=4,
+                    speeds=GpuSpeeds(cluster, A100_T4_SPEEDS))
+    result = sim.run(WindowLookahead(lambda: get_policy("sjf+fastest_fit"), objective=objective))
+    assert result.metrics["avg_jct_min"] == pytest.approx(mean_jct)

@@ -12,8 +12,9 @@ with the trained network as the base policy:
    Nothing is read from the future.
 3. Each fork plays its option and then the network's greedy choice until its known jobs are
    done. The forks advance in lockstep, so one batched network call decides for all of them.
-4. The option whose fork ends with the lowest average wait wins; a tie keeps the network's own
-   first choice.
+4. The option whose fork ends with the best score wins (:mod:`gpusched.policies.objective`:
+   the lowest average JCT by default, the time to result; or the lowest average wait); a tie
+   keeps the network's own first choice.
 
 The forks run the one simulator, so the agent never models the cluster itself. The cost is
 one batched network call per decision of the longest fork, so a decision takes milliseconds to
@@ -31,10 +32,13 @@ from gpusched.core.cluster import ClusterState
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import HOLD, Action, Simulator
 from gpusched.env.observation import ObservationBuilder
-from gpusched.policies.lookahead import finished_wait_min
+from gpusched.policies.objective import check_objective, finished_score
 
 DEFAULT_CANDIDATES = 3
 """Options weighed per decision: the network's best valid actions."""
+
+DEFAULT_OBJECTIVE = "jct"
+"""What a fork is scored by (see :mod:`gpusched.policies.objective`): the time to result."""
 
 
 def batch_logits(policy, observations: list[dict[str, np.ndarray]]) -> np.ndarray:
@@ -44,12 +48,14 @@ def batch_logits(policy, observations: list[dict[str, np.ndarray]]) -> np.ndarra
         return policy.mlp_extractor.forward_actor(policy.features_extractor(tensors)).numpy()
 
 
-def _init_search(scheduler, candidates: int) -> None:
-    """The search state both rollout schedulers keep: options per decision, forks played and
-    decisions the search changed."""
+def _init_search(scheduler, candidates: int, objective: str) -> None:
+    """The search state both rollout schedulers keep: options per decision, the objective, forks
+    played and decisions the search changed."""
     if candidates < 1:
         raise ValueError(f"candidates must be at least 1, got {candidates}")
+    check_objective(objective)
     scheduler.candidates = candidates
+    scheduler.objective = objective
     scheduler.forks = 0
     scheduler.changed = 0
 
@@ -57,7 +63,7 @@ def _init_search(scheduler, candidates: int) -> None:
 def _search(scheduler, sim: Simulator, options: list, play) -> int:
     """The index of the best option by rollout: each is played by ``play(fork, option)`` on a fork
     of ``sim`` that knows only the arrived jobs, then the forks run to their end with
-    ``scheduler._play_out``; the lowest average wait wins, a tie keeps option 0."""
+    ``scheduler._play_out``; the best score wins, a tie keeps option 0."""
     forks = []
     for option in options:
         fork = sim.fork(arrived_only=True)
@@ -78,11 +84,13 @@ class RolloutScheduler(AgentScheduler):
     :param agent: checked weights from :func:`gpusched.agent.models.load_agent`.
     :param name: registry name reported in results.
     :param candidates: options weighed per decision (the network's best valid actions).
+    :param objective: what a fork is scored by (``jct`` or ``wait``).
     """
 
-    def __init__(self, agent, name: str = ROLLOUT_AGENT_POLICY, candidates: int = DEFAULT_CANDIDATES):
+    def __init__(self, agent, name: str = ROLLOUT_AGENT_POLICY, candidates: int = DEFAULT_CANDIDATES,
+                 objective: str = DEFAULT_OBJECTIVE):
         super().__init__(agent, name=name)
-        _init_search(self, candidates)
+        _init_search(self, candidates, objective)
 
     def _decide(self, sims: list[Simulator], builder: ObservationBuilder) -> list[np.ndarray]:
         """The masked logits of every simulator's current decision, from one network call."""
@@ -103,7 +111,7 @@ class RolloutScheduler(AgentScheduler):
                 action = int(logits.argmax())
                 fork.step(HOLD if action >= n else action)
             active = [f for f in active if not f.done]
-        return [finished_wait_min(f) for f in forks]
+        return [finished_score(f, self.objective) for f in forks]
 
     def select(self, state: ClusterState, job: Job) -> Action:
         """The best of the network's top options by rollout: a GPU index or :data:`HOLD`."""
@@ -127,11 +135,13 @@ class WindowRolloutScheduler(WindowAgentScheduler):
     :param agent: checked weights of a version-3 model.
     :param name: registry name reported in results.
     :param candidates: options weighed per decision (the network's best valid actions).
+    :param objective: what a fork is scored by (``jct`` or ``wait``).
     """
 
-    def __init__(self, agent, name: str = ROLLOUT_AGENT_POLICY, candidates: int = DEFAULT_CANDIDATES):
+    def __init__(self, agent, name: str = ROLLOUT_AGENT_POLICY, candidates: int = DEFAULT_CANDIDATES,
+                 objective: str = DEFAULT_OBJECTIVE):
         super().__init__(agent, name=name)
-        _init_search(self, candidates)
+        _init_search(self, candidates, objective)
 
     def _decide(self, sims: list[Simulator]) -> list[np.ndarray]:
         """The masked logits of every simulator's current decision, from one network call."""
@@ -151,7 +161,7 @@ class WindowRolloutScheduler(WindowAgentScheduler):
                 slot, gpu = self._builder.decode(int(logits.argmax()))
                 fork.step(gpu, slot)
             active = [f for f in active if not f.done]
-        return [finished_wait_min(f) for f in forks]
+        return [finished_score(f, self.objective) for f in forks]
 
     def decide(self, sim: Simulator) -> tuple[int, Action]:
         """The best of the network's top options by rollout: a (slot, GPU) or ``(0, HOLD)``."""
@@ -167,7 +177,9 @@ class WindowRolloutScheduler(WindowAgentScheduler):
         return options[0]
 
 
-def rollout_scheduler(agent, name: str = ROLLOUT_AGENT_POLICY):
+def rollout_scheduler(agent, name: str = ROLLOUT_AGENT_POLICY, candidates: int = DEFAULT_CANDIDATES,
+                      objective: str = DEFAULT_OBJECTIVE):
     """The agent deciding with rollouts of itself: FIFO (:class:`RolloutScheduler`) or window
     (:class:`WindowRolloutScheduler`), by its observation version."""
-    return WindowRolloutScheduler(agent, name) if agent.windowed else RolloutScheduler(agent, name)
+    cls = WindowRolloutScheduler if agent.windowed else RolloutScheduler
+    return cls(agent, name, candidates, objective)

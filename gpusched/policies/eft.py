@@ -45,7 +45,6 @@ import numpy as np
 from gpusched.core.cluster import EPS
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import HOLD, Action, Simulator
-from gpusched.policies.base import argmin_masked
 from gpusched.policies.queue import ranked_slots
 
 
@@ -57,13 +56,18 @@ class Plan:
     :param finish_min: its declared end there (minutes).
     :param gpus: its gang.
     :param held: the GPUs a reservation of this plan holds (the gang, or its whole node when
-        nodes have CPU or memory limits); a boolean mask over the cluster's GPUs.
+        nodes have CPU or memory limits); a boolean mask over the cluster's GPUs, set when the
+        plan becomes a reservation (:meth:`reserved`).
     """
 
     start_min: float
     finish_min: float
     gpus: tuple[int, ...]
-    held: np.ndarray
+    held: np.ndarray | None = None
+
+    def reserved(self, sim: Simulator) -> Plan:
+        """This plan as a reservation on ``sim``'s cluster (with its held GPUs)."""
+        return Plan(self.start_min, self.finish_min, self.gpus, _held_mask(sim, self.gpus))
 
 
 def _held_mask(sim: Simulator, gpus: tuple[int, ...]) -> np.ndarray:
@@ -76,20 +80,14 @@ def _held_mask(sim: Simulator, gpus: tuple[int, ...]) -> np.ndarray:
     return mask
 
 
-def _run_min(sim: Simulator, idx: int, job: Job) -> np.ndarray:
-    """The job's declared run time on each GPU (minutes)."""
-    declared = float(sim.declared_min[idx])
-    if sim.speeds is None:
-        return np.full(sim.cluster.n_gpus, declared)
-    return declared / sim.speeds.row(job.type)
-
-
-def _blocked_now(held: Sequence[Plan], now: float, run: np.ndarray) -> np.ndarray:
-    """GPUs a job starting now cannot take: reserved by a plan whose time it would overlap."""
-    blocked = np.zeros(run.size, dtype=bool)
+def _blocked_now(held: Sequence[Plan], now: float, run: np.ndarray | float) -> np.ndarray | None:
+    """GPUs a job starting now for ``run`` minutes (per GPU, or the same everywhere) cannot take:
+    reserved by a plan whose time it would overlap (``None`` when none is)."""
+    blocked = None
     for plan in held:
         if plan.finish_min > now + EPS:
-            blocked |= plan.held & (now + run > plan.start_min + EPS)
+            hit = plan.held & (now + run > plan.start_min + EPS)
+            blocked = hit if blocked is None else blocked | hit
     return blocked
 
 
@@ -99,116 +97,161 @@ def start_now(sim: Simulator, idx: int, held: Sequence[Plan] = ()) -> Plan | Non
     choice (least VRAM left, lowest index)."""
     state, cluster, job, now = sim.state, sim.cluster, sim.jobs[idx], sim.time_min
     single = state.single_gpu_fit(job)
-    if not single.any():
+    if not state.fits_somewhere(job):
         return None
-    run = _run_min(sim, idx, job)
+    declared = float(sim.declared_min[idx])
+    row = None if sim.speeds is None else sim.speeds.row(job.type)
     if held:
-        single = single & ~_blocked_now(held, now, run)
+        blocked = _blocked_now(held, now, declared if row is None else declared / row)
+        if blocked is not None:
+            single = single & ~blocked
     gang = cluster.gang_mask(single, job.gpus) if job.gpus > 1 else single
-    if not gang.any():
+    candidates = np.flatnonzero(gang)
+    if not candidates.size:
         return None
-    finish = now + run
-    best = float(finish[gang].min())
-    left = state.vram_free_gb - state.vram_need_gb(job)
-    g = argmin_masked(left, gang & (finish <= best + EPS))
+    if row is not None:  # only the fastest candidates finish first
+        speed = row[candidates]
+        fastest = float(speed.max())
+        candidates = candidates[speed >= fastest - 1e-12]
+        best = now + declared / fastest
+    else:
+        best = now + declared
+    left = state.vram_free_gb[candidates] - (state.vram_need_gb(job) if not job.vram_frac
+                                             else state.vram_need_gb(job)[candidates])
+    g = int(candidates[int(np.argmin(left))])
     gpus = (g,) if job.gpus == 1 else cluster.gang_at(single, g, job.gpus)
-    return Plan(now, best, gpus, _held_mask(sim, gpus))
+    return Plan(now, best, gpus)
 
 
-def earliest_finish(sim: Simulator, idx: int, held: Sequence[Plan] = ()) -> Plan:
+class NodeReleases:
+    """The running jobs of every node by declared end, soonest first, and each node's first
+    declared end (``inf`` for a node that runs nothing): computed once per cluster state.
+
+    A node that cannot take a job now can take it no earlier than its first release, which lets
+    :func:`earliest_finish` pass over most nodes without scanning them.
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple[int, int] | None = None
+        self.by_node: dict[int, list[tuple[float, int]]] = {}
+        self.first_release = np.empty(0)
+
+    def update(self, sim: Simulator) -> NodeReleases:
+        """Recompute for ``sim``'s current state if it changed; returns itself."""
+        key = (id(sim.state), sim.state.version)
+        if key == self._key:
+            return self
+        self._key = key
+        by_node: dict[int, list[tuple[float, int]]] = {}
+        gpu_node = sim.cluster.gpu_node
+        for end, i in sim.running_by_declared_end():
+            by_node.setdefault(int(gpu_node[sim.job_gpus[i][0]]), []).append((end, i))
+        first = np.full(sim.cluster.n_nodes, np.inf)
+        for node, releases in by_node.items():
+            first[node] = releases[0][0]
+        self.by_node, self.first_release = by_node, first
+        return self
+
+
+def node_speeds(sim: Simulator, job: Job) -> tuple[np.ndarray, np.ndarray]:
+    """(nodes, their speed for the job) of every node that could ever hold the job."""
+    cluster = sim.cluster
+    nodes = np.flatnonzero(np.bincount(cluster.gpu_node[cluster.empty_fit_mask(job)],
+                                       minlength=cluster.n_nodes))
+    if sim.speeds is None:
+        return nodes, np.ones(nodes.size)
+    return nodes, sim.speeds.row(job.type)[cluster.node_first_gpu[nodes]]
+
+
+def _start_on_node(sim: Simulator, job: Job, node: int, run: float, releases: list[tuple[float, int]],
+                   held: Sequence[Plan], latest: float) -> tuple[float, tuple[int, ...]] | None:
+    """The earliest time (minutes, before ``latest``) at which ``node`` can take the job for
+    ``run`` minutes without overlapping a reservation, and the gang: its running jobs release
+    their resources at their declared ends and reservations their GPUs at theirs."""
+    state, cluster, now = sim.state, sim.cluster, sim.time_min
+    first = int(cluster.node_first_gpu[node])
+    gpus = range(first, first + int(cluster.node_gpu_count[node]))
+    capacity = cluster.gpu_vram_gb
+    need = state.vram_need_gb(job)
+    need_of = {g: float(need[g]) if isinstance(need, np.ndarray) else float(need) for g in gpus}
+    vram = {g: float(state.vram_free_gb[g]) for g in gpus}
+    compute = {g: float(state.compute_free[g]) for g in gpus}
+    allowed = cluster.spec_mask(job.gpu_spec)[first] if job.gpu_spec else True
+    limited = bool(cluster.has_node_limits and (job.cpu_milli or job.memory_mib))
+    cpu_left = float(cluster.node_cpu_milli[node] - state.node_cpu_used[node])
+    mem_left = float(cluster.node_memory_mib[node] - state.node_memory_used[node])
+    holds = [p for p in held if p.held[first:first + len(gpus)].any()]
+    times = sorted({now, *(max(e, now) for e, _ in releases),
+                    *(p.finish_min for p in holds if p.finish_min > now)})
+    k = 0
+    for t in times:
+        if t + run >= latest - EPS:
+            return None
+        while k < len(releases) and releases[k][0] <= t:  # release what ends by t
+            running = sim.jobs[releases[k][1]]
+            for g in sim.job_gpus[releases[k][1]]:
+                vram[g] += running.vram_gb + running.vram_frac * float(capacity[g])
+                compute[g] += running.compute
+            cpu_left += running.cpu_milli
+            mem_left += running.memory_mib
+            k += 1
+        if not allowed or (limited and (job.cpu_milli > cpu_left + EPS or job.memory_mib > mem_left + EPS)):
+            continue
+        end = t + run
+        free = [g for g in gpus
+                if vram[g] >= need_of[g] - EPS and compute[g] >= job.compute - EPS
+                and not any(p.held[g] and p.start_min < end - EPS and p.finish_min > t + EPS
+                            for p in holds)]
+        if len(free) >= job.gpus:
+            return t, tuple(free[: job.gpus])
+    return None
+
+
+def earliest_finish(sim: Simulator, idx: int, held: Sequence[Plan] = (), *,
+                    now_plan: Plan | None = None, releases: NodeReleases | None = None,
+                    speeds: tuple[np.ndarray, np.ndarray] | None = None) -> Plan:
     """The plan with the earliest declared finish for the job with arrival index ``idx``, around
     the reservations in ``held`` (see the module docstring).
 
-    Starting now is weighed first; then the running jobs release their resources at their
-    declared ends (and reservations their GPUs at theirs), soonest first, and each node is
-    weighed when its GPUs change, until no later start could finish sooner.
+    Starting now is weighed first. Then each node that could hold the job and could still finish
+    it sooner is weighed, soonest possible finish first: its running jobs release their resources
+    at their declared ends (and reservations their GPUs at theirs) until the job fits. A node
+    that cannot take the job now can take it no earlier than its first release, so a node whose
+    first release plus the run there is no sooner than the best finish so far is never scanned.
+
+    :param now_plan: :func:`start_now`'s answer, when the caller has it already.
+    :param releases: the running jobs by node, when the caller has them already.
+    :param speeds: :func:`node_speeds` of the job, when the caller has them already.
     """
-    now_plan = start_now(sim, idx, held)
-    if sim.speeds is None and now_plan is not None:
-        return now_plan  # every gang runs the job equally fast: nothing is worth waiting for
-    state, cluster, job, now = sim.state, sim.cluster, sim.jobs[idx], sim.time_min
-    run = _run_min(sim, idx, job)
-    best_finish = now_plan.finish_min if now_plan is not None else float("inf")
-    # Nodes worth waiting for: those that could ever hold the job and run it sooner than now_plan.
-    ever = cluster.empty_fit_mask(job)
-    first_gpu, node_size = cluster.node_first_gpu, cluster.node_gpu_count
-    node_run = {int(n): float(run[first_gpu[n]]) for n in np.unique(cluster.gpu_node[ever])}
-    node_run = {n: r for n, r in node_run.items() if now + r < best_finish - EPS}
-    if not node_run:
-        return now_plan
-    fastest = min(node_run.values())
-    need = state.vram_need_gb(job)
-    need_of = need.tolist() if isinstance(need, np.ndarray) else [float(need)] * cluster.n_gpus
-    vram_free = state.vram_free_gb.tolist()
-    compute_free = state.compute_free.tolist()
-    allowed = (cluster.spec_mask(job.gpu_spec) if job.gpu_spec
-               else np.ones(cluster.n_gpus, dtype=bool)).tolist()
-    gpu_node = cluster.gpu_node.tolist()
-    limited = bool(cluster.has_node_limits and (job.cpu_milli or job.memory_mib))
-    cpu_left = (cluster.node_cpu_milli - state.node_cpu_used).tolist()
-    mem_left = (cluster.node_memory_mib - state.node_memory_used).tolist()
-    compute = job.compute
-    holds_on = {n: [p for p in held if p.held[first_gpu[n]:first_gpu[n] + node_size[n]].any()]
-                for n in node_run}
-
-    def fits(g: int) -> bool:
-        if not (allowed[g] and vram_free[g] >= need_of[g] - EPS and compute_free[g] >= compute - EPS):
-            return False
-        node = gpu_node[g]
-        return not limited or (job.cpu_milli <= cpu_left[node] + EPS
-                               and job.memory_mib <= mem_left[node] + EPS)
-
-    def gang_at(node: int, t: float) -> tuple[int, ...]:
-        """The node's lowest-index GPUs that can take the job from ``t`` for its run there."""
-        end = t + node_run[node]
-        first = int(first_gpu[node])
-        free = []
-        for g in range(first, first + int(node_size[node])):
-            if not fits(g):
-                continue
-            if any(p.held[g] and p.start_min < end - EPS and p.finish_min > t + EPS for p in holds_on[node]):
-                continue
-            free.append(g)
-            if len(free) == job.gpus:
-                return tuple(free)
-        return ()
-
-    # Events in time order: (time, kind, what) with kind 0 a running job's declared end and
-    # kind 1 a reservation's end.
-    events = [(end, 0, i) for end, i in sim.running_by_declared_end() if i != idx]
-    events += [(p.finish_min, 1, k) for k, p in enumerate(held) if p.finish_min > now]
-    events.sort()
+    if now_plan is None:
+        now_plan = start_now(sim, idx, held)
+    if now_plan is not None and (sim.speeds is None or now_plan.finish_min <= sim.time_min + float(
+            sim.declared_best_min[idx]) + EPS):
+        return now_plan  # it starts now on a gang as fast as any: nothing is worth waiting for
+    job, now = sim.jobs[idx], sim.time_min
+    releases = (releases or NodeReleases()).update(sim)
+    nodes, speed = speeds if speeds is not None else node_speeds(sim, job)
+    run = float(sim.declared_min[idx]) / speed
+    # A node with a reservation on it may be free now but blocked: its bound is now.
+    reserved = np.zeros(sim.cluster.n_nodes, dtype=bool)
+    for plan in held:
+        reserved[np.unique(sim.cluster.gpu_node[plan.held])] = True
+    first = np.where(reserved[nodes], now, np.maximum(releases.first_release[nodes], now))
+    first = np.where(np.isfinite(first), first, now)  # an idle node that did not fit now: blocked
+    bound = first + run
     best: Plan | None = now_plan
-    k = 0
-    while k < len(events):
-        t = max(events[k][0], now)
-        if t + fastest >= best_finish - EPS:
+    best_key = (now_plan.finish_min, now) if now_plan is not None else (np.inf, np.inf)
+    for k in np.argsort(bound, kind="stable"):
+        if bound[k] >= best_key[0] - EPS:
             break
-        touched: set[int] = set()
-        while k < len(events) and events[k][0] <= t:
-            _, kind, what = events[k]
-            k += 1
-            if kind == 1:
-                touched.update(gpu_node[g] for g in np.flatnonzero(held[what].held).tolist())
-                continue
-            running = sim.jobs[what]
-            gpus = sim.job_gpus[what]
-            for g in gpus:
-                vram_free[g] += running.vram_gb + running.vram_frac * float(cluster.gpu_vram_gb[g])
-                compute_free[g] += running.compute
-            node = gpu_node[gpus[0]]
-            touched.add(node)
-            if running.cpu_milli or running.memory_mib:
-                cpu_left[node] += running.cpu_milli
-                mem_left[node] += running.memory_mib
-        for node in sorted(touched):
-            r = node_run.get(node)
-            if r is None or t + r >= best_finish - EPS:
-                continue
-            gpus = gang_at(node, t)
-            if gpus:
-                best_finish = t + r
-                best = Plan(t, best_finish, gpus, _held_mask(sim, gpus))
+        node = int(nodes[k])
+        found = _start_on_node(sim, job, node, float(run[k]), releases.by_node.get(node, []), held,
+                               best_key[0])
+        if found is not None:
+            t, gpus = found
+            key = (t + float(run[k]), t)
+            if key < best_key:
+                best_key, best = key, Plan(t, key[0], gpus)
     if best is None:  # unreachable for a job some node could ever hold
         raise RuntimeError(f"job {job.id} fits on no gang even once every running job has ended")
     return best
@@ -255,11 +298,25 @@ class EarliestFinishQueue:
         self.name = name
         self.held: dict[int, Plan] = {}
         self.promised: dict[int, float] = {}
+        self._releases = NodeReleases()
+        self._nodes: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
     def bind(self, sim: Simulator) -> None:
         """Start a run: no reservations yet."""
         self.held = {}
         self.promised = {}
+        self._releases = NodeReleases()
+        self._nodes = {}
+
+    def _plan(self, sim: Simulator, idx: int, others: list[Plan], now_plan: Plan | None) -> Plan:
+        job = sim.jobs[idx]
+        shape = (job.type, job.gpus, job.vram_gb, job.vram_frac, job.compute, job.gpu_spec,
+                 job.cpu_milli, job.memory_mib)
+        speeds = self._nodes.get(shape)
+        if speeds is None:
+            speeds = self._nodes[shape] = node_speeds(sim, job)
+        return earliest_finish(sim, idx, others, now_plan=now_plan, releases=self._releases,
+                               speeds=speeds)
 
     def _may_reserve(self, slot: int) -> bool:
         return self.order != "fcfs" and (self.order != "easy" or slot == 0)
@@ -279,11 +336,14 @@ class EarliestFinishQueue:
                 if mine.start_min > now + EPS:
                     continue  # keeps its reservation
                 del held[idx]  # its start passed (a running job outlived its declared end)
-            plan = earliest_finish(sim, idx, others)
+            now_plan = start_now(sim, idx, others)
+            if now_plan is None and not self._may_reserve(slot):
+                continue  # it cannot start now and may not reserve: nothing to plan
+            plan = self._plan(sim, idx, others, now_plan)
             if plan.start_min <= now + EPS:
                 return slot, plan.gpus
             if self._may_reserve(slot):
-                held[idx] = plan
+                held[idx] = plan.reserved(sim)
                 self.promised.setdefault(idx, plan.start_min)
             if self.order == "fcfs":
                 break

@@ -30,6 +30,7 @@ from gpusched.policies.heuristics import (
 )
 from gpusched.policies.lookahead import Lookahead
 from gpusched.policies.queue import ORDER_LABELS, ORDERS, EasyBackfill, QueuePolicy
+from gpusched.policies.window_lookahead import WindowLookahead
 
 PolicyFactory = Callable[[int], Policy]
 """Builds a policy from a seed (used by policies that draw random numbers)."""
@@ -216,6 +217,13 @@ for _order in ORDERS:
 register("lookahead", lambda seed: Lookahead(BestFit()), heuristic=False, slow=True)
 register("queue_lookahead", lambda seed: Lookahead(BestFit(), "queue_lookahead", arrived_only=True),
          heuristic=False, slow=True)
+# The clairvoyant bound in the window agent's action space, by time to result (see
+# gpusched.policies.window_lookahead); its base is SJF with Fastest-Fit, among the best pairs by JCT
+# on fleet-16gpu and, unlike First-Fit, blind to the order in which the nodes are listed.
+LOOKAHEAD_BASE = "sjf+fastest_fit"
+"""The heuristic that finishes the forks of ``lookahead_jct``."""
+register("lookahead_jct", lambda seed: WindowLookahead(lambda: queue_policy(LOOKAHEAD_BASE)),
+         label="Clairvoyant lookahead (JCT)", heuristic=False, slow=True)
 
 # The FGD paper's six policies (gpusched.fgd.policies), on any scenario. Its Random and Best-Fit
 # are labelled apart from the core heuristics of the same idea.

@@ -1,6 +1,6 @@
 """Execute a sweep's runs on a backend and collect one tidy table.
 
-Backends:
+Backends (:mod:`gpusched.backends`, shared with expert iteration's labelling):
 
 - ``local`` (default): a process pool over the local cores (``workers=1`` runs in this process);
 - ``ray``: every run is a Ray task. Without ``address`` a local Ray instance is started; with
@@ -26,13 +26,13 @@ import io
 import json
 import math
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from gpusched.backends import check_backend, run_tasks
 from gpusched.core.metrics import METRIC_KEYS
 from gpusched.errors import GpuschedError
 from gpusched.experiment.budget import check_run_count
@@ -126,42 +126,6 @@ def _allocation(params: dict[str, Any]) -> dict[str, float | int | None]:
     run = run_allocation(nodes, pods, params["policy"], params["seed"], tune=params["tune"],
                          typical=typical)
     return run.table_row()
-
-
-# ---------------------------------------------------------------------------- backends
-def _local(runs: list[dict[str, Any]], workers: int) -> Iterator[tuple[dict[str, Any], float]]:
-    if workers <= 1:
-        for params in runs:
-            yield execute_run(params)
-        return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(execute_run, p) for p in runs]
-        for future in as_completed(futures):
-            yield future.result()
-
-
-def _ray(runs: list[dict[str, Any]], workers: int | None,
-         address: str | None) -> Iterator[tuple[dict[str, Any], float]]:
-    try:
-        import ray
-    except ImportError:
-        raise GpuschedError(
-            "the ray backend needs Ray: pip install -r requirements-ray.txt") from None
-    started_here = not ray.is_initialized()
-    if started_here:
-        if address:
-            ray.init(address=address, log_to_driver=False)
-        else:
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
-    try:
-        remote = ray.remote(execute_run)
-        pending = [remote.remote(p) for p in runs]
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            yield ray.get(done[0])
-    finally:
-        if started_here:
-            ray.shutdown()
 
 
 # ---------------------------------------------------------------------------- results
@@ -260,8 +224,7 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, *, backend: str = "local",
     """
     import os
 
-    if backend not in ("local", "ray"):
-        raise GpuschedError(f"unknown backend '{backend}' (use local or ray)")
+    check_backend(backend)
     check_run_count(spec.run_count(), max_runs, f"sweep '{spec.name}'")
     out = check_output_dir(out_dir, what="--out")
     runs = spec.runs()
@@ -290,7 +253,7 @@ def run_sweep(spec: SweepSpec, out_dir: str | Path, *, backend: str = "local",
         rewrite_table(results_path, columns, [])
     todo = [r for r in runs if r["run_id"] not in done_ids]
     workers = workers or os.cpu_count() or 1
-    stream = _local(todo, workers) if backend == "local" else _ray(todo, workers, address)
+    stream = run_tasks(execute_run, todo, backend=backend, workers=workers, address=address)
     failed = 0
     total = len(todo)
     for n, (row, seconds) in enumerate(stream, start=1):
