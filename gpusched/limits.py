@@ -109,3 +109,6 @@ MAX_N_ENVS = 64
 
 MAX_SPEED_SIGMA = 1.0
 """Largest speed randomisation of a training run (``--speed-sigma``, sigma of a log-normal factor)."""
+
+MAX_EXPERT_ITERATIONS = 1_000
+"""Most expert-iteration rounds of one training run (``--expert-iterations``)."""

@@ -87,6 +87,23 @@ class TrainConfig:
     """Episodes per DAgger round."""
     dagger_epochs: int = 20
     """Passes over all data after each DAgger round."""
+    expert_iterations: int = 0
+    """Expert-iteration rounds after the warm start (:mod:`gpusched.agent.expert`): the network
+    drives, ``ppo_rollout`` with these weights labels the states it visits, the network is refit
+    on every label so far; the weights that validate best are kept."""
+    expert_episodes: int = 8
+    """Episodes labelled per expert-iteration round."""
+    expert_epochs: int = 20
+    """Passes over every label so far after each expert-iteration round."""
+    expert_candidates: int = 3
+    """Options the labelling search weighs per decision (the network's best valid actions)."""
+    expert_objective: str = "jct"
+    """What the labelling search and the validation score: ``jct`` (mean job completion time) or
+    ``wait``."""
+    label_backend: str = "local"
+    """Where labelling episodes run: ``local`` (process pool) or ``ray``."""
+    label_workers: int = 1
+    """Local processes (or Ray CPUs of a local Ray instance) for labelling."""
     keep_best: bool = False
     """Save the weights that scored best on ``eval_seeds`` (the warm start, an evaluation during
     PPO, or the final weights) instead of the final ones; the sidecar's ``selected`` says which."""

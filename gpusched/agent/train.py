@@ -22,21 +22,27 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
 from sb3_contrib.common.maskable.evaluation import evaluate_policy
 from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
-from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from gpusched.agent.config import TrainConfig
+from gpusched.agent.episodes import (
+    make_eval_env,
+    make_train_env,
+    merge_demonstrations,
+    warm_start,
+    window_options,
+    windowed,
+)
+from gpusched.agent.expert import expert_iteration
 from gpusched.agent.models import LoadedAgent, write_sidecar
 from gpusched.agent.names import AGENT_POLICY
 from gpusched.agent.network import GpuSetPolicy, WindowSetPolicy
 from gpusched.agent.scheduler import act, agent_scheduler
-from gpusched.core.reward import RewardSpec
 from gpusched.core.simulator import HOLD, next_decision
 from gpusched.env.env import GPUSchedulerEnv
-from gpusched.env.window import WINDOW_OBS_VERSION
-from gpusched.env.wrappers import TrainingReward
 from gpusched.errors import GpuschedError
 from gpusched.policies import get_policy
+from gpusched.policies.objective import OBJECTIVES
 from gpusched.workload.scenario import load_scenario, make_simulator
 
 WINDOW_BASELINES: tuple[str, ...] = ("fcfs+first_fit", "sjf", "easy", "sjf+fastest_fit", "easy+eft",
@@ -53,37 +59,6 @@ def seed_everything(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed)
     th.manual_seed(seed)
-
-
-def make_train_env(config: TrainConfig) -> TrainingReward:
-    """One training environment: the scenario (optionally randomised) with the training reward."""
-    env = GPUSchedulerEnv(config.scenario, max_gpus=config.max_gpus, randomize=config.randomize,
-                          scenario_prob=config.scenario_prob, random_gpus=tuple(config.random_gpus),
-                          n_jobs=config.n_jobs, obs_version=config.obs_version, **_window_options(config))
-    return TrainingReward(Monitor(env), RewardSpec(**config.train_reward), config.reward_scale)
-
-
-def make_eval_env(config: TrainConfig) -> Monitor:
-    """The evaluation environment: the scenario's own cluster on the held-out seeds (scenario reward)."""
-    return Monitor(GPUSchedulerEnv(config.scenario, max_gpus=config.max_gpus,
-                                   workload_seeds=list(config.eval_seeds), n_jobs=config.n_jobs,
-                                   obs_version=config.obs_version,
-                                   max_window=config.max_window if _windowed(config) else None))
-
-
-def _windowed(config: TrainConfig) -> bool:
-    return config.obs_version == WINDOW_OBS_VERSION
-
-
-def _window_options(config: TrainConfig) -> dict[str, Any]:
-    """The environment's window and randomisation options of a version-3 run."""
-    if not _windowed(config):
-        return {}
-    return {"max_window": config.max_window,
-            "random_windows": tuple(config.random_windows) if config.random_windows else None,
-            "speed_sigma": config.speed_sigma,
-            "random_loads": tuple(config.random_loads) if config.random_loads else None,
-            "unit_speed_prob": config.unit_speed_prob}
 
 
 # ---------------------------------------------------------------------------- warm start
@@ -137,16 +112,6 @@ def collect_heuristic(config: TrainConfig, seed: int, episodes: int | None = Non
     }
 
 
-def merge_demonstrations(parts: list[dict[str, Any]]) -> dict[str, Any]:
-    """One data set from several :func:`collect_heuristic` results."""
-    return {
-        "obs": {k: np.concatenate([p["obs"][k] for p in parts]) for k in parts[0]["obs"]},
-        "masks": np.concatenate([p["masks"] for p in parts]),
-        "actions": np.concatenate([p["actions"] for p in parts]),
-        "returns": np.concatenate([p["returns"] for p in parts]),
-    }
-
-
 def imitate(policy: GpuSetPolicy, config: TrainConfig, log: Callable[[str], None]) -> dict[str, float]:
     """The warm start: fit the teacher's episodes, then ``config.dagger_rounds`` DAgger rounds in
     which the policy drives and the teacher labels, refitting on all data after each."""
@@ -161,43 +126,6 @@ def imitate(policy: GpuSetPolicy, config: TrainConfig, log: Callable[[str], None
         log(f"DAgger round {k}: {sum(len(d['actions']) for d in data)} decisions, "
             f"agreement {stats['agreement']:.3f}")
     return {**stats, "decisions": float(sum(len(d["actions"]) for d in data))}
-
-
-def warm_start(policy: GpuSetPolicy, data: dict[str, Any], epochs: int, seed: int,
-               lr: float = 1e-3, batch: int = 256) -> dict[str, float]:
-    """Fit the policy to the heuristic's actions (cross-entropy) and the value to its returns (MSE).
-
-    :return: the final epoch's mean losses and action agreement (fraction 0-1).
-    """
-    rng = np.random.default_rng(seed)
-    opt = th.optim.Adam(policy.parameters(), lr=lr)
-    n = len(data["actions"])
-    obs = {k: th.as_tensor(v) for k, v in data["obs"].items()}
-    actions = th.as_tensor(data["actions"])
-    returns = th.as_tensor(data["returns"])
-    masks = data["masks"]
-    stats: dict[str, float] = {}
-    policy.set_training_mode(True)
-    for _ in range(epochs):
-        perm = rng.permutation(n)
-        pi_sum = v_sum = agree = 0.0
-        for start in range(0, n, batch):
-            idx = perm[start:start + batch]
-            o = {k: v[idx] for k, v in obs.items()}
-            values, log_prob, _ = policy.evaluate_actions(o, actions[idx], action_masks=masks[idx])
-            pi_loss = -log_prob.mean()
-            v_loss = th.nn.functional.mse_loss(values.flatten(), returns[idx])
-            loss = pi_loss + 0.5 * v_loss
-            opt.zero_grad()
-            loss.backward()
-            th.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
-            opt.step()
-            pi_sum += pi_loss.item() * len(idx)
-            v_sum += v_loss.item() * len(idx)
-            agree += (log_prob > np.log(0.5)).float().sum().item()
-        stats = {"policy_loss": pi_sum / n, "value_loss": v_sum / n, "agreement": agree / n}
-    policy.set_training_mode(False)
-    return stats
 
 
 # ---------------------------------------------------------------------------- evaluation
@@ -216,6 +144,28 @@ def evaluate(agent: LoadedAgent, scenario: str, seeds: list[int], baselines: tup
             rows.append(sim.metrics())
         out[name] = {k: float(np.mean([r[k] for r in rows])) for k in EVAL_METRICS}
     return out
+
+
+def validation_score(policy, config: TrainConfig) -> float:
+    """The greedy policy's mean JCT or wait (``config.expert_objective``; minutes) on the
+    evaluation seeds: the score expert iteration keeps the best weights by."""
+    agent = LoadedAgent(Path(config.out), network_meta(config), policy.state_dict())
+    result = evaluate(agent, config.scenario, list(config.eval_seeds), baselines=(), n_jobs=config.n_jobs)
+    return result[AGENT_POLICY][OBJECTIVES[config.expert_objective]]
+
+
+def network_meta(config: TrainConfig) -> dict[str, Any]:
+    """The sidecar fields that build the network and its observation (the rest describe the run)."""
+    settings = config.to_json()
+    return {
+        "obs_version": config.obs_version,
+        "policy_class": "WindowSetPolicy" if windowed(config) else "GpuSetPolicy",
+        "hidden": config.hidden,
+        "max_gpus": config.max_gpus,
+        "queue_window": 8,
+        **{key: settings[key] for key in window_options(config)},
+        "vram_scale_gb": 80.0,
+    }
 
 
 # ---------------------------------------------------------------------------- training
@@ -266,7 +216,7 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
     run_name = f"{out.stem}-s{config.seed}"
     run_dir = Path(config.log_dir) / run_name
     model = MaskablePPO(
-        WindowSetPolicy if _windowed(config) else GpuSetPolicy, venv, learning_rate=config.learning_rate,
+        WindowSetPolicy if windowed(config) else GpuSetPolicy, venv, learning_rate=config.learning_rate,
         n_steps=config.n_steps, batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
         gae_lambda=config.gae_lambda, clip_range=config.clip_range, ent_coef=config.ent_coef,
         policy_kwargs={"hidden": config.hidden}, tensorboard_log=str(Path(config.log_dir) / "tb"),
@@ -276,6 +226,10 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
         log(f"warm start: imitating {config.bc_policy} on {config.bc_episodes} episodes"
             + (f", then {config.dagger_rounds} DAgger rounds" if config.dagger_rounds else ""))
         bc_stats = imitate(model.policy, config, log)
+    expert = None
+    if config.expert_iterations:
+        expert = expert_iteration(model.policy, config, network_meta(config),
+                                  lambda policy: validation_score(policy, config), log)
     keep_best = KeepBest() if config.keep_best else None
     evaluation = MaskableEvalCallback(make_eval_env(config), n_eval_episodes=len(config.eval_seeds),
                                       eval_freq=max(config.eval_freq // config.n_envs, 1),
@@ -307,15 +261,9 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
     model.save(out)
     settings = config.to_json()
     meta: dict[str, Any] = {
-        "obs_version": config.obs_version,
-        "policy_class": "WindowSetPolicy" if _windowed(config) else "GpuSetPolicy",
-        "hidden": config.hidden,
-        "max_gpus": config.max_gpus,
-        "queue_window": 8,
-        **{key: settings[key] for key in _window_options(config)},
+        **network_meta(config),
         "scenario_window": scenario.window,
         "scenario_speed": scenario.speed,
-        "vram_scale_gb": 80.0,
         "scenario": scenario.name,
         "randomize": config.randomize,
         "timesteps": config.timesteps,
@@ -325,11 +273,12 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
         "reward_scale": config.reward_scale,
         "training_time_s": round(train_time, 1),
         "warm_start": {"policy": config.bc_policy, **bc_stats} if config.bc_policy else None,
+        "expert_iteration": expert,
         "selected": selected,
         "config": settings,
     }
     agent = LoadedAgent(out, meta, model.policy.state_dict())
-    baselines = WINDOW_BASELINES if _windowed(config) else ("first_fit", "best_fit")
+    baselines = WINDOW_BASELINES if windowed(config) else ("first_fit", "best_fit")
     meta["eval"] = {"seeds": list(config.eval_seeds),
                     "avg": evaluate(agent, config.scenario, list(config.eval_seeds), baselines,
                                     n_jobs=config.n_jobs)}

@@ -14,6 +14,7 @@ from gpusched.errors import GpuschedError
 from gpusched.limits import (
     DEFAULT_MAX_RUNS,
     LOAD_RANGE,
+    MAX_EXPERT_ITERATIONS,
     MAX_JOBS,
     MAX_N_ENVS,
     MAX_RUNS,
@@ -83,6 +84,9 @@ timestep_count = _bounded(1, MAX_TIMESTEPS, "the limit on training steps")
 
 env_count = _bounded(1, MAX_N_ENVS, "the limit on training environments")
 """An argparse type: ``--n-envs``, from 1 to :data:`gpusched.limits.MAX_N_ENVS`."""
+
+expert_rounds = _bounded(1, MAX_EXPERT_ITERATIONS, "the limit on expert-iteration rounds")
+"""An argparse type: ``--expert-iterations``, from 1 to :data:`gpusched.limits.MAX_EXPERT_ITERATIONS`."""
 
 
 def _number(text: str) -> float:

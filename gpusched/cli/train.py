@@ -6,14 +6,17 @@ import argparse
 import json
 
 from gpusched.agent.config import TrainConfig, field_names
+from gpusched.backends import BACKENDS
 from gpusched.cli.args import (
     env_count,
+    expert_rounds,
     load_range,
     positive_int,
     seed_value,
     speed_sigma,
     timestep_count,
     window_range,
+    worker_count,
 )
 from gpusched.errors import GpuschedError
 from gpusched.workload.files import check_output_dir, check_output_file
@@ -51,6 +54,13 @@ def cmd_train(args: argparse.Namespace) -> int:
         config.window_agent(args.windows, args.speed_sigma)
     elif args.speed_sigma:
         raise GpuschedError("--speed-sigma perturbs the speeds a window agent sees: give --windows too")
+    if args.expert_iterations:
+        config.expert_iterations = args.expert_iterations
+        config.label_backend = args.backend
+        config.label_workers = args.label_workers
+    elif args.backend != "local" or args.label_workers != 1:
+        raise GpuschedError("--backend and --label-workers run expert iteration's labelling: "
+                            "give --expert-iterations too")
     if args.loads:
         if not args.randomize:
             raise GpuschedError("--loads sets the load of random clusters: give --randomize too")
@@ -60,7 +70,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     meta = train(config)
     for name, row in meta["eval"]["avg"].items():
-        print(f"  held-out seeds {meta['eval']['seeds']}: {name:<10} avg wait {row['avg_wait_min']:.1f} min")
+        print(f"  held-out seeds {meta['eval']['seeds']}: {name:<16} avg JCT {row['avg_jct_min']:.1f} min, "
+              f"avg wait {row['avg_wait_min']:.1f} min")
     return 0
 
 
@@ -87,6 +98,13 @@ def install(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-warm-start", action="store_true",
                    help="start PPO from random weights instead of imitating a heuristic first "
                         "(best_fit; sjf+best_fit for a window agent)")
+    p.add_argument("--expert-iterations", type=expert_rounds, metavar="N",
+                   help="after the warm start, N rounds of expert iteration: the network drives, "
+                        "ppo_rollout labels the states it visits (by JCT), the network is refit")
+    p.add_argument("--backend", choices=BACKENDS, default="local",
+                   help="where expert iteration labels its episodes: local processes or Ray")
+    p.add_argument("--label-workers", type=worker_count, default=1, metavar="K",
+                   help="labelling processes (local) or CPUs of a local Ray instance (default 1)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="set any TrainConfig field, e.g. --set ent_coef=0.01 (repeatable)")
