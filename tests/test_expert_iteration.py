@@ -68,8 +68,8 @@ def test_an_expert_iteration_model_reloads_safely_and_reproduces_its_actions(exp
 
 
 def _round_labels(folder: Path, backend: str, workers: int) -> list[dict]:
-    from gpusched.agent.train import MaskablePPO, network_meta  # noqa: F401  (torch is loaded)
     from gpusched.agent.network import WindowSetPolicy
+    from gpusched.agent.train import MaskablePPO, network_meta  # noqa: F401  (torch is loaded)
     from gpusched.env.window import window_action_space, window_observation_space
 
     config = tiny_config(folder, label_backend=backend, label_workers=workers, expert_episodes=2)
