@@ -35,6 +35,7 @@ def test_training_a_window_agent_from_the_page_saves_a_selectable_model():
     assert at.radio(key="train_kind").value == "window"
     at.slider(key="train_windows").set_value((1, 4))
     at.number_input(key="train_speed_sigma").set_value(0.3)
+    at.number_input(key="train_expert_rounds").set_value(1)
     at.button[0].click().run()
     try:
         assert_clean(at)
@@ -50,6 +51,9 @@ def test_training_a_window_agent_from_the_page_saves_a_selectable_model():
         assert model.origin == "user" and model.windowed
         assert model.meta["random_windows"] == [1, 4] and model.meta["speed_sigma"] == 0.3
         assert model.meta["max_window"] == 4
+        assert [r["round"] for r in model.meta["expert_iteration"]["rounds"]] == [1]
+        rounds = next(spec for spec in plotly_specs(at) if "Expert iteration" in json.dumps(spec))
+        assert rounds["data"][0]["x"] == [0, 1], "no validation score per expert-iteration round"
         curves = next(spec for spec in plotly_specs(at)
                       if "Evaluation: average wait (min)" in json.dumps(spec))
         assert curves["data"][1]["y"], "no evaluation wait-time curve"

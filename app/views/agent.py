@@ -103,6 +103,8 @@ def _start_training(values: dict) -> None:
     if values["kind"] == "window":
         config.window_agent(values["windows"], values["speed_sigma"])
         config.dagger_rounds = 1
+        config.expert_iterations = int(values["expert_rounds"])
+        config.expert_episodes = 4
     # the page's own choices, and a short warm start that fits a run from the page
     config.learning_rate, config.n_steps = float(values["learning_rate"]), int(values["n_steps"])
     config.ent_coef, config.hidden = float(values["ent_coef"]), int(values["hidden"])
@@ -155,6 +157,12 @@ def _training_form() -> None:
             "Speed randomisation (σ)", min_value=0.0, max_value=1.0, value=0.2, step=0.05,
             key="train_speed_sigma",
             help="On random clusters, each GPU model's speeds are the shipped ones times exp(σ·Z).")
+        values["expert_rounds"] = st.number_input(
+            "Expert-iteration rounds (window agent)", min_value=0, max_value=20, value=0, step=1,
+            key="train_expert_rounds",
+            help="After the warm start: the network schedules 4 episodes, the agent with rollouts "
+                 "(scored by time to result) labels every decision, and the network learns the "
+                 "labels; the best round on the evaluation seeds is kept.")
         if st.form_submit_button("Start training", type="primary", icon=":material/model_training:"):
             running = st.session_state.get(JOB_KEY)
             if running is None or running.snapshot().finished:
@@ -163,7 +171,7 @@ def _training_form() -> None:
 
 
 def _progress_panel() -> None:
-    from gpusched.figures import training_curves_figure
+    from gpusched.figures import expert_rounds_figure, training_curves_figure
 
     job = st.session_state.get(JOB_KEY)
     snap = job.snapshot()
@@ -176,6 +184,8 @@ def _progress_panel() -> None:
                                            width="stretch"):
         job.stop()
         snap = job.snapshot()
+    if snap.expert_total:
+        show_chart(expert_rounds_figure(snap), key="train_expert_curve")
     show_chart(training_curves_figure(snap), key="train_curves")
     if snap.log_tail:
         st.code("\n".join(snap.log_tail), language=None)

@@ -42,6 +42,10 @@ from gpusched.agent.scheduler import act
 from gpusched.backends import run_tasks
 from gpusched.core.simulator import HOLD, next_decision
 
+EXPERT_PROGRESS_FILE = "expert.jsonl"
+"""The file in a training run's folder (``LOG_DIR/RUN``) where each round's record is appended as
+one JSON line as it ends (round 0: the starting score), for a page to poll."""
+
 EXPERT_SEED_OFFSET = 70_000
 """Workload seeds of expert-iteration episodes: the run's seed plus this, plus 1,000 per round
 (training seeds stay apart from the evaluation seeds below 10,000)."""
@@ -134,18 +138,22 @@ def label_round(policy, config: TrainConfig, meta: dict[str, Any], round_no: int
 
 
 def expert_iteration(policy, config: TrainConfig, meta: dict[str, Any],
-                     validate: Callable[[Any], float], log: Callable[[str], None] = print) -> dict[str, Any]:
+                     validate: Callable[[Any], float], log: Callable[[str], None] = print,
+                     progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Run ``config.expert_iterations`` rounds on ``policy`` (changed in place; it ends with the
     weights that validated best, the starting ones included).
 
     :param meta: what builds the network in a worker (see :class:`LabelTask`).
     :param validate: the policy's validation score (lower is better, e.g. mean JCT in minutes).
+    :param progress: called with the start's record (round 0) and each round's as it ends.
     :return: the record for the sidecar: each round's labels, changed labels, agreement, score
         and seconds, the starting score, and the round whose weights were kept (0: the start).
     """
     start_score = validate(policy)
     best = {"round": 0, "score": start_score, "state": weights_of(policy)}
     log(f"expert iteration: start, validation {config.expert_objective} {start_score:.2f}")
+    if progress:
+        progress({"round": 0, "score": round(start_score, 4)})
     data: list[dict[str, Any]] = []
     rounds = []
     for k in range(1, config.expert_iterations + 1):
@@ -165,6 +173,8 @@ def expert_iteration(policy, config: TrainConfig, meta: dict[str, Any],
                        "seconds": round(time.perf_counter() - t0, 1)})
         log(f"expert iteration round {k}: {labels} labels ({changed} differ from the network), "
             f"validation {config.expert_objective} {score:.2f}")
+        if progress:
+            progress(rounds[-1])
         if score < best["score"]:
             best = {"round": k, "score": score, "state": weights_of(policy)}
     policy.load_state_dict({k: th.as_tensor(v) for k, v in best["state"].items()})

@@ -10,6 +10,7 @@ Seeding is done in one place, :func:`seed_everything`.
 from __future__ import annotations
 
 import copy
+import json
 import random
 import time
 from collections.abc import Callable
@@ -33,7 +34,7 @@ from gpusched.agent.episodes import (
     window_options,
     windowed,
 )
-from gpusched.agent.expert import expert_iteration
+from gpusched.agent.expert import EXPERT_PROGRESS_FILE, expert_iteration
 from gpusched.agent.models import LoadedAgent, write_sidecar
 from gpusched.agent.names import AGENT_POLICY
 from gpusched.agent.network import GpuSetPolicy, WindowSetPolicy
@@ -228,8 +229,16 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
         bc_stats = imitate(model.policy, config, log)
     expert = None
     if config.expert_iterations:
+        rounds_file = run_dir / EXPERT_PROGRESS_FILE
+        rounds_file.parent.mkdir(parents=True, exist_ok=True)
+        rounds_file.write_text("", encoding="utf-8")
+
+        def progress(record: dict[str, Any]) -> None:
+            with rounds_file.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(record) + "\n")
+
         expert = expert_iteration(model.policy, config, network_meta(config),
-                                  lambda policy: validation_score(policy, config), log)
+                                  lambda policy: validation_score(policy, config), log, progress)
     keep_best = KeepBest() if config.keep_best else None
     evaluation = MaskableEvalCallback(make_eval_env(config), n_eval_episodes=len(config.eval_seeds),
                                       eval_freq=max(config.eval_freq // config.n_envs, 1),

@@ -46,6 +46,8 @@ class TrainingSnapshot:
     :param eval_wait_min: mean average wait (minutes) of the evaluation episodes (step, value).
     :param log_tail: the last lines the run printed.
     :param model_path: the model file, once it is written.
+    :param expert_rounds: expert iteration's validation score after each round so far (columns
+        round, score; round 0 is the start), and ``expert_total`` the rounds asked for.
     """
 
     status: str
@@ -58,13 +60,21 @@ class TrainingSnapshot:
         default_factory=lambda: pd.DataFrame(columns=["step", "value"]))
     log_tail: list[str] = field(default_factory=list)
     model_path: Path | None = None
+    expert_rounds: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["round", "score"]))
+    expert_total: int = 0
 
     @property
     def fraction(self) -> float:
-        """Progress, 0-1."""
+        """Progress, 0-1: the expert-iteration rounds and the PPO steps, each an equal share."""
         if self.status == "done":
             return 1.0
-        return min(self.timesteps_done / max(self.timesteps_total, 1), 1.0)
+        parts = []
+        if self.expert_total:
+            done = int(self.expert_rounds["round"].max()) if len(self.expert_rounds) else 0
+            parts.append(min(done / self.expert_total, 1.0))
+        if self.timesteps_total or not parts:
+            parts.append(min(self.timesteps_done / max(self.timesteps_total, 1), 1.0))
+        return sum(parts) / len(parts)
 
     @property
     def finished(self) -> bool:
@@ -160,6 +170,20 @@ class TrainingJob:
                                         columns=["step", "value"])
         return out
 
+    def _expert_rounds(self) -> pd.DataFrame:
+        from gpusched.agent.expert import EXPERT_PROGRESS_FILE
+
+        path = self.work_dir / EXPERT_PROGRESS_FILE
+        rows = []
+        if path.is_file():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:  # the last line may be half-written while the run appends it
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                rows.append((int(record["round"]), float(record["score"])))
+        return pd.DataFrame(rows, columns=["round", "score"])
+
     def snapshot(self) -> TrainingSnapshot:
         """The run's progress now (reads the TensorBoard events and the log)."""
         with self._lock:
@@ -171,6 +195,8 @@ class TrainingJob:
                 text = self.log_path.read_text(encoding="utf-8", errors="replace")
                 tail = [ln for ln in text.replace("\r", "\n").splitlines() if ln.strip()][-8:]
             return TrainingSnapshot(
+                expert_rounds=self._expert_rounds(),
+                expert_total=int(getattr(self.config, "expert_iterations", 0)),
                 status=status, timesteps_done=max(steps, default=0),
                 timesteps_total=int(self.config.timesteps),
                 elapsed_s=time.monotonic() - self._started if self._started else 0.0,

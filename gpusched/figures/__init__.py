@@ -48,10 +48,10 @@ from gpusched.figures.workload import (
 
 def __getattr__(name: str):
     # The training figure imports the agent's training-job module; load it only when asked for.
-    if name == "training_curves_figure":
-        from gpusched.figures.training import training_curves_figure
+    if name in ("training_curves_figure", "expert_rounds_figure"):
+        from gpusched.figures import training
 
-        return training_curves_figure
+        return getattr(training, name)
     raise AttributeError(name)
 
 

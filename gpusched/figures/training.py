@@ -33,3 +33,19 @@ def training_curves_figure(snapshot: TrainingSnapshot) -> go.Figure:
         fig.update_yaxes(title_text=y_title, row=1, col=col)
     apply_layout(fig, height=340)
     return fig
+
+
+def expert_rounds_figure(snapshot: TrainingSnapshot) -> go.Figure:
+    """Expert iteration's validation score after each round (round 0: the warm start), on the
+    held-out evaluation seeds: the greedy network's mean job completion time (minutes)."""
+    df = snapshot.expert_rounds
+    fig = go.Figure(go.Scatter(
+        x=df["round"].tolist(), y=df["score"].round(2).tolist(), mode="lines+markers",
+        line={"color": policy_color(AGENT_POLICY), "width": 2.2}, marker={"size": 8}, showlegend=False,
+        hovertemplate="round %{x}: %{y:.1f} min<extra>validation</extra>"))
+    apply_layout(fig, title="Expert iteration: average JCT on the evaluation seeds after each round",
+                 height=300)
+    fig.update_xaxes(title_text="round (0: before expert iteration)", dtick=1,
+                     range=[-0.3, max(snapshot.expert_total, 1) + 0.3])
+    fig.update_yaxes(title_text="average JCT (min)")
+    return fig
