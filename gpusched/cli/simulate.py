@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
 from gpusched.cli.args import (
     add_max_runs,
@@ -78,22 +80,20 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print(f"trace pods left out of the jobs: {left_out['cpu_only_pods']} CPU-only, "
               f"{left_out['unhostable_pods']} that no sampled node could host")
     print(table(["metric", "value"], [[k, format_value(k, result.metrics[k])] for k in METRIC_KEYS]))
-    outputs: list[tuple[str, object]] = []
+    writers: list[tuple[str, Callable[[Path], object]]] = []
     if args.json is not None:
-        outputs.append((args.json, json_text({"scenario": scenario.name, "policy": args.policy,
-                                              "seed": seed, "metrics": json_metrics(result.metrics)})))
+        text = json_text({"scenario": scenario.name, "policy": args.policy, "seed": seed,
+                          "metrics": json_metrics(result.metrics)})
+        writers.append((args.json, lambda path: path.write_text(text, encoding="utf-8")))
     if args.jobs_csv is not None:
-        outputs.append((args.jobs_csv, result.jobs))
+        writers.append((args.jobs_csv, lambda path: result.jobs.to_csv(path, index=False)))
 
-    def write(temps: list) -> None:
-        for (_, content), tmp in zip(outputs, temps, strict=True):
-            if isinstance(content, str):
-                tmp.write_text(content, encoding="utf-8")
-            else:
-                content.to_csv(tmp, index=False)
+    def write_all(temps: list[Path]) -> None:
+        for (_, write), tmp in zip(writers, temps, strict=True):
+            write(tmp)
 
-    if outputs:
-        write_together([path for path, _ in outputs], write, what="--json/--jobs-csv")
+    if writers:  # both files, or neither
+        write_together([path for path, _ in writers], write_all, what="--json/--jobs-csv")
     return 0
 
 

@@ -81,6 +81,16 @@ class Lookahead:
             options.append(HOLD)
         return options
 
+    def _as_option(self, state: ClusterState, job: Job, action: Action) -> Action:
+        """``action`` in the form :meth:`options` gives: a GPU index (a gang's first GPU) on the
+        simulator's own state, the whole gang on a restricted view, or HOLD."""
+        if isinstance(action, int | np.integer):
+            if state is self.sim.state or int(action) == HOLD:
+                return int(action)
+            return state.gang_for(job, int(action)) or HOLD
+        gang = tuple(int(g) for g in action)
+        return gang[0] if state is self.sim.state else gang
+
     def _slot_of(self, job: Job) -> int:
         """The window slot of ``job`` in the bound simulator.
 
@@ -97,14 +107,7 @@ class Lookahead:
         if sim is None or (state is not sim.state and getattr(state, "_state", None) is not sim.state):
             raise RuntimeError("Lookahead needs bind(simulator) before select (Simulator.run does it)")
         slot = self._slot_of(job)
-        default = self.base.select(state, job)
-        if state is sim.state:
-            default = default if isinstance(default, int | np.integer) else int(default[0])  # a gang's GPU
-            default = int(default)
-        elif isinstance(default, int | np.integer):
-            default = HOLD if int(default) == HOLD else state.gang_for(job, int(default)) or HOLD
-        else:
-            default = tuple(int(g) for g in default)
+        default = self._as_option(state, job, self.base.select(state, job))
         options = self.options(state, job)
         if len(options) <= 1:
             return options[0] if options else HOLD
