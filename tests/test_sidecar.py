@@ -99,3 +99,19 @@ def test_a_model_whose_sidecar_cannot_be_written_leaves_neither_file(tmp_path, m
         write_model(out, lambda path: shutil.copy(SHIPPED, path), {"hidden": 64})
     assert out.read_bytes() == b"old model" and not out.with_suffix(".json").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.zip"]
+
+
+def test_a_checked_config_keeps_its_values_in_their_types_so_the_loader_accepts_its_sidecar():
+    """``--set timesteps=0.0`` is the whole number 0 once checked, as the sidecar must hold it."""
+    from gpusched.agent.config import TrainConfig
+    from gpusched.agent.train import sidecar_settings
+    from gpusched.workload.scenario import load_scenario
+
+    config = TrainConfig(scenario="ll-stall-mini")
+    config.set("timesteps", 0.0)
+    config.set("random_windows", [1, 4])
+    config.check()
+    assert type(config.timesteps) is int and config.random_windows == (1, 4)
+    meta = {"format": "gpusched-ppo", **sidecar_settings(config, load_scenario("ll-stall-mini")),
+            "sha256": "0" * 64}
+    assert Sidecar.model_validate(json.loads(json.dumps(meta))).timesteps == 0

@@ -175,13 +175,17 @@ class TrainConfig:
     def check(self) -> None:
         """Validate every field against its type and bounds, then the fields against each other
         and the scenario (it loads, fits ``max_gpus`` and ``max_window``), before anything starts.
+        Accepted values are kept in their field's type (``--set timesteps=0.0`` is the whole
+        number 0), so the sidecar a run writes is one the loader accepts.
 
         :raises GpuschedError: one line naming the field and what is wrong.
         """
         try:
-            _adapter().validate_python(asdict(self))
+            checked = _adapter().validate_python(asdict(self))
         except ValidationError as exc:
             raise GpuschedError(validation_message(exc, "training settings")) from None
+        for name in field_names():
+            setattr(self, name, getattr(checked, name))
         _check_together(self)
 
     def to_json(self) -> dict[str, Any]:
