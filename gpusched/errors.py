@@ -18,6 +18,13 @@ class GpuschedError(ValueError):
         return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
+def shorten(text: str, width: int = 60) -> str:
+    """A user's text cut to ``width`` characters (``...`` marks the cut), for a one-line message
+    that echoes it: a 5,000-character policy name is not repeated in full."""
+    text = str(text)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
 class ScenarioError(GpuschedError):
     """A scenario file or dictionary is malformed (names the file and the key)."""
 

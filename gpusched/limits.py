@@ -73,6 +73,11 @@ pods, so this leaves room for about 200,000 pods)."""
 MAX_SIDECAR_BYTES = 1024 * 1024
 """Largest model sidecar JSON (bytes; the shipped one is under 3 KB)."""
 
+MAX_NAME_CHARS = 100
+"""Longest sweep spec ``name`` (characters): the name is the results folder ``sweeps/<name>``, one
+plain folder name (a name the file system still refuses, over 255 bytes of UTF-8, is refused as
+an unusable ``--out``)."""
+
 MAX_YAML_DEPTH = 32
 """Deepest nesting of mappings and lists in a YAML file (a scenario needs 4)."""
 
@@ -112,3 +117,8 @@ MAX_SPEED_SIGMA = 1.0
 
 MAX_EXPERT_ITERATIONS = 1_000
 """Most expert-iteration rounds of one training run (``--expert-iterations``)."""
+
+MAX_TRAIN_COUNT = 1_000_000
+"""Largest value of any other count of a training run (``--set``): rollout length, batch size,
+epochs, warm-start and DAgger episodes, epochs and rounds, evaluation and checkpoint intervals
+(the shipped agents use at most 50,000)."""

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from gpusched.limits import MAX_GPUS, MAX_NODES, MAX_YAML_BYTES, MAX_YAML_DEPTH
+from gpusched.limits import MAX_GPUS, MAX_NAME_CHARS, MAX_NODES, MAX_YAML_BYTES, MAX_YAML_DEPTH
 from gpusched.paths import SHIPPED_MODELS_DIR
 
 
@@ -26,7 +26,9 @@ class Case:
 
     :param id: a short unique name.
     :param cls: the class of failure (``files``, ``numbers``, ``silent``, ``args``, ``outputs``,
-        ``allocation``, ``sweep``, ``sidecar``, ``traces``, ``newcomer``).
+        ``allocation``, ``sweep``, ``sidecar``, ``traces``, ``newcomer``; and on the newer surfaces
+        ``types`` (booleans and quoted numbers), ``speed``, ``training``, ``policies`` and
+        ``messages``).
     :param argv: the ``gpusched`` arguments (``{tmp}`` is the test's folder).
     :param files: files to write first, by name relative to ``{tmp}`` (text or bytes).
     :param needles: texts the one error line (or, for ``ok``, the output) must hold.
@@ -161,12 +163,17 @@ def _sweep_case(
 
 SHIPPED_SIDECAR: dict[str, Any] = json.loads((SHIPPED_MODELS_DIR / "ppo-default.json").read_text())
 SHIPPED_ZIP = (SHIPPED_MODELS_DIR / "ppo-default.zip").read_bytes()
+WINDOW_SIDECAR: dict[str, Any] = json.loads((SHIPPED_MODELS_DIR / "ppo-window.json").read_text())
+WINDOW_ZIP = (SHIPPED_MODELS_DIR / "ppo-window.zip").read_bytes()
 
 
-def _sidecar_case(id: str, changes: dict[str, Any] | str | bytes, *needles: str) -> Case:
-    """The shipped model, copied into ``{tmp}/models`` with a changed sidecar."""
+def _sidecar_case(
+    id: str, changes: dict[str, Any] | str | bytes, *needles: str, window: bool = False
+) -> Case:
+    """The shipped model (the window model with ``window``), copied into ``{tmp}/models`` with a
+    changed sidecar."""
     if isinstance(changes, dict):
-        meta = dict(SHIPPED_SIDECAR)
+        meta = dict(WINDOW_SIDECAR if window else SHIPPED_SIDECAR)
         for key, value in changes.items():
             if value is _DROP:
                 meta.pop(key)
@@ -179,9 +186,18 @@ def _sidecar_case(id: str, changes: dict[str, Any] | str | bytes, *needles: str)
         id,
         "sidecar",
         ("simulate", "--scenario", "ll-stall-mini", "--policy", "ppo:{tmp}/models/m.zip"),
-        {"models/m.zip": SHIPPED_ZIP, "models/m.json": side},
+        {"models/m.zip": WINDOW_ZIP if window else SHIPPED_ZIP, "models/m.json": side},
         needles,
     )
+
+
+def _train(*extra: str) -> tuple[str, ...]:
+    """A ``train`` command that would start (so each case must be refused before it does)."""
+    return ("train", "--scenario", "ll-stall-mini", "--timesteps", "10", "--out", "{tmp}/m.zip", *extra)
+
+
+def _train_set(key_value: str) -> tuple[str, ...]:
+    return _train("--set", key_value)
 
 
 _DROP = object()
@@ -638,8 +654,8 @@ CASES: list[Case] = [
     Case(
         "train out is a folder",
         "outputs",
-        ("train", "--scenario", "ll-stall-mini", "--timesteps", "10", "--out", "{tmp}/adir"),
-        {"adir/keep": ""},
+        ("train", "--scenario", "ll-stall-mini", "--timesteps", "10", "--out", "{tmp}/adir.zip"),
+        {"adir.zip/keep": ""},
         ("--out", "is a folder"),
     ),
     # --- openb traces ----------------------------------------------------------------------------
@@ -916,6 +932,514 @@ CASES: list[Case] = [
         {"h.yaml": scenario_yaml({"horizon_min": 30.0, "workload.jobs": 40})},
         ("run ended: horizon",),
         expect="ok",
+    ),  # --- the newer surfaces: sweep names can write anywhere ----------------------------------------
+    *[
+        Case(
+            f"sweep name {label}",
+            "silent",
+            ("sweep", "{tmp}/spec.yaml", "--workers", "1"),
+            {"spec.yaml": yaml.safe_dump(_set(SWEEP_SPEC, "name", name))},
+            ("sweep spec 'spec.yaml', name:", *needles),
+        )
+        for label, name, needles in [
+            ("root", "/", ("'/'",)),
+            ("dot dot", "..", ("'..'",)),
+            ("parent path", "../escape", ("'/'",)),
+            ("absolute", "/tmp/escape", ("'/'",)),
+            ("backslash", "..\\escape", ("'\\'",)),
+            ("nul byte", "a\x00b", ("control character",)),
+            ("escape char", "a\x1bb", ("control character",)),
+            ("blank", "   ", ("not blank",)),
+            ("too long", "x" * (MAX_NAME_CHARS + 1), ("MAX_NAME_CHARS",)),
+        ]
+    ],
+    # --- the newer surfaces: booleans and quoted numbers are not numbers ---------------------------
+    _scenario_case("horizon true", "types", {"horizon_min": True}, "horizon_min", "not true or false"),
+    _scenario_case(
+        "load true",
+        "types",
+        {"workload.load": True, "workload.arrival_rate_per_hour": None},
+        "workload.load",
+        "not true or false",
+    ),
+    _scenario_case(
+        "load quoted",
+        "types",
+        {"workload.load": "0.5", "workload.arrival_rate_per_hour": None},
+        "workload.load",
+        "not text",
+    ),
+    _scenario_case(
+        "jobs quoted", "types", {"workload.jobs": "20"}, "workload.jobs", "whole number, not text"
+    ),
+    _scenario_case("count true", "types", {"cluster.nodes.0.count": True}, "count", "not true or false"),
+    _scenario_case(
+        "mix share quoted", "types", {"workload.mix.batch": "0.3"}, "workload.mix.batch", "not text"
+    ),
+    _scenario_case("queue window true", "types", {"queue": {"window": True}}, "queue.window", "not true"),
+    _scenario_case("queue window quoted", "types", {"queue": {"window": "8"}}, "queue.window", "not text"),
+    _scenario_case(
+        "reward weight true", "types", {"reward": {"wait": True}}, "reward.wait", "must be a number"
+    ),
+    _scenario_case("util band quoted", "types", {"util_band": ["0.6", 0.8]}, "util_band[0]", "not text"),
+    _sweep_case(
+        "sweep seed true",
+        "types",
+        _set(SWEEP_SPEC, "simulate.seeds", [0, True]),
+        "simulate.seeds[1]",
+        "not true or false",
+    ),
+    _sweep_case(
+        "sweep seed count quoted",
+        "types",
+        _set(SWEEP_SPEC, "simulate.seeds", {"count": "3"}),
+        "simulate.seeds.count",
+        "not text",
+    ),
+    _sweep_case(
+        "sweep tune true",
+        "types",
+        {
+            "name": "a",
+            "allocation": {
+                "pods": ["openb_pod_list_default"],
+                "policies": ["fgd"],
+                "seeds": [1],
+                "tune": True,
+            },
+        },
+        "allocation.tune",
+        "not true or false",
+    ),
+    _sweep_case(
+        "sweep override load true",
+        "types",
+        _set(SWEEP_SPEC, "simulate.overrides", {"workload.load": [True]}),
+        "simulate.overrides (workload.load=True)",
+        "workload.load",
+        "not true or false",
+    ),
+    _sweep_case(
+        "sweep override jobs quoted",
+        "types",
+        _set(SWEEP_SPEC, "simulate.overrides", {"workload.jobs": ["5"]}),
+        "workload.jobs",
+        "not text",
+    ),
+    _sidecar_case("max_gpus true", {"max_gpus": True}, "max_gpus", "whole number"),
+    _sidecar_case("timesteps quoted", {"timesteps": "200000"}, "timesteps", "whole number"),
+    _sidecar_case("randomize a number", {"randomize": 1}, "randomize", "true or false"),
+    # --- the newer surfaces: the speed table ------------------------------------------------------
+    Case(
+        "speed row for a model the cluster lacks",
+        "speed",
+        _simulate(),
+        {"s.yaml": scenario_yaml({"speed": {"T4-16gb": {"training": 0.5}, "A100-80GB": {"batch": 1.0}}})},
+        ("note: the speed table names GPU models the cluster does not have", "'T4-16gb'"),
+        expect="ok",
+    ),
+    _scenario_case(
+        "speed unknown job type",
+        "speed",
+        {"speed": {"T4-16GB": {"trainig": 0.5}}},
+        "speed:",
+        "'T4-16GB'",
+        "'trainig'",
+        "known: training",
+    ),
+    _scenario_case(
+        "speed true",
+        "speed",
+        {"speed": {"T4-16GB": {"training": True}}},
+        "training jobs on 'T4-16GB'",
+        "must be a number",
+    ),
+    _scenario_case(
+        "speed quoted",
+        "speed",
+        {"speed": {"T4-16GB": {"inference": "0.5"}}},
+        "inference jobs on 'T4-16GB'",
+        "must be a number",
+    ),
+    _scenario_case(
+        "speed zero", "speed", {"speed": {"T4-16GB": {"batch": 0}}}, "batch jobs on 'T4-16GB'", "SPEED_RANGE"
+    ),
+    _scenario_case(
+        "speed nan",
+        "speed",
+        {"speed": {"T4-16GB": {"batch": float("nan")}}},
+        "batch jobs on 'T4-16GB'",
+        "SPEED_RANGE",
+    ),
+    _scenario_case(
+        "speed row a number",
+        "speed",
+        {"speed": {"T4-16GB": 0.5}},
+        "the row of 'T4-16GB'",
+        "must map job types",
+    ),
+    _scenario_case("speed a word", "speed", {"speed": "fast"}, "speed:", "'default' or a table"),
+    _scenario_case(
+        "arrival rate on a trace",
+        "silent",
+        {"workload.arrival_rate_per_hour": 5},
+        "'arrival_rate_per_hour'",
+        "a trace has its own arrival times",
+        base=TRACE_SCENARIO,
+    ),
+    Case(
+        "trace pod of one second at a large compression",
+        "silent",
+        _simulate(),
+        TRACE_FILES
+        | {
+            "s.yaml": scenario_yaml({"workload.trace.time_compression": 1e6}, TRACE_SCENARIO),
+            "pods.csv": PODS_CSV.replace("p3,1000,1024,1,500,180,780,180", "p3,1000,1024,1,500,180,181,180"),
+        },
+        ("pods.csv", "line 5", "pod 'p3'", "rounds to 0", "at most"),
+    ),
+    # --- the newer surfaces: training settings (refused before anything starts) -------------------
+    Case("set hidden 0", "training", _train_set("hidden=0"), needles=("training settings, hidden", ">= 1")),
+    Case("set n_envs 0", "training", _train_set("n_envs=0"), needles=("n_envs", ">= 1")),
+    Case("set batch_size 0", "training", _train_set("batch_size=0"), needles=("batch_size", ">= 2")),
+    Case(
+        "set timesteps huge", "training", _train_set("timesteps=1000000000000"), needles=("timesteps", "<=")
+    ),
+    Case("set speed_sigma 5", "training", _train_set("speed_sigma=5"), needles=("speed_sigma", "<= 1")),
+    Case(
+        "set random_windows past the limit",
+        "training",
+        _train_set("random_windows=[1,500]"),
+        needles=("random_windows[1]", "<= 128"),
+    ),
+    Case("set hidden text", "training", _train_set("hidden=abc"), needles=("hidden", "not text")),
+    Case("set hidden quoted", "training", _train_set('hidden="64"'), needles=("hidden", "not text")),
+    Case("set hidden true", "training", _train_set("hidden=true"), needles=("hidden", "not true or false")),
+    Case(
+        "set learning rate nan",
+        "training",
+        _train_set("learning_rate=NaN"),
+        needles=("learning_rate", "finite"),
+    ),
+    Case("set randomize 1", "training", _train_set("randomize=1"), needles=("randomize", "true or false")),
+    Case("set eval seeds empty", "training", _train_set("eval_seeds=[]"), needles=("eval_seeds", "empty")),
+    Case(
+        "set teacher unknown",
+        "training",
+        _train_set("bc_policy=nope"),
+        needles=("bc_policy", "unknown policy 'nope'"),
+    ),
+    Case(
+        "set train reward true",
+        "training",
+        _train_set('train_reward={"wait": true}'),
+        needles=("train_reward", "wait"),
+    ),
+    Case("set out not a zip", "training", _train_set("out=model.pt"), needles=("--out", ".zip")),
+    Case("set unknown key", "training", _train_set("colour=red"), needles=("--set", "TrainConfig field")),
+    Case(
+        "loads in scientific notation",
+        "training",
+        _train("--loads", "5e-2-0.3"),
+        needles=("--loads sets the load of random clusters",),
+    ),
+    Case(
+        "loads with a colon",
+        "training",
+        _train("--loads", "5e-2:0.3"),
+        needles=("--loads sets the load of random clusters",),
+    ),
+    Case(
+        "loads reversed",
+        "training",
+        _train("--randomize", "--loads", "0.3:5e-2"),
+        needles=("--loads", "above the second"),
+    ),
+    Case(
+        "max gpus past the limit",
+        "training",
+        _train("--max-gpus", "100000"),
+        needles=("--max-gpus", "limit on GPUs"),
+    ),
+    # --- the newer surfaces: policy names ----------------------------------------------------------
+    Case(
+        "agent as a placement",
+        "policies",
+        ("simulate", "--scenario", "fleet-16gpu", "--policy", "fcfs+ppo", "--jobs", "20"),
+        needles=("'fcfs+ppo'", "cannot be the placement"),
+    ),
+    Case(
+        "agent as a placement in compare",
+        "policies",
+        ("compare", "--scenario", "fleet-16gpu", "--policies", "first_fit,sjf+ppo_rollout", "--seeds", "1"),
+        needles=("'sjf+ppo_rollout'", "cannot be the placement"),
+    ),
+    Case(
+        "empty model path",
+        "policies",
+        ("simulate", "--scenario", "ll-stall-mini", "--policy", "ppo:"),
+        needles=("'ppo:'", "nothing after"),
+    ),
+    Case(
+        "empty model path with rollouts",
+        "policies",
+        ("compare", "--scenario", "ll-stall-mini", "--policies", "first_fit,ppo_rollout:", "--seeds", "1"),
+        needles=("ppo_rollout:",),
+    ),
+    Case(
+        "missing model in compare",
+        "policies",
+        ("compare", "--scenario", "ll-stall-mini", "--policies", "first_fit,ppo:nope.zip", "--seeds", "1"),
+        needles=("model 'nope.zip' not found",),
+    ),
+    Case(
+        "two pluses",
+        "policies",
+        ("simulate", "--scenario", "ll-stall-mini", "--policy", "sjf++best_fit"),
+        needles=("takes one '+'",),
+    ),
+    Case(
+        "nothing after the plus",
+        "policies",
+        ("simulate", "--scenario", "ll-stall-mini", "--policy", "sjf+"),
+        needles=("nothing after '+'",),
+    ),
+    Case(
+        "a very long policy name",
+        "policies",
+        ("simulate", "--scenario", "ll-stall-mini", "--policy", "x" * 5000),
+        needles=("unknown policy", "..."),
+    ),
+    Case(
+        "a very long queue policy name",
+        "policies",
+        ("simulate", "--scenario", "ll-stall-mini", "--policy", "sjf+" + "y" * 5000),
+        needles=("...",),
+    ),
+    Case(
+        "a sidecar given as the model",
+        "policies",
+        ("simulate", "--scenario", "ll-stall-mini", "--policy", "ppo:{tmp}/models/m.json"),
+        {"models/m.zip": SHIPPED_ZIP, "models/m.json": json.dumps(SHIPPED_SIDECAR)},
+        ("is a sidecar", "m.zip"),
+    ),
+    # --- the newer surfaces: model sidecars -------------------------------------------------------
+    _sidecar_case("max_window text", {"max_window": "abc"}, "max_window", "whole number", window=True),
+    _sidecar_case("max_window null", {"max_window": None}, "max_window", "whole number", window=True),
+    _sidecar_case("max_window negative", {"max_window": -4}, "max_window", ">= 1", window=True),
+    _sidecar_case("max_window a billion", {"max_window": 10**9}, "max_window", "<= 128", window=True),
+    _sidecar_case("max_window 1e9", {"max_window": 1e9}, "max_window", "whole number", window=True),
+    _sidecar_case(
+        "random_windows reversed types", {"random_windows": ["1", 16]}, "random_windows[0]", window=True
+    ),
+    _sidecar_case("speed_sigma huge", {"speed_sigma": 1e300}, "speed_sigma", "<= 1", window=True),
+    _sidecar_case(
+        "scenario_speed unknown type",
+        {"scenario_speed": {"T4-16GB": {"x": 1}}},
+        "scenario_speed",
+        "'x'",
+        window=True,
+    ),
+    _sidecar_case(
+        "eval nan",
+        json.dumps(
+            SHIPPED_SIDECAR | {"eval": {"seeds": [1], "avg": {"ppo": {"avg_wait_min": float("nan")}}}}
+        ),
+        "sidecar 'm.json', eval.avg.ppo.avg_wait_min",
+        "finite",
+    ),
+    _sidecar_case(
+        "config infinity",
+        json.dumps(SHIPPED_SIDECAR | {"config": {"learning_rate": float("inf")}}),
+        "config.learning_rate",
+        "finite",
+    ),
+    _sidecar_case("eval seeds text", {"eval": {"seeds": "all", "avg": {}}}, "eval.seeds"),
+    # --- the newer surfaces: sweep specs checked before the first run -----------------------------
+    _sweep_case(
+        "sweep queue window 0",
+        "sweep",
+        _set(SWEEP_SPEC, "simulate.overrides", {"queue.window": [0]}),
+        "simulate.overrides (queue.window=0)",
+        "queue.window",
+        ">= 1",
+    ),
+    _sweep_case(
+        "sweep load 101",
+        "sweep",
+        _set(SWEEP_SPEC, "simulate.overrides", {"workload.load": [0.5, 101]}),
+        "workload.load=101",
+        "<= 100",
+    ),
+    _sweep_case(
+        "sweep unknown policy",
+        "sweep",
+        _set(SWEEP_SPEC, "simulate.policies", ["first_fit", "nope"]),
+        "simulate.policies[1]",
+        "unknown policy 'nope'",
+    ),
+    _sweep_case(
+        "sweep agent as a placement",
+        "sweep",
+        _set(SWEEP_SPEC, "simulate.policies", ["fcfs+ppo"]),
+        "simulate.policies[0]",
+        "cannot be the placement",
+    ),
+    _sweep_case(
+        "sweep unknown scenario",
+        "sweep",
+        _set(SWEEP_SPEC, "simulate.scenarios", ["nope"]),
+        "simulate.scenarios[0]",
+        "unknown scenario 'nope'",
+    ),
+    _sweep_case(
+        "sweep override without values",
+        "sweep",
+        _set(SWEEP_SPEC, "simulate.overrides", {"workload.jobs": []}),
+        "at least one value",
+    ),
+    _sweep_case(
+        "sweep unknown allocation policy",
+        "sweep",
+        {
+            "name": "a",
+            "allocation": {"pods": ["openb_pod_list_default"], "policies": ["fgd", "nope"], "seeds": [1]},
+        },
+        "allocation.policies[1]",
+        "unknown policy 'nope'",
+    ),
+    _sweep_case(
+        "sweep missing pod list",
+        "sweep",
+        {"name": "a", "allocation": {"pods": ["nope"], "policies": ["fgd"], "seeds": [1]}},
+        "allocation.pods[0]",
+        "no such file",
+    ),
+    # --- the newer surfaces: messages and notes -----------------------------------------------------
+    Case(
+        "seed range 1--3",
+        "messages",
+        ("compare", "--scenario", "ll-stall-mini", "--seed-list", "1--3"),
+        needles=("seed range '1--3'", "FIRST-LAST"),
+    ),
+    Case(
+        "seed range 1-x",
+        "messages",
+        ("compare", "--scenario", "ll-stall-mini", "--seed-list", "1-x"),
+        needles=("seed range '1-x'",),
+    ),
+    Case(
+        "baseline the only policy",
+        "messages",
+        (
+            "compare",
+            "--scenario",
+            "ll-stall-mini",
+            "--policies",
+            "first_fit",
+            "--baseline",
+            "first_fit",
+            "--seeds",
+            "1",
+        ),
+        needles=("note: --baseline 'first_fit' is the only policy",),
+        expect="ok",
+    ),
+    Case(
+        "baseline over one seed",
+        "messages",
+        (
+            "compare",
+            "--scenario",
+            "ll-stall-mini",
+            "--policies",
+            "first_fit,best_fit",
+            "--baseline",
+            "first_fit",
+            "--seeds",
+            "1",
+            "--json",
+            "{tmp}/cmp.json",
+        ),
+        needles=("[no interval]",),
+        expect="ok",
+    ),
+    Case(
+        "baseline a long name",
+        "messages",
+        ("compare", "--scenario", "ll-stall-mini", "--policies", "first_fit", "--baseline", "z" * 5000),
+        needles=("--baseline", "..."),
+    ),
+    # --- the newer surfaces: outputs ---------------------------------------------------------------
+    Case(
+        "json empty",
+        "outputs",
+        ("simulate", "--scenario", "ll-stall-mini", "--policy", "first_fit", "--json", ""),
+        needles=("--json ''", "not an empty one"),
+    ),
+    Case(
+        "jobs csv empty",
+        "outputs",
+        ("simulate", "--scenario", "ll-stall-mini", "--policy", "first_fit", "--jobs-csv", " "),
+        needles=("--jobs-csv",),
+    ),
+    Case(
+        "json and jobs csv on one file",
+        "outputs",
+        (
+            "simulate",
+            "--scenario",
+            "ll-stall-mini",
+            "--policy",
+            "first_fit",
+            "--json",
+            "{tmp}/out.txt",
+            "--jobs-csv",
+            "{tmp}/./out.txt",
+        ),
+        needles=("--jobs-csv", "--json writes the same file"),
+    ),
+    Case(
+        "jobs csv to /dev/full",
+        "outputs",
+        (
+            "simulate",
+            "--scenario",
+            "ll-stall-mini",
+            "--policy",
+            "first_fit",
+            "--json",
+            "{tmp}/run.json",
+            "--jobs-csv",
+            "/dev/full",
+        ),
+        needles=("--jobs-csv '/dev/full'", "not a regular file"),
+    ),
+    Case(
+        "json under /proc",
+        "outputs",
+        ("simulate", "--scenario", "ll-stall-mini", "--policy", "first_fit", "--json", "/proc/gpusched.json"),
+        needles=("--json '/proc/gpusched.json'", "cannot create a file"),
+    ),
+    Case(
+        "train out under /proc",
+        "outputs",
+        ("train", "--scenario", "ll-stall-mini", "--timesteps", "10", "--out", "/proc/gpusched.zip"),
+        needles=("--out '/proc/gpusched.zip'", "cannot create a file"),
+    ),
+    Case(
+        "sweep out under /proc",
+        "outputs",
+        ("sweep", "{tmp}/spec.yaml", "--out", "/proc/gpusched-sweep"),
+        {"spec.yaml": yaml.safe_dump(SWEEP_SPEC)},
+        ("--out '/proc/gpusched-sweep'", "cannot create a file"),
+    ),
+    Case(
+        "allocation json empty",
+        "outputs",
+        _alloc("{tmp}/nodes.csv", "{tmp}/pods.csv", "--json", ""),
+        TRACE_FILES,
+        ("--json ''",),
     ),
 ]
 """Every hostile input the tests try through the command line."""

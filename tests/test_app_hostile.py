@@ -36,7 +36,8 @@ BAD_UPLOADS = {
                        "workload.mix.training"),
     "infinite vram": (scenario_yaml({"cluster.nodes.0.vram_gb": float("inf")}).encode(), "vram_gb"),
     "a billion nodes": (scenario_yaml({"cluster.nodes.0.count": 10**9}).encode(), "count: must be <= 10000"),
-    "trace file missing": (scenario_yaml({"workload.trace": {"pods": "no/such/pods.csv"}, "workload.jobs": 5},
+    "trace file missing": (scenario_yaml({"workload.trace": {"pods": "no/such/pods.csv"}, "workload.jobs": 5,
+                                          "workload.arrival_rate_per_hour": None},
                                          base=yaml.safe_load(SMALL_SCENARIO_YAML)).encode(),
                            "cannot run as uploaded: trace 'no/such/pods.csv': no such file"),
 }

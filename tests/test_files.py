@@ -3,17 +3,22 @@ checks that outputs can be written before any work starts."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from gpusched.errors import GpuschedError, ScenarioError
 from gpusched.limits import MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES
 from gpusched.workload.files import (
+    check_distinct_outputs,
     check_output_dir,
     check_output_file,
     decode_user_bytes,
+    load_json_text,
     load_yaml,
     load_yaml_mapping,
     read_user_text,
+    write_together,
 )
 
 
@@ -127,3 +132,74 @@ def test_output_folders_are_checked_before_work(tmp_path):
         check_output_dir(a_file, what="--out")
     with pytest.raises(GpuschedError, match="is a file, not a folder"):
         check_output_dir(a_file / "sub", what="--out")
+
+
+def test_json_readers_refuse_non_finite_numbers_naming_the_key():
+    assert load_json_text('{"a": [1, 2.5]}', label="x") == {"a": [1, 2.5]}
+    for text, key in [('{"a": NaN}', "x, a:"), ('{"a": {"b": [0, Infinity]}}', "x, a.b[1]:"),
+                      ("-Infinity", "x, (top level):")]:
+        with pytest.raises(GpuschedError, match="must be a finite number") as exc:
+            load_json_text(text, label="x")
+        assert _one_line(exc).startswith(key)
+
+
+def test_an_output_must_be_a_regular_file_or_a_new_path(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(GpuschedError, match="not a regular file") as exc:
+        check_output_file(fifo, what="--json")  # returns at once: a pipe is never opened
+    _one_line(exc)
+    with pytest.raises(GpuschedError, match="not an empty one"):
+        check_output_file("", what="--json")
+    with pytest.raises(GpuschedError, match="not an empty one"):
+        check_output_dir("", what="--out")
+    assert check_output_file(tmp_path / "new.json", what="--json") == tmp_path / "new.json"
+    assert list(tmp_path.iterdir()) == [fifo]  # the probe left nothing behind
+
+
+def test_an_output_is_probed_by_creating_a_file_where_it_goes(tmp_path, monkeypatch):
+    """``os.access`` says yes to root where nothing can be created; the probe creates a file."""
+    import tempfile
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Read-only file system")
+
+    monkeypatch.setattr(os, "access", lambda *a, **k: True)
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    with pytest.raises(GpuschedError, match="cannot create a file in .*Read-only file system"):
+        check_output_file(tmp_path / "a.json", what="--json")
+    with pytest.raises(GpuschedError, match="cannot create a file"):
+        check_output_dir(tmp_path / "sweep", what="--out")
+
+
+def test_two_outputs_on_one_file_are_refused(tmp_path):
+    (tmp_path / "a.txt").write_text("x")
+    os.link(tmp_path / "a.txt", tmp_path / "b.txt")
+    for other in (tmp_path / "a.txt", tmp_path / "." / "a.txt", tmp_path / "b.txt"):
+        with pytest.raises(GpuschedError, match="--json writes the same file"):
+            check_distinct_outputs([("--json", tmp_path / "a.txt"), ("--jobs-csv", other)])
+    check_distinct_outputs([("--json", tmp_path / "a.txt"), ("--jobs-csv", tmp_path / "c.txt"),
+                            ("--out", None)])
+
+
+def test_outputs_are_written_together_or_not_at_all(tmp_path):
+    import errno
+
+    old = tmp_path / "a.json"
+    old.write_text("old")
+
+    def half(temps):
+        temps[0].write_text("new a")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with pytest.raises(GpuschedError, match="nothing was written"):
+        write_together([old, tmp_path / "b.csv"], half)
+    assert old.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["a.json"]
+
+    def both(temps):
+        temps[0].write_text("new a")
+        temps[1].write_text("new b")
+
+    write_together([old, tmp_path / "b.csv"], both)
+    assert old.read_text() == "new a" and (tmp_path / "b.csv").read_text() == "new b"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "b.csv"]

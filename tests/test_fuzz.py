@@ -1,8 +1,14 @@
 """Fuzzing the readers: valid scenarios, scenario YAML text, openb CSV files and sweep specs,
 mutated as a careless or hostile user would (keys dropped, types swapped, inf, nan, huge, negative
-and empty values, deep nesting, bytes inserted). Each must either load or raise the project's one
-error type with a one-line message, never another exception; every scenario that loads must also
-simulate (on a few jobs, for speed) with finite metrics and no negative wait.
+and empty values, booleans and quoted numbers, deep nesting, bytes inserted). Each must either
+load or raise the project's one error type with a one-line message, never another exception;
+every scenario that loads must also simulate (on a few jobs, for speed) with finite metrics and
+no negative wait.
+
+The newer surfaces too: speed tables, the queue window, sweep overrides (refused before any run,
+or every grid point builds), ``train --set`` values (refused before anything starts, or the model
+the run would write is one the loader accepts), model sidecars (refused in one line, or a working
+agent loads), and sweep spec names (refused, or the sweep writes inside ``sweeps/<name>`` only).
 
 CI runs Hypothesis's default number of examples per test (``max_examples``, 100); for a longer
 search, ``pytest tests/test_fuzz.py --hypothesis-profile=slow`` (registered in ``conftest.py``).
@@ -10,8 +16,13 @@ search, ``pytest tests/test_fuzz.py --hypothesis-profile=slow`` (registered in `
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
+import json
 import math
+import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -21,15 +32,28 @@ import yaml
 from hostile_inputs import BASE_SCENARIO, NODES_CSV, PODS_CSV, SWEEP_SPEC
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import MODELS
 
+from gpusched.agent.config import TrainConfig, field_names
+from gpusched.agent.models import MODELS_DIR_ENV, Sidecar, load_agent, sha256_of
+from gpusched.agent.train import sidecar_settings
+from gpusched.cli import main
+from gpusched.cli.train import _apply_overrides
 from gpusched.errors import GpuschedError
 from gpusched.fgd.allocation import run_allocation
-from gpusched.limits import MAX_YAML_BYTES
+from gpusched.limits import MAX_GPUS, MAX_SIDECAR_HIDDEN, MAX_WINDOW, MAX_YAML_BYTES, SPEED_RANGE
+from gpusched.paths import SHIPPED_MODELS_DIR
 from gpusched.policies import get_policy
-from gpusched.sweep.spec import load_sweep
+from gpusched.sweep.spec import RUN_KEYS, load_sweep
 from gpusched.workload.files import decode_user_bytes
 from gpusched.workload.openb import read_openb_nodes, read_openb_pods
-from gpusched.workload.scenario import load_scenario, make_simulator, preset_names, scenario_from_yaml
+from gpusched.workload.scenario import (
+    SPEED_JOB_TYPES,
+    load_scenario,
+    make_simulator,
+    preset_names,
+    scenario_from_yaml,
+)
 from gpusched.workload.trace_jobs import openb_jobs
 
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -113,12 +137,15 @@ def _assert_one_line(exc: GpuschedError, starts: str) -> None:
     assert text.startswith(starts) or text.startswith("trace '"), text
 
 
-def _simulates(scenario) -> None:
-    """Run the loaded scenario on a few jobs: finite metrics, no negative wait."""
+def _simulates(scenario, policy: str = "first_fit"):
+    """Run the loaded scenario on a few jobs: finite metrics, no negative wait, every run time
+    positive; returns the result."""
     sim = make_simulator(scenario, n_jobs=min(scenario.workload.jobs, 25))
-    result = sim.run(get_policy("first_fit"))
+    result = sim.run(get_policy(policy))
     assert all(np.isfinite(v) for v in result.metrics.values()), result.metrics
     assert (result.jobs["wait_min"] >= 0).all()
+    assert all(job.duration_min > 0 for job in sim.jobs)
+    return result
 
 
 @FUZZ
@@ -223,3 +250,181 @@ def test_mutated_sweep_specs_load_or_fail_in_one_line(doc):
     if spec.run_count() <= 20_000:
         runs = spec.runs()
         assert len(runs) == spec.run_count() and len({r["run_id"] for r in runs}) == len(runs)
+
+
+# ---------------------------------------------------------------------------- the newer surfaces
+# Booleans, quoted numbers, NaN and huge values are in HOSTILE_VALUES; each fuzzer below also
+# draws them for the one surface it tries.
+SPEED_MODELS = [m for m, _ in MODELS] + ["T4-16gb", "", " ", "x" * 300]
+SPEED_TYPES_TRIED = [*SPEED_JOB_TYPES, "trainig", "Training", "", "gpu"]
+
+speed_table = st.one_of(
+    st.sampled_from(["default", "fast", None, 1, True, [], "0.5", {}]),
+    st.dictionaries(
+        st.one_of(st.sampled_from(SPEED_MODELS), st.text(max_size=8)),
+        st.one_of(st.dictionaries(st.one_of(st.sampled_from(SPEED_TYPES_TRIED), st.text(max_size=6)),
+                                  hostile_value | st.floats(0.001, 100), max_size=4),
+                  hostile_value),
+        max_size=4),
+)
+
+
+@FUZZ
+@given(speed_table, st.sampled_from([None, 4]))
+def test_speed_tables_load_or_fail_in_one_line_and_loaded_ones_simulate(table, window):
+    doc = copy.deepcopy(BASE_SCENARIO) | {"speed": table}
+    if window:
+        doc["queue"] = {"window": window}
+    try:
+        scenario = scenario_from_yaml(yaml.safe_dump(doc, sort_keys=False), source="fuzz.yaml")
+    except GpuschedError as exc:
+        _assert_one_line(exc, "scenario 'fuzz.yaml'")
+        return
+    table = scenario.speed_table() or {}
+    for row in table.values():
+        assert set(row) <= set(SPEED_JOB_TYPES)
+        assert all(type(v) is float and SPEED_RANGE[0] <= v <= SPEED_RANGE[1] for v in row.values())
+    note = scenario.speed_note()
+    assert note is None or (note.startswith("note: ") and "\n" not in note)
+    _simulates(scenario, "sjf")
+
+
+@FUZZ
+@given(st.one_of(hostile_value, st.integers(-5, 300),
+                 st.sampled_from([1, 2, 16, MAX_WINDOW, MAX_WINDOW + 1])))
+def test_queue_windows_load_or_fail_in_one_line_and_loaded_ones_start_only_window_jobs(window):
+    doc = copy.deepcopy(BASE_SCENARIO) | {"queue": {"window": window}}
+    try:
+        scenario = scenario_from_yaml(yaml.safe_dump(doc, sort_keys=False), source="fuzz.yaml")
+    except GpuschedError as exc:
+        _assert_one_line(exc, "scenario 'fuzz.yaml'")
+        return
+    assert type(scenario.window) is int and 1 <= scenario.window <= MAX_WINDOW
+    result = _simulates(scenario, "sjf")
+    assert (result.jobs["start_slot"] < scenario.window).all()
+
+
+OVERRIDE_KEYS = ["workload.load", "workload.arrival_rate_per_hour", "queue.window", "horizon_min",
+                 "workload.jobs", "workload.seed", "speed", "reward.wait", "workload.mix.training",
+                 "util_band", "workload.runtime_estimate_error", "workload.trace.pods", "nope.key",
+                 "avg_wait_min"]
+
+
+@FUZZ
+@given(st.dictionaries(st.sampled_from(OVERRIDE_KEYS),
+                       st.lists(hostile_value | st.floats(0.01, 50) | st.integers(1, 40), max_size=3),
+                       min_size=1, max_size=3),
+       st.sampled_from(["ll-stall-mini", "phase1-4gpu", "fleet-16gpu"]))
+def test_sweep_overrides_are_refused_up_front_or_every_grid_point_builds(overrides, scenario_name):
+    doc = copy.deepcopy(SWEEP_SPEC)
+    doc["simulate"]["scenarios"] = [scenario_name]
+    doc["simulate"]["overrides"] = overrides
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "spec.yaml"
+        path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+        try:
+            spec = load_sweep(path)
+        except GpuschedError as exc:
+            _assert_one_line(exc, "sweep spec 'spec.yaml'")
+            return
+    scenario = load_scenario(scenario_name)
+    for params in spec.runs():  # what load_sweep accepted, no run can refuse as input
+        changes = {k: v for k, v in params.items() if k not in RUN_KEYS}
+        built = scenario.with_overrides(**changes)
+        assert built.name == scenario.name
+
+
+SET_RAW = ["0", "-1", "1", "2", "1e9", "1e20", "true", "false", "null", '"64"', '"0.5"', "NaN", "Infinity",
+           "-Infinity", "[1,16]", "[16,1]", "[1,500]", "[]", "{}", '{"wait": true}', '{"colour": 1}', "abc",
+           "1.5", "2.0", "1e-300", "9" * 30, "", "best_fit", "fcfs+ppo", "x.zip", "[0.1,0.5]", "[true,2]"]
+
+
+@FUZZ
+@given(st.lists(st.tuples(st.sampled_from(field_names()),
+                          st.one_of(st.sampled_from(SET_RAW), st.text(max_size=8), st.integers().map(str),
+                                    st.floats().map(repr))),
+                min_size=1, max_size=3))
+def test_set_values_are_refused_or_give_a_model_the_loader_accepts(pairs):
+    """``train --set``: refused in one line before anything starts, or every setting is within its
+    bounds, and the sidecar the run would write is one the loader accepts (``--set hidden=0``
+    once trained a model that could not be loaded)."""
+    config = TrainConfig(scenario="ll-stall-mini", out="models/m.zip")
+    try:
+        _apply_overrides(config, [f"{key}={raw}" for key, raw in pairs])
+        config.check()
+    except GpuschedError as exc:
+        text = str(exc)
+        assert text and "\n" not in text, text
+        assert text.startswith(("training settings", "--set", "scenario", "unknown scenario")), text
+        return
+    meta = {"format": "gpusched-ppo", **sidecar_settings(config, load_scenario(config.scenario)),
+            "sha256": "0" * 64}
+    Sidecar.model_validate(json.loads(json.dumps(meta, allow_nan=False)))
+    assert TrainConfig.from_json(config.to_json()) == config
+
+
+SIDECAR_BASES = [json.loads((SHIPPED_MODELS_DIR / f"{name}.json").read_text())
+                 for name in ("ppo-default", "ppo-window")]
+SHIPPED_ZIPS = {f"{name}.zip": sha256_of(SHIPPED_MODELS_DIR / f"{name}.zip")
+                for name in ("ppo-default", "ppo-window")}
+
+
+@FUZZ
+@given(mutated(SIDECAR_BASES))
+def test_mutated_sidecars_are_refused_in_one_line_or_load_a_working_agent(doc):
+    with tempfile.TemporaryDirectory() as folder:
+        models = Path(folder)
+        zip_name = next((name for name, sha in SHIPPED_ZIPS.items()
+                         if isinstance(doc, dict) and doc.get("sha256") == sha), "ppo-default.zip")
+        shutil.copy(SHIPPED_MODELS_DIR / zip_name, models / "m.zip")
+        (models / "m.json").write_text(json.dumps(doc), encoding="utf-8")
+        old = os.environ.get(MODELS_DIR_ENV)
+        os.environ[MODELS_DIR_ENV] = str(models)
+        try:
+            agent = load_agent(models / "m.zip")
+        except GpuschedError as exc:
+            text = str(exc)
+            assert text and "\n" not in text and text.startswith(("sidecar 'm.json'", "model 'm.zip'")), text
+            return
+        finally:
+            if old is None:
+                os.environ.pop(MODELS_DIR_ENV)
+            else:
+                os.environ[MODELS_DIR_ENV] = old
+    assert 1 <= int(agent.meta.get("max_window", 1)) <= MAX_WINDOW
+    assert 1 <= int(agent.meta["max_gpus"]) <= MAX_GPUS
+    assert 1 <= int(agent.meta["hidden"]) <= MAX_SIDECAR_HIDDEN
+
+
+SWEEP_NAMES = ["/", "..", ".", "../up", "a/../../up", "/tmp/abs", "..\\up", "a\x00b", "\x1b[2J", "~", "-rf",
+               " lead", "x" * 100, "x" * 101, "ok.name", "é—名", "\ud800", "a\nb", "$HOME", "*"]
+
+
+@FUZZ
+@given(st.one_of(st.sampled_from(SWEEP_NAMES), st.text(min_size=1, max_size=120)))
+def test_no_sweep_spec_writes_outside_its_output_folder_whatever_its_name(name):
+    """A spec's name is refused in one line, or the sweep writes into ``sweeps/<name>`` and
+    nowhere else: every file the command leaves lies under that one folder of the working folder."""
+    with tempfile.TemporaryDirectory() as root:
+        work = Path(root) / "work"
+        work.mkdir()
+        spec = Path(root) / "spec.json"  # JSON is YAML: any name, written exactly
+        spec.write_text(json.dumps({"name": name, "simulate": {
+            "scenarios": ["ll-stall-mini"], "policies": ["first_fit"], "seeds": [0],
+            "overrides": {"workload.jobs": [3]}}}), encoding="utf-8")
+        cwd = os.getcwd()
+        os.chdir(work)
+        try:
+            with contextlib.redirect_stderr(io.StringIO()) as err, contextlib.redirect_stdout(io.StringIO()):
+                code = main(["sweep", str(spec), "--workers", "1"])
+        finally:
+            os.chdir(cwd)
+        left = sorted(p for p in Path(root).rglob("*") if p.is_file() and p != spec)
+        if code != 0:
+            line = err.getvalue().strip()
+            assert code == 2 and "\n" not in line and line.startswith("gpusched: error: "), line
+            assert left == []
+            return
+        folder = (work / "sweeps" / name).resolve()
+        assert folder.parent == (work / "sweeps").resolve()
+        assert left and all(p.resolve().parent == folder for p in left), left

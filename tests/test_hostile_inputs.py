@@ -5,6 +5,7 @@ reader that stops early."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -34,6 +35,7 @@ def _check(case: Case, code: int, out: str, err: str) -> None:
         lines = err.strip().splitlines()
         assert code == 2, (code, err)
         assert len(lines) == 1 and lines[0].startswith("gpusched"), err
+        assert len(lines[0]) <= 1000, f"{len(lines[0])} characters: a user's text is echoed in full"
         for needle in case.needles:
             assert needle in lines[0], (needle, lines[0])
     else:
@@ -122,3 +124,77 @@ def test_output_into_a_closed_pipe_exits_quietly_and_keeps_its_files(tmp_path):
     assert proc.returncode == 0
     assert b"Traceback" not in err and b"BrokenPipe" not in err and b"Exception ignored" not in err, err
     assert (tmp_path / "cmp.json").is_file()
+
+
+def _outputs_case(kind: str, tmp: Path) -> tuple[list[str], str]:
+    """A ``simulate`` whose ``--json`` goes to a new file beside an output that cannot be written,
+    and the needle of its refusal."""
+    json_path = str(tmp / "run.json")
+    if kind == "fifo":
+        fifo = tmp / "pipe"
+        os.mkfifo(fifo)
+        return ["--json", json_path, "--jobs-csv", str(fifo)], "not a regular file"
+    if kind == "/dev/full":
+        return ["--json", json_path, "--jobs-csv", "/dev/full"], "not a regular file"
+    if kind == "read-only folder (chmod)":
+        folder = tmp / "ro"
+        folder.mkdir()
+        folder.chmod(0o555)
+        return ["--json", json_path, "--jobs-csv", str(folder / "jobs.csv")], "not writable"
+    # /proc: a folder where no file can be created, even by root (os.access says yes to root)
+    return ["--json", json_path, "--jobs-csv", "/proc/gpusched-jobs.csv"], "cannot create a file"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir() or not hasattr(os, "mkfifo"), reason="needs Linux")
+@pytest.mark.parametrize("kind", ["fifo", "/dev/full", "read-only folder (/proc)",
+                                  "read-only folder (chmod)"])
+def test_outputs_that_cannot_be_written_exit_2_without_hanging_or_partial_files(kind, tmp_path):
+    """Each is refused in one line, exit code 2, before the run (so at once, and a pipe with no
+    reader never blocks it), and nothing is written: not the other output, not a temporary file.
+
+    As root, permission bits do not stop a write, so the chmod case only runs for other users; the
+    ``/proc`` case checks the same promise for root (the probe creates a file, which fails there)."""
+    if kind == "read-only folder (chmod)" and os.geteuid() == 0:
+        pytest.skip("root writes into a chmod 555 folder; the /proc case covers root")
+    extra, needle = _outputs_case(kind, tmp_path)
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    out = subprocess.run(
+        [sys.executable, "-m", "gpusched", "simulate", "--scenario", "ll-stall-mini", "--policy", "first_fit",
+         *extra],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120,
+    )
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and len(lines) == 1 and needle in lines[0], out.stderr
+    assert "Traceback" not in out.stderr and out.stdout == ""
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+
+
+def test_compare_with_a_baseline_over_one_seed_writes_null_not_nan(tmp_path, capsys):
+    """With one seed a paired difference has no interval: the JSON says ``null``, which strict
+    readers accept, and every number in it is finite."""
+    path = tmp_path / "cmp.json"
+    code = main(["compare", "--scenario", "ll-stall-mini", "--policies", "first_fit,best_fit", "--baseline",
+                 "first_fit", "--seeds", "1", "--json", str(path)])
+    assert code == 0, capsys.readouterr().err
+    text = path.read_text(encoding="utf-8")
+    assert "NaN" not in text and "Infinity" not in text
+
+    def strict(name: str):
+        raise AssertionError(f"non-finite number {name} in the JSON")
+
+    card = json.loads(text, parse_constant=strict)["scorecard"]
+    assert card and all(row["low"] is None and row["high"] is None for row in card)
+    assert all(isinstance(row["diff"], float) for row in card)
+
+
+def test_the_readme_counts_the_fuzz_examples_and_the_total():
+    """Each fuzz test runs the active profile's example count (100 in CI)."""
+    import test_fuzz
+    from hypothesis import settings
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    fuzz_tests = [f for name, f in vars(test_fuzz).items()
+                  if name.startswith("test_") and hasattr(f, "hypothesis")]
+    examples = len(fuzz_tests) * settings.default.max_examples
+    assert f"fuzzes the readers with {examples:,} Hypothesis examples" in " ".join(readme.split())
+    assert f"{len(CASES) + examples:,} hostile inputs per run, all handled" in " ".join(readme.split())

@@ -148,3 +148,61 @@ def test_fork_of_arrived_jobs_forgets_the_future():
         known.step(policy.select(known.state, known.head_job))
     assert known.metrics()["jobs_completed"] == len(known.jobs)
     assert len(sim.jobs) == 50 and not sim.done  # the original is untouched
+
+
+@pytest.mark.parametrize("name", ["sjf+lookahead", "sjf+queue_lookahead", "wfp3+queue_lookahead"])
+def test_order_plus_lookahead_evaluates_the_job_the_order_chose(name, monkeypatch):
+    """Every fork of every decision plays the window job the order picked, from its window slot,
+    not the head job: a fork whose first action places a job starts that job at once."""
+    from gpusched.core.simulator import HOLD
+    from gpusched.policies import lookahead
+    from gpusched.policies.queue import QueuePolicy
+    from gpusched.workload.scenario import load_scenario, make_simulator
+
+    decisions: list[tuple[int, int]] = []  # (job the order chose, head job) per decision
+    forks: list[tuple[int, int, bool]] = []  # (decision, job the fork played, started at once)
+    real_decide, real_finish = QueuePolicy.decide, lookahead._finish
+
+    def decide(self, sim):
+        window = sim.window_indices()
+        slot = self.order(sim, window)
+        decisions.append((-1 if slot is None else window[slot], window[0]))
+        return real_decide(self, sim)
+
+    def finish(sim, first, base, slot=0):
+        idx, now = sim.queue[slot], sim.time_min
+        wait = real_finish(sim, first, base, slot)
+        forks.append((len(decisions) - 1, idx, first == HOLD or bool(sim.start_min[idx] == now)))
+        return wait
+
+    monkeypatch.setattr(QueuePolicy, "decide", decide)
+    monkeypatch.setattr(lookahead, "_finish", finish)
+    make_simulator(load_scenario("fleet-16gpu"), seed=0, n_jobs=60).run(get_policy(name))
+    weighed = {d for d, _, _ in forks}
+    assert any(decisions[d][0] != decisions[d][1] for d in weighed), "no weighed choice behind the head"
+    for decision, played, started in forks:
+        assert played == decisions[decision][0], (decision, played, decisions[decision])
+        assert started, (decision, played)
+
+
+def test_lookahead_under_easy_weighs_only_the_gpus_away_from_the_reservation():
+    """As EASY's placement, the planner may be asked about a view in which the head job's reserved
+    GPUs are full: it weighs only the gangs that view allows and answers with one of them."""
+    import numpy as np
+
+    from gpusched.core.cluster import Cluster
+    from gpusched.core.simulator import HOLD, Simulator
+    from gpusched.policies.queue import MaskedState
+
+    cluster = Cluster([NodeGroup("A100-80GB", 80.0, 2), NodeGroup("T4-16GB", 16.0, 2)])
+    jobs = [make_job(i, arrival=0.0 if i < 3 else 10.0, duration=30.0, vram=8.0, compute=0.5)
+            for i in range(4)]
+    sim = Simulator(cluster, jobs, window=4)
+    planner = get_policy("queue_lookahead")
+    planner.bind(sim)
+    allowed = np.array([False, False, True, True])
+    view = MaskedState(sim.state, allowed)
+    job = sim.jobs[sim.window_indices()[2]]
+    assert planner.options(view, job) == [(2,), (3,), HOLD]
+    action = planner.select(view, job)
+    assert action == HOLD or set(action) <= {2, 3}

@@ -9,7 +9,16 @@ import shutil
 import pytest
 from hostile_inputs import CASES
 
-from gpusched.agent.models import ModelError, Sidecar, list_models, load_sidecar, read_sidecar
+from gpusched.agent.models import (
+    ModelError,
+    Sidecar,
+    list_models,
+    load_sidecar,
+    read_sidecar,
+    sha256_of,
+    write_model,
+)
+from gpusched.errors import GpuschedError
 from gpusched.paths import SHIPPED_MODELS_DIR
 
 SHIPPED = SHIPPED_MODELS_DIR / "ppo-default.zip"
@@ -53,3 +62,56 @@ def test_the_model_list_shows_why_a_sidecar_is_refused(case, tmp_path):
     assert "\n" not in message and all(n in message for n in case.needles)
     if infos[0].error:  # a format or field error is found by listing; version and hash on load
         assert infos[0].error in message and not infos[0].meta
+
+
+def test_both_shipped_sidecars_validate_every_field_they_hold():
+    for name in ("ppo-default", "ppo-window"):
+        raw = json.loads((SHIPPED_MODELS_DIR / f"{name}.json").read_text())
+        checked = Sidecar.model_validate(raw)
+        assert checked.eval is not None and checked.timesteps == raw["timesteps"]
+        assert checked.max_window == (16 if name == "ppo-window" else None)
+
+
+def test_a_model_and_its_sidecar_are_written_together(tmp_path):
+    out = tmp_path / "m.zip"
+    write_model(out, lambda path: shutil.copy(SHIPPED, path), {"obs_version": 1, "hidden": 64,
+                                                               "eval": {"x": float("nan")}})
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert meta["sha256"] == sha256_of(out) and meta["eval"] == {"x": None}  # null, never NaN
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.json", "m.zip"]
+
+
+def test_a_model_whose_sidecar_cannot_be_written_leaves_neither_file(tmp_path, monkeypatch):
+    """The sidecar is written after the zip; when that fails (here: the disk is full), the zip is
+    not kept either, and an older model at the same path stays as it was."""
+    import errno
+
+    from gpusched.agent import models
+
+    out = tmp_path / "m.zip"
+    out.write_bytes(b"old model")
+
+    def disk_full(path):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(models, "sha256_of", disk_full)
+    with pytest.raises(GpuschedError, match="No space left on device.*nothing was written"):
+        write_model(out, lambda path: shutil.copy(SHIPPED, path), {"hidden": 64})
+    assert out.read_bytes() == b"old model" and not out.with_suffix(".json").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.zip"]
+
+
+def test_a_checked_config_keeps_its_values_in_their_types_so_the_loader_accepts_its_sidecar():
+    """``--set timesteps=0.0`` is the whole number 0 once checked, as the sidecar must hold it."""
+    from gpusched.agent.config import TrainConfig
+    from gpusched.agent.train import sidecar_settings
+    from gpusched.workload.scenario import load_scenario
+
+    config = TrainConfig(scenario="ll-stall-mini")
+    config.set("timesteps", 0.0)
+    config.set("random_windows", [1, 4])
+    config.check()
+    assert type(config.timesteps) is int and config.random_windows == (1, 4)
+    meta = {"format": "gpusched-ppo", **sidecar_settings(config, load_scenario("ll-stall-mini")),
+            "sha256": "0" * 64}
+    assert Sidecar.model_validate(json.loads(json.dumps(meta))).timesteps == 0

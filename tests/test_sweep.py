@@ -229,3 +229,18 @@ def test_out_and_run_count_are_checked_before_the_first_run(tmp_path):
         assert out.returncode == 2 and "Traceback" not in out.stderr
         assert len(out.stderr.strip().splitlines()) == 1 and needle in out.stderr, out.stderr
     assert not (tmp_path / "big").exists()  # nothing was started
+
+
+def test_a_queue_window_override_works_on_a_preset_without_a_queue_key(tmp_path):
+    spec = SweepSpec.model_validate({"name": "window", "simulate": {
+        "scenarios": ["ll-stall-mini"], "policies": ["sjf"], "seeds": [0],
+        "overrides": {"queue.window": [1, 4], "workload.jobs": [20]}}})
+    table = run_sweep(spec, tmp_path, workers=1)
+    assert (table["error"] == "").all() and len(table) == 2
+    base = load_scenario("ll-stall-mini")
+    assert base.queue is None
+    for window in (1, 4):
+        expected = compare(base.with_overrides(**{"queue.window": window, "workload.jobs": 20}), ["sjf"],
+                           [0]).runs.iloc[0]
+        row = table[table["queue.window"] == window].iloc[0]
+        assert row["avg_wait_min"] == pytest.approx(expected["avg_wait_min"], rel=1e-12)

@@ -1,9 +1,51 @@
-"""Every knob of a training run, in one dataclass (the defaults are the documented defaults)."""
+"""Every knob of a training run, in one dataclass (the defaults are the documented defaults).
+
+Each field's type carries its bounds (from :mod:`gpusched.limits` where a limit exists), and
+:meth:`TrainConfig.check` validates a whole config with them before anything starts: the command
+line's flags and ``--set KEY=VALUE``, the dashboard's training form and
+:func:`gpusched.agent.train.train` all go through it. Numbers are numbers (never ``true`` or a
+quoted number), finite and within their bounds; switches are ``true`` or ``false``.
+"""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import ConfigDict, Field, StrictBool, TypeAdapter, ValidationError
+
+from gpusched.errors import GpuschedError, shorten
+from gpusched.limits import (
+    LOAD_RANGE,
+    MAX_EXPERT_ITERATIONS,
+    MAX_GPUS,
+    MAX_JOBS,
+    MAX_N_ENVS,
+    MAX_REWARD_WEIGHT,
+    MAX_SEED,
+    MAX_SEEDS,
+    MAX_SIDECAR_HIDDEN,
+    MAX_SPEED_SIGMA,
+    MAX_TIMESTEPS,
+    MAX_TRAIN_COUNT,
+    MAX_WINDOW,
+    MAX_WORKERS,
+)
+from gpusched.workload.scenario import Number, Whole, validation_message
+
+Text = Annotated[str, Field(min_length=1)]
+Count = Annotated[Whole, Field(ge=1, le=MAX_TRAIN_COUNT)]
+"""A count of a training run: 1 to :data:`gpusched.limits.MAX_TRAIN_COUNT`."""
+Fraction = Annotated[Number, Field(ge=0.0, le=1.0)]
+"""A share or a discount: 0 to 1."""
+GpuCount = Annotated[Whole, Field(ge=1, le=MAX_GPUS)]
+Window = Annotated[Whole, Field(ge=1, le=MAX_WINDOW)]
+Load = Annotated[Number, Field(ge=LOAD_RANGE[0], le=LOAD_RANGE[1])]
+Interval = Annotated[Whole, Field(ge=1)]
+"""Environment steps between two evaluations or checkpoints (beyond the run: never)."""
+Seed = Annotated[Whole, Field(ge=0, le=MAX_SEED)]
+Weight = Annotated[Number, Field(ge=0.0, le=MAX_REWARD_WEIGHT)]
 
 WINDOW_TEACHER = "sjf+best_fit"
 """The heuristic a window agent imitates in its warm start (the best queue-aware heuristic on
@@ -12,112 +54,116 @@ WINDOW_TEACHER = "sjf+best_fit"
 
 @dataclass
 class TrainConfig:
-    """One MaskablePPO training run of the size-agnostic GPU placement agent."""
+    """One MaskablePPO training run of the size-agnostic GPU placement agent (each field's type
+    holds its bounds; :meth:`check` validates them)."""
 
-    scenario: str = "phase1-8gpu"
+    __pydantic_config__ = ConfigDict(allow_inf_nan=False)  # read by pydantic, not a field
+
+    scenario: Text = "phase1-8gpu"
     """Preset name or YAML path the agent trains on."""
-    randomize: bool = False
+    randomize: StrictBool = False
     """Draw a random cluster and job mix on part of the resets (see ``scenario_prob``)."""
-    scenario_prob: float = 0.5
+    scenario_prob: Fraction = 0.5
     """With ``randomize``, the share of episodes on the scenario's own cluster."""
-    random_gpus: tuple[int, int] = (2, 16)
+    random_gpus: tuple[GpuCount, GpuCount] = (2, 16)
     """With ``randomize``, the range of GPU counts of random clusters."""
-    max_gpus: int = 16
+    max_gpus: GpuCount = 16
     """GPU slots of the training observation (the trained weights run on any size)."""
-    n_jobs: int | None = None
+    n_jobs: Annotated[Whole, Field(ge=1, le=MAX_JOBS)] | None = None
     """Override the scenario's number of jobs per episode."""
-    timesteps: int = 300_000
+    timesteps: Annotated[Whole, Field(ge=0, le=MAX_TIMESTEPS)] = 300_000
     """Environment steps (decisions) of PPO training."""
-    n_envs: int = 4
+    n_envs: Annotated[Whole, Field(ge=1, le=MAX_N_ENVS)] = 4
     """Parallel environments (in-process vector env)."""
-    seed: int = 0
+    seed: Seed = 0
     """Seeds torch, the environments (workload seeds are drawn from it) and PPO."""
-    out: str = "models/ppo.zip"
+    out: Text = "models/ppo.zip"
     """Model path; the sidecar JSON is written next to it (same name, ``.json``)."""
-    hidden: int = 64
+    hidden: Annotated[Whole, Field(ge=1, le=MAX_SIDECAR_HIDDEN)] = 64
     """Width of the network's hidden layers."""
-    obs_version: int = 1
+    obs_version: Whole = 1
     """Observation layout (1, or 2 with run-time information, for a FIFO head job; 3 for a queue
     window of jobs with GPU speeds; see ``GPUSchedulerEnv``)."""
-    max_window: int = 16
+    max_window: Window = 16
     """With ``obs_version`` 3, the job slots of the training observation (the trained weights
     run on any window)."""
-    random_windows: tuple[int, int] | None = None
+    random_windows: tuple[Window, Window] | None = None
     """With ``obs_version`` 3, draw each training episode's queue window in this range."""
-    speed_sigma: float = 0.0
+    speed_sigma: Annotated[Number, Field(ge=0.0, le=MAX_SPEED_SIGMA)] = 0.0
     """On random clusters, perturb the GPU speeds around the scenario's table (or the shipped one)
     by a log-normal factor with this sigma."""
-    random_loads: tuple[float, float] | None = None
+    random_loads: tuple[Load, Load] | None = None
     """On random clusters, draw the offered load in this range (otherwise the scenario's rate is
     scaled by the cluster's VRAM)."""
-    unit_speed_prob: float = 0.0
+    unit_speed_prob: Fraction = 0.0
     """On random clusters, the share of episodes with no speed table (every GPU at speed 1.0, as
     on the FIFO presets)."""
-    learning_rate: float = 1e-4
+    learning_rate: Annotated[Number, Field(gt=0.0, le=1.0)] = 1e-4
     """Adam learning rate (constant)."""
-    n_steps: int = 512
+    n_steps: Count = 512
     """Rollout length per environment between updates."""
-    batch_size: int = 256
+    batch_size: Annotated[Whole, Field(ge=2, le=MAX_TRAIN_COUNT)] = 256
     """Minibatch size of the PPO update."""
-    n_epochs: int = 5
+    n_epochs: Count = 5
     """Passes over each rollout."""
-    gamma: float = 0.995
+    gamma: Fraction = 0.995
     """Discount per decision."""
-    gae_lambda: float = 0.95
+    gae_lambda: Fraction = 0.95
     """GAE lambda."""
-    clip_range: float = 0.1
+    clip_range: Annotated[Number, Field(gt=0.0, le=1.0)] = 0.1
     """PPO clip range."""
-    ent_coef: float = 0.003
+    ent_coef: Weight = 0.003
     """Entropy bonus."""
-    train_reward: dict[str, float] = field(
+    train_reward: dict[str, Number] = field(
         default_factory=lambda: {"completion": 1.0, "wait": 1.0, "util_band": 0.0, "imbalance": 0.0})
     """Weights of the reward the agent is trained on (same formula as the scenario's reward;
     the environment still reports the scenario's reward). Waiting job-hours is the average wait."""
-    reward_scale: float = 0.1
+    reward_scale: Annotated[Number, Field(gt=0.0, le=MAX_REWARD_WEIGHT)] = 0.1
     """Factor applied to the training reward (keeps value targets near 1)."""
-    bc_policy: str | None = "best_fit"
+    bc_policy: Text | None = "best_fit"
     """Heuristic imitated before PPO (warm start), or ``None`` to start from random weights."""
-    bc_episodes: int = 16
+    bc_episodes: Count = 16
     """Episodes of the heuristic collected for the warm start."""
-    bc_epochs: int = 30
+    bc_epochs: Count = 30
     """Passes over the warm-start data."""
-    dagger_rounds: int = 0
+    dagger_rounds: Annotated[Whole, Field(ge=0, le=MAX_TRAIN_COUNT)] = 0
     """DAgger rounds after the warm start: the policy drives, the teacher labels, refit on all data."""
-    dagger_episodes: int = 16
+    dagger_episodes: Count = 16
     """Episodes per DAgger round."""
-    dagger_epochs: int = 20
+    dagger_epochs: Count = 20
     """Passes over all data after each DAgger round."""
-    expert_iterations: int = 0
+    expert_iterations: Annotated[Whole, Field(ge=0, le=MAX_EXPERT_ITERATIONS)] = 0
     """Expert-iteration rounds after the warm start (:mod:`gpusched.agent.expert`): the network
     drives, ``ppo_rollout`` with these weights labels the states it visits, the network is refit
     on every label so far; the weights that validate best are kept."""
-    expert_episodes: int = 8
+    expert_episodes: Count = 8
     """Episodes labelled per expert-iteration round."""
-    expert_epochs: int = 20
+    expert_epochs: Count = 20
     """Passes over every label so far after each expert-iteration round."""
-    expert_candidates: int = 3
+    expert_candidates: Annotated[Whole, Field(ge=1, le=MAX_WINDOW)] = 3
     """Options the labelling search weighs per decision (the network's best valid actions)."""
-    expert_objective: str = "jct"
+    expert_objective: Literal["jct", "wait"] = "jct"
     """What the labelling search and the validation score: ``jct`` (mean job completion time) or
     ``wait``."""
-    label_backend: str = "local"
+    label_backend: Literal["local", "ray"] = "local"
     """Where labelling episodes run: ``local`` (process pool) or ``ray``."""
-    label_workers: int = 1
+    label_workers: Annotated[Whole, Field(ge=1, le=MAX_WORKERS)] = 1
     """Local processes (or Ray CPUs of a local Ray instance) for labelling."""
-    keep_best: bool = False
+    keep_best: StrictBool = False
     """Save the weights that scored best on ``eval_seeds`` (the warm start, an evaluation during
     PPO, or the final weights) instead of the final ones; the sidecar's ``selected`` says which."""
-    eval_seeds: tuple[int, ...] = (500, 501, 502, 503, 504)
+    eval_seeds: Annotated[tuple[Seed, ...], Field(min_length=1, max_length=MAX_SEEDS)] = (
+        500, 501, 502, 503, 504)
     """Held-out workload seeds of the evaluation callback (training draws seeds >= 10,000)."""
-    eval_freq: int = 20_000
+    eval_freq: Interval = 20_000
     """Evaluate every this many environment steps."""
-    checkpoint_freq: int = 50_000
+    checkpoint_freq: Interval = 50_000
     """Save a checkpoint every this many environment steps."""
-    log_dir: str = "runs"
+    log_dir: Text = "runs"
     """TensorBoard logs and checkpoints go under this folder."""
-    torch_threads: int = 1
+    torch_threads: Annotated[Whole, Field(ge=1, le=MAX_WORKERS)] = 1
     """Torch CPU threads (small networks run fastest on one)."""
-    progress: bool = True
+    progress: StrictBool = True
     """Show a progress bar."""
 
     def window_agent(self, windows: tuple[int, int], speed_sigma: float,
@@ -144,6 +190,22 @@ class TrainConfig:
         self.n_steps, self.gamma = 1024, 0.999
         self.train_reward = {"completion": 0.0, "wait": 1.0, "util_band": 0.0, "imbalance": 0.0}
 
+    def check(self) -> None:
+        """Validate every field against its type and bounds, then the fields against each other
+        and the scenario (it loads, fits ``max_gpus`` and ``max_window``), before anything starts.
+        Accepted values are kept in their field's type (``--set timesteps=0.0`` is the whole
+        number 0), so the sidecar a run writes is one the loader accepts.
+
+        :raises GpuschedError: one line naming the field and what is wrong.
+        """
+        try:
+            checked = _adapter().validate_python(asdict(self))
+        except ValidationError as exc:
+            raise GpuschedError(validation_message(exc, "training settings")) from None
+        for name in field_names():
+            setattr(self, name, getattr(checked, name))
+        _check_together(self)
+
     def to_json(self) -> dict[str, Any]:
         """Every field as JSON-ready values (tuples become lists); :meth:`from_json` reads it back."""
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
@@ -161,6 +223,59 @@ class TrainConfig:
         if name not in field_names():
             raise KeyError(name)
         setattr(self, name, _from_json_value(value))
+
+
+@functools.cache
+def _adapter() -> TypeAdapter:
+    return TypeAdapter(TrainConfig)
+
+
+def _check_together(config: TrainConfig) -> None:
+    """The checks that involve more than one field, or the scenario (see :meth:`TrainConfig.check`)."""
+    from gpusched.core.reward import RewardSpec
+    from gpusched.env.env import ENV_OBS_VERSIONS
+    from gpusched.env.window import WINDOW_OBS_VERSION
+    from gpusched.policies import check_policy
+    from gpusched.workload.scenario import load_scenario
+
+    def refuse(key: str, why: str) -> None:
+        raise GpuschedError(f"training settings, {key}: {why}")
+
+    if config.obs_version not in ENV_OBS_VERSIONS:
+        refuse("obs_version", f"must be one of {', '.join(map(str, ENV_OBS_VERSIONS))} "
+                              f"(got {config.obs_version})")
+    if not config.out.endswith(".zip"):
+        refuse("out (--out)", f"must end in .zip, the model file (got '{shorten(config.out)}')")
+    for key in ("random_gpus", "random_windows", "random_loads"):
+        pair = getattr(config, key)
+        if pair is not None and pair[0] > pair[1]:
+            refuse(key, f"the first value is above the second (got {list(pair)})")
+    if config.randomize and config.random_gpus[1] > config.max_gpus:
+        refuse("random_gpus", f"the largest random cluster ({config.random_gpus[1]} GPUs) must fit "
+                              f"max_gpus ({config.max_gpus})")
+    windowed = config.obs_version == WINDOW_OBS_VERSION
+    if windowed and config.random_windows and config.random_windows[1] > config.max_window:
+        refuse("random_windows", f"the longest window ({config.random_windows[1]}) must fit "
+                                 f"max_window ({config.max_window})")
+    if config.n_steps * config.n_envs < 2:
+        refuse("n_steps", f"a rollout needs at least 2 steps in all (n_steps {config.n_steps} × "
+                          f"n_envs {config.n_envs})")
+    try:
+        RewardSpec.model_validate(config.train_reward)
+    except ValidationError as exc:
+        raise GpuschedError(validation_message(exc, "training settings, train_reward")) from None
+    if config.bc_policy is not None:
+        try:
+            check_policy(config.bc_policy)
+        except GpuschedError as exc:
+            refuse("bc_policy", str(exc))
+    scenario = load_scenario(config.scenario)
+    if scenario.n_gpus > config.max_gpus:
+        refuse("max_gpus", f"scenario '{scenario.name}' has {scenario.n_gpus} GPUs, more than "
+                           f"max_gpus ({config.max_gpus})")
+    if windowed and scenario.window > config.max_window:
+        refuse("max_window", f"scenario '{scenario.name}' has a queue window of {scenario.window}, "
+                             f"more than max_window ({config.max_window})")
 
 
 def field_names() -> list[str]:

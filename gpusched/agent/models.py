@@ -6,9 +6,10 @@ A model is an sb3 ``.zip`` plus a sidecar ``.json`` with the same name. The ship
 never used. Instead :func:`load_agent`:
 
 1. accepts only files inside the project's model folders (:func:`model_dirs`);
-2. requires the sidecar (UTF-8 JSON of at most :data:`gpusched.limits.MAX_SIDECAR_BYTES`), and
-   validates it with :class:`Sidecar` (format, observation version, network width, slots, queue
-   window, VRAM scale and sha256, each with its type and bounds);
+2. requires the sidecar (UTF-8 JSON of at most :data:`gpusched.limits.MAX_SIDECAR_BYTES`, every
+   number finite: ``NaN`` and ``Infinity`` are refused), and validates every field it knows with
+   :class:`Sidecar` (format, observation version, network width, slots, queue windows, VRAM
+   scale, sha256, and the training facts and evaluation), each with its type and bounds;
 3. checks the zip's sha256 against the sidecar;
 4. builds the network in code from the sidecar and reads only the zip's ``policy.pth`` with
    ``torch.load(weights_only=True)``, then ``load_state_dict(strict=True)``.
@@ -25,16 +26,31 @@ import os
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, ValidationError
 
 from gpusched.agent.names import AGENT_POLICY
-from gpusched.errors import GpuschedError
-from gpusched.limits import MAX_GPUS, MAX_QUEUE_WINDOW, MAX_SIDECAR_BYTES, MAX_SIDECAR_HIDDEN, MAX_VRAM_GB
+from gpusched.core.reward import RewardSpec
+from gpusched.errors import GpuschedError, shorten
+from gpusched.limits import (
+    LOAD_RANGE,
+    MAX_GPUS,
+    MAX_QUANTITY,
+    MAX_QUEUE_WINDOW,
+    MAX_REWARD_WEIGHT,
+    MAX_SEED,
+    MAX_SEEDS,
+    MAX_SIDECAR_BYTES,
+    MAX_SIDECAR_HIDDEN,
+    MAX_SPEED_SIGMA,
+    MAX_TIMESTEPS,
+    MAX_VRAM_GB,
+    MAX_WINDOW,
+)
 from gpusched.paths import REPO_ROOT, SHIPPED_MODELS_DIR, USER_MODELS_DIR
-from gpusched.workload.files import is_file, read_user_text
-from gpusched.workload.scenario import validation_message
+from gpusched.workload.files import finite_or_none, is_file, load_json_text, read_user_text, write_together
+from gpusched.workload.scenario import check_speed_table, validation_message
 
 SIDECAR_FORMAT = "gpusched-ppo"
 """The ``format`` field of a sidecar."""
@@ -47,10 +63,27 @@ class ModelError(GpuschedError):
     """A model file is missing, outside the model folders, tampered with, or of an unknown format."""
 
 
+_Window = Annotated[int, Field(strict=True, ge=1, le=MAX_WINDOW)]
+_Load = Annotated[float, Field(strict=True, ge=LOAD_RANGE[0], le=LOAD_RANGE[1])]
+_Seed = Annotated[int, Field(strict=True, ge=0, le=MAX_SEED)]
+_Metric = Annotated[float, Field(strict=True, ge=-MAX_QUANTITY, le=MAX_QUANTITY)]
+
+
+class SidecarEval(BaseModel):
+    """A sidecar's ``eval``: the held-out seeds and, per policy, its mean metrics there."""
+
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
+
+    seeds: list[_Seed] = Field(min_length=1, max_length=MAX_SEEDS)
+    avg: dict[str, dict[str, _Metric]]
+
+
 class Sidecar(BaseModel):
-    """The fields of a sidecar that loading relies on, with their types and bounds (strict: a
-    string, a float where a whole number belongs, ``null``, a list, a negative, huge or non-finite
-    value is refused). Every other field (training facts, evaluation) is kept as written."""
+    """The fields of a sidecar, with their types and bounds (strict: a string, a float where a
+    whole number belongs, ``true`` for a number, ``null`` where a value belongs, a list, a
+    negative, huge or non-finite value is refused). The fields that loading relies on get their
+    defaults when absent; the training facts and the evaluation are optional, and checked when
+    present. Other fields are kept as written."""
 
     model_config = ConfigDict(extra="allow", allow_inf_nan=False)
 
@@ -63,6 +96,32 @@ class Sidecar(BaseModel):
     vram_scale_gb: float = Field(80.0, strict=True, gt=0, le=MAX_VRAM_GB,
                                  description="VRAM that normalises to 1 in the observation (GB)")
     sha256: str = Field(strict=True, pattern=r"^[0-9a-f]{64}$", description="hex sha256 of the zip")
+    # A window model's job slots; absent on a FIFO model, never null.
+    max_window: _Window = Field(None, description="job slots of a window model's observation")
+    random_windows: tuple[_Window, _Window] | None = Field(None, description="training windows")
+    speed_sigma: float | None = Field(None, strict=True, ge=0, le=MAX_SPEED_SIGMA)
+    random_loads: tuple[_Load, _Load] | None = None
+    unit_speed_prob: float | None = Field(None, strict=True, ge=0, le=1)
+    scenario_window: _Window = Field(None, description="the training scenario's queue window")
+    scenario_speed: Annotated[Any, BeforeValidator(check_speed_table)] = None
+    policy_class: str = Field(None, strict=True)
+    scenario: str = Field(None, strict=True)
+    randomize: StrictBool = Field(None)
+    timesteps: int = Field(None, strict=True, ge=0, le=MAX_TIMESTEPS)
+    seed: _Seed = Field(None)
+    reward_spec: RewardSpec = Field(None)
+    train_reward: RewardSpec = Field(None)
+    reward_scale: float = Field(None, strict=True, gt=0, le=MAX_REWARD_WEIGHT)
+    training_time_s: float = Field(None, strict=True, ge=0, le=MAX_QUANTITY)
+    warm_start: dict[str, Any] | None = None
+    selected: dict[str, Any] | None = None
+    config: dict[str, Any] = Field(None)
+    eval: SidecarEval = Field(None)
+
+
+_LOADING_FIELDS = frozenset({"format", "obs_version", "hidden", "max_gpus", "queue_window",
+                             "vram_scale_gb", "sha256"})
+"""The fields loading relies on, returned with their defaults when absent."""
 
 
 def model_dirs() -> list[Path]:
@@ -89,12 +148,28 @@ def sha256_of(path: str | Path) -> str:
     return h.hexdigest()
 
 
-def write_sidecar(model_path: str | Path, meta: dict[str, Any]) -> Path:
-    """Write the sidecar of ``model_path``, adding the format and the zip's sha256."""
-    path = sidecar_path(model_path)
-    data = {"format": SIDECAR_FORMAT, **meta, "sha256": sha256_of(model_path)}
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    return path
+def write_model(model_path: str | Path, save_zip, meta: dict[str, Any]) -> Path:
+    """Write a model and its sidecar together, or neither: ``save_zip(path)`` writes the zip to a
+    temporary file beside ``model_path``, the sidecar (the format, ``meta`` and the zip's sha256;
+    a number that does not exist, NaN, as ``null``) to another, and both are moved into place only
+    once both are written (:func:`gpusched.workload.files.write_together`).
+
+    :param model_path: the model file (``.zip``).
+    :param save_zip: writes the zip to the path it is given (e.g. ``MaskablePPO.save``).
+    :param meta: the sidecar's content, without the format and the sha256.
+    :return: the sidecar's path.
+    :raises GpuschedError: when either cannot be written (nothing is left half-written).
+    """
+    side = sidecar_path(model_path)
+
+    def write(temps: list[Path]) -> None:
+        save_zip(temps[0])
+        data = {"format": SIDECAR_FORMAT, **meta, "sha256": sha256_of(temps[0])}
+        text = json.dumps(finite_or_none(data), indent=2, allow_nan=False) + "\n"
+        temps[1].write_text(text, encoding="utf-8")
+
+    write_together([model_path, side], write, what="--out")
+    return side
 
 
 def resolve_model(ref: str | Path) -> Path:
@@ -103,17 +178,27 @@ def resolve_model(ref: str | Path) -> Path:
 
     :raises ModelError: if it is not found or lies outside every model folder.
     """
+    if not str(ref).strip():
+        raise ModelError("give a model file (e.g. ppo:models/my-agent.zip), not an empty path")
     ref = Path(ref)
-    if ref.suffix != ".zip":
-        ref = ref.with_suffix(".zip") if ref.suffix == "" else ref
+    if ref.suffix == ".json":
+        raise ModelError(f"model '{shorten(ref, 200)}' is a sidecar: give the model file beside it, "
+                         f"'{shorten(ref.with_suffix('.zip'), 200)}'")
+    if ref.suffix not in ("", ".zip"):
+        raise ModelError(f"model '{shorten(ref, 200)}': a model file ends in .zip")
+    if ref.suffix == "":
+        if ref.name in ("", ".", ".."):
+            raise ModelError(f"model '{shorten(ref, 200)}': give a model file, not a folder")
+        ref = ref.with_suffix(".zip")
     dirs = model_dirs()
     candidates = [ref] if ref.is_absolute() else [Path.cwd() / ref, REPO_ROOT / ref, *(d / ref for d in dirs)]
     found = next((c.resolve() for c in candidates if is_file(c)), None)
     if found is None:
-        raise ModelError(f"model '{ref}' not found (looked in the cwd and {', '.join(str(d) for d in dirs)})")
+        raise ModelError(f"model '{shorten(ref, 200)}' not found (looked in the cwd and "
+                         f"{', '.join(str(d) for d in dirs)})")
     if not any(found.is_relative_to(d) for d in dirs):
-        raise ModelError(f"model '{ref}' is outside the model folders (assets/models/, ./models/ or "
-                         f"${MODELS_DIR_ENV}); copy it there to use it")
+        raise ModelError(f"model '{shorten(ref, 200)}' is outside the model folders (assets/models/, "
+                         f"./models/ or ${MODELS_DIR_ENV}); copy it there to use it")
     return found
 
 
@@ -122,25 +207,23 @@ def load_sidecar(model_path: Path) -> dict[str, Any]:
 
     The fields of :class:`Sidecar` come back validated (with their defaults when absent).
 
-    :raises ModelError: for a missing, unreadable or oversized sidecar, one of another format, or a
-        field of :class:`Sidecar` of the wrong type or out of bounds.
+    :raises ModelError: for a missing, unreadable or oversized sidecar, one that holds a
+        non-finite number, one of another format, or a field of :class:`Sidecar` of the wrong type
+        or out of bounds.
     """
     side = sidecar_path(model_path)
     if not is_file(side):
         raise ModelError(f"model '{model_path.name}' has no sidecar '{side.name}'")
-    text = read_user_text(side, label=f"sidecar '{side.name}'", max_bytes=MAX_SIDECAR_BYTES,
-                          error=ModelError)
-    try:
-        meta = json.loads(text)
-    except (ValueError, RecursionError):
-        raise ModelError(f"sidecar '{side.name}' is not valid JSON") from None
+    label = f"sidecar '{side.name}'"
+    text = read_user_text(side, label=label, max_bytes=MAX_SIDECAR_BYTES, error=ModelError)
+    meta = load_json_text(text, label=label, error=ModelError)
     if not isinstance(meta, dict) or meta.get("format") != SIDECAR_FORMAT:
         raise ModelError(f"sidecar '{side.name}' is not a {SIDECAR_FORMAT} sidecar")
     try:
         checked = Sidecar.model_validate(meta)
     except ValidationError as exc:
-        raise ModelError(validation_message(exc, f"sidecar '{side.name}'")) from None
-    return {**meta, **checked.model_dump(include=set(Sidecar.model_fields))}
+        raise ModelError(validation_message(exc, label)) from None
+    return {**meta, **checked.model_dump(include=set(_LOADING_FIELDS))}
 
 
 def read_sidecar(model_path: Path) -> dict[str, Any]:

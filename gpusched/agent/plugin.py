@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from gpusched.agent.models import LoadedAgent, load_agent, resolve_model
+from gpusched.agent.models import LoadedAgent, load_agent, read_sidecar, resolve_model
 from gpusched.agent.names import AGENT_POLICY, ROLLOUT_AGENT_POLICY
 from gpusched.core.simulator import Action, Simulator, next_decision
 from gpusched.paths import DEFAULT_MODEL, WINDOW_MODEL
@@ -95,11 +95,24 @@ def ppo_policy(ref: str | None = None, seed: int = 0, rollout: bool = False) -> 
     return _scheduler(resolve_model(ref), f"{base}:{ref}", rollout)
 
 
+def check_model(ref: str) -> None:
+    """Refuse a model before any run, without importing torch: it must be found inside the model
+    folders, with a valid sidecar whose sha256 matches (:func:`~gpusched.agent.models.read_sidecar`).
+
+    :raises gpusched.agent.models.ModelError: naming the model and what is wrong.
+    """
+    read_sidecar(resolve_model(ref))
+
+
 def register_policies() -> None:
-    """Register ``ppo`` and ``ppo_rollout`` (and their ``NAME:PATH`` forms) with the registry."""
+    """Register ``ppo`` and ``ppo_rollout`` (and their ``NAME:PATH`` forms) with the registry.
+
+    Neither may be the placement of ``ORDER+PLACEMENT``: the agent chooses the job itself (the
+    window agent) or was trained on the head job only (the FIFO agent)."""
     register(AGENT_POLICY, lambda seed: ppo_policy(None, seed), label="PPO agent",
-             heuristic=False, slow=True)
-    register_prefix(AGENT_POLICY, lambda path, seed: ppo_policy(path, seed))
+             heuristic=False, slow=True, placement=False)
+    register_prefix(AGENT_POLICY, lambda path, seed: ppo_policy(path, seed), check=check_model)
     register(ROLLOUT_AGENT_POLICY, lambda seed: ppo_policy(None, seed, rollout=True),
-             label="PPO agent + rollouts", heuristic=False, slow=True)
-    register_prefix(ROLLOUT_AGENT_POLICY, lambda path, seed: ppo_policy(path, seed, rollout=True))
+             label="PPO agent + rollouts", heuristic=False, slow=True, placement=False)
+    register_prefix(ROLLOUT_AGENT_POLICY, lambda path, seed: ppo_policy(path, seed, rollout=True),
+                    check=check_model)

@@ -3,7 +3,8 @@
 The run: (optional) warm start by imitating a teacher (a heuristic or a planner, optionally with
 DAgger rounds), then MaskablePPO with a
 ``MaskableEvalCallback`` on held-out workload seeds, a ``CheckpointCallback`` and TensorBoard logs
-under ``runs/``. It writes the model zip and its sidecar JSON (see :mod:`gpusched.agent.models`).
+under ``runs/``. It writes the model zip and its sidecar JSON together, at the end, or neither (see
+:func:`gpusched.agent.models.write_model`); both places are checked before anything starts.
 Seeding is done in one place, :func:`seed_everything`.
 """
 
@@ -35,16 +36,16 @@ from gpusched.agent.episodes import (
     windowed,
 )
 from gpusched.agent.expert import EXPERT_PROGRESS_FILE, expert_iteration
-from gpusched.agent.models import LoadedAgent, write_sidecar
+from gpusched.agent.models import LoadedAgent, sidecar_path, write_model
 from gpusched.agent.names import AGENT_POLICY
 from gpusched.agent.network import GpuSetPolicy, WindowSetPolicy
 from gpusched.agent.scheduler import act, agent_scheduler
 from gpusched.core.simulator import HOLD, next_decision
 from gpusched.env.env import GPUSchedulerEnv
-from gpusched.errors import GpuschedError
 from gpusched.policies import get_policy
 from gpusched.policies.objective import OBJECTIVES
-from gpusched.workload.scenario import load_scenario, make_simulator
+from gpusched.workload.files import check_output_file
+from gpusched.workload.scenario import Scenario, load_scenario, make_simulator
 
 WINDOW_BASELINES: tuple[str, ...] = ("fcfs+first_fit", "sjf", "easy", "sjf+fastest_fit", "easy+eft",
                                      "sjf+eft")
@@ -196,6 +197,26 @@ def _eval_reward(model: MaskablePPO, config: TrainConfig) -> float:
     return float(mean)
 
 
+def sidecar_settings(config: TrainConfig, scenario: Scenario) -> dict[str, Any]:
+    """The part of a model's sidecar that the run's settings decide (the network and its slots,
+    the window options, the scenario, the rewards, and every setting under ``config``); the
+    loader's :class:`~gpusched.agent.models.Sidecar` accepts it for every config that passes
+    :meth:`~gpusched.agent.config.TrainConfig.check` (tested)."""
+    return {
+        **network_meta(config),
+        "scenario_window": scenario.window,
+        "scenario_speed": scenario.speed,
+        "scenario": scenario.name,
+        "randomize": config.randomize,
+        "timesteps": config.timesteps,
+        "seed": config.seed,
+        "reward_spec": scenario.reward.model_dump(),
+        "train_reward": dict(config.train_reward),
+        "reward_scale": config.reward_scale,
+        "config": config.to_json(),
+    }
+
+
 def train(config: TrainConfig, log: Callable[[str], None] = print,
           callbacks: list[BaseCallback] | None = None) -> dict[str, Any]:
     """Run the whole training and write the model and its sidecar.
@@ -205,10 +226,10 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
     :param callbacks: extra SB3 callbacks, run after the evaluation and checkpoint callbacks.
     :return: the sidecar's content.
     """
+    config.check()
     out = Path(config.out)
-    if out.suffix != ".zip":
-        raise GpuschedError(f"--out must end in .zip (got '{config.out}')")
-    out.parent.mkdir(parents=True, exist_ok=True)
+    check_output_file(out, what="--out", folder_created=True)
+    check_output_file(sidecar_path(out), what="--out (its sidecar)", folder_created=True)
     scenario = load_scenario(config.scenario)
     th.set_num_threads(config.torch_threads)
     seed_everything(config.seed)
@@ -267,30 +288,19 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
         log(f"kept the weights of step {selected['timesteps']:,} (evaluation reward "
             f"{selected['eval_mean_reward']:.1f})")
     train_time = time.perf_counter() - t0
-    model.save(out)
-    settings = config.to_json()
     meta: dict[str, Any] = {
-        **network_meta(config),
-        "scenario_window": scenario.window,
-        "scenario_speed": scenario.speed,
-        "scenario": scenario.name,
-        "randomize": config.randomize,
-        "timesteps": config.timesteps,
-        "seed": config.seed,
-        "reward_spec": scenario.reward.model_dump(),
-        "train_reward": dict(config.train_reward),
-        "reward_scale": config.reward_scale,
+        **sidecar_settings(config, scenario),
         "training_time_s": round(train_time, 1),
         "warm_start": {"policy": config.bc_policy, **bc_stats} if config.bc_policy else None,
         "expert_iteration": expert,
         "selected": selected,
-        "config": settings,
     }
     agent = LoadedAgent(out, meta, model.policy.state_dict())
     baselines = WINDOW_BASELINES if windowed(config) else ("first_fit", "best_fit")
     meta["eval"] = {"seeds": list(config.eval_seeds),
                     "avg": evaluate(agent, config.scenario, list(config.eval_seeds), baselines,
                                     n_jobs=config.n_jobs)}
-    write_sidecar(out, meta)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_model(out, model.save, meta)
     log(f"saved {out} and {out.with_suffix('.json').name} ({train_time:.0f} s of training)")
     return meta

@@ -111,7 +111,12 @@ class TrainingJob:
         self._accumulator_dir: Path | None = None
 
     def start(self) -> None:
-        """Start the child process (returns at once)."""
+        """Check the config (:meth:`~gpusched.agent.config.TrainConfig.check`), then start the
+        child process (returns at once).
+
+        :raises gpusched.errors.GpuschedError: for a config out of bounds, before anything starts.
+        """
+        self.config.check()
         self.work_dir.mkdir(parents=True, exist_ok=True)
         self.out.parent.mkdir(parents=True, exist_ok=True)
         config_path = self.work_dir / "config.json"

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gpusched.cli.args import add_max_runs, policy_list, seed_list, write_json
+from gpusched.cli.args import add_max_runs, check_outputs, policy_list, seed_list, write_json
 from gpusched.errors import GpuschedError
 from gpusched.experiment.budget import check_run_count
 from gpusched.fgd.allocation import DEFAULT_TUNE, SUMMARY_COLUMNS, AllocationRun, run_allocation
@@ -28,7 +28,6 @@ from gpusched.fgd.published import published_means
 from gpusched.fgd.scoring import POLICY_NAMES, unknown_policy_message
 from gpusched.fgd.typical_pods import typical_pods
 from gpusched.limits import MAX_TUNE
-from gpusched.workload.files import check_output_file
 from gpusched.workload.openb import read_openb_nodes, read_openb_pods
 
 
@@ -108,9 +107,7 @@ def install(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         default=DEFAULT_TUNE,
         help="GPU request as a multiple of capacity (1.3)",
     )
-    parser.add_argument(
-        "--json", type=Path, default=None, help="write runs and summary to this file"
-    )
+    parser.add_argument("--json", default=None, help="write runs and summary to this file")
     parser.add_argument(
         "--compare-published",
         action="store_true",
@@ -129,8 +126,7 @@ def run_command(args: argparse.Namespace) -> int:
         raise GpuschedError(f"--tune: must be in (0, {MAX_TUNE:g}] (got {args.tune})")
     check_run_count(len(policies) * len(seeds), args.max_runs,
                     f"allocation ({len(policies)} policies × {len(seeds):,} seeds)")
-    if args.json is not None:
-        check_output_file(args.json, what="--json")
+    check_outputs([("--json", args.json)])
     nodes = read_openb_nodes(args.nodes)
     pods = read_openb_pods(args.pods, max_gpus_per_node=int(nodes.gpus.max()))
     workload = Path(args.pods).stem

@@ -10,11 +10,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from gpusched.core.metrics import COUNT_KEYS, METRIC_KEYS
-from gpusched.errors import GpuschedError
+from gpusched.errors import GpuschedError, shorten
 from gpusched.limits import (
     DEFAULT_MAX_RUNS,
     LOAD_RANGE,
     MAX_EXPERT_ITERATIONS,
+    MAX_GPUS,
     MAX_JOBS,
     MAX_N_ENVS,
     MAX_RUNS,
@@ -24,6 +25,12 @@ from gpusched.limits import (
     MAX_TIMESTEPS,
     MAX_WINDOW,
     MAX_WORKERS,
+)
+from gpusched.workload.files import (
+    check_distinct_outputs,
+    check_output_file,
+    finite_or_none,
+    write_together,
 )
 
 EXIT_BAD_INPUT = 2
@@ -88,6 +95,9 @@ env_count = _bounded(1, MAX_N_ENVS, "the limit on training environments")
 expert_rounds = _bounded(1, MAX_EXPERT_ITERATIONS, "the limit on expert-iteration rounds")
 """An argparse type: ``--expert-iterations``, from 1 to :data:`gpusched.limits.MAX_EXPERT_ITERATIONS`."""
 
+gpu_count = _bounded(1, MAX_GPUS, "the limit on GPUs")
+"""An argparse type: ``--max-gpus``, from 1 to :data:`gpusched.limits.MAX_GPUS`."""
+
 
 def _number(text: str) -> float:
     try:
@@ -105,24 +115,48 @@ def _in(value: float, low: float, high: float, limit: str) -> float:
     return value
 
 
+def _split_range(text: str) -> tuple[str, str] | None:
+    """``LO:HI``, ``LO,HI`` or ``LO-HI`` split in two, or ``None`` for one value. A ``-`` that
+    starts a number or follows an exponent (``5e-2``) is part of the number, so ``5e-2-0.3`` is
+    ``5e-2`` and ``0.3``."""
+    for sep in (":", ","):
+        if sep in text:
+            lo, _, hi = text.partition(sep)
+            return lo, hi
+    cuts = [i for i, c in enumerate(text) if c == "-" and i > 0 and text[i - 1] not in "eE-"]
+    if not cuts:
+        return None
+    if len(cuts) > 1:
+        raise argparse.ArgumentTypeError(f"'{shorten(text, 40)}': expected LO-HI, LO:HI or LO,HI "
+                                         "with two numbers")
+    return text[: cuts[0]], text[cuts[0] + 1:]
+
+
 def _range_of(parse_one, what: str):
-    """An argparse type: ``LO-HI`` (or one value, meaning LO = HI) of ``parse_one`` values, LO <= HI."""
+    """An argparse type: ``LO-HI``, ``LO:HI`` or ``LO,HI`` (or one value, meaning LO = HI) of
+    ``parse_one`` values, LO <= HI; numbers may be in scientific notation (``5e-2:0.3``)."""
 
     def parse(text: str) -> tuple:
-        lo_text, sep, hi_text = text.partition("-") if not text.startswith("-") else ("", "", text)
-        lo, hi = (parse_one(lo_text), parse_one(hi_text)) if sep else (parse_one(text),) * 2
+        parts = _split_range(text.strip())
+        if parts is None:
+            lo = hi = parse_one(text.strip())
+        else:
+            lo, hi = parse_one(parts[0].strip()), parse_one(parts[1].strip())
         if lo > hi:
-            raise argparse.ArgumentTypeError(f"{what} {text}: the first value is above the second")
+            raise argparse.ArgumentTypeError(f"{what} {shorten(text, 40)}: the first value is above "
+                                             "the second")
         return lo, hi
 
     return parse
 
 
 window_range = _range_of(_bounded(1, MAX_WINDOW, "the longest queue window"), "window range")
-"""An argparse type: ``--windows LO-HI``, queue windows from 1 to :data:`gpusched.limits.MAX_WINDOW`."""
+"""An argparse type: ``--windows LO-HI`` (or ``LO:HI``), queue windows from 1 to
+:data:`gpusched.limits.MAX_WINDOW`."""
 
 load_range = _range_of(lambda t: _in(_number(t), *LOAD_RANGE, "the load range"), "load range")
-"""An argparse type: ``--loads LO-HI``, offered loads within :data:`gpusched.limits.LOAD_RANGE`."""
+"""An argparse type: ``--loads LO-HI`` (or ``LO:HI``, ``LO,HI``; ``5e-2:0.3`` too), offered
+loads within :data:`gpusched.limits.LOAD_RANGE`."""
 
 
 def speed_sigma(text: str) -> float:
@@ -163,17 +197,7 @@ def parse_seeds(text: str) -> list[int]:
     for part in (p.strip() for p in text.split(",")):
         if not part:
             continue
-        lo, sep, hi = part.partition("-")
-        try:
-            first, last = (int(lo), int(hi)) if sep and lo else (int(part), int(part))
-        except ValueError:
-            raise GpuschedError(f"expected seeds like 1,2,3 or 42-51, got '{_short(text)}'") from None
-        if first < 0:
-            raise GpuschedError(f"seeds must be >= 0, got '{part}'")
-        if last < first:
-            raise GpuschedError(f"empty seed range '{part}'")
-        if last > MAX_SEED:
-            raise GpuschedError(f"seeds must be <= {MAX_SEED} (the largest seed), got '{part}'")
+        first, last = _seed_part(part, text)
         if len(seeds) + (last - first + 1) > MAX_SEEDS:
             raise GpuschedError(f"more than {MAX_SEEDS:,} seeds (the limit of one seed list) in "
                                 f"'{_short(text)}'")
@@ -188,8 +212,33 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
+def _seed_part(part: str, text: str) -> tuple[int, int]:
+    """One item of a seed list: a seed ``N`` or an inclusive range ``FIRST-LAST``, as (first, last).
+
+    :raises GpuschedError: naming the item and what it should be.
+    """
+    lo, sep, hi = (p.strip() for p in part.partition("-"))
+    if not sep:
+        lo = hi = part
+    elif not lo:  # "-1": a negative seed
+        if hi.isdigit():
+            raise GpuschedError(f"seeds must be >= 0, got '{shorten(part, 40)}'")
+        raise GpuschedError(f"expected seeds like 1,2,3 or 42-51, got '{_short(text)}'")
+    if not (lo.isascii() and lo.isdigit()):
+        raise GpuschedError(f"expected seeds like 1,2,3 or 42-51, got '{_short(text)}'")
+    if not (hi.isascii() and hi.isdigit()):
+        raise GpuschedError(f"seed range '{shorten(part, 40)}': expected FIRST-LAST, two whole numbers "
+                            f">= 0 (got '{shorten(hi, 20)}' after the first '-')")
+    first, last = int(lo), int(hi)
+    if last < first:
+        raise GpuschedError(f"empty seed range '{shorten(part, 40)}': the last seed is below the first")
+    if last > MAX_SEED:
+        raise GpuschedError(f"seeds must be <= {MAX_SEED} (the largest seed), got '{shorten(part, 40)}'")
+    return first, last
+
+
 def _short(text: str, width: int = 40) -> str:
-    return text if len(text) <= width else text[: width - 3] + "..."
+    return shorten(text, width)
 
 
 def seed_list(text: str) -> list[int]:
@@ -226,12 +275,28 @@ def json_metrics(metrics: dict) -> dict:
             for k, v in ((k, metrics[k]) for k in METRIC_KEYS)}
 
 
-def write_json(path: str | Path, payload: dict, indent: int = 2) -> None:
-    """Write ``payload`` as JSON.
+def json_text(payload: dict, indent: int = 2) -> str:
+    """``payload`` as strict JSON: a value that does not exist (NaN) is ``null``, never ``NaN``,
+    which strict JSON readers refuse."""
+    return json.dumps(finite_or_none(payload), indent=indent, allow_nan=False) + "\n"
 
-    :raises GpuschedError: naming the path when it cannot be written.
+
+def write_json(path: str | Path, payload: dict, indent: int = 2) -> None:
+    """Write ``payload`` as strict JSON (:func:`json_text`) through a temporary file and a rename.
+
+    :raises GpuschedError: naming the path when it cannot be written (nothing is left half-written).
     """
-    try:
-        Path(path).write_text(json.dumps(payload, indent=indent) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise GpuschedError(f"cannot write '{path}': {exc.strerror}") from None
+    text = json_text(payload, indent)
+    write_together([path], lambda temps: temps[0].write_text(text, encoding="utf-8"), what="--json")
+
+
+def check_outputs(outputs: Sequence[tuple[str, str | Path | None]]) -> None:
+    """Check a command's output files before any work: each can be written
+    (:func:`~gpusched.workload.files.check_output_file`), and no two are the same file.
+
+    :param outputs: ``(option, path)`` pairs; ``None`` (the option was not given) is skipped.
+    """
+    for what, path in outputs:
+        if path is not None:
+            check_output_file(path, what=what)
+    check_distinct_outputs(outputs)

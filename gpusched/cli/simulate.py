@@ -1,20 +1,28 @@
 """``gpusched scenarios``, ``gpusched simulate`` and ``gpusched compare``: runs of the simulator.
 
-Before the first run, both check every argument and that every output file can be written, and
-print on stderr the one ``note:`` line naming the job shapes a synthetic workload leaves out
-because the cluster could never hold them.
+Before the first run, both check every argument (every policy name, so that a late failure
+never loses the runs already made) and that every output file can be written (by creating a
+temporary file where it goes; two outputs on one file are refused), and print on stderr the
+``note:`` lines naming the job shapes a synthetic workload leaves out because the cluster could
+never hold them, and the speed-table rows that name a GPU model the cluster lacks. The output
+files are written together at the end, or not at all.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
 from gpusched.cli.args import (
     add_max_runs,
+    check_outputs,
     format_value,
     job_count,
     json_metrics,
+    json_text,
     policy_list,
     positive_int,
     seed_list,
@@ -23,20 +31,28 @@ from gpusched.cli.args import (
     write_json,
 )
 from gpusched.core.metrics import METRIC_KEYS
-from gpusched.errors import GpuschedError
+from gpusched.errors import GpuschedError, shorten
 from gpusched.experiment.budget import check_run_count
 from gpusched.experiment.runner import compare, run_policy
 from gpusched.experiment.scorecard import scorecard
 from gpusched.limits import MAX_SEEDS
-from gpusched.policies import get_policy, heuristic_names
-from gpusched.workload.files import check_output_file
+from gpusched.policies import check_policy, get_policy, heuristic_names
+from gpusched.workload.files import write_together
 from gpusched.workload.scenario import Scenario, list_presets, load_scenario
 
 
-def _note_left_out(scenario: Scenario, seed: int) -> None:
-    note = scenario.left_out_note(scenario.build_cluster(seed))
-    if note:
-        print(note, file=sys.stderr)
+def _notes(scenario: Scenario, seed: int) -> None:
+    """Print the scenario's ``note:`` lines on stderr: left-out job shapes, unused speed rows."""
+    cluster = scenario.build_cluster(seed)
+    for note in (scenario.left_out_note(cluster), scenario.speed_note(cluster)):
+        if note:
+            print(note, file=sys.stderr)
+
+
+def _check_policy(name: str) -> None:
+    """Refuse a policy name (and, for the agent, its model) before any run."""
+    check_policy(name)
+    get_policy(name)
 
 COMPARE_COLUMNS: tuple[str, ...] = ("avg_jct_min", "avg_wait_min", "p95_wait_min", "avg_slowdown",
                                     "speed_loss_min", "avg_util", "util_in_band_frac", "gini",
@@ -53,13 +69,10 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario)
-    get_policy(args.policy)
-    if args.json:
-        check_output_file(args.json, what="--json")
-    if args.jobs_csv:
-        check_output_file(args.jobs_csv, what="--jobs-csv")
+    _check_policy(args.policy)
+    check_outputs([("--json", args.json), ("--jobs-csv", args.jobs_csv)])
     seed = scenario.workload.seed if args.seed is None else args.seed
-    _note_left_out(scenario, seed)
+    _notes(scenario, seed)
     result = run_policy(scenario, args.policy, seed=seed, n_jobs=args.jobs)
     print(f"scenario {scenario.name} · policy {args.policy} · seed {seed} · "
           f"{result.cluster.n_gpus} GPUs · run ended: {result.end_reason}")
@@ -68,31 +81,37 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print(f"trace pods left out of the jobs: {left_out['cpu_only_pods']} CPU-only, "
               f"{left_out['unhostable_pods']} that no sampled node could host")
     print(table(["metric", "value"], [[k, format_value(k, result.metrics[k])] for k in METRIC_KEYS]))
-    if args.json:
-        write_json(args.json, {"scenario": scenario.name, "policy": args.policy, "seed": seed,
-                               "metrics": json_metrics(result.metrics)})
-    if args.jobs_csv:
-        try:
-            result.jobs.to_csv(args.jobs_csv, index=False)
-        except OSError as exc:
-            raise GpuschedError(f"cannot write '{args.jobs_csv}': {exc.strerror}") from None
+    writers: list[tuple[str, Callable[[Path], object]]] = []
+    if args.json is not None:
+        text = json_text({"scenario": scenario.name, "policy": args.policy, "seed": seed,
+                          "metrics": json_metrics(result.metrics)})
+        writers.append((args.json, lambda path: path.write_text(text, encoding="utf-8")))
+    if args.jobs_csv is not None:
+        writers.append((args.jobs_csv, lambda path: result.jobs.to_csv(path, index=False)))
+
+    def write_all(temps: list[Path]) -> None:
+        for (_, write), tmp in zip(writers, temps, strict=True):
+            write(tmp)
+
+    if writers:  # both files, or neither
+        write_together([path for path, _ in writers], write_all, what="--json/--jobs-csv")
     return 0
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario)
-    policies = policy_list(args.policies, get_policy) if args.policies else heuristic_names()
+    policies = policy_list(args.policies, _check_policy) if args.policies else heuristic_names()
     n_seeds = len(args.seed_list) if args.seed_list else args.seeds
     check_run_count(len(policies) * n_seeds, args.max_runs,
                     f"compare ({len(policies)} policies × {n_seeds:,} seeds)")
     if n_seeds > MAX_SEEDS:
         raise GpuschedError(f"--seeds: {n_seeds:,} seeds, more than the limit of {MAX_SEEDS:,}")
-    if args.json:
-        check_output_file(args.json, what="--json")
+    check_outputs([("--json", args.json)])
     seeds = args.seed_list if args.seed_list else list(range(args.seeds))
-    if args.baseline and args.baseline not in policies:
-        raise GpuschedError(f"--baseline '{args.baseline}' is not among --policies ({', '.join(policies)})")
-    _note_left_out(scenario, seeds[0])
+    if args.baseline is not None and args.baseline not in policies:
+        raise GpuschedError(f"--baseline '{shorten(args.baseline)}' is not among --policies "
+                            f"({shorten(', '.join(policies), 200)})")
+    _notes(scenario, seeds[0])
     comparison = compare(scenario, policies, seeds, n_jobs=args.jobs)
     mean, spread = comparison.summary(), comparison.spread()
     rows = [[p] + [f"{format_value(k, mean.loc[p, k])} ± {format_value(k, spread.loc[p, k])}"
@@ -100,25 +119,36 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(f"scenario {scenario.name} · {scenario.n_gpus} GPUs · seeds {seeds} · mean ± std")
     print(table(["policy", *COMPARE_COLUMNS], rows))
     card = None
-    if args.baseline:
+    if args.baseline is not None and len(policies) == 1:
+        print(f"note: --baseline '{args.baseline}' is the only policy, so there is nothing to pair "
+              "it with: add at least one more to --policies", file=sys.stderr)
+    elif args.baseline is not None:
         card = scorecard(comparison, args.baseline)
         print(f"\npaired against {args.baseline} over the same {len(seeds)} seed(s): "
               "mean difference (policy - baseline) [95 % interval], seeds won / tied / lost")
         print(table(["policy", "metric", "policy mean", "baseline mean", "difference", "won/tied/lost"],
                     [[r.policy, r.metric, format_value(r.metric, r.policy_mean),
                       format_value(r.metric, r.baseline_mean),
-                      f"{r.diff:+.2f} [{r.low:+.2f}, {r.high:+.2f}]", f"{r.wins}/{r.ties}/{r.losses}"]
+                      _difference(r.diff, r.low, r.high), f"{r.wins}/{r.ties}/{r.losses}"]
                      for r in card.itertuples()]))
-    if args.json:
+    if args.json is not None:
         runs = [{"policy": r["policy"], "seed": int(r["seed"]), "metrics": json_metrics(r)}
                 for r in comparison.runs.to_dict("records")]
         summary = {p: {k: float(mean.loc[p, k]) for k in METRIC_KEYS} for p in policies}
         payload = {"scenario": scenario.name, "runs": runs, "summary": summary}
-        if card is not None:
+        if args.baseline is not None:
             payload["baseline"] = args.baseline
-            payload["scorecard"] = card.to_dict("records")
+            payload["scorecard"] = [] if card is None else card.to_dict("records")
         write_json(args.json, payload)
     return 0
+
+
+def _difference(diff: float, low: float, high: float) -> str:
+    """A paired difference and its 95 % interval; an interval that does not exist (one seed) is
+    shown as ``no interval``."""
+    if math.isfinite(low) and math.isfinite(high):
+        return f"{diff:+.2f} [{low:+.2f}, {high:+.2f}]"
+    return f"{diff:+.2f} [no interval]"
 
 
 def install(sub: argparse._SubParsersAction) -> None:

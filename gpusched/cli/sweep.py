@@ -1,7 +1,8 @@
 """The ``gpusched sweep SPEC.yaml`` command (local or Ray backends, resumable).
 
-The spec, the run count (``--max-runs``) and ``--out`` are checked before the first run; see
-:func:`gpusched.sweep.runner.run_sweep`.
+The spec (every grid point's scenario and every policy, :func:`gpusched.sweep.spec.check_sweep`),
+the run count (``--max-runs``) and ``--out`` (or ``sweeps/<name>``: the name is one plain folder
+name) are checked before the first run; see :func:`gpusched.sweep.runner.run_sweep`.
 """
 
 from __future__ import annotations
@@ -15,11 +16,18 @@ from gpusched.sweep.runner import RESULTS_FILE, run_sweep
 from gpusched.sweep.spec import load_sweep
 
 
+def sweep_out_dir(name: str, out: str | None = None) -> Path:
+    """The results folder of a sweep: ``out`` (``--out``) when given, else ``sweeps/<name>``,
+    inside ``sweeps/`` because the spec's name is one plain folder name
+    (:func:`gpusched.sweep.spec.check_folder_name`)."""
+    return Path(out) if out is not None else DEFAULT_SWEEP_OUT_DIR / name
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     spec = load_sweep(args.spec)
-    out = Path(args.out or DEFAULT_SWEEP_OUT_DIR / spec.name)
+    out = sweep_out_dir(spec.name, args.out)
     bars: list[tqdm] = []
 
     def progress(done: int, failed: int, total: int) -> None:

@@ -1,4 +1,11 @@
-"""The ``gpusched train`` sub-command (torch is imported only when it runs)."""
+"""The ``gpusched train`` sub-command (torch is imported only when it runs).
+
+Before anything starts, the flags and every ``--set KEY=VALUE`` go into one
+:class:`~gpusched.agent.config.TrainConfig`, checked as a whole with the same bounds
+(:meth:`~gpusched.agent.config.TrainConfig.check`), and the model file, its sidecar and the log
+folder are checked by creating a temporary file where each goes. The model and its sidecar are
+then written together at the end, or not at all.
+"""
 
 from __future__ import annotations
 
@@ -6,42 +13,46 @@ import argparse
 import json
 
 from gpusched.agent.config import TrainConfig, field_names
+from gpusched.agent.models import sidecar_path
 from gpusched.backends import BACKENDS
 from gpusched.cli.args import (
     env_count,
     expert_rounds,
+    gpu_count,
     load_range,
-    positive_int,
     seed_value,
     speed_sigma,
     timestep_count,
     window_range,
     worker_count,
 )
-from gpusched.errors import GpuschedError
+from gpusched.errors import GpuschedError, shorten
 from gpusched.workload.files import check_output_dir, check_output_file
-from gpusched.workload.scenario import load_scenario
+
+
+def _set_value(raw: str) -> object:
+    """A ``--set`` value: JSON (``64``, ``0.01``, ``[1, 16]``, ``null``, ``true``, ``"text"``),
+    else the text itself (``best_fit``). ``NaN`` and ``Infinity`` stay numbers, and the config's
+    check refuses them."""
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        return raw
 
 
 def _apply_overrides(config: TrainConfig, pairs: list[str]) -> None:
-    """Set ``TrainConfig`` fields from ``KEY=VALUE`` strings (values parsed as JSON, else text)."""
+    """Set ``TrainConfig`` fields from ``KEY=VALUE`` strings (values parsed as JSON, else text);
+    :meth:`TrainConfig.check` validates the result."""
     known = field_names()
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep or key not in known:
-            raise GpuschedError(f"--set {pair!r}: expected KEY=VALUE with KEY a TrainConfig field "
-                                f"({', '.join(sorted(known))})")
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            value = raw
-        config.set(key, value)
+            raise GpuschedError(f"--set '{shorten(pair, 40)}': expected KEY=VALUE with KEY a TrainConfig "
+                                f"field ({', '.join(sorted(known))})")
+        config.set(key, _set_value(raw))
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    load_scenario(args.scenario)  # fail fast on a bad scenario or output, before importing torch
-    check_output_file(args.out, what="--out", folder_created=True)
-    check_output_dir(args.log_dir, what="--log-dir")
     config = TrainConfig(scenario=args.scenario, randomize=args.randomize, timesteps=args.timesteps,
                          n_envs=args.n_envs, seed=args.seed, out=args.out, log_dir=args.log_dir,
                          progress=not args.no_progress)
@@ -66,6 +77,10 @@ def cmd_train(args: argparse.Namespace) -> int:
             raise GpuschedError("--loads sets the load of random clusters: give --randomize too")
         config.random_loads = args.loads
     _apply_overrides(config, args.set or [])
+    config.check()  # every field and the scenario, before importing torch
+    check_output_file(config.out, what="--out", folder_created=True)
+    check_output_file(sidecar_path(config.out), what="--out (its sidecar)", folder_created=True)
+    check_output_dir(config.log_dir, what="--log-dir")
     from gpusched.agent.train import train
 
     meta = train(config)
@@ -84,7 +99,7 @@ def install(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timesteps", type=timestep_count, required=True, help="PPO environment steps")
     p.add_argument("--n-envs", type=env_count, default=4, help="parallel environments (default 4)")
     p.add_argument("--seed", type=seed_value, default=0, help="training seed (default 0)")
-    p.add_argument("--max-gpus", type=positive_int,
+    p.add_argument("--max-gpus", type=gpu_count,
                    help="GPU slots of the observation, and the largest random cluster (default 16)")
     p.add_argument("--out", required=True, help="model path ending in .zip (sidecar: same name .json)")
     p.add_argument("--log-dir", default="runs", help="TensorBoard logs and checkpoints (default runs/)")

@@ -25,8 +25,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from gpusched.limits import MAX_REWARD_WEIGHT
 
-_WEIGHT = {"ge": -MAX_REWARD_WEIGHT, "le": MAX_REWARD_WEIGHT}
-"""Bounds of every weight (finite, see :mod:`gpusched.limits`)."""
+_WEIGHT = {"ge": -MAX_REWARD_WEIGHT, "le": MAX_REWARD_WEIGHT, "strict": True}
+"""Bounds of every weight (finite, see :mod:`gpusched.limits`); strict: a number, never ``true``
+or a quoted number."""
 
 
 class RewardSpec(BaseModel):

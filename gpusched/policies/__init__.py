@@ -4,6 +4,7 @@ from gpusched.core.simulator import HOLD
 from gpusched.policies.base import Policy
 from gpusched.policies.registry import (
     PolicyInfo,
+    check_policy,
     get_policy,
     heuristic_names,
     is_slow,
@@ -19,6 +20,7 @@ __all__ = [
     "HOLD",
     "Policy",
     "PolicyInfo",
+    "check_policy",
     "get_policy",
     "heuristic_names",
     "is_slow",

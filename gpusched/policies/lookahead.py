@@ -1,9 +1,16 @@
 """Lookahead planners: one step of search over the agent's own action space.
 
 At every decision a planner forks the simulator (:meth:`gpusched.core.simulator.Simulator.fork`) once
-per valid action (every GPU where the head job fits, and HOLD unless holding would dead-stall the
+per valid action (every GPU where the job fits, and HOLD unless holding would dead-stall the
 run), plays each fork to its end with a base heuristic, and takes the action whose finished run
 has the lowest average wait. Ties go to the base heuristic's own choice (a rollout policy).
+
+The job is the one it is asked about: the head job on a FIFO queue, or, as the placement of a
+queue-aware heuristic (``sjf+lookahead``), the window job that the order chose. Each fork starts
+that job, from its window slot, and then plays the base heuristic on the head of the queue. Under
+EASY backfilling the placement may be asked about a view of the state in which the head job's
+reserved GPUs are full (:class:`gpusched.policies.queue.MaskedState`); the planner then weighs
+only the gangs that view allows.
 
 Two planners differ in what the forks know:
 
@@ -35,9 +42,10 @@ def finished_wait_min(sim: Simulator) -> float:
     return np.inf if sim.end_reason == "dead_stall" else sim.metrics()["avg_wait_min"]
 
 
-def _finish(sim: Simulator, first: Action, base: Policy) -> float:
-    """:func:`finished_wait_min` of the run after playing ``first`` and then ``base`` to the end."""
-    sim.step(first)
+def _finish(sim: Simulator, first: Action, base: Policy, slot: int = 0) -> float:
+    """:func:`finished_wait_min` of the run after playing ``first`` for the job in window slot
+    ``slot`` and then ``base`` (on the head job) to the end."""
+    sim.step(first, slot)
     select = base.select
     while not sim.done:
         sim.step(select(sim.state, sim.jobs[sim.queue[0]]))
@@ -64,23 +72,48 @@ class Lookahead:
         self.sim = sim
 
     def options(self, state: ClusterState, job: Job) -> list[Action]:
-        """The actions it weighs: every GPU where ``job`` fits, then HOLD when holding is safe."""
-        options: list[Action] = [int(g) for g in np.flatnonzero(state.fit_mask(job))]
+        """The actions it weighs: every GPU where ``job`` fits, then HOLD when holding is safe.
+        On a restricted view of the state (EASY's, see the module docstring) every GPU is given
+        as the whole gang that the view allows there."""
+        fits = [int(g) for g in np.flatnonzero(state.fit_mask(job))]
+        options: list[Action] = fits if state is self.sim.state else [state.gang_for(job, g) for g in fits]
         if not self.sim.hold_would_dead_stall():
             options.append(HOLD)
         return options
 
+    def _as_option(self, state: ClusterState, job: Job, action: Action) -> Action:
+        """``action`` in the form :meth:`options` gives: a GPU index (a gang's first GPU) on the
+        simulator's own state, the whole gang on a restricted view, or HOLD."""
+        if isinstance(action, int | np.integer):
+            if state is self.sim.state or int(action) == HOLD:
+                return int(action)
+            return state.gang_for(job, int(action)) or HOLD
+        gang = tuple(int(g) for g in action)
+        return gang[0] if state is self.sim.state else gang
+
+    def _slot_of(self, job: Job) -> int:
+        """The window slot of ``job`` in the bound simulator.
+
+        :raises RuntimeError: if ``job`` is not in the window.
+        """
+        sim = self.sim
+        for slot, idx in enumerate(sim.window_indices()):
+            if sim.jobs[idx] is job or sim.jobs[idx] == job:
+                return slot
+        raise RuntimeError(f"{self.name}: job {job.id} is not in the queue window")
+
     def select(self, state: ClusterState, job: Job) -> Action:
-        if self.sim is None or self.sim.state is not state:
+        sim = self.sim
+        if sim is None or (state is not sim.state and getattr(state, "_state", None) is not sim.state):
             raise RuntimeError("Lookahead needs bind(simulator) before select (Simulator.run does it)")
-        default = self.base.select(state, job)
-        default = default if isinstance(default, int | np.integer) else int(default[0])  # a gang's GPU
+        slot = self._slot_of(job)
+        default = self._as_option(state, job, self.base.select(state, job))
         options = self.options(state, job)
         if len(options) <= 1:
             return options[0] if options else HOLD
-        waits = {a: _finish(self.sim.fork(self.arrived_only), a, self.base) for a in options}
+        waits = {a: _finish(sim.fork(self.arrived_only), a, self.base, slot) for a in options}
         self.forks += len(options)
         best = min(waits.values())
-        if waits.get(int(default), np.inf) <= best:
-            return int(default)
+        if waits.get(default, np.inf) <= best:
+            return default
         return min(waits, key=waits.get)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 
-from gpusched.errors import UnknownPolicyError
+from gpusched.errors import UnknownPolicyError, shorten
 from gpusched.fgd.policies import paper_policy
 from gpusched.fgd.scoring import POLICY_NAMES as FGD_POLICY_NAMES
 from gpusched.policies.base import Policy
@@ -49,6 +49,9 @@ class PolicyInfo:
     :param heuristic: in the default policy list of ``compare`` and the dashboard.
     :param slow: its runs take seconds, not milliseconds (the dashboard runs them in the
         background).
+    :param placement: it may be the PLACEMENT of ``ORDER+PLACEMENT``: it places any job it is
+        given (``select(state, job)``), not only the head job. The agent chooses by itself and
+        registers with ``placement=False``.
     """
 
     name: str
@@ -56,25 +59,35 @@ class PolicyInfo:
     factory: PolicyFactory
     heuristic: bool = True
     slow: bool = False
+    placement: bool = True
 
 
 _REGISTRY: dict[str, PolicyInfo] = {}
 _PREFIX_RESOLVERS: dict[str, Callable[[str, int], Policy]] = {}
+_PREFIX_CHECKS: dict[str, Callable[[str], object]] = {}
 _plugins: dict[str, str] = {}
 """Entry points read so far: name -> ``""`` when it loaded, else the one-line reason it failed."""
 
 
 def register(name: str, factory: PolicyFactory, *, label: str | None = None, heuristic: bool = True,
-             slow: bool = False) -> None:
+             slow: bool = False, placement: bool = True) -> None:
     """Add a policy (or replace one of the same name). Heuristics form the default policy list of
-    ``compare``; ``slow`` policies run in the dashboard's background worker."""
-    _REGISTRY[name] = PolicyInfo(name, label or name, factory, heuristic, slow)
+    ``compare``; ``slow`` policies run in the dashboard's background worker; only ``placement``
+    policies may place the job an order chose (``ORDER+PLACEMENT``)."""
+    _REGISTRY[name] = PolicyInfo(name, label or name, factory, heuristic, slow, placement)
 
 
-def register_prefix(prefix: str, resolver: Callable[[str, int], Policy]) -> None:
+def register_prefix(prefix: str, resolver: Callable[[str, int], Policy],
+                    check: Callable[[str], object] | None = None) -> None:
     """Resolve names of the form ``prefix:ARG`` (e.g. ``ppo:PATH``) with ``resolver(arg, seed)``.
-    ``prefix`` itself must be registered: ``prefix:ARG`` shares its label and traits."""
+    ``prefix`` itself must be registered: ``prefix:ARG`` shares its label and traits.
+
+    :param check: called as ``check(arg)`` by :func:`check_policy` to refuse a bad ``ARG`` (a
+        missing model) without building the policy; raises a ``GpuschedError``.
+    """
     _PREFIX_RESOLVERS[prefix] = resolver
+    if check is not None:
+        _PREFIX_CHECKS[prefix] = check
 
 
 def _load_plugins() -> None:
@@ -111,12 +124,31 @@ def policy_info(name: str) -> PolicyInfo:
         return _queue_info(name)
     if info is None:
         _load_plugins()
-        prefix, sep, _ = name.partition(":")
+        prefix, sep, arg = name.partition(":")
         info = _REGISTRY.get(name) or (_REGISTRY.get(prefix) if sep and prefix in _PREFIX_RESOLVERS
                                        else None)
+        if info is not None and sep and not arg.strip():
+            raise UnknownPolicyError(f"policy '{shorten(name)}' names nothing after '{prefix}:' (give a "
+                                     f"model file, e.g. {prefix}:models/my-agent.zip)")
     if info is None:
         failed = "".join(f"; plug-in '{p}' failed to load ({why})" for p, why in _plugins.items() if why)
-        raise UnknownPolicyError(f"unknown policy '{name}' (known: {', '.join(sorted(_REGISTRY))}){failed}")
+        raise UnknownPolicyError(f"unknown policy '{shorten(name)}' (known: {', '.join(sorted(_REGISTRY))})"
+                                 f"{failed}")
+    return info
+
+
+def check_policy(name: str) -> PolicyInfo:
+    """Refuse a policy name before any run, without building the policy: :func:`policy_info`, and
+    for ``prefix:ARG`` the prefix's own check of ``ARG`` (the agent's: the model file and its
+    sidecar exist and are valid), also as the placement of ``ORDER+PLACEMENT``.
+
+    :raises GpuschedError: (an :class:`UnknownPolicyError`, or the check's own error) naming it.
+    """
+    info = policy_info(name)
+    target = name.partition("+")[2] if "+" in name else name
+    prefix, sep, arg = target.partition(":")
+    if sep and prefix in _PREFIX_CHECKS:
+        _PREFIX_CHECKS[prefix](arg)
     return info
 
 
@@ -165,15 +197,26 @@ def queue_policy_names() -> list[str]:
 
 
 def _split_queue_name(name: str) -> tuple[str, str]:
+    """``ORDER+PLACEMENT`` split in two, each checked (one line naming what is wrong)."""
     order, _, placement = name.partition("+")
+    shown = shorten(name)
+    if "+" in placement:
+        raise UnknownPolicyError(f"unknown policy '{shown}': ORDER+PLACEMENT takes one '+', between a "
+                                 f"queue order ({', '.join(ORDERS)}) and a FIFO placement, e.g. sjf+best_fit")
     if order not in ORDERS:
-        raise UnknownPolicyError(f"unknown policy '{name}': '{order}' is not a queue order "
+        what = "nothing" if not order else f"'{shorten(order, 30)}', which"
+        raise UnknownPolicyError(f"unknown policy '{shown}': {what} before '+' is not a queue order "
                                  f"(known: {', '.join(ORDERS)})")
-    placement = placement or "best_fit"
+    if not placement:
+        raise UnknownPolicyError(f"unknown policy '{shown}': nothing after '+'; name a FIFO placement "
+                                 f"(e.g. {order}+best_fit), or write '{order}' alone for {order}+best_fit")
     base = policy_info(placement)
-    if base.name in ORDERS or "+" in placement:
-        raise UnknownPolicyError(f"unknown policy '{name}': the placement '{placement}' must be a "
-                                 "FIFO placement policy")
+    if base.name in ORDERS:
+        raise UnknownPolicyError(f"unknown policy '{shown}': the placement '{shorten(placement, 30)}' "
+                                 "must be a FIFO placement policy, not a queue order")
+    if not base.placement:
+        raise UnknownPolicyError(f"policy '{shown}': '{shorten(placement, 30)}' cannot be the placement "
+                                 "of a queue order (it chooses the job itself); run it alone")
     return order, placement
 
 

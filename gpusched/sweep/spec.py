@@ -18,11 +18,19 @@ allocation:                     # optional: the FGD allocation experiment grid
 ```
 
 A spec is read through :mod:`gpusched.workload.files` (at most
-:data:`gpusched.limits.MAX_YAML_BYTES`, UTF-8, no duplicate keys). Every seed is from 0 to
+:data:`gpusched.limits.MAX_YAML_BYTES`, UTF-8, no duplicate keys). Its ``name`` is one plain
+folder name (the default results folder is ``sweeps/<name>``: no ``/`` or ``\\``, not ``.`` or
+``..``, no control characters, at most :data:`gpusched.limits.MAX_NAME_CHARS` characters), so a
+spec someone sends you cannot write outside ``sweeps/``. Every seed is a whole number from 0 to
 :data:`gpusched.limits.MAX_SEED`, a seed list holds at most :data:`gpusched.limits.MAX_SEEDS`,
-numbers are finite, no list holds a value twice, override keys name scenario keys, and a spec
-expands to at most
-:data:`gpusched.limits.MAX_RUNS` runs (counted without expanding them).
+numbers are finite numbers (never ``true`` or a quoted number), no list holds a value twice,
+override keys name scenario keys, and a spec expands to at most :data:`gpusched.limits.MAX_RUNS`
+runs (counted without expanding them).
+
+:func:`load_sweep` then checks every run before the first one starts (:func:`check_sweep`): each
+scenario loads, every grid point's scenario (a scenario with one combination of override values)
+validates, and every policy name is known (the agent's model file is checked too), so a bad
+override or policy is one line and exit code 2, not a sweep of failed runs.
 """
 
 from __future__ import annotations
@@ -36,13 +44,13 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from gpusched.errors import GpuschedError
-from gpusched.limits import MAX_RUNS, MAX_SEED, MAX_SEEDS, MAX_TUNE, MAX_YAML_BYTES
+from gpusched.errors import GpuschedError, shorten
+from gpusched.limits import MAX_NAME_CHARS, MAX_RUNS, MAX_SEED, MAX_SEEDS, MAX_TUNE, MAX_YAML_BYTES
 from gpusched.workload.files import is_file, load_yaml_mapping, read_user_text
-from gpusched.workload.scenario import Scenario, validation_message
+from gpusched.workload.scenario import Number, Scenario, Whole, load_scenario, validation_message
 
-Seed = Annotated[int, Field(ge=0, le=MAX_SEED)]
-"""One seed (see :data:`gpusched.limits.MAX_SEED`)."""
+Seed = Annotated[Whole, Field(ge=0, le=MAX_SEED)]
+"""One seed (see :data:`gpusched.limits.MAX_SEED`): a whole number, never ``true`` or text."""
 
 RUN_KEYS: tuple[str, ...] = ("kind", "scenario", "policy", "seed", "run_id")
 """Parameters every simulate run has; an override key may not be one of them."""
@@ -57,7 +65,7 @@ class SeedRange(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     start: Seed = 0
-    count: int = Field(gt=0, le=MAX_SEEDS)
+    count: Whole = Field(gt=0, le=MAX_SEEDS)
 
     @model_validator(mode="after")
     def _last_seed(self) -> SeedRange:
@@ -101,7 +109,10 @@ class SimulateGrid(BaseModel):
     def _scenario_keys(cls, overrides: dict[str, list[Any]]) -> dict[str, list[Any]]:
         for key, values in overrides.items():
             if key in RUN_KEYS or key.split(".")[0] not in Scenario.model_fields:
-                raise ValueError(f"'{key}' is not a scenario key (e.g. workload.jobs, horizon_min)")
+                raise ValueError(f"'{shorten(key, 40)}' is not a scenario key (e.g. workload.jobs, "
+                                 "horizon_min)")
+            if not values:
+                raise ValueError(f"'{shorten(key, 40)}': give at least one value")
             try:
                 _unique(values)
             except ValueError as exc:
@@ -122,7 +133,7 @@ class AllocationGrid(BaseModel):
     pods: list[str] = Field(min_length=1)
     policies: list[str] = Field(min_length=1)
     seeds: list[Seed] = Field(min_length=1, max_length=MAX_SEEDS)
-    tune: float = Field(1.3, gt=0, le=MAX_TUNE)
+    tune: Number = Field(1.3, gt=0, le=MAX_TUNE)
 
     _seeds = field_validator("seeds", mode="before")(_seed_list)
     _distinct = field_validator("pods", "policies", "seeds")(_unique)
@@ -140,6 +151,11 @@ class SweepSpec(BaseModel):
     description: str = ""
     simulate: SimulateGrid | None = None
     allocation: AllocationGrid | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _plain_folder_name(cls, name: str) -> str:
+        return check_folder_name(name)
 
     @model_validator(mode="after")
     def _needs_a_grid(self) -> SweepSpec:
@@ -175,6 +191,26 @@ class SweepSpec(BaseModel):
         return out
 
 
+def check_folder_name(name: str) -> str:
+    """``name`` if it is one plain folder name (see the module docstring), for ``sweeps/<name>``.
+
+    :raises ValueError: naming what is wrong.
+    """
+    if len(name) > MAX_NAME_CHARS:
+        raise ValueError(f"{len(name):,} characters, more than the limit of {MAX_NAME_CHARS} "
+                         "(MAX_NAME_CHARS)")
+    if not name.strip():
+        raise ValueError("must be a folder name, not blank")
+    if name in (".", ".."):
+        raise ValueError(f"'{name}' is not a folder name of its own; the results go to sweeps/<name>")
+    bad = next((c for c in name if c in "/\\" or not c.isprintable()), None)
+    if bad is not None:
+        what = {"/": "'/'", "\\": "'\\'"}.get(bad, f"the control character {bad!r}")
+        raise ValueError(f"must be one plain folder name (the results go to sweeps/<name>), but it "
+                         f"holds {what}")
+    return name
+
+
 def run_id(params: dict[str, Any]) -> str:
     """A stable id for a run: a short hash of its parameters."""
     body = json.dumps({k: v for k, v in params.items() if k != "run_id"}, sort_keys=True, default=str)
@@ -198,7 +234,54 @@ def load_sweep(path: str | Path) -> SweepSpec:
         raise SweepError(f"sweep spec '{path}' not found")
     label = f"sweep spec '{path.name}'"
     text = read_user_text(path, label=label, max_bytes=MAX_YAML_BYTES, error=SweepError)
-    return sweep_from_dict(load_yaml_mapping(text, label=label, error=SweepError), path.name)
+    spec = sweep_from_dict(load_yaml_mapping(text, label=label, error=SweepError), path.name)
+    check_sweep(spec, path.name)
+    return spec
+
+
+def check_sweep(spec: SweepSpec, source: str = "<dict>") -> None:
+    """Check every run of ``spec`` before the first one starts (see the module docstring).
+
+    :raises SweepError: naming ``source``, the key and the grid point or name that is wrong.
+    """
+    from gpusched.fgd.scoring import POLICY_NAMES, unknown_policy_message
+    from gpusched.policies import check_policy
+    from gpusched.workload.openb import resolve_trace
+
+    label = f"sweep spec '{source}'"
+    if spec.simulate is not None:
+        g = spec.simulate
+        for i, name in enumerate(g.policies):
+            try:
+                check_policy(name)
+            except GpuschedError as exc:
+                raise SweepError(f"{label}, simulate.policies[{i}]: {exc}") from None
+        keys = sorted(g.overrides)
+        for i, name in enumerate(g.scenarios):
+            try:
+                scenario = load_scenario(name)
+            except GpuschedError as exc:
+                raise SweepError(f"{label}, simulate.scenarios[{i}]: {exc}") from None
+            for combo in itertools.product(*(g.overrides[k] for k in keys)):
+                changes = dict(zip(keys, combo, strict=True))
+                try:
+                    scenario.with_overrides(**changes)
+                except GpuschedError as exc:
+                    point = ", ".join(f"{k}={shorten(repr(v), 30)}" for k, v in changes.items())
+                    raise SweepError(f"{label}, simulate.overrides ({point}): {exc}") from None
+    if spec.allocation is not None:
+        a = spec.allocation
+        for i, name in enumerate(a.policies):
+            if name not in POLICY_NAMES:
+                why = unknown_policy_message(shorten(name))
+                raise SweepError(f"{label}, allocation.policies[{i}]: {why}")
+        for key, names in (("nodes", [a.nodes]), ("pods", a.pods)):
+            for i, name in enumerate(names):
+                try:
+                    resolve_trace(name)
+                except GpuschedError as exc:
+                    where = key if key == "nodes" else f"pods[{i}]"
+                    raise SweepError(f"{label}, allocation.{where}: {exc}") from None
 
 
 def sweep_from_dict(data: Any, source: str = "<dict>") -> SweepSpec:

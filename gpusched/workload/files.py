@@ -16,16 +16,29 @@ safe constructors, dates stay strings) and refuses, each with one line that name
   bomb), and an alias that refers to itself;
 - a top level that is not a mapping of keys.
 
+**JSON.** :func:`load_json_text` is the one JSON reader of a user's file (a model sidecar): it
+refuses ``NaN`` and ``Infinity`` (which Python's reader would accept) and nesting too deep to read.
+
 **Writing.** :func:`check_output_file` and :func:`check_output_dir` check that an output can be
-written (its folder exists and is a folder, the path is not a folder) before any work starts, so
-that no computed result is lost to a bad path at the end.
+written before any work starts, so that no computed result is lost to a bad path at the end: the
+path is not empty, an existing file is a regular file (not a pipe or a device, which could block
+or fail after the run), its folder exists and is a folder, and a file can really be created there
+(a temporary file is created beside the target and removed: ``os.access`` says yes to root even
+where nothing can be created, such as ``/proc``). :func:`check_distinct_outputs` refuses two
+outputs of one command on the same file. :func:`write_together` writes a command's outputs to
+temporary files beside their targets and moves them into place only once all of them are written,
+so a failure leaves no output half-written and every old file as it was.
 
 Every refusal raises the caller's error type (a :class:`gpusched.errors.GpuschedError`).
 """
 
 from __future__ import annotations
 
+import json
+import math
 import os
+import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -234,6 +247,59 @@ def load_yaml_mapping(text: str, *, label: str,
     return data
 
 
+# ---------------------------------------------------------------------------- JSON
+def finite_or_none(value: Any) -> Any:
+    """``value`` ready for strict JSON: every non-finite float (NaN, the interval of a single
+    seed; infinity) becomes ``None`` (``null``), recursively; numpy scalars become Python ones."""
+    if isinstance(value, dict):
+        return {k: finite_or_none(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite_or_none(v) for v in value]
+    if hasattr(value, "item") and hasattr(value, "dtype"):  # a numpy scalar
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _first_non_finite(value: Any, where: str = "") -> tuple[str, float] | None:
+    """The place (``a.b[2]``) and value of the first non-finite number in parsed JSON, or ``None``."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return where or "(top level)", value
+    items = (value.items() if isinstance(value, dict)
+             else enumerate(value) if isinstance(value, list) else ())
+    for key, child in items:
+        place = f"{where}[{key}]" if isinstance(key, int) else f"{where}.{key}" if where else str(key)
+        found = _first_non_finite(child, place)
+        if found is not None:
+            return found
+    return None
+
+
+def load_json_text(text: str, *, label: str, error: type[GpuschedError] = GpuschedError) -> Any:
+    """Parse a user's JSON text: any top-level value, every number finite.
+
+    :param text: the JSON text.
+    :param label: how messages name the file, e.g. ``sidecar 'm.json'``.
+    :param error: the error type to raise.
+    :raises GpuschedError: (``error``) for text that is not JSON, nests too deep to read, or holds
+        ``NaN``, ``Infinity`` or ``-Infinity`` (naming its key), which Python's reader accepts.
+    """
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise error(f"{label} is not valid JSON (nested too deep)") from None
+    except ValueError:
+        raise error(f"{label} is not valid JSON") from None
+    try:
+        found = _first_non_finite(data)
+    except RecursionError:
+        raise error(f"{label} is not valid JSON (nested too deep)") from None
+    if found is not None:
+        raise error(f"{label}, {found[0]}: must be a finite number (got {found[1]})")
+    return data
+
+
 # ---------------------------------------------------------------------------- writing
 def _first_existing(path: Path) -> Path:
     """``path`` or its nearest ancestor that exists (``.`` at worst)."""
@@ -248,33 +314,58 @@ def _unusable(path: str | Path, what: str, exc: OSError | ValueError) -> Gpusche
     return GpuschedError(f"{what} '{path}': cannot use this path ({reason})")
 
 
+def _probe(folder: Path, label: str) -> None:
+    """Create a temporary file in ``folder`` and remove it: the one test that a file can really
+    be created there (``os.access`` answers yes to root for ``/proc``, a read-only mount, ...).
+
+    :raises GpuschedError: naming ``label`` and the system's reason.
+    """
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".gpusched-probe-", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise GpuschedError(f"{label}: cannot create a file in '{folder}' ({reason})") from None
+    os.close(fd)
+    os.unlink(tmp)
+
+
+def _not_empty(path: str | Path, what: str) -> None:
+    if not str(path).strip():
+        raise GpuschedError(f"{what} '{path}': give a file or folder name, not an empty one")
+
+
 def check_output_file(path: str | Path, *, what: str, folder_created: bool = False) -> Path:
-    """Check, before any work, that a result file can be written at ``path``.
+    """Check, before any work, that a result file can be written at ``path`` (see the module
+    docstring): by creating a temporary file where it will go, and removing it.
 
     :param path: the file to write.
     :param what: how messages name it, e.g. ``--json``.
     :param folder_created: the writer creates a missing folder (with its parents) itself.
-    :raises GpuschedError: for a path that is a folder, a folder that is missing, a file where a
-        folder should be, a place that is not writable, or a name the system refuses (too long).
+    :raises GpuschedError: for an empty path, a path that is a folder, an existing pipe, device or
+        socket, a folder that is missing, a file where a folder should be, a place where no file
+        can be created, or a name the system refuses (too long, a NUL byte).
     """
+    _not_empty(path, what)
     try:
         p = Path(path)
         label = f"{what} '{path}'"
         if p.is_dir():
             raise GpuschedError(f"{label}: is a folder, not a file")
-        parent = p.parent
+        if os.path.lexists(p) and not p.is_file():
+            raise GpuschedError(f"{label}: is not a regular file (a pipe, a device or a socket, or a "
+                                "broken link); give a regular file or a new path")
+        parent = Path(os.path.realpath(p)).parent
         if folder_created and not parent.is_dir():
             check_output_dir(parent, what=what)
             return p
         if not parent.is_dir():
-            found = _first_existing(parent)
+            found = _first_existing(p.parent)
             if found.exists() and not found.is_dir():
                 raise GpuschedError(f"{label}: '{found}' is a file, not a folder")
-            raise GpuschedError(f"{label}: folder '{parent}' does not exist")
+            raise GpuschedError(f"{label}: folder '{p.parent}' does not exist")
         if p.exists() and not os.access(p, os.W_OK):
             raise GpuschedError(f"{label}: the file is not writable")
-        if not p.exists() and not os.access(parent, os.W_OK | os.X_OK):
-            raise GpuschedError(f"{label}: folder '{parent}' is not writable")
+        _probe(parent, label)
         return p
     except (OSError, ValueError) as exc:
         if isinstance(exc, GpuschedError):
@@ -283,13 +374,15 @@ def check_output_file(path: str | Path, *, what: str, folder_created: bool = Fal
 
 
 def check_output_dir(path: str | Path, *, what: str) -> Path:
-    """Check, before any work, that ``path`` is a folder or can be created as one.
+    """Check, before any work, that ``path`` is a folder or can be created as one, by creating a
+    temporary file in it (or in its nearest existing parent) and removing it.
 
     :param path: the folder to write into (created later, with its parents, if missing).
     :param what: how messages name it, e.g. ``--out``.
-    :raises GpuschedError: for a path that is a file or lies under a file, a place that is not
-        writable, or a name the system refuses (too long).
+    :raises GpuschedError: for an empty path, a path that is a file or lies under a file, a place
+        where no file can be created, or a name the system refuses (too long, a NUL byte).
     """
+    _not_empty(path, what)
     try:
         p = Path(path)
         label = f"{what} '{path}'"
@@ -297,10 +390,72 @@ def check_output_dir(path: str | Path, *, what: str) -> Path:
         if found.exists() and not found.is_dir():
             raise GpuschedError(f"{label}: is a file, not a folder" if found == p
                                 else f"{label}: '{found}' is a file, not a folder")
+        if not found.exists():  # a broken link where a folder should be
+            raise GpuschedError(f"{label}: '{found}' is a broken link, not a folder")
         if not os.access(found, os.W_OK | os.X_OK):
             raise GpuschedError(f"{label}: '{found}' is not writable")
+        _probe(found, label)
         return p
     except (OSError, ValueError) as exc:
         if isinstance(exc, GpuschedError):
             raise
         raise _unusable(path, what, exc) from None
+
+
+def check_distinct_outputs(outputs: Sequence[tuple[str, str | Path | None]]) -> None:
+    """Refuse two outputs of one command that name the same file (one would overwrite the other).
+
+    :param outputs: ``(what, path)`` pairs, e.g. ``("--json", "run.json")``; ``None`` paths are
+        skipped.
+    :raises GpuschedError: naming both options and the path.
+    """
+    seen: dict[str, str] = {}
+    for what, path in outputs:
+        if path is None:
+            continue
+        key = os.path.realpath(path)
+        if key in seen:
+            raise GpuschedError(f"{what} '{path}': {seen[key]} writes the same file; give each "
+                                "output its own path")
+        for other_key, other in seen.items():
+            if os.path.exists(key) and os.path.exists(other_key) and os.path.samefile(key, other_key):
+                raise GpuschedError(f"{what} '{path}': {other} writes the same file (a link to it); "
+                                    "give each output its own path")
+        seen[key] = what
+
+
+def write_together(targets: Sequence[str | Path], write: Callable[[list[Path]], None], *,
+                   what: str = "output") -> None:
+    """Write several files all together or not at all.
+
+    ``write`` receives one temporary path per target, beside it (same folder, same suffix), and
+    writes every file; only when it returns are the temporary files moved over their targets
+    (links are followed: the file they point to is replaced). If it fails, the temporary files are
+    removed and every target is left as it was.
+
+    :param targets: the files to write.
+    :param write: writes the files, given their temporary paths in the order of ``targets``.
+    :param what: how a message names the outputs when writing fails.
+    :raises GpuschedError: naming the first target when the system refuses a write (a full disk).
+    """
+    finals = [Path(os.path.realpath(t)) for t in targets]
+    temps: list[Path] = []
+    try:
+        for final in finals:
+            fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.", suffix=f".tmp{final.suffix}",
+                                       dir=final.parent)
+            os.close(fd)
+            temps.append(Path(tmp))
+        write(temps)
+        for tmp in temps:
+            with open(tmp, "rb+") as handle:
+                os.fsync(handle.fileno())
+        for tmp, final in zip(temps, finals, strict=True):
+            os.replace(tmp, final)
+    except OSError as exc:
+        names = ", ".join(f"'{t}'" for t in targets)
+        raise GpuschedError(f"{what} {names}: cannot write ({exc.strerror or type(exc).__name__}); "
+                            "nothing was written") from None
+    finally:
+        for tmp in temps:
+            tmp.unlink(missing_ok=True)

@@ -38,12 +38,22 @@ Presets live in ``assets/scenarios/``. Errors name the file and the key, on one 
 from __future__ import annotations
 
 import functools
+import math
+import typing
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from gpusched.core.cluster import Cluster, NodeGroup
 from gpusched.core.jobs import Job
@@ -82,6 +92,34 @@ from gpusched.workload.synthetic import (
 DEFAULT_MIX = {"training": 0.3, "inference": 0.4, "batch": 0.3}
 
 
+def _shown(value: Any, width: int = 40) -> str:
+    """``repr(value)`` cut to ``width`` characters, for a message that echoes a user's value."""
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _refuse_bool_and_text(what: str):
+    """A before-validator: ``true``/``false`` and quoted numbers are not numbers (pydantic would
+    turn ``true`` into 1 and ``"0.5"`` into 0.5)."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, bool | np.bool_):
+            raise ValueError(f"must be {what}, not true or false (got {value!r})")
+        if isinstance(value, str | bytes):
+            raise ValueError(f"must be {what}, not text (got {_shown(value)})")
+        return value
+
+    return check
+
+
+Number = Annotated[float, BeforeValidator(_refuse_bool_and_text("a number"))]
+"""A number in a user's file: an int or a float, never a boolean or text (finite where the model
+says ``allow_inf_nan=False``). Scenarios, sweep specs, model sidecars and training settings use it."""
+
+Whole = Annotated[int, BeforeValidator(_refuse_bool_and_text("a whole number"))]
+"""A whole number in a user's file (``2.0`` is 2, ``2.5`` is refused), never a boolean or text."""
+
+
 class _Strict(BaseModel):
     # Every number must be finite: .inf and .nan are refused (see gpusched.limits).
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
@@ -91,11 +129,11 @@ class NodeSpec(_Strict):
     """``count`` nodes of ``gpus_per_node`` GPUs of one model."""
 
     gpu_model: str = Field(min_length=1, description="GPU model, e.g. A100-80GB")
-    vram_gb: float = Field(gt=0, le=MAX_VRAM_GB, description="VRAM per GPU (GB)")
-    gpus_per_node: int = Field(gt=0, le=MAX_GPUS_PER_NODE, description="GPUs per node")
-    count: int = Field(1, gt=0, le=MAX_NODES, description="number of such nodes")
-    cpu_milli: float | None = Field(None, gt=0, le=MAX_QUANTITY, description="CPU per node (milli-cores)")
-    memory_mib: float | None = Field(None, gt=0, le=MAX_QUANTITY, description="memory per node (MiB)")
+    vram_gb: Number = Field(gt=0, le=MAX_VRAM_GB, description="VRAM per GPU (GB)")
+    gpus_per_node: Whole = Field(gt=0, le=MAX_GPUS_PER_NODE, description="GPUs per node")
+    count: Whole = Field(1, gt=0, le=MAX_NODES, description="number of such nodes")
+    cpu_milli: Number | None = Field(None, gt=0, le=MAX_QUANTITY, description="CPU per node (milli-cores)")
+    memory_mib: Number | None = Field(None, gt=0, le=MAX_QUANTITY, description="memory per node (MiB)")
 
 
 class ClusterTrace(_Strict):
@@ -103,14 +141,15 @@ class ClusterTrace(_Strict):
 
     nodes: str = Field("openb_node_list_gpu_node", min_length=1,
                        description="node list: a bundled stem or a CSV path")
-    sample_nodes: int | None = Field(None, gt=0, le=MAX_NODES, description="nodes to sample (all if omitted)")
+    sample_nodes: Whole | None = Field(None, gt=0, le=MAX_NODES,
+                                       description="nodes to sample (all if omitted)")
 
 
 class WorkloadTrace(_Strict):
     """Jobs from an openb pod list: creation time -> arrival, deletion - start -> duration."""
 
     pods: str = Field(min_length=1, description="pod list: a bundled stem or a CSV path")
-    time_compression: float = Field(1.0, ge=TIME_COMPRESSION_RANGE[0], le=TIME_COMPRESSION_RANGE[1],
+    time_compression: Number = Field(1.0, ge=TIME_COMPRESSION_RANGE[0], le=TIME_COMPRESSION_RANGE[1],
                                     description="trace seconds per simulated second")
 
 
@@ -142,17 +181,17 @@ class ClusterSpec(_Strict):
 class WorkloadSpec(_Strict):
     """A synthetic workload (see :data:`gpusched.workload.synthetic.JOB_TYPES`)."""
 
-    jobs: int = Field(gt=0, le=MAX_JOBS, description="number of jobs (trace: the first N)")
-    arrival_rate_per_hour: float | None = Field(None, ge=ARRIVAL_RATE_RANGE_PER_HOUR[0],
+    jobs: Whole = Field(gt=0, le=MAX_JOBS, description="number of jobs (trace: the first N)")
+    arrival_rate_per_hour: Number | None = Field(None, ge=ARRIVAL_RATE_RANGE_PER_HOUR[0],
                                                 le=ARRIVAL_RATE_RANGE_PER_HOUR[1],
                                                 description="mean Poisson arrivals per hour")
-    load: float | None = Field(None, ge=LOAD_RANGE[0], le=LOAD_RANGE[1], description=(
+    load: Number | None = Field(None, ge=LOAD_RANGE[0], le=LOAD_RANGE[1], description=(
         "offered GPU demand as a fraction of the cluster's compute capacity, instead of an arrival "
         "rate (see gpusched.workload.synthetic.arrival_rate_for_load)"))
-    mix: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_MIX),
+    mix: dict[str, Number] = Field(default_factory=lambda: dict(DEFAULT_MIX),
                                   description="share of each job type, summing to 1")
-    seed: int = Field(0, ge=0, le=MAX_SEED, description="workload seed (trace: the node-sample seed)")
-    runtime_estimate_error: float | None = Field(None, ge=0, le=MAX_ESTIMATE_ERROR, description=(
+    seed: Whole = Field(0, ge=0, le=MAX_SEED, description="workload seed (trace: the node-sample seed)")
+    runtime_estimate_error: Number | None = Field(None, ge=0, le=MAX_ESTIMATE_ERROR, description=(
         "sigma of the multiplicative log-normal error of the run times declared to the scheduler: "
         "estimate = duration * exp(sigma * Z), Z ~ N(0, 1); absent or 0 declares them exactly"))
     trace: WorkloadTrace | None = None
@@ -161,9 +200,10 @@ class WorkloadSpec(_Strict):
     def _rate_unless_trace(self) -> WorkloadSpec:
         if self.arrival_rate_per_hour is not None and self.load is not None:
             raise ValueError("give either 'arrival_rate_per_hour' or 'load', not both")
-        if self.trace is not None and self.load is not None:
-            raise ValueError("'load' sets the rate of a synthetic workload; a trace has its own "
-                             "arrival times")
+        for key in ("load", "arrival_rate_per_hour"):
+            if self.trace is not None and getattr(self, key) is not None:
+                raise ValueError(f"'{key}' sets the rate of a synthetic workload; a trace has its own "
+                                 "arrival times")
         if self.trace is None and self.arrival_rate_per_hour is None and self.load is None:
             raise ValueError("arrival_rate_per_hour is required unless the jobs come from a "
                              "'trace' (or give 'load', the offered demand)")
@@ -186,12 +226,48 @@ class WorkloadSpec(_Strict):
 class QueueSpec(_Strict):
     """How many queued jobs the scheduler may start."""
 
-    window: int = Field(1, ge=1, le=MAX_WINDOW, description=(
+    window: Whole = Field(1, ge=1, le=MAX_WINDOW, description=(
         "the first N queued jobs, in arrival order, may start; 1 is a strict FIFO queue"))
 
 
 SpeedSpec = Literal["default"] | dict[str, dict[str, float]]
 """``default`` (the shipped table of :mod:`gpusched.core.speed`) or GPU model -> job type -> speed."""
+
+SPEED_JOB_TYPES: tuple[str, ...] = (*JOB_TYPES, "trace")
+"""The job types a speed table's rows may name: the synthetic types and ``trace`` (trace jobs)."""
+
+
+def check_speed_table(speed: Any) -> SpeedSpec | None:
+    """A scenario's ``speed:`` value checked, with one message per way it can be wrong, each
+    naming the GPU model and job type and what was expected. A row may name a GPU model the
+    cluster lacks (tables are shared; :meth:`Scenario.speed_note` says so), but not a job type
+    that does not exist.
+
+    :raises ValueError: naming what is wrong.
+    """
+    if speed is None or speed == "default":
+        return speed
+    if not isinstance(speed, dict):
+        raise ValueError(f"must be 'default' or a table of GPU model -> job type -> speed "
+                         f"(got {_shown(speed)})")
+    for model, row in speed.items():
+        if not isinstance(model, str) or not model.strip():
+            raise ValueError(f"a row must be named by a GPU model (got {_shown(model)})")
+        name = model if len(model) <= 40 else model[:37] + "..."
+        if not isinstance(row, dict):
+            raise ValueError(f"the row of '{name}' must map job types ({', '.join(SPEED_JOB_TYPES)}) "
+                             f"to speeds (got {type(row).__name__})")
+        for job_type, factor in row.items():
+            if job_type not in SPEED_JOB_TYPES:
+                raise ValueError(f"the row of '{name}' names the job type {_shown(job_type)}, which "
+                                 f"does not exist (known: {', '.join(SPEED_JOB_TYPES)})")
+            if isinstance(factor, bool) or not isinstance(factor, int | float):
+                raise ValueError(f"the speed of {job_type} jobs on '{name}' must be a number "
+                                 f"(got {_shown(factor)})")
+            if not (math.isfinite(factor) and SPEED_RANGE[0] <= factor <= SPEED_RANGE[1]):
+                raise ValueError(f"the speed of {job_type} jobs on '{name}' must be between "
+                                 f"{SPEED_RANGE[0]:g} and {SPEED_RANGE[1]:g} (SPEED_RANGE; got {factor!r})")
+    return {model: {t: float(f) for t, f in row.items()} for model, row in speed.items()}
 
 
 class Scenario(_Strict):
@@ -201,23 +277,16 @@ class Scenario(_Strict):
     description: str = ""
     cluster: ClusterSpec
     workload: WorkloadSpec
-    horizon_min: float | None = Field(None, gt=0, le=MAX_HORIZON_MIN, description="end of the run (minutes)")
+    horizon_min: Number | None = Field(None, gt=0, le=MAX_HORIZON_MIN, description="end of the run (minutes)")
     reward: RewardSpec = Field(default_factory=RewardSpec)
-    util_band: tuple[float, float] = (0.6, 0.8)
+    util_band: tuple[Number, Number] = (0.6, 0.8)
     queue: QueueSpec | None = Field(None, description="the queue window (absent: strict FIFO)")
     speed: SpeedSpec | None = Field(None, description="relative GPU speeds (absent: all 1.0)")
 
-    @field_validator("speed")
+    @field_validator("speed", mode="before")
     @classmethod
-    def _check_speed(cls, speed: SpeedSpec | None) -> SpeedSpec | None:
-        if isinstance(speed, dict):
-            for model, row in speed.items():
-                for job_type, factor in row.items():
-                    if not (SPEED_RANGE[0] <= factor <= SPEED_RANGE[1]):
-                        raise ValueError(f"speed of {job_type} jobs on {model} must be between "
-                                         f"{SPEED_RANGE[0]:g} and {SPEED_RANGE[1]:g} (SPEED_RANGE; "
-                                         f"got {factor!r})")
-        return speed
+    def _check_speed(cls, speed: Any) -> SpeedSpec | None:
+        return check_speed_table(speed)
 
     @model_validator(mode="after")
     def _check_band(self) -> Scenario:
@@ -230,6 +299,22 @@ class Scenario(_Strict):
     def window(self) -> int:
         """The queue window (1 without a ``queue`` key)."""
         return 1 if self.queue is None else self.queue.window
+
+    def speed_note(self, cluster: Cluster | None = None) -> str | None:
+        """The one ``note:`` line naming the rows of the scenario's own speed table for GPU models
+        that ``cluster`` (the scenario's own if omitted) does not have, which therefore do nothing
+        (``None`` when every row is used, or for ``speed: default``, the shared shipped table)."""
+        if not isinstance(self.speed, dict):
+            return None
+        cluster = cluster or self.build_cluster()
+        present = set(cluster.gpu_model)
+        unused = [m for m in self.speed if m not in present]
+        if not unused:
+            return None
+        shown = ", ".join(f"'{m[:40]}'" for m in unused[:5]) + (f" and {len(unused) - 5} more"
+                                                               if len(unused) > 5 else "")
+        return (f"note: the speed table names GPU models the cluster does not have, so their rows "
+                f"do nothing: {shown} (the cluster has {', '.join(sorted(present))})")
 
     def speed_table(self) -> dict[str, dict[str, float]] | None:
         """The relative GPU speeds (model -> job type -> speed), or ``None`` (every GPU at 1.0)."""
@@ -331,8 +416,10 @@ class Scenario(_Strict):
         return describe_left_out(left_out_shapes(self.workload.mix, cluster.max_vram_gb_for_gpus()))
 
     def with_overrides(self, **changes: Any) -> Scenario:
-        """A copy with top-level or ``workload.*`` keys changed, re-validated. Setting one of
-        ``workload.load`` and ``workload.arrival_rate_per_hour`` clears the other.
+        """A copy with top-level or nested keys (``workload.load``, ``queue.window``) changed,
+        re-validated. An optional block the scenario leaves out whose keys all have defaults
+        (``queue:``) is started with them for the key. Setting one of ``workload.load`` and
+        ``workload.arrival_rate_per_hour`` clears the other.
 
         :raises ScenarioError: for a key whose parent is not a mapping, or an invalid result.
         """
@@ -342,12 +429,16 @@ class Scenario(_Strict):
             if changes.get(key) is not None and f"workload.{other}" not in changes:
                 data["workload"][other] = None
         for key, value in changes.items():
-            target = data
+            target, model = data, type(self)
             *path, last = key.split(".")
             for part in path:
+                if target.get(part) is None:  # an optional block left out (queue:): start it
+                    block = _default_block(model, part)
+                    if block is not None:
+                        target[part] = block
                 if not isinstance(target.get(part), dict):
                     raise ScenarioError(f"scenario '{self.name}', {key}: no such key to override")
-                target = target[part]
+                target, model = target[part], _block_model(model, part)
             target[last] = value
         return scenario_from_dict(data, source=self.name)
 
@@ -356,6 +447,25 @@ class Scenario(_Strict):
         data = self.model_dump(mode="json", exclude_none=True)
         data["util_band"] = list(self.util_band)
         return yaml.safe_dump(data, sort_keys=False)
+
+
+def _block_model(model: type[BaseModel] | None, key: str) -> type[BaseModel] | None:
+    """The model class of the block ``key`` of ``model`` (``QueueSpec`` for ``queue``), if any."""
+    field = model.model_fields.get(key) if model is not None else None
+    if field is None:
+        return None
+    candidates = typing.get_args(field.annotation) or (field.annotation,)
+    return next((c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)), None)
+
+
+def _default_block(model: type[BaseModel] | None, key: str) -> dict[str, Any] | None:
+    """The block ``key`` of ``model`` with every value at its default (``{"window": 1}`` for
+    ``queue``), or ``None`` if it has no such block or the block has a required key."""
+    block = _block_model(model, key)
+    try:
+        return block().model_dump() if block is not None else None
+    except ValidationError:
+        return None
 
 
 @functools.lru_cache(maxsize=8)
@@ -402,6 +512,8 @@ def _format_error(err: dict) -> str:
         "int_parsing": f"must be a whole number{got}",
         "int_type": f"must be a whole number{got}",
         "int_from_float": f"must be a whole number{got}",
+        "bool_type": f"must be true or false{got}",
+        "bool_parsing": f"must be true or false{got}",
         "string_too_short": "must not be empty",
         "too_short": "must not be empty",
     }

@@ -6,7 +6,9 @@
 - **Jobs:** one per GPU pod. Its share of each GPU is ``gpu_milli / 1000`` of the GPU's compute and of its
   VRAM (``compute == vram_frac``). Arrival = creation time, duration = deletion time minus the time it
   started (``scheduled_time``, or the creation time for pods that never started), both in minutes from the
-  first creation and divided by ``time_compression``. Durations are at least one second of trace time.
+  first creation and divided by ``time_compression``. Durations are at least one second of trace time,
+  and are kept to 6 decimals of a minute: a compression so large that a pod's run time would round to
+  0 minutes is refused, naming the shortest pod and the largest compression that keeps it.
 - **Not silently dropped:** CPU-only pods (``num_gpu == 0``; a simulator job needs a GPU) and pods that no
   node of the sampled cluster could ever host are left out of the jobs and counted in the result.
 """
@@ -85,7 +87,8 @@ def openb_jobs(
     :param pods: the pod list (must have creation and deletion times).
     :param time_compression: trace seconds are divided by this factor (e.g. 60 turns an hour into a minute).
     :param max_jobs: keep only the first ``max_jobs`` jobs by arrival.
-    :raises TraceError: if the file has no times or ``time_compression`` is not positive.
+    :raises TraceError: if the file has no times, ``time_compression`` is not positive, or so large
+        that a kept pod's run time rounds to 0 minutes.
     """
     if not time_compression > 0:
         raise TraceError(f"time compression must be > 0 (got {time_compression})")
@@ -105,6 +108,7 @@ def openb_jobs(
     order = order[np.argsort(arrival_min[order], kind="stable")]
     if max_jobs is not None:
         order = order[:max_jobs]
+    _check_positive_durations(pods, order, duration_min, time_compression)
     jobs = []
     for job_id, i in enumerate(order):
         share = float(pods.gpu_milli[i]) / 1000.0
@@ -112,8 +116,8 @@ def openb_jobs(
             Job(
                 id=job_id,
                 type="trace",
-                arrival_min=round(float(arrival_min[i]), 6),
-                duration_min=round(float(duration_min[i]), 6),
+                arrival_min=round(float(arrival_min[i]), DURATION_DECIMALS),
+                duration_min=round(float(duration_min[i]), DURATION_DECIMALS),
                 gpus=int(pods.num_gpu[i]),
                 vram_gb=0.0,
                 compute=share,
@@ -124,6 +128,32 @@ def openb_jobs(
             )
         )
     return jobs, int((~gpu).sum())
+
+
+DURATION_DECIMALS = 6
+"""Decimals of a minute a trace job's arrival and run time keep."""
+
+
+def _check_positive_durations(pods: OpenbPods, order: np.ndarray, duration_min: np.ndarray,
+                              time_compression: float) -> None:
+    """Refuse a compression that rounds a kept pod's run time to 0 minutes (a job never has a
+    non-positive run time), naming the shortest pod and the largest compression that keeps it.
+
+    :raises TraceError: naming the pod's line and name.
+    """
+    if not len(order):
+        return
+    shortest = int(order[np.argmin(duration_min[order])])
+    if round(float(duration_min[shortest]), DURATION_DECIMALS) > 0:
+        return
+    seconds = float(duration_min[shortest]) * 60.0 * time_compression
+    largest = seconds / 60.0 / 10.0 ** -DURATION_DECIMALS
+    raise TraceError(
+        f"trace '{pods.source}', line {shortest + 2} (pod '{pods.name[shortest][:40]}'): at "
+        f"time_compression {time_compression:g} its run time of {seconds:g} s becomes "
+        f"{seconds / 60.0 / time_compression:.2g} min, which rounds to 0; use a time_compression "
+        f"of at most {largest:.6g}"
+    )
 
 
 def openb_workload(
