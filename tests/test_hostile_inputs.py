@@ -145,17 +145,18 @@ def _outputs_case(kind: str, tmp: Path) -> tuple[list[str], str]:
     return ["--json", json_path, "--jobs-csv", "/proc/gpusched-jobs.csv"], "cannot create a file"
 
 
+OUTPUT_CASES = ["fifo", "/dev/full", "read-only folder (/proc)",
+                *(["read-only folder (chmod)"] if os.geteuid() != 0 else [])]
+"""Outputs that cannot be written. As root, permission bits do not stop a write, so the chmod case
+is collected only for other users; the ``/proc`` case checks the same promise for root (the probe
+creates a file, which fails there even for root)."""
+
+
 @pytest.mark.skipif(not Path("/proc").is_dir() or not hasattr(os, "mkfifo"), reason="needs Linux")
-@pytest.mark.parametrize("kind", ["fifo", "/dev/full", "read-only folder (/proc)",
-                                  "read-only folder (chmod)"])
+@pytest.mark.parametrize("kind", OUTPUT_CASES)
 def test_outputs_that_cannot_be_written_exit_2_without_hanging_or_partial_files(kind, tmp_path):
     """Each is refused in one line, exit code 2, before the run (so at once, and a pipe with no
-    reader never blocks it), and nothing is written: not the other output, not a temporary file.
-
-    As root, permission bits do not stop a write, so the chmod case only runs for other users; the
-    ``/proc`` case checks the same promise for root (the probe creates a file, which fails there)."""
-    if kind == "read-only folder (chmod)" and os.geteuid() == 0:
-        pytest.skip("root writes into a chmod 555 folder; the /proc case covers root")
+    reader never blocks it), and nothing is written: not the other output, not a temporary file."""
     extra, needle = _outputs_case(kind, tmp_path)
     before = sorted(p.name for p in tmp_path.rglob("*"))
     out = subprocess.run(
