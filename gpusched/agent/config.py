@@ -149,6 +149,10 @@ class TrainConfig:
     """Where labelling episodes run: ``local`` (process pool) or ``ray``."""
     label_workers: Annotated[Whole, Field(ge=1, le=MAX_WORKERS)] = 1
     """Local processes (or Ray CPUs of a local Ray instance) for labelling."""
+    input_driven_baseline: StrictBool = False
+    """PPO's advantages by Decima's input-driven baseline (:mod:`gpusched.agent.baseline`): the
+    environments of a rollout batch share their input, and each step is compared with the mean
+    return of the others at the same simulated time."""
     keep_best: StrictBool = False
     """Save the weights that scored best on ``eval_seeds`` (the warm start, an evaluation during
     PPO, or the final weights) instead of the final ones; the sidecar's ``selected`` says which."""

@@ -26,6 +26,7 @@ from sb3_contrib.common.maskable.evaluation import evaluate_policy
 from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
 from stable_baselines3.common.vec_env import DummyVecEnv
 
+from gpusched.agent.baseline import InputDrivenBaseline
 from gpusched.agent.config import TrainConfig
 from gpusched.agent.episodes import (
     make_eval_env,
@@ -269,6 +270,7 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
         evaluation.best_mean_reward = _eval_reward(model, config)
         keep_best.keep(model.policy, 0)
     all_callbacks: list[BaseCallback] = [
+        *([InputDrivenBaseline(config.seed, config.gamma)] if config.input_driven_baseline else []),
         evaluation,
         CheckpointCallback(save_freq=max(config.checkpoint_freq // config.n_envs, 1),
                            save_path=str(run_dir / "checkpoints"), name_prefix="ppo"),
