@@ -67,3 +67,31 @@ def test_replay_lists_every_decision_and_filters_the_out_of_order_ones():
     at.toggle(key="decisions_unusual").set_value(True).run()
     assert_clean(at)
     assert len(at.dataframe[-1].value) == out_of_order + int((table["decision"] == "hold").sum())
+
+
+def test_replay_shows_each_runs_speed_loss_and_each_starts_speed_on_the_fleet():
+    """On a cluster with GPU speeds, the Gantt chart hatches the part of each run beyond its ideal
+    run time, and the decisions table gives the chosen gang's speed beside the best speed."""
+    from gpusched.experiment.runner import run_policy
+    from gpusched.figures.replay import SPEED_LOSS_LEGEND
+    from gpusched.workload.scenario import load_scenario
+
+    scenario = load_scenario("fleet-16gpu").with_overrides(**{"workload.jobs": 60})
+    at = open_page("views/replay.py")
+    at.session_state["scenario_yaml"] = scenario.to_yaml()
+    at.run()
+    at.selectbox(key="replay_policy").set_value("best_fit").run()
+    assert_clean(at)
+    gantt = next(spec for spec in plotly_specs(at) if "Jobs on each GPU" in spec["layout"]["title"]["text"])
+    hatched = [t for t in gantt["data"] if t.get("name") == SPEED_LOSS_LEGEND]
+    jobs = run_policy(scenario, "best_fit").jobs
+    slowed = int(((jobs["run_min"] - jobs["ideal_run_min"]) > 1e-6).sum())
+    assert hatched and slowed > 0
+    # one hatched bar per GPU of every slowed job
+    lost = jobs[(jobs["run_min"] - jobs["ideal_run_min"]) > 1e-6]
+    assert len(hatched[0]["x"]) == int(lost["gpus"].sum())
+    table = at.dataframe[-1].value
+    assert {"speed", "best_speed"} <= set(table.columns)
+    starts = table[table["decision"] == "start"]
+    assert (starts["speed"] <= starts["best_speed"] + 1e-9).all()
+    assert (starts["speed"] < starts["best_speed"]).any()
