@@ -40,8 +40,7 @@ def one_run(task: tuple[str, str, int]) -> dict:
     scenario, policy, seed = task
     started = time.perf_counter()
     metrics = run_policy(load_scenario(scenario), policy, seed=seed).metrics
-    return {"policy": policy, "seed": seed, "seconds": time.perf_counter() - started,
-            **{k: metrics[k] for k in METRICS}}
+    return {"policy": policy, "seed": seed, "seconds": time.perf_counter() - started, **metrics}
 
 
 def main() -> None:
@@ -72,8 +71,9 @@ def main() -> None:
         print(f"\n{PLANNER} - {best}, {r.metric}: {r.diff:+.2f} [{r.low:+.2f}, {r.high:+.2f}] "
               f"({100 * r.diff / r.baseline_mean:+.1f} %), won/tied/lost {r.wins}/{r.ties}/{r.losses}")
     if args.json:
+        kept = runs[["policy", "seed", "seconds", *METRICS]]
         Path(args.json).write_text(json.dumps({"scenario": args.scenario, "best_heuristic": best,
-                                               "runs": runs.to_dict("records")}) + "\n", encoding="utf-8")
+                                               "runs": kept.to_dict("records")}) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
