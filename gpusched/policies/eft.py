@@ -31,6 +31,11 @@ its job starts; a job that can start now and finish no later than its reservatio
 at once. A reservation whose start has passed without the job starting (a running job outlived
 its declared run time) is planned again.
 
+A node that is down (failed, not yet repaired) is left out of every plan, as its repair time is
+not known; a reservation on a node that fails is planned again; a job whose every possible node is
+down holds no reservation until one is repaired. A job that stopped before is planned with its
+restore and its declared remaining work.
+
 Without a speed table every gang finishes a job at the same time once it starts, so EFT starts the
 job now wherever it fits, by Best-Fit's choice, and ``fcfs+eft`` is ``fcfs+best_fit`` exactly.
 """
@@ -77,11 +82,12 @@ def _held_mask(sim: Simulator, gpus: tuple[int, ...]) -> np.ndarray:
 
 
 def _run_min(sim: Simulator, idx: int, job: Job) -> np.ndarray:
-    """The job's declared run time on each GPU (minutes)."""
-    declared = float(sim.declared_min[idx])
+    """The job's declared run time on each GPU (minutes): its declared remaining work there, after
+    its restore if it stopped before."""
+    declared, restore = sim.declared_left_min(idx), sim.resume_cost_min(idx)
     if sim.speeds is None:
-        return np.full(sim.cluster.n_gpus, declared)
-    return declared / sim.speeds.row(job.type)
+        return np.full(sim.cluster.n_gpus, restore + declared)
+    return restore + declared / sim.speeds.row(job.type)
 
 
 def _blocked_now(held: Sequence[Plan], now: float, run: np.ndarray) -> np.ndarray:
@@ -135,14 +141,18 @@ def earliest_finish(sim: Simulator, idx: int, held: Sequence[Plan] = ()) -> Plan
     node_run = {int(n): float(run[first_gpu[n]]) for n in np.unique(cluster.gpu_node[ever])}
     node_run = {n: r for n, r in node_run.items() if now + r < best_finish - EPS}
     if not node_run:
+        if now_plan is None:  # every node that could hold it is down
+            return Plan(float("inf"), float("inf"), (), np.zeros(cluster.n_gpus, dtype=bool))
         return now_plan
     fastest = min(node_run.values())
     need = state.vram_need_gb(job)
     need_of = need.tolist() if isinstance(need, np.ndarray) else [float(need)] * cluster.n_gpus
     vram_free = state.vram_free_gb.tolist()
     compute_free = state.compute_free.tolist()
-    allowed = (cluster.spec_mask(job.gpu_spec) if job.gpu_spec
-               else np.ones(cluster.n_gpus, dtype=bool)).tolist()
+    allowed = cluster.spec_mask(job.gpu_spec) if job.gpu_spec else np.ones(cluster.n_gpus, dtype=bool)
+    if state.down is not None:  # a down node's repair time is not known: plan without it
+        allowed = allowed & ~state.down
+    allowed = allowed.tolist()
     gpu_node = cluster.gpu_node.tolist()
     limited = bool(cluster.has_node_limits and (job.cpu_milli or job.memory_mib))
     cpu_left = (cluster.node_cpu_milli - state.node_cpu_used).tolist()
@@ -209,8 +219,8 @@ def earliest_finish(sim: Simulator, idx: int, held: Sequence[Plan] = ()) -> Plan
             if gpus:
                 best_finish = t + r
                 best = Plan(t, best_finish, gpus, _held_mask(sim, gpus))
-    if best is None:  # unreachable for a job some node could ever hold
-        raise RuntimeError(f"job {job.id} fits on no gang even once every running job has ended")
+    if best is None:  # every node that could hold it is down: no plan until one is repaired
+        return Plan(float("inf"), float("inf"), (), np.zeros(cluster.n_gpus, dtype=bool))
     return best
 
 
@@ -271,6 +281,9 @@ class EarliestFinishQueue:
             idx = window[slot]
             others = [p for j, p in held.items() if j != idx]
             mine = held.get(idx)
+            if mine is not None and sim.state.down is not None and (mine.held & sim.state.down).any():
+                del held[idx]  # a node it reserved has failed: plan again
+                mine = None
             if mine is not None:
                 plan = start_now(sim, idx, others)
                 if plan is not None and plan.finish_min <= mine.finish_min + EPS:
@@ -282,7 +295,7 @@ class EarliestFinishQueue:
             plan = earliest_finish(sim, idx, others)
             if plan.start_min <= now + EPS:
                 return slot, plan.gpus
-            if self._may_reserve(slot):
+            if self._may_reserve(slot) and plan.start_min < float("inf"):
                 held[idx] = plan
                 self.promised.setdefault(idx, plan.start_min)
             if self.order == "fcfs":
