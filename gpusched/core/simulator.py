@@ -8,8 +8,9 @@ every decision point the simulator asks the policy for a window slot and a place
   node (see the gang rule in :mod:`gpusched.core.cluster`); a tuple of GPU indices names the whole
   gang; placing does not advance time; a job started ahead of an earlier arrival that still
   waits is *backfilled*;
-- HOLD leaves the queue as it is and advances the clock to the next event (an arrival or a
-  completion). A GPU where the job does not fit counts as a HOLD and is recorded as a
+- HOLD leaves the queue as it is and advances the clock to the next event (an arrival, a
+  completion, a node failure or repair, or a time a policy asked to decide again,
+  :meth:`Simulator.request_wakeup`). A GPU where the job does not fit counts as a HOLD and is recorded as a
   *misroute*, with its cause (:meth:`~gpusched.core.cluster.ClusterState.misroute_cause`:
   ``capacity``, ``occupied`` or ``gang``).
 
@@ -287,8 +288,11 @@ class Simulator:
         self.misroutes: list[tuple[float, int, int, str]] = []  # (time, job, gpu, cause)
         self.decisions = 0
         # Failures, preemptions and resumptions (see the module docstring).
-        self._failures = (None if self.failures is None else
-                          NodeFailures(self.cluster.n_nodes, self.failures, self.failure_seed, self.time_min))
+        self.failure_process = (None if self.failures is None else
+                                NodeFailures(self.cluster.n_nodes, self.failures, self.failure_seed,
+                                             self.time_min))
+        """The node failures and repairs still to come (``None`` without failures)."""
+        self._wakeups: list[float] = []
         self.lives: JobLives | None = None
         """Per-job record of stops and resumptions (``None`` until a job first stops)."""
         self.node_failures = 0
@@ -338,7 +342,9 @@ class Simulator:
         twin.holds = list(self.holds)
         twin.misroutes = list(self.misroutes)
         # A fork that knows only what a scheduler knows foresees no failure and no repair.
-        twin._failures = None if self._failures is None or arrived_only else self._failures.copy()
+        twin.failure_process = (None if self.failure_process is None or arrived_only
+                                else self.failure_process.copy())
+        twin._wakeups = list(self._wakeups)
         twin.lives = None if self.lives is None else self.lives.copy(k)
         twin.stops = [e for e in self.stops if e[1] < k]
         twin.resumes = [e for e in self.resumes if e[1] < k]
@@ -486,17 +492,25 @@ class Simulator:
         t_arr = self.jobs[self._next_arrival].arrival_min if self.arrivals_left else None
         t_end = self._running[0][0] if self._running else None
         t = t_end if t_arr is None else (t_arr if t_end is None else min(t_arr, t_end))
-        if self._failures is not None and (t is not None or self.queue):
-            t_node = self._failures.next_min()
+        if self.failure_process is not None and (t is not None or self.queue):
+            t_node = self.failure_process.next_min()
             t = t_node if t is None else min(t, t_node)
+        if self._wakeups and (t is not None or self.queue):
+            t = self._wakeups[0] if t is None else min(t, self._wakeups[0])
         return t
+
+    def request_wakeup(self, t_min: float) -> None:
+        """Make ``t_min`` a decision point (if it is later than now): a policy that will want to
+        act then, with nothing else happening (a job that becomes preemptible), asks for it."""
+        if t_min > self.time_min and math.isfinite(t_min) and t_min not in self._wakeups:
+            heapq.heappush(self._wakeups, float(t_min))
 
     def hold_would_dead_stall(self) -> bool:
         """Whether holding now would end the run (nothing running, no arrival left, and no node
         waiting for its repair)."""
-        if self._running or self.arrivals_left:
+        if self._running or self.arrivals_left or self._wakeups:
             return False
-        return self._failures is None or self.state.down is None
+        return self.failure_process is None or self.state.down is None
 
     # ------------------------------------------------------------------ driving
     def run(self, policy) -> Result:
@@ -649,7 +663,10 @@ class Simulator:
         if completed:
             self.jobs_completed += completed
             self.total_reward += reward_for(self.reward_spec, completed, 0.0, 0.0, 0.0)
-        failures = self._failures
+        wakeups = self._wakeups
+        while wakeups and wakeups[0] <= t:
+            heapq.heappop(wakeups)
+        failures = self.failure_process
         if failures is not None:
             while failures.next_min() <= t:
                 _, kind, node = failures.pop()

@@ -81,39 +81,64 @@ class _Keys:
 
 def preemption_for(sim: Simulator, order: str, keys: _Keys | None = None) -> int | None:
     """The running job (arrival index) the preemptive ``order`` stops now, or ``None`` (see the
-    module docstring)."""
+    module docstring). When the best-ranked waiting job fits nowhere and no preemption helps now,
+    it asks the simulator to decide again when the next running job becomes preemptible (or, for
+    ``las``, crosses a queue threshold)."""
     running = sim.running_indices()
     if not running:
         return None
+    window = sim.window_indices()
+    ranked = ranked_slots(order, sim, window)
+    state, jobs = sim.state, sim.jobs
+    if not ranked or state.fits_somewhere(jobs[window[ranked[0]]]):
+        return None  # the best-ranked job starts now, without a preemption
     keys = keys or _Keys(order, sim)
     idx = np.array(running, dtype=np.int64)
     restore = 0.0 if sim.lives is None else sim.lives.restore_min[idx]
-    may = sim.time_min - sim.start_min[idx] - restore >= sim.preemption_min_run_min - EPS
-    if not may.any():
-        return None
-    idx = idx[may]
-    run_key = keys.running(idx)
-    worst = float(run_key.max())
-    window = sim.window_indices()
-    state, jobs = sim.state, sim.jobs
-    for slot in ranked_slots(order, sim, window):
-        job_idx = window[slot]
-        key = keys.waiting(job_idx)
-        if key >= worst:
-            return None  # every later job ranks no better
-        job = jobs[job_idx]
-        if state.fits_somewhere(job):
-            return None  # it starts now, without a preemption
-        below = run_key > key
-        victims = _victims(sim, job, idx[below].tolist(), run_key[below].tolist())
-        if victims:
-            return victims[0]
+    ready = sim.start_min[idx] + restore + sim.preemption_min_run_min
+    may = ready <= sim.time_min + EPS
+    if may.any():
+        ok, run_key = idx[may], keys.running(idx[may])
+        worst = float(run_key.max())
+        for slot in ranked:
+            job_idx = window[slot]
+            key = keys.waiting(job_idx)
+            if key >= worst:
+                break  # every later job ranks no better
+            job = jobs[job_idx]
+            if state.fits_somewhere(job):
+                return None  # it starts now, without a preemption
+            below = run_key > key
+            victims = _victims(sim, job, ok[below].tolist(), run_key[below].tolist())
+            if victims:
+                return victims[0]
+    _wake_for_next_chance(sim, keys, idx, ready, may)
     return None
+
+
+def _wake_for_next_chance(sim: Simulator, keys: _Keys, idx: np.ndarray, ready: np.ndarray,
+                          may: np.ndarray) -> None:
+    """Ask to decide again when a running job next becomes preemptible, or (``las``) moves to a
+    later queue: nothing else may happen then."""
+    times = ready[~may]
+    if keys.order == "las":
+        held = sim.time_min - sim.start_min[idx]
+        if sim.lives is not None:
+            held = held + sim.lives.held_min[idx]
+        gpus = keys.gpus[idx]
+        attained = held * gpus
+        nxt = np.asarray(LAS_THRESHOLDS_GPU_MIN)[np.minimum(las_queue(attained),
+                                                             len(LAS_THRESHOLDS_GPU_MIN) - 1)]
+        crossing = np.where(attained < nxt, sim.time_min + (nxt - attained) / gpus, np.inf)
+        times = np.concatenate([times, crossing])
+    if times.size:
+        sim.request_wakeup(float(times.min()))
 
 
 def _victims(sim: Simulator, job: Job, candidates: Sequence[int], cand_keys: Sequence[float]) -> list[int]:
     """The fewest candidates, worst-ranked first and on one node, whose stop would let ``job``
-    fit there (ties: the lowest node); empty when no node would do."""
+    fit there (ties: the node whose best-ranked victim ranks worst, so that a victim is less
+    likely to outrank a job still running; then the lowest node); empty when no node would do."""
     state, cluster = sim.state, sim.cluster
     ever = cluster.empty_fit_mask(job)
     if state.down is not None:
@@ -126,6 +151,7 @@ def _victims(sim: Simulator, job: Job, candidates: Sequence[int], cand_keys: Seq
             by_node.setdefault(int(gpu_node[g]), []).append((k, i))
     need = state.vram_need_gb(job)
     best: list[int] = []
+    best_rank = (0, 0.0)
     for node in sorted(by_node):
         lo, hi = int(first_gpu[node]), int(first_gpu[node] + size[node])
         vram = state.vram_free_gb[lo:hi].copy()
@@ -134,8 +160,8 @@ def _victims(sim: Simulator, job: Job, candidates: Sequence[int], cand_keys: Seq
         cpu = cluster.node_cpu_milli[node] - state.node_cpu_used[node]
         mem = cluster.node_memory_mib[node] - state.node_memory_used[node]
         stops: list[int] = []
-        for _, i in sorted(by_node[node], key=lambda e: (-e[0], -e[1])):  # worst first, latest arrival
-            if best and len(stops) + 1 >= len(best):
+        for k, i in sorted(by_node[node], key=lambda e: (-e[0], -e[1])):  # worst first, latest arrival
+            if best and len(stops) + 1 > len(best):
                 break
             victim = sim.jobs[i]
             for g in sim.job_gpus[i]:
@@ -147,7 +173,9 @@ def _victims(sim: Simulator, job: Job, candidates: Sequence[int], cand_keys: Seq
             fits = (vram >= need_here - EPS) & (compute >= job.compute - EPS)
             if (int(fits.sum()) >= job.gpus and job.cpu_milli <= cpu + EPS
                     and job.memory_mib <= mem + EPS):
-                best = stops
+                rank = (len(stops), -k)  # k: the key of the last (best-ranked) stop
+                if not best or rank < best_rank:
+                    best, best_rank = stops, rank
                 break
     return best
 
