@@ -32,9 +32,9 @@ at once. A reservation whose start has passed without the job starting (a runnin
 its declared run time) is planned again.
 
 A node that is down (failed, not yet repaired) is left out of every plan, as its repair time is
-not known; a reservation on a node that fails is planned again; a job whose every possible node is
-down holds no reservation until one is repaired. A job that stopped before is planned with its
-restore and its declared remaining work.
+not known; every reservation is planned again after a node failure, a repair or a preemption; a
+job whose every possible node is down holds no reservation until one is repaired. A job that
+stopped before is planned with its restore and its declared remaining work.
 
 Without a speed table every gang finishes a job at the same time once it starts, so EFT starts the
 job now wherever it fits, by Best-Fit's choice, and ``fcfs+eft`` is ``fcfs+best_fit`` exactly.
@@ -265,16 +265,21 @@ class EarliestFinishQueue:
         self.name = name
         self.held: dict[int, Plan] = {}
         self.promised: dict[int, float] = {}
+        self._disruptions = 0
 
     def bind(self, sim: Simulator) -> None:
         """Start a run: no reservations yet."""
         self.held = {}
         self.promised = {}
+        self._disruptions = sim.disruptions
 
     def _may_reserve(self, slot: int) -> bool:
         return self.order != "fcfs" and (self.order != "easy" or slot == 0)
 
     def decide(self, sim: Simulator) -> tuple[int, Action]:
+        if sim.disruptions != self._disruptions:  # a failure, repair or preemption: plan again
+            self.held.clear()
+            self._disruptions = sim.disruptions
         now, held = sim.time_min, self.held
         window = sim.window_indices()
         for slot in ranked_slots(self.order, sim, window):

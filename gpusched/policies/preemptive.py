@@ -109,7 +109,9 @@ def preemption_for(sim: Simulator, order: str, keys: _Keys | None = None) -> int
             if state.fits_somewhere(job):
                 return None  # it starts now, without a preemption
             below = run_key > key
-            victims = _victims(sim, job, ok[below].tolist(), run_key[below].tolist())
+            # A victim goes back to the queue at its arrival position: the job must stay in the window.
+            budget = sim.window - 1 - slot
+            victims = _victims(sim, job, ok[below].tolist(), run_key[below].tolist(), job_idx, budget)
             if victims:
                 return victims[0]
     _wake_for_next_chance(sim, keys, idx, ready, may)
@@ -135,10 +137,14 @@ def _wake_for_next_chance(sim: Simulator, keys: _Keys, idx: np.ndarray, ready: n
         sim.request_wakeup(float(times.min()))
 
 
-def _victims(sim: Simulator, job: Job, candidates: Sequence[int], cand_keys: Sequence[float]) -> list[int]:
+def _victims(sim: Simulator, job: Job, candidates: Sequence[int], cand_keys: Sequence[float], job_idx: int,
+             budget: int) -> list[int]:
     """The fewest candidates, worst-ranked first and on one node, whose stop would let ``job``
-    fit there (ties: the node whose best-ranked victim ranks worst, so that a victim is less
-    likely to outrank a job still running; then the lowest node); empty when no node would do."""
+    (arrival index ``job_idx``) fit there (ties: the node whose best-ranked victim ranks worst, so
+    that a victim is less likely to outrank a job still running; then the lowest node); empty when
+    no node would do. At most ``budget`` of them may have arrived before the job: each of those goes
+    back to the queue ahead of it and pushes it one slot further from the head, and it must stay
+    in the window."""
     state, cluster = sim.state, sim.cluster
     ever = cluster.empty_fit_mask(job)
     if state.down is not None:
@@ -160,9 +166,14 @@ def _victims(sim: Simulator, job: Job, candidates: Sequence[int], cand_keys: Seq
         cpu = cluster.node_cpu_milli[node] - state.node_cpu_used[node]
         mem = cluster.node_memory_mib[node] - state.node_memory_used[node]
         stops: list[int] = []
+        earlier = 0
         for k, i in sorted(by_node[node], key=lambda e: (-e[0], -e[1])):  # worst first, latest arrival
             if best and len(stops) + 1 > len(best):
                 break
+            if i < job_idx:
+                if earlier >= budget:
+                    continue
+                earlier += 1
             victim = sim.jobs[i]
             for g in sim.job_gpus[i]:
                 vram[g - lo] += victim.vram_gb + victim.vram_frac * float(cluster.gpu_vram_gb[g])
