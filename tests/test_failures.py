@@ -239,3 +239,33 @@ def test_a_fork_copies_the_failure_process_and_the_stops():
             s.step(action, slot)
     assert sim.metrics() == twin.metrics()
     assert sim.stops == twin.stops and sim.node_events == twin.node_events
+
+
+# ---------------------------------------------------------------------------- the environment
+@pytest.mark.parametrize("obs_version", [1, 3])
+def test_the_environment_runs_failure_scenarios_and_masks_down_gpus(obs_version):
+    from gpusched.env.env import GPUSchedulerEnv
+
+    scenario = load_scenario("fleet-16gpu-failures").with_overrides(**{"workload.jobs": 150})
+    env = GPUSchedulerEnv(scenario, obs_version=obs_version)
+    env.reset(seed=0, options={"workload_seed": 3})
+    rng = np.random.default_rng(0)
+    n, saw_down, done = env.sim.cluster.n_gpus, False, False
+    total, info = 0.0, {}
+    while not done:
+        mask = env.action_masks()
+        down = env.sim.gpu_down()
+        if down.any():
+            saw_down = True
+            grid = mask[:-1].reshape(-1, env.max_gpus)[:, :n]
+            assert not grid[:, down].any()  # no action places a job on a GPU that is down
+        action = int(rng.choice(np.flatnonzero(mask)))
+        _, reward, terminated, truncated, info = env.step(action)
+        total += reward
+        done = terminated or truncated
+    assert saw_down and info["end_reason"] == "completed"
+    m = info["metrics"]
+    assert m["node_failures"] > 0 and m["jobs_interrupted"] > 0 and m["lost_gpu_hours"] > 0
+    assert total == pytest.approx(m["total_reward"])
+    direct = make_simulator(scenario, 3)
+    assert direct.failure_seed == env.sim.failure_seed  # the same faults as the command line's run
