@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from gpusched import Comparison, Result, Scenario, compare, load_scenario, run_policy
+from gpusched.core.failures import KOKOLIS_RATE
 from gpusched.dashboard.background import BackgroundRuns
 from gpusched.dashboard.headline import HEADLINE_SEEDS, best_heuristic, headline_heuristics
 from gpusched.dashboard.policies import dashboard_policies
@@ -23,11 +24,13 @@ from gpusched.experiment.stall import (
     idle_steps,
 )
 from gpusched.figures import (
+    FAILURE_BAR_METRICS,
     arrivals_figure,
     conditions_heatmap_figure,
     duration_figure,
     gantt_figure,
     gpus_figure,
+    has_disruptions,
     metric_bars_figure,
     misroute_causes_figure,
     replay_figure,
@@ -143,6 +146,14 @@ def cached_compare_figures(scenario_yaml: str, policies: tuple[str, ...], seeds:
     comparison = cached_compare(scenario_yaml, policies, seeds)
     return (metric_bars_figure(comparison), wait_cdf_figure(comparison),
             util_over_time_figure(comparison, seed=util_seed))
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def cached_failure_bars(scenario_yaml: str, policies: tuple[str, ...],
+                        seeds: tuple[int, ...]) -> go.Figure | None:
+    """The bars of failures and preemption of a comparison, or ``None`` when it has neither."""
+    comparison = cached_compare(scenario_yaml, policies, seeds)
+    return metric_bars_figure(comparison, FAILURE_BAR_METRICS) if has_disruptions(comparison) else None
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -269,9 +280,27 @@ def page_header(title: str, what: str) -> None:
 
 
 def scenario_badge(scenario: Scenario) -> None:
-    """One line naming the scenario a page runs on."""
+    """One line naming the scenario a page runs on (and its failure rate, when nodes fail)."""
     st.markdown(f"Scenario **`{scenario.name}`** · {scenario.summary()} — change it on "
                 "*Cluster & workload*.")
+    note = failure_note(scenario)
+    if note:
+        st.caption(note)
+
+
+def failure_note(scenario: Scenario) -> str | None:
+    """One line on the scenario's node failures, against the rate Kokolis et al. measured."""
+    f = scenario.failures
+    if f is None or f.node_failures_per_1000_node_days == 0:
+        return None
+    rate = f.node_failures_per_1000_node_days
+    ckpt = scenario.checkpoint
+    saves = (f"{', '.join(ckpt.types)} jobs checkpoint every {ckpt.interval_min:g} min of progress and "
+             f"a resumed job restores for {ckpt.restore_min:g} min" if ckpt is not None
+             else "no job checkpoints")
+    return (f"Nodes fail {rate:g} times per 1,000 node-days: {rate / KOKOLIS_RATE:.3g}× the rate measured "
+            f"by Kokolis et al. ({KOKOLIS_RATE:g}); repairs take {f.repair_min.median:g} min (median), "
+            f"{f.repair_min.mean:g} min (mean); {saves}.")
 
 
 def show_chart(fig: go.Figure, key: str | None = None) -> None:

@@ -1,8 +1,11 @@
 """Simulator speed: decisions per second and wall time for First-Fit and Best-Fit on a FIFO queue,
-for EASY backfilling over Best-Fit on a queue window of 16, and for EASY with earliest finish
+for EASY backfilling over Best-Fit on a queue window of 16, for EASY with earliest finish
 time (``easy+eft``) on a window of 16 with the shipped GPU speeds at an offered load of 0.3
 (targets: 8 GPUs x 250 jobs in
-100 ms; 1,024 GPUs x 100,000 jobs in 20 s and 1 GB).
+100 ms; 1,024 GPUs x 100,000 jobs in 20 s and 1 GB), for EASY over Best-Fit with node failures at
+the rate Kokolis et al. measured (6.5 per 1,000 node-days; training jobs checkpoint hourly, a
+5-minute restore), and for the preemptive ``srtf+best_fit`` on a window of 16 with the same
+checkpoints (targets: 1,024 GPUs x 100,000 jobs in 20 s each).
 
 Cases: 8 GPUs x 250 jobs, 64 GPUs x 10,000 jobs, 1,024 GPUs x 100,000 jobs. Prints the peak
 resident memory of the largest cases. Run: ``python benchmarks/bench_sim.py [--quick]``.
@@ -26,11 +29,17 @@ SPEED_LOAD = 0.3
 """Offered load of the cases with GPU speeds (fleet-16gpu's): phase1-8gpu's arrival rate would
 overload a cluster whose T4s run training at a fifth of the reference speed."""
 
+FAILURES = {"node_failures_per_1000_node_days": 6.5}
+"""The measured rate of Kokolis et al. (HPCA 2025), with the default log-normal repairs."""
 
-def scaled_scenario(n_gpus: int, n_jobs: int, speeds: bool = False):
+CHECKPOINT = {"interval_min": 60, "types": ["training"], "restore_min": 5}
+
+
+def scaled_scenario(n_gpus: int, n_jobs: int, speeds: bool = False, failures: bool = False):
     """phase1-8gpu's node mix repeated to ``n_gpus`` GPUs, with the arrival rate scaled so the
-    load per GPU matches phase1-8gpu; with ``speeds``, the shipped speed table and an offered load
-    of :data:`SPEED_LOAD`."""
+    load per GPU matches phase1-8gpu (with ``speeds``, the shipped speed table and an offered load
+    of :data:`SPEED_LOAD`; with ``failures``, node failures at the measured rate and hourly
+    checkpoints)."""
     base = load_scenario("phase1-8gpu")
     copies = max(1, n_gpus // base.n_gpus)
     nodes = [dict(n.model_dump(exclude_none=True), count=n.count * copies)
@@ -39,37 +48,42 @@ def scaled_scenario(n_gpus: int, n_jobs: int, speeds: bool = False):
     arrivals = {"load": SPEED_LOAD} if speeds else {"arrival_rate_per_hour": rate}
     return scenario_from_dict({"name": f"bench-{n_gpus}", "cluster": {"nodes": nodes},
                                "workload": {"jobs": n_jobs, **arrivals, "mix": MIX, "seed": 0},
-                               **({"speed": "default"} if speeds else {})})
+                               **({"speed": "default"} if speeds else {}),
+                               **({"failures": FAILURES, "checkpoint": CHECKPOINT} if failures else {})})
 
 
-CASES: tuple[tuple[str, int, bool], ...] = (("first_fit", 1, False), ("best_fit", 1, False),
-                                            ("easy+best_fit", 16, False), ("easy+eft", 16, True))
-"""(policy, queue window, with the shipped speed table) of every case."""
+CASES: tuple[tuple[str, int, bool, bool], ...] = (
+    ("first_fit", 1, False, False), ("best_fit", 1, False, False), ("easy+best_fit", 16, False, False),
+    ("easy+eft", 16, True, False), ("easy+best_fit", 16, False, True), ("srtf+best_fit", 16, False, True))
+"""(policy, queue window, with the shipped speed table, with failures and checkpoints) of every
+case."""
 
 
-def bench(n_gpus: int, n_jobs: int, policy: str, repeats: int, window: int = 1, speeds: bool = False):
+def bench(n_gpus: int, n_jobs: int, policy: str, repeats: int, window: int = 1, speeds: bool = False,
+          failures: bool = False):
     """Best wall time (s) over ``repeats`` runs: building the simulator, running, and packaging
     the result (metrics, jobs table, timeline)."""
-    scenario = scaled_scenario(n_gpus, n_jobs, speeds)
+    scenario = scaled_scenario(n_gpus, n_jobs, speeds, failures)
     cluster = scenario.build_cluster()
     jobs = scenario.jobs(cluster=cluster)
     table = scenario.gpu_speeds(cluster)
     best = float("inf")
     for _ in range(repeats):
         t0 = time.perf_counter()
-        sim = Simulator(cluster, jobs, reward=scenario.reward, window=window, speeds=table)
+        sim = Simulator(cluster, jobs, reward=scenario.reward, window=window, speeds=table,
+                        **scenario.simulator_options())
         result = sim.run(get_policy(policy))
         best = min(best, time.perf_counter() - t0)
-    return cluster.n_gpus, sim.decisions, best, result.metrics["avg_wait_min"]
+    return cluster.n_gpus, sim.decisions, best, result.metrics
 
 
 def peak_rss_mib(n_gpus: int, n_jobs: int, policy: str, window: int = 1,
-                 speeds: bool = False) -> tuple[float, float]:
+                 speeds: bool = False, failures: bool = False) -> tuple[float, float]:
     """Peak resident memory (MiB) of a fresh process after its imports, and after it built and
     ran one case (the interpreter and imported libraries included)."""
     code = ("import resource, sys; sys.path.insert(0, 'benchmarks'); import bench_sim; "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss); "
-            f"bench_sim.bench({n_gpus}, {n_jobs}, '{policy}', 1, {window}, {speeds}); "
+            f"bench_sim.bench({n_gpus}, {n_jobs}, '{policy}', 1, {window}, {speeds}, {failures}); "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     before, after = (int(x) / 1024 for x in out.stdout.split()[-2:])
@@ -81,20 +95,24 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="skip the 100,000-job case")
     args = parser.parse_args()
     # Measure memory first: a child process inherits its parent's RSS high-water mark.
-    memory = {} if args.quick else {(p, w, s): peak_rss_mib(1024, 100_000, p, w, s)
-                                    for p, w, s in (("first_fit", 1, False), ("easy+best_fit", 16, False),
-                                                    ("easy+eft", 16, True))}
+    memory = {} if args.quick else {(p, w, s, f): peak_rss_mib(1024, 100_000, p, w, s, f)
+                                    for p, w, s, f in (("first_fit", 1, False, False),
+                                                       ("easy+best_fit", 16, False, False),
+                                                       ("easy+eft", 16, True, False),
+                                                       ("srtf+best_fit", 16, False, True))}
     cases = [(8, 250, 5), (64, 10_000, 1)] + ([] if args.quick else [(1024, 100_000, 1)])
-    print(f"{'case':>22} {'policy':>14} {'window':>6} {'speeds':>6} {'decisions':>10} {'wall s':>8} "
-          f"{'dec/s':>9} {'us/job':>7} {'avg wait':>9}")
+    print(f"{'case':>22} {'policy':>14} {'window':>6} {'speeds':>6} {'fails':>5} {'decisions':>10} "
+          f"{'wall s':>8} {'dec/s':>9} {'us/job':>7} {'avg wait':>9} {'failures':>8} {'preempt':>7}")
     for n_gpus, n_jobs, repeats in cases:
-        for policy, window, speeds in CASES:
-            gpus, decisions, wall, wait = bench(n_gpus, n_jobs, policy, repeats, window, speeds)
+        for policy, window, speeds, failures in CASES:
+            gpus, decisions, wall, m = bench(n_gpus, n_jobs, policy, repeats, window, speeds, failures)
             print(f"{gpus:>6} GPUs x {n_jobs:>7} jobs {policy:>14} {window:>6} "
-                  f"{'yes' if speeds else 'no':>6} {decisions:>10} {wall:>8.3f} {decisions / wall:>9.0f} "
-                  f"{wall / n_jobs * 1e6:>7.1f} {wait:>9.1f}")
-    for (policy, window, speeds), (base, peak) in memory.items():
-        print(f"peak RSS, 1024 GPUs x 100000 jobs, {policy}, window {window}, speeds {speeds}: "
+                  f"{'yes' if speeds else 'no':>6} {'yes' if failures else 'no':>5} {decisions:>10} "
+                  f"{wall:>8.3f} {decisions / wall:>9.0f} {wall / n_jobs * 1e6:>7.1f} "
+                  f"{m['avg_wait_min']:>9.1f} {m['node_failures']:>8} {m['preemptions']:>7}")
+    for (policy, window, speeds, failures), (base, peak) in memory.items():
+        print(f"peak RSS, 1024 GPUs x 100000 jobs, {policy}, window {window}, speeds {speeds}, "
+              f"failures {failures}: "
               f"{peak:.0f} MiB for the whole process ({base:.0f} MiB after imports, "
               f"{peak - base:.0f} MiB for the run)")
 

@@ -122,3 +122,19 @@ MAX_TRAIN_COUNT = 1_000_000
 """Largest value of any other count of a training run (``--set``): rollout length, batch size,
 epochs, warm-start and DAgger episodes, epochs and rounds, evaluation and checkpoint intervals
 (the shipped agents use at most 50,000)."""
+
+MAX_FAILURE_RATE = 1_000_000.0
+"""Highest node failure rate of a ``failures:`` block (failures per 1,000 node-days: a node's mean
+up time is then about 1.4 minutes; Kokolis et al. measured 6.5)."""
+
+MAX_REPAIR_MIN = 1e6
+"""Longest median or mean repair time of a ``failures:`` block (minutes, about two years)."""
+
+MAX_CHECKPOINT_MIN = 1e6
+"""Longest ``checkpoint.interval_min`` (reference-speed minutes of progress)."""
+
+MAX_RESTORE_MIN = 10_000.0
+"""Longest ``checkpoint.restore_min`` (minutes a resumed job spends loading its state)."""
+
+MAX_PREEMPTION_MIN_RUN_MIN = 1e6
+"""Longest ``queue.preemption_min_run_min`` (minutes a job runs before it may be preempted)."""

@@ -140,3 +140,57 @@ def test_queue_runs_are_deterministic(groups, n_jobs, seed, window, policy):
     _, b = _queue_run(groups, n_jobs, 10.0, seed, window, True, 0.3, policy)
     assert a.metrics == b.metrics
     assert a.jobs.drop(columns="gpu_ids").equals(b.jobs.drop(columns="gpu_ids"))
+
+
+fail_policies = st.sampled_from(["first_fit", "best_fit", "easy", "sjf+eft", "las", "srtf+fastest_fit",
+                                 "las+eft"])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(node_groups, st.integers(1, 40), st.floats(2.0, 60.0), st.integers(0, 2**31 - 1),
+       st.sampled_from([1, 4, 16]), st.booleans(), st.sampled_from([50.0, 2000.0]), fail_policies,
+       st.sampled_from([None, 400.0]))
+def test_no_job_is_lost_or_counted_twice_with_failures_and_preemption(groups, n_jobs, rate, seed, window,
+                                                                       speeds, failure_rate, policy,
+                                                                       horizon):
+    from gpusched.core.failures import CheckpointSpec, FailureSpec
+    from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
+
+    cluster = Cluster(groups)
+    jobs = generate_jobs(n_jobs, rate, {"training": 0.4, "inference": 0.3, "batch": 0.3},
+                         np.random.default_rng(seed), cluster.max_vram_gb_for_gpus())
+    sim = Simulator(cluster, jobs, window=window, horizon_min=horizon,
+                    speeds=GpuSpeeds(cluster, DEFAULT_SPEEDS) if speeds else None,
+                    failures=FailureSpec(node_failures_per_1000_node_days=failure_rate), failure_seed=seed,
+                    checkpoint=CheckpointSpec(interval_min=15.0, restore_min=1.0))
+    result = sim.run(get_policy(policy, seed=seed))
+    m, t, tl = result.metrics, result.jobs, result.timeline
+    # Every job once: submitted = completed + unfinished; a finished job ended once, after its runs.
+    assert m["jobs_submitted"] == n_jobs == len(t) and sorted(t["id"]) == list(range(n_jobs))
+    assert m["jobs_completed"] + m["jobs_unfinished"] == n_jobs
+    if horizon is None:
+        assert m["jobs_completed"] == n_jobs and result.end_reason == "completed"
+    assert m["jobs_completed"] == int(t["finished"].sum()) == len(tl.ends_min)
+    # Each stop is one interruption or preemption; each resumption follows one stop of its job.
+    assert len(tl.stops) == int(t["interruptions"].sum() + t["preemptions"].sum())
+    assert m["preemptions"] == int(t["preemptions"].sum())
+    for job_id, group in tl.resumes.groupby("job"):
+        assert len(group) <= int((tl.stops["job"] == job_id).sum())
+    # No job is in two places: at every start, every GPU's jobs fit it, and the queue is never negative.
+    if len(tl.placements):
+        vram, compute = _max_usage(result)
+        assert (vram <= cluster.gpu_vram_gb + 1e-6).all() and (compute <= 1.0 + 1e-6).all()
+        times = tl.event_times()
+        assert (tl.queue_length_at(times) >= 0).all() and (tl.running_jobs_at(times) >= 0).all()
+        # No run on a node while it is down.
+        p = tl.placements
+        for node, t0, t1 in tl.node_down[["node", "start_min", "end_min"]].itertuples(index=False):
+            on = p[cluster.gpu_node[p["gpu"].to_numpy()] == node]
+            overlap = (on["start_min"] < t1 - 1e-9) & (on["end_min"] > t0 + 1e-9)
+            assert not overlap.any()
+    # Work is conserved and waits are whole-life.
+    done = t[t["finished"]]
+    np.testing.assert_allclose(done["work_min"], done["duration_min"] + done["lost_min"], rtol=1e-9,
+                               atol=1e-6)
+    assert (t["wait_min"] >= -1e-6).all() and (t["lost_min"] >= 0).all()
+    assert 0.0 <= m["goodput"] <= 1.0 + 1e-12

@@ -6,6 +6,7 @@ from shared import (
     cached_best_heuristic,
     cached_compare,
     cached_compare_figures,
+    cached_failure_bars,
     cached_scorecard,
     cached_side_by_side,
     current_scenario,
@@ -76,6 +77,13 @@ def main() -> None:
         show_chart(cdf, key="compare_cdf")
     with right:
         show_chart(util, key="compare_util")
+    failure_bars = cached_failure_bars(text, tuple(policies), seeds)
+    if failure_bars is not None:
+        st.markdown("##### Failures and preemption")
+        st.caption("Goodput is the share of the GPU-hours jobs held that did useful work: neither thrown "
+                   "away by a node failure (progress since the last checkpoint) nor spent restoring "
+                   "after a stop.")
+        show_chart(failure_bars, key="compare_failure_bars")
 
     st.markdown("##### Results (mean ± std over seeds)")
     st.dataframe(results_table(comparison), width="stretch")

@@ -61,6 +61,20 @@ def main() -> None:
         extra[3].metric("Weighted wait", f"{m['weighted_wait_min']:,.1f} min",
                         help="Average wait weighted by priority.")
         extra[4].metric("p99 wait", f"{m['p99_wait_min']:,.1f} min")
+    if m["node_failures"] or m["preemptions"]:
+        lost = st.columns(6)
+        lost[0].metric("Goodput", f"{m['goodput'] * 100:.1f} %",
+                       help="The share of the GPU-hours jobs held that did useful work: neither thrown "
+                            "away by a node failure nor spent restoring after a stop.")
+        lost[1].metric("Work lost", f"{m['lost_gpu_hours']:,.1f} GPU-h",
+                       help="Progress since the last checkpoint, thrown away when a node failed "
+                            "(shaded red on the Gantt chart).")
+        lost[2].metric("Restores", f"{m['restore_gpu_hours']:,.1f} GPU-h",
+                       help="GPU time resumed jobs spent loading their state.")
+        lost[3].metric("Node failures", f"{m['node_failures']:,}")
+        lost[4].metric("Jobs interrupted", f"{m['jobs_interrupted']:,}",
+                       help="Jobs a node failure stopped at least once.")
+        lost[5].metric("Preemptions", f"{m['preemptions']:,}")
     st.caption("Press ▶ Play or drag the slider. Bars: grey under 60 %, green 60–80 % (target), "
                "orange over 80 % (hot); VRAM bars are coloured by the share of the GPU's memory "
                "in use, against its capacity (light grey).")
@@ -74,13 +88,19 @@ def _decisions(result, policy: str) -> None:
     table = decision_table(result)
     starts = table[table["decision"] == "start"]
     st.markdown("##### Decisions")
+    counts = table["decision"].value_counts()
+    stops = ""
+    if counts.get("preempt", 0) or counts.get("failure", 0):
+        stops = (f" It preempted {counts.get('preempt', 0):,} times; node failures stopped "
+                 f"{counts.get('failure', 0):,} runs; jobs resumed {counts.get('resume', 0):,} times "
+                 "(slot −1: a stop or a resumption, not a choice from the window).")
     st.caption(f"{policy_label(policy)} made {len(starts):,} starts, "
                f"{int(starts['out_of_order'].sum()):,} of them out of order (ahead of an earlier "
                f"arrival that still waited), and held {int((table['decision'] == 'hold').sum()):,} "
                "times while the oldest job fitted. Slot 0 is the oldest waiting job; the job "
-               "number is its arrival order.")
-    if st.toggle("Only out-of-order starts and holds", key="decisions_unusual"):
-        table = table[table["out_of_order"] | (table["decision"] == "hold")]
+               f"number is its arrival order.{stops}")
+    if st.toggle("Only out-of-order starts, holds, stops and resumptions", key="decisions_unusual"):
+        table = table[table["out_of_order"] | (table["decision"] != "start")]
     st.dataframe(
         table, hide_index=True, width="stretch", height=300,
         column_config={
@@ -98,6 +118,10 @@ def _decisions(result, policy: str) -> None:
                                                              "cluster that could hold the job offer it."),
             "wait_min": st.column_config.NumberColumn("Waited (min)", format="%.1f"),
             "out_of_order": st.column_config.CheckboxColumn("Out of order"),
+            "lost_min": st.column_config.NumberColumn("Work lost (min)", format="%.1f",
+                                                      help="For a stop by a node failure: the progress "
+                                                           "since the job's last checkpoint, thrown away "
+                                                           "(minutes at the reference speed)."),
         })
 
 

@@ -147,6 +147,11 @@ class ClusterState:
 
     ``version`` increases with every change, so fit masks are computed once per state and job
     (for every job of a queue window alike).
+
+    ``down`` is ``None`` while every node is up; otherwise a read-only boolean mask of the GPUs whose
+    node has failed and is not yet repaired (see :mod:`gpusched.core.failures`), and
+    ``down_gpus`` counts them. A down GPU runs no job and is in no fit mask, so every policy, every
+    reservation and the environment's action masks leave it out.
     """
 
     def __init__(self, cluster: Cluster):
@@ -160,6 +165,8 @@ class ClusterState:
         self.node_cpu_used = np.zeros(cluster.n_nodes)
         self.node_memory_used = np.zeros(cluster.n_nodes)
         self.idle_gpus = n
+        self.down: np.ndarray | None = None
+        self.down_gpus = 0
         self.version = 0
         self._fit_cache: tuple[int, Job, np.ndarray, np.ndarray] | None = None
         self._fit_version = -1
@@ -200,6 +207,8 @@ class ClusterState:
             self.compute_free >= job.compute - EPS)
         if job.gpu_spec:
             single &= c.spec_mask(job.gpu_spec)
+        if self.down is not None:
+            single &= ~self.down
         if c.has_node_limits and (job.cpu_milli or job.memory_mib):
             node_ok = (self.node_cpu_used + job.cpu_milli <= c.node_cpu_milli + EPS) & (
                 self.node_memory_used + job.memory_mib <= c.node_memory_mib + EPS)
@@ -268,6 +277,18 @@ class ClusterState:
         if (nodes != nodes[0]).any():
             return False
         return bool(self.single_gpu_fit(job)[list(gpus)].all())
+
+    def set_node_down(self, node: int, down: bool) -> None:
+        """Take a node out of every fit (``down``) or bring it back (its jobs must have left it)."""
+        c = self.cluster
+        mask = np.zeros(c.n_gpus, dtype=bool) if self.down is None else self.down.copy()
+        first = int(c.node_first_gpu[node])
+        mask[first:first + int(c.node_gpu_count[node])] = down
+        count = int(mask.sum())
+        mask.flags.writeable = False
+        self.down = mask if count else None
+        self.down_gpus = count
+        self.version += 1
 
     def place(self, job: Job, gpus: Sequence[int]) -> None:
         """Take the job's resources on ``gpus`` (which must fit; see :meth:`can_place`)."""

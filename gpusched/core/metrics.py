@@ -34,13 +34,20 @@ METRIC_KEYS: tuple[str, ...] = (
     "p99_wait_min",
     "backfilled_jobs",
     "gpu_hours",
+    "node_failures",
+    "jobs_interrupted",
+    "preemptions",
+    "lost_gpu_hours",
+    "restore_gpu_hours",
+    "goodput",
     "total_reward",
 )
 """The exact metric keys of every run, in display order."""
 
 COUNT_KEYS: frozenset[str] = frozenset({"jobs_submitted", "jobs_completed", "jobs_unfinished", "misroutes",
                                         "misroutes_capacity", "misroutes_occupied", "misroutes_gang",
-                                        "backfilled_jobs"})
+                                        "backfilled_jobs", "node_failures", "jobs_interrupted",
+                                        "preemptions"})
 """The metrics that count things (whole numbers in tables and JSON)."""
 
 

@@ -1,7 +1,8 @@
 """The event record of a run, and the per-GPU state derived from it on demand.
 
-The simulator records changes, not snapshots: one placement per (job, GPU) with its start and
-end, the arrivals, the holds and the misroutes. Per-GPU VRAM used, compute used and jobs running,
+The simulator records changes, not snapshots: one placement per (job, run, GPU) with its start
+and end, the arrivals, the holds and the misroutes, and with failures or preemption the stops,
+the resumptions and the node failures and repairs. Per-GPU VRAM used, compute used and jobs running,
 queue length and running jobs at any set of times are computed from that record in
 O(events + times x GPUs), so memory stays proportional to events.
 """
@@ -43,20 +44,36 @@ class GpuFrames:
     jobs_running: np.ndarray
 
 
+STOP_COLUMNS: tuple[str, ...] = ("time_min", "job", "kind", "run_start_min", "gpus", "lost_min",
+                                 "lost_held_min")
+"""Columns of :attr:`Timeline.stops` (job is the job's id; gpus a list of GPU indices)."""
+
+RESUME_COLUMNS: tuple[str, ...] = ("time_min", "job", "gpus", "restore_min")
+"""Columns of :attr:`Timeline.resumes` (job is the job's id)."""
+
+
 class Timeline:
     """What happened in one run.
 
     Attributes:
-    ``placements`` (DataFrame: job, type, gpu, start_min, end_min, vram_gb, compute; an
-    unfinished job's end is ``inf``), ``arrivals_min`` and ``starts_min`` (sorted),
-    ``ends_min`` (sorted, finished jobs only), ``holds`` (DataFrame: time_min, until_min, job,
-    could_fit), ``misroutes`` (DataFrame: time_min, job, gpu, cause), ``start_min`` and ``end_min``
-    of the run.
+    ``placements`` (DataFrame: job, type, gpu, start_min, end_min, vram_gb, compute, stop, lost_min,
+    restore_min; one row per run of a job on each of its GPUs; an unfinished run's end is ``inf``;
+    ``stop`` is ``failure`` or ``preemption`` for a run that stopped, else empty; ``lost_min`` the
+    minutes at the end of a stopped run whose progress was thrown away; ``restore_min`` the
+    minutes at the start of a resumed run spent restoring), ``arrivals_min`` and ``starts_min``
+    (every run's start, sorted), ``ends_min`` (sorted, finished jobs only), ``stops_min`` (sorted),
+    ``holds`` (DataFrame: time_min, until_min, job, could_fit), ``misroutes`` (DataFrame:
+    time_min, job, gpu, cause), ``stops`` (DataFrame: time_min, job, kind, run_start_min, gpus,
+    lost_min in reference-speed minutes, lost_held_min on the GPUs), ``resumes`` (DataFrame:
+    time_min, job, gpus, restore_min), ``node_down`` (DataFrame: node, start_min, end_min; a node not
+    repaired by the end of the run ends at ``inf``), ``start_min`` and ``end_min`` of the run.
     """
 
     def __init__(self, cluster: Cluster, placements: pd.DataFrame, arrivals_min: np.ndarray,
                  starts_min: np.ndarray, ends_min: np.ndarray, holds: pd.DataFrame,
-                 misroutes: pd.DataFrame, start_min: float, end_min: float):
+                 misroutes: pd.DataFrame, start_min: float, end_min: float,
+                 stops: pd.DataFrame | None = None, resumes: pd.DataFrame | None = None,
+                 node_down: pd.DataFrame | None = None):
         self.cluster = cluster
         self.placements = placements
         self.arrivals_min = arrivals_min
@@ -66,13 +83,28 @@ class Timeline:
         self.misroutes = misroutes
         self.start_min = start_min
         self.end_min = end_min
+        self.stops = stops if stops is not None else pd.DataFrame(columns=list(STOP_COLUMNS))
+        self.resumes = resumes if resumes is not None else pd.DataFrame(columns=list(RESUME_COLUMNS))
+        self.node_down = (node_down if node_down is not None
+                          else pd.DataFrame(columns=["node", "start_min", "end_min"]))
+        self.stops_min = np.sort(self.stops["time_min"].to_numpy(float))
 
     @classmethod
     def from_run(cls, cluster: Cluster, jobs: Sequence[Job], table: pd.DataFrame,
                  holds: list[tuple[float, float, int, bool]],
                  misroutes: list[tuple[float, int, int, str]], start_min: float,
-                 end_min: float) -> Timeline:
-        """Build the record from a finished simulator's jobs table and decision logs."""
+                 end_min: float, *, last_start_min: np.ndarray | None = None,
+                 stops: Sequence[tuple] = (), resumes: Sequence[tuple] = (),
+                 node_events: Sequence[tuple[float, int, str]] = ()) -> Timeline:
+        """Build the record from a finished simulator's jobs table and decision logs.
+
+        :param last_start_min: per job, the start of its current or last run (the table's
+            ``start_min`` is its first start; they differ only for jobs that stopped and resumed).
+        :param stops: the simulator's stops (see :attr:`Simulator.stops
+            <gpusched.core.simulator.Simulator.stops>`).
+        :param resumes: the simulator's resumptions.
+        :param node_events: the simulator's node failures and repairs.
+        """
         rows_job, rows_gpu = [], []
         for i, gpus in enumerate(table["gpu_ids"]):
             rows_job.extend([i] * len(gpus))
@@ -80,8 +112,35 @@ class Timeline:
         job_idx = np.array(rows_job, dtype=np.int64)
         gpu = np.array(rows_gpu, dtype=np.int64)
         vram_frac = np.array([j.vram_frac for j in jobs])
-        start = table["start_min"].to_numpy()[job_idx]
+        first = table["start_min"].to_numpy()
+        last = first if last_start_min is None or not len(stops) else np.asarray(last_start_min)
+        start = last[job_idx]
         end = table["end_min"].to_numpy()[job_idx]
+        restore = np.zeros(job_idx.size)
+        if len(resumes):  # a run that began with a restore: its job's last resumption
+            last_restore = {i: r for _, i, _, r in resumes}
+            resumed_at = {i: t for t, i, _, _ in resumes}
+            restore = np.array([last_restore[i] if resumed_at.get(i) == s else 0.0
+                                for i, s in zip(job_idx.tolist(), start.tolist(), strict=True)])
+        kind = np.full(job_idx.size, "", dtype=object)
+        lost = np.zeros(job_idx.size)
+        if len(stops):  # the runs that ended in a stop, one row per GPU
+            resumed = {(i, t): r for t, i, _, r in resumes}
+            s_job = np.array([i for _, i, _, _, g, _, _ in stops for _ in g], dtype=np.int64)
+            s_gpu = np.array([x for *_, g, _, _ in stops for x in g], dtype=np.int64)
+            s_start = np.array([st for _, _, _, st, g, _, _ in stops for _ in g])
+            s_end = np.array([t for t, _, _, _, g, _, _ in stops for _ in g])
+            s_kind = np.array([k for _, _, k, _, g, _, _ in stops for _ in g], dtype=object)
+            s_lost = np.array([lh for *_, g, _, lh in stops for _ in g])
+            s_restore = np.array([resumed.get((i, st), 0.0) for i, st in zip(s_job.tolist(), s_start.tolist(),
+                                                                              strict=True)])
+            job_idx = np.concatenate([job_idx, s_job])
+            gpu = np.concatenate([gpu, s_gpu])
+            start = np.concatenate([start, s_start])
+            end = np.concatenate([end, s_end])
+            kind = np.concatenate([kind, s_kind])
+            lost = np.concatenate([lost, s_lost])
+            restore = np.concatenate([restore, s_restore])
         placements = pd.DataFrame({
             "job": table["id"].to_numpy()[job_idx],
             "type": table["type"].to_numpy()[job_idx],
@@ -91,26 +150,37 @@ class Timeline:
             "vram_gb": table["vram_gb"].to_numpy()[job_idx]
             + vram_frac[job_idx] * cluster.gpu_vram_gb[gpu],
             "compute": table["compute"].to_numpy()[job_idx],
+            "stop": kind,
+            "lost_min": lost,
+            "restore_min": restore,
         })
-        starts = table["start_min"].to_numpy()
         ends = table["end_min"].to_numpy()
+        ids = table["id"].to_numpy()
+        run_starts = np.concatenate([last[~np.isnan(last)], [st for _, _, _, st, _, _, _ in stops]])
         return cls(
             cluster=cluster,
             placements=placements,
             arrivals_min=np.sort(table["arrival_min"].to_numpy()),
-            starts_min=np.sort(starts[~np.isnan(starts)]),
+            starts_min=np.sort(run_starts),
             ends_min=np.sort(ends[~np.isnan(ends)]),
             holds=pd.DataFrame(holds, columns=["time_min", "until_min", "job", "could_fit"]),
             misroutes=pd.DataFrame(misroutes, columns=["time_min", "job", "gpu", "cause"]),
             start_min=start_min,
             end_min=end_min,
+            stops=pd.DataFrame([(t, ids[i], k, st, list(g), lo, lh) for t, i, k, st, g, lo, lh in stops],
+                               columns=list(STOP_COLUMNS)),
+            resumes=pd.DataFrame([(t, ids[i], list(g), r) for t, i, g, r in resumes],
+                                 columns=list(RESUME_COLUMNS)),
+            node_down=_down_intervals(node_events),
         )
 
     # -------------------------------------------------------------- derived views
     def event_times(self) -> np.ndarray:
         """Every distinct time at which the cluster or the queue changed (minutes)."""
+        down = self.node_down
         times = np.concatenate([[self.start_min, self.end_min], self.arrivals_min,
-                                self.starts_min, self.ends_min])
+                                self.starts_min, self.ends_min, self.stops_min,
+                                down["start_min"].to_numpy(float), down["end_min"].to_numpy(float)])
         times = times[(times >= self.start_min) & (times <= self.end_min)]
         return np.unique(times)
 
@@ -141,13 +211,24 @@ class Timeline:
         """Jobs waiting in the queue at each time."""
         t = np.asarray(times_min, dtype=float)
         return (np.searchsorted(self.arrivals_min, t, side="right")
-                - np.searchsorted(self.starts_min, t, side="right"))
+                - np.searchsorted(self.starts_min, t, side="right")
+                + np.searchsorted(self.stops_min, t, side="right"))
 
     def running_jobs_at(self, times_min: np.ndarray) -> np.ndarray:
         """Jobs running at each time."""
         t = np.asarray(times_min, dtype=float)
         return (np.searchsorted(self.starts_min, t, side="right")
-                - np.searchsorted(self.ends_min, t, side="right"))
+                - np.searchsorted(self.ends_min, t, side="right")
+                - np.searchsorted(self.stops_min, t, side="right"))
+
+    def nodes_down_at(self, times_min: np.ndarray) -> np.ndarray:
+        """Per time (rows) and GPU (columns), whether the GPU's node was down (bool)."""
+        t = np.asarray(times_min, dtype=float)
+        out = np.zeros((t.size, self.cluster.n_gpus), dtype=bool)
+        gpu_node = self.cluster.gpu_node
+        for node, t0, t1 in self.node_down[["node", "start_min", "end_min"]].itertuples(index=False):
+            out[np.ix_((t >= t0) & (t < t1), gpu_node == node)] = True
+        return out
 
     def cluster_util_steps(self) -> tuple[np.ndarray, np.ndarray]:
         """Cluster utilisation (mean compute used over all GPUs, 0-1) as a step function.
@@ -191,3 +272,17 @@ class Timeline:
             else:
                 rows.append([t0, t1, job])
         return pd.DataFrame(rows, columns=["start_min", "end_min", "job"])
+
+
+def _down_intervals(node_events: Sequence[tuple[float, int, str]]) -> pd.DataFrame:
+    """(node, start_min, end_min) of every stretch a node was down (``inf``: not yet repaired)."""
+    rows: list[list[float]] = []
+    open_at: dict[int, int] = {}
+    for t, node, kind in node_events:
+        if kind == "failure":
+            open_at[node] = len(rows)
+            rows.append([node, t, np.inf])
+        elif node in open_at:
+            rows[open_at.pop(node)][2] = t
+    return pd.DataFrame(rows, columns=["node", "start_min", "end_min"]).astype(
+        {"node": np.int64, "start_min": float, "end_min": float})

@@ -30,9 +30,11 @@ def training_available() -> bool:
     return True
 
 
-QUEUE_HEURISTICS: tuple[str, ...] = ("fitfirst", "easy", "sjf", "priority", "wfp3", "easy+fastest_fit")
-"""The queue-aware heuristics the dashboard offers (each order with Best-Fit, and EASY with
-Fastest-Fit); any other ``ORDER+PLACEMENT`` runs from the command line."""
+QUEUE_HEURISTICS: tuple[str, ...] = ("fitfirst", "easy", "sjf", "priority", "wfp3", "las", "srtf",
+                                     "easy+fastest_fit")
+"""The queue-aware heuristics the dashboard offers (each order with Best-Fit, including the
+preemptive ``las`` and ``srtf``, and EASY with Fastest-Fit); any other ``ORDER+PLACEMENT`` runs
+from the command line."""
 
 
 def dashboard_policies() -> list[str]:

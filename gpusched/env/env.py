@@ -43,7 +43,12 @@ class GPUSchedulerEnv(gym.Env):
     with a (window slot, GPU) pair or HOLD (see :mod:`gpusched.env.window`).
     The environment wraps the one event-driven simulator of :mod:`gpusched.core.simulator`; it
     never re-implements its dynamics. Placing a job does not advance time; HOLD advances the
-    clock to the next arrival or completion.
+    clock to the next arrival or completion (or, with the scenario's `failures:` key, the next
+    node failure or repair: failures are events like arrivals; a job a failure stops goes back to
+    the queue, and a down node's GPUs are in no action mask). The simulator exposes what an
+    observation of failures would read: `sim.gpu_down()`, `sim.attained_service_gpu_min(jobs)`,
+    `sim.remaining_work_min(job)` and `sim.declared_left_min(job)`; the observation layouts
+    below do not include them yet.
 
     ## Action Space
 
@@ -307,8 +312,10 @@ class GPUSchedulerEnv(gym.Env):
         if cluster.n_gpus > self.max_gpus:
             raise GpuschedError(f"cluster has {cluster.n_gpus} GPUs, more than max_gpus={self.max_gpus}")
         window = self._draw_window(options)
+        seed = scenario.workload.seed if self.workload_seed is None else self.workload_seed
         self.sim = Simulator(cluster, jobs, reward=scenario.reward, util_band=scenario.util_band,
-                             horizon_min=scenario.horizon_min, window=window, speeds=speeds)
+                             horizon_min=scenario.horizon_min, window=window, speeds=speeds,
+                             **scenario.simulator_options(seed))
         if self.windowed:
             if (self.builder is None or self.builder.cluster is not cluster
                     or self.builder.speeds is not speeds):

@@ -1,5 +1,6 @@
 """The decisions of one run, in the order they were made: every start (which job, from which
-window slot, on which GPUs) and every deliberate hold (the head job fitted, the policy waited).
+window slot, on which GPUs), every deliberate hold (the head job fitted, the policy waited), and
+with failures or preemption every preemption, every stop by a node failure and every resumption.
 
 It reads the run's jobs table and hold record only, so it describes any policy alike: a
 heuristic, the agent, or the agent with rollouts.
@@ -13,17 +14,21 @@ from gpusched.core.result import Result
 
 DECISION_COLUMNS: tuple[str, ...] = (
     "time_min", "decision", "job", "type", "slot", "gpus", "speed", "best_speed", "wait_min",
-    "out_of_order")
-"""One row per decision: time (minutes), ``start`` or ``hold``, the job's arrival number (its id:
+    "out_of_order", "lost_min")
+"""One row per decision: time (minutes), ``start``, ``hold``, ``preempt``, ``failure`` (a node
+failure stopped the job) or ``resume``, the job's arrival number (its id:
 jobs are numbered in arrival order), its type, the window slot it was chosen from (0 = the
 oldest waiting job), the GPUs it got (labels, e.g. ``A100-80GB #0``), the speed of that gang for
 the job and the best speed any gang of the cluster could give it (relative to the reference GPU;
-1.0 without a speed table; empty for a hold), the minutes it had waited, and whether it started
-ahead of an earlier arrival that still waited."""
+1.0 without a speed table; empty for a hold), the minutes it had waited, whether it started
+ahead of an earlier arrival that still waited, and for a stop the progress it lost (minutes at
+the reference speed; 0 for a preemption). A stop or a resumption has slot -1, and the GPUs of
+the run it ends or begins."""
 
 
 def decision_table(result: Result) -> pd.DataFrame:
-    """The run's starts and deliberate holds, in time order (starts before holds at equal times).
+    """The run's starts, deliberate holds, stops and resumptions, in time order (at equal times:
+    stops, then starts and resumptions, then holds).
 
     :param result: one run.
     :return: columns :data:`DECISION_COLUMNS`.
@@ -42,7 +47,16 @@ def decision_table(result: Result) -> pd.DataFrame:
         "best_speed": (jobs["duration_min"] / jobs["ideal_run_min"]).to_numpy(float),
         "wait_min": jobs["wait_min"].to_numpy(float),
         "out_of_order": jobs["backfilled"].to_numpy(bool),
+        "lost_min": 0.0,
     })
+    if "interruptions" in jobs and len(jobs):  # a job that stopped: its first run's GPUs
+        moved = (jobs["interruptions"] + jobs["preemptions"]).to_numpy() > 0
+        if moved.any():
+            stops = result.timeline.stops
+            first = stops.sort_values("time_min", kind="stable").drop_duplicates("job").set_index("job")
+            ids = jobs["id"].to_numpy(int)[moved]
+            starts.loc[moved, "gpus"] = [", ".join(label(int(g)) for g in first.loc[i, "gpus"]) for i in ids]
+            starts.loc[moved, "speed"] = float("nan")
     holds = result.timeline.holds
     holds = holds[holds["could_fit"].to_numpy(bool)]
     by_id = result.jobs.set_index("id")
@@ -58,8 +72,40 @@ def decision_table(result: Result) -> pd.DataFrame:
         "wait_min": (holds["time_min"].to_numpy(float)
                      - by_id.loc[holds["job"], "arrival_min"].to_numpy(float)) if len(holds) else [],
         "out_of_order": False,
+        "lost_min": 0.0,
     })
-    table = pd.concat([starts, held], ignore_index=True) if len(held) else starts
-    order = table.assign(_hold=table["decision"] == "hold").sort_values(
-        ["time_min", "_hold"], kind="stable").index
+    parts = [starts, *([held] if len(held) else []), *_stops_and_resumes(result)]
+    table = pd.concat(parts, ignore_index=True) if len(parts) > 1 else starts
+    rank = table["decision"].map({"failure": 0, "preempt": 0, "start": 1, "resume": 1, "hold": 2})
+    order = table.assign(_rank=rank).sort_values(["time_min", "_rank"], kind="stable").index
     return table.loc[order, list(DECISION_COLUMNS)].reset_index(drop=True)
+
+
+def _stops_and_resumes(result: Result) -> list[pd.DataFrame]:
+    """The preemptions, the stops by a node failure and the resumptions of the run."""
+    tl = result.timeline
+    if not len(tl.stops) and not len(tl.resumes):
+        return []
+    label = result.cluster.gpu_label
+    by_id = result.jobs.set_index("id")
+    out = []
+    for frame, kinds in ((tl.stops, tl.stops["kind"].map({"preemption": "preempt", "failure": "failure"})),
+                         (tl.resumes, "resume")):
+        if not len(frame):
+            continue
+        jobs = frame["job"].to_numpy(int)
+        out.append(pd.DataFrame({
+            "time_min": frame["time_min"].to_numpy(float),
+            "decision": kinds,
+            "job": jobs,
+            "type": by_id.loc[jobs, "type"].to_numpy(str),
+            "slot": -1,
+            "gpus": [", ".join(label(int(g)) for g in gpus) for gpus in frame["gpus"]],
+            "speed": float("nan"),
+            "best_speed": (by_id.loc[jobs, "duration_min"]
+                           / by_id.loc[jobs, "ideal_run_min"]).to_numpy(float),
+            "wait_min": float("nan"),
+            "out_of_order": False,
+            "lost_min": frame["lost_min"].to_numpy(float) if "lost_min" in frame else 0.0,
+        }))
+    return out

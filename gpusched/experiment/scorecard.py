@@ -18,14 +18,16 @@ from gpusched.experiment.runner import Comparison
 
 SCORECARD_METRICS: tuple[str, ...] = (
     "avg_jct_min", "avg_wait_min", "p99_wait_min", "avg_slowdown", "speed_loss_min", "avg_bsld",
-    "weighted_wait_min", "max_wait_min", "stall_min", "jobs_completed", "avg_util", "total_reward")
+    "weighted_wait_min", "max_wait_min", "stall_min", "jobs_completed", "avg_util", "goodput",
+    "lost_gpu_hours", "restore_gpu_hours", "preemptions", "total_reward")
 """The metrics a scorecard compares, in display order."""
 
 LOWER_IS_BETTER: frozenset[str] = frozenset({
     "avg_wait_min", "p95_wait_min", "p99_wait_min", "max_wait_min", "avg_jct_min", "avg_bsld",
     "avg_slowdown", "speed_loss_min",
     "weighted_wait_min", "stall_min", "misroutes", "idle_gpu_min_queued", "idle_gpu_min_stalled",
-    "idle_gpu_min_blocked", "jobs_unfinished", "makespan_min", "gini"})
+    "idle_gpu_min_blocked", "jobs_unfinished", "makespan_min", "gini", "lost_gpu_hours",
+    "restore_gpu_hours", "node_failures", "jobs_interrupted", "preemptions"})
 """Metrics for which a lower value is better (for the others, higher is better)."""
 
 COLUMNS: tuple[str, ...] = ("policy", "metric", "policy_mean", "baseline_mean", "diff", "low", "high",

@@ -7,8 +7,10 @@ Colours (one per policy, per job type and per utilisation band) live in
 
 from gpusched.figures.compare import (
     BAR_METRICS,
+    FAILURE_BAR_METRICS,
     OCCUPANCY_NOTE,
     forest_figure,
+    has_disruptions,
     metric_bars_figure,
     results_table,
     scorecard_table,
@@ -58,6 +60,7 @@ def __getattr__(name: str):
 __all__ = [
     "BAND_COLORS",
     "BAR_METRICS",
+    "FAILURE_BAR_METRICS",
     "OCCUPANCY_NOTE",
     "JOB_TYPE_COLORS",
     "POLICY_COLORS",
@@ -69,6 +72,7 @@ __all__ = [
     "forest_figure",
     "gantt_figure",
     "gpus_figure",
+    "has_disruptions",
     "job_type_color",
     "jobs_frame",
     "metric_bars_figure",

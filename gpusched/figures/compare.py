@@ -31,6 +31,22 @@ BAR_METRICS: dict[str, tuple[str, float]] = {
     "gini": ("Gini of GPU utilisation (0–1)", 1.0),
     "jobs_completed": ("Jobs completed", 1.0),
 }
+
+FAILURE_BAR_METRICS: dict[str, tuple[str, float]] = {
+    "goodput": ("Goodput: useful share of the GPU-hours jobs held (%)", 100.0),
+    "lost_gpu_hours": ("Work lost to failures (GPU-hours)", 1.0),
+    "restore_gpu_hours": ("Restores after a stop (GPU-hours)", 1.0),
+    "preemptions": ("Preemptions", 1.0),
+    "jobs_interrupted": ("Jobs interrupted by a node failure", 1.0),
+    "node_failures": ("Node failures", 1.0),
+}
+"""The bars of failures and preemption (shown when some run has a failure or a preemption)."""
+
+
+def has_disruptions(comparison: Comparison) -> bool:
+    """Whether some run of the comparison had a node failure or a preemption."""
+    runs = comparison.runs
+    return bool(((runs["node_failures"] > 0) | (runs["preemptions"] > 0)).any())
 """The metrics shown as bars: metric key → (title with unit, display scale)."""
 
 
@@ -102,6 +118,12 @@ TABLE_METRICS: dict[str, str] = {
     "makespan_min": "makespan (min)",
     "jobs_completed": "completed",
     "jobs_unfinished": "unfinished",
+    "goodput": "goodput (0–1)",
+    "lost_gpu_hours": "lost work (GPU-h)",
+    "restore_gpu_hours": "restores (GPU-h)",
+    "node_failures": "node failures",
+    "jobs_interrupted": "jobs interrupted",
+    "preemptions": "preemptions",
     "total_reward": "reward",
 }
 """Columns of the results table: metric key → header with unit."""
@@ -111,7 +133,7 @@ def results_table(comparison: Comparison) -> pd.DataFrame:
     """Mean ± standard deviation over seeds per policy (rows) and metric (columns), as text."""
     mean, std = comparison.summary(), comparison.spread()
     keys = list(TABLE_METRICS)
-    digits = {k: 3 if k in ("avg_util", "util_in_band_frac", "gini")
+    digits = {k: 3 if k in ("avg_util", "util_in_band_frac", "gini", "goodput")
               else 2 if k in ("avg_bsld", "avg_slowdown") else 1 for k in keys}
     table = pd.DataFrame({
         TABLE_METRICS[k]: [f"{m:,.{digits[k]}f} ± {s:,.{digits[k]}f}"

@@ -146,6 +146,10 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES) -> go.Fi
                              showlegend=False, hoverinfo="skip"), row=2, col=1)
     _band_legend(fig, 1, 2)
     animated = [1, 2, 5, 6]
+    down = tl.nodes_down_at(times) if len(tl.node_down) else None
+    if down is not None:  # a node under repair: a grey bar over its GPUs
+        animated += _add_down_bars(fig, labels, cap, down[0])
+        _mark_failures(fig, tl, y_max)
 
     names, slider_labels, fig_frames = [], [], []
     for i, t in enumerate(times):
@@ -153,12 +157,14 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES) -> go.Fi
         name = f"f{i}"
         names.append(name)
         slider_labels.append(f"{t:.0f}")
+        data = [{"type": "bar", **vram_bar}, {"type": "bar", **util_bar},
+                {"type": "scatter", "x": [round(t, 2)] * 2},
+                {"type": "scatter", "x": [round(t, 2)] * 2, "y": [int(queue[i]), int(running[i])]}]
+        if down is not None:
+            data += [{"type": "bar", **_down_state(cap, down[i])}, {"type": "bar", **_down_state(
+                np.full(cap.size, 100.0), down[i])}]
         fig_frames.append({
-            "name": name, "traces": animated,
-            "data": [{"type": "bar", **vram_bar}, {"type": "bar", **util_bar},
-                     {"type": "scatter", "x": [round(t, 2)] * 2},
-                     {"type": "scatter", "x": [round(t, 2)] * 2,
-                      "y": [int(queue[i]), int(running[i])]}],
+            "name": name, "traces": animated, "data": data,
             "layout": {"title": {"text": _frame_title(result, t, queue[i], running[i])}}})
     fig.frames = fig_frames
 
@@ -172,6 +178,45 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES) -> go.Fi
     fig.update_xaxes(title_text="time (min)", range=[tl.start_min, tl.end_min], row=2, col=1)
     fig.update_yaxes(title_text="jobs", range=[0, y_max], row=2, col=1)
     return fig
+
+
+DOWN_LEGEND = "node down (failed, under repair)"
+"""Legend name of the grey bars over the GPUs of a node under repair."""
+
+FAILURE_LEGEND = "node failure"
+"""Legend name of the markers at each node failure."""
+
+DOWN_COLOR = "#6B7280"
+"""Grey of a node under repair."""
+
+
+def _down_state(height: np.ndarray, down: np.ndarray) -> dict:
+    """The grey bars of one frame: full height over the GPUs that are down, none elsewhere."""
+    return {"y": np.where(down, np.round(height, 1), 0.0).tolist()}
+
+
+def _add_down_bars(fig: go.Figure, labels: list[str], cap: np.ndarray, down0: np.ndarray) -> list[int]:
+    """Add the two animated grey bars (VRAM and compute panels); return their trace indices."""
+    first = len(fig.data)
+    for col, height in ((1, cap), (2, np.full(cap.size, 100.0))):
+        fig.add_trace(go.Bar(x=labels, name=DOWN_LEGEND, marker={"color": DOWN_COLOR, "opacity": 0.55},
+                             width=0.9, showlegend=col == 1, legendgroup="down",
+                             hovertemplate="%{x}: node down (under repair)<extra></extra>",
+                             **_down_state(height, down0)), row=1, col=col)
+    return [first, first + 1]
+
+
+def _mark_failures(fig: go.Figure, tl: Timeline, y_max: float) -> None:
+    """A marker on the time axis at each node failure, naming the node and its repair time."""
+    d = tl.node_down
+    end = np.minimum(d["end_min"].to_numpy(float), tl.end_min)
+    fig.add_trace(go.Scatter(
+        x=_r(d["start_min"]), y=[y_max * 0.96] * len(d), mode="markers", name=FAILURE_LEGEND,
+        marker={"symbol": "x", "size": 10, "color": "#B91C1C"},
+        customdata=np.c_[[tl.cluster.node_name[int(n)] for n in d["node"]],
+                         _r(end - d["start_min"], 0)].tolist(),
+        hovertemplate="%{customdata[0]} failed at minute %{x:.0f}; down %{customdata[1]} min"
+                      "<extra></extra>"), row=2, col=1)
 
 
 def _frame_title(result: Result, t: float, queue: int, running: int) -> str:
@@ -210,7 +255,10 @@ def gantt_figure(result: Result) -> go.Figure:
     Jobs sharing a GPU are stacked in lanes; hover shows the job, its GPU, start, end, wait,
     VRAM (GB), compute share, ideal run time and speed loss. The part of a run beyond its ideal
     run time (the minutes lost to a GPU slower than the best the cluster could give the job) is
-    hatched.
+    hatched. With failures or preemption, each run of a job is a bar of its own: a run stopped
+    by a node failure ends with a red ✕ and its thrown-away work shaded red, a preempted run ends
+    with a ⏸, a resumed run begins with a ▶ and its restore shaded, and a node under repair is a
+    grey band across its GPUs.
     """
     tl, cluster = result.timeline, result.cluster
     p = tl.placements.reset_index(drop=True)
@@ -245,8 +293,13 @@ def gantt_figure(result: Result) -> go.Figure:
                                "<br>VRAM %{customdata[5]} GB · compute %{customdata[6]} %"
                                "<br>ideal run %{customdata[9]} min · speed loss %{customdata[10]} min"
                                "<extra></extra>")))
-        _hatch_speed_loss(fig, p, y, height, end, ideal, loss)
+        whole = ~jobs.loc[p["job"], ["interruptions", "preemptions"]].to_numpy().any(axis=1) \
+            if "interruptions" in jobs else np.ones(len(p), dtype=bool)
+        _hatch_speed_loss(fig, p[whole], y[whole], height[whole], end[whole], ideal[whole], loss[whole])
         _mark_out_of_order(fig, result, p, y)
+        if len(tl.stops) or len(tl.node_down):
+            _mark_stops(fig, tl, p, y, height, end)
+            _shade_down_nodes(fig, tl)
     labels = [cluster.gpu_label(g) for g in range(cluster.n_gpus)]
     apply_layout(fig, title=f"Jobs on each GPU over time · {policy_label(result.policy)}",
                  height=max(320, 60 + 46 * cluster.n_gpus))
@@ -278,6 +331,72 @@ def _hatch_speed_loss(fig: go.Figure, placements: pd.DataFrame, y: np.ndarray, h
         customdata=np.c_[placements["job"].to_numpy()[stretched], _r(loss[stretched], 1)].tolist(),
         hovertemplate="job %{customdata[0]}: %{customdata[1]} min lost to a slower GPU than the best "
                       "this cluster could give it<extra></extra>"))
+
+
+LOST_LEGEND = "work lost to a node failure"
+"""Legend name of the shaded end of a run whose progress a failure threw away."""
+
+RESTORE_LEGEND = "restore after a stop"
+"""Legend name of the shaded start of a resumed run."""
+
+STOP_LEGENDS = {"failure": "stopped by a node failure", "preemption": "preempted"}
+"""Legend names of the markers at the end of a stopped run, by kind."""
+
+RESUME_LEGEND = "resumed"
+"""Legend name of the markers at the start of a resumed run."""
+
+
+def _mark_stops(fig: go.Figure, tl: Timeline, p: pd.DataFrame, y: np.ndarray, height: np.ndarray,
+                end: np.ndarray) -> None:
+    """Shade the lost work and the restores, and mark every stop and resumption."""
+    start = p["start_min"].to_numpy(float)
+    lost = p["lost_min"].to_numpy(float)
+    restore = p["restore_min"].to_numpy(float)
+    job = p["job"].to_numpy()
+    for name, m, base, width, color, shape in (
+            (LOST_LEGEND, lost > 1e-9, end - lost, lost, "rgba(220,38,38,0.55)", "x"),
+            (RESTORE_LEGEND, restore > 1e-9, start, np.minimum(restore, end - start), "rgba(17,24,39,0.35)",
+             ".")):
+        if m.any():
+            fig.add_trace(go.Bar(
+                orientation="h", base=_r(base[m]), x=_r(width[m]), y=np.round(y[m], 3).tolist(),
+                width=np.round(height[m] * 0.92, 3).tolist(), name=name,
+                marker={"color": color, "pattern": {"shape": shape, "fgcolor": "#111827", "size": 5,
+                                                    "solidity": 0.3}, "line": {"width": 0}},
+                customdata=np.c_[job[m], _r(width[m], 1)].tolist(),
+                hovertemplate="job %{customdata[0]}: " + name + " · %{customdata[1]} min<extra></extra>"))
+    kind = p["stop"].to_numpy(str)
+    for stop, symbol, color in (("failure", "x", "#B91C1C"), ("preemption", "line-ns", "#111827")):
+        m = kind == stop
+        if m.any():
+            fig.add_trace(go.Scatter(
+                x=_r(end[m]), y=np.round(y[m], 3).tolist(), mode="markers", name=STOP_LEGENDS[stop],
+                marker={"symbol": symbol, "size": 10, "color": color, "line": {"width": 2, "color": color}},
+                customdata=np.c_[job[m], _r(lost[m], 1)].tolist(),
+                hovertemplate="job %{customdata[0]} " + STOP_LEGENDS[stop] + " at minute %{x:.1f}"
+                              " (%{customdata[1]} min of work lost)<extra></extra>"))
+    resumes = set(zip(tl.resumes["job"].tolist(), tl.resumes["time_min"].tolist(), strict=True))
+    resumed = np.array([(j, s) in resumes for j, s in zip(job.tolist(), start.tolist(), strict=True)],
+                       dtype=bool)
+    if resumed.any():
+        fig.add_trace(go.Scatter(
+            x=_r(start[resumed]), y=np.round(y[resumed], 3).tolist(), mode="markers", name=RESUME_LEGEND,
+            marker={"symbol": "triangle-right-open", "size": 9, "color": "#047857"},
+            customdata=np.c_[job[resumed], _r(restore[resumed], 1)].tolist(),
+            hovertemplate="job %{customdata[0]} resumed at minute %{x:.1f} (restore %{customdata[1]} min)"
+                          "<extra></extra>"))
+
+
+def _shade_down_nodes(fig: go.Figure, tl: Timeline) -> None:
+    """A grey band across the GPUs of each node while it is down."""
+    cluster = tl.cluster
+    for node, t0, t1 in tl.node_down[["node", "start_min", "end_min"]].itertuples(index=False):
+        first = int(cluster.node_first_gpu[int(node)])
+        last = first + int(cluster.node_gpu_count[int(node)]) - 1
+        fig.add_shape(type="rect", x0=float(t0), x1=float(min(t1, tl.end_min)), y0=first - 0.5, y1=last + 0.5,
+                      fillcolor=DOWN_COLOR, opacity=0.25, line_width=0, layer="below")
+    if len(tl.node_down):
+        fig.add_trace(go.Bar(x=[None], y=[None], name=DOWN_LEGEND, marker_color=DOWN_COLOR, hoverinfo="skip"))
 
 
 OUT_OF_ORDER_LEGEND = "started out of arrival order (backfilled)"

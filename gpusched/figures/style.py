@@ -37,6 +37,8 @@ ORDER_COLORS: dict[str, str] = {
     "sjf": "#65A30D",
     "priority": "#0369A1",
     "wfp3": "#DB2777",
+    "las": "#B45309",
+    "srtf": "#1E3A8A",
 }
 """One colour per queue order: an ``ORDER+PLACEMENT`` policy takes its order's colour, and
 ``fcfs+PLACEMENT`` (the FIFO placement itself) its placement's."""

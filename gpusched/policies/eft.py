@@ -31,6 +31,11 @@ its job starts; a job that can start now and finish no later than its reservatio
 at once. A reservation whose start has passed without the job starting (a running job outlived
 its declared run time) is planned again.
 
+A node that is down (failed, not yet repaired) is left out of every plan, as its repair time is
+not known; every reservation is planned again after a node failure, a repair or a preemption; a
+job whose every possible node is down holds no reservation until one is repaired. A job that
+stopped before is planned with its restore and its declared remaining work.
+
 Without a speed table every gang finishes a job at the same time once it starts, so EFT starts the
 job now wherever it fits, by Best-Fit's choice, and ``fcfs+eft`` is ``fcfs+best_fit`` exactly.
 """
@@ -80,6 +85,16 @@ def _held_mask(sim: Simulator, gpus: tuple[int, ...]) -> np.ndarray:
     return mask
 
 
+def _declared(sim: Simulator, idx: int) -> tuple[float, float]:
+    """(restore minutes, declared remaining work in reference-speed minutes) of a job's next run:
+    its declared run time on a gang of speed ``s`` is ``restore + work / s``."""
+    return sim.resume_cost_min(idx), sim.declared_left_min(idx)
+
+
+NO_PLAN = Plan(float("inf"), float("inf"), ())
+"""The plan of a job whose every possible node is down: none until one is repaired."""
+
+
 def _blocked_now(held: Sequence[Plan], now: float, run: np.ndarray | float) -> np.ndarray | None:
     """GPUs a job starting now for ``run`` minutes (per GPU, or the same everywhere) cannot take:
     reserved by a plan whose time it would overlap (``None`` when none is)."""
@@ -99,10 +114,10 @@ def start_now(sim: Simulator, idx: int, held: Sequence[Plan] = ()) -> Plan | Non
     single = state.single_gpu_fit(job)
     if not state.fits_somewhere(job):
         return None
-    declared = float(sim.declared_min[idx])
+    restore, declared = _declared(sim, idx)
     row = None if sim.speeds is None else sim.speeds.row(job.type)
     if held:
-        blocked = _blocked_now(held, now, declared if row is None else declared / row)
+        blocked = _blocked_now(held, now, restore + (declared if row is None else declared / row))
         if blocked is not None:
             single = single & ~blocked
     gang = cluster.gang_mask(single, job.gpus) if job.gpus > 1 else single
@@ -113,9 +128,9 @@ def start_now(sim: Simulator, idx: int, held: Sequence[Plan] = ()) -> Plan | Non
         speed = row[candidates]
         fastest = float(speed.max())
         candidates = candidates[speed >= fastest - 1e-12]
-        best = now + declared / fastest
+        best = now + restore + declared / fastest
     else:
-        best = now + declared
+        best = now + restore + declared
     left = state.vram_free_gb[candidates] - (state.vram_need_gb(job) if not job.vram_frac
                                              else state.vram_need_gb(job)[candidates])
     g = int(candidates[int(np.argmin(left))])
@@ -225,13 +240,18 @@ def earliest_finish(sim: Simulator, idx: int, held: Sequence[Plan] = (), *,
     """
     if now_plan is None:
         now_plan = start_now(sim, idx, held)
-    if now_plan is not None and (sim.speeds is None or now_plan.finish_min <= sim.time_min + float(
-            sim.declared_best_min[idx]) + EPS):
+    restore, declared = _declared(sim, idx)
+    if now_plan is not None and (sim.speeds is None or now_plan.finish_min <= sim.time_min + restore
+                                 + declared / float(sim.best_speed[idx]) + EPS):
         return now_plan  # it starts now on a gang as fast as any: nothing is worth waiting for
     job, now = sim.jobs[idx], sim.time_min
     releases = (releases or NodeReleases()).update(sim)
     nodes, speed = speeds if speeds is not None else node_speeds(sim, job)
-    run = float(sim.declared_min[idx]) / speed
+    down = sim.state.down
+    if down is not None:  # a down node's repair time is not known: plan without it
+        up = ~down[sim.cluster.node_first_gpu[nodes]]
+        nodes, speed = nodes[up], speed[up]
+    run = restore + declared / speed
     # A node with a reservation on it may be free now but blocked: its bound is now.
     reserved = np.zeros(sim.cluster.n_nodes, dtype=bool)
     for plan in held:
@@ -252,9 +272,7 @@ def earliest_finish(sim: Simulator, idx: int, held: Sequence[Plan] = (), *,
             key = (t + float(run[k]), t)
             if key < best_key:
                 best_key, best = key, Plan(t, key[0], gpus)
-    if best is None:  # unreachable for a job some node could ever hold
-        raise RuntimeError(f"job {job.id} fits on no gang even once every running job has ended")
-    return best
+    return NO_PLAN if best is None else best  # None: every node that could hold it is down
 
 
 class EarliestFinish:
@@ -300,6 +318,7 @@ class EarliestFinishQueue:
         self.promised: dict[int, float] = {}
         self._releases = NodeReleases()
         self._nodes: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self._disruptions = 0
 
     def bind(self, sim: Simulator) -> None:
         """Start a run: no reservations yet."""
@@ -307,6 +326,7 @@ class EarliestFinishQueue:
         self.promised = {}
         self._releases = NodeReleases()
         self._nodes = {}
+        self._disruptions = sim.disruptions
 
     def _plan(self, sim: Simulator, idx: int, others: list[Plan], now_plan: Plan | None) -> Plan:
         job = sim.jobs[idx]
@@ -322,12 +342,18 @@ class EarliestFinishQueue:
         return self.order != "fcfs" and (self.order != "easy" or slot == 0)
 
     def decide(self, sim: Simulator) -> tuple[int, Action]:
+        if sim.disruptions != self._disruptions:  # a failure, repair or preemption: plan again
+            self.held.clear()
+            self._disruptions = sim.disruptions
         now, held = sim.time_min, self.held
         window = sim.window_indices()
         for slot in ranked_slots(self.order, sim, window):
             idx = window[slot]
             others = [p for j, p in held.items() if j != idx]
             mine = held.get(idx)
+            if mine is not None and sim.state.down is not None and (mine.held & sim.state.down).any():
+                del held[idx]  # a node it reserved has failed: plan again
+                mine = None
             if mine is not None:
                 plan = start_now(sim, idx, others)
                 if plan is not None and plan.finish_min <= mine.finish_min + EPS:
@@ -342,7 +368,7 @@ class EarliestFinishQueue:
             plan = self._plan(sim, idx, others, now_plan)
             if plan.start_min <= now + EPS:
                 return slot, plan.gpus
-            if self._may_reserve(slot):
+            if self._may_reserve(slot) and plan.start_min < float("inf"):
                 held[idx] = plan.reserved(sim)
                 self.promised.setdefault(idx, plan.start_min)
             if self.order == "fcfs":

@@ -25,6 +25,8 @@ gang with a reservation.
   window jobs that fit.
 - ``wfp3``: the largest ``(wait / declared run time on the best GPU)^3 * gpus`` first, among the
   window jobs that fit (the WFP3 score of RLScheduler, Zhang et al., SC 2020).
+- ``las`` and ``srtf``: least attained service (Tiresias's 2D-LAS) and shortest remaining
+  declared time first; they also preempt (:mod:`gpusched.policies.preemptive`).
 
 Ties go to the earliest arrival (the lowest window slot).
 """
@@ -83,6 +85,29 @@ def _wfp3_key(sim: Simulator) -> Callable[[int], float]:
     return score
 
 
+LAS_THRESHOLDS_GPU_MIN: tuple[float, ...] = (60.0,)
+"""The attained-service thresholds of ``las``'s queues (GPU-minutes; see
+:mod:`gpusched.policies.preemptive`): queue k holds the jobs with at least ``thresholds[k - 1]``
+and less than ``thresholds[k]``."""
+
+
+def las_queue(attained_gpu_min: np.ndarray | float) -> np.ndarray:
+    """The ``las`` queue of an attained service (GPU-minutes): 0 below the first threshold."""
+    return np.searchsorted(LAS_THRESHOLDS_GPU_MIN, attained_gpu_min, side="right")
+
+
+def _las_key(sim: Simulator) -> Callable[[int], float]:
+    jobs, lives = sim.jobs, sim.lives
+    if lives is None:
+        return lambda i: 0.0
+    return lambda i: float(las_queue(float(lives.held_min[i]) * jobs[i].gpus))
+
+
+def _srtf_key(sim: Simulator) -> Callable[[int], float]:
+    best = sim.best_speed
+    return lambda i: sim.resume_cost_min(i) + sim.declared_left_min(i) / float(best[i])
+
+
 ORDER_KEYS: dict[str, OrderKey | None] = {
     "fcfs": None,
     "fitfirst": None,
@@ -90,6 +115,8 @@ ORDER_KEYS: dict[str, OrderKey | None] = {
     "sjf": _sjf_key,
     "priority": _priority_key,
     "wfp3": _wfp3_key,
+    "las": _las_key,
+    "srtf": _srtf_key,
 }
 """Each order's sort key (``None``: arrival order)."""
 
@@ -105,8 +132,14 @@ ORDERS: dict[str, Order | None] = {
     "sjf": _keyed(_sjf_key),
     "priority": _keyed(_priority_key),
     "wfp3": _keyed(_wfp3_key),
+    "las": _keyed(_las_key),
+    "srtf": _keyed(_srtf_key),
 }
-"""The job orders (``fcfs`` and ``easy`` are written as classes of their own)."""
+"""The job orders (``fcfs`` and ``easy`` are written as classes of their own; ``las`` and ``srtf``
+also preempt, through :class:`gpusched.policies.preemptive.Preemptive`)."""
+
+PREEMPTIVE_ORDERS: tuple[str, ...] = ("las", "srtf")
+"""The orders that preempt (:mod:`gpusched.policies.preemptive`)."""
 
 
 def ranked_slots(order: str, sim: Simulator, window: Sequence[int]) -> list[int]:
@@ -121,7 +154,7 @@ def ranked_slots(order: str, sim: Simulator, window: Sequence[int]) -> list[int]
     return sorted(range(len(window)), key=lambda k: (of(window[k]), k))
 
 ORDER_LABELS: dict[str, str] = {"fcfs": "FCFS", "fitfirst": "Fit-first", "easy": "EASY", "sjf": "SJF",
-                                "priority": "Priority", "wfp3": "WFP3"}
+                                "priority": "Priority", "wfp3": "WFP3", "las": "LAS", "srtf": "SRTF"}
 """Display names of the orders."""
 
 
@@ -218,8 +251,10 @@ def reservation(sim: Simulator, job_idx: int) -> Reservation:
     need_of = need.tolist() if isinstance(need, np.ndarray) else [float(need)] * cluster.n_gpus
     vram_free = state.vram_free_gb.tolist()
     compute_free = state.compute_free.tolist()
-    allowed = (cluster.spec_mask(job.gpu_spec) if job.gpu_spec
-               else np.ones(cluster.n_gpus, dtype=bool)).tolist()
+    allowed = cluster.spec_mask(job.gpu_spec) if job.gpu_spec else np.ones(cluster.n_gpus, dtype=bool)
+    if state.down is not None:  # a down node's repair time is not known: reserve without it
+        allowed = allowed & ~state.down
+    allowed = allowed.tolist()
     gpu_node = cluster.gpu_node.tolist()
     limited = bool(cluster.has_node_limits and (job.cpu_milli or job.memory_mib))
     cpu_left = (cluster.node_cpu_milli - state.node_cpu_used).tolist()
@@ -282,14 +317,15 @@ class EasyBackfill(QueuePolicy):
     """EASY backfilling over a FIFO placement policy (see the module docstring).
 
     The reservation of a head job is computed when it is first blocked and kept until a job
-    completes (a backfilled job never delays it, so it stays valid until then).
+    completes, or a node fails or is repaired, or a job is preempted (a backfilled job never delays
+    it, so it stays valid until then). A down node is left out of every reservation.
     ``reservations`` records the first reservation of every head job (arrival index -> start
     time), so that a test can check that no head job starts later than it was promised.
     """
 
     def __init__(self, placement: Policy, name: str):
         super().__init__("easy", placement, name)
-        self._cache: tuple[int, int, Reservation] | None = None
+        self._cache: tuple[int, tuple[int, int], Reservation] | None = None
         self.reservations: dict[int, float] = {}
 
     def bind(self, sim: Simulator) -> None:
@@ -299,10 +335,10 @@ class EasyBackfill(QueuePolicy):
 
     def _reservation(self, sim: Simulator, head: int) -> Reservation:
         cache = self._cache
-        if cache is not None and cache[0] == head and cache[1] == sim.jobs_completed:
+        if cache is not None and cache[0] == head and cache[1] == (sim.jobs_completed, sim.disruptions):
             return cache[2]
         res = reservation(sim, head)
-        self._cache = (head, sim.jobs_completed, res)
+        self._cache = (head, (sim.jobs_completed, sim.disruptions), res)
         self.reservations.setdefault(head, res.start_min)
         return res
 

@@ -29,7 +29,8 @@ from gpusched.policies.heuristics import (
     RandomFit,
 )
 from gpusched.policies.lookahead import Lookahead
-from gpusched.policies.queue import ORDER_LABELS, ORDERS, EasyBackfill, QueuePolicy
+from gpusched.policies.preemptive import Preemptive
+from gpusched.policies.queue import ORDER_LABELS, ORDERS, PREEMPTIVE_ORDERS, EasyBackfill, QueuePolicy
 from gpusched.policies.window_lookahead import WindowLookahead
 
 PolicyFactory = Callable[[int], Policy]
@@ -192,8 +193,18 @@ QUEUE_PLACEMENTS: tuple[str, ...] = ("best_fit", "first_fit", "fastest_fit", "le
 
 
 def queue_policy_names() -> list[str]:
-    """Every shipped queue-aware heuristic: each order with each of :data:`QUEUE_PLACEMENTS`."""
-    return [f"{order}+{placement}" for order in ORDERS for placement in QUEUE_PLACEMENTS]
+    """Every shipped queue-aware heuristic: each non-preemptive order with each of
+    :data:`QUEUE_PLACEMENTS`. The preemptive orders are left out (:func:`preemptive_policy_names`):
+    Home measures every pair listed here, and without failures or a restore time a preemption
+    costs nothing, which would flatter them."""
+    return [f"{order}+{placement}" for order in ORDERS if order not in PREEMPTIVE_ORDERS
+            for placement in QUEUE_PLACEMENTS]
+
+
+def preemptive_policy_names() -> list[str]:
+    """Every shipped preemptive heuristic: ``las`` and ``srtf`` with each of
+    :data:`QUEUE_PLACEMENTS`."""
+    return [f"{order}+{placement}" for order in PREEMPTIVE_ORDERS for placement in QUEUE_PLACEMENTS]
 
 
 def _split_queue_name(name: str) -> tuple[str, str]:
@@ -227,14 +238,17 @@ def _queue_info(name: str) -> PolicyInfo:
                       lambda seed: queue_policy(name, seed), heuristic=False, slow=base.slow)
 
 
-def queue_policy(name: str, seed: int = 0) -> QueuePolicy | EarliestFinishQueue:
+def queue_policy(name: str, seed: int = 0) -> QueuePolicy | EarliestFinishQueue | Preemptive:
     """The queue-aware heuristic ``ORDER+PLACEMENT`` (``ORDER`` alone: ``ORDER+best_fit``; with
-    the placement ``eft``, :class:`~gpusched.policies.eft.EarliestFinishQueue`)."""
+    the placement ``eft``, :class:`~gpusched.policies.eft.EarliestFinishQueue`; a preemptive order
+    wrapped in :class:`~gpusched.policies.preemptive.Preemptive`)."""
     order, placement = _split_queue_name(name if "+" in name else f"{name}+best_fit")
     if placement == "eft":
-        return EarliestFinishQueue(order, name)
-    base = get_policy(placement, seed)
-    return EasyBackfill(base, name) if order == "easy" else QueuePolicy(order, base, name)
+        inner = EarliestFinishQueue(order, name)
+    else:
+        base = get_policy(placement, seed)
+        inner = EasyBackfill(base, name) if order == "easy" else QueuePolicy(order, base, name)
+    return Preemptive(inner, order, name) if order in PREEMPTIVE_ORDERS else inner
 
 
 register("first_fit", lambda seed: FirstFit(), label="First-Fit")

@@ -14,6 +14,12 @@ workload:
   seed: 0               # the CLI's --seed overrides it
 horizon_min: 100000     # optional (minutes)
 queue: {window: 8}      # optional: the scheduler may start any of the first 8 queued jobs
+                        # (and preemption_min_run_min: 10, minutes a job runs before a preemption)
+failures:               # optional: node failures and repairs (gpusched.core.failures)
+  node_failures_per_1000_node_days: 6.5
+  repair_min: {median: 54, mean: 355}
+  seed: 7               # optional; otherwise derived from the workload seed
+checkpoint: {interval_min: 60, types: [training], restore_min: 0.5}   # optional
 speed: default          # optional: relative GPU speeds (the shipped table, or model -> type -> speed)
 reward: {}              # optional; see gpusched.core.reward.RewardSpec for the defaults
 util_band: [0.6, 0.8]   # optional; target band of cluster utilisation (fractions)
@@ -56,9 +62,10 @@ from pydantic import (
 )
 
 from gpusched.core.cluster import Cluster, NodeGroup
+from gpusched.core.failures import CheckpointSpec, FailureSpec
 from gpusched.core.jobs import Job
 from gpusched.core.reward import RewardSpec
-from gpusched.core.simulator import Simulator
+from gpusched.core.simulator import DEFAULT_PREEMPTION_MIN_RUN_MIN, Simulator
 from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
 from gpusched.errors import ScenarioError
 from gpusched.limits import (
@@ -70,6 +77,7 @@ from gpusched.limits import (
     MAX_HORIZON_MIN,
     MAX_JOBS,
     MAX_NODES,
+    MAX_PREEMPTION_MIN_RUN_MIN,
     MAX_QUANTITY,
     MAX_SEED,
     MAX_VRAM_GB,
@@ -228,6 +236,9 @@ class QueueSpec(_Strict):
 
     window: Whole = Field(1, ge=1, le=MAX_WINDOW, description=(
         "the first N queued jobs, in arrival order, may start; 1 is a strict FIFO queue"))
+    preemption_min_run_min: float | None = Field(None, gt=0, le=MAX_PREEMPTION_MIN_RUN_MIN, description=(
+        "minutes a job runs after it (re)starts, not counting its restore, before a preemptive "
+        f"policy may preempt it (absent: {DEFAULT_PREEMPTION_MIN_RUN_MIN:g})"))
 
 
 SpeedSpec = Literal["default"] | dict[str, dict[str, float]]
@@ -282,6 +293,21 @@ class Scenario(_Strict):
     util_band: tuple[Number, Number] = (0.6, 0.8)
     queue: QueueSpec | None = Field(None, description="the queue window (absent: strict FIFO)")
     speed: SpeedSpec | None = Field(None, description="relative GPU speeds (absent: all 1.0)")
+    failures: FailureSpec | None = Field(None, description="node failures and repairs (absent: none)")
+    checkpoint: CheckpointSpec | None = Field(None, description=(
+        "which job types checkpoint, how often, and the restore time (absent: none checkpoints, "
+        "and a resumption costs nothing)"))
+
+    @field_validator("checkpoint")
+    @classmethod
+    def _check_checkpoint_types(cls, checkpoint: CheckpointSpec | None) -> CheckpointSpec | None:
+        if checkpoint is not None:
+            known = (*JOB_TYPES, "trace")
+            unknown = [t for t in checkpoint.types if t not in known]
+            if unknown:
+                raise ValueError(f"unknown job type '{unknown[0]}' in checkpoint.types (known: "
+                                 f"{', '.join(known)})")
+        return checkpoint
 
     @field_validator("speed", mode="before")
     @classmethod
@@ -315,6 +341,20 @@ class Scenario(_Strict):
                                                                if len(unused) > 5 else "")
         return (f"note: the speed table names GPU models the cluster does not have, so their rows "
                 f"do nothing: {shown} (the cluster has {', '.join(sorted(present))})")
+
+    @property
+    def preemption_min_run_min(self) -> float:
+        """Minutes a job runs after it (re)starts before it may be preempted."""
+        value = None if self.queue is None else self.queue.preemption_min_run_min
+        return DEFAULT_PREEMPTION_MIN_RUN_MIN if value is None else value
+
+    def simulator_options(self, workload_seed: int | None = None) -> dict[str, Any]:
+        """The failure, checkpoint and preemption settings of a :class:`Simulator` for this
+        scenario (the failure seed derived from ``workload_seed``, the scenario's by default)."""
+        seed = self.workload.seed if workload_seed is None else workload_seed
+        return {"failures": self.failures,
+                "failure_seed": 0 if self.failures is None else self.failures.seed_for(seed),
+                "checkpoint": self.checkpoint, "preemption_min_run_min": self.preemption_min_run_min}
 
     def speed_table(self) -> dict[str, dict[str, float]] | None:
         """The relative GPU speeds (model -> job type -> speed), or ``None`` (every GPU at 1.0)."""
@@ -592,9 +632,9 @@ def list_presets() -> list[Scenario]:
 def make_simulator(scenario: Scenario, seed: int | None = None,
                    n_jobs: int | None = None) -> Simulator:
     """A simulator on the scenario's cluster and workload (``seed``/``n_jobs`` override it), with
-    its queue window and GPU speeds."""
+    its queue window, GPU speeds, failures and checkpoints."""
     cluster = scenario.build_cluster(seed)
     jobs = scenario.jobs(seed=seed, n_jobs=n_jobs, cluster=cluster)
     return Simulator(cluster, jobs, reward=scenario.reward, util_band=scenario.util_band,
                      horizon_min=scenario.horizon_min, window=scenario.window,
-                     speeds=scenario.gpu_speeds(cluster))
+                     speeds=scenario.gpu_speeds(cluster), **scenario.simulator_options(seed))

@@ -1,0 +1,171 @@
+"""Node failures, repairs and checkpoints: the scenario's ``failures:`` and ``checkpoint:`` blocks,
+and the seeded process that draws the failures.
+
+**Failures.** Each node fails after an exponential time of *up* time, at
+``node_failures_per_1000_node_days`` failures per 1,000 node-days (Kokolis et al., "Revisiting
+Reliability in Large-Scale Machine Learning Research Clusters", HPCA 2025, measured 6.50 and 2.34
+on two Meta clusters). A failed node is down for a log-normal repair time with the given median
+and mean (Schroeder and Gibson, "A large-scale study of failures in high-performance computing
+systems", DSN 2006: median 54 min, mean 355 min); its next time to failure is drawn when it is
+repaired. A log-normal of median ``m`` and mean ``M >= m`` has ``mu = ln m`` and
+``sigma = sqrt(2 ln(M / m))``.
+
+Every draw comes from one :class:`numpy.random.Generator` of the failure process alone, made in
+time order (ties by node), and nothing a policy does changes when a node fails or is repaired, so
+the same scenario and seed give the same failures under every policy.
+
+**Checkpoints.** A job whose type is in ``checkpoint.types`` saves its progress after every
+``interval_min`` minutes of progress, counted in reference-speed minutes (the unit of
+``duration_min``) from its last saved state; a failure throws away the progress since then. Any
+other job loses all its progress. A preempted job saves at once. A job that resumes spends
+``restore_min`` loading its state before it progresses.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from gpusched.limits import (
+    MAX_CHECKPOINT_MIN,
+    MAX_FAILURE_RATE,
+    MAX_REPAIR_MIN,
+    MAX_RESTORE_MIN,
+    MAX_SEED,
+)
+
+MIN_PER_DAY = 1440.0
+"""Minutes in a day."""
+
+KOKOLIS_RATE = 6.5
+"""The higher of the two node failure rates Kokolis et al. (HPCA 2025) measured (failures per
+1,000 node-days)."""
+
+FAILURE_STREAM = 0x5EED_FA11
+"""Mixed with the workload seed to derive the failure seed when a scenario gives none."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+class RepairSpec(_Strict):
+    """A log-normal repair time, given by its median and mean (minutes)."""
+
+    median: float = Field(54.0, gt=0, le=MAX_REPAIR_MIN, description="median repair time (minutes)")
+    mean: float = Field(355.0, gt=0, le=MAX_REPAIR_MIN, description="mean repair time (minutes)")
+
+    @model_validator(mode="after")
+    def _mean_at_least_median(self) -> RepairSpec:
+        if self.mean < self.median:
+            raise ValueError(f"a log-normal's mean is at least its median (got mean {self.mean:g} < "
+                             f"median {self.median:g})")
+        return self
+
+    @property
+    def mu_sigma(self) -> tuple[float, float]:
+        """``(mu, sigma)`` of the underlying normal (natural log of minutes)."""
+        return math.log(self.median), math.sqrt(2.0 * math.log(self.mean / self.median))
+
+
+class FailureSpec(_Strict):
+    """The scenario's ``failures:`` block."""
+
+    node_failures_per_1000_node_days: float = Field(
+        ge=0, le=MAX_FAILURE_RATE,
+        description="failures per 1,000 node-days of up time (exponential times between failures)")
+    repair_min: RepairSpec = Field(default_factory=RepairSpec,
+                                   description="log-normal repair time (median and mean, minutes)")
+    seed: int | None = Field(None, ge=0, le=MAX_SEED,
+                             description="seed of the failures (absent: derived from the workload seed)")
+
+    @property
+    def node_mttf_min(self) -> float:
+        """A node's mean up time between failures (minutes; ``inf`` at rate 0)."""
+        rate = self.node_failures_per_1000_node_days
+        return math.inf if rate == 0 else 1000.0 * MIN_PER_DAY / rate
+
+    def seed_for(self, workload_seed: int) -> int:
+        """The failure seed: ``seed``, or one derived from the workload seed."""
+        if self.seed is not None:
+            return self.seed
+        return int(np.random.SeedSequence([int(workload_seed), FAILURE_STREAM]).generate_state(1)[0])
+
+
+class CheckpointSpec(_Strict):
+    """The scenario's ``checkpoint:`` block."""
+
+    interval_min: float = Field(gt=0, le=MAX_CHECKPOINT_MIN, description=(
+        "progress between checkpoints (reference-speed minutes) of the job types that checkpoint"))
+    types: tuple[str, ...] = Field(("training",), description="job types that checkpoint")
+    restore_min: float = Field(0.0, ge=0, le=MAX_RESTORE_MIN, description=(
+        "minutes a resumed job spends loading its state before it progresses"))
+
+
+class NodeFailures:
+    """The failure and repair times of every node, drawn lazily in time order.
+
+    :param n_nodes: nodes of the cluster.
+    :param spec: the rate and the repair-time distribution.
+    :param seed: seed of this process's generator.
+    :param start_min: when the nodes start (minutes; every node is up then).
+    """
+
+    FAIL, REPAIR = 0, 1
+    """Event kinds, in the order they are handled at one instant (a repair then sees a fresh node)."""
+
+    def __init__(self, n_nodes: int, spec: FailureSpec, seed: int, start_min: float):
+        self.spec = spec
+        self.rng = np.random.default_rng(seed)
+        self._mttf = spec.node_mttf_min
+        self._mu, self._sigma = spec.repair_min.mu_sigma
+        self.events: list[tuple[float, int, int]] = []  # (time, kind, node), a heap
+        if math.isfinite(self._mttf):
+            draws = self.rng.exponential(self._mttf, size=n_nodes)
+            self.events = [(start_min + float(d), self.FAIL, n) for n, d in enumerate(draws)]
+            heapq.heapify(self.events)
+
+    def copy(self) -> NodeFailures:
+        """An independent copy (its generator continues from the same state)."""
+        twin = object.__new__(NodeFailures)
+        twin.__dict__.update(self.__dict__)
+        twin.rng = np.random.default_rng()
+        twin.rng.bit_generator.state = self.rng.bit_generator.state
+        twin.events = list(self.events)
+        return twin
+
+    def next_min(self) -> float:
+        """Time of the next failure or repair (minutes; ``inf`` when there is none)."""
+        return self.events[0][0] if self.events else math.inf
+
+    def next_repair_pending(self) -> bool:
+        """Whether some node is down, waiting for its repair."""
+        return any(kind == self.REPAIR for _, kind, _ in self.events)
+
+    def pop(self) -> tuple[float, int, int]:
+        """The next event ``(time, kind, node)``; draws the node's next event after it."""
+        t, kind, node = heapq.heappop(self.events)
+        if kind == self.FAIL:
+            sigma = self._sigma
+            repair = float(self.rng.lognormal(self._mu, sigma)) if sigma > 0 else math.exp(self._mu)
+            heapq.heappush(self.events, (t + repair, self.REPAIR, node))
+        else:
+            heapq.heappush(self.events, (t + float(self.rng.exponential(self._mttf)), self.FAIL, node))
+        return t, kind, node
+
+
+def checkpointed_min(progress_min: float, saved_min: float, interval_min: float | None) -> float:
+    """The progress a job keeps when it stops without warning (reference-speed minutes).
+
+    :param progress_min: its progress now.
+    :param saved_min: its progress at its last saved state (where its current run resumed from).
+    :param interval_min: its checkpoint interval, or ``None`` if its type does not checkpoint (it
+        falls back to its last saved state: where it was last preempted, else its start).
+    """
+    if interval_min is None:
+        return saved_min
+    kept = saved_min + math.floor(max(progress_min - saved_min, 0.0) / interval_min + 1e-9) * interval_min
+    return min(kept, max(progress_min, saved_min))
