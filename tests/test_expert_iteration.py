@@ -19,7 +19,7 @@ from gpusched.env.env import GPUSchedulerEnv
 
 def tiny_config(folder: Path, **changes) -> TrainConfig:
     """A window agent's run small enough for a test: 30-job episodes on fleet-16gpu."""
-    config = TrainConfig(scenario="fleet-16gpu", obs_version=3, max_window=16, random_windows=(2, 16),
+    config = TrainConfig(scenario="fleet-16gpu", obs_version=4, max_window=16, random_windows=(2, 16),
                          n_jobs=30, timesteps=0, n_envs=1, n_steps=64, batch_size=32, n_epochs=1,
                          bc_policy="sjf+fastest_fit", bc_episodes=1, bc_epochs=2, eval_seeds=(500,),
                          eval_freq=1024, checkpoint_freq=4096, expert_iterations=2, expert_episodes=2,
@@ -56,7 +56,7 @@ def test_an_expert_iteration_model_reloads_safely_and_reproduces_its_actions(exp
     monkeypatch.setenv("GPUSCHED_MODELS_DIR", str(expert_model.parent))
     trainer = MaskablePPO.load(expert_model, device="cpu")
     policy = load_agent(expert_model).policy(16, 16)
-    env = GPUSchedulerEnv("fleet-16gpu", obs_version=3, max_window=16, n_jobs=30)
+    env = GPUSchedulerEnv("fleet-16gpu", obs_version=4, max_window=16, n_jobs=30)
     obs, _ = env.reset(seed=0, options={"workload_seed": 1000})
     for _ in range(60):
         mask = env.action_masks()

@@ -56,7 +56,7 @@ def test_environments_of_one_batch_share_their_workload_and_batches_differ(tmp_p
 
     import gpusched.agent.train as train_module
 
-    config = TrainConfig(scenario="fleet-16gpu", obs_version=3, max_window=16, n_jobs=20, timesteps=192,
+    config = TrainConfig(scenario="fleet-16gpu", obs_version=4, max_window=16, n_jobs=20, timesteps=192,
                          n_envs=3, n_steps=32, batch_size=32, n_epochs=1, bc_policy=None, eval_seeds=(500,),
                          eval_freq=10_000, checkpoint_freq=10_000, input_driven_baseline=True,
                          out=str(tmp_path / "m.zip"), log_dir=str(tmp_path / "runs"), progress=False)

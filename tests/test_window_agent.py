@@ -28,7 +28,7 @@ from gpusched.workload.synthetic import generate_jobs
 
 
 def _env(**kwargs) -> GPUSchedulerEnv:
-    return GPUSchedulerEnv("fleet-16gpu", obs_version=3, max_window=16, **kwargs)
+    return GPUSchedulerEnv("fleet-16gpu", obs_version=4, max_window=16, **kwargs)
 
 
 @pytest.mark.filterwarnings("ignore:.*(unconventional shape|image|resolution).*:UserWarning")
@@ -72,7 +72,7 @@ def test_window_masks_are_exact(groups, n_jobs, rate, seed, window):
     jobs = generate_jobs(n_jobs, rate, {"training": 0.4, "inference": 0.3, "batch": 0.3},
                          np.random.default_rng(seed), cluster.max_vram_gb_for_gpus())
     env = GPUSchedulerEnv(load_scenario("fleet-16gpu").with_overrides(queue={"window": window}),
-                          obs_version=3, max_window=16, max_gpus=max(cluster.n_gpus, 16) + 2)
+                          obs_version=4, max_window=16, max_gpus=max(cluster.n_gpus, 16) + 2)
     env.reset(seed=seed, options={"jobs": jobs, "cluster": cluster})
     assert isinstance(env.sim.speeds, GpuSpeeds)
     rng = np.random.default_rng(seed)
@@ -165,7 +165,7 @@ def window_model(tmp_path_factory) -> Path:
     from gpusched.agent.train import train
 
     folder = tmp_path_factory.mktemp("models")
-    config = TrainConfig(scenario="fleet-16gpu", obs_version=3, max_window=16, random_windows=(1, 16),
+    config = TrainConfig(scenario="fleet-16gpu", obs_version=4, max_window=16, random_windows=(1, 16),
                          randomize=True, random_gpus=(4, 16), speed_sigma=0.2, random_loads=(0.2, 0.4),
                          n_jobs=60, timesteps=2048, n_envs=2, n_steps=256, batch_size=128, n_epochs=2,
                          bc_policy="sjf", bc_episodes=2, bc_epochs=2, eval_seeds=(500,), eval_freq=1024,
@@ -186,11 +186,11 @@ def test_a_window_model_saves_reloads_safely_and_reproduces_its_actions(trusted_
     from sb3_contrib import MaskablePPO  # the trainer's own model, loaded here from a file we made
 
     meta = json.loads(trusted_window.with_suffix(".json").read_text())
-    assert meta["obs_version"] == 3 and meta["max_window"] == 16 and meta["random_windows"] == [1, 16]
+    assert meta["obs_version"] == 4 and meta["max_window"] == 16 and meta["random_windows"] == [1, 16]
     assert meta["speed_sigma"] == 0.2 and meta["scenario_speed"] == "default"
     trainer = MaskablePPO.load(trusted_window, device="cpu")
     policy = load_agent(trusted_window).policy(16, 16)
-    env = GPUSchedulerEnv("fleet-16gpu", obs_version=3, max_window=16, n_jobs=60)
+    env = GPUSchedulerEnv("fleet-16gpu", obs_version=4, max_window=16, n_jobs=60)
     obs, _ = env.reset(seed=0, options={"workload_seed": 1000})
     for _ in range(150):
         mask = env.action_masks()

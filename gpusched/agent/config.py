@@ -173,7 +173,7 @@ class TrainConfig:
     def window_agent(self, windows: tuple[int, int], speed_sigma: float,
                      unit_speed_prob: float = 0.25) -> None:
         """Make this a window agent's run, with the settings the shipped window agent was chosen
-        with (README, "The window agent"): observation version 3, each episode's queue window
+        with (README, "The window agent"): the newest window observation, each episode's queue window
         drawn in ``windows``, GPU speeds perturbed by ``speed_sigma`` on random clusters (and
         absent on ``unit_speed_prob`` of them); a warm start imitating :data:`WINDOW_TEACHER`
         with four DAgger rounds; then a cautious PPO (small steps, no entropy bonus) on the
@@ -238,7 +238,7 @@ def _check_together(config: TrainConfig) -> None:
     """The checks that involve more than one field, or the scenario (see :meth:`TrainConfig.check`)."""
     from gpusched.core.reward import RewardSpec
     from gpusched.env.env import ENV_OBS_VERSIONS
-    from gpusched.env.window import WINDOW_OBS_VERSION
+    from gpusched.env.window import WINDOW_OBS_VERSIONS
     from gpusched.policies import check_policy
     from gpusched.workload.scenario import load_scenario
 
@@ -257,7 +257,7 @@ def _check_together(config: TrainConfig) -> None:
     if config.randomize and config.random_gpus[1] > config.max_gpus:
         refuse("random_gpus", f"the largest random cluster ({config.random_gpus[1]} GPUs) must fit "
                               f"max_gpus ({config.max_gpus})")
-    windowed = config.obs_version == WINDOW_OBS_VERSION
+    windowed = config.obs_version in WINDOW_OBS_VERSIONS
     if windowed and config.random_windows and config.random_windows[1] > config.max_window:
         refuse("random_windows", f"the longest window ({config.random_windows[1]}) must fit "
                                  f"max_window ({config.max_window})")

@@ -13,7 +13,7 @@ from gpusched.agent.config import TrainConfig
 from gpusched.agent.network import GpuSetPolicy
 from gpusched.core.reward import RewardSpec
 from gpusched.env.env import GPUSchedulerEnv
-from gpusched.env.window import WINDOW_OBS_VERSION
+from gpusched.env.window import WINDOW_OBS_VERSIONS
 from gpusched.env.wrappers import TrainingReward
 
 
@@ -34,7 +34,7 @@ def make_eval_env(config: TrainConfig) -> Monitor:
 
 
 def windowed(config: TrainConfig) -> bool:
-    return config.obs_version == WINDOW_OBS_VERSION
+    return config.obs_version in WINDOW_OBS_VERSIONS
 
 
 def window_options(config: TrainConfig) -> dict[str, Any]:

@@ -264,9 +264,9 @@ class LoadedAgent:
     @property
     def windowed(self) -> bool:
         """Whether the model chooses among a queue window (observation version 3)."""
-        from gpusched.env.window import WINDOW_OBS_VERSION
+        from gpusched.env.window import WINDOW_OBS_VERSIONS
 
-        return int(self.meta["obs_version"]) == WINDOW_OBS_VERSION
+        return int(self.meta["obs_version"]) in WINDOW_OBS_VERSIONS
 
     def policy(self, max_gpus: int, max_window: int = 1):
         """An inference-only policy (no optimizer) for an observation with ``max_gpus`` GPU slots
@@ -296,11 +296,12 @@ def _spaces(max_gpus: int, max_window: int, meta: dict[str, Any]):
     from gymnasium import spaces
 
     from gpusched.env.observation import observation_space
-    from gpusched.env.window import WINDOW_OBS_VERSION, window_action_space, window_observation_space
+    from gpusched.env.window import WINDOW_OBS_VERSIONS, window_action_space, window_observation_space
 
     version = int(meta["obs_version"])
-    if version == WINDOW_OBS_VERSION:
-        return window_observation_space(max_window, max_gpus), window_action_space(max_window, max_gpus)
+    if version in WINDOW_OBS_VERSIONS:
+        return (window_observation_space(max_window, max_gpus, version),
+                window_action_space(max_window, max_gpus))
     return observation_space(max_gpus, version), spaces.Discrete(max_gpus + 1)
 
 

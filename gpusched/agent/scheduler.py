@@ -107,7 +107,8 @@ class WindowAgentScheduler:
         """Attach to a simulator before its first decision (called by ``Simulator.run``)."""
         n, w = sim.cluster.n_gpus, sim.window
         self._builder = WindowObservationBuilder(sim.cluster, n, w, sim.speeds,
-                                                 float(self.agent.meta.get("vram_scale_gb", 80.0)))
+                                                 float(self.agent.meta.get("vram_scale_gb", 80.0)),
+                                                 int(self.agent.meta["obs_version"]))
         self._policy = self.agent.policy(n, w)
 
     def decide(self, sim: Simulator) -> tuple[int, Action]:

@@ -16,7 +16,7 @@ from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
 from gpusched.env.observation import OBS_VERSION, OBS_VERSIONS, ObservationBuilder, observation_space
 from gpusched.env.randomize import perturbed_speeds, random_cluster, random_mix
 from gpusched.env.window import (
-    WINDOW_OBS_VERSION,
+    WINDOW_OBS_VERSIONS,
     WindowObservationBuilder,
     window_action_space,
     window_observation_space,
@@ -25,7 +25,7 @@ from gpusched.errors import GpuschedError
 from gpusched.workload.scenario import Scenario, load_scenario
 from gpusched.workload.synthetic import generate_jobs, rate_for_load
 
-ENV_OBS_VERSIONS: tuple[int, ...] = (*OBS_VERSIONS, WINDOW_OBS_VERSION)
+ENV_OBS_VERSIONS: tuple[int, ...] = (*OBS_VERSIONS, *WINDOW_OBS_VERSIONS)
 """Observation layouts the environment builds: 1 and 2 (FIFO, one head job) and 3 (the window)."""
 
 TRAIN_SEED_MIN = 10_000
@@ -104,7 +104,10 @@ class GPUSchedulerEnv(gym.Env):
     (declared duration, GPUs, VRAM, compute, priority, wait so far, fits anywhere), per GPU (as
     above, plus its speed for each job type), per (job, GPU) pair (fits, VRAM left after placing,
     the job's speed and declared run time on that GPU, node room for the gang), padded to
-    `max_window` jobs and `max_gpus` GPUs with presence masks.
+    `max_window` jobs and `max_gpus` GPUs with presence masks. Version 4 (`obs_version=4`, what new
+    window agents train on) adds per GPU whether its node is down (failed, not yet repaired), and
+    per window job its attained service (GPU-minutes held so far), its restore plus declared
+    remaining work, and whether it ran before (stopped by a failure or a preemption).
 
     ## Rewards
 
@@ -114,8 +117,9 @@ class GPUSchedulerEnv(gym.Env):
 
         r = completion * jobs_completed - wait * waiting_job_hours
             + util_band * hours_with_cluster_util_in_band - imbalance * gini_hours
+            - jct * job_hours_in_system
 
-    Every weight defaults to 1.0; the band defaults to 0.60-0.80 (scenario key `util_band`).
+    Every weight defaults to 1.0 except `jct` (0); the band defaults to 0.60-0.80 (scenario key `util_band`).
 
     ## Starting State
 
@@ -128,7 +132,7 @@ class GPUSchedulerEnv(gym.Env):
     (or, with `random_loads`, a rate for an offered load drawn in that range) are drawn instead;
     on such an episode the GPU speeds are the scenario's (or the shipped) table perturbed by
     `speed_sigma`, or with probability `unit_speed_prob` none at all. With `random_windows`, a
-    version-3 episode draws its queue window in that range (the scenario's window otherwise).
+    window episode draws its queue window in that range (the scenario's window otherwise).
     `options` may fix the episode:
 
     - `scenario`: a :class:`~gpusched.workload.scenario.Scenario` or preset name/path (replaces the
@@ -217,7 +221,7 @@ class GPUSchedulerEnv(gym.Env):
         self.speed_sigma = float(speed_sigma)
         self.random_loads = random_loads
         self.unit_speed_prob = float(unit_speed_prob)
-        self.windowed = obs_version == WINDOW_OBS_VERSION
+        self.windowed = obs_version in WINDOW_OBS_VERSIONS
         if self.windowed:
             self.max_window = int(max_window or max(self.scenario.window, random_windows[1] if random_windows
                                                     else 1))
@@ -229,7 +233,7 @@ class GPUSchedulerEnv(gym.Env):
                                     f"max_window={self.max_window}")
             self.hold_action = self.max_window * self.max_gpus
             self.action_space = window_action_space(self.max_window, self.max_gpus)
-            self.observation_space = window_observation_space(self.max_window, self.max_gpus)
+            self.observation_space = window_observation_space(self.max_window, self.max_gpus, obs_version)
         else:
             self.max_window = 1
             self.hold_action = self.max_gpus
@@ -320,7 +324,7 @@ class GPUSchedulerEnv(gym.Env):
             if (self.builder is None or self.builder.cluster is not cluster
                     or self.builder.speeds is not speeds):
                 self.builder = WindowObservationBuilder(cluster, self.max_gpus, self.max_window, speeds,
-                                                        self.vram_scale_gb)
+                                                        self.vram_scale_gb, self.obs_version)
         elif self.builder is None or self.builder.cluster is not cluster:
             self.builder = ObservationBuilder(cluster, self.max_gpus, self.queue_window, self.vram_scale_gb,
                                               self.obs_version)

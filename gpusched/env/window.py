@@ -1,4 +1,8 @@
-"""Observation version 3: the queue window, GPU speeds, and every (window job, GPU) pair.
+"""Observation versions 3 and 4: the queue window, GPU speeds, and every (window job, GPU) pair.
+
+Version 4 adds what failures and preemption change: per GPU whether its node is down, and per
+window job its attained service, its declared remaining work and whether it ran before (version 3
+has none of them, and models trained on it keep reading version 3).
 
 The agent chooses which window job starts and on which GPU, or HOLD. One
 :class:`WindowObservationBuilder` serves the environment and the trained agent inside
@@ -28,8 +32,11 @@ from gpusched.env.kernels import (
     window_observation_arrays,
 )
 
-WINDOW_OBS_VERSION = 3
-"""The observation version of the window layout."""
+WINDOW_OBS_VERSIONS: tuple[int, ...] = (3, 4)
+"""The observation versions of the window layout (a model's sidecar names its own)."""
+
+WINDOW_OBS_VERSION = 4
+"""The newest window layout, the one new window agents train on."""
 
 GPU_FEATURES_V3: tuple[str, ...] = (
     "present", "vram_total", "vram_free", "compute_used", "jobs_running", "node_size", "idle",
@@ -55,19 +62,48 @@ GLOBAL_FEATURES_V3: tuple[str, ...] = (
 scenario's window / the largest; cluster utilisation; VRAM in use / cluster VRAM; running jobs /
 GPUs; idle GPUs / GPUs; minutes since the first arrival / one week; share of the workload arrived."""
 
+GPU_FEATURES_V4: tuple[str, ...] = (*GPU_FEATURES_V3, "down")
+"""Version 4 adds, per GPU: its node is down (failed, not yet repaired; no job fits there)."""
+JOB_FEATURES_V4: tuple[str, ...] = (*JOB_FEATURES_V3, "attained", "remaining", "resumed")
+"""Version 4 adds, per window job: log1p(attained service, GPU-minutes held so far over all its
+runs) / log1p(8 * 1440); log1p(its restore plus declared remaining work, reference-speed minutes)
+/ log1p(1440); it ran before (stopped by a failure or a preemption)."""
+EXTRA_GPU_FEATURES = {3: 0, 4: 1}
+"""GPU features a version adds after the version-3 block."""
+EXTRA_JOB_FEATURES = {3: 0, 4: 3}
+"""Job features a version adds after the version-3 block."""
+
+_LOG_DAY = float(np.log1p(1440.0))
+_LOG_GPU_DAYS = float(np.log1p(8 * 1440.0))
+
 TYPE_INDEX: dict[str, int] = {"training": 0, "inference": 1, "batch": 2}
 """Job types with a feature of their own; any other type (trace jobs) is index 3."""
 
 _SPEED_ROWS = ("training", "inference", "batch", "trace")
 
 
-def window_observation_space(max_window: int, max_gpus: int) -> spaces.Dict:
-    """The version-3 observation space for ``max_window`` job slots and ``max_gpus`` GPU slots."""
+def check_window_version(version: int) -> int:
+    """``version`` if it is a window layout.
+
+    :raises ValueError: otherwise.
+    """
+    if version not in WINDOW_OBS_VERSIONS:
+        raise ValueError(f"not a window observation version: {version} (known: {WINDOW_OBS_VERSIONS})")
+    return version
+
+
+def window_observation_space(max_window: int, max_gpus: int,
+                             version: int = WINDOW_OBS_VERSION) -> spaces.Dict:
+    """The observation space of a window layout (``version``) for ``max_window`` job slots and
+    ``max_gpus`` GPU slots."""
+    check_window_version(version)
     big = 4.0
+    n_gpu = N_WINDOW_GPU_FEATURES + EXTRA_GPU_FEATURES[version]
+    n_job = N_WINDOW_JOB_FEATURES + EXTRA_JOB_FEATURES[version]
     return spaces.Dict({
-        "gpus": spaces.Box(0.0, big, shape=(max_gpus, N_WINDOW_GPU_FEATURES), dtype=np.float32),
+        "gpus": spaces.Box(0.0, big, shape=(max_gpus, n_gpu), dtype=np.float32),
         "gpu_present": spaces.Box(0.0, 1.0, shape=(max_gpus,), dtype=np.float32),
-        "jobs": spaces.Box(0.0, big, shape=(max_window, N_WINDOW_JOB_FEATURES), dtype=np.float32),
+        "jobs": spaces.Box(0.0, big, shape=(max_window, n_job), dtype=np.float32),
         "job_present": spaces.Box(0.0, 1.0, shape=(max_window,), dtype=np.float32),
         "pairs": spaces.Box(0.0, big, shape=(max_window, max_gpus, N_PAIR_FEATURES), dtype=np.float32),
         "globals": spaces.Box(0.0, big, shape=(N_WINDOW_GLOBAL_FEATURES,), dtype=np.float32),
@@ -80,18 +116,20 @@ def window_action_space(max_window: int, max_gpus: int) -> spaces.Discrete:
 
 
 class WindowObservationBuilder:
-    """Build version-3 observations and masks for one cluster, padded to ``max_window`` job slots
-    and ``max_gpus`` GPU slots.
+    """Build window observations (version 3 or 4) and masks for one cluster, padded to
+    ``max_window`` job slots and ``max_gpus`` GPU slots.
 
     :param cluster: the cluster (at most ``max_gpus`` GPUs).
     :param max_gpus: GPU slots.
     :param max_window: job slots (at least the simulator's window).
     :param speeds: the simulator's GPU speeds (``None``: every GPU at 1.0).
     :param vram_scale_gb: VRAM normaliser (GB).
+    :param version: the layout (:data:`WINDOW_OBS_VERSIONS`).
     """
 
     def __init__(self, cluster: Cluster, max_gpus: int, max_window: int, speeds: GpuSpeeds | None = None,
-                 vram_scale_gb: float = 80.0):
+                 vram_scale_gb: float = 80.0, version: int = WINDOW_OBS_VERSION):
+        self.version = check_window_version(version)
         if cluster.n_gpus > max_gpus:
             raise ValueError(f"cluster has {cluster.n_gpus} GPUs, more than max_gpus={max_gpus}")
         self.cluster = cluster
@@ -178,8 +216,26 @@ class WindowObservationBuilder:
             state.vram_used_gb, state.compute_used, state.jobs_running, np.asarray(first), np.asarray(last),
             self._speed, fits, single, job_num, job_type, len(window), globals_in, gpus_block,
             jobs_block, pairs, glob)
+        if self.version >= 4:
+            gpus_block, jobs_block = self._version_4(sim, window, gpus_block, jobs_block)
         return {"gpus": gpus_block, "gpu_present": self._present.copy(), "jobs": jobs_block,
                 "job_present": job_present, "pairs": pairs, "globals": glob}
+
+    def _version_4(self, sim: Simulator, window: list[int], gpus_block: np.ndarray,
+                   jobs_block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The version-3 blocks with version 4's columns appended (see :data:`GPU_FEATURES_V4` and
+        :data:`JOB_FEATURES_V4`)."""
+        down = np.zeros((self.max_gpus, 1), dtype=np.float32)
+        down[: self.n, 0] = sim.gpu_down()
+        extra = np.zeros((self.max_window, 3), dtype=np.float32)
+        if window:
+            k = len(window)
+            extra[:k, 0] = np.log1p(sim.attained_service_gpu_min(window)) / _LOG_GPU_DAYS
+            extra[:k, 1] = [np.log1p(sim.resume_cost_min(i) + sim.declared_left_min(i)) / _LOG_DAY
+                            for i in window]
+            if sim.lives is not None:
+                extra[:k, 2] = sim.lives.stopped[window]
+        return np.concatenate([gpus_block, down], axis=1), np.concatenate([jobs_block, extra], axis=1)
 
 
 def warm_up() -> None:
@@ -190,6 +246,6 @@ def warm_up() -> None:
     sim = Simulator(Cluster([NodeGroup("warm-up", 16.0, 1)]),
                     [Job(id=0, type="batch", arrival_min=0.0, duration_min=1.0, gpus=1, vram_gb=1.0,
                          compute=0.1)])
-    builder = WindowObservationBuilder(sim.cluster, 1, 1)
+    builder = WindowObservationBuilder(sim.cluster, 1, 1, version=3)
     builder.observe(sim)
     builder.mask(sim)
