@@ -47,9 +47,10 @@ Interval = Annotated[Whole, Field(ge=1)]
 Seed = Annotated[Whole, Field(ge=0, le=MAX_SEED)]
 Weight = Annotated[Number, Field(ge=0.0, le=MAX_REWARD_WEIGHT)]
 
-WINDOW_TEACHER = "sjf+best_fit"
-"""The heuristic a window agent imitates in its warm start (the best queue-aware heuristic on
-``fleet-16gpu``; see the README's agent tables)."""
+WINDOW_TEACHER = "sjf+fastest_fit"
+"""The heuristic a window agent imitates in its warm start: among the best pairs by time to result
+on ``fleet-16gpu`` (held-out seeds 1000-1019, see the README's agent tables), and, unlike
+``sjf+first_fit``, blind to the order in which a cluster lists its nodes."""
 
 
 @dataclass
@@ -176,8 +177,10 @@ class TrainConfig:
         with (README, "The window agent"): the newest window observation, each episode's queue window
         drawn in ``windows``, GPU speeds perturbed by ``speed_sigma`` on random clusters (and
         absent on ``unit_speed_prob`` of them); a warm start imitating :data:`WINDOW_TEACHER`
-        with four DAgger rounds; then a cautious PPO (small steps, no entropy bonus) on the
-        waiting time alone, keeping the weights that score best on the evaluation seeds."""
+        with four DAgger rounds; then a cautious PPO (small steps, no entropy bonus) on the time
+        to result (the ``jct`` reward: job-hours in the system), keeping the weights that score
+        best on the evaluation seeds. Expert iteration (``expert_iterations``) runs between the
+        warm start and PPO."""
         from gpusched.env.window import WINDOW_OBS_VERSION
 
         self.obs_version = WINDOW_OBS_VERSION
@@ -192,7 +195,7 @@ class TrainConfig:
         self.dagger_rounds, self.dagger_episodes = 4, 16
         self.learning_rate, self.ent_coef, self.clip_range = 2e-5, 0.0, 0.05
         self.n_steps, self.gamma = 1024, 0.999
-        self.train_reward = {"completion": 0.0, "wait": 1.0, "util_band": 0.0, "imbalance": 0.0}
+        self.train_reward = {"completion": 0.0, "wait": 0.0, "util_band": 0.0, "imbalance": 0.0, "jct": 1.0}
 
     def check(self) -> None:
         """Validate every field against its type and bounds, then the fields against each other

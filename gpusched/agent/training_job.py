@@ -28,7 +28,7 @@ from gpusched.paths import REPO_ROOT, USER_MODELS_DIR
 TRAIN_TAG = "rollout/ep_rew_mean"
 """TensorBoard tag of the mean training episode reward."""
 EVAL_TAG = "eval/mean_reward"
-"""TensorBoard tag of the mean evaluation episode reward (scenario reward, held-out seeds)."""
+"""TensorBoard tag of the mean evaluation episode reward (training reward, held-out seeds)."""
 EVAL_WAIT_TAG = "eval/avg_wait_min"
 """TensorBoard tag of the mean average wait (minutes) of the evaluation episodes."""
 
@@ -212,7 +212,7 @@ class TrainingJob:
 
 def eval_wait_callback(config: Any, every_steps: int) -> Any:
     """An SB3 callback that evaluates the policy on the held-out seeds every ``every_steps``
-    environment steps and logs the mean scenario reward (``eval/mean_reward``) and the mean
+    environment steps and logs the mean training reward (``eval/mean_reward``) and the mean
     average wait of the episodes (``eval/avg_wait_min``, minutes, from the environment's
     end-of-episode metrics). It stands in for the training run's own evaluation callback.
     """

@@ -112,7 +112,7 @@ def install(sub: argparse._SubParsersAction) -> None:
                    help="with --randomize: draw the offered load of random clusters from LO to HI")
     p.add_argument("--no-warm-start", action="store_true",
                    help="start PPO from random weights instead of imitating a heuristic first "
-                        "(best_fit; sjf+best_fit for a window agent)")
+                        "(best_fit; sjf+fastest_fit for a window agent)")
     p.add_argument("--expert-iterations", type=expert_rounds, metavar="N",
                    help="after the warm start, N rounds of expert iteration: the network drives, "
                         "ppo_rollout labels the states it visits (by JCT), the network is refit")

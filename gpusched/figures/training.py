@@ -13,11 +13,11 @@ from gpusched.figures.style import apply_layout, policy_color
 
 def training_curves_figure(snapshot: TrainingSnapshot) -> go.Figure:
     """Three panels on one steps axis: training episode reward (training reward, scaled), and on
-    the held-out evaluation seeds the average wait (minutes) and the scenario's reward."""
+    the held-out evaluation seeds the average wait (minutes) and the training reward."""
     fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.08,
                         subplot_titles=("Training episode reward",
                                         "Evaluation: average wait (min)",
-                                        "Evaluation reward (scenario reward)"))
+                                        "Evaluation reward (training reward)"))
     colour = policy_color(AGENT_POLICY)
     panels = ((1, snapshot.train_reward, "training", "reward per episode"),
               (2, snapshot.eval_wait_min, "evaluation wait", "average wait (min)"),
