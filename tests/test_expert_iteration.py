@@ -9,11 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from agent_support import assert_reloads_and_reproduces
 
 from gpusched.agent.config import TrainConfig
 from gpusched.agent.expert import LabelTask, label_episode, label_round, weights_of
-from gpusched.agent.models import load_agent
-from gpusched.agent.scheduler import act
 from gpusched.env.env import GPUSchedulerEnv
 
 
@@ -51,20 +50,9 @@ def test_the_sidecar_records_every_round_and_its_validation_score(expert_model):
 
 
 def test_an_expert_iteration_model_reloads_safely_and_reproduces_its_actions(expert_model, monkeypatch):
-    from sb3_contrib import MaskablePPO  # the trainer's own model, loaded here from a file we made
-
     monkeypatch.setenv("GPUSCHED_MODELS_DIR", str(expert_model.parent))
-    trainer = MaskablePPO.load(expert_model, device="cpu")
-    policy = load_agent(expert_model).policy(16, 16)
     env = GPUSchedulerEnv("fleet-16gpu", obs_version=4, max_window=16, n_jobs=30)
-    obs, _ = env.reset(seed=0, options={"workload_seed": 1000})
-    for _ in range(60):
-        mask = env.action_masks()
-        expected, _ = trainer.predict(obs, deterministic=True, action_masks=mask)
-        assert act(policy, obs, mask) == int(expected)
-        obs, _, terminated, truncated, _ = env.step(int(expected))
-        if terminated or truncated:
-            break
+    assert_reloads_and_reproduces(expert_model, env, (16, 16), steps=60)
 
 
 def _round_labels(folder: Path, backend: str, workers: int) -> list[dict]:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from agent_support import assert_reloads_and_reproduces
 
 from gpusched.agent.config import TrainConfig
 from gpusched.agent.models import ModelError, load_agent
-from gpusched.agent.scheduler import act
 from gpusched.env import GPUSchedulerEnv
 from gpusched.experiment.runner import run_policy
 from gpusched.policies import get_policy
@@ -69,20 +69,8 @@ def test_sidecar_has_the_run_facts(trusted):
 
 
 def test_reload_reproduces_deterministic_actions(trusted):
-    from sb3_contrib import MaskablePPO  # the trainer's own model, loaded here from a file we made
-
-    trusted_model = MaskablePPO.load(trusted, device="cpu")
-    agent = load_agent(trusted)
-    policy = agent.policy(16)
-    env = GPUSchedulerEnv("phase1-8gpu", max_gpus=16, n_jobs=40)
-    obs, _ = env.reset(seed=0, options={"workload_seed": 1000})
-    for _ in range(100):
-        mask = env.action_masks()
-        expected, _ = trusted_model.predict(obs, deterministic=True, action_masks=mask)
-        assert act(policy, obs, mask) == int(expected)
-        obs, _, terminated, truncated, _ = env.step(int(expected))
-        if terminated or truncated:
-            break
+    assert_reloads_and_reproduces(trusted, GPUSchedulerEnv("phase1-8gpu", max_gpus=16, n_jobs=40), (16,),
+                                  steps=100)
 
 
 def test_registry_runs_the_model_and_16_gpu_model_runs_on_48_gpus(trusted):

@@ -9,14 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch as th
+from agent_support import assert_reloads_and_reproduces
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import node_groups
 
 from gpusched.agent.config import TrainConfig
-from gpusched.agent.models import load_agent
 from gpusched.agent.network import WindowSetPolicy
-from gpusched.agent.scheduler import act
 from gpusched.cli import main
 from gpusched.core.cluster import Cluster
 from gpusched.core.speed import DEFAULT_SPEEDS
@@ -183,22 +182,11 @@ def trusted_window(monkeypatch, window_model: Path) -> Path:
 
 
 def test_a_window_model_saves_reloads_safely_and_reproduces_its_actions(trusted_window):
-    from sb3_contrib import MaskablePPO  # the trainer's own model, loaded here from a file we made
-
     meta = json.loads(trusted_window.with_suffix(".json").read_text())
     assert meta["obs_version"] == 4 and meta["max_window"] == 16 and meta["random_windows"] == [1, 16]
     assert meta["speed_sigma"] == 0.2 and meta["scenario_speed"] == "default"
-    trainer = MaskablePPO.load(trusted_window, device="cpu")
-    policy = load_agent(trusted_window).policy(16, 16)
     env = GPUSchedulerEnv("fleet-16gpu", obs_version=4, max_window=16, n_jobs=60)
-    obs, _ = env.reset(seed=0, options={"workload_seed": 1000})
-    for _ in range(150):
-        mask = env.action_masks()
-        expected, _ = trainer.predict(obs, deterministic=True, action_masks=mask)
-        assert act(policy, obs, mask) == int(expected)
-        obs, _, terminated, truncated, _ = env.step(int(expected))
-        if terminated or truncated:
-            break
+    assert_reloads_and_reproduces(trusted_window, env, (16, 16), steps=150)
 
 
 def test_a_model_trained_small_runs_on_window_32_and_512_gpus(trusted_window):
