@@ -84,3 +84,21 @@ def test_the_opening_claim_about_the_window_agent_holds_on_both_fleets():
         best = data[name]["best_heuristic"]
         assert mean.loc["ppo", "avg_wait_min"] < mean.loc[best, "avg_wait_min"]
         assert mean.loc["ppo", "avg_jct_min"] > mean.loc[best, "avg_jct_min"]
+
+
+def test_the_clairvoyant_bound_in_the_readme_is_the_measured_one():
+    """README: lookahead_jct's mean JCT, the best heuristic's, and the paired difference, from
+    ``benchmarks/results/lookahead-bound.json``."""
+    data = json.loads((REPO_ROOT / "benchmarks" / "results" / "lookahead-bound.json").read_text(encoding="utf-8"))
+    runs = pd.DataFrame(data["runs"])
+    mean = runs.groupby("policy")["avg_jct_min"].mean()
+    best = data["best_heuristic"]
+    assert best == mean.drop("lookahead_jct").idxmin()
+    card = scorecard(Comparison("fleet-16gpu", runs, {}), best, ["avg_jct_min"])
+    row = card[card["policy"] == "lookahead_jct"].iloc[0]
+    assert row["wins"] == row["seeds"]  # "winning all"
+    text = " ".join((REPO_ROOT / "README.md").read_text(encoding="utf-8").split())
+    claim = (f"average JCT of {mean['lookahead_jct']:.1f} min against {mean[best]:.1f} for the best heuristic "
+             f"(`{best}`): {row['diff']:+.2f} min [{row['low']:+.2f}, {row['high']:+.2f}] paired, "
+             f"{100 * row['diff'] / row['baseline_mean']:+.1f} %, winning all {row['wins']} seeds")
+    assert claim.replace("-", "−") in text
