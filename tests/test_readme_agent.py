@@ -89,7 +89,8 @@ def test_the_opening_claim_about_the_window_agent_holds_on_both_fleets():
 def test_the_clairvoyant_bound_in_the_readme_is_the_measured_one():
     """README: lookahead_jct's mean JCT, the best heuristic's, and the paired difference, from
     ``benchmarks/results/lookahead-bound.json``."""
-    data = json.loads((REPO_ROOT / "benchmarks" / "results" / "lookahead-bound.json").read_text(encoding="utf-8"))
+    bound = REPO_ROOT / "benchmarks" / "results" / "lookahead-bound.json"
+    data = json.loads(bound.read_text(encoding="utf-8"))
     runs = pd.DataFrame(data["runs"])
     mean = runs.groupby("policy")["avg_jct_min"].mean()
     best = data["best_heuristic"]
@@ -98,7 +99,7 @@ def test_the_clairvoyant_bound_in_the_readme_is_the_measured_one():
     row = card[card["policy"] == "lookahead_jct"].iloc[0]
     assert row["wins"] == row["seeds"]  # "winning all"
     text = " ".join((REPO_ROOT / "README.md").read_text(encoding="utf-8").split())
-    claim = (f"average JCT of {mean['lookahead_jct']:.1f} min against {mean[best]:.1f} for the best heuristic "
-             f"(`{best}`): {row['diff']:+.2f} min [{row['low']:+.2f}, {row['high']:+.2f}] paired, "
+    claim = (f"average JCT of {mean['lookahead_jct']:.1f} min against {mean[best]:.1f} for the best "
+             f"heuristic (`{best}`): {row['diff']:+.2f} min [{row['low']:+.2f}, {row['high']:+.2f}] paired, "
              f"{100 * row['diff'] / row['baseline_mean']:+.1f} %, winning all {row['wins']} seeds")
     assert claim.replace("-", "−") in text
