@@ -7,7 +7,7 @@ against ``fcfs+first_fit`` and against ``easy+best_fit`` (mean difference with i
 interval, and seeds won / tied / lost). Training draws workload seeds >= 10,000 and evaluates
 on 500-504 while it trains, so the default seeds 1000-1019 were never seen.
 
-- ``fleet-16gpu`` and ``fleet-64gpu`` (a window of 16, GPU speeds): every ``ORDER+PLACEMENT``
+- ``fleet-16gpu``, ``fleet-64gpu`` and ``fleet-32gpu`` (a window of 16, GPU speeds): every ``ORDER+PLACEMENT``
   pair, ``ppo`` and ``ppo_rollout``;
 - ``phase1-8gpu`` and ``phase1-4gpu`` (FIFO, window 1): every FIFO heuristic, ``ppo`` and
   ``ppo_rollout`` (there the shipped FIFO agent) and the window agent itself
@@ -33,7 +33,7 @@ from gpusched.paths import REPO_ROOT, WINDOW_MODEL
 from gpusched.policies import heuristic_names, queue_policy_names
 from gpusched.workload.scenario import load_scenario
 
-SCENARIOS = ("fleet-16gpu", "fleet-64gpu", "phase1-8gpu", "phase1-4gpu")
+SCENARIOS = ("fleet-16gpu", "fleet-64gpu", "fleet-32gpu", "phase1-8gpu", "phase1-4gpu")
 WINDOW_AGENTS = tuple(f"{p}:{WINDOW_MODEL.relative_to(REPO_ROOT).as_posix()}" for p in AGENT_POLICIES)
 COLUMNS = (("avg_jct_min", "avg JCT (min)", "{:.1f}"), ("avg_wait_min", "avg wait (min)", "{:.1f}"),
            ("p99_wait_min", "p99 wait (min)", "{:.0f}"), ("avg_slowdown", "slowdown", "{:.2f}"),
