@@ -14,7 +14,10 @@ A round:
    action it would take; that is the label. The forks know only the arrived jobs, so the labels
    use nothing from the future.
 3. **Refit.** The network is fitted to every label so far (cross-entropy, and its value to the
-   driven episodes' returns), as in the warm start.
+   driven episodes' returns), as in the warm start: the warm start's and DAgger's teacher labels
+   and every round's search labels. (Refitting on the search labels alone threw the warm start
+   away in a first run: the network got worse each round, and a worse network drives longer
+   episodes, so labelling slowed down too.)
 4. **Validate.** The greedy network runs on the evaluation seeds; the mean JCT (or wait) after
    each round is recorded, and the best weights so far are kept.
 
@@ -139,13 +142,15 @@ def label_round(policy, config: TrainConfig, meta: dict[str, Any], round_no: int
 
 def expert_iteration(policy, config: TrainConfig, meta: dict[str, Any],
                      validate: Callable[[Any], float], log: Callable[[str], None] = print,
-                     progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+                     progress: Callable[[dict[str, Any]], None] | None = None,
+                     teacher_labels: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Run ``config.expert_iterations`` rounds on ``policy`` (changed in place; it ends with the
     weights that validated best, the starting ones included).
 
     :param meta: what builds the network in a worker (see :class:`LabelTask`).
     :param validate: the policy's validation score (lower is better, e.g. mean JCT in minutes).
     :param progress: called with the start's record (round 0) and each round's as it ends.
+    :param teacher_labels: the warm start's labelled decisions, refit on with the search's.
     :return: the record for the sidecar: each round's labels, changed labels, agreement, score
         and seconds, the starting score, and the round whose weights were kept (0: the start).
     """
@@ -154,7 +159,7 @@ def expert_iteration(policy, config: TrainConfig, meta: dict[str, Any],
     log(f"expert iteration: start, validation {config.expert_objective} {start_score:.2f}")
     if progress:
         progress({"round": 0, "score": round(start_score, 4)})
-    data: list[dict[str, Any]] = []
+    data: list[dict[str, Any]] = list(teacher_labels or [])
     rounds = []
     for k in range(1, config.expert_iterations + 1):
         t0 = time.perf_counter()
@@ -162,7 +167,7 @@ def expert_iteration(policy, config: TrainConfig, meta: dict[str, Any],
         parts = label_round(policy, config, meta, k)
         data.extend(parts)
         stats = {"agreement": float("nan")}
-        if data:
+        if parts:
             stats = warm_start(policy, merge_demonstrations(data), config.expert_epochs, config.seed + k)
         policy.set_training_mode(False)
         score = validate(policy)

@@ -115,9 +115,14 @@ def collect_heuristic(config: TrainConfig, seed: int, episodes: int | None = Non
     }
 
 
-def imitate(policy: GpuSetPolicy, config: TrainConfig, log: Callable[[str], None]) -> dict[str, float]:
+def imitate(policy: GpuSetPolicy, config: TrainConfig, log: Callable[[str], None],
+            labels: list[dict[str, Any]] | None = None) -> dict[str, float]:
     """The warm start: fit the teacher's episodes, then ``config.dagger_rounds`` DAgger rounds in
-    which the policy drives and the teacher labels, refitting on all data after each."""
+    which the policy drives and the teacher labels, refitting on all data after each.
+
+    :param labels: receives the labelled decisions (one part per collection), for expert
+        iteration to refit on with its own.
+    """
     data = [collect_heuristic(config, seed=config.seed + 1)]
     stats = warm_start(policy, merge_demonstrations(data), config.bc_epochs, config.seed)
     log(f"warm start: {len(data[0]['actions'])} decisions, agreement {stats['agreement']:.3f}")
@@ -128,6 +133,8 @@ def imitate(policy: GpuSetPolicy, config: TrainConfig, log: Callable[[str], None
         stats = warm_start(policy, merge_demonstrations(data), config.dagger_epochs, config.seed + k)
         log(f"DAgger round {k}: {sum(len(d['actions']) for d in data)} decisions, "
             f"agreement {stats['agreement']:.3f}")
+    if labels is not None:
+        labels.extend(data)
     return {**stats, "decisions": float(sum(len(d["actions"]) for d in data))}
 
 
@@ -245,10 +252,11 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
         policy_kwargs={"hidden": config.hidden}, tensorboard_log=str(Path(config.log_dir) / "tb"),
         seed=config.seed, device="cpu", verbose=0)
     bc_stats: dict[str, float] = {}
+    teacher_labels: list[dict[str, Any]] = []
     if config.bc_policy:
         log(f"warm start: imitating {config.bc_policy} on {config.bc_episodes} episodes"
             + (f", then {config.dagger_rounds} DAgger rounds" if config.dagger_rounds else ""))
-        bc_stats = imitate(model.policy, config, log)
+        bc_stats = imitate(model.policy, config, log, teacher_labels)
     expert = None
     if config.expert_iterations:
         rounds_file = run_dir / EXPERT_PROGRESS_FILE
@@ -260,7 +268,8 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
                 f.write(json.dumps(record) + "\n")
 
         expert = expert_iteration(model.policy, config, network_meta(config),
-                                  lambda policy: validation_score(policy, config), log, progress)
+                                  lambda policy: validation_score(policy, config), log, progress,
+                                  teacher_labels)
     keep_best = KeepBest() if config.keep_best else None
     evaluation = MaskableEvalCallback(make_eval_env(config), n_eval_episodes=len(config.eval_seeds),
                                       eval_freq=max(config.eval_freq // config.n_envs, 1),
