@@ -3,21 +3,19 @@ Best-Fit when GPUs have no speeds."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import node_groups
+from strategies import node_groups, random_simulator
 
 from gpusched.core.cluster import Cluster, NodeGroup
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import Simulator
-from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
+from gpusched.core.speed import GpuSpeeds
 from gpusched.policies import get_policy, preemptive_policy_names, queue_policy_names
 from gpusched.policies.eft import EarliestFinishQueue, earliest_finish
 from gpusched.policies.queue import ORDERS, PREEMPTIVE_ORDERS
 from gpusched.workload.scenario import load_scenario, make_simulator
-from gpusched.workload.synthetic import generate_jobs
 
 A100_T4_SPEEDS = {"A100-80GB": {"training": 1.0}, "T4-16GB": {"training": 0.2}}
 """The hand-built case's speeds: a training job runs 5 times as long on the T4."""
@@ -128,11 +126,7 @@ settings_eft = settings(max_examples=40, deadline=None, suppress_health_check=[H
        st.booleans())
 def test_eft_never_starves_and_never_delays_a_reservation(groups, n_jobs, rate, seed, window, order,
                                                           with_speeds):
-    cluster = Cluster(groups)
-    jobs = generate_jobs(n_jobs, rate, {"training": 0.4, "inference": 0.3, "batch": 0.3},
-                         np.random.default_rng(seed), cluster.max_vram_gb_for_gpus())
-    speeds = GpuSpeeds(cluster, DEFAULT_SPEEDS) if with_speeds else None
-    sim = Simulator(cluster, jobs, window=window, speeds=speeds)
+    sim = random_simulator(groups, n_jobs, rate, seed, window, with_speeds)
     policy = get_policy(f"{order}+eft")
     result = sim.run(policy)
     assert result.end_reason == "completed"

@@ -3,12 +3,11 @@ FIFO policies unchanged on any window."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from conftest import make_job
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import node_groups
+from strategies import node_groups, random_simulator
 
 from gpusched.core.cluster import Cluster, NodeGroup
 from gpusched.core.jobs import Job
@@ -17,7 +16,6 @@ from gpusched.errors import UnknownPolicyError
 from gpusched.policies import get_policy, policy_label, queue_policy_names
 from gpusched.policies.queue import EasyBackfill, reservation
 from gpusched.workload.scenario import load_scenario, make_simulator
-from gpusched.workload.synthetic import generate_jobs
 
 
 def job(job_id: int, *, arrival: float = 0.0, duration: float = 10.0, gpus: int = 1, vram: float = 8.0,
@@ -167,13 +165,7 @@ settings_easy = settings(max_examples=30, deadline=None, suppress_health_check=[
        st.booleans())
 def test_no_backfilled_job_delays_the_head_jobs_reservation(groups, n_jobs, rate, seed, window, placement,
                                                             with_speeds):
-    from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
-
-    cluster = Cluster(groups)
-    jobs = generate_jobs(n_jobs, rate, {"training": 0.4, "inference": 0.3, "batch": 0.3},
-                         np.random.default_rng(seed), cluster.max_vram_gb_for_gpus())
-    speeds = GpuSpeeds(cluster, DEFAULT_SPEEDS) if with_speeds else None
-    sim = Simulator(cluster, jobs, window=window, speeds=speeds)
+    sim = random_simulator(groups, n_jobs, rate, seed, window, with_speeds)
     policy = get_policy(f"easy+{placement}")
     assert isinstance(policy, EasyBackfill)
     result = sim.run(policy)
