@@ -47,6 +47,14 @@ class NodeGroup:
     memory_mib: float | None = None
 
 
+def fit_shape(job: Job) -> tuple:
+    """What decides where ``job`` could ever fit: its GPU count, VRAM, model and node requests, and
+    its compute share only above one whole GPU (on an empty cluster every share up to a GPU fits
+    alike). The shares are continuous, so a cache keyed on them would keep one entry a job."""
+    return (job.gpus, job.vram_gb, job.vram_frac, job.compute if job.compute > 1.0 else 0.0,
+            job.gpu_spec, job.cpu_milli, job.memory_mib)
+
+
 class Cluster:
     """Immutable topology: which GPU sits on which node, with what capacity.
 
@@ -125,8 +133,7 @@ class Cluster:
     def empty_fit_mask(self, job: Job) -> np.ndarray:
         """GPUs where ``job`` (its whole gang) would fit if the cluster were empty, cached by job
         shape (on an empty cluster every compute share up to one whole GPU fits alike). Read-only."""
-        shape = (job.gpus, job.vram_gb, job.vram_frac, job.compute if job.compute > 1.0 else 0.0,
-                 job.gpu_spec, job.cpu_milli, job.memory_mib)
+        shape = fit_shape(job)
         mask = self._empty_fit.get(shape)
         if mask is None:
             mask = self._empty_fit[shape] = ClusterState(self).fit_mask(job)

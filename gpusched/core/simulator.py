@@ -85,7 +85,7 @@ from itertools import islice
 import numpy as np
 import pandas as pd
 
-from gpusched.core.cluster import EPS, MISROUTE_CAUSES, Cluster, ClusterState
+from gpusched.core.cluster import EPS, MISROUTE_CAUSES, Cluster, ClusterState, fit_shape
 from gpusched.core.failures import CheckpointSpec, FailureSpec, NodeFailures, checkpointed_min
 from gpusched.core.jobs import Job, check_jobs_feasible
 from gpusched.core.metrics import RunningGini
@@ -217,9 +217,6 @@ class Simulator:
                                   else self.declared_min / self.best_speed)
         """Declared run time of each job on the best GPU it could get (minutes), by arrival index."""
         self.reward_spec = reward or RewardSpec()
-        spec = self.reward_spec
-        self._weights = (spec.completion, spec.wait, spec.util_band, spec.imbalance, spec.jct)
-        """The reward's weights as plain floats (the hot loop reads them once per event)."""
         self.util_band = util_band
         self.horizon_min = horizon_min
         if not preemption_min_run_min > 0:
@@ -243,8 +240,7 @@ class Simulator:
         cache: dict[tuple, float] = {}
         out = np.empty(len(self.jobs))
         for i, job in enumerate(self.jobs):
-            key = (job.type, job.gpus, job.vram_gb, job.vram_frac,
-                   job.compute if job.compute > 1.0 else 0.0, job.gpu_spec, job.cpu_milli, job.memory_mib)
+            key = (job.type, fit_shape(job))
             best = cache.get(key)
             if best is None:
                 mask = cluster.empty_fit_mask(job)
@@ -795,9 +791,7 @@ class Simulator:
             self.gini_min += gini_now * dt
             self.waiting_job_min += waiting
             self.system_job_min += in_system
-            w = self._weights  # reward_for's formula, term by term in its order (bit-identical)
-            self.total_reward += (w[0] * 0 - w[1] * waiting / 60.0 + w[2] * in_band / 60.0
-                                  - w[3] * (gini_now * dt) / 60.0 - w[4] * in_system / 60.0)
+            self.total_reward += reward_for(self.reward_spec, 0, waiting, in_band, gini_now * dt, in_system)
         self.time_min = t
 
     def _finish(self, reason: str) -> None:

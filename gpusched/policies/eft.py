@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpusched.core.cluster import EPS
+from gpusched.core.cluster import EPS, fit_shape
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import HOLD, Action, Simulator
 from gpusched.policies.queue import ranked_slots
@@ -330,10 +330,7 @@ class EarliestFinishQueue:
 
     def _plan(self, sim: Simulator, idx: int, others: list[Plan], now_plan: Plan | None) -> Plan:
         job = sim.jobs[idx]
-        # Whether a job could ever fit a GPU ignores any compute share up to a whole GPU, so the
-        # shape leaves it out (the shares are continuous: keying on them would keep one entry a job).
-        shape = (job.type, job.gpus, job.vram_gb, job.vram_frac, job.compute if job.compute > 1.0 else 0.0,
-                 job.gpu_spec, job.cpu_milli, job.memory_mib)
+        shape = (job.type, fit_shape(job))
         speeds = self._nodes.get(shape)
         if speeds is None:
             speeds = self._nodes[shape] = node_speeds(sim, job)
