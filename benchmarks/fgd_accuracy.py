@@ -1,7 +1,7 @@
 """Accuracy of our allocation experiment against the FGD artifact's published results.
 
 Runs every policy on four openb traces (default, gpushare100, gpuspec33, multigpu50) with seeds
-42-51 and writes ``benchmarks/results/fgd-accuracy.md``: our 10-seed mean allocation ratio at
+42-51 and writes ``docs/results/fgd-accuracy.md``: our 10-seed mean allocation ratio at
 columns 100 and 130 beside the published 10-seed mean, the difference and the published seed-to-seed
 standard deviation.
 
@@ -33,7 +33,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="42-51")
     parser.add_argument(
-        "--out", type=Path, default=Path(__file__).parent / "results" / "fgd-accuracy.md"
+        "--out", type=Path, default=Path(__file__).parent.parent / "docs" / "results" / "fgd-accuracy.md"
     )
     args = parser.parse_args()
     seeds = parse_seeds(args.seeds)

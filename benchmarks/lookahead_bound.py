@@ -10,6 +10,8 @@ Prints every policy's mean ± std and the planner paired seed by seed against th
 (the shipped pair with the lowest mean JCT on these seeds), and writes every run's metrics to
 ``--json``. Runs go to a process pool (``--workers``).
 
+``python benchmarks/render_results.py`` renders ``docs/results/lookahead-bound.md`` from that JSON.
+
 Usage: ``python benchmarks/lookahead_bound.py [--scenario fleet-16gpu] [--seeds 1000-1019]
 [--workers 2] [--json benchmarks/results/lookahead-bound.json]``.
 """
