@@ -5,7 +5,8 @@ Anything outside them is refused before any work starts, with one line that name
 dashboard). Every number a scenario, trace, sweep spec or model sidecar holds must also be finite:
 ``.inf`` and ``.nan`` are refused everywhere.
 
-The README's *Limits* table lists the same values; ``tests/test_limits.py`` checks that it does.
+The *Limits* table of ``docs/scenarios.md`` lists the same values; ``tests/test_limits.py`` checks
+that it does.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ MAX_VRAM_GB = 4096.0
 """Most VRAM one GPU may have (GB)."""
 
 MAX_JOBS = 1_000_000
-"""Most jobs of one run (``workload.jobs``, ``--jobs``; 100,000 jobs take about 8 s, see the
-README's *Speed*)."""
+"""Most jobs of one run (``workload.jobs``, ``--jobs``; 100,000 jobs take about 8 s, see
+``docs/performance.md``)."""
 
 ARRIVAL_RATE_RANGE_PER_HOUR: tuple[float, float] = (0.001, 1_000_000.0)
 """Smallest and largest mean arrival rate of a synthetic workload (jobs per hour, inclusive)."""

@@ -42,7 +42,8 @@ def test_one_candidate_is_the_greedy_agent(scenario_name, agent, with_rollouts):
 
 def test_rollouts_beat_the_greedy_choice_on_a_busy_workload():
     """Validation seed 2 of phase1-8gpu: the greedy agent waits 40.2 min on average, the agent
-    with rollouts 29.3 min (seeds 1000 and up are kept for the README's held-out table)."""
+    with rollouts 29.3 min (seeds 1000 and up are kept for the held-out table in
+    docs/results/fifo-agent.md)."""
     scenario = load_scenario("phase1-8gpu")
     greedy = run_policy(scenario, FIFO_AGENT, seed=2).metrics
     policy = get_policy(FIFO_ROLLOUT)

@@ -1,5 +1,5 @@
-"""The documented limits: one module, the README's table, the dashboard's upload size, and refusals
-that come before anything is allocated."""
+"""The documented limits: one module, the table in docs/scenarios.md, the dashboard's upload size,
+and refusals that come before anything is allocated."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from gpusched.workload.scenario import scenario_from_dict
 MIB = 1024 * 1024
 
 
-def _readme_limits() -> dict[str, str]:
-    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+def _documented_limits() -> dict[str, str]:
+    text = (REPO_ROOT / "docs" / "scenarios.md").read_text(encoding="utf-8")
     section = text[text.index("## Limits"):]
     section = section[: section.index("\n## ", 4)]
     return dict(re.findall(r"^\| `(\w+)` \| ([^|]+) \|", section, flags=re.MULTILINE))
@@ -32,9 +32,9 @@ def _shown(value) -> str:
     return f"{int(value):,}"
 
 
-def test_the_readme_lists_every_limit_with_its_value():
+def test_the_docs_list_every_limit_with_its_value():
     names = [n for n in dir(limits) if n.isupper()]
-    table = _readme_limits()
+    table = _documented_limits()
     assert sorted(table) == sorted(names)
     for name in names:
         assert table[name].strip().startswith(_shown(getattr(limits, name))), (name, table[name])

@@ -1,5 +1,5 @@
 """Where the stall happens: the conditions map's findings, its generated sentences, and its shipped
-results (current, and as the README reports them)."""
+results (current, and as docs/results/stall-conditions.md and docs/scenarios.md report them)."""
 
 from __future__ import annotations
 
@@ -122,11 +122,9 @@ def test_the_shipped_conditions_results_are_current():
             assert ran[key] == pytest.approx(float(row[key]), rel=1e-12, abs=1e-9), (row["run_id"], key)
 
 
-def _readme_stall_table() -> dict[str, dict[str, str]]:
-    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("### Where the Least-Loaded stall happens"):]
-    section = section[: section.index("\n## ")]
-    rows = [line for line in section.splitlines() if line.startswith("| `")]
+def _documented_stall_table() -> dict[str, dict[str, str]]:
+    text = (REPO_ROOT / "docs" / "results" / "stall-conditions.md").read_text(encoding="utf-8")
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
     out = {}
     for line in rows:
         cells = [c.strip() for c in line.strip("|").split("|")]
@@ -135,11 +133,11 @@ def _readme_stall_table() -> dict[str, dict[str, str]]:
     return out
 
 
-def test_the_readme_reports_what_the_shipped_map_measured():
+def test_the_docs_report_what_the_shipped_map_measured():
     from gpusched.policies import policy_label
 
     findings = conditions_findings(load_sweep_results(STALL_CONDITIONS_RESULTS_DIR))
-    readme = _readme_stall_table()
+    readme = _documented_stall_table()
     assert set(readme) == {f.family for f in findings}
     for f in findings:
         row = readme[f.family]
@@ -149,7 +147,7 @@ def test_the_readme_reports_what_the_shipped_map_measured():
         assert row["ff"].startswith("yes" if f.ff_blocks_as_badly else "no"), f.family
 
 
-def test_the_readme_prose_on_variants_and_first_fit_holds_on_the_shipped_map():
+def test_the_docs_prose_on_variants_and_first_fit_holds_on_the_shipped_map():
     results = load_sweep_results(STALL_CONDITIONS_RESULTS_DIR)
     ll = {f.family: f for f in conditions_findings(results)}
     jobs = {f.family: f for f in conditions_findings(results, variant="least_loaded_jobs")}
@@ -169,7 +167,7 @@ def test_the_readme_prose_on_variants_and_first_fit_holds_on_the_shipped_map():
 
 
 def test_least_loaded_stalls_on_heterogeneous_clusters_nobody_designed():
-    """The README's claim, on random clusters (``random_cluster`` draws, seeds 100-105, each with
+    """The claim in docs/scenarios.md, on random clusters (``random_cluster`` draws, seeds 100-105, each with
     GPUs of at least two VRAM sizes): Least-Loaded waits longer than First-Fit (paired interval
     above 0), and on most of them capacity misroutes dominate."""
     from gpusched.env.randomize import random_cluster

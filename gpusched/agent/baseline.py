@@ -12,7 +12,7 @@ batch each environment is reset with the same seed (drawn for the batch from a s
 so they draw the same cluster, queue window and workload, and, as their episodes end, the same
 next ones. After the batch, each step's advantage is its return-to-go minus the mean, over the
 environments, of their return-to-go at the same simulated time in the same episode of the batch;
-the value head is fitted to the returns-to-go. Whether it helps is measured (see the README).
+the value head is fitted to the returns-to-go. Whether it helps is measured (see ``docs/agent.md``).
 """
 
 from __future__ import annotations

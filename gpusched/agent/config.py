@@ -49,7 +49,7 @@ Weight = Annotated[Number, Field(ge=0.0, le=MAX_REWARD_WEIGHT)]
 
 WINDOW_TEACHER = "sjf+fastest_fit"
 """The heuristic a window agent imitates in its warm start: among the best pairs by time to result
-on ``fleet-16gpu`` (held-out seeds 1000-1019, see the README's agent tables), and, unlike
+on ``fleet-16gpu`` (held-out seeds 1000-1019, see ``docs/results/window-agent.md``), and, unlike
 ``sjf+first_fit``, blind to the order in which a cluster lists its nodes."""
 
 
@@ -174,7 +174,7 @@ class TrainConfig:
     def window_agent(self, windows: tuple[int, int], speed_sigma: float,
                      unit_speed_prob: float = 0.25) -> None:
         """Make this a window agent's run, with the settings the shipped window agent was chosen
-        with (README, "The window agent"): the newest window observation, each episode's queue window
+        with (``docs/agent.md``, "Training"): the newest window observation, each episode's queue window
         drawn in ``windows``, GPU speeds perturbed by ``speed_sigma`` on random clusters (and
         absent on ``unit_speed_prob`` of them); a warm start imitating :data:`WINDOW_TEACHER`
         with four DAgger rounds; then a cautious PPO (small steps, no entropy bonus) on the time

@@ -38,8 +38,8 @@ def _scheduler(path: Path, name: str, rollout: bool):
 def shipped_model_for(window: int) -> Path:
     """The shipped model ``ppo`` runs on a scenario with this queue window: the window agent
     (:data:`~gpusched.paths.WINDOW_MODEL`) above 1, the FIFO agent (:data:`~gpusched.paths.DEFAULT_MODEL`)
-    otherwise. On the FIFO presets the window agent waits longer than the FIFO agent (README,
-    "The window agent"), so both ship."""
+    otherwise. On the FIFO presets the window agent waits longer than the FIFO agent (see
+    ``docs/results/window-agent.md``), so both ship."""
     return WINDOW_MODEL if window > 1 else DEFAULT_MODEL
 
 

@@ -1,0 +1,194 @@
+"""The generated results pages under ``docs/results/`` and the README's findings are what the
+shipped results say: each page is what ``benchmarks/render_results.py`` renders from them, and,
+read back independently, every mean ± std, paired row and claim matches the measured runs."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gpusched.experiment.runner import Comparison, compare
+from gpusched.experiment.scorecard import scorecard
+from gpusched.paths import REPO_ROOT
+
+sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
+import render_results  # noqa: E402
+
+RESULTS = REPO_ROOT / "benchmarks" / "results" / "window-agent.json"
+BOUND = REPO_ROOT / "benchmarks" / "results" / "lookahead-bound.json"
+DOCS = REPO_ROOT / "docs"
+
+
+def _read(path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def _tables() -> dict[str, str]:
+    """Text of each scenario's block of the window agent's page, keyed by scenario name."""
+    parts = re.split(r"^\*\*([\w-]+)\*\* \(", _read(DOCS / "results" / "window-agent.md"), flags=re.MULTILINE)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+def _runs(name: str) -> pd.DataFrame:
+    return pd.DataFrame(json.loads(_read(RESULTS))[name]["runs"])
+
+
+def test_every_generated_page_and_the_readme_findings_are_current():
+    """``python benchmarks/render_results.py`` would change nothing."""
+    for path, text in render_results.rendered().items():
+        stale = f"{path.relative_to(REPO_ROOT)} is stale: run python benchmarks/render_results.py"
+        assert _read(path) == text, stale
+
+
+def test_the_window_agent_page_covers_every_measured_scenario():
+    assert set(_tables()) == set(json.loads(_read(RESULTS)))
+
+
+@pytest.mark.parametrize("name", ["fleet-16gpu", "fleet-64gpu", "phase1-8gpu", "phase1-4gpu"])
+def test_every_row_is_the_measured_mean_and_std(name):
+    block = _tables()[name]
+    runs = _runs(name)
+    mean = runs.groupby("policy")["avg_jct_min"].mean()
+    std = runs.groupby("policy")["avg_jct_min"].std(ddof=0)  # as Comparison.spread
+    rows = re.findall(r"^\| ([\w:+./-]+)(?: \(best heuristic\))? \| ([\d.]+) ± ([\d.]+) \|", block,
+                      flags=re.MULTILINE)
+    assert {p for p, _, _ in rows} == set(mean.index)
+    for policy, m, s in rows:
+        assert float(m) == pytest.approx(mean[policy], abs=0.051), policy
+        assert float(s) == pytest.approx(std[policy], abs=0.051), policy
+
+
+@pytest.mark.parametrize("name", ["fleet-16gpu", "phase1-4gpu"])
+def test_every_paired_row_is_the_scorecard_of_the_measured_runs(name):
+    block = _tables()[name]
+    comparison = Comparison(name, _runs(name), {})
+    rows = re.findall(r"^\| ([\w:+./-]+) \| ([\w:+./-]+) \| (\w+) \| [\d.]+ \| [\d.]+ \| ([+-][\d.]+) "
+                      r"\[([+-][\d.]+), ([+-][\d.]+)\] \| .* \| (\d+)/(\d+)/(\d+) \|$", block,
+                      flags=re.MULTILINE)
+    assert rows
+    for agent, baseline, metric, diff, low, high, won, tied, lost in rows:
+        card = scorecard(comparison, baseline, [metric])
+        row = card[card["policy"] == agent].iloc[0]
+        assert (float(diff), float(low), float(high)) == pytest.approx(
+            (row["diff"], row["low"], row["high"]), abs=0.006)
+        assert (int(won), int(tied), int(lost)) == (row["wins"], row["ties"], row["losses"])
+
+
+def test_the_best_heuristic_is_the_measured_one():
+    data = json.loads(_read(RESULTS))
+    for name, block in _tables().items():
+        marked = re.search(r"^\| ([\w:+./-]+) \(best heuristic\)", block, flags=re.MULTILINE).group(1)
+        assert marked == data[name]["best_heuristic"]
+        runs = _runs(name)
+        heuristics = runs[~runs["policy"].str.startswith("ppo")]
+        assert heuristics.groupby("policy")["avg_jct_min"].mean().idxmin() == marked
+
+
+def test_the_agent_page_claim_about_the_window_agent_holds_on_both_fleets():
+    """docs/agent.md: "on both fleets it waits less than the speed-aware heuristics and takes longer
+    to finish the jobs" (by mean over the held-out seeds, against the best heuristic)."""
+    text = " ".join(_read(DOCS / "agent.md").split())
+    assert "on both fleets it waits less than the speed-aware heuristics and takes longer to finish" in text
+    data = json.loads(_read(RESULTS))
+    for name in ("fleet-16gpu", "fleet-64gpu"):
+        mean = _runs(name).groupby("policy")[["avg_wait_min", "avg_jct_min"]].mean()
+        best = data[name]["best_heuristic"]
+        assert mean.loc["ppo", "avg_wait_min"] < mean.loc[best, "avg_wait_min"]
+        assert mean.loc["ppo", "avg_jct_min"] > mean.loc[best, "avg_jct_min"]
+
+
+def test_the_readme_findings_name_the_measured_numbers():
+    """Read back from the README, independently of the renderer: the fleet's best heuristic, its
+    mean JCT and the agent's, and the clairvoyant bound."""
+    text = _read(REPO_ROOT / "README.md")
+    block = text[text.index(render_results.FINDINGS_START):text.index(render_results.FINDINGS_END)]
+    assert 1 <= block.count("\n- ") <= 5
+    data = json.loads(_read(RESULTS))["fleet-16gpu"]
+    mean = pd.DataFrame(data["runs"]).groupby("policy")["avg_jct_min"].mean()
+    best = data["best_heuristic"]
+    assert f"`{best}`, brings the average time to result to **{mean[best]:.1f} min**" in block
+    assert f"**{mean['ppo']:.1f} min**" in block
+    bound = pd.DataFrame(json.loads(_read(BOUND))["runs"]).groupby("policy")["avg_jct_min"].mean()
+    assert f"reaches {bound['lookahead_jct']:.1f} min" in block
+
+
+def test_the_clairvoyant_bound_on_the_agent_page_is_the_measured_one():
+    """docs/agent.md: lookahead_jct's mean JCT, the best heuristic's, and the paired difference,
+    from ``benchmarks/results/lookahead-bound.json``."""
+    data = json.loads(_read(BOUND))
+    runs = pd.DataFrame(data["runs"])
+    mean = runs.groupby("policy")["avg_jct_min"].mean()
+    best = data["best_heuristic"]
+    assert best == mean.drop("lookahead_jct").idxmin()
+    card = scorecard(Comparison("fleet-16gpu", runs, {}), best, ["avg_jct_min"])
+    row = card[card["policy"] == "lookahead_jct"].iloc[0]
+    assert row["wins"] == row["seeds"]  # "winning all"
+    text = " ".join(_read(DOCS / "agent.md").split())
+    claim = (f"average JCT of {mean['lookahead_jct']:.1f} min against {mean[best]:.1f} for the best "
+             f"heuristic (`{best}`): {row['diff']:+.2f} min [{row['low']:+.2f}, {row['high']:+.2f}] paired, "
+             f"{100 * row['diff'] / row['baseline_mean']:+.1f} %, winning all {row['wins']} seeds")
+    assert claim.replace("-", "−") in text
+
+
+def _fgd_rows() -> list[list[str]]:
+    text = _read(DOCS / "results" / "fgd-accuracy.md")
+    return [[c.strip() for c in line.split("|")[1:-1]] for line in text.splitlines()
+            if re.match(r"\| \w+ \| \d\d-", line)]
+
+
+def test_the_fgd_page_quotes_the_published_results_and_its_differences_add_up():
+    from gpusched.fgd.published import published_runs
+    from gpusched.fgd.scoring import PUBLISHED_NAMES
+
+    by_name = {v: k for k, v in PUBLISHED_NAMES.items()}
+    rows = _fgd_rows()
+    assert len(rows) == 24
+    for trace, name, ours100, pub100, diff100, ours130, pub130, diff130 in rows:
+        published = published_runs(f"openb_pod_list_{trace}").loc[by_name[name]]
+        for ours, pub, diff, column in ((ours100, pub100, diff100, 100), (ours130, pub130, diff130, 130)):
+            mean, std = re.match(r"([\d.]+) \(([\d.]+)\)", pub).groups()
+            assert float(mean) == pytest.approx(published[column].mean(), abs=0.006), (trace, name)
+            assert float(std) == pytest.approx(published[column].std(ddof=1), abs=0.006), (trace, name)
+            shown = float(diff.split()[0])
+            assert shown == pytest.approx(float(ours) - float(mean), abs=0.011), (trace, name)
+    worst = max(abs(float(r[i].split()[0])) for r in rows for i in (4, 7))
+    assert f"Largest absolute difference: {worst:.2f} points." in _read(DOCS / "results" / "fgd-accuracy.md")
+
+
+FIFO_HEURISTICS = ("first_fit", "least_loaded", "least_loaded_fit", "best_fit", "random")
+
+
+def _fifo_tables() -> dict[str, dict[str, list[str]]]:
+    parts = re.split(r"^\*\*([\w-]+)\*\* \(", _read(DOCS / "results" / "fifo-agent.md"), flags=re.MULTILINE)
+    return {name: {cells[0]: cells[1:] for cells in
+                   ([c.strip() for c in line.split("|")[1:-1]] for line in block.splitlines()
+                    if line.startswith("| ") and not line.startswith("| policy"))}
+            for name, block in zip(parts[1::2], parts[2::2], strict=True)}
+
+
+@pytest.mark.parametrize("ref", ["phase1-8gpu", "phase1-4gpu", "benchmarks/scenarios/hetero-32gpu.yaml"])
+def test_the_fifo_agent_page_heuristic_rows_are_what_the_simulator_gives(ref):
+    """The FIFO agent's page keeps no JSON, so its heuristic rows are run again (seeds 1000-1009)."""
+    from gpusched.workload.scenario import load_scenario
+
+    scenario = load_scenario(str(REPO_ROOT / ref) if ref.endswith(".yaml") else ref)
+    table = _fifo_tables()[scenario.name]
+    comp = compare(scenario, list(FIFO_HEURISTICS), list(range(1000, 1010)))
+    mean, std = comp.summary(), comp.spread()
+    for policy in FIFO_HEURISTICS:
+        for cell, key in zip(table[policy], ("avg_wait_min", "p95_wait_min", "jobs_completed", "avg_util",
+                                             "total_reward"), strict=False):
+            m, s = (float(x) for x in cell.split(" ± "))
+            places = 3 if key == "avg_util" else 1
+            assert m == pytest.approx(mean.loc[policy, key], abs=0.6 * 10 ** -places), (policy, key)
+            assert s == pytest.approx(std.loc[policy, key], abs=0.6 * 10 ** -places), (policy, key)
+    ff = mean.loc["first_fit", "avg_wait_min"]
+    for policy in FIFO_HEURISTICS:
+        shown = float(table[policy][-1].removesuffix(" %"))
+        assert shown == pytest.approx(100 * (mean.loc[policy, "avg_wait_min"] / ff - 1), abs=0.051)
+    assert np.isfinite(mean.loc[list(FIFO_HEURISTICS)].to_numpy(dtype=float)).all()
