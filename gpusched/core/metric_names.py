@@ -78,10 +78,10 @@ _TABLE: tuple[MetricName, ...] = (
        "not more productive.", 1, True),
     _m("util_in_band_frac", "Time in the 60–80 % band", "%",
        "Share of the run during which the cluster's occupancy was in the 60–80 % target band.", 1, True),
-    _m("gini", "Imbalance between GPUs (Gini)", "0–1",
+    _m("gini", "Imbalance between GPUs", "Gini, 0–1",
        "Gini coefficient of the GPUs' loads: 0 when every GPU is equally busy, near 1 when one GPU "
        "does all the work.", 3),
-    _m("gpu_hours", "GPU-hours used", "GPU-hours", "GPU time held by running jobs.", 1),
+    _m("gpu_hours", "GPU time used", "GPU-hours", "GPU time held by running jobs.", 1),
     # Stalls and misroutes.
     _m("stall_min", "Stall time", "min",
        "Time the first job in the queue could have run on some GPU but the policy held it.", 0),
@@ -117,9 +117,9 @@ _TABLE: tuple[MetricName, ...] = (
        "The reward the agent is trained to maximise, summed over the run (higher is better; it "
        "weighs completions against waiting and imbalance).", 1),
     # Allocation experiment on real traces (percent already).
-    _m("alloc_at_100", "GPUs allocated when requests reach 100 %", "%",
+    _m("alloc_at_100", "Allocation at 100 % arrived", "% of cluster GPUs",
        "Share of the cluster's GPUs allocated once the arrived GPU requests equal its capacity.", 2),
-    _m("alloc_at_130", "GPUs allocated when requests reach 130 %", "%",
+    _m("alloc_at_130", "Allocation at 130 % arrived", "% of cluster GPUs",
        "Share of the cluster's GPUs allocated once the arrived GPU requests are 1.3× its capacity.", 2),
     _m("failed_pods", "Pods that fitted nowhere", "", "Pods dropped because no GPU could hold them.", 0),
     _m("arrived_pct", "Arrived GPU requests", "% of cluster GPUs",
