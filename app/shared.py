@@ -9,6 +9,7 @@ import streamlit as st
 
 from gpusched import Comparison, Result, Scenario, compare, load_scenario, run_policy
 from gpusched.core.failures import KOKOLIS_RATE
+from gpusched.core.metric_names import METRIC_NAMES, format_metric, metric_help, metric_title
 from gpusched.dashboard.background import BackgroundRuns
 from gpusched.dashboard.headline import HEADLINE_SEEDS, best_heuristic, headline_heuristics
 from gpusched.dashboard.policies import dashboard_policies
@@ -306,3 +307,23 @@ def failure_note(scenario: Scenario) -> str | None:
 def show_chart(fig: go.Figure, key: str | None = None) -> None:
     """Draw a Plotly figure across the page width."""
     st.plotly_chart(fig, width="stretch", theme=None, config=PLOTLY_CONFIG, key=key)
+
+
+def metric_card(col, key: str, value: float | int | None, delta: str | None = None,
+                delta_color: str = "normal", label: str | None = None) -> None:
+    """One metric as ``st.metric``: its title with unit, its value formatted as the names table
+    says (a fraction in % ×100, thousands separators, fixed decimals) and its help text."""
+    col.metric(label or metric_title(key), format_metric(key, value), delta, delta_color=delta_color,
+               help=metric_help(key))
+
+
+def metric_columns(columns) -> dict:
+    """``column_config`` for a table's columns that are metric titles or keys: each gets its help
+    text from the names table."""
+    by_title = {m.title: m for m in METRIC_NAMES.values()}
+    config = {}
+    for column in columns:
+        name = by_title.get(column) or METRIC_NAMES.get(column)
+        if name is not None:
+            config[column] = st.column_config.Column(name.title, help=name.help)
+    return config

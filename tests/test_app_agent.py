@@ -14,6 +14,7 @@ from apptest_support import assert_clean, open_page, plotly_specs
 from gpusched.agent.models import list_models
 from gpusched.dashboard.policies import training_available
 from gpusched.paths import REPO_ROOT
+from gpusched.policies import policy_label
 
 
 def test_agent_page_explains_no_upload():
@@ -58,7 +59,7 @@ def test_training_a_window_agent_from_the_page_saves_a_selectable_model():
                       if "Evaluation: average wait (min)" in json.dumps(spec))
         assert curves["data"][1]["y"], "no evaluation wait-time curve"
         assert curves["data"][2]["y"], "no evaluation reward curve"
-        assert f"models/{name}.zip" in at.radio(key="agent_choice").options
+        assert policy_label(f"ppo:models/{name}.zip") in at.radio(key="agent_choice").options
     finally:
         for path in (REPO_ROOT / "models").glob(f"{name}.*"):
             path.unlink()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from apptest_support import assert_clean, open_page, plotly_specs
 
 from gpusched import load_scenario
+from gpusched.core.metric_names import metric_title
 from gpusched.figures.replay import DOWN_LEGEND, FAILURE_LEGEND, LOST_LEGEND, RESUME_LEGEND, STOP_LEGENDS
 
 FAILURES_YAML = load_scenario("fleet-16gpu-failures").with_overrides(**{"workload.jobs": 120}).to_yaml()
@@ -28,8 +29,8 @@ def test_replay_marks_failures_preemptions_and_lost_work():
     captions = " ".join(c.value for c in at.caption)
     assert "20× the rate measured by Kokolis et al. (6.5)" in captions
     labels = {m.label: m.value for m in at.metric}
-    assert float(labels["Goodput"].rstrip(" %")) < 100.0 and int(labels["Node failures"]) > 0
-    assert int(labels["Preemptions"]) > 0
+    assert float(labels[metric_title("goodput")]) < 100.0 and int(labels[metric_title("node_failures")]) > 0
+    assert int(labels[metric_title("preemptions")]) > 0
     replay, gantt = plotly_specs(at)[:2]
     assert {DOWN_LEGEND, FAILURE_LEGEND} <= {t.get("name") for t in replay["data"]}
     down = [i for i, t in enumerate(replay["data"]) if t.get("name") == DOWN_LEGEND]
@@ -53,4 +54,5 @@ def test_compare_shows_the_failure_metrics():
     titles = [a["text"] for spec in plotly_specs(at) for a in spec["layout"].get("annotations", [])]
     assert any(t.startswith("Goodput") for t in titles)
     table = at.dataframe[0].value
-    assert {"goodput (0–1)", "lost work (GPU-h)", "preemptions", "node failures"} <= set(table.columns)
+    keys = ("goodput", "lost_gpu_hours", "preemptions", "node_failures")
+    assert {metric_title(k) for k in keys} <= set(table.columns)

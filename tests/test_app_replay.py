@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from apptest_support import assert_clean, open_page, plotly_specs
 
+from gpusched.core.metric_names import metric_title
+
 
 def _open_with_window(window: int):
     """The Replay page on the default scenario with a queue window of ``window`` jobs."""
@@ -35,13 +37,13 @@ def test_changing_policy_and_seed_updates_the_run():
     before = plotly_specs(at)[0]["layout"]["title"]["text"]
     at.selectbox(key="replay_policy").set_value("first_fit").run()
     assert_clean(at)
-    assert _metric(at, "Stall") == "0 min"
+    assert _metric(at, metric_title("stall_min")) == "0"
     after = plotly_specs(at)[0]["layout"]["title"]["text"]
     assert before.startswith("Least-Loaded") and after.startswith("First-Fit")
-    wait = _metric(at, "Average wait")
+    wait = _metric(at, metric_title("avg_wait_min"))
     at.number_input(key="replay_seed").set_value(3).run()
     assert_clean(at)
-    assert _metric(at, "Average wait") != wait
+    assert _metric(at, metric_title("avg_wait_min")) != wait
 
 
 def test_replay_marks_out_of_order_starts_on_a_window_scenario():

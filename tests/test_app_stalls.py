@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from apptest_support import assert_clean, open_page, plotly_specs
 
+from gpusched.core.metric_names import metric_title
 from gpusched.figures import STALL_LEGEND
 
 
 def _stall_minutes(at) -> float:
-    value = next(m.value for m in at.metric if m.label == "Stall time")
+    value = next(m.value for m in at.metric if m.label == metric_title("stall_min"))
     return float(value.split()[0].replace(",", ""))
 
 

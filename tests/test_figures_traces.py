@@ -11,6 +11,7 @@ import pandas as pd
 import plotly.colors
 import pytest
 
+from gpusched.core.metric_names import metric_title
 from gpusched.fgd.allocation import N_COLUMNS, AllocationRun
 from gpusched.fgd.report import curves_frame
 from gpusched.figures.style import policy_color
@@ -151,7 +152,7 @@ def test_curves_name_each_policy_and_overlay_published_dashed():
     assert values(lines[policy_label("fgd")]["y"])[-1] == 95.0
     assert values(lines[f"{policy_label('fgd')} (published)"]["y"])[-1] == 94.0
     assert "% of cluster GPUs" in spec["layout"]["yaxis"]["title"]["text"]
-    assert "arrived" in spec["layout"]["xaxis"]["title"]["text"]
+    assert spec["layout"]["xaxis"]["title"]["text"] == metric_title("arrived_pct")
 
 
 def test_zoom_fits_the_y_axis_to_the_window():

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 
+from gpusched.core.metric_names import parameter_label
 from gpusched.figures.sweep import sweep_figure, sweep_stats
 from gpusched.policies import policy_label
 from gpusched.sweep.analysis import alloc_curves, parameters, published_alloc_curves
@@ -40,7 +41,7 @@ def test_policy_study_figure_has_one_line_per_policy():
     spec = json.loads(fig.to_json())
     names = [t["name"] for t in spec["data"]]
     assert names == [policy_label("first_fit"), policy_label("least_loaded")]
-    assert spec["layout"]["xaxis"]["title"]["text"] == "arrival rate (jobs/hour)"
+    assert spec["layout"]["xaxis"]["title"]["text"] == parameter_label("workload.arrival_rate_per_hour")
 
 
 def test_fgd_curves_with_published_overlay():

@@ -2,21 +2,23 @@
 
 import pandas as pd
 import streamlit as st
-from shared import AGENT_KEY, available_policies, page_header, show_chart
+from shared import AGENT_KEY, available_policies, metric_columns, page_header, show_chart
 
 from gpusched import preset_names
 from gpusched.agent import AGENT_POLICY
 from gpusched.agent.models import list_models
+from gpusched.core.glossary import glossary_line
+from gpusched.core.metric_names import format_number, metric_title
 from gpusched.dashboard.policies import training_available
 from gpusched.limits import MAX_WINDOW
-from gpusched.paths import DEFAULT_MODEL, RUNS_DIR, SHIPPED_MODELS_DIR, USER_MODELS_DIR, WINDOW_MODEL
+from gpusched.paths import RUNS_DIR, SHIPPED_MODELS_DIR, USER_MODELS_DIR
 from gpusched.policies import policy_label
 
 JOB_KEY = "training_job"
 SEEN_KEY = "training_seen_finished"
 POLL_S = 1.0  # how often the progress panel refreshes while a run is going (seconds)
-SHIPPED_CHOICE = (f"{AGENT_POLICY}: the shipped agents ({WINDOW_MODEL.name} on a queue window, "
-                  f"{DEFAULT_MODEL.name} on a strict queue)")
+SHIPPED_CHOICE = ("The shipped agents: one that also chooses which waiting job starts (on a queue "
+                  "window), one that places the oldest job (on a strict queue)")
 AGENT_KINDS = {"window": "which job runs, and where", "placement": "where the oldest job runs"}
 
 
@@ -37,17 +39,18 @@ def _summary(model) -> dict:
     best = min(scores, key=scores.get) if scores else None
     what = "JCT" if key == "avg_jct_min" else "wait (older model: no JCT recorded)"
     windows = meta.get("random_windows")
+    jct, wait = metric_title("avg_jct_min"), metric_title("avg_wait_min")
     return {
         "trained on": meta.get("scenario", "—"),
-        "chooses the job": model.windowed,
-        "windows": f"{windows[0]}–{windows[1]}" if windows else None,
-        "randomised clusters": meta.get("randomize"),
-        "timesteps": meta.get("timesteps"),
-        "eval avg JCT (min)": agent.get("avg_jct_min"),
-        "eval avg wait (min)": agent.get("avg_wait_min"),
-        "best heuristic (eval)": f"{policy_label(best)}, by {what}" if best else None,
-        "its avg JCT (min)": evaluation.get(best, {}).get("avg_jct_min"),
-        "its avg wait (min)": evaluation.get(best, {}).get("avg_wait_min"),
+        "chooses": "which job, and where" if model.windowed else "where the oldest job runs",
+        "queue windows in training": f"{windows[0]}–{windows[1]} jobs" if windows else "— (strict queue)",
+        "random clusters": "yes" if meta.get("randomize") else "no",
+        "training steps": format_number(meta.get("timesteps"), 0),
+        f"its {jct[:1].lower()}{jct[1:]}": agent.get("avg_jct_min"),
+        f"its {wait[:1].lower()}{wait[1:]}": agent.get("avg_wait_min"),
+        "best heuristic": f"{policy_label(best)}, by {what}" if best else "—",
+        f"best heuristic's {jct[:1].lower()}{jct[1:]}": evaluation.get(best, {}).get("avg_jct_min"),
+        f"best heuristic's {wait[:1].lower()}{wait[1:]}": evaluation.get(best, {}).get("avg_wait_min"),
         "training time (s)": meta.get("training_time_s"),
     }
 
@@ -68,17 +71,22 @@ def _models_section() -> None:
         return
     rows = [{"model": m.name, "origin": m.origin, **_summary(m), "note": m.error or ""}
             for m in models]
-    number = st.column_config.NumberColumn(format="%.1f")
-    st.dataframe(pd.DataFrame(rows), width="stretch", hide_index=True,
-                 column_config={"eval avg wait (min)": number, "its avg wait (min)": number,
-                                "training time (s)": number,
-                                "timesteps": st.column_config.NumberColumn(format="%d")})
+    table = pd.DataFrame(rows)
+    number = st.column_config.NumberColumn(format="localized")
+    config = {c: st.column_config.NumberColumn(
+        help=f"Mean over the evaluation seeds in its sidecar. {glossary_line('time to result (JCT)')}"
+        if "time to result" in c else "Mean over the evaluation seeds in its sidecar.", format="%.1f")
+        for c in table.columns if c.endswith("(min)")}
+    config["training time (s)"] = number
+    config["queue windows in training"] = st.column_config.Column(help=glossary_line("queue window"))
+    st.caption("Evaluation numbers come from each model's sidecar: its own held-out seeds.")
+    st.dataframe(table, width="stretch", hide_index=True, column_config=config)
     shipped = AGENT_POLICY in available_policies()
     names = [*([AGENT_POLICY] if shipped else []), *(m.policy_name for m in models)]
     current = st.session_state.get(AGENT_KEY, AGENT_POLICY)
     choice = st.radio("Model used on Replay, Compare and Least-Loaded stalls", names,
                       index=names.index(current) if current in names else 0, key="agent_choice",
-                      format_func=lambda n: SHIPPED_CHOICE if n == AGENT_POLICY else n.split(":", 1)[1])
+                      format_func=lambda n: SHIPPED_CHOICE if n == AGENT_POLICY else policy_label(n))
     if choice == AGENT_POLICY:
         st.session_state.pop(AGENT_KEY, None)  # the registry's ``ppo``: the shipped models
     else:
@@ -196,9 +204,9 @@ def _progress_panel() -> None:
         evaluation = (meta.get("eval") or {}).get("avg")
         if evaluation:
             st.markdown("Evaluation on the held-out seeds (mean over seeds):")
-            st.dataframe(pd.DataFrame(evaluation).T.rename(columns={
-                "avg_wait_min": "avg wait (min)", "jobs_completed": "jobs completed",
-                "total_reward": "reward"}), width="stretch")
+            table = pd.DataFrame(evaluation).T.rename(columns=metric_title,
+                                                      index=lambda p: policy_label(str(p)))
+            st.dataframe(table, width="stretch", column_config=metric_columns(table.columns))
     elif snap.status == "failed":
         st.error("Training failed; the last lines of its log are above.", icon=":material/error:")
     if snap.finished and not st.session_state.get(SEEN_KEY):

@@ -11,6 +11,7 @@ from shared import (
     cached_side_by_side,
     current_scenario,
     is_slow,
+    metric_columns,
     page_header,
     policy_options,
     scenario_badge,
@@ -18,6 +19,7 @@ from shared import (
 )
 
 from gpusched.agent import AGENT_POLICY
+from gpusched.core.glossary import glossary_line
 from gpusched.core.metrics import METRIC_KEYS
 from gpusched.dashboard.headline import HEADLINE_SEEDS, headline_heuristics
 from gpusched.errors import GpuschedError
@@ -51,7 +53,8 @@ def main() -> None:
                                    f"{HEADLINE_SEEDS[0]}–{HEADLINE_SEEDS[-1]}).",
                               format_func=policy_label, key="compare_policies")
     n_seeds = int(c2.number_input("Seeds", min_value=1, max_value=MAX_SEEDS, value=3, step=1,
-                                  key="compare_seeds", help="Workload seeds 0 … N−1."))
+                                  key="compare_seeds",
+                                  help=f"Workload seeds 0 … N−1. {glossary_line('seed')}"))
     if not policies:
         st.info("Choose at least one policy.")
         return
@@ -86,7 +89,8 @@ def main() -> None:
         show_chart(failure_bars, key="compare_failure_bars")
 
     st.markdown("##### Results (mean ± std over seeds)")
-    st.dataframe(results_table(comparison), width="stretch")
+    table = results_table(comparison)
+    st.dataframe(table, width="stretch", column_config=metric_columns(table.columns))
     st.download_button("Download every run (CSV)",
                        comparison.runs[["policy", "seed", *METRIC_KEYS]].to_csv(index=False),
                        icon=":material/download:", file_name=f"compare-{scenario.name}.csv", mime="text/csv",
@@ -101,7 +105,9 @@ def main() -> None:
                                      "with a 95 % interval, and the seeds won, tied and lost.")
         card, forest = cached_scorecard(text, tuple(policies), seeds, baseline)
         show_chart(forest, key="compare_forest")
-        st.dataframe(scorecard_table(card), width="stretch", hide_index=True)
+        st.dataframe(scorecard_table(card), width="stretch", hide_index=True, column_config={
+            "difference [95 % interval]": st.column_config.Column(
+                help=glossary_line("paired difference"))})
 
     st.markdown("##### Side by side, on the same jobs")
     a_col, b_col, s_col = st.columns([2, 2, 1])

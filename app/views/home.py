@@ -6,6 +6,7 @@ from shared import (
     background_runs,
     cached_best_heuristic,
     cached_conditions_findings,
+    metric_card,
     page_header,
     parse_scenario,
     preset_yaml,
@@ -13,6 +14,7 @@ from shared import (
 )
 
 from gpusched.agent import AGENT_POLICY
+from gpusched.core.glossary import GLOSSARY_DOC, glossary_line, glossary_markdown
 from gpusched.dashboard.headline import (
     HEADLINE_BASELINE,
     HEADLINE_METRICS,
@@ -48,11 +50,11 @@ def _headline_figure(with_agent: bool):
     return metric_bars_figure(_headline_comparison(with_agent), HEADLINE_METRICS)
 
 
-def _card(col, policy: str, role: str, m, base) -> None:
+def _card(col, policy: str, role: str, term: str, m, base) -> None:
     with col.container(border=True):
         st.markdown(f"<span style='color:{policy_color(policy)};font-weight:700;font-size:1.1rem'>"
                     f"■ {policy_label(policy)}</span>", unsafe_allow_html=True)
-        st.caption(role)
+        st.caption(role, help=glossary_line(term))
         if m is None:
             st.markdown("Running the agent on the same jobs…")
             st.progress(0.5, text="in the background; the numbers appear here")
@@ -61,15 +63,10 @@ def _card(col, policy: str, role: str, m, base) -> None:
                  else f"{(m['avg_jct_min'] / base['avg_jct_min'] - 1) * 100:+.0f} %")
         top, bottom = st.columns(2), st.columns(2)
         # Units sit in the labels, so that a four-digit value fits its half of a card.
-        top[0].metric("Time to result (min)", f"{m['avg_jct_min']:,.1f}", delta, delta_color="inverse",
-                      help="Average job completion time (JCT): from a job's arrival to its end, "
-                           "waiting and running.")
-        top[1].metric("Average wait (min)", f"{m['avg_wait_min']:,.1f}")
-        bottom[0].metric("p99 wait (min)", f"{m['p99_wait_min']:,.0f}",
-                         help="The wait that 99 % of jobs stay under.")
-        bottom[1].metric("Slowdown", f"{m['avg_slowdown']:.2f}",
-                         help="Time to result divided by the job's run time on the best GPU this "
-                              "cluster could give it (1 = no wait and the best GPU).")
+        cells = (top[0], top[1], bottom[0], bottom[1])
+        for cell, key in zip(cells, HEADLINE_METRICS, strict=True):
+            metric_card(cell, key, m[key], delta if key == HEADLINE_METRICS[0] else None,
+                        delta_color="inverse")
 
 
 def _headline(agent: bool, polling: bool) -> None:
@@ -82,13 +79,16 @@ def _headline(agent: bool, polling: bool) -> None:
         comparison, ready, agent = _headline_comparison(False), False, False
     mean = comparison.summary()
     best = _heuristics()[1]
-    roles = {HEADLINE_BASELINE: "the strict queue, first GPU that fits",
-             best: f"the best of {len(headline_heuristics())} queue-aware heuristics here, by time to result",
-             AGENT_POLICY: "the trained agent, greedy (no search)"}
+    roles = {HEADLINE_BASELINE: "jobs start in arrival order, each on the first GPU with room",
+             best: f"the best of the {len(headline_heuristics())} fixed rules we tried here, by time "
+                   "to result",
+             AGENT_POLICY: "the trained agent, taking its first choice at every step"}
+    terms = {HEADLINE_BASELINE: "strict queue (FIFO)", best: "heuristic", AGENT_POLICY: "greedy (no search)"}
     policies = list(dict.fromkeys([HEADLINE_BASELINE, best, *([AGENT_POLICY] if agent else [])]))
     cols = st.columns(len(policies))
     for col, p in zip(cols, policies, strict=True):
-        _card(col, p, roles[p], mean.loc[p] if p in mean.index else None, mean.loc[HEADLINE_BASELINE])
+        _card(col, p, roles[p], terms[p], mean.loc[p] if p in mean.index else None,
+              mean.loc[HEADLINE_BASELINE])
     show_chart(_headline_figure(ready), key="home_bars")
     if polling and (ready or not agent):
         st.rerun(scope="app")  # everything is in: redraw once and stop polling
@@ -96,15 +96,19 @@ def _headline(agent: bool, polling: bool) -> None:
 
 def main() -> None:
     page_header("gpusched — GPU-cluster scheduling lab",
-                "What the tool is, and how the strict queue, the best queue-aware heuristic and "
-                "the agent do on a heterogeneous fleet.")
+                "How the order and placement of jobs on shared GPUs changes how soon people get "
+                "their results.")
     st.markdown(
-        "gpusched simulates a GPU cluster — A100s, V100s and T4s side by side, or identical GPUs — "
-        "and replays exactly the same stream of training, inference and batch jobs under "
-        "different placement policies. "
-        "Configure a cluster, replay a run minute by minute, compare policies over many seeds, "
-        "and explore the stall with measured numbers.")
-    st.markdown(stall_blurb(cached_conditions_findings(None, "least_loaded")))
+        "gpusched simulates a cluster of GPUs (fast and slow models side by side, or all alike) and "
+        "replays exactly the same stream of training, inference and batch jobs under different "
+        "rules for which job starts next and on which GPU. It shows how long people wait for their "
+        "results under each rule, and why.",
+        help=glossary_line("time to result (JCT)"))
+    st.markdown(stall_blurb(cached_conditions_findings(None, "least_loaded")),
+                help=f"{glossary_line('stall')} {glossary_line('misroute')} {glossary_line('head job')}")
+    with st.expander("What the words on these pages mean (glossary)", icon=":material/menu_book:"):
+        st.markdown(glossary_markdown())
+        st.caption(f"The same glossary, with more words, is in the repository at `{GLOSSARY_DOC}`.")
 
     agent = AGENT_POLICY in available_policies()
     text = preset_yaml(HEADLINE_SCENARIO)
@@ -115,17 +119,19 @@ def main() -> None:
 
     with st.container(border=True):
         text_col, button_col = st.columns([3, 1], vertical_alignment="center")
-        text_col.markdown("**See it happen.** Least-Loaded's stall on one time axis: the queue, "
-                          "the stall intervals, and every job it sent where it did not fit, with why.")
+        text_col.markdown("**See it happen.** One run of Least-Loaded minute by minute: the queue "
+                          "growing while GPUs sit idle, and every job it sent to a GPU where it did "
+                          "not fit, with why.", help=glossary_line("stall"))
         if button_col.button("Show me the stall", type="primary", key="show_stall",
                              width="stretch", icon=":material/traffic:"):
             st.session_state["stall_demo"] = True
             st.switch_page("views/stalls.py")
 
     st.subheader(f"Headline: `{HEADLINE_SCENARIO}`, mean of {len(HEADLINE_SEEDS)} seeds")
-    st.caption(f"{parse_scenario(text).summary()}. Each job may start from the first "
-               f"{parse_scenario(text).window} queued jobs, and runs slower on slower GPUs. "
-               "The stall above is on the strict queue of `phase1-8gpu`.")
+    st.caption(f"{parse_scenario(text).summary()}. The scheduler may start any of the "
+               f"{parse_scenario(text).window} oldest waiting jobs, and a job runs slower on a "
+               "slower GPU. The stall above is on `phase1-8gpu`, where jobs start strictly in "
+               "arrival order.", help=f"{glossary_line('queue window')} {glossary_line('seed')}")
     st.fragment(_headline, run_every=POLL_S if pending else None)(agent, pending)
     if not agent:
         st.caption("The trained agent appears here once its model ships in `assets/models/`.")

@@ -7,15 +7,16 @@ from shared import (
     cached_run,
     current_scenario,
     is_slow,
+    metric_card,
     page_header,
     policy_options,
     scenario_badge,
     show_chart,
 )
 
+from gpusched.core.metric_names import metric_help, metric_label
 from gpusched.errors import GpuschedError
 from gpusched.experiment.decisions import decision_table
-from gpusched.figures import OCCUPANCY_NOTE
 from gpusched.limits import MAX_SEED
 from gpusched.policies import policy_label
 
@@ -45,36 +46,22 @@ def main() -> None:
 
     m = result.metrics
     cols = st.columns(6)
-    cols[0].metric("Average wait", f"{m['avg_wait_min']:,.1f} min")
-    cols[1].metric("p95 wait", f"{m['p95_wait_min']:,.1f} min")
-    cols[2].metric("GPU occupancy", f"{m['avg_util'] * 100:.1f} %", help=OCCUPANCY_NOTE)
-    cols[3].metric("Stall", f"{m['stall_min']:,.0f} min")
-    cols[4].metric("Completed", f"{m['jobs_completed']:.0f} / {m['jobs_submitted']:.0f}")
-    cols[5].metric("Makespan", f"{m['makespan_min']:,.0f} min")
+    for col, key in zip(cols, ("avg_wait_min", "p95_wait_min", "avg_util", "stall_min"), strict=False):
+        metric_card(col, key, m[key])
+    cols[4].metric(metric_label("jobs_completed"),
+                   f"{m['jobs_completed']:,.0f} / {m['jobs_submitted']:,.0f}",
+                   help=f"{metric_help('jobs_completed')} Out of the jobs submitted.")
+    metric_card(cols[5], "makespan_min", m["makespan_min"])
     if scenario.window > 1:
         extra = st.columns(6)
-        extra[0].metric("Started out of order", f"{m['backfilled_jobs']:,}",
-                        help="Jobs started ahead of an earlier arrival that still waited (marked ▶ on "
-                             "the Gantt chart).")
-        extra[1].metric("Average JCT", f"{m['avg_jct_min']:,.1f} min", help="Wait plus run time.")
-        extra[2].metric("Bounded slowdown", f"{m['avg_bsld']:.2f}")
-        extra[3].metric("Weighted wait", f"{m['weighted_wait_min']:,.1f} min",
-                        help="Average wait weighted by priority.")
-        extra[4].metric("p99 wait", f"{m['p99_wait_min']:,.1f} min")
+        for col, key in zip(extra, ("backfilled_jobs", "avg_jct_min", "avg_bsld", "weighted_wait_min",
+                                    "p99_wait_min"), strict=False):
+            metric_card(col, key, m[key])
     if m["node_failures"] or m["preemptions"]:
         lost = st.columns(6)
-        lost[0].metric("Goodput", f"{m['goodput'] * 100:.1f} %",
-                       help="The share of the GPU-hours jobs held that did useful work: neither thrown "
-                            "away by a node failure nor spent restoring after a stop.")
-        lost[1].metric("Work lost", f"{m['lost_gpu_hours']:,.1f} GPU-h",
-                       help="Progress since the last checkpoint, thrown away when a node failed "
-                            "(shaded red on the Gantt chart).")
-        lost[2].metric("Restores", f"{m['restore_gpu_hours']:,.1f} GPU-h",
-                       help="GPU time resumed jobs spent loading their state.")
-        lost[3].metric("Node failures", f"{m['node_failures']:,}")
-        lost[4].metric("Jobs interrupted", f"{m['jobs_interrupted']:,}",
-                       help="Jobs a node failure stopped at least once.")
-        lost[5].metric("Preemptions", f"{m['preemptions']:,}")
+        for col, key in zip(lost, ("goodput", "lost_gpu_hours", "restore_gpu_hours", "node_failures",
+                                   "jobs_interrupted", "preemptions"), strict=True):
+            metric_card(col, key, m[key])
     st.caption("Press ▶ Play or drag the slider. Bars: grey under 60 %, green 60–80 % (target), "
                "orange over 80 % (hot); VRAM bars are coloured by the share of the GPU's memory "
                "in use, against its capacity (light grey).")

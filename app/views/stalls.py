@@ -9,6 +9,8 @@ from shared import (
     cached_stall,
     cached_stall_figure,
     current_scenario,
+    metric_card,
+    metric_columns,
     page_header,
     policy_options,
     preset_yaml,
@@ -17,6 +19,8 @@ from shared import (
 )
 
 from gpusched.agent import AGENT_POLICY
+from gpusched.core.glossary import glossary_line
+from gpusched.core.metric_names import format_metric, metric_help, metric_title
 from gpusched.errors import GpuschedError
 from gpusched.experiment.runner import comparison_from_results
 from gpusched.experiment.stall import NO_FIT_CHECK_VARIANTS, REFERENCE_POLICY
@@ -86,17 +90,16 @@ def _explorer() -> None:
 
     base = runs[baseline]
     cols = st.columns(5)
-    cols[0].metric("Stall time", f"{report.stall_min:,.0f} min",
-                   help="Time the head job could have run somewhere but the policy held it.")
-    cols[1].metric("Blocked time", f"{report.blocked_min:,.0f} min",
-                   help="Time the head job fitted nowhere, so the whole queue waited.")
-    cols[2].metric("Misroutes", f"{len(report.misroutes):,}",
-                   help="Times the policy sent the head job to a GPU where it did not fit, by cause: "
-                        + ", ".join(f"{c} {n:,}" for c, n in report.causes.items()))
-    cols[3].metric("Idle GPU-minutes while stalled", f"{report.idle_gpu_min:,.0f}")
-    cols[4].metric("Average wait", f"{report.avg_wait_min:,.0f} min",
-                   f"{report.avg_wait_min - base.metrics['avg_wait_min']:+,.0f} min vs "
-                   f"{policy_label(baseline)}", delta_color="inverse")
+    metric_card(cols[0], "stall_min", report.stall_min)
+    cols[1].metric("Blocked time (min)", format_metric("stall_min", report.blocked_min),
+                   help=glossary_line("blocked"))
+    cols[2].metric(metric_title("misroutes"), format_metric("misroutes", len(report.misroutes)),
+                   help=f"{metric_help('misroutes')} By cause: "
+                        + ", ".join(f"{c} {n:,}" for c, n in report.causes.items()) + ".")
+    metric_card(cols[3], "idle_gpu_min_stalled", report.idle_gpu_min)
+    metric_card(cols[4], "avg_wait_min", report.avg_wait_min,
+                f"{report.avg_wait_min - base.metrics['avg_wait_min']:+,.0f} min vs "
+                f"{policy_label(baseline)}", delta_color="inverse")
 
     with st.container(key="stall-explanation", border=True):
         st.markdown(stall_explanation(report, baseline=base))
@@ -108,7 +111,8 @@ def _explorer() -> None:
 
     st.markdown("##### Same jobs, every policy")
     same_jobs = comparison_from_results(name, {(p, seed): r for p, r in runs.items()})
-    st.dataframe(results_table(same_jobs), width="stretch")
+    table = results_table(same_jobs)
+    st.dataframe(table, width="stretch", column_config=metric_columns(table.columns))
     if len(report.misroutes):
         with st.expander(f"All {len(report.misroutes):,} misroutes (job, the GPU it was sent to, why)"):
             st.dataframe(report.misroutes.rename(columns={

@@ -3,10 +3,13 @@
 from pathlib import Path
 
 import streamlit as st
-from shared import page_header, show_chart
+from shared import metric_columns, page_header, show_chart
 
+from gpusched.core.metric_names import metric_help
 from gpusched.errors import GpuschedError
-from gpusched.figures.sweep import axis_title, sweep_figure
+from gpusched.fgd.experiment import pod_list_label
+from gpusched.figures.sweep import axis_title, labelled_runs, sweep_figure
+from gpusched.policies import policy_label
 from gpusched.sweep.analysis import (
     alloc_curves,
     discover_sweeps,
@@ -20,6 +23,13 @@ from gpusched.sweep.analysis import (
 )
 
 CURVES = "allocation curve (FGD Fig. 9a)"
+VALUE_LABELS = {"policy": policy_label, "pods": pod_list_label}
+"""How the values of a parameter are shown in menus (others as they are)."""
+
+
+def _menu_label(name: str) -> str:
+    """A metric or parameter in the menus, in words."""
+    return "Allocation curve (FGD paper, Fig. 9a)" if name == CURVES else axis_title(name)
 
 
 @st.cache_data(show_spinner=False, ttl=30)
@@ -53,12 +63,13 @@ def main() -> None:
     y_options = ([CURVES] if has_alloc else []) + metrics(table)
     c1, c2 = st.columns(2)
     default_y = y_options.index("avg_wait_min") if "avg_wait_min" in y_options else 0
-    y = c1.selectbox("Metric", y_options, index=default_y, format_func=axis_title, key="sweep_metric")
+    y = c1.selectbox("Metric", y_options, index=default_y, format_func=_menu_label, key="sweep_metric",
+                     help="What to plot, one line per policy; each metric's meaning is under the chart.")
     keep = {}
     if y == CURVES:
         curves = alloc_curves(table)
         traces = sorted(curves["pods"].unique())
-        trace = c2.selectbox("Trace", traces, key="sweep_trace")
+        trace = c2.selectbox("Trace", traces, key="sweep_trace", format_func=pod_list_label)
         runs = filter_runs(curves, {"pods": [trace]})
         published = published_alloc_curves(table)
         published = filter_runs(published, {"pods": [trace], "policy": list(runs["policy"].unique())})
@@ -68,17 +79,19 @@ def main() -> None:
         return
     varied = varied_parameters(table, params)
     default_x = params.index(varied[-1]) if varied else 0
-    x = c2.selectbox("Against", params, index=default_x, format_func=axis_title, key="sweep_param")
+    x = c2.selectbox("Against", params, index=default_x, format_func=_menu_label, key="sweep_param")
     others = [p for p in varied if p != x]
     if others:
         cols = st.columns(len(others))
         for col, name in zip(cols, others, strict=True):
             values = sorted(table[name].dropna().unique().tolist())
-            keep[name] = col.multiselect(name, values, default=values[:1], key=f"sweep_keep_{name}")
+            keep[name] = col.multiselect(axis_title(name), values, default=values[:1],
+                                         key=f"sweep_keep_{name}", format_func=VALUE_LABELS.get(name, str))
     runs = filter_runs(table, keep)
     show_chart(sweep_figure(runs, x, y), key="sweep_chart")
-    st.dataframe(runs.drop(columns=[c for c in runs if c.startswith("alloc_pct_")]), width="stretch",
-                 hide_index=True)
+    st.caption(f"**{axis_title(y)}**: {metric_help(y)}")
+    table = labelled_runs(runs.drop(columns=[c for c in runs if c.startswith("alloc_pct_")]))
+    st.dataframe(table, width="stretch", hide_index=True, column_config=metric_columns(table.columns))
 
 
 main()

@@ -8,6 +8,8 @@ import streamlit as st
 from shared import page_header, show_chart
 from streamlit.runtime.scriptrunner import add_script_run_ctx
 
+from gpusched.core.glossary import glossary_line
+from gpusched.core.metric_names import metric_help
 from gpusched.errors import GpuschedError
 from gpusched.fgd.allocation import DEFAULT_TUNE, AllocationRun, run_allocation
 from gpusched.fgd.experiment import (
@@ -16,6 +18,7 @@ from gpusched.fgd.experiment import (
     TraceData,
     estimated_seconds,
     load_trace,
+    pod_list_label,
     run_grid_polled,
     upload_key,
 )
@@ -72,7 +75,7 @@ def cached_heatmap(key: str, policy: str, seed: int, tune: float, _run: Allocati
 
 
 def _trace_label(key: str) -> str:
-    return "upload a pod list (CSV)…" if key == UPLOAD else BUNDLED_POD_LISTS[key]
+    return "upload a pod list (CSV)…" if key == UPLOAD else pod_list_label(key)
 
 
 def _controls() -> tuple[Request | None, bytes | None]:
@@ -86,7 +89,7 @@ def _controls() -> tuple[Request | None, bytes | None]:
                               format_func=policy_label, key="traces_policies")
     seeds = c3.multiselect("Seeds", PUBLISHED_SEEDS, default=list(DEFAULT_SEEDS), key="traces_seeds",
                            help="Each seed shuffles and tunes the pods differently. The published "
-                                "means are over seeds 42-51.")
+                                f"means are over seeds 42-51. {glossary_line('seed')}")
     tune = c4.number_input("Tune", min_value=1.0, max_value=2.0, value=DEFAULT_TUNE, step=0.1,
                            format="%.2f", key="traces_tune",
                            help="Pods arrive until their GPU request reaches this multiple of the "
@@ -146,7 +149,13 @@ def _results(request: Request, trace: TraceData, runs: list[AllocationRun]) -> N
 
     st.subheader("Ours against published")
     table = comparison_table(runs, published)
-    st.dataframe(table.assign(policy=table["policy"].map(policy_label)), hide_index=True, width="stretch")
+    help_at = {c: st.column_config.Column(help=f"{metric_help('alloc_pct')} "
+                                                f"{metric_help('arrived_pct')} (the number after @)")
+               for c in table.columns if "@" in c}
+    help_at["failed pods"] = st.column_config.Column(help=metric_help("failed_pods"))
+    help_at["s/run"] = st.column_config.Column(help="Wall-clock seconds per run on this machine.")
+    st.dataframe(table.assign(policy=table["policy"].map(policy_label)), hide_index=True, width="stretch",
+                 column_config=help_at)
     st.caption("Allocation ratio (% of the cluster's GPUs) once the arrived GPU request reaches 100 % "
                "and 130 % of capacity. Our shuffle uses numpy's generator, not the artifact's Go one, "
                "so single seeds differ; 10-seed means agree within about ±1 point.")

@@ -15,13 +15,9 @@ HEADLINE_SEEDS: tuple[int, ...] = (0, 1, 2)
 HEADLINE_BASELINE = "fcfs+first_fit"
 """The first card: the queue and placement every cluster starts with."""
 
-HEADLINE_METRICS: dict[str, tuple[str, float]] = {
-    "avg_jct_min": ("Time to result: average JCT (min)", 1.0),
-    "avg_wait_min": ("Average wait (min)", 1.0),
-    "p99_wait_min": ("p99 wait (min)", 1.0),
-    "avg_slowdown": ("Slowdown against the best GPU", 1.0),
-}
-"""The headline chart's panels: metric key -> (title, scale)."""
+HEADLINE_METRICS: tuple[str, ...] = ("avg_jct_min", "avg_wait_min", "p99_wait_min", "avg_slowdown")
+"""The headline's cards and chart panels, in order (names from
+:data:`gpusched.core.metric_names.METRIC_NAMES`)."""
 
 
 def headline_heuristics() -> tuple[str, ...]:

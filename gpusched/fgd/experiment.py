@@ -33,6 +33,16 @@ BUNDLED_POD_LISTS: dict[str, str] = {
 UPLOAD_PREFIX = "upload:"
 """Trace keys of uploaded pod lists start with this (``upload:NAME:DIGEST``)."""
 
+
+def pod_list_label(key: str) -> str:
+    """A pod list in words: a bundled list's description, an uploaded file's name, else the key."""
+    if key in BUNDLED_POD_LISTS:
+        return f"openb {BUNDLED_POD_LISTS[key]}"
+    if key.startswith(UPLOAD_PREFIX):
+        return key[len(UPLOAD_PREFIX):].rsplit(":", 1)[0]
+    return key
+
+
 SECONDS_PER_RUN: dict[str, float] = {"fgd": 4.0}
 """Rough wall time of one run on the bundled cluster (s), by policy; other policies take
 :data:`DEFAULT_SECONDS_PER_RUN`."""
@@ -51,7 +61,8 @@ class TraceData:
     """Everything one run needs from a trace.
 
     :param key: the trace key: a bundled stem, or ``upload:NAME:DIGEST`` for an uploaded file.
-    :param label: the name shown to users (the stem or the uploaded file's name).
+    :param label: the name shown to users (:func:`pod_list_label`: a bundled list's description or
+        the uploaded file's name).
     :param nodes: the node list.
     :param pods: the pod list.
     :param typical: FGD's typical pods of the pod list.
@@ -92,7 +103,7 @@ def load_trace(key: str, upload: bytes | None = None) -> TraceData:
         if key not in BUNDLED_POD_LISTS:
             raise TraceError(f"trace '{key}': not a bundled pod list (one of {', '.join(BUNDLED_POD_LISTS)})")
         pods = read_openb_pods(key, max_gpus_per_node=most)
-        return TraceData(key, key, nodes, pods, typical_pods(pods))
+        return TraceData(key, pod_list_label(key), nodes, pods, typical_pods(pods))
     if upload is None:
         raise TraceError(f"trace '{key}': the uploaded file is no longer available; upload it again")
     name = key[len(UPLOAD_PREFIX):].rsplit(":", 1)[0]

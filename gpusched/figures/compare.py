@@ -10,6 +10,13 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from gpusched.core.metric_names import (
+    format_metric,
+    format_spread,
+    metric_label,
+    metric_name,
+    metric_title,
+)
 from gpusched.experiment.runner import Comparison
 from gpusched.figures.style import (
     TARGET_BAND_FILL,
@@ -18,28 +25,16 @@ from gpusched.figures.style import (
 )
 from gpusched.policies import policy_label
 
-BAR_METRICS: dict[str, tuple[str, float]] = {
-    "avg_jct_min": ("Time to result: average JCT (min)", 1.0),
-    "avg_wait_min": ("Average wait (min)", 1.0),
-    "p95_wait_min": ("p95 wait (min)", 1.0),
-    "avg_slowdown": ("Slowdown against the best GPU (≥ 1)", 1.0),
-    "speed_loss_min": ("Speed loss per job (min)", 1.0),
-    "avg_bsld": ("Bounded slowdown (≥ 1)", 1.0),
-    "weighted_wait_min": ("Priority-weighted wait (min)", 1.0),
-    "avg_util": ("GPU occupancy (%)", 100.0),
-    "util_in_band_frac": ("Time in 60–80 % band (%)", 100.0),
-    "gini": ("Gini of GPU utilisation (0–1)", 1.0),
-    "jobs_completed": ("Jobs completed", 1.0),
-}
+BAR_METRICS: tuple[str, ...] = (
+    "avg_jct_min", "avg_wait_min", "p95_wait_min", "avg_slowdown", "speed_loss_min", "avg_bsld",
+    "weighted_wait_min", "avg_util", "util_in_band_frac", "gini", "jobs_completed",
+)
+"""The metrics shown as bars, in order (titles, units and scales from
+:data:`gpusched.core.metric_names.METRIC_NAMES`)."""
 
-FAILURE_BAR_METRICS: dict[str, tuple[str, float]] = {
-    "goodput": ("Goodput: useful share of the GPU-hours jobs held (%)", 100.0),
-    "lost_gpu_hours": ("Work lost to failures (GPU-hours)", 1.0),
-    "restore_gpu_hours": ("Restores after a stop (GPU-hours)", 1.0),
-    "preemptions": ("Preemptions", 1.0),
-    "jobs_interrupted": ("Jobs interrupted by a node failure", 1.0),
-    "node_failures": ("Node failures", 1.0),
-}
+FAILURE_BAR_METRICS: tuple[str, ...] = (
+    "goodput", "lost_gpu_hours", "restore_gpu_hours", "preemptions", "jobs_interrupted", "node_failures",
+)
 """The bars of failures and preemption (shown when some run has a failure or a preemption)."""
 
 
@@ -47,7 +42,6 @@ def has_disruptions(comparison: Comparison) -> bool:
     """Whether some run of the comparison had a node failure or a preemption."""
     runs = comparison.runs
     return bool(((runs["node_failures"] > 0) | (runs["preemptions"] > 0)).any())
-"""The metrics shown as bars: metric key → (title with unit, display scale)."""
 
 
 OCCUPANCY_NOTE = ("GPU occupancy is the share of the cluster's GPU compute held by running jobs. Slow "
@@ -61,11 +55,14 @@ def policies_of(comparison: Comparison) -> list[str]:
     return list(dict.fromkeys(comparison.runs["policy"]))
 
 
-def metric_bars_figure(comparison: Comparison,
-                       metrics: dict[str, tuple[str, float]] | None = None) -> go.Figure:
+def metric_bars_figure(comparison: Comparison, metric_keys: Sequence[str] | None = None) -> go.Figure:
     """One panel per metric: a bar per policy at the mean over seeds, with ±1 standard deviation
-    as error bars."""
-    metrics = metrics or BAR_METRICS
+    as error bars.
+
+    :param metric_keys: the metrics to draw (default :data:`BAR_METRICS`), titled and scaled as
+        :data:`gpusched.core.metric_names.METRIC_NAMES` says.
+    """
+    metrics = {k: (metric_title(k), metric_name(k).scale) for k in (metric_keys or BAR_METRICS)}
     policies = policies_of(comparison)
     mean, std = comparison.summary(), comparison.spread()
     n_seeds = comparison.runs["seed"].nunique()
@@ -100,44 +97,22 @@ def metric_bars_figure(comparison: Comparison,
     return fig
 
 
-TABLE_METRICS: dict[str, str] = {
-    "avg_jct_min": "avg JCT (min)",
-    "avg_wait_min": "avg wait (min)",
-    "p95_wait_min": "p95 wait (min)",
-    "p99_wait_min": "p99 wait (min)",
-    "max_wait_min": "max wait (min)",
-    "avg_slowdown": "slowdown",
-    "speed_loss_min": "speed loss (min)",
-    "avg_bsld": "bounded slowdown",
-    "weighted_wait_min": "weighted wait (min)",
-    "backfilled_jobs": "backfilled",
-    "avg_util": "GPU occupancy (0–1)",
-    "util_in_band_frac": "time in band (0–1)",
-    "gini": "Gini (0–1)",
-    "stall_min": "stall (min)",
-    "makespan_min": "makespan (min)",
-    "jobs_completed": "completed",
-    "jobs_unfinished": "unfinished",
-    "goodput": "goodput (0–1)",
-    "lost_gpu_hours": "lost work (GPU-h)",
-    "restore_gpu_hours": "restores (GPU-h)",
-    "node_failures": "node failures",
-    "jobs_interrupted": "jobs interrupted",
-    "preemptions": "preemptions",
-    "total_reward": "reward",
-}
-"""Columns of the results table: metric key → header with unit."""
+TABLE_METRICS: tuple[str, ...] = (
+    "avg_jct_min", "avg_wait_min", "p95_wait_min", "p99_wait_min", "max_wait_min", "avg_slowdown",
+    "speed_loss_min", "avg_bsld", "weighted_wait_min", "backfilled_jobs", "avg_util",
+    "util_in_band_frac", "gini", "stall_min", "makespan_min", "jobs_completed", "jobs_unfinished",
+    "goodput", "lost_gpu_hours", "restore_gpu_hours", "node_failures", "jobs_interrupted",
+    "preemptions", "total_reward",
+)
+"""Columns of the results table, in order (headers from :func:`metric_title`)."""
 
 
 def results_table(comparison: Comparison) -> pd.DataFrame:
     """Mean ± standard deviation over seeds per policy (rows) and metric (columns), as text."""
     mean, std = comparison.summary(), comparison.spread()
-    keys = list(TABLE_METRICS)
-    digits = {k: 3 if k in ("avg_util", "util_in_band_frac", "gini", "goodput")
-              else 2 if k in ("avg_bsld", "avg_slowdown") else 1 for k in keys}
     table = pd.DataFrame({
-        TABLE_METRICS[k]: [f"{m:,.{digits[k]}f} ± {s:,.{digits[k]}f}"
-                           for m, s in zip(mean[k], std[k], strict=True)] for k in keys})
+        metric_title(k): [format_spread(k, m, s) for m, s in zip(mean[k], std[k], strict=True)]
+        for k in TABLE_METRICS})
     table.index = [policy_label(p) for p in mean.index]
     return table
 
@@ -238,12 +213,13 @@ def forest_figure(card: pd.DataFrame, metrics: Sequence[str] | None = None) -> g
     policies = list(dict.fromkeys(card["policy"]))
     cols = min(3, max(len(metrics), 1))
     rows = int(np.ceil(len(metrics) / cols)) or 1
-    titles = [BAR_METRICS.get(m, (m, 1.0))[0] + " · difference" for m in metrics]
+    titles = [f"{metric_title(m)}: difference" for m in metrics]
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.12,
                         vertical_spacing=0.16)
     for k, metric in enumerate(metrics):
         row, col = divmod(k, cols)
         part = card[card["metric"] == metric].set_index("policy").reindex(policies)
+        part[["diff", "low", "high"]] *= metric_name(metric).scale
         y = [policy_label(p) for p in policies]
         fig.add_trace(go.Scatter(
             x=part["diff"].round(3).tolist(), y=y, mode="markers",
@@ -253,7 +229,8 @@ def forest_figure(card: pd.DataFrame, metrics: Sequence[str] | None = None) -> g
                      "arrayminus": (part["diff"] - part["low"]).round(3).tolist(), "color": "#374151"},
             customdata=np.c_[part["wins"], part["ties"], part["losses"]].tolist(), showlegend=False,
             hovertemplate="%{y}: %{x:+.2f} (95 % interval shown)<br>won %{customdata[0]}, tied "
-                          "%{customdata[1]}, lost %{customdata[2]} seeds<extra>" + metric + "</extra>"),
+                          "%{customdata[1]}, lost %{customdata[2]} seeds"
+                          "<extra>" + metric_label(metric) + "</extra>"),
             row=row + 1, col=col + 1)
         fig.add_vline(x=0, line={"color": "#9CA3AF", "dash": "dash"}, row=row + 1, col=col + 1)
     baseline = ""
@@ -272,16 +249,22 @@ FOREST_METRICS: tuple[str, ...] = ("avg_jct_min", "avg_wait_min", "p99_wait_min"
 
 def scorecard_table(card: pd.DataFrame) -> pd.DataFrame:
     """A scorecard for display: labels, the metric's title, both means, the difference with its
-    95 % interval, and wins/ties/losses."""
+    95 % interval, and wins/ties/losses, every value scaled and formatted as its metric says
+    (a fraction in % is shown ×100)."""
+    keys = card["metric"].tolist()
+
+    def signed(key: str, value: float) -> str:
+        text = format_metric(key, abs(value))
+        return f"+{text}" if value >= 0 else f"−{text}"
+
     return pd.DataFrame({
         "policy": [policy_label(p) for p in card["policy"]],
-        "metric": [BAR_METRICS.get(m, (m, 1.0))[0] if m in BAR_METRICS else TABLE_METRICS.get(m, m)
-                   for m in card["metric"]],
-        "policy mean": card["policy_mean"].round(3),
-        "baseline mean": card["baseline_mean"].round(3),
-        "difference [95 % interval]": [f"{d:+,.2f} [{lo:+,.2f}, {hi:+,.2f}]"
-                                       for d, lo, hi in zip(card["diff"], card["low"], card["high"],
-                                                            strict=True)],
+        "metric": [metric_title(m) for m in keys],
+        "policy mean": [format_metric(k, v) for k, v in zip(keys, card["policy_mean"], strict=True)],
+        "baseline mean": [format_metric(k, v) for k, v in zip(keys, card["baseline_mean"], strict=True)],
+        "difference [95 % interval]": [f"{signed(k, d)} [{signed(k, lo)}, {signed(k, hi)}]"
+                                       for k, d, lo, hi in zip(keys, card["diff"], card["low"],
+                                                               card["high"], strict=True)],
         "won / tied / lost": [f"{w} / {t} / {lo}" for w, t, lo in zip(card["wins"], card["ties"],
                                                                      card["losses"], strict=True)],
     })

@@ -11,34 +11,29 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from gpusched.core.metric_names import METRIC_NAMES, parameter_label
 from gpusched.figures.style import apply_layout, policy_color
 from gpusched.policies import policy_label
 
 MAX_ERROR_BARS = 40
 """Above this many x values per line, the spread is shown as a band instead of error bars."""
 
-AXIS_TITLES = {
-    "arrived_pct": "arrived GPU request (% of cluster GPUs)",
-    "alloc_pct": "GPU allocation ratio (% of cluster GPUs)",
-    "workload.arrival_rate_per_hour": "arrival rate (jobs/hour)",
-    "workload.jobs": "jobs",
-    "avg_jct_min": "average job completion time (min)",
-    "avg_wait_min": "average wait (min)",
-    "avg_slowdown": "slowdown against the best GPU",
-    "speed_loss_min": "speed loss per job (min)",
-    "p95_wait_min": "p95 wait (min)",
-    "max_wait_min": "max wait (min)",
-    "avg_util": "GPU occupancy (fraction; slow runs raise it)",
-    "util_in_band_frac": "time in target band (fraction)",
-    "gini": "Gini of GPU utilisation",
-    "makespan_min": "makespan (min)",
-    "stall_min": "stall (min)",
-}
-
-
 def axis_title(name: str) -> str:
-    """A readable axis title with its unit."""
-    return AXIS_TITLES.get(name, name)
+    """A readable axis or menu title with its unit, for a metric or a sweep parameter (from
+    :mod:`gpusched.core.metric_names`)."""
+    return parameter_label(name)
+
+
+def labelled_runs(table: pd.DataFrame) -> pd.DataFrame:
+    """A results table for display: policies by their labels, metrics scaled for display (×100
+    for a fraction shown in %), and every column headed by its title in words."""
+    out = table.drop(columns=[c for c in ("run_id", "kind") if c in table])
+    if "policy" in out:
+        out = out.assign(policy=out["policy"].map(lambda p: policy_label(str(p))))
+    for column in out.columns:
+        if column in METRIC_NAMES and pd.api.types.is_numeric_dtype(out[column]):
+            out[column] = out[column] * METRIC_NAMES[column].scale
+    return out.rename(columns=axis_title)
 
 
 def sweep_stats(table: pd.DataFrame, x: str, y: str, group: str = "policy") -> pd.DataFrame:
@@ -78,7 +73,8 @@ def sweep_figure(table: pd.DataFrame, x: str, y: str, group: str = "policy",
             x=part[x], y=part["mean"], name=label, mode="lines" if many else "lines+markers",
             line={"color": color, "width": 2}, legendgroup=label,
             error_y=None if many else {"type": "data", "array": part["std"], "visible": True},
-            hovertemplate=f"{label}<br>{x} %{{x}}<br>{y} %{{y:.3f}}<extra></extra>")
+            hovertemplate=f"{label}<br>{axis_title(x)}: %{{x}}<br>{axis_title(y)}: %{{y:.3f}}"
+                          "<extra></extra>")
     if published is not None and not published.empty:
         for name, part in sweep_stats(published, x, y, group).groupby(group, sort=False):
             fig.add_scatter(x=part[x], y=part["mean"], mode="lines",

@@ -11,16 +11,11 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from gpusched.core.metric_names import metric_title
 from gpusched.fgd.allocation import AllocationRun
 from gpusched.figures.style import apply_layout
 from gpusched.figures.sweep import sweep_figure
 from gpusched.workload.openb import MILLI_PER_GPU, OpenbNodes
-
-CURVE_TITLES: dict[str, str] = {
-    "alloc_pct": "GPU allocation ratio (% of cluster GPUs)",
-    "frag_pct": "GPU fragmentation (% of cluster GPUs)",
-}
-"""Y-axis titles of the curve metrics."""
 
 FULL_COLOR = "#1E3A8A"
 """A fully allocated GPU (0 milli-GPU free)."""
@@ -91,7 +86,7 @@ def allocation_curves_figure(
         the y axis fits the values from there on (±1 point); the full curves stay in the figure.
     """
     fig = sweep_figure(curves, "arrived_pct", metric, published=published, title=title)
-    fig.update_yaxes(title=CURVE_TITLES.get(metric, metric))
+    fig.update_yaxes(title=metric_title(metric))
     fig.add_vline(x=100, line={"color": "#94A3B8", "width": 1, "dash": "dot"},
                   annotation_text="arrived = capacity", annotation_position="bottom left",
                   annotation_font={"size": 11, "color": "#64748B"})
