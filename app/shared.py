@@ -42,6 +42,7 @@ from gpusched.figures import (
     wait_cdf_figure,
 )
 from gpusched.figures.compare import FOREST_METRICS, forest_figure
+from gpusched.figures.replay import INTERRUPTED_ANIMATION_SCRIPT
 from gpusched.paths import STALL_CONDITIONS_RESULTS_DIR, STALL_CONDITIONS_SPEC
 from gpusched.policies import is_slow, policy_label
 from gpusched.sweep.analysis import load_sweep_results
@@ -304,5 +305,17 @@ def failure_note(scenario: Scenario) -> str | None:
 
 
 def show_chart(fig: go.Figure, key: str | None = None) -> None:
-    """Draw a Plotly figure across the page width."""
+    """Draw a Plotly figure across the page width (an animated one with the script that keeps
+    Pause and the slider from logging an error: :data:`INTERRUPTED_ANIMATION_SCRIPT`)."""
+    if fig.frames:
+        st.html(INTERRUPTED_ANIMATION_SCRIPT, unsafe_allow_javascript=True, width="content")
     st.plotly_chart(fig, width="stretch", theme=None, config=PLOTLY_CONFIG, key=key)
+
+
+APP_NAME = "gpusched"
+"""The name every browser-tab title ends with."""
+
+
+def tab_title(page_title: str) -> str:
+    """The browser-tab title of a page: ``"Compare · gpusched"``."""
+    return f"{page_title} · {APP_NAME}"
