@@ -387,3 +387,38 @@ def findings_table(findings: Sequence[FamilyFinding]) -> pd.DataFrame:
             f"{f.ff_blocked_min / f.ll_queued_min:.0%}" if f.ll_queued_min > 0 else "—"),
         "First-Fit blocks as badly": "yes" if f.ff_blocks_as_badly else "no",
     } for f in findings])
+
+
+def control_note(report: StallReport, baseline: Result, finding: FamilyFinding | None) -> str:
+    """What the control shown measured on its seed, beside what the conditions map measured on
+    the same cluster over its loads and seeds, worded by the numbers (Markdown): a family the map
+    lists as stalling may show no stall on one seed, and the note says so instead of leaving the
+    two to contradict each other.
+
+    :param report: the stall analysis of the control's run on the seed shown.
+    :param baseline: the reference run on the same jobs.
+    :param finding: the map's finding for this cluster and the analysed variant (``None`` when the
+        map has not measured it).
+    """
+    name, ref = policy_label(report.policy), policy_label(baseline.policy)
+    diff = report.avg_wait_min - baseline.metrics["avg_wait_min"]
+    stall = (f"stalls for {report.stall_min:,.0f} min" if report.has_stall else "never stalls")
+    seed = (f"On `{report.scenario}`, seed {report.seed}, {name} {stall} and waits "
+            f"**{diff:+,.0f} min** against {ref}.")
+    if finding is None:
+        return seed
+    d = finding.wait_diff
+    over = (f"over the conditions map's {finding.runs:,} runs on this cluster (offered loads "
+            f"{min(finding.loads):g}–{max(finding.loads):g}, several seeds) it waits "
+            f"**{d.mean:+,.1f} min** on average (95 % interval {d.low:+,.1f} to {d.high:+,.1f})")
+    longer = round(diff) > 0  # as the seed's line shows it, in whole minutes
+    if finding.stalls and longer:
+        return f"{seed} The map agrees: {over}."
+    if finding.stalls:
+        return (f"{seed} The map still lists it where {name} stalls, because {over}: the extra wait "
+                "shows at other loads and seeds than this one.")
+    if longer:
+        return (f"{seed} The map does not list it where {name} stalls: {over}, an interval that "
+                "includes 0, so this seed's extra wait is not typical of the cluster.")
+    return (f"{seed} The map does not list it where {name} stalls either: {over}, an interval that "
+            "includes 0.")
