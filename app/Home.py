@@ -7,9 +7,12 @@ URL would then run that page alone, without this navigation or the wide layout.
 """
 
 import streamlit as st
+from shared import tab_title
 
-st.set_page_config(page_title="gpusched · GPU scheduling lab", page_icon=":material/memory:",
-                   layout="wide")
+from gpusched.paths import FAVICON
+
+# The tab icon is a file of the repository: a material icon there would be fetched from Google.
+st.set_page_config(page_icon=str(FAVICON), layout="wide")
 
 PAGES = [
     st.Page("views/home.py", title="Home", icon=":material/home:", default=True),
@@ -23,4 +26,6 @@ PAGES = [
     st.Page("views/sweeps.py", title="Sweeps", icon=":material/grid_on:", url_path="sweeps"),
 ]
 
-st.navigation(PAGES).run()
+page = st.navigation(PAGES)
+st.set_page_config(page_title=tab_title(page.title))  # each page its own browser-tab title
+page.run()

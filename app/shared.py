@@ -43,6 +43,7 @@ from gpusched.figures import (
     wait_cdf_figure,
 )
 from gpusched.figures.compare import FOREST_METRICS, forest_figure
+from gpusched.figures.replay import INTERRUPTED_ANIMATION_SCRIPT
 from gpusched.paths import STALL_CONDITIONS_RESULTS_DIR, STALL_CONDITIONS_SPEC
 from gpusched.policies import is_slow, policy_label
 from gpusched.sweep.analysis import load_sweep_results
@@ -305,7 +306,10 @@ def failure_note(scenario: Scenario) -> str | None:
 
 
 def show_chart(fig: go.Figure, key: str | None = None) -> None:
-    """Draw a Plotly figure across the page width."""
+    """Draw a Plotly figure across the page width (an animated one with the script that keeps
+    Pause and the slider from logging an error: :data:`INTERRUPTED_ANIMATION_SCRIPT`)."""
+    if fig.frames:
+        st.html(INTERRUPTED_ANIMATION_SCRIPT, unsafe_allow_javascript=True, width="content")
     st.plotly_chart(fig, width="stretch", theme=None, config=PLOTLY_CONFIG, key=key)
 
 
@@ -327,3 +331,12 @@ def metric_columns(columns) -> dict:
         if name is not None:
             config[column] = st.column_config.Column(name.title, help=name.help)
     return config
+
+
+APP_NAME = "gpusched"
+"""The name every browser-tab title ends with."""
+
+
+def tab_title(page_title: str) -> str:
+    """The browser-tab title of a page: ``"Compare · gpusched"``."""
+    return f"{page_title} · {APP_NAME}"

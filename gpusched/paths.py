@@ -51,3 +51,7 @@ with a queue window above 1."""
 
 RUNS_DIR = REPO_ROOT / "runs"
 """TensorBoard logs and checkpoints of training runs started from the dashboard."""
+
+FAVICON = ASSETS_DIR / "icons" / "favicon.png"
+"""The dashboard's browser-tab icon: a file served by the app itself (a material icon as the
+page icon would be fetched from the internet)."""

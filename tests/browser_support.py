@@ -20,6 +20,12 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 PAGES = {"home": "", "cluster": "cluster", "agent": "agent", "replay": "replay",
          "compare": "compare", "stalls": "stalls", "traces": "traces", "sweeps": "sweeps"}
 """Page name → URL path of every page."""
+PAGE_TITLES = {"home": "Home", "cluster": "Cluster & workload", "agent": "Agent", "replay": "Replay",
+               "compare": "Compare", "stalls": "Least-Loaded stalls", "traces": "Real traces",
+               "sweeps": "Sweeps"}
+"""Page name → its title in the navigation; the browser tab reads ``"TITLE · gpusched"``."""
+SCREEN_SIZES = ((1440, 900), (1280, 720))
+"""Viewports (width, height in pixels) every page is screenshotted and checked at."""
 CHART_PAGES = {"home", "cluster", "replay", "compare", "stalls", "traces", "sweeps"}
 """Pages that draw at least one Plotly chart."""
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'

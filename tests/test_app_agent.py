@@ -25,6 +25,18 @@ def test_agent_page_explains_no_upload():
     assert not at.file_uploader
 
 
+def test_agent_page_names_the_seeds_every_model_and_the_best_heuristic_share():
+    from gpusched.dashboard.headline import HEADLINE_SEEDS
+
+    at = open_page("views/agent.py")
+    assert_clean(at)
+    if not [m for m in list_models() if not m.error]:
+        pytest.fail("no model ships in assets/models: the same-seeds table has nothing to show")
+    seeds = ", ".join(map(str, HEADLINE_SEEDS))
+    shared = [c.value for c in at.caption if f"workload seeds {seeds}" in c.value]
+    assert shared and "best heuristic" in shared[0], [c.value for c in at.caption]
+
+
 @pytest.mark.skipif(not training_available(), reason="the agent's training dependencies are missing")
 def test_training_a_window_agent_from_the_page_saves_a_selectable_model():
     name = f"apptest-{uuid.uuid4().hex[:8]}"

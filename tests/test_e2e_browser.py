@@ -1,7 +1,15 @@
 """End to end, in a real browser: start the dashboard, open every page in headless Chromium
-(Debian's ``chromium`` package, driven by the ``playwright`` Python package), check that no
-exception shows and that the Plotly charts render, follow "Show me the stall", and save
-screenshots to ``screenshots/``.
+(Debian's ``chromium`` package, driven by the ``playwright`` Python package), and check what a
+visitor meets:
+
+- every page has its own tab title, shows no exception and draws its Plotly charts;
+- the browser logs no console error and no uncaught exception, and asks no host but the app's
+  for anything (no fonts, icons or scripts from the internet);
+- at 1440×900 and 1280×720 no page is wider than the window (screenshots of both sizes go to
+  ``screenshots/``; Home at 1440×900 is also the README's picture, ``docs/images/dashboard.png``);
+- Replay's Play, Pause and slider log no error, the slider's handle sits under the time marker it
+  sets, and the GPU labels stay clear of the chart title below them;
+- "Show me the stall" leads to the stall.
 
 Outside CI the test skips when ``/usr/bin/chromium`` is missing; in CI (``CI=true``) it fails.
 """
@@ -10,6 +18,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from urllib.parse import urlparse
 
 import pytest
 from browser_support import (
@@ -17,15 +27,25 @@ from browser_support import (
     CHROMIUM,
     CHROMIUM_ARGS,
     IDLE,
+    PAGE_TITLES,
     PAGES,
     ROOT,
+    SCREEN_SIZES,
     running_dashboard,
 )
 
 pytestmark = pytest.mark.e2e
 
 SHOTS = ROOT / "screenshots"
+README_SHOT = ROOT / "docs" / "images" / "dashboard.png"
 TIMEOUT_MS = 90_000
+SLIDER_TOLERANCE_PX = 16.0
+"""How far the slider's handle may sit from the time marker (pixels): Plotly insets the first and
+last step by 10 px from the ends of the rail."""
+BASE_PATH_PROBES = ("/_stcore/health", "/_stcore/host-config")
+"""What Streamlit's client asks first under a page's own path when a page's URL is opened
+directly; the 404 tells it that the app is served from the root. Only the deep-link test opens
+a page's URL; the tour moves through the navigation, as a visitor does."""
 
 
 def _require_browser() -> None:
@@ -37,6 +57,33 @@ def _require_browser() -> None:
     pytest.skip(message)
 
 
+@dataclass
+class BrowserLog:
+    """What the browser reported: console errors, uncaught exceptions and requests to other hosts."""
+
+    host: str
+    errors: list[str] = field(default_factory=list)
+    outside: list[str] = field(default_factory=list)
+
+    def console(self, message) -> None:
+        if message.type == "error":
+            self.errors.append(f"console: {message.text} ({message.location.get('url', '')})")
+
+    def page_error(self, error) -> None:
+        self.errors.append(f"uncaught: {error}")
+
+    def request(self, request) -> None:
+        if urlparse(request.url).netloc not in ("", self.host) and not request.url.startswith("data:"):
+            self.outside.append(request.url)
+
+    def take(self) -> tuple[list[str], list[str]]:
+        """The errors and outside requests since the last call (and forget them)."""
+        out = (list(self.errors), list(self.outside))
+        self.errors.clear()
+        self.outside.clear()
+        return out
+
+
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A running ``streamlit run app/Home.py`` on a free port; stopped after the module."""
@@ -46,16 +93,31 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def browser_page(app_url: str):
-    """One Chromium page for the whole module."""
+def browser(app_url: str):
+    """One Chromium page for the whole module, and the log of what it reported."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1600, "height": 2000})
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = chromium.new_page(viewport={"width": 1600, "height": 2000})
         page.set_default_timeout(TIMEOUT_MS)
-        yield page
-        browser.close()
+        log = BrowserLog(host=urlparse(app_url).netloc)
+        page.on("console", log.console)
+        page.on("pageerror", log.page_error)
+        page.on("request", log.request)
+        yield page, log
+        chromium.close()
+
+
+@pytest.fixture
+def browser_page(browser):
+    """The module's page; the test fails if the browser logged an error or asked another host."""
+    page, log = browser
+    log.take()
+    yield page
+    errors, outside = log.take()
+    assert outside == [], f"requests to hosts other than the app's: {outside}"
+    assert errors == [], f"browser errors: {errors}"
 
 
 def _wait_idle(page) -> None:
@@ -66,38 +128,137 @@ def _wait_idle(page) -> None:
     page.wait_for_selector(IDLE)
 
 
-def _check_page(page, name: str) -> None:
+def _wait_charts(page, name: str) -> None:
     if name in CHART_PAGES:
         charts = page.get_by_test_id("stPlotlyChart")
         charts.first.locator(".main-svg").first.wait_for()
         _wait_idle(page)
         assert charts.count() >= 1, f"no Plotly chart on {name}"
+
+
+def _open(page, app_url: str, name: str) -> None:
+    """Open a page as a visitor does: Home by its address, the others through the navigation."""
+    if name == "home":
+        page.goto(app_url)
+    else:
+        if not page.url.startswith(app_url):
+            page.goto(app_url)
+            _wait_idle(page)
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name=PAGE_TITLES[name],
+                                                          exact=True).click()
+        page.wait_for_url(f"{app_url}/{PAGES[name]}")
+    _wait_idle(page)
+    _wait_charts(page, name)
+
+
+def _check_fits(page, name: str, width: int) -> None:
+    """No exception shown, and nothing wider than the window: tables scroll inside themselves."""
     errors = page.get_by_test_id("stException")
     assert errors.count() == 0, f"exception shown on {name}: {errors.first.inner_text()[:500]}"
-    SHOTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    widths = page.evaluate("""() => [document.scrollingElement.scrollWidth,
+        document.querySelector('[data-testid="stMain"]').scrollWidth, window.innerWidth]""")
+    assert widths[0] <= widths[2] and widths[1] <= widths[2], (name, width, widths)
 
 
-def test_deep_link_on_a_fresh_server_keeps_the_navigation(browser_page, app_url: str) -> None:
+def _deep_link_errors(log: BrowserLog, page_path: str) -> list[str]:
+    """The errors logged, without the client's base-path probes under ``page_path``."""
+    errors, outside = log.take()
+    assert outside == [], outside
+    return [e for e in errors
+            if not any(f"/{page_path}{probe}" in e for probe in BASE_PATH_PROBES)]
+
+
+def test_deep_link_on_a_fresh_server_keeps_the_navigation(browser, app_url: str) -> None:
     """The first visit to a fresh server is a page's URL: it must still get the app's navigation
     and wide layout (this test runs first in the module, so the server is fresh)."""
-    browser_page.goto(f"{app_url}/stalls")
-    _wait_idle(browser_page)
-    nav = browser_page.get_by_test_id("stSidebarNav").inner_text()
+    page, log = browser
+    page.goto(f"{app_url}/stalls")
+    _wait_idle(page)
+    nav = page.get_by_test_id("stSidebarNav").inner_text()
     assert "Least-Loaded stalls" in nav and "Cluster & workload" in nav, nav
+    assert page.title() == "Least-Loaded stalls · gpusched"
+    assert _deep_link_errors(log, "stalls") == []
 
 
 @pytest.mark.parametrize("name", list(PAGES))
-def test_every_page_renders(browser_page, app_url: str, name: str) -> None:
-    browser_page.goto(f"{app_url}/{PAGES[name]}")
-    _wait_idle(browser_page)
-    _check_page(browser_page, name)
+def test_every_page_renders_with_its_title_at_both_sizes(browser_page, app_url: str,
+                                                         name: str) -> None:
+    page = browser_page
+    SHOTS.mkdir(exist_ok=True)
+    try:
+        for width, height in SCREEN_SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            _open(page, app_url, name)
+            assert page.title() == f"{PAGE_TITLES[name]} · gpusched"
+            _check_fits(page, name, width)
+            shot = SHOTS / f"{name}-{width}x{height}.png"
+            page.screenshot(path=str(shot))
+            assert shot.stat().st_size > 10_000, f"{shot.name} looks empty"
+            if name == "home" and (width, height) == SCREEN_SIZES[0]:
+                README_SHOT.parent.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(README_SHOT))
+    finally:
+        page.set_viewport_size({"width": 1600, "height": 2000})
+
+
+_MARKER_AND_HANDLE = """(el) => {
+  const gd = el.querySelector('.js-plotly-plot');
+  const axis = gd._fullLayout.xaxis3;
+  const now = gd.data.find((t) => t.name === 'now');
+  const grip = gd.querySelector('.slider-grip-rect').getBoundingClientRect();
+  const box = gd.getBoundingClientRect();
+  return {marker: axis._offset + axis.l2p(now.x[0]), handle: grip.left + grip.width / 2 - box.left};
+}"""
+
+_LABELS_AND_TITLE = """(el) => {
+  const bottoms = [...el.querySelectorAll('.subplot.xy .xtick text, .subplot.x2y2 .xtick text')]
+    .map((t) => t.getBoundingClientRect().bottom);
+  const title = [...el.querySelectorAll('.infolayer .annotation')]
+    .find((a) => a.textContent.startsWith('Queue length'));
+  return {labels: Math.max(...bottoms), title: title.getBoundingClientRect().top,
+          count: bottoms.length};
+}"""
+
+
+def _agree(chart) -> None:
+    where = chart.evaluate(_MARKER_AND_HANDLE)
+    assert abs(where["marker"] - where["handle"]) <= SLIDER_TOLERANCE_PX, where
+
+
+def test_replay_controls_work_without_errors(browser_page, app_url: str) -> None:
+    """Play, Pause, a click on the slider while playing and a drag: no error, and the handle
+    stays under the time marker; the upright GPU labels end above the queue chart's title."""
+    page = browser_page
+    _open(page, app_url, "replay")
+    chart = page.locator(".st-key-replay_fig")
+    chart.locator(".main-svg").first.wait_for()
+    chart.scroll_into_view_if_needed()
+    geometry = chart.evaluate(_LABELS_AND_TITLE)
+    assert geometry["count"] > 0 and geometry["labels"] < geometry["title"], geometry
+    _agree(chart)
+    chart.get_by_text("Play").first.click()
+    page.wait_for_timeout(800)
+    chart.get_by_text("Pause").first.click()
+    page.wait_for_timeout(300)
+    _agree(chart)
+    rail = chart.locator(".slider-rail-touch-rect").first.bounding_box()
+    chart.get_by_text("Play").first.click()
+    page.wait_for_timeout(500)
+    page.mouse.click(rail["x"] + rail["width"] * 0.7, rail["y"] + rail["height"] / 2)
+    page.wait_for_timeout(800)
+    _agree(chart)
+    grip = chart.locator(".slider-grip-rect").first.bounding_box()
+    page.mouse.move(grip["x"] + grip["width"] / 2, grip["y"] + grip["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(grip["x"] - rail["width"] * 0.3, grip["y"] + grip["height"] / 2, steps=5)
+    page.mouse.up()
+    page.wait_for_timeout(800)
+    _agree(chart)
 
 
 def test_show_me_the_stall(browser_page, app_url: str) -> None:
     page = browser_page
-    page.goto(app_url)
-    _wait_idle(page)
+    _open(page, app_url, "home")
     page.get_by_role("button", name="Show me the stall").click()
     page.wait_for_url("**/stalls")
     _wait_idle(page)
@@ -107,7 +268,7 @@ def test_show_me_the_stall(browser_page, app_url: str) -> None:
     assert shaded.count() > 0, "no shaded stall interval drawn"
     assert page.get_by_test_id("stException").count() == 0
     assert "phase1-8gpu" in page.locator(".st-key-stall-explanation").inner_text()
-    page.screenshot(path=str(SHOTS / "stall-demo.png"), full_page=True)
+    page.screenshot(path=str(SHOTS / "stall-demo.png"))
 
 
 def test_home_cards_show_whole_values_at_laptop_width(browser_page, app_url: str) -> None:
@@ -116,8 +277,7 @@ def test_home_cards_show_whole_values_at_laptop_width(browser_page, app_url: str
     page = browser_page
     page.set_viewport_size({"width": 1280, "height": 1400})
     try:
-        page.goto(app_url)
-        _wait_idle(page)
+        _open(page, app_url, "home")
         values = page.get_by_test_id("stMetricValue")
         values.first.wait_for()
         assert values.count() >= 8  # First-Fit and Least-Loaded, four numbers each

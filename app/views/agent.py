@@ -2,14 +2,27 @@
 
 import pandas as pd
 import streamlit as st
-from shared import AGENT_KEY, available_policies, metric_columns, page_header, show_chart
+from shared import (
+    AGENT_KEY,
+    available_policies,
+    background_ready,
+    cached_best_heuristic,
+    cached_compare,
+    current_scenario,
+    metric_columns,
+    page_header,
+    show_chart,
+)
 
 from gpusched import preset_names
 from gpusched.agent import AGENT_POLICY
 from gpusched.agent.models import list_models
 from gpusched.core.glossary import glossary_line
 from gpusched.core.metric_names import format_number, metric_title
+from gpusched.dashboard.headline import HEADLINE_SEEDS
 from gpusched.dashboard.policies import training_available
+from gpusched.errors import GpuschedError
+from gpusched.figures.same_jobs import agents_table, identity_notes
 from gpusched.limits import MAX_WINDOW
 from gpusched.paths import RUNS_DIR, SHIPPED_MODELS_DIR, USER_MODELS_DIR
 from gpusched.policies import policy_label
@@ -96,6 +109,40 @@ def _models_section() -> None:
     for picked in shown:
         with st.expander(f"Sidecar of `{picked.name}`"):
             st.json(picked.meta or {"note": picked.error})
+
+
+def _same_seeds_section() -> None:
+    """Every listed model and the best heuristic on the current scenario's jobs, same seeds."""
+    models = [m.policy_name for m in list_models() if not m.error]
+    agents = list(dict.fromkeys([*([AGENT_POLICY] if AGENT_POLICY in available_policies() else []),
+                                 *models]))
+    if not agents:
+        return
+    scenario = current_scenario()
+    text, seeds = scenario.to_yaml(), HEADLINE_SEEDS
+    st.subheader("Every model against the best heuristic, on the same jobs")
+    try:
+        best = cached_best_heuristic(text)[1]
+    except GpuschedError as exc:
+        st.error(str(exc), icon=":material/error:")
+        return
+    st.caption(f"On `{scenario.name}` (change it on *Cluster & workload*), workload seeds "
+               f"{', '.join(map(str, seeds))}: every model and {policy_label(best)}, the best "
+               "heuristic here by time to result, run on exactly the same jobs. The evaluations in "
+               "the table above come from each model's sidecar, on its own held-out seeds and "
+               "training scenario, so their numbers differ from these.")
+    policies = (best, *agents)
+    if not background_ready(text, policies, seeds):
+        return
+    try:
+        comparison = cached_compare(text, policies, seeds)
+    except GpuschedError as exc:
+        st.error(str(exc), icon=":material/error:")
+        return
+    table = agents_table(comparison, best, agents)
+    st.dataframe(table, width="stretch", hide_index=True, column_config=metric_columns(table.columns))
+    for note in identity_notes(comparison, scenario.window):
+        st.caption(note)
 
 
 def _start_training(values: dict) -> None:
@@ -219,6 +266,7 @@ def main() -> None:
                 "The trained MaskablePPO agents in the model folders, what they were trained on, "
                 "and training a new one.")
     _models_section()
+    _same_seeds_section()
 
     st.subheader("Train a new agent")
     if not _can_train():

@@ -24,6 +24,7 @@ from gpusched.core.metrics import METRIC_KEYS
 from gpusched.dashboard.headline import HEADLINE_SEEDS, headline_heuristics
 from gpusched.errors import GpuschedError
 from gpusched.figures import OCCUPANCY_NOTE, results_table, scorecard_table
+from gpusched.figures.same_jobs import identity_notes
 from gpusched.policies import policy_label
 
 DEFAULT_POLICIES = ["first_fit", "least_loaded", "least_loaded_fit", "best_fit", AGENT_POLICY]
@@ -91,6 +92,8 @@ def main() -> None:
     st.markdown("##### Results (mean ± std over seeds)")
     table = results_table(comparison)
     st.dataframe(table, width="stretch", column_config=metric_columns(table.columns))
+    for note in identity_notes(comparison, scenario.window):
+        st.caption(note)
     st.download_button("Download every run (CSV)",
                        comparison.runs[["policy", "seed", *METRIC_KEYS]].to_csv(index=False),
                        icon=":material/download:", file_name=f"compare-{scenario.name}.csv", mime="text/csv",

@@ -26,6 +26,7 @@ from gpusched.experiment.runner import comparison_from_results
 from gpusched.experiment.stall import NO_FIT_CHECK_VARIANTS, REFERENCE_POLICY
 from gpusched.figures import (
     conditions_summary,
+    control_note,
     control_table,
     findings_table,
     results_table,
@@ -108,6 +109,10 @@ def _explorer() -> None:
 
     if control:
         _controls_measured(seed, analysed, baseline)
+        findings = (cached_conditions_findings(None, analysed)
+                    if analysed in NO_FIT_CHECK_VARIANTS and baseline == REFERENCE_POLICY else [])
+        finding = next((f for f in findings if f.family == name), None)
+        st.markdown(control_note(report, base, finding))
 
     st.markdown("##### Same jobs, every policy")
     same_jobs = comparison_from_results(name, {(p, seed): r for p, r in runs.items()})

@@ -19,13 +19,19 @@ from gpusched.core.cluster import Cluster
 from gpusched.core.jobs import Job
 
 
-def thin_times(times: np.ndarray, max_frames: int) -> np.ndarray:
-    """Sorted unique ``times`` evenly thinned to at most ``max_frames`` (first and last kept)."""
+def even_times(times: np.ndarray, max_frames: int) -> np.ndarray:
+    """Evenly spaced times from the first of ``times`` to the last: one per distinct time, at most
+    ``max_frames`` (at least 2 when the span is not empty). Even spacing puts frame ``i`` of an
+    animation at the fraction ``i / (n - 1)`` of its time axis, where a slider puts step ``i``.
+
+    :param times: the event times (minutes).
+    :param max_frames: the frame cap.
+    """
     times = np.unique(np.asarray(times, dtype=float))
-    if times.size <= max_frames:
+    if times.size < 2:
         return times
-    pick = np.unique(np.round(np.linspace(0, times.size - 1, max_frames)).astype(int))
-    return times[pick]
+    n = max(min(times.size, max_frames), 2)
+    return np.linspace(times[0], times[-1], n)
 
 
 @dataclass
@@ -185,8 +191,9 @@ class Timeline:
         return np.unique(times)
 
     def frame_times(self, max_frames: int = 250) -> np.ndarray:
-        """Event times, evenly thinned to at most ``max_frames`` (first and last always kept)."""
-        return thin_times(self.event_times(), max_frames)
+        """Animation frame times (minutes): evenly spaced from the start to the end of the run, at
+        most ``max_frames`` and no more than there are event times (:func:`even_times`)."""
+        return even_times(self.event_times(), max_frames)
 
     def gpu_frames(self, times_min: np.ndarray) -> GpuFrames:
         """Per-GPU VRAM, compute and job count at each of ``times_min`` (ascending).

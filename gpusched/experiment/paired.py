@@ -135,3 +135,25 @@ def paired_difference(a: Sequence[float], b: Sequence[float], confidence: float 
         low = high = math.nan
     return PairedDifference(mean, low, high, n, int(((d < 0) & ~tie).sum()), int(tie.sum()),
                             int(((d > 0) & ~tie).sum()), confidence)
+
+
+def mean_interval(values: Sequence[float], confidence: float = 0.95,
+                  floor: float | None = None) -> tuple[float, float, float]:
+    """The mean of ``values`` with its Student-t confidence interval, ``(mean, low, high)``.
+
+    :param values: one metric's value per seed.
+    :param confidence: confidence level of the interval (0-1).
+    :param floor: the lowest value the metric can take (e.g. 0 for a wait); the interval is cut
+        there, which keeps it a valid interval for the mean of such a metric.
+    :return: the mean and the interval's ends (``nan`` ends with fewer than 2 values).
+    """
+    x = np.asarray(values, dtype=float)
+    n = int(x.size)
+    mean = float(x.mean()) if n else math.nan
+    if n < 2:
+        return mean, math.nan, math.nan
+    half = t_quantile(0.5 + confidence / 2.0, n - 1) * float(x.std(ddof=1)) / math.sqrt(n)
+    low, high = mean - half, mean + half
+    if floor is not None:
+        low = max(low, floor)
+    return mean, low, high

@@ -224,6 +224,17 @@ def wait_ratio_grid(results: pd.DataFrame, policy: str,
     return wait_ratio(wait[policy], wait[reference]).unstack(LOAD).reindex(families)
 
 
+def wait_diff_grid(results: pd.DataFrame, policy: str,
+                   reference: str = REFERENCE_POLICY) -> pd.DataFrame:
+    """``policy``'s mean wait minus ``reference``'s on the same jobs (minutes: the paired extra
+    wait), per family (rows, in the order they come) and load (columns); above 0 waits longer."""
+    table = conditions_table(results)
+    wait = table.pivot_table(index=[FAMILY, LOAD], columns="policy", values="avg_wait_min",
+                             sort=False)
+    families = list(dict.fromkeys(table[FAMILY]))
+    return (wait[policy] - wait[reference]).unstack(LOAD).reindex(families)
+
+
 def misroute_cause_shares(results: pd.DataFrame, policies: tuple[str, ...] = NO_FIT_CHECK_VARIANTS
                           ) -> pd.DataFrame:
     """Misroutes per family, policy and cause, summed over loads and seeds (columns: family,

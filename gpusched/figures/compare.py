@@ -17,11 +17,13 @@ from gpusched.core.metric_names import (
     metric_name,
     metric_title,
 )
+from gpusched.experiment.paired import mean_interval
 from gpusched.experiment.runner import Comparison
 from gpusched.figures.style import (
     TARGET_BAND_FILL,
     apply_layout,
     policy_color,
+    wrap_title,
 )
 from gpusched.policies import policy_label
 
@@ -55,43 +57,87 @@ def policies_of(comparison: Comparison) -> list[str]:
     return list(dict.fromkeys(comparison.runs["policy"]))
 
 
+INTERVAL_NOTE = "error bars: 95 % interval of the mean over seeds (Student t), cut at 0"
+"""What the error bars of the metric bars show (their subtitle says it)."""
+
+
+def varied_metrics(comparison: Comparison, metrics: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``metrics`` split into those whose mean differs between the compared policies and those
+    where every policy has the same mean (a panel of equal bars says nothing). With one policy,
+    every metric counts as varied.
+
+    :return: ``(varied, constant)``, each in the order given.
+    """
+    policies = policies_of(comparison)
+    mean = comparison.summary().loc[policies]
+    if len(policies) < 2:
+        return list(metrics), []
+    varied, constant = [], []
+    for key in metrics:
+        values = mean[key].to_numpy(float)
+        spread = float(np.nanmax(values) - np.nanmin(values)) if values.size else 0.0
+        (varied if spread > 1e-9 * max(1.0, float(np.nanmax(np.abs(values)))) else constant).append(key)
+    return varied, constant
+
+
+def bar_intervals(comparison: Comparison, key: str, scale: float = 1.0) -> pd.DataFrame:
+    """Per policy, the mean of ``key`` over seeds (times ``scale``) and the 95 % interval of that
+    mean, cut at 0 (every bar metric is 0 or more): columns ``mean``, ``low``, ``high``."""
+    runs = comparison.runs
+    rows = {p: mean_interval(runs.loc[runs["policy"] == p, key].to_numpy(float) * scale, floor=0.0)
+            for p in policies_of(comparison)}
+    return pd.DataFrame.from_dict(rows, orient="index", columns=["mean", "low", "high"])
+
+
 def metric_bars_figure(comparison: Comparison, metric_keys: Sequence[str] | None = None) -> go.Figure:
-    """One panel per metric: a bar per policy at the mean over seeds, with ±1 standard deviation
-    as error bars.
+    """One panel per metric: a bar per policy at the mean over seeds, with the 95 % interval of
+    that mean as error bars (:func:`bar_intervals`; never below 0). Metrics on which every policy
+    has the same mean get no panel: the figure's subtitle names them and their value.
 
     :param metric_keys: the metrics to draw (default :data:`BAR_METRICS`), titled and scaled as
         :data:`gpusched.core.metric_names.METRIC_NAMES` says.
     """
     metrics = {k: (metric_title(k), metric_name(k).scale) for k in (metric_keys or BAR_METRICS)}
     policies = policies_of(comparison)
-    mean, std = comparison.summary(), comparison.spread()
     n_seeds = comparison.runs["seed"].nunique()
+    shown, constant = varied_metrics(comparison, list(metrics))
     cols = 3
-    rows = int(np.ceil(len(metrics) / cols))
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[t for t, _ in metrics.values()],
-                        vertical_spacing=0.2, horizontal_spacing=0.08)
+    rows = max(int(np.ceil(len(shown) / cols)), 1)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[metrics[k][0] for k in shown],
+                        vertical_spacing=0.2 if rows > 1 else 0.1, horizontal_spacing=0.08)
     labels = [policy_label(p) for p in policies]
     colors = [policy_color(p) for p in policies]
-    for k, (key, (title, scale)) in enumerate(metrics.items()):
+    for k, key in enumerate(shown):
+        title, scale = metrics[key]
         row, col = divmod(k, cols)
+        bars = bar_intervals(comparison, key, scale)
         fig.add_trace(go.Bar(
-            x=labels, y=(mean.loc[policies, key] * scale).round(3).tolist(),
-            error_y={"type": "data", "array": (std.loc[policies, key] * scale).round(3).tolist(),
+            x=labels, y=bars["mean"].round(3).tolist(),
+            error_y={"type": "data", "symmetric": False,
+                     "array": (bars["high"] - bars["mean"]).round(3).tolist(),
+                     "arrayminus": (bars["mean"] - bars["low"]).round(3).tolist(),
                      "visible": n_seeds > 1, "color": "#374151", "thickness": 1.2},
             marker_color=colors, showlegend=False, name=title,
-            customdata=np.c_[policies].tolist(),
-            hovertemplate="%{x} (%{customdata[0]})<br>" + title + ": %{y:.2f}"
-                          "<br>± %{error_y.array:.2f} over " + str(n_seeds) + " seed(s)"
-                          "<extra></extra>"), row=row + 1, col=col + 1)
+            customdata=np.c_[policies, bars["low"].round(2), bars["high"].round(2)].tolist(),
+            hovertemplate="%{x} (%{customdata[0]})<br>" + title + ": %{y:,.2f}"
+                          + ("<br>95 % interval of the mean: %{customdata[1]:,.2f} to "
+                             "%{customdata[2]:,.2f}" if n_seeds > 1 else "")
+                          + "<br>over " + str(n_seeds) + " seed(s)<extra></extra>"),
+            row=row + 1, col=col + 1)
         fig.update_xaxes(showticklabels=False, row=row + 1, col=col + 1)
         fig.update_yaxes(rangemode="tozero", row=row + 1, col=col + 1)
     # Legend-only entries: one per policy, in its colour.
     for p in policies:
         fig.add_trace(go.Bar(x=[None], y=[None], name=policy_label(p), marker_color=policy_color(p),
                              legendgroup=p, hoverinfo="skip"), row=1, col=1)
-    apply_layout(fig, title=f"Mean over {n_seeds} seed(s), error bars ±1 std",
-                 height=120 + 280 * rows)
+    notes = [INTERVAL_NOTE] if n_seeds > 1 else []
+    if constant:
+        mean = comparison.summary()
+        notes.append("the same for every policy, so not drawn: " + "; ".join(
+            f"{metrics[k][0]} {format_metric(k, float(mean[k].iloc[0]))}" for k in constant))
+    apply_layout(fig, title=f"Mean over {n_seeds} seed(s)", height=120 + 280 * rows)
     fig.update_layout(barmode="group", bargap=0.25, margin={"t": 110},
+                      title={"subtitle": {"text": " · ".join(notes), "font": {"size": 12}}},
                       legend={"y": 1.0, "yref": "container", "yanchor": "top", "x": 1.0,
                               "xanchor": "right"})
     return fig
@@ -214,8 +260,10 @@ def forest_figure(card: pd.DataFrame, metrics: Sequence[str] | None = None) -> g
     cols = min(3, max(len(metrics), 1))
     rows = int(np.ceil(len(metrics) / cols)) or 1
     titles = [f"{metric_title(m)}: difference" for m in metrics]
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.12,
-                        vertical_spacing=0.16)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.04,
+                        vertical_spacing=0.22, shared_yaxes=True)
+    for annotation in fig.layout.annotations:  # long titles wrap instead of running off a panel
+        annotation.text = wrap_title(annotation.text, FOREST_TITLE_CHARS)
     for k, metric in enumerate(metrics):
         row, col = divmod(k, cols)
         part = card[card["metric"] == metric].set_index("policy").reindex(policies)
@@ -237,10 +285,14 @@ def forest_figure(card: pd.DataFrame, metrics: Sequence[str] | None = None) -> g
     if "baseline" in card.attrs:
         baseline = f" against {policy_label(card.attrs['baseline'])}"
     apply_layout(fig, title=f"Paired differences{baseline} over the same seeds (policy − baseline, "
-                            "95 % interval)", height=140 + 220 * rows)
+                            "95 % interval)", height=160 + 240 * rows)
+    fig.update_layout(margin={"t": 100})
     fig.update_yaxes(autorange="reversed")
     return fig
 
+
+FOREST_TITLE_CHARS = 34
+"""Longest line of a forest-plot panel's title (characters): a third of a 1,280 px page holds it."""
 
 FOREST_METRICS: tuple[str, ...] = ("avg_jct_min", "avg_wait_min", "p99_wait_min", "avg_slowdown",
                                    "speed_loss_min", "jobs_completed")

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from gpusched.core.result import Result
-from gpusched.core.timeline import Timeline, thin_times
+from gpusched.core.timeline import Timeline, even_times
 from gpusched.figures.style import (
     BAND_COLORS,
     BAND_LABELS,
@@ -27,6 +27,12 @@ from gpusched.figures.style import (
 )
 from gpusched.policies import policy_label
 
+REPLAY_PANELS_PX = 392
+"""Height of the replay's bar panels and time panel together (pixels)."""
+
+SIDE_BY_SIDE_PANELS_PX = 360
+"""Height of the side-by-side replay's bar panels and queue panel together (pixels)."""
+
 DEFAULT_MAX_FRAMES = 250
 """Frame cap of the animations."""
 
@@ -35,8 +41,41 @@ FRAME_MS = 110
 
 
 def common_frame_times(timelines: Sequence[Timeline], max_frames: int) -> np.ndarray:
-    """Frame times (minutes) shared by several runs: the union of their events, thinned."""
-    return thin_times(np.concatenate([t.event_times() for t in timelines]), max_frames)
+    """Frame times (minutes) shared by several runs: evenly spaced over the span of their events."""
+    return even_times(np.concatenate([t.event_times() for t in timelines]), max_frames)
+
+
+GPU_TICK_FONT_PX = 11
+"""Font size of the GPU labels under the per-GPU bars (pixels)."""
+
+GPU_TICK_ANGLE = -90
+"""The GPU labels stand upright, so the space they take is their length, whatever the count."""
+
+CHAR_WIDTH_EM = 0.68
+"""Upper bound on the width of one label character (em): capitals, digits and '#'."""
+
+SUBPLOT_TITLE_PX = 36
+"""Height a subplot title needs above its panel, with a little air (pixels)."""
+
+
+def gpu_label_px(labels: Sequence[str]) -> float:
+    """Height of the upright GPU labels under a bar panel (pixels): the longest label's length,
+    plus the tick's offset."""
+    longest = max((len(label) for label in labels), default=0)
+    return longest * CHAR_WIDTH_EM * GPU_TICK_FONT_PX + 10
+
+
+def gap_below_gpu_bars(labels: Sequence[str]) -> float:
+    """Vertical space between the bar panels and the panel under them (pixels): the upright GPU
+    labels and the lower panel's title, which then never overlap."""
+    return gpu_label_px(labels) + SUBPLOT_TITLE_PX
+
+
+def _style_gpu_axes(fig: go.Figure, cols: Sequence[int]) -> None:
+    """Upright GPU labels on the bar panels, all of them drawn when they fit, at a fixed size."""
+    for col in cols:
+        fig.update_xaxes(tickangle=GPU_TICK_ANGLE, tickfont={"size": GPU_TICK_FONT_PX},
+                         automargin=False, row=1, col=col)
 
 
 def _r(values: np.ndarray, digits: int = 2) -> list[float]:
@@ -44,8 +83,54 @@ def _r(values: np.ndarray, digits: int = 2) -> list[float]:
     return np.round(np.asarray(values, dtype=float), digits).tolist()
 
 
-def _animation_controls(frame_names: list[str], labels: list[str]) -> dict:
-    """Play/Pause buttons and a time slider (``labels`` in minutes) for ``frame_names``."""
+INTERRUPTED_ANIMATION_SCRIPT = """<script>
+if (!window.gpuschedQuietInterrupts) {
+  window.gpuschedQuietInterrupts = true;
+  window.addEventListener("unhandledrejection", (event) => {
+    if (event.reason === undefined) { event.preventDefault(); }
+  });
+}
+</script>"""
+"""Browser script for pages that show an animated figure. Plotly rejects the promise of an
+animation that a later one interrupts (Pause, or a slider step while playing), with no reason,
+and its buttons and sliders leave that rejection unhandled: the browser then logs an uncaught
+error although the figure does what was asked. The script marks those reason-less rejections
+handled; every other rejection still reaches the console."""
+
+MARGIN_TOP_PX = 110
+"""Top margin of the animated figures: the frame title and the legend (pixels)."""
+
+MARGIN_BOTTOM_PX = 170
+"""Bottom margin of the animated figures: the time axis's title, the slider and the buttons."""
+
+SLIDER_TOP_PX = 52
+"""How far below the time axis the slider starts (pixels): clear of the axis title."""
+
+BUTTONS_TOP_PX = 122
+"""How far below the time axis the Play/Pause buttons start (pixels): under the slider."""
+
+
+def animated_geometry(labels: Sequence[str], panels_px: float) -> tuple[int, float]:
+    """Height (pixels) and vertical spacing (fraction of the plot area) of an animated figure with
+    per-GPU bars above a time panel, so that the upright GPU labels clear the time panel's title.
+
+    :param labels: the GPU labels under the bars.
+    :param panels_px: height of the two panels together (pixels).
+    """
+    gap = gap_below_gpu_bars(labels)
+    plot_px = panels_px + gap
+    return int(round(plot_px + MARGIN_TOP_PX + MARGIN_BOTTOM_PX)), gap / plot_px
+
+
+def _animation_controls(frame_names: list[str], labels: list[str], plot_px: float) -> dict:
+    """Play/Pause buttons and a time slider (``labels`` in minutes) for ``frame_names``.
+
+    The slider spans the whole width of the time axis and the frames are evenly spaced in time
+    (:func:`gpusched.core.timeline.even_times`), so the slider's handle sits under the time marker
+    it sets. Pausing stops the animation and leaves the frame shown.
+
+    :param plot_px: height of the plot area (pixels), to place the controls below the time axis.
+    """
     play = {"frame": {"duration": FRAME_MS, "redraw": True}, "fromcurrent": True,
             "transition": {"duration": 0}, "mode": "immediate"}
     pause = {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
@@ -57,14 +142,14 @@ def _animation_controls(frame_names: list[str], labels: list[str]) -> dict:
     return {
         "updatemenus": [{
             "type": "buttons", "direction": "left", "showactive": False,
-            "x": 0.0, "y": -0.06, "xanchor": "left", "yanchor": "top",
-            "pad": {"r": 8, "t": 8},
+            "x": 0.0, "y": -BUTTONS_TOP_PX / plot_px, "xanchor": "left", "yanchor": "top",
+            "pad": {"r": 8, "t": 0},
             "buttons": [{"label": "▶ Play", "method": "animate", "args": [None, play]},
                         {"label": "❚❚ Pause", "method": "animate", "args": [[None], pause]}],
         }],
         "sliders": [{
-            "active": 0, "steps": steps, "x": 0.16, "len": 0.84, "y": -0.02,
-            "xanchor": "left", "yanchor": "top", "pad": {"t": 30, "b": 10},
+            "active": 0, "steps": steps, "x": 0.0, "len": 1.0, "y": -SLIDER_TOP_PX / plot_px,
+            "xanchor": "left", "yanchor": "top", "pad": {"t": 0, "b": 0, "l": 0, "r": 0},
             "currentvalue": {"prefix": "Minute ", "font": {"size": 14, "color": "#111827"},
                              "xanchor": "right"},
             "transition": {"duration": 0},
@@ -101,9 +186,10 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES) -> go.Fi
     line_r = tl.running_jobs_at(line_t)
     y_max = float(max(line_q.max(initial=0), line_r.max(initial=0), 1)) * 1.08
 
+    height, spacing = animated_geometry(labels, REPLAY_PANELS_PX)
     fig = make_subplots(
         rows=2, cols=2, specs=[[{}, {}], [{"colspan": 2}, None]], row_heights=[0.56, 0.44],
-        vertical_spacing=0.2, horizontal_spacing=0.08,
+        vertical_spacing=spacing, horizontal_spacing=0.08,
         subplot_titles=("VRAM used per GPU (GB) against capacity",
                         "Compute utilisation per GPU (%)",
                         "Queue length and running jobs"))
@@ -168,10 +254,14 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES) -> go.Fi
             "layout": {"title": {"text": _frame_title(result, t, queue[i], running[i])}}})
     fig.frames = fig_frames
 
-    apply_layout(fig, title=_frame_title(result, times[0], queue[0], running[0]), height=720)
-    fig.update_layout(barmode="overlay", bargap=0.25, **_animation_controls(names, slider_labels),
-                      margin={"l": 60, "r": 24, "t": 110, "b": 120},
-                      legend={"y": 1.13, "x": 1.0, "xanchor": "right"})
+    apply_layout(fig, title=_frame_title(result, times[0], queue[0], running[0]), height=height)
+    plot_px = height - MARGIN_TOP_PX - MARGIN_BOTTOM_PX
+    fig.update_layout(barmode="overlay", bargap=0.25,
+                      **_animation_controls(names, slider_labels, plot_px),
+                      margin={"l": 60, "r": 24, "t": MARGIN_TOP_PX, "b": MARGIN_BOTTOM_PX},
+                      legend={"y": 1.0, "yref": "container", "yanchor": "top", "x": 1.0,
+                              "xanchor": "right"})
+    _style_gpu_axes(fig, (1, 2))
     fig.update_yaxes(title_text="VRAM (GB)", range=[0, float(cap.max()) * 1.05], row=1, col=1)
     fig.update_yaxes(title_text="compute used (%)", range=[0, 105], row=1, col=2)
     fig.add_hrect(y0=60, y1=80, fillcolor=TARGET_BAND_FILL, line_width=0, row=1, col=2)
@@ -430,9 +520,10 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
     frames = [r.timeline.gpu_frames(times) for r in (a, b)]
     queues = [r.timeline.queue_length_at(times) for r in (a, b)]
     labels = [a.cluster.gpu_label(g) for g in range(a.cluster.n_gpus)]
+    height, spacing = animated_geometry(labels, SIDE_BY_SIDE_PANELS_PX)
     fig = make_subplots(
         rows=2, cols=2, specs=[[{}, {}], [{"colspan": 2}, None]], row_heights=[0.55, 0.45],
-        vertical_spacing=0.2, horizontal_spacing=0.06, shared_yaxes=True,
+        vertical_spacing=spacing, horizontal_spacing=0.06, shared_yaxes=True,
         subplot_titles=(f"{policy_label(a.policy)}: compute per GPU (%)",
                         f"{policy_label(b.policy)}: compute per GPU (%)",
                         "Queue length (jobs)"))
@@ -474,10 +565,13 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
                            "layout": {"title": {"text": title}}})
     fig.frames = fig_frames
     title0 = fig_frames[0]["layout"]["title"]["text"] if fig_frames else ""
-    apply_layout(fig, title=title0, height=680)
-    fig.update_layout(**_animation_controls(names, slider_labels),
-                      margin={"l": 60, "r": 24, "t": 110, "b": 120},
-                      legend={"y": 1.13, "x": 1.0, "xanchor": "right"})
+    apply_layout(fig, title=title0, height=height)
+    plot_px = height - MARGIN_TOP_PX - MARGIN_BOTTOM_PX
+    fig.update_layout(**_animation_controls(names, slider_labels, plot_px),
+                      margin={"l": 60, "r": 24, "t": MARGIN_TOP_PX, "b": MARGIN_BOTTOM_PX},
+                      legend={"y": 1.0, "yref": "container", "yanchor": "top", "x": 1.0,
+                              "xanchor": "right"})
+    _style_gpu_axes(fig, (1, 2))
     fig.update_yaxes(range=[0, 105], row=1, col=1, title_text="compute used (%)")
     fig.update_yaxes(range=[0, 105], row=1, col=2)
     end = max(a.timeline.end_min, b.timeline.end_min)

@@ -26,14 +26,21 @@ from gpusched.experiment.stall import (
     FAMILY,
     NO_FIT_CHECK_VARIANTS,
     REFERENCE_POLICY,
-    WAIT_FLOOR_MIN,
     FamilyFinding,
     IdleSteps,
     StallReport,
     misroute_cause_shares,
+    wait_diff_grid,
     wait_ratio_grid,
 )
-from gpusched.figures.style import BLOCKED_FILL, CAUSE_COLORS, STALL_FILL, apply_layout, policy_color
+from gpusched.figures.style import (
+    BLOCKED_FILL,
+    CAUSE_COLORS,
+    STALL_FILL,
+    apply_layout,
+    legend_below,
+    policy_color,
+)
 from gpusched.policies import policy_label
 
 CAUSE_LABELS: dict[str, str] = {
@@ -196,7 +203,8 @@ def stall_figure(runs: Sequence[Result], report: StallReport, idle: IdleSteps,
 
     apply_layout(fig, height=640)
     fig.update_layout(shapes=shapes)
-    fig.update_layout(margin={"l": 60, "r": 24, "t": 110, "b": 52}, legend={"y": 1.08})
+    fig.update_layout(margin={"l": 60, "r": 24, "t": 48, "b": 52})
+    legend_below(fig)
     fig.update_xaxes(title_text="time (min)", range=[0, end or 1], row=2, col=1)
     fig.update_yaxes(title_text="jobs queued", rangemode="tozero", row=1, col=1)
     n_gpus = runs[0].cluster.n_gpus if runs else 1
@@ -208,29 +216,33 @@ def stall_figure(runs: Sequence[Result], report: StallReport, idle: IdleSteps,
 def conditions_heatmap_figure(results: pd.DataFrame,
                               variants: Sequence[str] = NO_FIT_CHECK_VARIANTS,
                               reference: str = REFERENCE_POLICY) -> go.Figure:
-    """One heatmap per Least-Loaded variant: its mean wait over ``reference``'s on the same jobs,
-    per cluster family (rows) and offered load (columns), on a log colour scale centred on 1."""
-    grids = {v: wait_ratio_grid(results, v, reference) for v in variants}
+    """One heatmap per Least-Loaded variant, coloured by its extra minutes of mean wait over
+    ``reference`` on the same jobs (:func:`~gpusched.experiment.stall.wait_diff_grid`), per cluster
+    family (rows) and offered load (columns), on one colour scale centred on 0; the hover adds
+    the wait ratio (:func:`~gpusched.experiment.stall.wait_ratio_grid`)."""
+    diffs = {v: wait_diff_grid(results, v, reference) for v in variants}
+    ratios = {v: wait_ratio_grid(results, v, reference) for v in variants}
     fig = make_subplots(rows=1, cols=len(variants), shared_yaxes=True, horizontal_spacing=0.03,
                         subplot_titles=[policy_label(v) for v in variants])
-    top = max(float(np.nanmax(np.abs(np.log10(g.to_numpy())))) for g in grids.values())
-    top = max(top, 0.05)
-    for k, (variant, grid) in enumerate(grids.items(), start=1):
-        z = np.log10(grid.to_numpy())
-        text = [[f"{r:.1f}×" for r in row] for row in grid.to_numpy()]
+    top = max(float(np.nanmax(np.abs(g.to_numpy()))) for g in diffs.values())
+    top = max(top, 1.0)
+    ref = policy_label(reference)
+    for k, (variant, grid) in enumerate(diffs.items(), start=1):
+        z = grid.to_numpy(float)
+        ratio = ratios[variant].reindex(index=grid.index, columns=grid.columns).to_numpy(float)
+        text = [[f"{d:+,.0f}" for d in row] for row in z]
         fig.add_trace(go.Heatmap(
-            z=np.round(z, 3).tolist(), x=[f"{c:g}" for c in grid.columns], y=list(grid.index),
+            z=np.round(z, 2).tolist(), x=[f"{c:g}" for c in grid.columns], y=list(grid.index),
             text=text, texttemplate="%{text}", zmin=-top, zmax=top, zmid=0.0,
-            colorscale="RdBu_r", showscale=k == len(variants),
-            colorbar={"title": {"text": f"wait vs {policy_label(reference)}"},
-                      "tickvals": [-top, 0, top],
-                      "ticktext": [f"{10 ** -top:.2g}×", "1×", f"{10 ** top:.2g}×"]},
-            hovertemplate="%{y}, load %{x}: %{text} " + policy_label(reference) + "'s wait"
-                          "<extra>" + policy_label(variant) + "</extra>"), row=1, col=k)
+            customdata=np.round(ratio, 2).tolist(), colorscale="RdBu_r", showscale=k == len(variants),
+            colorbar={"title": {"text": f"extra wait vs {ref} (min)"}},
+            hovertemplate="%{y}, load %{x}: %{z:+,.1f} min of wait against " + ref
+                          + " (%{customdata:.2f}× its wait)<extra>" + policy_label(variant)
+                          + "</extra>"), row=1, col=k)
         fig.update_xaxes(title_text="offered load (fraction of compute)", row=1, col=k)
-    apply_layout(fig, title=f"Mean wait against {policy_label(reference)} on the same jobs "
-                            f"(each + {WAIT_FLOOR_MIN:g} min; log colour)",
-                 height=140 + 44 * len(next(iter(grids.values())).index))
+    apply_layout(fig, title=f"Extra minutes of mean wait against {ref} on the same jobs "
+                            "(paired; red: longer, blue: shorter)",
+                 height=140 + 44 * len(next(iter(diffs.values())).index))
     fig.update_yaxes(autorange="reversed")
     return fig
 
@@ -255,7 +267,8 @@ def misroute_causes_figure(results: pd.DataFrame,
                 hovertemplate="%{x}: %{y:.1f} per run (%{customdata} %)<extra>" + cause + "</extra>"),
                 row=1, col=k)
     apply_layout(fig, title="Why each variant misroutes: misroutes per run, by cause", height=460)
-    fig.update_layout(barmode="stack", margin={"t": 110})
+    fig.update_layout(barmode="stack", margin={"t": 90, "b": 110})
+    legend_below(fig, below_axis_px=96.0)
     fig.update_yaxes(title_text="misroutes per run", row=1, col=1)
     return fig
 
@@ -374,3 +387,38 @@ def findings_table(findings: Sequence[FamilyFinding]) -> pd.DataFrame:
             f"{f.ff_blocked_min / f.ll_queued_min:.0%}" if f.ll_queued_min > 0 else "—"),
         "First-Fit blocks as badly": "yes" if f.ff_blocks_as_badly else "no",
     } for f in findings])
+
+
+def control_note(report: StallReport, baseline: Result, finding: FamilyFinding | None) -> str:
+    """What the control shown measured on its seed, beside what the conditions map measured on
+    the same cluster over its loads and seeds, worded by the numbers (Markdown): a family the map
+    lists as stalling may show no stall on one seed, and the note says so instead of leaving the
+    two to contradict each other.
+
+    :param report: the stall analysis of the control's run on the seed shown.
+    :param baseline: the reference run on the same jobs.
+    :param finding: the map's finding for this cluster and the analysed variant (``None`` when the
+        map has not measured it).
+    """
+    name, ref = policy_label(report.policy), policy_label(baseline.policy)
+    diff = report.avg_wait_min - baseline.metrics["avg_wait_min"]
+    stall = (f"stalls for {report.stall_min:,.0f} min" if report.has_stall else "never stalls")
+    seed = (f"On `{report.scenario}`, seed {report.seed}, {name} {stall} and waits "
+            f"**{diff:+,.0f} min** against {ref}.")
+    if finding is None:
+        return seed
+    d = finding.wait_diff
+    over = (f"over the conditions map's {finding.runs:,} runs on this cluster (offered loads "
+            f"{min(finding.loads):g}–{max(finding.loads):g}, several seeds) it waits "
+            f"**{d.mean:+,.1f} min** on average (95 % interval {d.low:+,.1f} to {d.high:+,.1f})")
+    longer = round(diff) > 0  # as the seed's line shows it, in whole minutes
+    if finding.stalls and longer:
+        return f"{seed} The map agrees: {over}."
+    if finding.stalls:
+        return (f"{seed} The map still lists it where {name} stalls, because {over}: the extra wait "
+                "shows at other loads and seeds than this one.")
+    if longer:
+        return (f"{seed} The map does not list it where {name} stalls: {over}, an interval that "
+                "includes 0, so this seed's extra wait is not typical of the cluster.")
+    return (f"{seed} The map does not list it where {name} stalls either: {over}, an interval that "
+            "includes 0.")

@@ -137,3 +137,26 @@ def apply_layout(fig: go.Figure, *, title: str | None = None, height: int = 420)
     if title:
         fig.update_layout(title={"text": title, "x": 0, "xanchor": "left", "font": {"size": 16}})
     return fig
+
+
+def legend_below(fig: go.Figure, below_axis_px: float = 64.0) -> go.Figure:
+    """Put the legend under the plot, clear of the x-axis title, where it grows downwards and
+    the figure's margin grows with it: it never covers a title, however many entries wrap.
+
+    :param below_axis_px: distance from the bottom of the plot area to the legend's top (pixels).
+    """
+    plot_px = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+    fig.update_layout(legend={"orientation": "h", "x": 0.0, "xanchor": "left", "yanchor": "top",
+                              "y": -below_axis_px / max(plot_px, 1.0)})
+    return fig
+
+
+def wrap_title(text: str, width: int) -> str:
+    """``text`` broken into lines of at most about ``width`` characters at spaces (``<br>``)."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines)
