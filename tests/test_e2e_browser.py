@@ -271,20 +271,24 @@ def test_show_me_the_stall(browser_page, app_url: str) -> None:
     page.screenshot(path=str(SHOTS / "stall-demo.png"))
 
 
-def test_home_cards_show_whole_values_at_laptop_width(browser_page, app_url: str) -> None:
-    """At 1280 px every headline number fits its card (no value cut off with an ellipsis), and the
-    toolbar offers no Deploy button (``client.toolbarMode = "viewer"``)."""
+@pytest.mark.parametrize("width", [1280, 1440])
+def test_home_cards_show_whole_values_and_titles(browser_page, app_url: str, width: int) -> None:
+    """At laptop and desktop widths every headline number and every card title fits its card (none
+    cut off with an ellipsis), and the toolbar offers no Deploy button
+    (``client.toolbarMode = "viewer"``)."""
     page = browser_page
-    page.set_viewport_size({"width": 1280, "height": 1400})
+    page.set_viewport_size({"width": width, "height": 1400})
+    clipped_js = ("els => els.filter(e => [e, ...e.querySelectorAll('*')]"
+                  ".some(x => x.scrollWidth > x.clientWidth + 1)).map(e => e.innerText)")
     try:
         _open(page, app_url, "home")
         values = page.get_by_test_id("stMetricValue")
         values.first.wait_for()
         assert values.count() >= 8  # First-Fit and Least-Loaded, four numbers each
-        clipped = values.evaluate_all(
-            "els => els.filter(e => [e, ...e.querySelectorAll('*')]"
-            ".some(x => x.scrollWidth > x.clientWidth + 1)).map(e => e.innerText)")
-        assert clipped == [], f"cut-off values: {clipped}"
+        assert values.evaluate_all(clipped_js) == [], "cut-off values"
+        labels = page.get_by_test_id("stMetricLabel")
+        assert labels.count() == values.count()
+        assert labels.evaluate_all(clipped_js) == [], "cut-off card titles"
         assert page.get_by_test_id("stAppDeployButton").count() == 0
     finally:
         page.set_viewport_size({"width": 1600, "height": 2000})

@@ -222,7 +222,7 @@ def _queue_editors(data: dict, version: int) -> None:
         data["speed"] = speed_table(rows.to_dict("records"))
     else:
         data["speed"] = None if mode == "none" else "default"
-    with st.expander("The shipped speed table (relative to the A100-80GB; sources in the README)"):
+    with st.expander("The shipped speed table (relative to the A100-80GB; sources in docs/scenarios.md)"):
         st.dataframe(pd.DataFrame(speed_rows(DEFAULT_SPEEDS)), hide_index=True, width="stretch")
     data["queue"] = {"window": int(window)} if int(window) > 1 or data.get("queue") else None
     data["workload"]["runtime_estimate_error"] = float(error) or None

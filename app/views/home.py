@@ -61,11 +61,10 @@ def _card(col, policy: str, role: str, term: str, m, base) -> None:
             return
         delta = (None if policy == HEADLINE_BASELINE
                  else f"{(m['avg_jct_min'] / base['avg_jct_min'] - 1) * 100:+.0f} %")
-        top, bottom = st.columns(2), st.columns(2)
-        # Units sit in the labels, so that a four-digit value fits its half of a card.
-        cells = (top[0], top[1], bottom[0], bottom[1])
-        for cell, key in zip(cells, HEADLINE_METRICS, strict=True):
-            metric_card(cell, key, m[key], delta if key == HEADLINE_METRICS[0] else None,
+        # One number per row: each card has the panel's whole width, so no title or value is cut
+        # off with an ellipsis at laptop widths (the browser test checks 1280 and 1440 px).
+        for key in HEADLINE_METRICS:
+            metric_card(st, key, m[key], delta if key == HEADLINE_METRICS[0] else None,
                         delta_color="inverse")
 
 

@@ -26,7 +26,7 @@ def headline_heuristics() -> tuple[str, ...]:
 
 
 BEST_BY = "avg_jct_min"
-"""What makes a heuristic the best one everywhere it is named (Home, the README, the agent's
+"""What makes a heuristic the best one everywhere it is named (Home, the docs, the agent's
 tables): the lowest mean job completion time, the time to result."""
 
 
