@@ -17,22 +17,27 @@ from gpusched.env.window import WINDOW_OBS_VERSIONS
 from gpusched.env.wrappers import TrainingReward
 
 
-def make_train_env(config: TrainConfig) -> TrainingReward:
-    """One training environment: the scenario (optionally randomised) with the training reward."""
+def make_train_env(config: TrainConfig) -> Monitor:
+    """One training environment: the scenario (optionally randomised) with the training reward,
+    which the outer ``Monitor`` records (``rollout/ep_rew_mean`` is the reward PPO maximises)."""
     env = GPUSchedulerEnv(config.scenario, max_gpus=config.max_gpus, randomize=config.randomize,
                           scenario_prob=config.scenario_prob, random_gpus=tuple(config.random_gpus),
                           n_jobs=config.n_jobs, obs_version=config.obs_version, **window_options(config))
-    return TrainingReward(Monitor(env), RewardSpec(**config.train_reward), config.reward_scale)
+    return Monitor(TrainingReward(env, RewardSpec(**config.train_reward), config.reward_scale))
 
 
-def make_eval_env(config: TrainConfig) -> TrainingReward:
+def make_eval_env(config: TrainConfig) -> Monitor:
     """The evaluation environment: the scenario's own cluster on the held-out seeds, scored by the
     training reward (so that the weights kept as the best are the best by what the agent learns:
-    the time to result for a window agent; the scenario's reward stays in ``info``)."""
+    the time to result for a window agent; the scenario's reward stays in ``info``).
+
+    The ``Monitor`` wraps the training reward, not the environment inside it: SB3's
+    ``evaluate_policy`` scores a monitored environment by the ``Monitor``'s episode returns, so a
+    ``Monitor`` inside would rank weights by the scenario's reward instead."""
     env = GPUSchedulerEnv(config.scenario, max_gpus=config.max_gpus, workload_seeds=list(config.eval_seeds),
                           n_jobs=config.n_jobs, obs_version=config.obs_version,
                           max_window=config.max_window if windowed(config) else None)
-    return TrainingReward(Monitor(env), RewardSpec(**config.train_reward), config.reward_scale)
+    return Monitor(TrainingReward(env, RewardSpec(**config.train_reward), config.reward_scale))
 
 
 def windowed(config: TrainConfig) -> bool:
