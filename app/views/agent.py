@@ -18,7 +18,7 @@ from gpusched import preset_names
 from gpusched.agent import AGENT_POLICY
 from gpusched.agent.models import list_models
 from gpusched.core.glossary import glossary_line
-from gpusched.core.metric_names import format_number, metric_title
+from gpusched.core.metric_names import format_metric, format_number, metric_title
 from gpusched.dashboard.headline import HEADLINE_SEEDS
 from gpusched.dashboard.policies import training_available
 from gpusched.errors import GpuschedError
@@ -59,12 +59,15 @@ def _summary(model) -> dict:
         "queue windows in training": f"{windows[0]}–{windows[1]} jobs" if windows else "— (strict queue)",
         "random clusters": "yes" if meta.get("randomize") else "no",
         "training steps": format_number(meta.get("timesteps"), 0),
-        f"its {jct[:1].lower()}{jct[1:]}": agent.get("avg_jct_min"),
-        f"its {wait[:1].lower()}{wait[1:]}": agent.get("avg_wait_min"),
+        "evaluated on seeds": ", ".join(map(str, (meta.get("eval") or {}).get("seeds", []))) or "—",
+        f"its {jct[:1].lower()}{jct[1:]}": format_metric("avg_jct_min", agent.get("avg_jct_min")),
+        f"its {wait[:1].lower()}{wait[1:]}": format_metric("avg_wait_min", agent.get("avg_wait_min")),
         "best heuristic": f"{policy_label(best)}, by {what}" if best else "—",
-        f"best heuristic's {jct[:1].lower()}{jct[1:]}": evaluation.get(best, {}).get("avg_jct_min"),
-        f"best heuristic's {wait[:1].lower()}{wait[1:]}": evaluation.get(best, {}).get("avg_wait_min"),
-        "training time (s)": meta.get("training_time_s"),
+        f"best heuristic's {jct[:1].lower()}{jct[1:]}": format_metric(
+            "avg_jct_min", evaluation.get(best, {}).get("avg_jct_min")),
+        f"best heuristic's {wait[:1].lower()}{wait[1:]}": format_metric(
+            "avg_wait_min", evaluation.get(best, {}).get("avg_wait_min")),
+        "training time (s)": format_number(meta.get("training_time_s"), 0),
     }
 
 

@@ -52,7 +52,11 @@ def _apply_overrides(config: TrainConfig, pairs: list[str]) -> None:
         config.set(key, _set_value(raw))
 
 
-def cmd_train(args: argparse.Namespace) -> int:
+def config_from_args(args: argparse.Namespace) -> TrainConfig:
+    """The run's settings from the ``train`` flags and ``--set`` pairs, checked as a whole.
+
+    :raises GpuschedError: one line naming the flag or field that is wrong.
+    """
     config = TrainConfig(scenario=args.scenario, randomize=args.randomize, timesteps=args.timesteps,
                          n_envs=args.n_envs, seed=args.seed, out=args.out, log_dir=args.log_dir,
                          progress=not args.no_progress)
@@ -78,6 +82,11 @@ def cmd_train(args: argparse.Namespace) -> int:
         config.random_loads = args.loads
     _apply_overrides(config, args.set or [])
     config.check()  # every field and the scenario, before importing torch
+    return config
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
     check_output_file(config.out, what="--out", folder_created=True)
     check_output_file(sidecar_path(config.out), what="--out (its sidecar)", folder_created=True)
     check_output_dir(config.log_dir, what="--log-dir")

@@ -59,6 +59,8 @@ def policies_of(comparison: Comparison) -> list[str]:
 
 INTERVAL_NOTE = "error bars: 95 % interval of the mean over seeds (Student t), cut at 0"
 """What the error bars of the metric bars show (their subtitle says it)."""
+SUBTITLE_CHARS = 110
+"""Longest line of the metric bars' subtitle (characters): longer notes wrap, as Plotly never does."""
 
 
 def varied_metrics(comparison: Comparison, metrics: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -136,8 +138,9 @@ def metric_bars_figure(comparison: Comparison, metric_keys: Sequence[str] | None
         notes.append("the same for every policy, so not drawn: " + "; ".join(
             f"{metrics[k][0]} {format_metric(k, float(mean[k].iloc[0]))}" for k in constant))
     apply_layout(fig, title=f"Mean over {n_seeds} seed(s)", height=120 + 280 * rows)
-    fig.update_layout(barmode="group", bargap=0.25, margin={"t": 110},
-                      title={"subtitle": {"text": " · ".join(notes), "font": {"size": 12}}},
+    subtitle = "<br>".join(wrap_title(note, SUBTITLE_CHARS) for note in notes)
+    fig.update_layout(barmode="group", bargap=0.25, margin={"t": 94 + 16 * (subtitle.count("<br>") + 1)},
+                      title={"subtitle": {"text": subtitle, "font": {"size": 12}}},
                       legend={"y": 1.0, "yref": "container", "yanchor": "top", "x": 1.0,
                               "xanchor": "right"})
     return fig
