@@ -180,6 +180,11 @@ def test_deep_link_on_a_fresh_server_keeps_the_navigation(browser, app_url: str)
     assert _deep_link_errors(log, "stalls") == []
 
 
+CLIPPED_JS = ("els => els.filter(e => [e, ...e.querySelectorAll('*')]"
+              ".some(x => x.scrollWidth > x.clientWidth + 1)).map(e => e.innerText)")
+"""The texts among the matched elements that are cut off (wider than their box, as an ellipsis)."""
+
+
 @pytest.mark.parametrize("name", list(PAGES))
 def test_every_page_renders_with_its_title_at_both_sizes(browser_page, app_url: str,
                                                          name: str) -> None:
@@ -191,6 +196,9 @@ def test_every_page_renders_with_its_title_at_both_sizes(browser_page, app_url: 
             _open(page, app_url, name)
             assert page.title() == f"{PAGE_TITLES[name]} · gpusched"
             _check_fits(page, name, width)
+            if (width, height) == SCREEN_SIZES[0]:
+                labels = page.get_by_test_id("stMetricLabel")
+                assert labels.evaluate_all(CLIPPED_JS) == [], f"card titles cut off on {name}"
             shot = SHOTS / f"{name}-{width}x{height}.png"
             page.screenshot(path=str(shot))
             assert shot.stat().st_size > 10_000, f"{shot.name} looks empty"
@@ -278,17 +286,15 @@ def test_home_cards_show_whole_values_and_titles(browser_page, app_url: str, wid
     (``client.toolbarMode = "viewer"``)."""
     page = browser_page
     page.set_viewport_size({"width": width, "height": 1400})
-    clipped_js = ("els => els.filter(e => [e, ...e.querySelectorAll('*')]"
-                  ".some(x => x.scrollWidth > x.clientWidth + 1)).map(e => e.innerText)")
     try:
         _open(page, app_url, "home")
         values = page.get_by_test_id("stMetricValue")
         values.first.wait_for()
         assert values.count() >= 8  # First-Fit and Least-Loaded, four numbers each
-        assert values.evaluate_all(clipped_js) == [], "cut-off values"
+        assert values.evaluate_all(CLIPPED_JS) == [], "cut-off values"
         labels = page.get_by_test_id("stMetricLabel")
         assert labels.count() == values.count()
-        assert labels.evaluate_all(clipped_js) == [], "cut-off card titles"
+        assert labels.evaluate_all(CLIPPED_JS) == [], "cut-off card titles"
         assert page.get_by_test_id("stAppDeployButton").count() == 0
     finally:
         page.set_viewport_size({"width": 1600, "height": 2000})

@@ -3,6 +3,8 @@ the glossary holds every term a stakeholder meets."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from gpusched.core.glossary import GLOSSARY, glossary_markdown
@@ -25,7 +27,8 @@ from gpusched.sweep.analysis import discover_sweeps, load_sweep_results, paramet
 @pytest.mark.parametrize("key", [*METRIC_KEYS, *SUMMARY_KEYS, "arrived_pct", "alloc_pct", "frag_pct"])
 def test_every_metric_has_words_a_unit_rule_and_help(key):
     name = METRIC_NAMES[key]
-    assert name.label and "_" not in name.label and name.label[0].isupper()
+    # words, capitalised, or a percentile as people write it ("p99 wait")
+    assert name.label and "_" not in name.label and re.match(r"[A-Z]|p\d\d ", name.label)
     assert name.help.endswith(".") and len(name.help) > 20
     assert key not in metric_title(key) and key not in metric_help(key)
     assert 0 <= name.decimals <= 3
