@@ -3,6 +3,8 @@ window job its attained service, declared remaining work and whether it ran befo
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from gpusched.core.simulator import next_decision
@@ -18,6 +20,8 @@ from gpusched.policies import get_policy
 from gpusched.workload.scenario import load_scenario, make_simulator
 
 LOG_DAY = np.log1p(1440.0)
+V3_MODEL = Path(__file__).parent / "data" / "models" / "ppo-window-v3.zip"
+"""The window agent shipped before observation version 4 (trained on the waiting time)."""
 
 
 def test_version_4_extends_version_3_feature_by_feature_on_a_run_with_failures_and_preemption():
@@ -55,12 +59,14 @@ def test_version_4_extends_version_3_feature_by_feature_on_a_run_with_failures_a
     assert saw_down and saw_resumed  # the run exercised both new kinds of feature
 
 
-def test_a_version_3_model_still_gets_version_3_observations():
+def test_a_version_3_model_still_gets_version_3_observations(monkeypatch):
+    """The window agent shipped before observation version 4 (kept as test data) loads through the
+    safe loader from a models folder and reads version-3 observations."""
     from gpusched.agent.models import load_agent
     from gpusched.agent.scheduler import WindowAgentScheduler
-    from gpusched.paths import WINDOW_MODEL
 
-    agent = load_agent(WINDOW_MODEL)
+    monkeypatch.setenv("GPUSCHED_MODELS_DIR", str(V3_MODEL.parent))
+    agent = load_agent(V3_MODEL)
     assert agent.meta["obs_version"] == 3 and agent.windowed
     scheduler = WindowAgentScheduler(agent)
     result = make_simulator(load_scenario("fleet-16gpu").with_overrides(**{"workload.jobs": 40}), 1).run(
