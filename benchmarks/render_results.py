@@ -218,7 +218,7 @@ def read_fgd_accuracy(text: str) -> FgdAccuracy:
 
 def _pct(a: float, b: float) -> str:
     """``a`` relative to ``b`` as a signed percentage, with a true minus sign."""
-    return f"{100 * (a / b - 1):+.1f} %".replace("-", "−")
+    return f"{_signed(100 * (a / b - 1), 1)} %"
 
 
 def mixes_gpu_sizes(family: str) -> bool:
@@ -233,15 +233,20 @@ def agent_against_best(window: dict, name: str) -> PairedDifference:
     return paired_difference(jct[AGENT_POLICY], jct[window[name]["best_heuristic"]])
 
 
+def _signed(x: float, decimals: int) -> str:
+    """``x`` with its sign, and a true minus sign."""
+    return f"{x:+.{decimals}f}".replace("-", "−")
+
+
 def _verdict(diff: PairedDifference, baseline: float, best: str) -> str:
     """A paired difference in words: a percentage when its interval excludes 0, else no difference."""
+    digits = 1 if diff.excludes_zero else 2
+    numbers = (f"{_signed(diff.mean, digits)} min, 95 % interval {_signed(diff.low, digits)} to "
+               f"{_signed(diff.high, digits)}")
     if not diff.excludes_zero:
-        words = (f"no measurable difference from `{best}` ({diff.mean:+.2f} min, 95 % interval "
-                 f"{diff.low:+.2f} to {diff.high:+.2f})")
-    else:
-        words = (f"{abs(diff.mean) / baseline * 100:.1f} % {'better' if diff.mean < 0 else 'worse'} than "
-                 f"`{best}` ({diff.mean:+.1f} min, 95 % interval {diff.low:+.1f} to {diff.high:+.1f})")
-    return words.replace("-", "−").replace("−fit", "-fit").replace("−gpu", "-gpu")
+        return f"no measurable difference from `{best}` ({numbers})"
+    return (f"{abs(diff.mean) / baseline * 100:.1f} % {'better' if diff.mean < 0 else 'worse'} than "
+            f"`{best}` ({numbers})")
 
 
 def agent_finding(window: dict) -> str:

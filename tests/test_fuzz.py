@@ -236,17 +236,25 @@ def test_mutated_openb_files_load_or_fail_in_one_line_and_loaded_ones_run(nodes_
             _assert_one_line(exc, "trace '")
 
 
-@FUZZ
-@given(mutated(SWEEP_BASES))
-def test_mutated_sweep_specs_load_or_fail_in_one_line(doc):
+def _sweep_spec_or_refusal(doc: dict):
+    """``doc`` written as a sweep spec file and loaded; ``None`` when it is refused, after checking
+    that the refusal is one line naming the file."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "spec.yaml"
         path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
         try:
-            spec = load_sweep(path)
+            return load_sweep(path)
         except GpuschedError as exc:
             _assert_one_line(exc, "sweep spec 'spec.yaml'")
-            return
+            return None
+
+
+@FUZZ
+@given(mutated(SWEEP_BASES))
+def test_mutated_sweep_specs_load_or_fail_in_one_line(doc):
+    spec = _sweep_spec_or_refusal(doc)
+    if spec is None:
+        return
     if spec.run_count() <= 20_000:
         runs = spec.runs()
         assert len(runs) == spec.run_count() and len({r["run_id"] for r in runs}) == len(runs)
@@ -319,14 +327,9 @@ def test_sweep_overrides_are_refused_up_front_or_every_grid_point_builds(overrid
     doc = copy.deepcopy(SWEEP_SPEC)
     doc["simulate"]["scenarios"] = [scenario_name]
     doc["simulate"]["overrides"] = overrides
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "spec.yaml"
-        path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
-        try:
-            spec = load_sweep(path)
-        except GpuschedError as exc:
-            _assert_one_line(exc, "sweep spec 'spec.yaml'")
-            return
+    spec = _sweep_spec_or_refusal(doc)
+    if spec is None:
+        return
     scenario = load_scenario(scenario_name)
     for params in spec.runs():  # what load_sweep accepted, no run can refuse as input
         changes = {k: v for k, v in params.items() if k not in RUN_KEYS}

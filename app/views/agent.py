@@ -18,10 +18,11 @@ from gpusched import preset_names
 from gpusched.agent import AGENT_POLICY
 from gpusched.agent.models import list_models
 from gpusched.core.glossary import glossary_line
-from gpusched.core.metric_names import format_metric, format_number, metric_title
+from gpusched.core.metric_names import metric_title
 from gpusched.dashboard.headline import HEADLINE_SEEDS
 from gpusched.dashboard.policies import training_available
 from gpusched.errors import GpuschedError
+from gpusched.figures.models import AGENT_KINDS, model_summary
 from gpusched.figures.same_jobs import agents_table, identity_notes
 from gpusched.limits import MAX_WINDOW
 from gpusched.paths import RUNS_DIR, SHIPPED_MODELS_DIR, USER_MODELS_DIR
@@ -32,43 +33,11 @@ SEEN_KEY = "training_seen_finished"
 POLL_S = 1.0  # how often the progress panel refreshes while a run is going (seconds)
 SHIPPED_CHOICE = ("The shipped agents: one that also chooses which waiting job starts (on a queue "
                   "window), one that places the oldest job (on a strict queue)")
-AGENT_KINDS = {"window": "which job runs, and where", "placement": "where the oldest job runs"}
 
 
 @st.cache_resource(show_spinner=False)
 def _can_train() -> bool:
     return training_available()
-
-
-def _summary(model) -> dict:
-    """The sidecar fields worth a column."""
-    meta = model.meta
-    evaluation = dict((meta.get("eval") or {}).get("avg", {}))
-    agent = evaluation.pop(AGENT_POLICY, {})
-    # The best heuristic by time to result (JCT); sidecars written before JCT was recorded have
-    # only the wait, and say so in the column's name.
-    key = "avg_jct_min" if "avg_jct_min" in agent else "avg_wait_min"
-    scores = {name: row[key] for name, row in evaluation.items() if key in row}
-    best = min(scores, key=scores.get) if scores else None
-    what = "JCT" if key == "avg_jct_min" else "wait (older model: no JCT recorded)"
-    windows = meta.get("random_windows")
-    jct, wait = metric_title("avg_jct_min"), metric_title("avg_wait_min")
-    return {
-        "trained on": meta.get("scenario", "—"),
-        "chooses": "which job, and where" if model.windowed else "where the oldest job runs",
-        "queue windows in training": f"{windows[0]}–{windows[1]} jobs" if windows else "— (strict queue)",
-        "random clusters": "yes" if meta.get("randomize") else "no",
-        "training steps": format_number(meta.get("timesteps"), 0),
-        "evaluated on seeds": ", ".join(map(str, (meta.get("eval") or {}).get("seeds", []))) or "—",
-        f"its {jct[:1].lower()}{jct[1:]}": format_metric("avg_jct_min", agent.get("avg_jct_min")),
-        f"its {wait[:1].lower()}{wait[1:]}": format_metric("avg_wait_min", agent.get("avg_wait_min")),
-        "best heuristic": f"{policy_label(best)}, by {what}" if best else "—",
-        f"best heuristic's {jct[:1].lower()}{jct[1:]}": format_metric(
-            "avg_jct_min", evaluation.get(best, {}).get("avg_jct_min")),
-        f"best heuristic's {wait[:1].lower()}{wait[1:]}": format_metric(
-            "avg_wait_min", evaluation.get(best, {}).get("avg_wait_min")),
-        "training time (s)": format_number(meta.get("training_time_s"), 0),
-    }
 
 
 def _models_section() -> None:
@@ -85,15 +54,13 @@ def _models_section() -> None:
         st.warning("No models yet. The agent (`ppo`) joins the other pages once its model ships "
                    "in `assets/models/`, or once you train one below.", icon=":material/smart_toy:")
         return
-    rows = [{"model": m.name, "origin": m.origin, **_summary(m), "note": m.error or ""}
+    rows = [{"model": m.name, "origin": m.origin, **model_summary(m.meta, m.windowed), "note": m.error or ""}
             for m in models]
     table = pd.DataFrame(rows)
-    number = st.column_config.NumberColumn(format="localized")
-    config = {c: st.column_config.NumberColumn(
+    config = {c: st.column_config.Column(
         help=f"Mean over the evaluation seeds in its sidecar. {glossary_line('time to result (JCT)')}"
-        if "time to result" in c else "Mean over the evaluation seeds in its sidecar.", format="%.1f")
+        if "time to result" in c else "Mean over the evaluation seeds in its sidecar.")
         for c in table.columns if c.endswith("(min)")}
-    config["training time (s)"] = number
     config["queue windows in training"] = st.column_config.Column(help=glossary_line("queue window"))
     st.caption("Evaluation numbers come from each model's sidecar: its own held-out seeds.")
     st.dataframe(table, width="stretch", hide_index=True, column_config=config)

@@ -19,7 +19,6 @@ from shared import (
 )
 
 from gpusched.agent import AGENT_POLICY
-from gpusched.core.glossary import glossary_line
 from gpusched.core.metric_names import format_metric, metric_help, metric_title
 from gpusched.errors import GpuschedError
 from gpusched.experiment.runner import comparison_from_results
@@ -92,8 +91,7 @@ def _explorer() -> None:
     base = runs[baseline]
     cols = st.columns(5)
     metric_card(cols[0], "stall_min", report.stall_min)
-    cols[1].metric("Blocked time (min)", format_metric("stall_min", report.blocked_min),
-                   help=glossary_line("blocked"))
+    metric_card(cols[1], "blocked_min", report.blocked_min)
     cols[2].metric(metric_title("misroutes"), format_metric("misroutes", len(report.misroutes)),
                    help=f"{metric_help('misroutes')} By cause: "
                         + ", ".join(f"{c} {n:,}" for c, n in report.causes.items()) + ".")

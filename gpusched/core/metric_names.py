@@ -85,6 +85,9 @@ _TABLE: tuple[MetricName, ...] = (
     # Stalls and misroutes.
     _m("stall_min", "Stall time", "min",
        "Time the first job in the queue could have run on some GPU but the policy held it.", 0),
+    _m("blocked_min", "Blocked time", "min",
+       "Time the first job in the queue fitted on no GPU at all, so the queue waited for GPUs to "
+       "free up.", 0),
     _m("misroutes", "Misroutes", "", "Times the policy sent the first job in the queue to a GPU where "
        "it did not fit.", 0),
     _m("misroutes_capacity", "Misroutes: GPU too small", "",

@@ -113,6 +113,15 @@ class PairedDifference:
         return self.low > 0.0 or self.high < 0.0
 
 
+def _t_half_width(x: np.ndarray, confidence: float) -> float:
+    """Half the width of the Student-t confidence interval of the mean of ``x`` (``nan`` with fewer
+    than 2 values)."""
+    n = int(x.size)
+    if n < 2:
+        return math.nan
+    return t_quantile(0.5 + confidence / 2.0, n - 1) * float(x.std(ddof=1)) / math.sqrt(n)
+
+
 def paired_difference(a: Sequence[float], b: Sequence[float], confidence: float = 0.95) -> PairedDifference:
     """Mean of ``a[i] - b[i]`` with its Student-t confidence interval and the win counts.
 
@@ -128,11 +137,8 @@ def paired_difference(a: Sequence[float], b: Sequence[float], confidence: float 
     scale = np.maximum(np.maximum(np.abs(x), np.abs(y)), 1.0)
     tie = np.abs(d) <= TIE_TOLERANCE * scale
     mean = float(d.mean()) if n else math.nan
-    if n >= 2:
-        half = t_quantile(0.5 + confidence / 2.0, n - 1) * float(d.std(ddof=1)) / math.sqrt(n)
-        low, high = mean - half, mean + half
-    else:
-        low = high = math.nan
+    half = _t_half_width(d, confidence)
+    low, high = mean - half, mean + half
     return PairedDifference(mean, low, high, n, int(((d < 0) & ~tie).sum()), int(tie.sum()),
                             int(((d > 0) & ~tie).sum()), confidence)
 
@@ -148,11 +154,8 @@ def mean_interval(values: Sequence[float], confidence: float = 0.95,
     :return: the mean and the interval's ends (``nan`` ends with fewer than 2 values).
     """
     x = np.asarray(values, dtype=float)
-    n = int(x.size)
-    mean = float(x.mean()) if n else math.nan
-    if n < 2:
-        return mean, math.nan, math.nan
-    half = t_quantile(0.5 + confidence / 2.0, n - 1) * float(x.std(ddof=1)) / math.sqrt(n)
+    mean = float(x.mean()) if x.size else math.nan
+    half = _t_half_width(x, confidence)
     low, high = mean - half, mean + half
     if floor is not None:
         low = max(low, floor)

@@ -217,22 +217,27 @@ def wait_ratio_grid(results: pd.DataFrame, policy: str,
                     reference: str = REFERENCE_POLICY) -> pd.DataFrame:
     """``policy``'s mean wait over ``reference``'s on the same jobs (:func:`wait_ratio`), per family
     (rows, in the order they come) and load (columns); 1 means as long, above 1 longer."""
-    table = conditions_table(results)
-    wait = table.pivot_table(index=[FAMILY, LOAD], columns="policy", values="avg_wait_min",
-                             sort=False)
-    families = list(dict.fromkeys(table[FAMILY]))
-    return wait_ratio(wait[policy], wait[reference]).unstack(LOAD).reindex(families)
+    wait = _mean_waits(results)
+    return _family_grid(wait_ratio(wait[policy], wait[reference]))
 
 
 def wait_diff_grid(results: pd.DataFrame, policy: str,
                    reference: str = REFERENCE_POLICY) -> pd.DataFrame:
     """``policy``'s mean wait minus ``reference``'s on the same jobs (minutes: the paired extra
     wait), per family (rows, in the order they come) and load (columns); above 0 waits longer."""
-    table = conditions_table(results)
-    wait = table.pivot_table(index=[FAMILY, LOAD], columns="policy", values="avg_wait_min",
-                             sort=False)
-    families = list(dict.fromkeys(table[FAMILY]))
-    return (wait[policy] - wait[reference]).unstack(LOAD).reindex(families)
+    wait = _mean_waits(results)
+    return _family_grid(wait[policy] - wait[reference])
+
+
+def _mean_waits(results: pd.DataFrame) -> pd.DataFrame:
+    """Mean wait (minutes) per (family, load) row and policy column, over the seeds."""
+    return conditions_table(results).pivot_table(index=[FAMILY, LOAD], columns="policy",
+                                                 values="avg_wait_min", sort=False)
+
+
+def _family_grid(values: pd.Series) -> pd.DataFrame:
+    """A (family, load) series as a grid: families as rows, in the order they come, loads as columns."""
+    return values.unstack(LOAD).reindex(list(dict.fromkeys(values.index.get_level_values(FAMILY))))
 
 
 def misroute_cause_shares(results: pd.DataFrame, policies: tuple[str, ...] = NO_FIT_CHECK_VARIANTS
