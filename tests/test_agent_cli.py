@@ -9,15 +9,12 @@ import time
 
 import pytest
 
-from gpusched.paths import DEFAULT_MODEL
-
 
 def run_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "gpusched", *args], capture_output=True, text=True,
                           cwd=cwd, timeout=300)
 
 
-@pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="no shipped model")
 def test_compare_first_fit_and_ppo_end_to_end(tmp_path):
     path = tmp_path / "cmp.json"
     out = run_cli("compare", "--scenario", "phase1-8gpu", "--policies", "first_fit,ppo",

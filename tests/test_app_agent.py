@@ -12,7 +12,6 @@ import pytest
 from apptest_support import assert_clean, open_page, plotly_specs
 
 from gpusched.agent.models import list_models
-from gpusched.dashboard.policies import training_available
 from gpusched.paths import REPO_ROOT
 from gpusched.policies import policy_label
 
@@ -37,7 +36,6 @@ def test_agent_page_names_the_seeds_every_model_and_the_best_heuristic_share():
     assert shared and "best heuristic" in shared[0], [c.value for c in at.caption]
 
 
-@pytest.mark.skipif(not training_available(), reason="the agent's training dependencies are missing")
 def test_training_a_window_agent_from_the_page_saves_a_selectable_model():
     name = f"apptest-{uuid.uuid4().hex[:8]}"
     at = open_page("views/agent.py")

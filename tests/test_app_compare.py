@@ -8,7 +8,6 @@ import time
 import pytest
 from apptest_support import assert_clean, open_page, plotly_specs
 
-from gpusched.dashboard.policies import dashboard_policies
 from gpusched.policies import policy_label
 
 
@@ -35,7 +34,6 @@ def test_changing_the_policies_updates_the_charts():
     assert "Random" in text and "Least-Loaded" not in text
 
 
-@pytest.mark.skipif("ppo" not in dashboard_policies(), reason="no shipped agent model")
 @pytest.mark.parametrize(("policy", "label"), [("ppo", "PPO agent"), ("ppo_rollout", "PPO agent + rollouts")])
 def test_the_agent_joins_the_charts_when_its_background_runs_finish(policy, label):
     at = open_page("views/compare.py")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import shutil
 
 import numpy as np
@@ -61,10 +59,6 @@ def test_one_worker_and_two_workers_give_identical_tables(spec, local_table, tmp
 
 
 def test_ray_backend_gives_the_same_table(spec, local_table, tmp_path):
-    if importlib.util.find_spec("ray") is None:
-        if os.environ.get("CI"):
-            pytest.fail("ray is not installed: .ci/run installs requirements-ray.txt")
-        pytest.skip("ray is not installed (pip install -r requirements-ray.txt)")
     ray_table = run_sweep(spec, tmp_path, backend="ray", workers=2)
     pd.testing.assert_frame_equal(ray_table, local_table)
 

@@ -6,10 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("sb3_contrib")
-
-from gpusched.agent.config import TrainConfig  # noqa: E402
-from gpusched.agent.episodes import make_eval_env, make_train_env  # noqa: E402
+from gpusched.agent.config import TrainConfig
+from gpusched.agent.episodes import make_eval_env, make_train_env
 
 
 def _window_config() -> TrainConfig:

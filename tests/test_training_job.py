@@ -4,13 +4,7 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from gpusched.agent.training_job import TrainingJob, user_model_path
-from gpusched.dashboard.policies import training_available
-
-pytestmark = pytest.mark.skipif(not training_available(),
-                                reason="the agent's training dependencies are missing")
 
 
 def test_user_model_path_is_safe():
