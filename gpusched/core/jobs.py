@@ -34,6 +34,12 @@ class Job:
     :param gpu_spec: GPU models the job may run on, ``None`` for any.
     :param estimate_min: the run time declared to the scheduler, at speed 1.0 (minutes); ``None``
         declares ``duration_min`` exactly.
+    :param model: the job model, a free label such as ``ResNet-50 (batch size 64)`` that a speed
+        table may name (:mod:`gpusched.core.speed`); ``None`` for none.
+    :param weight: the job's priority weight (> 0; Gavel's generator draws 1 or 5). Carried
+        through readers, generators and the jobs table; the simulator does not act on it.
+    :param deadline_min: the job's deadline, minutes after its arrival (``None`` for none).
+        Carried like ``weight``; the simulator does not act on it.
     """
 
     id: int
@@ -49,6 +55,9 @@ class Job:
     memory_mib: float = 0.0
     gpu_spec: tuple[str, ...] | None = None
     estimate_min: float | None = None
+    model: str | None = None
+    weight: float = 1.0
+    deadline_min: float | None = None
 
 
 def check_jobs_feasible(jobs: Sequence[Job], cluster) -> None:
