@@ -77,3 +77,25 @@ def check_jobs_feasible(jobs: Sequence[Job], cluster) -> None:
                 f"could ever hold it (largest node: {cluster.max_gpus_per_node} GPUs, "
                 f"largest GPU: {cluster.max_vram_gb:g} GB)"
             )
+
+
+JOB_TABLE_COLUMNS: tuple[str, ...] = ("model", "weight", "deadline_min", "estimate_min", "vram_frac",
+                                      "cpu_milli", "memory_mib", "gpu_spec")
+"""The job fields a jobs table carries beside its id, type, arrival, duration, GPUs, VRAM, compute
+and priority, so that the table reads back as the same jobs
+(:mod:`gpusched.workload.job_list`)."""
+
+
+def job_columns(jobs: Sequence[Job]) -> dict[str, list]:
+    """The :data:`JOB_TABLE_COLUMNS` of ``jobs``, one list each: ``None`` where a job has no model,
+    deadline or declared run time, and ``gpu_spec`` as ``|``-separated models (empty for any)."""
+    return {
+        "model": [j.model for j in jobs],
+        "weight": [j.weight for j in jobs],
+        "deadline_min": [j.deadline_min for j in jobs],
+        "estimate_min": [j.estimate_min for j in jobs],
+        "vram_frac": [j.vram_frac for j in jobs],
+        "cpu_milli": [j.cpu_milli for j in jobs],
+        "memory_mib": [j.memory_mib for j in jobs],
+        "gpu_spec": ["|".join(j.gpu_spec or ()) for j in jobs],
+    }
