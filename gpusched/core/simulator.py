@@ -87,7 +87,7 @@ import pandas as pd
 
 from gpusched.core.cluster import EPS, MISROUTE_CAUSES, Cluster, ClusterState, fit_shape
 from gpusched.core.failures import CheckpointSpec, FailureSpec, NodeFailures, checkpointed_min
-from gpusched.core.jobs import Job, check_jobs_feasible
+from gpusched.core.jobs import Job, check_jobs_feasible, job_columns
 from gpusched.core.metrics import RunningGini
 from gpusched.core.result import Result
 from gpusched.core.reward import RewardSpec, reward_for
@@ -840,6 +840,7 @@ class Simulator:
             "vram_gb": [j.vram_gb for j in self.jobs],
             "compute": [j.compute for j in self.jobs],
             "priority": [j.priority for j in self.jobs],
+            **job_columns(self.jobs),
             "node": node,
             "gpu_ids": [list(g) for g in self.job_gpus],
             "wait_min": wait,
