@@ -305,8 +305,8 @@ def check_speed_table(speed: Any) -> SpeedSpec | None:
     if speed is None or speed in ("default", "gavel"):
         return speed
     if not isinstance(speed, dict):
-        raise ValueError(f"must be 'default', 'gavel' or a table of GPU model -> job type -> speed "
-                         f"(got {_shown(speed)})")
+        raise ValueError(f"must be 'default' or a table of GPU model -> job type -> speed, or "
+                         f"'gavel' (got {_shown(speed)})")
     for model, row in speed.items():
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"a row must be named by a GPU model (got {_shown(model)})")
