@@ -75,3 +75,21 @@ def test_fastest_fit_and_eft_follow_the_model():
         assert list(result.jobs.iloc[0]["gpu_ids"]) == [0], name
         sim = Simulator(CLUSTER, [job()], speeds=GpuSpeeds(CLUSTER, TABLE))
         assert list(sim.run(get_policy(name)).jobs.iloc[0]["gpu_ids"]) == [1], name
+
+
+def test_the_decisions_table_and_the_heatmap_show_the_model():
+    from gpusched.experiment.decisions import decision_table
+    from gpusched.figures.workload import model_speed_figure, model_speed_rows
+
+    jobs = [job(0, model="ResNet"), job(1), job(2, model="Gang", gpus=2)]
+    cluster = Cluster([NodeGroup("A", 80.0, 2), NodeGroup("B", 80.0, 2)])
+    speeds = GpuSpeeds(cluster, TABLE)
+    result = Simulator(cluster, jobs, speeds=speeds).run(get_policy("first_fit"))
+    table = decision_table(result)
+    assert dict(zip(table["job"], table["model"], strict=True)) == {0: "ResNet", 1: "", 2: "Gang"}
+    labels, gpu_models, z = model_speed_rows(jobs, cluster, speeds)
+    assert gpu_models == ["A", "B"]
+    assert dict(zip(labels, z, strict=True)) == {
+        "Gang · 2 GPUs": [3.0, 0.8], "ResNet": [2.0, 0.8], "training (type)": [0.5, 0.8]}
+    fig = model_speed_figure(jobs, cluster, speeds)
+    assert list(fig.data[0].y) == labels and [list(r) for r in fig.data[0].z] == z
