@@ -37,6 +37,11 @@ workload:
   trace: {pods: openb_pod_list_default, time_compression: 600}  # 600 trace seconds = 1 minute
 ```
 
+Gavel's generator (``workload.generator: gavel``, :mod:`gpusched.workload.gavel`), Gavel's measured
+speeds (``speed: gavel``, :mod:`gpusched.core.gavel_speeds`) and plain job lists
+(``workload.trace: {jobs: PATH}``, :mod:`gpusched.workload.job_list`) are described in
+``docs/scenarios.md``.
+
 Presets live in ``assets/scenarios/``. Errors name the file and the key, on one line:
 ``scenario 'x.yaml', cluster.nodes[2].vram_gb: must be > 0 (got -16)``.
 """
