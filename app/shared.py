@@ -34,6 +34,7 @@ from gpusched.figures import (
     has_disruptions,
     metric_bars_figure,
     misroute_causes_figure,
+    model_speed_figure,
     replay_figure,
     runtime_by_model_figure,
     side_by_side_figure,
@@ -217,13 +218,14 @@ def conditions_results(extra: pd.DataFrame | None = None) -> pd.DataFrame:
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def cached_workload_figures(scenario_yaml: str) -> tuple[go.Figure, ...]:
-    """Arrivals, duration, VRAM, GPU-count and run-time-by-GPU-model figures of the scenario's
-    workload."""
+    """Arrivals, duration, VRAM, GPU-count, run-time-by-GPU-model and model-speed figures of the
+    scenario's workload."""
     scenario = parse_scenario(scenario_yaml)
     cluster = scenario.build_cluster()
     jobs = scenario.jobs(cluster=cluster)
     return (arrivals_figure(jobs), duration_figure(jobs), vram_figure(jobs), gpus_figure(jobs),
-            runtime_by_model_figure(jobs, cluster, scenario.speed_table()))
+            runtime_by_model_figure(jobs, cluster, scenario.speed_table()),
+            model_speed_figure(jobs, cluster, scenario.gpu_speeds(cluster)))
 
 
 @st.cache_resource(show_spinner=False)

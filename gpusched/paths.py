@@ -21,6 +21,9 @@ SCENARIOS_DIR = ASSETS_DIR / "scenarios"
 TRACES_DIR = ASSETS_DIR / "traces"
 """The bundled openb trace files and the FGD artifact's published results."""
 
+GAVEL_THROUGHPUTS = ASSETS_DIR / "gavel" / "simulation_throughputs.json"
+"""Gavel's measured throughputs (Narayanan et al., OSDI 2020; MIT licence, beside the file)."""
+
 SWEEPS_DIR = ASSETS_DIR / "sweeps"
 """Shipped sweep specs."""
 

@@ -1446,3 +1446,87 @@ CASES: list[Case] = [
 
 CLASSES: tuple[str, ...] = tuple(dict.fromkeys(c.cls for c in CASES))
 """The classes of failure, in catalog order."""
+
+
+# ---------------------------------------------------------------------------- job lists
+# Plain job lists (workload.trace.jobs) and Gavel's speeds and generator, in a section of their
+# own. They use the classes ``traces`` (a job list is read as a trace) and ``speed``.
+JOB_LIST_SCENARIO: dict[str, Any] = {
+    "name": "jl",
+    "cluster": {"nodes": [{"gpu_model": m, "vram_gb": 16, "gpus_per_node": 8, "count": 1}
+                          for m in ("K80", "P100", "V100")]},
+    "workload": {"jobs": 10, "trace": {"jobs": "{tmp}/jobs.csv"}},
+}
+"""A small valid job-list scenario on Gavel's three GPU models."""
+
+JOB_LIST_HEADER = "id,arrival_min,model,gpus,duration_min\n"
+JOB_LIST_CSV = JOB_LIST_HEADER + "".join(f"{i},{i * 5},CycleGAN,1,30\n" for i in range(3))
+
+
+def _job_list_case(id: str, csv: str, *needles: str, speed: str | None = None,
+                   expect: str = "error") -> Case:
+    data = _set(JOB_LIST_SCENARIO, "speed", speed) if speed else JOB_LIST_SCENARIO
+    files = {"s.yaml": scenario_yaml(base=data), "jobs.csv": csv}
+    return Case(id, "traces", _simulate(), files, ("jobs.csv",) + needles if expect == "error"
+                else needles, expect)
+
+
+def _row(row: str, header: str = JOB_LIST_HEADER) -> str:
+    return header + "0,0,CycleGAN,1,30\n" + row + "\n"
+
+
+JOB_LIST_CASES: list[Case] = [
+    _job_list_case("job list runs", JOB_LIST_CSV, "jobs_completed", speed="gavel", expect="ok"),
+    _job_list_case("job list nan duration", _row("1,0,,1,nan"), "line 3", "'duration_min'",
+                   "must be a number"),
+    _job_list_case("job list negative arrival", _row("1,-5,,1,30"), "line 3", "'arrival_min'", ">= 0"),
+    _job_list_case("job list zero duration", _row("1,0,,1,0"), "line 3", "'duration_min'", "> 0"),
+    _job_list_case("job list huge duration", _row("1,0,,1,1e300"), "line 3", "'duration_min'",
+                   "<= 1e+09"),
+    _job_list_case("job list infinite arrival", _row("1,inf,,1,30"), "line 3", "'arrival_min'",
+                   "finite"),
+    _job_list_case("job list gpus fraction", _row("1,0,,1.5,30"), "line 3", "'gpus'", "whole number"),
+    _job_list_case("job list gpus zero", _row("1,0,,0,30"), "line 3", "'gpus'", ">= 1"),
+    _job_list_case("job list gpus huge", _row("1,0,,100000,30"), "line 3", "'gpus'", "<= 64"),
+    _job_list_case("job list missing column", "id,arrival_min,model,duration_min\n0,0,,30\n",
+                   "missing column 'gpus'"),
+    _job_list_case("job list header only", JOB_LIST_HEADER, "no rows"),
+    _job_list_case("job list duplicate id", _row("0,4,,1,30"), "line 3", "'id'", "duplicate id 0",
+                   "line 2"),
+    _job_list_case("job list id not a number", _row("x,0,,1,30"), "line 3", "'id'", "'x'"),
+    _job_list_case("job list empty cell", _row("1,,,1,30"), "line 3", "'arrival_min'", "empty cell"),
+    _job_list_case("job list compute above one", _row("1,0,,1,30,1.5", JOB_LIST_HEADER[:-1] + ",compute\n"),
+                   "line 3", "'compute'", "<= 1"),
+    _job_list_case("job list weight zero", _row("1,0,,1,30,0", JOB_LIST_HEADER[:-1] + ",weight\n"),
+                   "line 3", "'weight'", "> 0"),
+    _job_list_case("job list priority four", _row("1,0,,1,30,4", JOB_LIST_HEADER[:-1] + ",priority\n"),
+                   "line 3", "'priority'", "<= 3"),
+    _job_list_case("job list unknown type", _row("1,0,,1,30,gpu", JOB_LIST_HEADER[:-1] + ",type\n"),
+                   "line 3", "'type'", "unknown job type 'gpu'"),
+    _job_list_case("job list long model", _row("1,0," + "m" * 5000 + ",1,30"), "line 3", "'model'",
+                   "longer than 200"),
+    _job_list_case("job list binary", "id,arrival_min\x00\x01", "NUL bytes"),
+    _job_list_case("job list unknown model with gavel", _row("1,0,ResNet-51,1,30"), "line 3",
+                   "'model'", "'ResNet-51' is not one of Gavel's 26 job models", speed="gavel"),
+    _job_list_case("job list unmeasured scale with gavel", _row("1,0,A3C,2,30"), "line 3", "'model'",
+                   "'A3C' was measured on 1 GPU, not on 2", speed="gavel"),
+    Case("job list missing file", "traces", _simulate(),
+         {"s.yaml": scenario_yaml(base=JOB_LIST_SCENARIO)}, ("jobs.csv", "no such file")),
+    _scenario_case("job list and pods", "traces", {"workload.trace.pods": "openb_pod_list_default"},
+                   "workload.trace", "either 'pods'", base=JOB_LIST_SCENARIO),
+    _scenario_case("gavel speeds on other gpus", "speed", {"speed": "gavel"}, "speed:",
+                   "K80, P100, V100", "'A100-80GB'"),
+    _scenario_case("gavel key without the generator", "speed", {"workload.multi_gpu": True},
+                   "workload", "'multi_gpu' belongs to the gavel generator"),
+    _scenario_case("gavel generator unknown", "speed", {"workload.generator": "philly"},
+                   "workload.generator"),
+    _scenario_case("speed model row not a mapping", "speed", {"speed": {"T4-16GB": {"models": 2}}},
+                   "models: must map job models"),
+    _scenario_case("speed model named like a type", "speed",
+                   {"speed": {"T4-16GB": {"models": {"training": 2}}}}, "not a job type"),
+    _scenario_case("speed model nan", "speed", {"speed": {"T4-16GB": {"models": {"X": float("nan")}}}},
+                   "'X' jobs on 'T4-16GB'", "SPEED_RANGE"),
+]
+"""Hostile job lists, Gavel speeds and Gavel generator keys."""
+
+CASES.extend(JOB_LIST_CASES)

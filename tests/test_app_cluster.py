@@ -29,7 +29,8 @@ def test_the_run_time_by_gpu_model_shows_only_with_a_speed_table():
     at.selectbox(key="preset_0").set_value("fleet-16gpu").run()
     assert_clean(at)
     titles = [spec["layout"]["title"]["text"] for spec in plotly_specs(at)]
-    assert len(titles) == 5 and any("by GPU model" in t for t in titles)
+    assert len(titles) == 6 and any("by GPU model" in t for t in titles)
+    assert any(t.startswith("Speed of each job model on each GPU model") for t in titles)
     assert any("d ÷ speed" in c.value for c in at.caption)
 
 

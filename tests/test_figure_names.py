@@ -21,6 +21,7 @@ from gpusched.figures import (
     gpus_figure,
     metric_bars_figure,
     misroute_causes_figure,
+    model_speed_figure,
     replay_figure,
     runtime_by_model_figure,
     side_by_side_figure,
@@ -100,6 +101,7 @@ def test_run_figures_show_words(comparison):
         "arrivals": arrivals_figure(jobs), "duration": duration_figure(jobs), "vram": vram_figure(jobs),
         "gpus": gpus_figure(jobs),
         "runtime": runtime_by_model_figure(jobs, cluster, scenario.speed_table()),
+        "model speeds": model_speed_figure(jobs, cluster, scenario.gpu_speeds(cluster)),
     }
     for what, fig in figures.items():
         _assert_words(fig, what)

@@ -90,7 +90,7 @@ def main() -> None:
     if note:
         st.info(note, icon=":material/info:")
     try:
-        arrivals, duration, vram, gpus, runtime = cached_workload_figures(scenario.to_yaml())
+        arrivals, duration, vram, gpus, runtime, model_speeds = cached_workload_figures(scenario.to_yaml())
     except GpuschedError as exc:
         st.error(str(exc), icon=":material/error:")
         return
@@ -106,6 +106,7 @@ def main() -> None:
         st.caption("The speed table says how fast each GPU model runs each job type, relative to "
                    "an A100-80GB: a job of duration d runs d ÷ speed minutes there.")
         show_chart(runtime, key="wl_runtime")
+        show_chart(model_speeds, key="wl_model_speeds")
     with st.expander("Scenario YAML"):
         st.code(scenario.to_yaml(), language="yaml")
 
@@ -175,7 +176,7 @@ def _trace_editors(scenario: Scenario, version: int) -> Scenario:
     if c is not None:
         c.update(nodes=nodes, sample_nodes=None if sample is None else int(sample))
     w.update(jobs=int(n_jobs), seed=int(seed))
-    if t is not None:
+    if t is not None and t.get("pods") is not None:  # a job list keeps its file
         t.update(pods=pods, time_compression=float(compression))
     _queue_editors(data, version)
     scenario, left_out = _apply(data, scenario, name, cluster_error, workload_error)
@@ -191,7 +192,8 @@ def _trace_editors(scenario: Scenario, version: int) -> Scenario:
     return scenario
 
 
-SPEED_MODES = {"none": "every GPU at speed 1.0", "default": "the shipped table", "custom": "your own table"}
+SPEED_MODES = {"none": "every GPU at speed 1.0", "default": "the shipped table",
+               "gavel": "Gavel's measured speeds", "custom": "your own table"}
 
 
 def _queue_editors(data: dict, version: int) -> None:
@@ -205,7 +207,7 @@ def _queue_editors(data: dict, version: int) -> None:
                              help="The scheduler may start any of the first N queued jobs; 1 is a strict "
                                   "FIFO queue.")
     speed = data.get("speed")
-    current = "none" if speed is None else "default" if speed == "default" else "custom"
+    current = "none" if speed is None else speed if speed in ("default", "gavel") else "custom"
     mode = c2.radio("GPU speeds", list(SPEED_MODES), index=list(SPEED_MODES).index(current),
                     format_func=SPEED_MODES.get, horizontal=True, key=f"speed_mode_{version}",
                     help="A job's duration is its run time on an A100-80GB; on a GPU of speed s it runs "
@@ -221,7 +223,7 @@ def _queue_editors(data: dict, version: int) -> None:
                               key=f"speed_table_{version}")
         data["speed"] = speed_table(rows.to_dict("records"))
     else:
-        data["speed"] = None if mode == "none" else "default"
+        data["speed"] = None if mode == "none" else mode
     with st.expander("The shipped speed table (relative to the A100-80GB; sources in docs/scenarios.md)"):
         st.dataframe(pd.DataFrame(speed_rows(DEFAULT_SPEEDS)), hide_index=True, width="stretch")
     data["queue"] = {"window": int(window)} if int(window) > 1 or data.get("queue") else None

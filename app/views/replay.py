@@ -95,6 +95,7 @@ def _decisions(result, policy: str) -> None:
             "decision": "Decision",
             "job": st.column_config.NumberColumn("Job (arrival #)"),
             "type": "Type",
+            "model": st.column_config.TextColumn("Job model", help="The job's model (empty for none)."),
             "slot": st.column_config.NumberColumn("Window slot"),
             "gpus": "GPUs",
             "speed": st.column_config.NumberColumn("Speed", format="%.2f",

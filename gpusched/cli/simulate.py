@@ -76,7 +76,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     result = run_policy(scenario, args.policy, seed=seed, n_jobs=args.jobs)
     print(f"scenario {scenario.name} · policy {args.policy} · seed {seed} · "
           f"{result.cluster.n_gpus} GPUs · run ended: {result.end_reason}")
-    if scenario.workload.trace is not None:
+    if scenario.workload.trace is not None and scenario.workload.trace.pods is not None:
         _, left_out = scenario.trace_jobs(seed, args.jobs)
         print(f"trace pods left out of the jobs: {left_out['cpu_only_pods']} CPU-only, "
               f"{left_out['unhostable_pods']} that no sampled node could host")

@@ -34,6 +34,12 @@ class Job:
     :param gpu_spec: GPU models the job may run on, ``None`` for any.
     :param estimate_min: the run time declared to the scheduler, at speed 1.0 (minutes); ``None``
         declares ``duration_min`` exactly.
+    :param model: the job model, a free label such as ``ResNet-50 (batch size 64)`` that a speed
+        table may name (:mod:`gpusched.core.speed`); ``None`` for none.
+    :param weight: the job's priority weight (> 0; Gavel's generator draws 1 or 5). Carried
+        through readers, generators and the jobs table; the simulator does not act on it.
+    :param deadline_min: the job's deadline, minutes after its arrival (``None`` for none).
+        Carried like ``weight``; the simulator does not act on it.
     """
 
     id: int
@@ -49,6 +55,9 @@ class Job:
     memory_mib: float = 0.0
     gpu_spec: tuple[str, ...] | None = None
     estimate_min: float | None = None
+    model: str | None = None
+    weight: float = 1.0
+    deadline_min: float | None = None
 
 
 def check_jobs_feasible(jobs: Sequence[Job], cluster) -> None:
@@ -68,3 +77,25 @@ def check_jobs_feasible(jobs: Sequence[Job], cluster) -> None:
                 f"could ever hold it (largest node: {cluster.max_gpus_per_node} GPUs, "
                 f"largest GPU: {cluster.max_vram_gb:g} GB)"
             )
+
+
+JOB_TABLE_COLUMNS: tuple[str, ...] = ("model", "weight", "deadline_min", "estimate_min", "vram_frac",
+                                      "cpu_milli", "memory_mib", "gpu_spec")
+"""The job fields a jobs table carries beside its id, type, arrival, duration, GPUs, VRAM, compute
+and priority, so that the table reads back as the same jobs
+(:mod:`gpusched.workload.job_list`)."""
+
+
+def job_columns(jobs: Sequence[Job]) -> dict[str, list]:
+    """The :data:`JOB_TABLE_COLUMNS` of ``jobs``, one list each: ``None`` where a job has no model,
+    deadline or declared run time, and ``gpu_spec`` as ``|``-separated models (empty for any)."""
+    return {
+        "model": [j.model for j in jobs],
+        "weight": [j.weight for j in jobs],
+        "deadline_min": [j.deadline_min for j in jobs],
+        "estimate_min": [j.estimate_min for j in jobs],
+        "vram_frac": [j.vram_frac for j in jobs],
+        "cpu_milli": [j.cpu_milli for j in jobs],
+        "memory_mib": [j.memory_mib for j in jobs],
+        "gpu_spec": ["|".join(j.gpu_spec or ()) for j in jobs],
+    }

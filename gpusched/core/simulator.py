@@ -87,7 +87,7 @@ import pandas as pd
 
 from gpusched.core.cluster import EPS, MISROUTE_CAUSES, Cluster, ClusterState, fit_shape
 from gpusched.core.failures import CheckpointSpec, FailureSpec, NodeFailures, checkpointed_min
-from gpusched.core.jobs import Job, check_jobs_feasible
+from gpusched.core.jobs import Job, check_jobs_feasible, job_columns
 from gpusched.core.metrics import RunningGini
 from gpusched.core.result import Result
 from gpusched.core.reward import RewardSpec, reward_for
@@ -240,11 +240,11 @@ class Simulator:
         cache: dict[tuple, float] = {}
         out = np.empty(len(self.jobs))
         for i, job in enumerate(self.jobs):
-            key = (job.type, fit_shape(job))
+            key = (job.type, job.model, fit_shape(job))
             best = cache.get(key)
             if best is None:
                 mask = cluster.empty_fit_mask(job)
-                best = cache[key] = float(speeds.row(job.type)[mask].max()) if mask.any() else 1.0
+                best = cache[key] = float(speeds.row_of_job(job)[mask].max()) if mask.any() else 1.0
             out[i] = best
         return out
 
@@ -396,7 +396,7 @@ class Simulator:
 
     def speed_of(self, job: Job, gpus: Sequence[int]) -> float:
         """The speed of ``job`` on ``gpus``: its slowest GPU's (1.0 without a speed table)."""
-        return 1.0 if self.speeds is None else self.speeds.of(job.type, gpus)
+        return 1.0 if self.speeds is None else self.speeds.of_job(job, gpus)
 
     def declared_run_min(self, job_idx: int, gpus: Sequence[int]) -> float:
         """The declared run time (minutes) of the job with arrival index ``job_idx`` on ``gpus``:
@@ -840,6 +840,7 @@ class Simulator:
             "vram_gb": [j.vram_gb for j in self.jobs],
             "compute": [j.compute for j in self.jobs],
             "priority": [j.priority for j in self.jobs],
+            **job_columns(self.jobs),
             "node": node,
             "gpu_ids": [list(g) for g in self.job_gpus],
             "wait_min": wait,

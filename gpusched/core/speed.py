@@ -1,9 +1,21 @@
-"""Relative GPU speeds: how fast a job of each type runs on each GPU model.
+"""Relative GPU speeds: how fast a job runs on each GPU model.
 
 A job's ``duration_min`` is its run time at speed 1.0, on the reference GPU (A100-80GB in the
-shipped table). On a gang it runs at the speed of its slowest GPU, so its run time is
-``duration_min / min(speed of its GPUs for its type)``. A model or a job type the table does not
-name has speed 1.0.
+shipped table, V100 in Gavel's, :mod:`gpusched.core.gavel_speeds`). On a gang it runs at the speed
+of its slowest GPU, so its run time is ``duration_min / min(speed of its GPUs for the job)``.
+
+**Resolution.** A table maps GPU model -> key -> speed, where a key is a job model
+(``Job.model``, e.g. ``ResNet-50 (batch size 64)``) or a job type (``Job.type``). For each GPU
+model, a job's speed is, in this order:
+
+1. its model's entry, if the job has a model and the GPU model's row names it; an entry may give
+   one speed, or a speed per gang size (GPUs, as measured tables do): then the entry for the job's
+   GPU count, and if it has none, the next rule;
+2. its type's entry, if the row names the type;
+3. 1.0 (a GPU model the table does not name, or a job it names neither by model nor by type).
+
+:meth:`GpuSpeeds.of_job` and :meth:`GpuSpeeds.row_of_job` answer per job; :meth:`GpuSpeeds.row`
+answers for a job type alone (rule 2, then 3).
 
 **The shipped table** (:data:`DEFAULT_SPEEDS`) is derived from NVIDIA's datasheet peaks, relative
 to the A100-80GB (SXM):
@@ -27,6 +39,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from gpusched.core.cluster import Cluster
+from gpusched.core.jobs import Job
 
 REFERENCE_MODEL = "A100-80GB"
 """The GPU on which a job's ``duration_min`` is its run time (speed 1.0 in the shipped table)."""
@@ -52,33 +65,72 @@ DEFAULT_SPEEDS: dict[str, dict[str, float]] = _shipped_table()
 A100-80GB (see the module docstring for the sources)."""
 
 
+SpeedEntry = float | Mapping[int, float]
+"""A table entry: one speed, or a speed per gang size (GPUs -> speed)."""
+
+
 class GpuSpeeds:
-    """A speed table resolved for one cluster: per job type, the speed of every GPU.
+    """A speed table resolved for one cluster: the speed of every GPU, per job type and per job.
 
     :param cluster: the cluster.
-    :param table: GPU model -> job type -> relative speed (> 0); models and types it does not
-        name have speed 1.0.
+    :param table: GPU model -> job type or job model -> relative speed (> 0), or for a job model
+        a speed per gang size (GPUs -> speed); see the module docstring for the resolution order.
     """
 
-    def __init__(self, cluster: Cluster, table: Mapping[str, Mapping[str, float]]):
-        types = sorted({t for row in table.values() for t in row})
+    def __init__(self, cluster: Cluster, table: Mapping[str, Mapping[str, SpeedEntry]]):
+        self._table = {m: dict(row) for m, row in table.items()}
+        types = sorted({t for row in table.values() for t, v in row.items()
+                        if not isinstance(v, Mapping)})
+        names, self._inverse = np.unique(np.array(cluster.gpu_model, dtype=str), return_inverse=True)
+        self._names = names.tolist()
         self._rows: dict[str, np.ndarray] = {}
         for job_type in types:
-            row = np.array([table.get(m, {}).get(job_type, 1.0) for m in cluster.gpu_model])
+            row = np.array([table.get(m, {}).get(job_type, 1.0) for m in cluster.gpu_model], dtype=float)
             row.flags.writeable = False
             self._rows[job_type] = row
         self._ones = np.ones(cluster.n_gpus)
         self._ones.flags.writeable = False
+        self._job_rows: dict[tuple[str | None, str, int], np.ndarray] = {}
 
     def row(self, job_type: str) -> np.ndarray:
-        """The speed of every GPU for a job type (read-only)."""
+        """The speed of every GPU for a job type (read-only; rules 2 and 3 of the module
+        docstring)."""
         return self._rows.get(job_type, self._ones)
 
     def of(self, job_type: str, gpus: Sequence[int]) -> float:
-        """The speed of a gang: its slowest GPU's (1.0 for an empty gang)."""
+        """The speed of a gang for a job type: its slowest GPU's (1.0 for an empty gang)."""
         row = self._rows.get(job_type)
         if row is None or not len(gpus):
             return 1.0
+        return float(min(row[g] for g in gpus))
+
+    def speed_for(self, gpu_model: str, model: str | None, job_type: str, gpus: int) -> float:
+        """The speed of one GPU model for a job of ``model`` and ``job_type`` on ``gpus`` GPUs,
+        resolved as the module docstring says."""
+        row = self._table.get(gpu_model, {})
+        entry = row.get(model) if model is not None else None
+        if isinstance(entry, Mapping):
+            entry = entry.get(gpus)
+        if entry is None:
+            entry = row.get(job_type)
+        return 1.0 if entry is None or isinstance(entry, Mapping) else float(entry)
+
+    def row_of_job(self, job: Job) -> np.ndarray:
+        """The speed of every GPU for ``job`` (read-only), cached by its model, type and GPU count."""
+        key = (job.model, job.type, job.gpus)
+        row = self._job_rows.get(key)
+        if row is None:
+            per_model = np.array([self.speed_for(m, job.model, job.type, job.gpus) for m in self._names])
+            row = per_model[self._inverse]
+            row.flags.writeable = False
+            self._job_rows[key] = row
+        return row
+
+    def of_job(self, job: Job, gpus: Sequence[int]) -> float:
+        """The speed of ``job`` on a gang: its slowest GPU's (1.0 for an empty gang)."""
+        if not len(gpus):
+            return 1.0
+        row = self.row_of_job(job)
         return float(min(row[g] for g in gpus))
 
 

@@ -13,17 +13,17 @@ import pandas as pd
 from gpusched.core.result import Result
 
 DECISION_COLUMNS: tuple[str, ...] = (
-    "time_min", "decision", "job", "type", "slot", "gpus", "speed", "best_speed", "wait_min",
+    "time_min", "decision", "job", "type", "model", "slot", "gpus", "speed", "best_speed", "wait_min",
     "out_of_order", "lost_min")
 """One row per decision: time (minutes), ``start``, ``hold``, ``preempt``, ``failure`` (a node
-failure stopped the job) or ``resume``, the job's arrival number (its id:
-jobs are numbered in arrival order), its type, the window slot it was chosen from (0 = the
-oldest waiting job), the GPUs it got (labels, e.g. ``A100-80GB #0``), the speed of that gang for
-the job and the best speed any gang of the cluster could give it (relative to the reference GPU;
-1.0 without a speed table; empty for a hold), the minutes it had waited, whether it started
-ahead of an earlier arrival that still waited, and for a stop the progress it lost (minutes at
-the reference speed; 0 for a preemption). A stop or a resumption has slot -1, and the GPUs of
-the run it ends or begins."""
+failure stopped the job) or ``resume``, the job's arrival number (its id: jobs are numbered in
+arrival order), its type and job model (empty without one), the window slot it was chosen from
+(0 = the oldest waiting job), the GPUs it got (labels, e.g. ``A100-80GB #0``), the speed of that
+gang for the job and the best speed any gang of the cluster could give it (relative to the
+reference GPU; 1.0 without a speed table; empty for a hold), the minutes it had waited, whether it
+started ahead of an earlier arrival that still waited, and for a stop the progress it lost
+(minutes at the reference speed; 0 for a preemption). A stop or a resumption has slot -1, and the
+GPUs of the run it ends or begins."""
 
 
 def decision_table(result: Result) -> pd.DataFrame:
@@ -40,6 +40,7 @@ def decision_table(result: Result) -> pd.DataFrame:
         "decision": "start",
         "job": jobs["id"].to_numpy(int),
         "type": jobs["type"].to_numpy(str),
+        "model": _models(jobs),
         "slot": jobs["start_slot"].to_numpy(int),
         "gpus": [", ".join(label(int(g)) for g in ids) for ids in jobs["gpu_ids"]],
         # duration / run time is the gang's speed; duration / ideal run time the best one.
@@ -65,6 +66,7 @@ def decision_table(result: Result) -> pd.DataFrame:
         "decision": "hold",
         "job": holds["job"].to_numpy(int),
         "type": by_id.loc[holds["job"], "type"].to_numpy(str) if len(holds) else [],
+        "model": _models(by_id.loc[holds["job"]]) if len(holds) else [],
         "slot": 0,
         "gpus": "",
         "speed": float("nan"),
@@ -99,6 +101,7 @@ def _stops_and_resumes(result: Result) -> list[pd.DataFrame]:
             "decision": kinds,
             "job": jobs,
             "type": by_id.loc[jobs, "type"].to_numpy(str),
+            "model": _models(by_id.loc[jobs]),
             "slot": -1,
             "gpus": [", ".join(label(int(g)) for g in gpus) for gpus in frame["gpus"]],
             "speed": float("nan"),
@@ -109,3 +112,10 @@ def _stops_and_resumes(result: Result) -> list[pd.DataFrame]:
             "lost_min": frame["lost_min"].to_numpy(float) if "lost_min" in frame else 0.0,
         }))
     return out
+
+
+def _models(jobs: pd.DataFrame) -> list[str]:
+    """The job model of each row of a jobs table ("" for a job without one)."""
+    if "model" not in jobs:
+        return [""] * len(jobs)
+    return ["" if m is None or m != m else str(m) for m in jobs["model"]]

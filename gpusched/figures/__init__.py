@@ -44,6 +44,7 @@ from gpusched.figures.workload import (
     duration_figure,
     gpus_figure,
     jobs_frame,
+    model_speed_figure,
     runtime_by_model_figure,
     vram_figure,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "policy_color",
     "replay_figure",
     "results_table",
+    "model_speed_figure",
     "runtime_by_model_figure",
     "scorecard_table",
     "side_by_side_figure",

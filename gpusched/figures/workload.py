@@ -1,5 +1,6 @@
 """Workload figures: arrivals over time, the VRAM, duration and GPU-count distributions by job
-type, and how long each type runs on each GPU model of the cluster (its speed table)."""
+type, how long each type runs on each GPU model of the cluster (its speed table), and the speed of
+each job model on each GPU model (a heatmap)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import plotly.graph_objects as go
 
 from gpusched.core.cluster import Cluster
 from gpusched.core.jobs import Job
+from gpusched.core.speed import GpuSpeeds
 from gpusched.figures.style import apply_layout, job_type_color
 
 
@@ -112,4 +114,38 @@ def runtime_by_model_figure(jobs: Sequence[Job], cluster: Cluster,
     fig.update_layout(barmode="group")
     fig.update_xaxes(title_text="GPU model")
     fig.update_yaxes(title_text="median run time (min)")
+    return fig
+
+
+def model_speed_rows(jobs: Sequence[Job], cluster: Cluster,
+                     speeds: GpuSpeeds | None) -> tuple[list[str], list[str], list[list[float]]]:
+    """The numbers behind :func:`model_speed_figure`: its row labels (each job model of the
+    workload with its GPU count when above 1, or for jobs without a model their type), its GPU
+    models (in cluster order) and the speed of each (the speed table's resolution, 1.0 without
+    one)."""
+    kinds = {(j.model is None, j.model or j.type, j.gpus): j.type for j in jobs}
+    gpu_models = list(dict.fromkeys(cluster.node_model))
+    labels, z = [], []
+    for (no_model, name, gpus), job_type in sorted(kinds.items()):
+        label = f"{name} (type)" if no_model else name
+        labels.append(label + (f" · {gpus} GPUs" if gpus > 1 else ""))
+        model = None if no_model else name
+        z.append([1.0 if speeds is None else speeds.speed_for(m, model, job_type, gpus)
+                  for m in gpu_models])
+    return labels, gpu_models, z
+
+
+def model_speed_figure(jobs: Sequence[Job], cluster: Cluster, speeds: GpuSpeeds | None) -> go.Figure:
+    """A heatmap of the speed of each job model (rows, with its GPU count; jobs without a model by
+    their type) on each GPU model of the cluster (columns), relative to the table's reference GPU:
+    where each model runs fastest."""
+    labels, gpu_models, z = model_speed_rows(jobs, cluster, speeds)
+    fig = go.Figure(go.Heatmap(
+        z=z, x=gpu_models, y=labels, colorscale="Viridis", zmin=0.0,
+        texttemplate="%{z:.2f}", colorbar={"title": {"text": "speed"}},
+        hovertemplate="%{y} on %{x}: speed %{z:.2f}<extra></extra>"))
+    title = "Speed of each job model on each GPU model" + ("" if speeds else " (no speed table)")
+    apply_layout(fig, title=title, height=min(200 + 22 * len(labels), 2000))
+    fig.update_xaxes(title_text="GPU model")
+    fig.update_yaxes(title_text="job model", autorange="reversed")
     return fig

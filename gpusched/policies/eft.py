@@ -115,7 +115,7 @@ def start_now(sim: Simulator, idx: int, held: Sequence[Plan] = ()) -> Plan | Non
     if not state.fits_somewhere(job):
         return None
     restore, declared = _declared(sim, idx)
-    row = None if sim.speeds is None else sim.speeds.row(job.type)
+    row = None if sim.speeds is None else sim.speeds.row_of_job(job)
     if held:
         blocked = _blocked_now(held, now, restore + (declared if row is None else declared / row))
         if blocked is not None:
@@ -175,7 +175,7 @@ def node_speeds(sim: Simulator, job: Job) -> tuple[np.ndarray, np.ndarray]:
                                        minlength=cluster.n_nodes))
     if sim.speeds is None:
         return nodes, np.ones(nodes.size)
-    return nodes, sim.speeds.row(job.type)[cluster.node_first_gpu[nodes]]
+    return nodes, sim.speeds.row_of_job(job)[cluster.node_first_gpu[nodes]]
 
 
 def _start_on_node(sim: Simulator, job: Job, node: int, run: float, releases: list[tuple[float, int]],

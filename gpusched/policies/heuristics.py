@@ -113,7 +113,7 @@ class FastestFit:
         left = state.vram_free_gb - state.vram_need_gb(job)
         if self._speeds is None or not fits.any():
             return argmin_masked(left, fits)
-        speed = self._speeds.row(job.type)
+        speed = self._speeds.row_of_job(job)
         return argmin_masked(left, fits & (speed >= speed[fits].max() - 1e-12))
 
 

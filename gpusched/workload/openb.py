@@ -155,11 +155,13 @@ class OpenbPods:
         return int((self.num_gpu * self.gpu_milli).sum())
 
 
-def _read_csv(path: Path, required: tuple[str, ...]) -> pd.DataFrame:
-    """Read a CSV as strings and check that every required column is present and that it has rows."""
+def read_csv_columns(path: Path, required: tuple[str, ...], *,
+                     max_bytes: int = MAX_TRACE_BYTES) -> pd.DataFrame:
+    """Read a CSV as strings (at most ``max_bytes``) and check that every required column is
+    present and that it has rows (the reader of every trace CSV, job lists included)."""
     if not is_file(path):
         raise TraceError(f"trace '{path}': no such file")
-    text = read_user_text(path, label=f"trace '{path}'", max_bytes=MAX_TRACE_BYTES, error=TraceError)
+    text = read_user_text(path, label=f"trace '{path}'", max_bytes=max_bytes, error=TraceError)
     try:
         frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
@@ -183,11 +185,12 @@ def _columns_found(columns) -> str:
     return ", ".join(names[:12]) + (f" and {len(names) - 12} more" if len(names) > 12 else "")
 
 
-def _numeric(
+def numeric_column(
     frame: pd.DataFrame, path: Path, column: str, *, integer: bool, optional: bool = False,
     maximum: float = MAX_QUANTITY,
 ) -> np.ndarray:
-    """Parse one column as finite numbers from 0 to ``maximum``; empty cells are NaN if ``optional``."""
+    """Parse one column as finite numbers from 0 to ``maximum``; empty cells are NaN if ``optional``
+    (the check of every number of a trace CSV, job lists included)."""
     raw = frame[column].str.strip()
     values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
     empty = (raw == "").to_numpy()
@@ -231,12 +234,12 @@ def read_openb_nodes(path: str | Path) -> OpenbNodes:
         without a model, no GPU node at all, or more nodes or GPUs than the limits.
     """
     path = resolve_trace(path)
-    frame = _read_csv(path, NODE_COLUMNS)
+    frame = read_csv_columns(path, NODE_COLUMNS)
     if len(frame) > MAX_NODES:
         raise TraceError(f"trace '{path}': {len(frame):,} nodes, more than the limit of {MAX_NODES:,}")
-    cpu = _numeric(frame, path, "cpu_milli", integer=True)
-    mem = _numeric(frame, path, "memory_mib", integer=True)
-    gpus = _numeric(frame, path, "gpu", integer=True, maximum=MAX_GPUS_PER_NODE)
+    cpu = numeric_column(frame, path, "cpu_milli", integer=True)
+    mem = numeric_column(frame, path, "memory_mib", integer=True)
+    gpus = numeric_column(frame, path, "gpu", integer=True, maximum=MAX_GPUS_PER_NODE)
     if gpus.sum() > MAX_GPUS:
         raise TraceError(f"trace '{path}': {int(gpus.sum()):,} GPUs in total, more than the limit "
                          f"of {MAX_GPUS:,}")
@@ -269,11 +272,11 @@ def read_openb_pods(path: str | Path, *, max_gpus_per_node: int | None = None) -
         ``num_gpu`` above ``max_gpus_per_node``, or a deletion before the creation.
     """
     path = resolve_trace(path)
-    frame = _read_csv(path, POD_COLUMNS)
-    cpu = _numeric(frame, path, "cpu_milli", integer=True)
-    mem = _numeric(frame, path, "memory_mib", integer=False)
-    num_gpu = _numeric(frame, path, "num_gpu", integer=True, maximum=MAX_GPUS_PER_NODE)
-    milli = _numeric(frame, path, "gpu_milli", integer=True)
+    frame = read_csv_columns(path, POD_COLUMNS)
+    cpu = numeric_column(frame, path, "cpu_milli", integer=True)
+    mem = numeric_column(frame, path, "memory_mib", integer=False)
+    num_gpu = numeric_column(frame, path, "num_gpu", integer=True, maximum=MAX_GPUS_PER_NODE)
+    milli = numeric_column(frame, path, "gpu_milli", integer=True)
     gpu_pod = num_gpu > 0
     bad = gpu_pod & ((milli < 1) | (milli > MILLI_PER_GPU)) | ~gpu_pod & (milli > MILLI_PER_GPU)
     if bad.any():
@@ -312,7 +315,7 @@ def read_openb_pods(path: str | Path, *, max_gpus_per_node: int | None = None) -
     times = {}
     for column in ("creation_time", "deletion_time", "scheduled_time"):
         if column in frame.columns:
-            times[column] = _numeric(frame, path, column, integer=False, optional=True)
+            times[column] = numeric_column(frame, path, column, integer=False, optional=True)
         else:
             times[column] = np.full(n, np.nan)
     backwards = times["deletion_time"] < times["creation_time"]  # False where either is missing

@@ -37,6 +37,11 @@ workload:
   trace: {pods: openb_pod_list_default, time_compression: 600}  # 600 trace seconds = 1 minute
 ```
 
+Gavel's generator (``workload.generator: gavel``, :mod:`gpusched.workload.gavel`), Gavel's measured
+speeds (``speed: gavel``, :mod:`gpusched.core.gavel_speeds`) and plain job lists
+(``workload.trace: {jobs: PATH}``, :mod:`gpusched.workload.job_list`) are described in
+``docs/scenarios.md``.
+
 Presets live in ``assets/scenarios/``. Errors name the file and the key, on one line:
 ``scenario 'x.yaml', cluster.nodes[2].vram_gb: must be > 0 (got -16)``.
 """
@@ -46,6 +51,7 @@ from __future__ import annotations
 import functools
 import math
 import typing
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -57,12 +63,22 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
 
 from gpusched.core.cluster import Cluster, NodeGroup
 from gpusched.core.failures import CheckpointSpec, FailureSpec
+from gpusched.core.gavel_speeds import (
+    GAVEL_GPU_MODELS,
+    describe_measured,
+    gavel_speed_table,
+    job_models,
+    measured_scales,
+    runnable_gpu_models,
+    unknown_gpu_models,
+)
 from gpusched.core.jobs import Job
 from gpusched.core.reward import RewardSpec
 from gpusched.core.simulator import DEFAULT_PREEMPTION_MIN_RUN_MIN, Simulator
@@ -88,6 +104,8 @@ from gpusched.limits import (
 )
 from gpusched.paths import SCENARIOS_DIR
 from gpusched.workload.files import is_file, load_yaml_mapping, read_user_text
+from gpusched.workload.gavel import JOB_TYPE as GAVEL_JOB_TYPE
+from gpusched.workload.gavel import gavel_rate_for_load, generate_gavel_jobs, scale_factor_probabilities
 from gpusched.workload.synthetic import (
     JOB_TYPES,
     describe_left_out,
@@ -154,11 +172,22 @@ class ClusterTrace(_Strict):
 
 
 class WorkloadTrace(_Strict):
-    """Jobs from an openb pod list: creation time -> arrival, deletion - start -> duration."""
+    """Jobs from an openb pod list (creation time -> arrival, deletion - start -> duration), or
+    from a plain job list (:mod:`gpusched.workload.job_list`)."""
 
-    pods: str = Field(min_length=1, description="pod list: a bundled stem or a CSV path")
+    pods: str | None = Field(None, min_length=1, description="pod list: a bundled stem or a CSV path")
+    jobs: str | None = Field(None, min_length=1, description=(
+        "job list: a CSV path with columns id,arrival_min,model,gpus,duration_min (a jobs table "
+        "that --jobs-csv wrote reads back)"))
     time_compression: Number = Field(1.0, ge=TIME_COMPRESSION_RANGE[0], le=TIME_COMPRESSION_RANGE[1],
-                                    description="trace seconds per simulated second")
+                                    description="trace seconds per simulated second (pod lists; a "
+                                                "job list's times are minutes and ignore it)")
+
+    @model_validator(mode="after")
+    def _one_list(self) -> WorkloadTrace:
+        if (self.pods is None) == (self.jobs is None):
+            raise ValueError("give either 'pods' (an openb pod list) or 'jobs' (a job list)")
+        return self
 
 
 class ClusterSpec(_Strict):
@@ -203,6 +232,23 @@ class WorkloadSpec(_Strict):
         "sigma of the multiplicative log-normal error of the run times declared to the scheduler: "
         "estimate = duration * exp(sigma * Z), Z ~ N(0, 1); absent or 0 declares them exactly"))
     trace: WorkloadTrace | None = None
+    generator: Literal["synthetic", "gavel"] = Field("synthetic", description=(
+        "synthetic: the job types of gpusched.workload.synthetic; gavel: Gavel's generator "
+        "(gpusched.workload.gavel)"))
+    multi_gpu: bool | None = Field(None, description=(
+        "gavel: draw Gavel's scale factors (1, 2, 4 or 8 GPUs); absent or false: every job 1 GPU"))
+    weights: bool | None = Field(None, description="gavel: priority weights, 5 with probability 0.2")
+    deadlines: bool | None = Field(None, description=(
+        "gavel: deadlines at 1.2x, 2x or 10x the duration, each with probability 1/3"))
+
+    @model_validator(mode="after")
+    def _generator_keys(self) -> WorkloadSpec:
+        gavel_keys = [k for k in ("multi_gpu", "weights", "deadlines") if getattr(self, k) is not None]
+        if self.generator != "gavel" and gavel_keys:
+            raise ValueError(f"'{gavel_keys[0]}' belongs to the gavel generator (generator: gavel)")
+        if self.generator == "gavel" and self.trace is not None:
+            raise ValueError("'generator' draws the jobs; a trace has its own")
+        return self
 
     @model_validator(mode="after")
     def _rate_unless_trace(self) -> WorkloadSpec:
@@ -241,8 +287,13 @@ class QueueSpec(_Strict):
         f"policy may preempt it (absent: {DEFAULT_PREEMPTION_MIN_RUN_MIN:g})"))
 
 
-SpeedSpec = Literal["default"] | dict[str, dict[str, float]]
-"""``default`` (the shipped table of :mod:`gpusched.core.speed`) or GPU model -> job type -> speed."""
+SpeedSpec = Literal["default", "gavel"] | dict[str, dict[str, Any]]
+"""``default`` (the shipped table of :mod:`gpusched.core.speed`), ``gavel`` (Gavel's measured
+speeds, :mod:`gpusched.core.gavel_speeds`) or GPU model -> job type -> speed, where a row may also
+hold ``models:``, job model -> speed."""
+
+MODELS_KEY = "models"
+"""The key of a speed table's row that maps job models to speeds."""
 
 SPEED_JOB_TYPES: tuple[str, ...] = (*JOB_TYPES, "trace")
 """The job types a speed table's rows may name: the synthetic types and ``trace`` (trace jobs)."""
@@ -252,15 +303,15 @@ def check_speed_table(speed: Any) -> SpeedSpec | None:
     """A scenario's ``speed:`` value checked, with one message per way it can be wrong, each
     naming the GPU model and job type and what was expected. A row may name a GPU model the
     cluster lacks (tables are shared; :meth:`Scenario.speed_note` says so), but not a job type
-    that does not exist.
+    that does not exist; job models go under the row's ``models:`` key (any name but a job type).
 
     :raises ValueError: naming what is wrong.
     """
-    if speed is None or speed == "default":
+    if speed is None or speed in ("default", "gavel"):
         return speed
     if not isinstance(speed, dict):
-        raise ValueError(f"must be 'default' or a table of GPU model -> job type -> speed "
-                         f"(got {_shown(speed)})")
+        raise ValueError(f"must be 'default' or a table of GPU model -> job type -> speed, or "
+                         f"'gavel' (got {_shown(speed)})")
     for model, row in speed.items():
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"a row must be named by a GPU model (got {_shown(model)})")
@@ -268,17 +319,50 @@ def check_speed_table(speed: Any) -> SpeedSpec | None:
         if not isinstance(row, dict):
             raise ValueError(f"the row of '{name}' must map job types ({', '.join(SPEED_JOB_TYPES)}) "
                              f"to speeds (got {type(row).__name__})")
-        for job_type, factor in row.items():
+        for job_type, factor in _speed_entries(name, row):
             if job_type not in SPEED_JOB_TYPES:
                 raise ValueError(f"the row of '{name}' names the job type {_shown(job_type)}, which "
-                                 f"does not exist (known: {', '.join(SPEED_JOB_TYPES)})")
-            if isinstance(factor, bool) or not isinstance(factor, int | float):
-                raise ValueError(f"the speed of {job_type} jobs on '{name}' must be a number "
-                                 f"(got {_shown(factor)})")
-            if not (math.isfinite(factor) and SPEED_RANGE[0] <= factor <= SPEED_RANGE[1]):
-                raise ValueError(f"the speed of {job_type} jobs on '{name}' must be between "
-                                 f"{SPEED_RANGE[0]:g} and {SPEED_RANGE[1]:g} (SPEED_RANGE; got {factor!r})")
-    return {model: {t: float(f) for t, f in row.items()} for model, row in speed.items()}
+                                 f"does not exist (known: {', '.join(SPEED_JOB_TYPES)}; name job "
+                                 f"models under '{MODELS_KEY}:')")
+            _check_speed_value(name, job_type, factor)
+    return {model: {t: ({m: float(v) for m, v in f.items()} if t == MODELS_KEY else float(f))
+                    for t, f in row.items()} for model, row in speed.items()}
+
+
+def _speed_entries(name: str, row: dict) -> list[tuple[str, Any]]:
+    """A row's (job type, speed) pairs, its ``models:`` mapping checked and each job model's
+    speed checked as a job type's is (the job model named in place of the type).
+
+    :raises ValueError: for a ``models:`` value that is not a mapping of names to speeds.
+    """
+    models = row.get(MODELS_KEY)
+    if models is None:
+        return list(row.items())
+    if not isinstance(models, dict):
+        raise ValueError(f"the row of '{name}', {MODELS_KEY}: must map job models to speeds "
+                         f"(got {_shown(models)})")
+    for model, factor in models.items():
+        if not isinstance(model, str) or not model.strip() or model in SPEED_JOB_TYPES:
+            raise ValueError(f"the row of '{name}', {MODELS_KEY}: a job model must be a name, not a "
+                             f"job type or empty (got {_shown(model)})")
+        _check_speed_value(name, f"'{model[:40]}'", factor)
+    return [(t, f) for t, f in row.items() if t != MODELS_KEY]
+
+
+def _check_speed_value(name: str, what: str, factor: Any) -> None:
+    """Refuse a speed that is not a finite number within :data:`SPEED_RANGE`."""
+    if isinstance(factor, bool) or not isinstance(factor, int | float):
+        raise ValueError(f"the speed of {what} jobs on '{name}' must be a number (got {_shown(factor)})")
+    if not (math.isfinite(factor) and SPEED_RANGE[0] <= factor <= SPEED_RANGE[1]):
+        raise ValueError(f"the speed of {what} jobs on '{name}' must be between "
+                         f"{SPEED_RANGE[0]:g} and {SPEED_RANGE[1]:g} (SPEED_RANGE; got {factor!r})")
+
+
+def flat_speed_table(speed: dict[str, dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """A checked table with each row's ``models:`` merged into it: GPU model -> job type or job
+    model -> speed (the table of :class:`gpusched.core.speed.GpuSpeeds`)."""
+    return {gpu: {**{t: f for t, f in row.items() if t != MODELS_KEY}, **row.get(MODELS_KEY, {})}
+            for gpu, row in speed.items()}
 
 
 class Scenario(_Strict):
@@ -313,6 +397,16 @@ class Scenario(_Strict):
     @classmethod
     def _check_speed(cls, speed: Any) -> SpeedSpec | None:
         return check_speed_table(speed)
+
+    @field_validator("speed", mode="after")
+    @classmethod
+    def _check_gavel_models(cls, speed: SpeedSpec | None, info: ValidationInfo) -> SpeedSpec | None:
+        cluster = info.data.get("cluster")
+        if speed == "gavel" and cluster is not None and cluster.nodes is not None:
+            other = unknown_gpu_models(n.gpu_model for n in cluster.nodes)
+            if other:
+                raise ValueError(_gavel_models_message(other))
+        return speed
 
     @model_validator(mode="after")
     def _check_band(self) -> Scenario:
@@ -356,11 +450,14 @@ class Scenario(_Strict):
                 "failure_seed": 0 if self.failures is None else self.failures.seed_for(seed),
                 "checkpoint": self.checkpoint, "preemption_min_run_min": self.preemption_min_run_min}
 
-    def speed_table(self) -> dict[str, dict[str, float]] | None:
-        """The relative GPU speeds (model -> job type -> speed), or ``None`` (every GPU at 1.0)."""
+    def speed_table(self) -> dict[str, dict[str, Any]] | None:
+        """The relative GPU speeds (GPU model -> job type or job model -> speed, or for Gavel's
+        table a speed per gang size), or ``None`` (every GPU at 1.0)."""
         if self.speed is None:
             return None
-        return DEFAULT_SPEEDS if self.speed == "default" else self.speed
+        if self.speed == "gavel":
+            return gavel_speed_table()
+        return DEFAULT_SPEEDS if self.speed == "default" else flat_speed_table(self.speed)
 
     @property
     def n_gpus(self) -> int:
@@ -377,7 +474,9 @@ class Scenario(_Strict):
     def summary(self) -> str:
         """One line: GPUs, jobs and where they come from."""
         w = self.workload
-        if w.trace is not None:
+        if w.trace is not None and w.trace.jobs is not None:
+            jobs = f"the first {w.jobs} jobs of {Path(w.trace.jobs).name}"
+        elif w.trace is not None:
             jobs = (f"the first {w.jobs} GPU pods of {w.trace.pods} "
                     f"(time ×1/{w.trace.time_compression:g})")
         elif w.load is not None:
@@ -387,6 +486,8 @@ class Scenario(_Strict):
             jobs = f"{w.jobs} jobs at {w.arrival_rate_per_hour:g}/h"
         where = (f", {self.cluster.trace.sample_nodes or 'all'} nodes sampled from "
                  f"{self.cluster.trace.nodes}" if self.cluster.trace is not None else "")
+        if w.generator == "gavel":
+            jobs += " from Gavel's generator"
         return f"{self.n_gpus} GPUs{where} · {jobs}"
 
     def arrival_rate_per_hour(self, cluster: Cluster | None = None) -> float:
@@ -399,12 +500,65 @@ class Scenario(_Strict):
                 raise ScenarioError(f"scenario '{self.name}': a trace workload has no arrival rate")
             return w.arrival_rate_per_hour
         cluster = cluster or self.build_cluster()
-        return rate_for_load(w.load, w.mix, cluster, self.gpu_speeds(cluster))
+        speeds = self.gpu_speeds(cluster)
+        if w.generator == "gavel":
+            capacity = None if speeds is None else functools.partial(self._gavel_capacity, cluster, speeds)
+            return gavel_rate_for_load(w.load, bool(w.multi_gpu), cluster.n_gpus, capacity)
+        return rate_for_load(w.load, w.mix, cluster, speeds)
+
+    def _gavel_capacity(self, cluster: Cluster, speeds: GpuSpeeds, model: str, gpus: int) -> float:
+        """The sum over the GPUs of their speed for a job of Gavel's generator (0 on the GPUs
+        that cannot run it under ``speed: gavel``)."""
+        job = self._restricted(Job(id=0, type=GAVEL_JOB_TYPE, arrival_min=0.0, duration_min=1.0,
+                                   gpus=gpus, vram_gb=0.0, compute=1.0, model=model))
+        row = speeds.row_of_job(job)
+        if job.gpu_spec is None:
+            return float(row.sum())
+        allowed = np.isin(np.array(cluster.gpu_model), job.gpu_spec)
+        return float(row[allowed].sum())
 
     def gpu_speeds(self, cluster: Cluster) -> GpuSpeeds | None:
-        """The scenario's speed table resolved for ``cluster``, or ``None`` without one."""
+        """The scenario's speed table resolved for ``cluster``, or ``None`` without one.
+
+        :raises ScenarioError: for ``speed: gavel`` on a cluster with other GPU models than
+            Gavel's (a trace's cluster; a node list is checked when the scenario is read).
+        """
         table = self.speed_table()
+        if self.speed == "gavel":
+            other = unknown_gpu_models(cluster.node_model)
+            if other:
+                raise ScenarioError(f"scenario '{self.name}', speed: {_gavel_models_message(other)}")
         return None if table is None else GpuSpeeds(cluster, table)
+
+    def _restricted(self, job: Job) -> Job:
+        """Under ``speed: gavel``, ``job`` restricted to the GPU models that can run it (those
+        whose measured throughput is above 0; :func:`runnable_gpu_models`), else ``job``."""
+        if self.speed != "gavel" or job.model is None:
+            return job
+        runnable = runnable_gpu_models(job.model, job.gpus)
+        if len(runnable) == len(GAVEL_GPU_MODELS):
+            return job
+        spec = runnable if job.gpu_spec is None else tuple(m for m in job.gpu_spec if m in runnable)
+        return replace(job, gpu_spec=spec)
+
+    def _model_check(self):  # noqa: ANN202 - a ModelCheck or None
+        """For ``speed: gavel``, the check a job list's rows pass: a model Gavel measured at the
+        job's GPU count (``None`` otherwise: any model, any label)."""
+        if self.speed != "gavel":
+            return None
+
+        def check(model: str | None, gpus: int) -> str | None:
+            if model is None:
+                return None
+            scales = measured_scales().get(model)
+            if scales is None:
+                return (f"'{model[:40]}' is not one of Gavel's 26 job models (speed: gavel; e.g. "
+                        f"'{job_models()[0]}')")
+            if gpus not in scales:
+                return f"'{model[:40]}' was {describe_measured(model)}, not on {gpus}"
+            return None
+
+        return check
 
     def build_cluster(self, seed: int | None = None) -> Cluster:
         """The cluster topology (``seed`` overrides ``workload.seed`` for a trace node sample)."""
@@ -433,6 +587,17 @@ class Scenario(_Strict):
         w = self.workload
         seed = w.seed if seed is None else seed
         cluster = cluster or self.build_cluster(seed)
+        if w.trace is not None and w.trace.jobs is not None:
+            jobs = _job_list(w.trace.jobs, n_jobs or w.jobs, self._model_check())
+            jobs = [self._restricted(j) for j in jobs]
+            return with_estimates(jobs, w.runtime_estimate_error, seed), {}
+        if w.generator == "gavel":
+            self._check_gavel_gangs(cluster)
+            jobs = generate_gavel_jobs(n_jobs or w.jobs, self.arrival_rate_per_hour(cluster),
+                                       np.random.default_rng(seed), multi_gpu=bool(w.multi_gpu),
+                                       weights=bool(w.weights), deadlines=bool(w.deadlines))
+            jobs = [self._restricted(j) for j in jobs]
+            return with_estimates(jobs, w.runtime_estimate_error, seed), {}
         if w.trace is None:
             rng = np.random.default_rng(seed)
             jobs = generate_jobs(n_jobs or w.jobs, self.arrival_rate_per_hour(cluster), w.mix, rng,
@@ -446,11 +611,23 @@ class Scenario(_Strict):
         kept = with_estimates(hostable_jobs(jobs, cluster), w.runtime_estimate_error, seed)
         return kept, {"cpu_only_pods": cpu_only, "unhostable_pods": len(jobs) - len(kept)}
 
+    def _check_gavel_gangs(self, cluster: Cluster) -> None:
+        """Refuse Gavel's multi-GPU jobs on a cluster whose nodes cannot hold an 8-GPU gang.
+
+        :raises ScenarioError: naming ``workload.multi_gpu`` and the largest node.
+        """
+        largest = max(scale_factor_probabilities(bool(self.workload.multi_gpu)))
+        if cluster.max_gpus_per_node < largest:
+            raise ScenarioError(
+                f"scenario '{self.name}', workload.multi_gpu: Gavel's generator draws gangs of up "
+                f"to {largest} GPUs on one node, but the largest node of the cluster holds "
+                f"{cluster.max_gpus_per_node}")
+
     def left_out_note(self, cluster: Cluster | None = None) -> str | None:
         """For a synthetic workload, the one ``note:`` line naming the job shapes the cluster could
         never hold, which the generator leaves out (``None`` when nothing is left out, or for a
         trace workload, whose left-out pods :meth:`trace_jobs` counts)."""
-        if self.workload.trace is not None:
+        if self.workload.trace is not None or self.workload.generator == "gavel":
             return None
         cluster = cluster or self.build_cluster()
         return describe_left_out(left_out_shapes(self.workload.mix, cluster.max_vram_gb_for_gpus()))
@@ -513,6 +690,19 @@ def _openb_nodes(name: str):
     from gpusched.workload.openb import read_openb_nodes
 
     return read_openb_nodes(name)
+
+
+def _gavel_models_message(other: list[str]) -> str:
+    """Why ``speed: gavel`` does not apply to a cluster naming ``other`` GPU models."""
+    shown = ", ".join(f"'{m[:40]}'" for m in other[:3]) + (" ..." if len(other) > 3 else "")
+    return (f"gavel's measured speeds apply to GPU models named exactly "
+            f"{', '.join(GAVEL_GPU_MODELS)}; the cluster names {shown}")
+
+
+def _job_list(path: str, n_jobs: int, check) -> list[Job]:  # noqa: ANN001 - a ModelCheck or None
+    from gpusched.workload.job_list import read_job_list
+
+    return read_job_list(path, max_jobs=n_jobs, check_model=check)
 
 
 @functools.lru_cache(maxsize=8)
