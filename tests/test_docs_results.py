@@ -144,7 +144,8 @@ def test_the_readme_findings_name_the_measured_numbers():
     data = json.loads(_read(RESULTS))["fleet-16gpu"]
     mean = pd.DataFrame(data["runs"]).groupby("policy")["avg_jct_min"].mean()
     best = data["best_heuristic"]
-    assert f"`{best}`, brings the average time to result to **{mean[best]:.1f} min**" in block
+    assert f"(`{best}`), brings the average time to result to **{mean[best]:.1f} min**" in block
+    assert f"against {mean['fcfs+first_fit']:.1f} for first-come first-served First-Fit" in block
     assert f"**{mean['ppo']:.1f} min**" in block
     bound = pd.DataFrame(json.loads(_read(BOUND))["runs"]).groupby("policy")["avg_jct_min"].mean()
     assert f"reaches {bound['lookahead_jct']:.1f} min" in block
