@@ -142,7 +142,6 @@ def main() -> None:
         st.markdown(glossary_markdown())
         st.caption(f"The same glossary, with more words, is in the repository at `{GLOSSARY_DOC}`.")
 
-    background_runs()  # start the worker now: its imports overlap this page, not the next one
     _headline()
 
     st.markdown("#### Explore")

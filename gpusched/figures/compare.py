@@ -329,6 +329,8 @@ def scorecard_table(card: pd.DataFrame) -> pd.DataFrame:
 
     def signed(key: str, value: float) -> str:
         text = format_metric(key, abs(value))
+        if not text.strip("0.,"):  # rounds to zero: no sign (never "−0" or "+0")
+            return text
         return f"+{text}" if value >= 0 else f"−{text}"
 
     return pd.DataFrame({
