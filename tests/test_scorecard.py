@@ -25,6 +25,17 @@ def test_paired_difference_by_hand():
     assert d.excludes_zero
 
 
+def test_the_t_interval_is_scipys():
+    from scipy import stats
+
+    from gpusched.experiment.paired import t_interval
+
+    x = np.array([3.0, 9.5, 4.25, 7.0, 1.0, 12.0])
+    want = stats.t.interval(0.9, x.size - 1, loc=x.mean(), scale=stats.sem(x))
+    assert t_interval(x, 0.9) == pytest.approx(want, rel=1e-12)
+    assert np.isnan(t_interval([4.0])).all() and t_interval([2.0, 2.0]) == (2.0, 2.0)
+
+
 def test_a_skewed_never_negative_difference_gets_a_bootstrap_interval_that_stays_at_or_above_0():
     """Stall time: 0 on most seeds, thousands on a few. A t interval reaches below 0; the scorecard
     gives it a seeded BCa bootstrap, which stays within what the seeds measured."""

@@ -151,6 +151,9 @@ def main() -> None:
     links[2].page_link("views/compare.py", label="Compare policies", icon=":material/bar_chart:")
     links[3].page_link("views/stalls.py", label="Least-Loaded stalls", icon=":material/traffic:")
     links[4].page_link("views/agent.py", label="Agent models", icon=":material/smart_toy:")
+    # Start the background worker once the page is drawn: the agent's runs on the other pages
+    # (Stalls, Replay, Compare live) then find torch and the model loaded, not their first visit.
+    background_runs()
 
 
 main()

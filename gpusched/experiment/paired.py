@@ -5,9 +5,10 @@ two policies' means ± std overlap even when one is better on every seed. Run on
 their per-seed differences cancel most of that variance: :func:`paired_difference` gives the mean
 difference with a confidence interval and counts the seeds each side wins.
 
-Two kinds of interval, both from ``scipy.stats``:
+Two kinds of interval, both from SciPy:
 
-- **Student t** (``scipy.stats.t``): the mean ± ``t(n-1)`` standard errors. It suits metrics whose
+- **Student t**: the mean ± ``t(n-1)`` standard errors, the quantile from
+  ``scipy.special.stdtrit`` (what ``scipy.stats.t.ppf`` computes). It suits metrics whose
   per-seed values are roughly symmetric (mean wait, time to result, slowdown).
 - **bootstrap** (``scipy.stats.bootstrap``, bias-corrected and accelerated, BCa; Efron &
   Tibshirani, *An Introduction to the Bootstrap*, 1993, ch. 14): resamples the seeds. It suits
@@ -15,6 +16,9 @@ Two kinds of interval, both from ``scipy.stats``:
   :data:`BOOTSTRAP_METRICS`): a t interval of such a metric reaches below 0, while a bootstrap
   interval stays within what resampling the measured values can give. Its resamples are drawn
   from ``numpy.random.default_rng(BOOTSTRAP_SEED)``, so the same values give the same interval.
+
+SciPy is imported when an interval is first computed, not with this module: ``scipy.stats`` takes
+over a second to import, which the dashboard's first page would otherwise spend before its text.
 
 :func:`interval_method` says which one a metric gets; figures and tables say which they show.
 """
@@ -28,7 +32,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy import stats
 
 TIE_TOLERANCE = 1e-9
 """Two per-seed values closer than this (relative to their size) are a tie."""
@@ -56,16 +59,18 @@ def interval_method(metric: str) -> Method:
 
 
 def t_interval(values: Sequence[float] | np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
-    """The Student-t confidence interval of the mean of ``values`` (``scipy.stats.t``), ``(low,
-    high)``; ``nan`` ends with fewer than 2 values, the mean itself when they are all equal."""
+    """The Student-t confidence interval of the mean of ``values`` (``scipy.special.stdtrit``),
+    ``(low, high)``; ``nan`` ends with fewer than 2 values, the mean itself when they are all equal."""
+    from scipy import special
+
     x = np.asarray(values, dtype=float)
     if x.size < 2:
         return math.nan, math.nan
-    mean, sem = float(x.mean()), float(stats.sem(x))
+    mean, sem = float(x.mean()), float(x.std(ddof=1)) / math.sqrt(x.size)
     if sem == 0.0:
         return mean, mean
-    low, high = stats.t.interval(confidence, x.size - 1, loc=mean, scale=sem)
-    return float(low), float(high)
+    half = float(special.stdtrit(x.size - 1, 0.5 + confidence / 2.0)) * sem
+    return mean - half, mean + half
 
 
 def bootstrap_interval(values: Sequence[float] | np.ndarray,
@@ -73,6 +78,8 @@ def bootstrap_interval(values: Sequence[float] | np.ndarray,
     """The BCa bootstrap confidence interval of the mean of ``values`` (``scipy.stats.bootstrap``,
     seeded with :data:`BOOTSTRAP_SEED`), ``(low, high)``; ``nan`` ends with fewer than 2 values,
     the mean itself when they are all equal. Its ends lie within the values' range."""
+    from scipy import stats
+
     x = np.asarray(values, dtype=float)
     if x.size < 2:
         return math.nan, math.nan
