@@ -18,6 +18,7 @@ from shared import (
 from gpusched.core.glossary import GLOSSARY_DOC, glossary_line, glossary_markdown
 from gpusched.dashboard.headline import HEADLINE_METRICS, SHIPPED_SOURCE, Headline, shipped_mismatches
 from gpusched.errors import GpuschedError
+from gpusched.experiment.paired import METHOD_NAMES
 from gpusched.experiment.runner import comparison_from_results
 from gpusched.figures import metric_bars_figure, policy_color, stall_blurb
 from gpusched.figures.headline import paired_verdict, relative_change, seed_range
@@ -47,10 +48,12 @@ def _card(col, h: Headline, policy: str, role: str, term: str) -> None:
                         delta_color="inverse")
             if key == HEADLINE_METRICS[0] and diff is not None:
                 st.caption(f"{paired_verdict(diff, h.mean(h.baseline), policy_label(h.baseline))}, "
-                           "paired seed by seed.", help=glossary_line("paired difference"))
+                           f"paired seed by seed ({METHOD_NAMES[diff.method]}).",
+                           help=glossary_line("paired difference"))
                 if policy == h.agent:
                     verdict = paired_verdict(h.agent_vs_best, h.mean(h.best), policy_label(h.best))
-                    st.caption(f"{verdict[:1].upper()}{verdict[1:]}.")
+                    st.caption(f"{verdict[:1].upper()}{verdict[1:]} "
+                               f"({METHOD_NAMES[h.agent_vs_best.method]}).")
 
 
 def _live_check(h: Headline, polling: bool) -> None:
