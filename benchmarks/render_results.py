@@ -31,17 +31,18 @@ from pathlib import Path
 import pandas as pd
 
 from gpusched.agent import AGENT_POLICIES, AGENT_POLICY, ROLLOUT_AGENT_POLICY
-from gpusched.dashboard.headline import BEST_BY
+from gpusched.dashboard.headline import BEST_BY, Headline, headline
 from gpusched.experiment.paired import PairedDifference, paired_difference
 from gpusched.experiment.runner import Comparison
 from gpusched.experiment.scorecard import scorecard
 from gpusched.experiment.stall import FamilyFinding, conditions_findings
-from gpusched.paths import REPO_ROOT, STALL_CONDITIONS_RESULTS_DIR, WINDOW_MODEL
+from gpusched.figures.headline import headline_sentence, paired_verdict, signed
+from gpusched.paths import BENCHMARK_RESULTS_DIR, REPO_ROOT, STALL_CONDITIONS_RESULTS_DIR, WINDOW_MODEL
 from gpusched.policies import policy_label
 from gpusched.sweep.analysis import load_sweep_results
 from gpusched.workload.scenario import load_scenario
 
-RESULTS_DIR = REPO_ROOT / "benchmarks" / "results"
+RESULTS_DIR = BENCHMARK_RESULTS_DIR
 """Where the benchmarks write what they measured (JSON)."""
 DOCS_RESULTS_DIR = REPO_ROOT / "docs" / "results"
 """Where the rendered Markdown pages go."""
@@ -134,8 +135,9 @@ def window_agent_markdown(data: dict) -> str:
         "measured; do not edit by hand. Each table lists every policy, mean ± std over the seeds, ranked by "
         "average job completion time (JCT, the time to result). Below it, each agent is paired seed by "
         "seed with the best heuristic (the shipped pair with the lowest mean JCT on these same seeds) and "
-        "with the other baselines: the mean difference (agent − baseline) with its 95 % Student-t "
-        "interval, the difference relative to the baseline's mean, and the seeds won, tied and lost. "
+        "with the other baselines: the mean difference (agent − baseline) with its 95 % interval "
+        "(Student t; for the p99 wait, whose per-seed values are skewed, a BCa bootstrap over the seeds), "
+        "the difference relative to the baseline's mean, and the seeds won, tied and lost. "
         "`ppo` is the greedy network, with no search; `ppo_rollout` is the same network deciding with "
         "rollouts of itself, scored by JCT. On the FIFO presets (window 1) `ppo` runs the FIFO agent, and "
         f"the window agent is named by its file (`{WINDOW_AGENTS[0]}`). What the tables show: "
@@ -161,7 +163,9 @@ def lookahead_bound_markdown(data: dict) -> str:
         f"{runs.loc[runs.policy == PLANNER, 'seconds'].mean():.0f} s per run.", "", *_header()]
     for p in (PLANNER, best):
         lines.append(_mean_std_row(f"{p}{' (best heuristic)' if p == best else ''}", mean.loc[p], std.loc[p]))
-    lines += ["", "| policy | against | metric | difference [95 % interval] | relative | won/tied/lost |",
+    lines += ["", "Paired intervals: Student t for the average JCT, a BCa bootstrap over the seeds for the "
+              "p99 wait (skewed, never negative).", "",
+              "| policy | against | metric | difference [95 % interval] | relative | won/tied/lost |",
               "|---|---|---|---|---|---|"]
     card = scorecard(Comparison(data["scenario"], runs, {}), best, ["avg_jct_min", "p99_wait_min"])
     for r in card[card["policy"] == PLANNER].itertuples():
@@ -218,7 +222,7 @@ def read_fgd_accuracy(text: str) -> FgdAccuracy:
 
 def _pct(a: float, b: float) -> str:
     """``a`` relative to ``b`` as a signed percentage, with a true minus sign."""
-    return f"{_signed(100 * (a / b - 1), 1)} %"
+    return f"{signed(100 * (a / b - 1), 1)} %"
 
 
 def mixes_gpu_sizes(family: str) -> bool:
@@ -233,20 +237,17 @@ def agent_against_best(window: dict, name: str) -> PairedDifference:
     return paired_difference(jct[AGENT_POLICY], jct[window[name]["best_heuristic"]])
 
 
-def _signed(x: float, decimals: int) -> str:
-    """``x`` with its sign, and a true minus sign."""
-    return f"{x:+.{decimals}f}".replace("-", "−")
-
-
 def _verdict(diff: PairedDifference, baseline: float, best: str) -> str:
     """A paired difference in words: a percentage when its interval excludes 0, else no difference."""
-    digits = 1 if diff.excludes_zero else 2
-    numbers = (f"{_signed(diff.mean, digits)} min, 95 % interval {_signed(diff.low, digits)} to "
-               f"{_signed(diff.high, digits)}")
-    if not diff.excludes_zero:
-        return f"no measurable difference from `{best}` ({numbers})"
-    return (f"{abs(diff.mean) / baseline * 100:.1f} % {'better' if diff.mean < 0 else 'worse'} than "
-            f"`{best}` ({numbers})")
+    return paired_verdict(diff, baseline, f"`{best}`")
+
+
+def headline_finding(h: Headline) -> str:
+    """The README's headline bullet: the same sentence as Home and Compare, from the same numbers."""
+    return ("- **Choosing which job runs next matters.** "
+            + headline_sentence(h.scenario, h.seeds, h.best, policy_label(h.best), h.mean(h.best),
+                                h.baseline, h.mean(h.baseline), h.best_vs_baseline)
+            + " Every policy on these seeds: [table](docs/results/window-agent.md).")
 
 
 def agent_finding(window: dict) -> str:
@@ -285,10 +286,6 @@ def findings_markdown(window: dict, bound: dict, findings: list[FamilyFinding], 
     mixed = [f for f in findings if mixes_gpu_sizes(f.family)]
     shares = [100 * f.causes["capacity"] / sum(f.causes.values()) for f in mixed]
     most = "most of" if all(f.dominant_cause == "capacity" for f in mixed) else "many of"
-    fleet = window["fleet-16gpu"]
-    mean = pd.DataFrame(fleet["runs"]).groupby("policy")[["avg_jct_min", "avg_wait_min"]].mean()
-    best, fcfs = fleet["best_heuristic"], "fcfs+first_fit"
-    heur = mean.loc[best]
     b_runs = pd.DataFrame(bound["runs"])
     b_best = bound["best_heuristic"]
     b_mean = b_runs.groupby("policy")["avg_jct_min"].mean()
@@ -301,11 +298,7 @@ def findings_markdown(window: dict, bound: dict, findings: list[FamilyFinding], 
         f"- **Mixed GPU sizes are the main cause.** On the {len(mixed)} families that mix GPU sizes, "
         f"{most} its misroutes ({min(shares):.0f}–{max(shares):.0f} %) send a job to a GPU too small ever "
         "to hold it ([why](docs/scenarios.md#where-the-least-loaded-stall-happens)).",
-        "- **Choosing which job runs next matters.** On `fleet-16gpu` the best queue-aware heuristic, "
-        f"`{best}`, brings the average time to result to **{heur['avg_jct_min']:.1f} min**, against "
-        f"{mean.loc[fcfs, 'avg_jct_min']:.1f} for first-come first-served First-Fit "
-        f"({_pct(heur['avg_jct_min'], mean.loc[fcfs, 'avg_jct_min'])}; "
-        "[table](docs/results/window-agent.md)).",
+        headline_finding(headline(WINDOW_AGENT_JSON)),
         agent_finding(window) + " A clairvoyant planner in the agent's own action space reaches "
         f"{b_mean[PLANNER]:.1f} min on `fleet-16gpu` ({_pct(b_mean[PLANNER], b_mean[b_best])} against "
         f"`{b_best}`; [bound](docs/results/lookahead-bound.md), [agent](docs/agent.md)).",

@@ -52,6 +52,14 @@ WINDOW_MODEL = SHIPPED_MODELS_DIR / "ppo-window.zip"
 """The shipped window agent (it chooses which job runs, and where): ``ppo`` runs it on scenarios
 with a queue window above 1."""
 
+BENCHMARK_RESULTS_DIR = REPO_ROOT / "benchmarks" / "results"
+"""What the long benchmarks measured (JSON), read by the results pages, the README and the
+dashboard's shipped numbers."""
+
+WINDOW_AGENT_RESULTS = BENCHMARK_RESULTS_DIR / "window-agent.json"
+"""Every heuristic and agent on every preset, seeds 1000-1019 (``benchmarks/window_agent_table.py``):
+the source of the headline on Home, Compare and the README."""
+
 RUNS_DIR = REPO_ROOT / "runs"
 """TensorBoard logs and checkpoints of training runs started from the dashboard."""
 

@@ -25,13 +25,13 @@ def test_agent_page_explains_no_upload():
 
 
 def test_agent_page_names_the_seeds_every_model_and_the_best_heuristic_share():
-    from gpusched.dashboard.headline import HEADLINE_SEEDS
+    from gpusched.dashboard.headline import LIVE_SEEDS
 
     at = open_page("views/agent.py")
     assert_clean(at)
     if not [m for m in list_models() if not m.error]:
         pytest.fail("no model ships in assets/models: the same-seeds table has nothing to show")
-    seeds = ", ".join(map(str, HEADLINE_SEEDS))
+    seeds = ", ".join(map(str, LIVE_SEEDS))
     shared = [c.value for c in at.caption if f"workload seeds {seeds}" in c.value]
     assert shared and "best heuristic" in shared[0], [c.value for c in at.caption]
 

@@ -11,8 +11,28 @@ from apptest_support import assert_clean, open_page, plotly_specs
 from gpusched.policies import policy_label
 
 
-def test_compare_charts_name_every_chosen_policy():
+def _live():
+    """The Compare page, switched from the shipped results to live runs on the current scenario."""
     at = open_page("views/compare.py")
+    at.radio(key="compare_source").set_value("live").run()
+    return at
+
+
+def test_the_default_view_is_the_shipped_headline_with_each_interval_named():
+    at = open_page("views/compare.py")
+    assert_clean(at)
+    assert at.radio(key="compare_source").value == "shipped"
+    assert at.selectbox(key="compare_shipped_scenario").value == "fleet-16gpu"
+    table = next(df.value for df in at.dataframe if "won / tied / lost" in df.value.columns)
+    kinds = dict(zip(table["metric"], table["interval"], strict=False))
+    assert kinds["p99 wait (min)"] == "bootstrap" and kinds["Time to result (min)"] == "Student t"
+    forest = next(spec for spec in plotly_specs(at)
+                  if "Paired differences" in spec["layout"]["title"]["text"])
+    assert "bootstrap for p99 wait" in forest["layout"]["title"]["subtitle"]["text"]
+
+
+def test_compare_charts_name_every_chosen_policy():
+    at = _live()
     chosen = ["first_fit", "least_loaded", "best_fit"]
     at.multiselect(key="compare_policies").set_value(chosen).run()
     at.number_input(key="compare_seeds").set_value(2).run()
@@ -27,7 +47,7 @@ def test_compare_charts_name_every_chosen_policy():
 
 
 def test_changing_the_policies_updates_the_charts():
-    at = open_page("views/compare.py")
+    at = _live()
     at.multiselect(key="compare_policies").set_value(["first_fit", "random"]).run()
     assert_clean(at)
     text = json.dumps(plotly_specs(at)[0], ensure_ascii=False)
@@ -36,7 +56,7 @@ def test_changing_the_policies_updates_the_charts():
 
 @pytest.mark.parametrize(("policy", "label"), [("ppo", "PPO agent"), ("ppo_rollout", "PPO agent + rollouts")])
 def test_the_agent_joins_the_charts_when_its_background_runs_finish(policy, label):
-    at = open_page("views/compare.py")
+    at = _live()
     at.multiselect(key="compare_policies").set_value(["first_fit", policy]).run()
     at.number_input(key="compare_seeds").set_value(1).run()
     assert_clean(at)
@@ -50,7 +70,7 @@ def test_the_agent_joins_the_charts_when_its_background_runs_finish(policy, labe
 
 
 def test_compare_pairs_every_policy_against_a_baseline():
-    at = open_page("views/compare.py")
+    at = _live()
     at.multiselect(key="compare_policies").set_value(["first_fit", "best_fit", "sjf"]).run()
     at.number_input(key="compare_seeds").set_value(3).run()
     at.selectbox(key="compare_baseline").set_value("best_fit").run()

@@ -47,6 +47,7 @@ def test_replay_marks_failures_preemptions_and_lost_work():
 
 def test_compare_shows_the_failure_metrics():
     at = _open("views/compare.py")
+    at.radio(key="compare_source").set_value("live").run()  # the page opens on the shipped results
     at.multiselect(key="compare_policies").set_value(["easy", "srtf"]).run()
     at.number_input(key="compare_seeds").set_value(2).run()
     assert_clean(at)

@@ -15,11 +15,11 @@ from shared import (
 )
 
 from gpusched import preset_names
-from gpusched.agent import AGENT_POLICY
+from gpusched.agent import AGENT_POLICIES, AGENT_POLICY
 from gpusched.agent.models import list_models
 from gpusched.core.glossary import glossary_line
 from gpusched.core.metric_names import metric_title
-from gpusched.dashboard.headline import HEADLINE_SEEDS
+from gpusched.dashboard.headline import LIVE_SEEDS, SHIPPED_SOURCE, ShippedResults, shipped_for
 from gpusched.dashboard.policies import training_available
 from gpusched.errors import GpuschedError
 from gpusched.figures.models import AGENT_KINDS, model_summary
@@ -89,10 +89,14 @@ def _same_seeds_section() -> None:
     if not agents:
         return
     scenario = current_scenario()
-    text, seeds = scenario.to_yaml(), HEADLINE_SEEDS
+    text, seeds = scenario.to_yaml(), LIVE_SEEDS
     st.subheader("Every model against the best heuristic, on the same jobs")
+    shipped = shipped_for(text)
+    if shipped is not None and not st.session_state.get(LIVE_KEY):
+        _shipped_agents(scenario.name, shipped)
+        return
     try:
-        best = cached_best_heuristic(text)[1]
+        best = cached_best_heuristic(text)[0]
     except GpuschedError as exc:
         st.error(str(exc), icon=":material/error:")
         return
@@ -113,6 +117,28 @@ def _same_seeds_section() -> None:
     st.dataframe(table, width="stretch", hide_index=True, column_config=metric_columns(table.columns))
     for note in identity_notes(comparison, scenario.window):
         st.caption(note)
+
+
+LIVE_KEY = "agent_same_seeds_live"  # session state: run every model live on this scenario
+
+
+def _shipped_agents(name: str, shipped: ShippedResults) -> None:
+    """The shipped agents and the best heuristic on a shipped preset, at once, with a button that
+    runs every listed model live instead."""
+    agents = [p for p in shipped.policies if p.split(":")[0] in AGENT_POLICIES]
+    seeds = ", ".join(map(str, shipped.seeds))
+    st.caption(f"On `{name}` (change it on *Cluster & workload*), workload seeds {seeds}: the shipped "
+               f"agents and {policy_label(shipped.best)}, the best heuristic here by time to result, "
+               f"on exactly the same jobs, from the shipped results (`{SHIPPED_SOURCE}`, checked by a "
+               "test that runs them again). The evaluations in the table above come from each "
+               "model's sidecar, on its own held-out seeds and training scenario, so their numbers "
+               "differ from these.")
+    table = agents_table(shipped.subset([shipped.best, *agents]), shipped.best, agents)
+    st.dataframe(table, width="stretch", hide_index=True, column_config=metric_columns(table.columns))
+    if st.button(f"Run every listed model live (seeds {', '.join(map(str, LIVE_SEEDS))})",
+                 key="agent_run_live", icon=":material/refresh:"):
+        st.session_state[LIVE_KEY] = True
+        st.rerun()
 
 
 def _start_training(values: dict) -> None:

@@ -1,4 +1,5 @@
-"""Compare: the chosen policies over N seeds on the current scenario."""
+"""Compare: the shipped results at once (the headline by default), or the chosen policies run
+live over N seeds on the current scenario."""
 
 import streamlit as st
 from shared import (
@@ -7,9 +8,11 @@ from shared import (
     cached_compare,
     cached_compare_figures,
     cached_failure_bars,
+    cached_headline,
     cached_scorecard,
     cached_side_by_side,
     current_scenario,
+    headline_markdown,
     is_slow,
     metric_columns,
     page_header,
@@ -21,37 +24,106 @@ from shared import (
 from gpusched.agent import AGENT_POLICY
 from gpusched.core.glossary import glossary_line
 from gpusched.core.metrics import METRIC_KEYS
-from gpusched.dashboard.headline import HEADLINE_SEEDS, headline_heuristics
+from gpusched.dashboard.headline import SHIPPED_SOURCE, shipped_results
 from gpusched.errors import GpuschedError
-from gpusched.figures import OCCUPANCY_NOTE, results_table, scorecard_table
+from gpusched.experiment.scorecard import scorecard
+from gpusched.figures import OCCUPANCY_NOTE, forest_figure, metric_bars_figure, results_table, scorecard_table
+from gpusched.figures.headline import seed_range
 from gpusched.figures.same_jobs import identity_notes
 from gpusched.policies import policy_label
 
 DEFAULT_POLICIES = ["first_fit", "least_loaded", "least_loaded_fit", "best_fit", AGENT_POLICY]
 MAX_SEEDS = 20
+SOURCES = {"shipped": "Shipped results (shown at once)", "live": "Run live on the current scenario"}
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _shipped_figures(name: str, policies: tuple[str, ...], baseline: str):
+    """The shipped runs of ``policies`` on preset ``name``: bars, results table, scorecard, forest."""
+    shipped = shipped_results()[name]
+    comparison = shipped.subset(policies)
+    card = scorecard(comparison, baseline, shipped.metrics) if len(policies) > 1 else None
+    return (metric_bars_figure(comparison, shipped.metrics), results_table(comparison, shipped.metrics),
+            card, None if card is None else forest_figure(card, shipped.metrics))
+
+
+def _paired_table(card) -> None:
+    st.dataframe(scorecard_table(card), width="stretch", hide_index=True, column_config={
+        "difference [95 % interval]": st.column_config.Column(help=glossary_line("paired difference")),
+        "interval": st.column_config.Column(
+            help="Student t: the mean ± t standard errors. Bootstrap: the seeds resampled "
+                 "(BCa), for skewed metrics that are never negative, such as the p99 wait and "
+                 "the stall time.")})
+
+
+def _shipped_view() -> None:
+    """The shipped results of one preset, with the headline on its scenario by default."""
+    h = cached_headline()
+    shipped_all = shipped_results()
+    names = list(shipped_all)
+    c1, c2 = st.columns([1, 3])
+    name = c1.selectbox("Preset", names, index=names.index(h.scenario), key="compare_shipped_scenario",
+                        help="The presets the shipped benchmark measured.")
+    shipped = shipped_all[name]
+    defaults = list(h.policies) if name == h.scenario else [shipped.best, *(
+        p for p in shipped.policies if p.startswith(AGENT_POLICY))]
+    policies = c2.multiselect("Policies", shipped.policies, default=defaults, format_func=policy_label,
+                              key="compare_shipped_policies")
+    st.caption(f"`{name}`, {seed_range(shipped.seeds)}: measured by `benchmarks/window_agent_table.py` "
+               f"into `{SHIPPED_SOURCE}` and checked by a test that runs them again. The best "
+               f"heuristic there is {policy_label(shipped.best)}, by time to result.")
+    if name == h.scenario:
+        st.markdown(headline_markdown(h), help=glossary_line("paired difference"))
+    if not policies:
+        st.info("Choose at least one policy.")
+        return
+    base_default = h.baseline if h.baseline in policies else policies[0]
+    baseline = (st.selectbox("Baseline", policies, index=policies.index(base_default),
+                             format_func=policy_label, key="compare_shipped_baseline")
+                if len(policies) > 1 else policies[0])
+    bars, table, card, forest = _shipped_figures(name, tuple(policies), baseline)
+    show_chart(bars, key="compare_shipped_bars")
+    st.markdown("##### Results (mean ± std over seeds)")
+    st.dataframe(table, width="stretch", column_config=metric_columns(table.columns))
+    if card is not None:
+        st.markdown(f"##### Paired against {policy_label(baseline)} (the same jobs, seed by seed)")
+        show_chart(forest, key="compare_shipped_forest")
+        _paired_table(card)
+    st.caption("The shipped results keep six numbers per run; the wait-time distribution, the "
+               "occupancy over time and the replay need the runs themselves: choose *Run live*.")
 
 
 def main() -> None:
     page_header("Compare policies",
                 "Every chosen policy on exactly the same jobs over N seeds: means with error "
-                "bars, wait-time CDFs, utilisation over time, and a synchronised replay.")
+                "bars, paired differences, and, run live, wait-time CDFs, utilisation over time "
+                "and a synchronised replay.")
+    source = st.radio("Numbers from", list(SOURCES), format_func=SOURCES.get, horizontal=True,
+                      key="compare_source")
+    if source == "shipped":
+        _shipped_view()
+    else:
+        _live_view()
+
+
+def _live_view() -> None:
     scenario = current_scenario()
     scenario_badge(scenario)
     text = scenario.to_yaml()
     try:
         with st.spinner("Finding the best heuristic on this scenario…"):
-            best = cached_best_heuristic(text)[1]
+            best, best_seeds, from_shipped = cached_best_heuristic(text)
     except GpuschedError as exc:
         st.error(str(exc), icon=":material/error:")
         return
     options = list(dict.fromkeys([*policy_options(), best]))
     defaults = list(dict.fromkeys(p for p in [*DEFAULT_POLICIES, best] if p in options))
     c1, c2 = st.columns([4, 1])
+    where = (f"in the shipped results of this preset ({seed_range(best_seeds)})" if from_shipped
+             else f"of the queue-aware heuristics run here on {seed_range(best_seeds)}")
     policies = c1.multiselect("Policies", options, default=defaults,
-                              help=f"{policy_label(best)} is the best of the "
-                                   f"{len(headline_heuristics())} queue-aware heuristics on this scenario "
-                                   "by time to result (mean JCT over seeds "
-                                   f"{HEADLINE_SEEDS[0]}–{HEADLINE_SEEDS[-1]}).",
+                              help=f"{policy_label(best)} is the best heuristic {where}, by time to "
+                                   "result (mean JCT).",
                               format_func=policy_label, key="compare_policies")
     n_seeds = int(c2.number_input("Seeds", min_value=1, max_value=MAX_SEEDS, value=3, step=1,
                                   key="compare_seeds",
@@ -108,9 +180,7 @@ def main() -> None:
                                      "with a 95 % interval, and the seeds won, tied and lost.")
         card, forest = cached_scorecard(text, tuple(policies), seeds, baseline)
         show_chart(forest, key="compare_forest")
-        st.dataframe(scorecard_table(card), width="stretch", hide_index=True, column_config={
-            "difference [95 % interval]": st.column_config.Column(
-                help=glossary_line("paired difference"))})
+        _paired_table(card)
 
     st.markdown("##### Side by side, on the same jobs")
     a_col, b_col, s_col = st.columns([2, 2, 1])

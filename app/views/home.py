@@ -1,11 +1,13 @@
-"""Home: what the tool is, the stall call to action, and the headline numbers on the fleet."""
+"""Home: what the tool is, the stall call to action, and the headline on the fleet, drawn at once
+from the shipped results and recomputed live on request."""
 
 import streamlit as st
 from shared import (
     available_policies,
     background_runs,
-    cached_best_heuristic,
     cached_conditions_findings,
+    cached_headline,
+    headline_markdown,
     metric_card,
     page_header,
     parse_scenario,
@@ -13,84 +15,109 @@ from shared import (
     show_chart,
 )
 
-from gpusched.agent import AGENT_POLICY
 from gpusched.core.glossary import GLOSSARY_DOC, glossary_line, glossary_markdown
-from gpusched.dashboard.headline import (
-    HEADLINE_BASELINE,
-    HEADLINE_METRICS,
-    HEADLINE_SCENARIO,
-    HEADLINE_SEEDS,
-    headline_heuristics,
-)
+from gpusched.dashboard.headline import HEADLINE_METRICS, SHIPPED_SOURCE, Headline, shipped_mismatches
 from gpusched.errors import GpuschedError
+from gpusched.experiment.paired import METHOD_NAMES
 from gpusched.experiment.runner import comparison_from_results
 from gpusched.figures import metric_bars_figure, policy_color, stall_blurb
+from gpusched.figures.headline import paired_verdict, relative_change, seed_range
 from gpusched.policies import policy_label
 
-POLL_S = 1.0  # how often the headline checks whether the agent's runs are done (seconds)
+POLL_S = 1.0  # how often the live recompute checks the background worker (seconds)
+LIVE_KEY = "home_live"  # session state: the visitor asked for the headline's runs again, live
 
 
-def _heuristics():
-    """Every queue-aware pair on the headline's jobs (cached), and the best of them."""
-    return cached_best_heuristic(preset_yaml(HEADLINE_SCENARIO))
+@st.cache_resource(show_spinner=False, max_entries=1)
+def _headline_figure(_h: Headline):
+    return metric_bars_figure(_h.comparison, HEADLINE_METRICS)
 
 
-def _headline_comparison(with_agent: bool):
-    """FCFS First-Fit and the best heuristic, plus the agent's background runs when asked."""
-    heuristics, best = _heuristics()
-    shown = (HEADLINE_BASELINE, best)
-    runs = {key: r for key, r in heuristics.results.items() if key[0] in shown}
-    agent = (background_runs().results(preset_yaml(HEADLINE_SCENARIO), AGENT_POLICY, HEADLINE_SEEDS)
-             if with_agent else {})
-    return comparison_from_results(HEADLINE_SCENARIO, runs, agent, order=[*shown, AGENT_POLICY])
-
-
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _headline_figure(with_agent: bool):
-    return metric_bars_figure(_headline_comparison(with_agent), HEADLINE_METRICS)
-
-
-def _card(col, policy: str, role: str, term: str, m, base) -> None:
+def _card(col, h: Headline, policy: str, role: str, term: str) -> None:
     with col.container(border=True):
         st.markdown(f"<span style='color:{policy_color(policy)};font-weight:700;font-size:1.1rem'>"
                     f"■ {policy_label(policy)}</span>", unsafe_allow_html=True)
         st.caption(role, help=glossary_line(term))
-        if m is None:
-            st.markdown("Running the agent on the same jobs…")
-            st.progress(0.5, text="in the background; the numbers appear here")
-            return
-        delta = (None if policy == HEADLINE_BASELINE
-                 else f"{(m['avg_jct_min'] / base['avg_jct_min'] - 1) * 100:+.0f} %")
+        mean = h.comparison.summary().loc[policy]
+        diff = None if policy == h.baseline else h.against(policy, h.baseline)
+        delta = None if diff is None else relative_change(diff, h.mean(h.baseline)).split(" (")[0]
         # One number per row: each card has the panel's whole width, so no title or value is cut
         # off with an ellipsis at laptop widths (the browser test checks 1280 and 1440 px).
         for key in HEADLINE_METRICS:
-            metric_card(st, key, m[key], delta if key == HEADLINE_METRICS[0] else None,
+            metric_card(st, key, mean[key], delta if key == HEADLINE_METRICS[0] else None,
                         delta_color="inverse")
+            if key == HEADLINE_METRICS[0] and diff is not None:
+                st.caption(f"{paired_verdict(diff, h.mean(h.baseline), policy_label(h.baseline))}, "
+                           f"paired seed by seed ({METHOD_NAMES[diff.method]}).",
+                           help=glossary_line("paired difference"))
+                if policy == h.agent:
+                    verdict = paired_verdict(h.agent_vs_best, h.mean(h.best), policy_label(h.best))
+                    st.caption(f"{verdict[:1].upper()}{verdict[1:]} "
+                               f"({METHOD_NAMES[h.agent_vs_best.method]}).")
 
 
-def _headline(agent: bool, polling: bool) -> None:
-    text = preset_yaml(HEADLINE_SCENARIO)
-    ready = agent and background_runs().ready(text, AGENT_POLICY, HEADLINE_SEEDS)
+def _live_check(h: Headline, polling: bool) -> None:
+    """The headline's runs again, on the background worker: progress, then whether they give the
+    shipped numbers."""
+    text = preset_yaml(h.scenario)
+    policies = [p for p in h.policies if p != h.agent or p in available_policies()]
+    bg = background_runs()
+    done = sum(bg.submit(text, p, s).done() for p in policies for s in h.seeds)
+    total = len(policies) * len(h.seeds)
+    if done < total:
+        st.progress(done / total, text=f"Recomputing live: {done} of {total} runs done in the "
+                                       "background; the shipped numbers stay above meanwhile.")
+        return
     try:
-        comparison = _headline_comparison(ready)
+        live = comparison_from_results(h.scenario, *(bg.results(text, p, h.seeds) for p in policies))
     except GpuschedError as exc:
-        st.error(f"The agent could not run: {exc}", icon=":material/error:")
-        comparison, ready, agent = _headline_comparison(False), False, False
-    mean = comparison.summary()
-    best = _heuristics()[1]
-    roles = {HEADLINE_BASELINE: "jobs start in arrival order, each on the first GPU with room",
-             best: f"the best of the {len(headline_heuristics())} fixed rules we tried here, by time "
-                   "to result",
-             AGENT_POLICY: "the trained agent, taking its first choice at every step"}
-    terms = {HEADLINE_BASELINE: "strict queue (FIFO)", best: "heuristic", AGENT_POLICY: "greedy (no search)"}
-    policies = list(dict.fromkeys([HEADLINE_BASELINE, best, *([AGENT_POLICY] if agent else [])]))
-    cols = st.columns(len(policies))
-    for col, p in zip(cols, policies, strict=True):
-        _card(col, p, roles[p], terms[p], mean.loc[p] if p in mean.index else None,
-              mean.loc[HEADLINE_BASELINE])
-    show_chart(_headline_figure(ready), key="home_bars")
-    if polling and (ready or not agent):
+        st.error(f"The live runs could not finish: {exc}", icon=":material/error:")
+        return
+    wrong = shipped_mismatches(h.comparison, live)
+    if not wrong:
+        st.success(f"Recomputed live: the {total} runs give exactly the shipped numbers.",
+                   icon=":material/check_circle:")
+    else:
+        st.warning(f"Recomputed live: {len(wrong)} number(s) differ from the shipped results, e.g. "
+                   f"{policy_label(wrong[0][0])} on seed {wrong[0][1]}: {wrong[0][2]} "
+                   f"{wrong[0][4]:,.2f} live against {wrong[0][3]:,.2f} shipped.", icon=":material/warning:")
+    if polling:
         st.rerun(scope="app")  # everything is in: redraw once and stop polling
+
+
+def _headline() -> None:
+    h = cached_headline()
+    text = preset_yaml(h.scenario)
+    scenario = parse_scenario(text)
+    st.subheader(f"Headline: `{h.scenario}`, mean of {seed_range(h.seeds)}")
+    st.caption(f"{scenario.summary()}. The scheduler may start any of the {scenario.window} oldest "
+               "waiting jobs, and a job runs slower on a slower GPU. The stall above is on "
+               "`phase1-8gpu`, where jobs start strictly in arrival order.",
+               help=f"{glossary_line('queue window')} {glossary_line('seed')}")
+    st.markdown(headline_markdown(h), help=glossary_line("paired difference"))
+    roles = {h.baseline: "jobs start in arrival order, each on the first GPU with room",
+             h.best: f"the best of the {len(h.shipped.heuristics)} fixed rules measured here, by "
+                     "time to result",
+             h.agent: "the trained agent, taking its first choice at every step"}
+    terms = {h.baseline: "strict queue (FIFO)", h.best: "heuristic", h.agent: "greedy (no search)"}
+    cols = st.columns(len(h.policies))
+    for col, p in zip(cols, h.policies, strict=True):
+        _card(col, h, p, roles[p], terms[p])
+    show_chart(_headline_figure(h), key="home_bars")
+
+    live_col, note_col = st.columns([1, 3], vertical_alignment="center")
+    note_col.caption(f"These numbers are the shipped results (`{SHIPPED_SOURCE}`, measured by "
+                     "`benchmarks/window_agent_table.py`), shown without running anything; a test "
+                     "runs them again and checks they are the same. Recompute runs them here, in "
+                     "the background.")
+    if live_col.button("Recompute live", key="home_recompute", icon=":material/refresh:",
+                       width="stretch"):
+        st.session_state[LIVE_KEY] = True
+    if st.session_state.get(LIVE_KEY):
+        bg = background_runs()
+        pending = not all(bg.ready(text, p, h.seeds) for p in h.policies
+                          if p != h.agent or p in available_policies())
+        st.fragment(_live_check, run_every=POLL_S if pending else None)(h, pending)
 
 
 def main() -> None:
@@ -103,19 +130,6 @@ def main() -> None:
         "rules for which job starts next and on which GPU. It shows how long people wait for their "
         "results under each rule, and why.",
         help=glossary_line("time to result (JCT)"))
-    st.markdown(stall_blurb(cached_conditions_findings(None, "least_loaded")),
-                help=f"{glossary_line('stall')} {glossary_line('misroute')} {glossary_line('head job')}")
-    with st.expander("What the words on these pages mean (glossary)", icon=":material/menu_book:"):
-        st.markdown(glossary_markdown())
-        st.caption(f"The same glossary, with more words, is in the repository at `{GLOSSARY_DOC}`.")
-
-    agent = AGENT_POLICY in available_policies()
-    text = preset_yaml(HEADLINE_SCENARIO)
-    # Submit the agent's runs first: the worker process computes them while the heuristics run here.
-    pending = agent and not background_runs().ready(text, AGENT_POLICY, HEADLINE_SEEDS)
-    with st.spinner("Running the headline scenario…"):
-        _heuristics()
-
     with st.container(border=True):
         text_col, button_col = st.columns([3, 1], vertical_alignment="center")
         text_col.markdown("**See it happen.** One run of Least-Loaded minute by minute: the queue "
@@ -125,15 +139,13 @@ def main() -> None:
                              width="stretch", icon=":material/traffic:"):
             st.session_state["stall_demo"] = True
             st.switch_page("views/stalls.py")
+    st.markdown(stall_blurb(cached_conditions_findings(None, "least_loaded")),
+                help=f"{glossary_line('stall')} {glossary_line('misroute')} {glossary_line('head job')}")
+    with st.expander("What the words on these pages mean (glossary)", icon=":material/menu_book:"):
+        st.markdown(glossary_markdown())
+        st.caption(f"The same glossary, with more words, is in the repository at `{GLOSSARY_DOC}`.")
 
-    st.subheader(f"Headline: `{HEADLINE_SCENARIO}`, mean of {len(HEADLINE_SEEDS)} seeds")
-    st.caption(f"{parse_scenario(text).summary()}. The scheduler may start any of the "
-               f"{parse_scenario(text).window} oldest waiting jobs, and a job runs slower on a "
-               "slower GPU. The stall above is on `phase1-8gpu`, where jobs start strictly in "
-               "arrival order.", help=f"{glossary_line('queue window')} {glossary_line('seed')}")
-    st.fragment(_headline, run_every=POLL_S if pending else None)(agent, pending)
-    if not agent:
-        st.caption("The trained agent appears here once its model ships in `assets/models/`.")
+    _headline()
 
     st.markdown("#### Explore")
     links = st.columns(5)
@@ -142,6 +154,9 @@ def main() -> None:
     links[2].page_link("views/compare.py", label="Compare policies", icon=":material/bar_chart:")
     links[3].page_link("views/stalls.py", label="Least-Loaded stalls", icon=":material/traffic:")
     links[4].page_link("views/agent.py", label="Agent models", icon=":material/smart_toy:")
+    # Start the background worker once the page is drawn: the agent's runs on the other pages
+    # (Stalls, Replay, Compare live) then find torch and the model loaded, not their first visit.
+    background_runs()
 
 
 main()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
 import sys
 import threading
 import types
@@ -101,10 +102,18 @@ def _start_pool(workers: int) -> ProcessPoolExecutor:
     return pool
 
 
+WORKER_NICENESS = 10
+"""How much lower than the server the worker's CPU priority is (``os.nice``; POSIX only): its
+imports and runs yield to the pages' own drawing, which is what a visitor waits for."""
+
+
 def _warm_worker() -> None:
-    """Start-up of a worker: the agent's network gets one core, leaving the others to the pages,
-    and torch, the shipped model and the observation kernel load now, while the page draws, not
-    in the first run."""
+    """Start-up of a worker: a lower CPU priority (:data:`WORKER_NICENESS`) and one core for the
+    agent's network, leaving the machine to the pages first, and torch, the shipped model and the
+    observation kernel load now, not in the first run."""
+    if hasattr(os, "nice"):
+        with contextlib.suppress(OSError):
+            os.nice(WORKER_NICENESS)
     try:
         import torch
     except ImportError:  # no agent installed: nothing to limit or load

@@ -7,6 +7,7 @@ registered and the shipped model file exists.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 
 from gpusched.agent.names import AGENT_POLICIES, AGENT_POLICY
 from gpusched.paths import DEFAULT_MODEL, WINDOW_MODEL
@@ -21,13 +22,20 @@ def agent_available() -> bool:
         return False
 
 
+TRAINING_MODULES: tuple[str, ...] = ("torch", "stable_baselines3", "sb3_contrib", "gpusched.agent.train")
+"""What training from the dashboard needs installed."""
+
+
 def training_available() -> bool:
-    """Whether the agent's training code (and its heavy dependencies) can be imported."""
+    """Whether the agent's training code and its heavy dependencies are installed.
+
+    They are found, not imported: importing torch and Stable-Baselines3 takes seconds, which the
+    Agent page would spend before drawing its training form; the training process imports them.
+    """
     try:
-        importlib.import_module("gpusched.agent.train")
-    except Exception:  # torch, sb3 or the agent package missing: no training from the page
+        return all(importlib.util.find_spec(name) is not None for name in TRAINING_MODULES)
+    except (ImportError, ValueError):  # a parent package missing or broken: no training
         return False
-    return True
 
 
 QUEUE_HEURISTICS: tuple[str, ...] = ("fitfirst", "easy", "sjf", "priority", "wfp3", "las", "srtf",

@@ -3,85 +3,106 @@
 The variance across workload seeds is large (a standard deviation of the order of the mean), so
 two policies' means ± std overlap even when one is better on every seed. Run on the same jobs,
 their per-seed differences cancel most of that variance: :func:`paired_difference` gives the mean
-difference with a Student-t confidence interval and counts the seeds each side wins.
+difference with a confidence interval and counts the seeds each side wins.
+
+Two kinds of interval, both from SciPy:
+
+- **Student t**: the mean ± ``t(n-1)`` standard errors, the quantile from
+  ``scipy.special.stdtrit`` (what ``scipy.stats.t.ppf`` computes). It suits metrics whose
+  per-seed values are roughly symmetric (mean wait, time to result, slowdown).
+- **bootstrap** (``scipy.stats.bootstrap``, bias-corrected and accelerated, BCa; Efron &
+  Tibshirani, *An Introduction to the Bootstrap*, 1993, ch. 14): resamples the seeds. It suits
+  skewed metrics that are never negative and often 0 on most seeds (stall time, p99 wait,
+  :data:`BOOTSTRAP_METRICS`): a t interval of such a metric reaches below 0, while a bootstrap
+  interval stays within what resampling the measured values can give. Its resamples are drawn
+  from ``numpy.random.default_rng(BOOTSTRAP_SEED)``, so the same values give the same interval.
+
+SciPy is imported when an interval is first computed, not with this module: ``scipy.stats`` takes
+over a second to import, which the dashboard's first page would otherwise spend before its text.
+
+:func:`interval_method` says which one a metric gets; figures and tables say which they show.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 TIE_TOLERANCE = 1e-9
 """Two per-seed values closer than this (relative to their size) are a tie."""
 
+Method = Literal["t", "bootstrap"]
+"""An interval's kind: ``"t"`` (Student t) or ``"bootstrap"`` (BCa bootstrap over seeds)."""
 
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the incomplete beta function (modified Lentz, Numerical Recipes 6.4)."""
-    tiny, eps = 1e-300, 1e-15
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 400):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        step = d * c
-        h *= step
-        if abs(step - 1.0) < eps:
-            break
-    return h
+METHOD_NAMES: dict[str, str] = {"t": "Student t", "bootstrap": "bootstrap"}
+"""How pages and tables name each kind of interval."""
+
+BOOTSTRAP_METRICS: frozenset[str] = frozenset({
+    "stall_min", "p95_wait_min", "p99_wait_min", "max_wait_min", "lost_gpu_hours",
+    "restore_gpu_hours", "idle_gpu_min_stalled", "idle_gpu_min_blocked", "idle_gpu_min_queued"})
+"""Skewed metrics that are never negative: their intervals are bootstrap intervals."""
+
+BOOTSTRAP_SEED = 20_240_917
+"""Seed of the bootstrap's resampling generator."""
+BOOTSTRAP_RESAMPLES = 9_999
+"""Resamples per bootstrap interval (scipy's default)."""
 
 
-def _incomplete_beta(a: float, b: float, x: float) -> float:
-    """The regularised incomplete beta function ``I_x(a, b)``."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    log_front = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-                 + a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(log_front) * _betacf(a, b, x) / a
-    return 1.0 - math.exp(log_front) * _betacf(b, a, 1.0 - x) / b
+def interval_method(metric: str) -> Method:
+    """The interval a metric's comparisons use: bootstrap for :data:`BOOTSTRAP_METRICS`, else t."""
+    return "bootstrap" if metric in BOOTSTRAP_METRICS else "t"
 
 
-def t_cdf(t: float, df: float) -> float:
-    """The CDF of Student's t distribution with ``df`` degrees of freedom."""
-    tail = 0.5 * _incomplete_beta(df / 2.0, 0.5, df / (df + t * t))
-    return 1.0 - tail if t >= 0 else tail
+def t_interval(values: Sequence[float] | np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
+    """The Student-t confidence interval of the mean of ``values`` (``scipy.special.stdtrit``),
+    ``(low, high)``; ``nan`` ends with fewer than 2 values, the mean itself when they are all equal."""
+    from scipy import special
+
+    x = np.asarray(values, dtype=float)
+    if x.size < 2:
+        return math.nan, math.nan
+    mean, sem = float(x.mean()), float(x.std(ddof=1)) / math.sqrt(x.size)
+    if sem == 0.0:
+        return mean, mean
+    half = float(special.stdtrit(x.size - 1, 0.5 + confidence / 2.0)) * sem
+    return mean - half, mean + half
 
 
-def t_quantile(p: float, df: float) -> float:
-    """The ``p`` quantile of Student's t distribution (bisection on :func:`t_cdf`)."""
-    if not 0.0 < p < 1.0:
-        raise ValueError(f"p must be in (0, 1), got {p}")
-    if p < 0.5:
-        return -t_quantile(1.0 - p, df)
-    lo, hi = 0.0, 1.0
-    while t_cdf(hi, df) < p:
-        hi *= 2.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if t_cdf(mid, df) < p:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-12 * max(1.0, hi):
-            break
-    return 0.5 * (lo + hi)
+def bootstrap_interval(values: Sequence[float] | np.ndarray,
+                       confidence: float = 0.95) -> tuple[float, float]:
+    """The BCa bootstrap confidence interval of the mean of ``values`` (``scipy.stats.bootstrap``,
+    seeded with :data:`BOOTSTRAP_SEED`), ``(low, high)``; ``nan`` ends with fewer than 2 values,
+    the mean itself when they are all equal. Its ends lie within the values' range."""
+    from scipy import stats
+
+    x = np.asarray(values, dtype=float)
+    if x.size < 2:
+        return math.nan, math.nan
+    if np.all(x == x[0]):
+        return float(x[0]), float(x[0])
+    with warnings.catch_warnings():  # a few distinct values: BCa may warn of a degenerate jackknife
+        warnings.simplefilter("ignore", category=stats.DegenerateDataWarning)
+        res = stats.bootstrap((x,), np.mean, confidence_level=confidence, method="BCa",
+                              n_resamples=BOOTSTRAP_RESAMPLES, vectorized=True,
+                              rng=np.random.default_rng(BOOTSTRAP_SEED))
+    low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    if not (math.isfinite(low) and math.isfinite(high)):  # BCa undefined: the percentile interval
+        boot = res.bootstrap_distribution
+        low, high = (float(v) for v in np.quantile(boot, [(1 - confidence) / 2, (1 + confidence) / 2]))
+    return low, high
+
+
+def interval(values: Sequence[float] | np.ndarray, method: Method = "t",
+             confidence: float = 0.95) -> tuple[float, float]:
+    """The confidence interval of the mean of ``values`` of the given kind."""
+    if method == "bootstrap":
+        return bootstrap_interval(values, confidence)
+    return t_interval(values, confidence)
 
 
 @dataclass(frozen=True)
@@ -96,6 +117,7 @@ class PairedDifference:
     :param ties: seeds where they are equal.
     :param a_higher: seeds where ``a`` is higher than ``b``.
     :param confidence: the interval's confidence level (0-1).
+    :param method: the interval's kind (:data:`Method`).
     """
 
     mean: float
@@ -106,6 +128,7 @@ class PairedDifference:
     ties: int
     a_higher: int
     confidence: float = 0.95
+    method: Method = "t"
 
     @property
     def excludes_zero(self) -> bool:
@@ -113,21 +136,15 @@ class PairedDifference:
         return self.low > 0.0 or self.high < 0.0
 
 
-def _t_half_width(x: np.ndarray, confidence: float) -> float:
-    """Half the width of the Student-t confidence interval of the mean of ``x`` (``nan`` with fewer
-    than 2 values)."""
-    n = int(x.size)
-    if n < 2:
-        return math.nan
-    return t_quantile(0.5 + confidence / 2.0, n - 1) * float(x.std(ddof=1)) / math.sqrt(n)
-
-
-def paired_difference(a: Sequence[float], b: Sequence[float], confidence: float = 0.95) -> PairedDifference:
-    """Mean of ``a[i] - b[i]`` with its Student-t confidence interval and the win counts.
+def paired_difference(a: Sequence[float], b: Sequence[float], confidence: float = 0.95,
+                      method: Method = "t") -> PairedDifference:
+    """Mean of ``a[i] - b[i]`` with its confidence interval and the win counts.
 
     :param a: one policy's metric per seed.
     :param b: the other policy's metric on the same seeds, in the same order.
     :param confidence: confidence level of the interval (0-1).
+    :param method: ``"t"`` for a Student-t interval, ``"bootstrap"`` for a BCa bootstrap over the
+        per-seed differences (:func:`interval_method` picks one per metric).
     """
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if x.shape != y.shape or x.ndim != 1:
@@ -137,26 +154,25 @@ def paired_difference(a: Sequence[float], b: Sequence[float], confidence: float 
     scale = np.maximum(np.maximum(np.abs(x), np.abs(y)), 1.0)
     tie = np.abs(d) <= TIE_TOLERANCE * scale
     mean = float(d.mean()) if n else math.nan
-    half = _t_half_width(d, confidence)
-    low, high = mean - half, mean + half
+    low, high = interval(d, method, confidence)
     return PairedDifference(mean, low, high, n, int(((d < 0) & ~tie).sum()), int(tie.sum()),
-                            int(((d > 0) & ~tie).sum()), confidence)
+                            int(((d > 0) & ~tie).sum()), confidence, method)
 
 
-def mean_interval(values: Sequence[float], confidence: float = 0.95,
-                  floor: float | None = None) -> tuple[float, float, float]:
-    """The mean of ``values`` with its Student-t confidence interval, ``(mean, low, high)``.
+def mean_interval(values: Sequence[float], confidence: float = 0.95, floor: float | None = None,
+                  method: Method = "t") -> tuple[float, float, float]:
+    """The mean of ``values`` with its confidence interval, ``(mean, low, high)``.
 
     :param values: one metric's value per seed.
     :param confidence: confidence level of the interval (0-1).
     :param floor: the lowest value the metric can take (e.g. 0 for a wait); the interval is cut
         there, which keeps it a valid interval for the mean of such a metric.
+    :param method: the interval's kind (:func:`interval_method`).
     :return: the mean and the interval's ends (``nan`` ends with fewer than 2 values).
     """
     x = np.asarray(values, dtype=float)
     mean = float(x.mean()) if x.size else math.nan
-    half = _t_half_width(x, confidence)
-    low, high = mean - half, mean + half
+    low, high = interval(x, method, confidence)
     if floor is not None:
         low = max(low, floor)
     return mean, low, high

@@ -27,8 +27,9 @@ def run_policy(scenario: Scenario, policy: str, seed: int | None = None,
 class Comparison:
     """Every policy on the same jobs for every seed.
 
-    :param runs: one row per (policy, seed) with every metric.
-    :param results: the full results, keyed by (policy, seed).
+    :param runs: one row per (policy, seed) with every metric (or some of them: shipped
+        results keep a few).
+    :param results: the full results, keyed by (policy, seed) (empty for shipped results).
     """
 
     scenario: str
@@ -38,13 +39,18 @@ class Comparison:
     def summary(self) -> pd.DataFrame:
         """Mean of every metric per policy (rows in the order the policies were given)."""
         order = list(dict.fromkeys(self.runs["policy"]))
-        return self.runs.groupby("policy", sort=False)[list(METRIC_KEYS)].mean().loc[order]
+        return self.runs.groupby("policy", sort=False)[self.metrics].mean().loc[order]
 
     def spread(self) -> pd.DataFrame:
         """Standard deviation over seeds of every metric per policy (0 for one seed)."""
         order = list(dict.fromkeys(self.runs["policy"]))
-        return (self.runs.groupby("policy", sort=False)[list(METRIC_KEYS)].std(ddof=0)
+        return (self.runs.groupby("policy", sort=False)[self.metrics].std(ddof=0)
                 .fillna(0.0).loc[order])
+
+    @property
+    def metrics(self) -> list[str]:
+        """The metrics the runs hold, in the order of :data:`METRIC_KEYS`."""
+        return [k for k in METRIC_KEYS if k in self.runs.columns]
 
 
 def compare(scenario: Scenario, policies: Sequence[str], seeds: Sequence[int],

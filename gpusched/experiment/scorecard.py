@@ -2,7 +2,9 @@
 
 Policies in a :class:`~gpusched.experiment.runner.Comparison` ran on the same jobs seed by seed, so
 each metric's per-seed difference cancels the workload's variance (:mod:`gpusched.experiment.paired`).
-A row gives the mean difference ``policy - baseline`` with its 95 % interval, and how many seeds
+A row gives the mean difference ``policy - baseline`` with its 95 % interval (Student t, or a
+bootstrap for the skewed metrics of :data:`~gpusched.experiment.paired.BOOTSTRAP_METRICS`: the
+``interval`` column names it), and how many seeds
 the policy wins, ties and loses, where winning means a lower value for a metric in
 :data:`LOWER_IS_BETTER` and a higher one otherwise.
 """
@@ -13,7 +15,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from gpusched.experiment.paired import paired_difference
+from gpusched.experiment.paired import interval_method, paired_difference
 from gpusched.experiment.runner import Comparison
 
 SCORECARD_METRICS: tuple[str, ...] = (
@@ -31,9 +33,11 @@ LOWER_IS_BETTER: frozenset[str] = frozenset({
 """Metrics for which a lower value is better (for the others, higher is better)."""
 
 COLUMNS: tuple[str, ...] = ("policy", "metric", "policy_mean", "baseline_mean", "diff", "low", "high",
-                            "wins", "ties", "losses", "seeds")
+                            "interval", "wins", "ties", "losses", "seeds")
 """The scorecard's columns: the policy and metric, both means, the mean paired difference
-``policy - baseline`` with its 95 % interval (``low``, ``high``), the seeds the policy wins,
+``policy - baseline`` with its 95 % interval (``low``, ``high``) and that interval's kind
+(``interval``: ``"t"`` or ``"bootstrap"``, :func:`~gpusched.experiment.paired.interval_method`), the
+seeds the policy wins,
 ties and loses, and the seeds compared."""
 
 
@@ -52,12 +56,14 @@ def scorecard(comparison: Comparison, baseline: str,
     for policy in (p for p in policies if p != baseline):
         for metric in metrics:
             pair = wide[metric][[policy, baseline]].dropna()
-            d = paired_difference(pair[policy].to_numpy(), pair[baseline].to_numpy())
+            d = paired_difference(pair[policy].to_numpy(), pair[baseline].to_numpy(),
+                                  method=interval_method(metric))
             lower_better = metric in LOWER_IS_BETTER
             rows.append({
                 "policy": policy, "metric": metric, "policy_mean": float(pair[policy].mean()),
                 "baseline_mean": float(pair[baseline].mean()), "diff": d.mean, "low": d.low,
-                "high": d.high, "wins": d.a_lower if lower_better else d.a_higher, "ties": d.ties,
+                "high": d.high, "interval": d.method,
+                "wins": d.a_lower if lower_better else d.a_higher, "ties": d.ties,
                 "losses": d.a_higher if lower_better else d.a_lower, "seeds": d.n})
     card = pd.DataFrame(rows, columns=list(COLUMNS))
     card.attrs["baseline"] = baseline

@@ -17,7 +17,7 @@ from gpusched.core.metric_names import (
     metric_name,
     metric_title,
 )
-from gpusched.experiment.paired import mean_interval
+from gpusched.experiment.paired import METHOD_NAMES, interval_method, mean_interval
 from gpusched.experiment.runner import Comparison
 from gpusched.figures.style import (
     TARGET_BAND_FILL,
@@ -57,8 +57,19 @@ def policies_of(comparison: Comparison) -> list[str]:
     return list(dict.fromkeys(comparison.runs["policy"]))
 
 
-INTERVAL_NOTE = "error bars: 95 % interval of the mean over seeds (Student t), cut at 0"
-"""What the error bars of the metric bars show (their subtitle says it)."""
+def interval_note(metrics: Sequence[str], what: str = "error bars") -> str:
+    """What the intervals of a figure of ``metrics`` are: a 95 % interval of the mean over seeds,
+    bootstrap for the skewed metrics among them and Student t for the others (their subtitle
+    says it)."""
+    boot = [metric_label(k) for k in metrics if interval_method(k) == "bootstrap"]
+    t = [k for k in metrics if interval_method(k) == "t"]
+    if not boot:
+        kinds = METHOD_NAMES["t"]
+    elif not t:
+        kinds = METHOD_NAMES["bootstrap"]
+    else:
+        kinds = f"{METHOD_NAMES['bootstrap']} for {', '.join(boot)}, {METHOD_NAMES['t']} for the others"
+    return f"{what}: 95 % interval of the mean over seeds ({kinds}), never below 0"
 SUBTITLE_CHARS = 110
 """Longest line of the metric bars' subtitle (characters): longer notes wrap, as Plotly never does."""
 
@@ -84,9 +95,11 @@ def varied_metrics(comparison: Comparison, metrics: Sequence[str]) -> tuple[list
 
 def bar_intervals(comparison: Comparison, key: str, scale: float = 1.0) -> pd.DataFrame:
     """Per policy, the mean of ``key`` over seeds (times ``scale``) and the 95 % interval of that
-    mean, cut at 0 (every bar metric is 0 or more): columns ``mean``, ``low``, ``high``."""
+    mean (:func:`~gpusched.experiment.paired.interval_method` says which kind), cut at 0 (every bar
+    metric is 0 or more): columns ``mean``, ``low``, ``high``."""
     runs = comparison.runs
-    rows = {p: mean_interval(runs.loc[runs["policy"] == p, key].to_numpy(float) * scale, floor=0.0)
+    rows = {p: mean_interval(runs.loc[runs["policy"] == p, key].to_numpy(float) * scale, floor=0.0,
+                             method=interval_method(key))
             for p in policies_of(comparison)}
     return pd.DataFrame.from_dict(rows, orient="index", columns=["mean", "low", "high"])
 
@@ -122,7 +135,8 @@ def metric_bars_figure(comparison: Comparison, metric_keys: Sequence[str] | None
             marker_color=colors, showlegend=False, name=title,
             customdata=np.c_[policies, bars["low"].round(2), bars["high"].round(2)].tolist(),
             hovertemplate="%{x} (%{customdata[0]})<br>" + title + ": %{y:,.2f}"
-                          + ("<br>95 % interval of the mean: %{customdata[1]:,.2f} to "
+                          + ("<br>95 % interval of the mean (" + METHOD_NAMES[interval_method(key)]
+                             + "): %{customdata[1]:,.2f} to "
                              "%{customdata[2]:,.2f}" if n_seeds > 1 else "")
                           + "<br>over " + str(n_seeds) + " seed(s)<extra></extra>"),
             row=row + 1, col=col + 1)
@@ -132,7 +146,7 @@ def metric_bars_figure(comparison: Comparison, metric_keys: Sequence[str] | None
     for p in policies:
         fig.add_trace(go.Bar(x=[None], y=[None], name=policy_label(p), marker_color=policy_color(p),
                              legendgroup=p, hoverinfo="skip"), row=1, col=1)
-    notes = [INTERVAL_NOTE] if n_seeds > 1 else []
+    notes = [interval_note(shown)] if n_seeds > 1 else []
     if constant:
         mean = comparison.summary()
         notes.append("the same for every policy, so not drawn: " + "; ".join(
@@ -156,12 +170,13 @@ TABLE_METRICS: tuple[str, ...] = (
 """Columns of the results table, in order (headers from :func:`metric_title`)."""
 
 
-def results_table(comparison: Comparison) -> pd.DataFrame:
-    """Mean ± standard deviation over seeds per policy (rows) and metric (columns), as text."""
+def results_table(comparison: Comparison, metrics: Sequence[str] = TABLE_METRICS) -> pd.DataFrame:
+    """Mean ± standard deviation over seeds per policy (rows) and metric (columns), as text
+    (``metrics``: the columns; those the comparison does not hold are left out)."""
     mean, std = comparison.summary(), comparison.spread()
     table = pd.DataFrame({
         metric_title(k): [format_spread(k, m, s) for m, s in zip(mean[k], std[k], strict=True)]
-        for k in TABLE_METRICS})
+        for k in metrics if k in mean.columns})
     table.index = [policy_label(p) for p in mean.index]
     return table
 
@@ -279,7 +294,8 @@ def forest_figure(card: pd.DataFrame, metrics: Sequence[str] | None = None) -> g
                      "array": (part["high"] - part["diff"]).round(3).tolist(),
                      "arrayminus": (part["diff"] - part["low"]).round(3).tolist(), "color": "#374151"},
             customdata=np.c_[part["wins"], part["ties"], part["losses"]].tolist(), showlegend=False,
-            hovertemplate="%{y}: %{x:+.2f} (95 % interval shown)<br>won %{customdata[0]}, tied "
+            hovertemplate="%{y}: %{x:+.2f} (95 % " + METHOD_NAMES[interval_method(metric)]
+                          + " interval shown)<br>won %{customdata[0]}, tied "
                           "%{customdata[1]}, lost %{customdata[2]} seeds"
                           "<extra>" + metric_label(metric) + "</extra>"),
             row=row + 1, col=col + 1)
@@ -289,7 +305,10 @@ def forest_figure(card: pd.DataFrame, metrics: Sequence[str] | None = None) -> g
         baseline = f" against {policy_label(card.attrs['baseline'])}"
     apply_layout(fig, title=f"Paired differences{baseline} over the same seeds (policy − baseline, "
                             "95 % interval)", height=160 + 240 * rows)
-    fig.update_layout(margin={"t": 100})
+    note = interval_note(metrics, "bars").replace(" of the mean over seeds", " of the mean paired "
+                                                  "difference").replace(", never below 0", "")
+    fig.update_layout(margin={"t": 120}, title={"subtitle": {"text": wrap_title(note, SUBTITLE_CHARS),
+                                                             "font": {"size": 12}}})
     fig.update_yaxes(autorange="reversed")
     return fig
 
@@ -304,12 +323,14 @@ FOREST_METRICS: tuple[str, ...] = ("avg_jct_min", "avg_wait_min", "p99_wait_min"
 
 def scorecard_table(card: pd.DataFrame) -> pd.DataFrame:
     """A scorecard for display: labels, the metric's title, both means, the difference with its
-    95 % interval, and wins/ties/losses, every value scaled and formatted as its metric says
-    (a fraction in % is shown ×100)."""
+    95 % interval and the interval's kind (Student t or bootstrap), and wins/ties/losses, every
+    value scaled and formatted as its metric says (a fraction in % is shown ×100)."""
     keys = card["metric"].tolist()
 
     def signed(key: str, value: float) -> str:
         text = format_metric(key, abs(value))
+        if not text.strip("0.,"):  # rounds to zero: no sign (never "−0" or "+0")
+            return text
         return f"+{text}" if value >= 0 else f"−{text}"
 
     return pd.DataFrame({
@@ -320,6 +341,7 @@ def scorecard_table(card: pd.DataFrame) -> pd.DataFrame:
         "difference [95 % interval]": [f"{signed(k, d)} [{signed(k, lo)}, {signed(k, hi)}]"
                                        for k, d, lo, hi in zip(keys, card["diff"], card["low"],
                                                                card["high"], strict=True)],
+        "interval": [METHOD_NAMES[m] for m in card["interval"]],
         "won / tied / lost": [f"{w} / {t} / {lo}" for w, t, lo in zip(card["wins"], card["ties"],
                                                                      card["losses"], strict=True)],
     })

@@ -1,0 +1,70 @@
+"""The headline in words: the best heuristic against FCFS First-Fit, and a paired difference as a
+percentage with its interval, or plainly "not distinguishable" when the interval holds 0.
+
+Home, Compare and the README's finding (``benchmarks/render_results.py``) all word the headline
+with :func:`headline_sentence`, from :func:`gpusched.dashboard.headline.headline`'s numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gpusched.experiment.paired import METHOD_NAMES, PairedDifference
+
+
+def signed(x: float, decimals: int) -> str:
+    """``x`` with its sign and a true minus sign; a value that rounds to 0 has no sign."""
+    text = f"{x:+.{decimals}f}"
+    if float(text) == 0.0:
+        return f"{0:.{decimals}f}"
+    return text.replace("-", "−")
+
+
+def seed_range(seeds: Sequence[int]) -> str:
+    """``"20 seeds (1000–1019)"``; a comma list when the seeds are not consecutive."""
+    s = sorted(seeds)
+    if len(s) == 1:
+        return f"1 seed ({s[0]})"
+    span = f"{s[0]}–{s[-1]}" if s == list(range(s[0], s[-1] + 1)) else ", ".join(map(str, s))
+    return f"{len(s)} seeds ({span})"
+
+
+def relative_change(diff: PairedDifference, baseline_mean: float) -> str:
+    """A paired difference relative to the baseline's mean, with its interval:
+    ``"−48.9 % (95 % interval −74.9 % to −23.0 %)"``."""
+    pct = [100 * v / baseline_mean for v in (diff.mean, diff.low, diff.high)]
+    return (f"{signed(pct[0], 1)} % ({diff.confidence * 100:.0f} % interval {signed(pct[1], 1)} % to "
+            f"{signed(pct[2], 1)} %)")
+
+
+def paired_verdict(diff: PairedDifference, baseline_mean: float, baseline: str, unit: str = "min") -> str:
+    """A paired difference in words: a percentage better or worse than ``baseline`` when its
+    interval excludes 0, else that no difference is measurable; each with the difference and its
+    interval in ``unit``."""
+    digits = 1 if diff.excludes_zero else 2
+    numbers = (f"{signed(diff.mean, digits)} {unit}, {diff.confidence * 100:.0f} % interval "
+               f"{signed(diff.low, digits)} to {signed(diff.high, digits)}")
+    if not diff.excludes_zero:
+        return f"no measurable difference from {baseline} ({numbers})"
+    return (f"{abs(diff.mean) / baseline_mean * 100:.1f} % {'better' if diff.mean < 0 else 'worse'} than "
+            f"{baseline} ({numbers})")
+
+
+def headline_sentence(scenario: str, seeds: Sequence[int], best: str, best_label: str,
+                      best_mean: float, baseline: str, baseline_mean: float,
+                      diff: PairedDifference) -> str:
+    """The headline as one Markdown sentence.
+
+    :param scenario: the preset.
+    :param seeds: the workload seeds of the numbers.
+    :param best: the best heuristic's registry name; ``best_label`` its display name.
+    :param best_mean: its mean time to result (min).
+    :param baseline: FCFS First-Fit's registry name; ``baseline_mean`` its mean time to result (min).
+    :param diff: the best heuristic minus the baseline, mean time to result, paired seed by seed.
+    """
+    wins = f"shorter on {diff.a_lower} of {diff.n} seeds"
+    return (f"On `{scenario}`, over {seed_range(seeds)}, the best queue-aware heuristic, {best_label} "
+            f"(`{best}`), brings the average time to result to **{best_mean:.1f} min**, against "
+            f"{baseline_mean:.1f} for first-come first-served First-Fit (`{baseline}`): "
+            f"{relative_change(diff, baseline_mean)}, paired seed by seed "
+            f"({METHOD_NAMES[diff.method]}); {wins}.")
