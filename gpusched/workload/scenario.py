@@ -47,23 +47,25 @@ import functools
 import math
 import typing
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 import yaml
 from pydantic import (
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
 
 from gpusched.core.cluster import Cluster, NodeGroup
-from gpusched.core.failures import CheckpointSpec, FailureSpec
+from gpusched.core.failures import CheckpointSpec, FailureSpec, check_can_finish
 from gpusched.core.jobs import Job
+from gpusched.core.numbers import Number, Whole
+from gpusched.core.numbers import shown as _shown
 from gpusched.core.reward import RewardSpec
 from gpusched.core.simulator import DEFAULT_PREEMPTION_MIN_RUN_MIN, Simulator
 from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
@@ -98,34 +100,6 @@ from gpusched.workload.synthetic import (
 )
 
 DEFAULT_MIX = {"training": 0.3, "inference": 0.4, "batch": 0.3}
-
-
-def _shown(value: Any, width: int = 40) -> str:
-    """``repr(value)`` cut to ``width`` characters, for a message that echoes a user's value."""
-    text = repr(value)
-    return text if len(text) <= width else text[: width - 3] + "..."
-
-
-def _refuse_bool_and_text(what: str):
-    """A before-validator: ``true``/``false`` and quoted numbers are not numbers (pydantic would
-    turn ``true`` into 1 and ``"0.5"`` into 0.5)."""
-
-    def check(value: Any) -> Any:
-        if isinstance(value, bool | np.bool_):
-            raise ValueError(f"must be {what}, not true or false (got {value!r})")
-        if isinstance(value, str | bytes):
-            raise ValueError(f"must be {what}, not text (got {_shown(value)})")
-        return value
-
-    return check
-
-
-Number = Annotated[float, BeforeValidator(_refuse_bool_and_text("a number"))]
-"""A number in a user's file: an int or a float, never a boolean or text (finite where the model
-says ``allow_inf_nan=False``). Scenarios, sweep specs, model sidecars and training settings use it."""
-
-Whole = Annotated[int, BeforeValidator(_refuse_bool_and_text("a whole number"))]
-"""A whole number in a user's file (``2.0`` is 2, ``2.5`` is refused), never a boolean or text."""
 
 
 class _Strict(BaseModel):
@@ -236,7 +210,7 @@ class QueueSpec(_Strict):
 
     window: Whole = Field(1, ge=1, le=MAX_WINDOW, description=(
         "the first N queued jobs, in arrival order, may start; 1 is a strict FIFO queue"))
-    preemption_min_run_min: float | None = Field(None, gt=0, le=MAX_PREEMPTION_MIN_RUN_MIN, description=(
+    preemption_min_run_min: Number | None = Field(None, gt=0, le=MAX_PREEMPTION_MIN_RUN_MIN, description=(
         "minutes a job runs after it (re)starts, not counting its restore, before a preemptive "
         f"policy may preempt it (absent: {DEFAULT_PREEMPTION_MIN_RUN_MIN:g})"))
 
@@ -307,6 +281,13 @@ class Scenario(_Strict):
             if unknown:
                 raise ValueError(f"unknown job type '{unknown[0]}' in checkpoint.types (known: "
                                  f"{', '.join(known)})")
+        return checkpoint
+
+    @field_validator("checkpoint")
+    @classmethod
+    def _check_can_finish(cls, checkpoint: CheckpointSpec | None,
+                          info: ValidationInfo) -> CheckpointSpec | None:
+        check_can_finish(info.data.get("failures"), checkpoint)
         return checkpoint
 
     @field_validator("speed", mode="before")
