@@ -827,10 +827,11 @@ class Simulator:
         spent restoring).
 
         Times are minutes. ``start_min`` is the first start; ``run_min`` every minute it held GPUs
-        (restores and lost work included) and ``wait_min`` every minute it was queued, over its
-        whole life; ``node`` and ``gpu_ids`` are those of its last run (none while it waits after a
-        stop). An unstarted job has no start; its wait counts up to the end of the run (0 for a job
-        that had not arrived by then).
+        up to the end of the run (restores and lost work included; a job still running at the
+        horizon counts the minutes it held them until then) and ``wait_min`` every minute it was
+        queued, over its whole life; ``node`` and ``gpu_ids`` are those of its last run (none while
+        it waits after a stop). An unstarted job has no start; its wait counts up to the end of the
+        run (0 for a job that had not arrived by then).
         """
         arrival, started, wait = self._waits()
         finished = ~np.isnan(self.end_min)
@@ -838,10 +839,12 @@ class Simulator:
         n = len(self.jobs)
         lives = self.lives
         start = self.start_min.copy()
-        run = self.run_min.copy()
+        held, _ = self._current_run()  # a run cut by the horizon counts the minutes it held GPUs
+        current = np.where(np.isnan(self.end_min), held, self.run_min)  # a finished run: exactly
+        run = np.where(np.isnan(start), np.nan, current)
         if lives is not None:
             start = np.where(lives.stopped, lives.first_start_min, start)
-            run = lives.held_min + np.where(np.isnan(run), 0.0, run)
+            run = lives.held_min + current
         work, restored = self._work_and_restore()
         return pd.DataFrame({
             "id": [j.id for j in self.jobs],
