@@ -438,29 +438,42 @@ class Scenario(_Strict):
 
     def with_overrides(self, **changes: Any) -> Scenario:
         """A copy with top-level or nested keys (``workload.load``, ``queue.window``) changed,
-        re-validated. An optional block the scenario leaves out whose keys all have defaults
-        (``queue:``) is started with them for the key. Setting one of ``workload.load`` and
-        ``workload.arrival_rate_per_hour`` clears the other.
+        re-validated. An optional top-level block the scenario leaves out (``queue:``,
+        ``failures:``, ``checkpoint:``) is started with its documented defaults for the key; a key
+        of such a block that has no default (``failures.node_failures_per_1000_node_days``,
+        ``checkpoint.interval_min``) must then be among the changes too. Setting one of
+        ``workload.load`` and ``workload.arrival_rate_per_hour`` clears the other.
 
-        :raises ScenarioError: for a key whose parent is not a mapping, or an invalid result.
+        :raises ScenarioError: for a key whose parent is not a mapping, a started block without
+            its required keys, or an invalid result.
         """
         data = self.model_dump()
         for key, other in (("workload.load", "arrival_rate_per_hour"),
                            ("workload.arrival_rate_per_hour", "load")):
             if changes.get(key) is not None and f"workload.{other}" not in changes:
                 data["workload"][other] = None
+        started: dict[str, tuple[str, list[str]]] = {}  # block -> (the key that started it, required keys)
         for key, value in changes.items():
             target, model = data, type(self)
             *path, last = key.split(".")
-            for part in path:
+            for depth, part in enumerate(path):
                 if target.get(part) is None:  # an optional block left out (queue:): start it
-                    block = _default_block(model, part)
+                    block = _default_block(model, part, required_ok=depth == 0)
                     if block is not None:
-                        target[part] = block
+                        target[part], required = block
+                        started[".".join(path[:depth + 1])] = (key, required)
                 if not isinstance(target.get(part), dict):
                     raise ScenarioError(f"scenario '{self.name}', {key}: no such key to override")
                 target, model = target[part], _block_model(model, part)
             target[last] = value
+        for block, (key, required) in started.items():
+            missing = [k for k in required if f"{block}.{k}" not in changes]
+            if missing:
+                raise ScenarioError(
+                    f"scenario '{self.name}', {key}: the scenario has no '{block}:' block, so the "
+                    f"override starts one with its documented defaults, but {block}.{missing[0]} has "
+                    f"no default: override {block}.{missing[0]} as well, or add a '{block}:' block "
+                    "to the scenario")
         return scenario_from_dict(data, source=self.name)
 
     def to_yaml(self) -> str:
@@ -479,14 +492,24 @@ def _block_model(model: type[BaseModel] | None, key: str) -> type[BaseModel] | N
     return next((c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)), None)
 
 
-def _default_block(model: type[BaseModel] | None, key: str) -> dict[str, Any] | None:
-    """The block ``key`` of ``model`` with every value at its default (``{"window": 1}`` for
-    ``queue``), or ``None`` if it has no such block or the block has a required key."""
+def _default_block(model: type[BaseModel] | None, key: str,
+                   required_ok: bool) -> tuple[dict[str, Any], list[str]] | None:
+    """The block ``key`` of ``model`` with every key that has a default at its default
+    (``{"window": 1, ...}`` for ``queue``), and the keys that have none
+    (``["node_failures_per_1000_node_days"]`` for ``failures``); ``None`` if it has no such block,
+    or it has a key without a default and not ``required_ok`` (``workload.trace`` would turn a
+    synthetic workload into a trace one: it is no key to override)."""
     block = _block_model(model, key)
-    try:
-        return block().model_dump() if block is not None else None
-    except ValidationError:
+    if block is None or (not required_ok and any(f.is_required() for f in block.model_fields.values())):
         return None
+    values, required = {}, []
+    for name, info in block.model_fields.items():
+        if info.is_required():
+            required.append(name)
+            continue
+        value = info.get_default(call_default_factory=True)
+        values[name] = value.model_dump() if isinstance(value, BaseModel) else value
+    return values, required
 
 
 @functools.lru_cache(maxsize=8)
