@@ -101,6 +101,14 @@ MAX_SIDECAR_HIDDEN = 4096
 MAX_QUEUE_WINDOW = 1024
 """Longest queue window a model sidecar may declare (jobs)."""
 
+VRAM_SCALE_RANGE_GB: tuple[float, float] = (1.0, MAX_VRAM_GB)
+"""Smallest and largest ``vram_scale_gb`` a model sidecar may declare (GB, inclusive): the
+observation divides VRAM by it, so every feature stays finite (at most 4,096)."""
+
+MAX_MODEL_WEIGHT = 1e4
+"""Largest magnitude of any weight of a loaded model (the shipped ones stay under 10): a model
+whose weights are larger, NaN or infinite is refused before its first decision."""
+
 MAX_WINDOW = 128
 """Longest scheduler queue window of a scenario (``queue.window``; RLScheduler's agent picks from
 a window of 128)."""
@@ -138,11 +146,28 @@ MAX_FAILURE_RATE = 1_000_000.0
 """Highest node failure rate of a ``failures:`` block (failures per 1,000 node-days: a node's mean
 up time is then about 1.4 minutes; Kokolis et al. measured 6.5)."""
 
+MIN_FAILURE_RATE = 0.001
+"""Lowest node failure rate of a ``failures:`` block other than 0 (failures per 1,000 node-days: a
+node's mean up time is then about 2,700 years), so that every up time drawn is finite."""
+
 MAX_REPAIR_MIN = 1e6
 """Longest median or mean repair time of a ``failures:`` block (minutes, about two years)."""
 
+MIN_REPAIR_MIN = 0.01
+"""Shortest median repair time of a ``failures:`` block (minutes): with a mean of at most
+``MAX_REPAIR_MIN``, the log-normal's sigma is at most 6.1, so that every repair drawn is finite."""
+
 MAX_CHECKPOINT_MIN = 1e6
 """Longest ``checkpoint.interval_min`` (reference-speed minutes of progress)."""
+
+MIN_CHECKPOINT_MIN = 0.01
+"""Shortest ``checkpoint.interval_min`` (reference-speed minutes of progress, 0.6 s)."""
+
+SAFETY_HORIZON_FACTOR = 2.0
+"""A run with failures and no ``horizon_min`` stops at its safety horizon: its first arrival plus
+this many times its failure-free bound, the span of its arrivals plus every job's run on the
+cluster's slowest GPU for it, one restore each, plus the mean repair (see
+``gpusched.core.failures.safety_horizon_min``; the end reason is then ``safety_horizon``)."""
 
 MAX_RESTORE_MIN = 10_000.0
 """Longest ``checkpoint.restore_min`` (minutes a resumed job spends loading its state)."""

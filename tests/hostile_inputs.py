@@ -200,6 +200,69 @@ def _train_set(key_value: str) -> tuple[str, ...]:
     return _train("--set", key_value)
 
 
+
+FAIL_SCENARIO: dict[str, Any] = {
+    **BASE_SCENARIO,
+    "failures": {"node_failures_per_1000_node_days": 130, "repair_min": {"median": 54, "mean": 355}},
+    "checkpoint": {"interval_min": 60, "types": ["training"], "restore_min": 5},
+    "queue": {"window": 4, "preemption_min_run_min": 10},
+}
+""":data:`BASE_SCENARIO` with the ``failures:``, ``checkpoint:`` and ``queue:`` blocks."""
+
+
+def _failure_case(id: str, cls: str, changes: dict[str, Any], *needles: str) -> Case:
+    return _scenario_case(id, cls, changes, *needles, base=FAIL_SCENARIO)
+
+
+def _never_ending(id: str, failures: dict[str, Any], policy: str, drop_checkpoint: bool = True) -> Case:
+    """A run with failures and no horizon that once ran for ever: it ends at its safety horizon."""
+    data = {k: v for k, v in FAIL_SCENARIO.items() if not (drop_checkpoint and k == "checkpoint")}
+    text = yaml.safe_dump(dict(data, failures=failures), sort_keys=False)
+    return Case(id, "ends", ("simulate", "--scenario", "{tmp}/s.yaml", "--policy", policy),
+                {"s.yaml": text}, ("run ended: safety_horizon", "note: with failures and no horizon_min"),
+                expect="ok")
+
+
+def _tampered_zip(fill: float) -> bytes:
+    """The shipped model's zip with every weight of its policy set to ``fill`` (NaN, or huge)."""
+    import io
+    import zipfile
+
+    import torch
+
+    source = zipfile.ZipFile(io.BytesIO(SHIPPED_ZIP))
+    state = torch.load(io.BytesIO(source.read("policy.pth")), weights_only=True)
+    buffer = io.BytesIO()
+    torch.save({k: torch.full_like(v, fill) if v.is_floating_point() else v for k, v in state.items()},
+               buffer)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as target:
+        for item in source.infolist():
+            target.writestr(item, buffer.getvalue() if item.filename == "policy.pth" else source.read(item))
+    return out.getvalue()
+
+
+def _tampered_case(id: str, fill: float, *needles: str) -> Case:
+    """A tampered zip whose sidecar's sha256 was updated to match it."""
+    import hashlib
+
+    data = _tampered_zip(fill)
+    side = json.dumps(dict(SHIPPED_SIDECAR, sha256=hashlib.sha256(data).hexdigest()))
+    argv = ("simulate", "--scenario", "ll-stall-mini", "--policy", "ppo:{tmp}/models/m.zip")
+    return Case(id, "silent", argv, {"models/m.zip": data, "models/m.json": side}, needles)
+
+
+def _duplicate_key_sidecar(key: str) -> str:
+    """The shipped sidecar's JSON with ``key`` given a second time (Python's reader keeps the last)."""
+    text = json.dumps(SHIPPED_SIDECAR)
+    return text[:-1] + f', "{key}": {json.dumps(SHIPPED_SIDECAR[key])}' + "}"
+
+
+def _sweep_override_case(id: str, cls: str, scenario: str, overrides: dict[str, list], *needles: str) -> Case:
+    spec = {"name": "sw", "simulate": {"scenarios": [scenario], "policies": ["first_fit"], "seeds": [0],
+                                       "overrides": {"workload.jobs": [5], **overrides}}}
+    return _sweep_case(id, cls, spec, *needles)
+
 _DROP = object()
 
 DEEP_FLOW = "name: x\ncluster: " + "[" * 3000 + "]" * 3000 + "\n"
@@ -1441,6 +1504,107 @@ CASES: list[Case] = [
         TRACE_FILES,
         ("--json ''",),
     ),
+    # --- the failure, checkpoint, preemption and planner surfaces -----------------------------
+    # silently wrong: a sidecar's scale that makes every observation infinite, weights that are
+    # NaN or huge (a tampered zip, its sha256 updated), a key given twice in the sidecar's JSON
+    _sidecar_case("vram scale tiny", {"vram_scale_gb": 1e-300}, "sidecar 'm.json', vram_scale_gb", ">= 1"),
+    _sidecar_case("vram scale below the range", {"vram_scale_gb": 0.5}, "vram_scale_gb", ">= 1"),
+    _tampered_case("weights all NaN", float("nan"), "model 'm.zip'", "NaN or infinite"),
+    _tampered_case("weights huge", 1e30, "model 'm.zip'", "MAX_MODEL_WEIGHT"),
+    _sidecar_case("sidecar duplicate key", _duplicate_key_sidecar("hidden"), "sidecar 'm.json'",
+                  "duplicate key 'hidden'"),
+    _sidecar_case("sidecar duplicate obs_version", _duplicate_key_sidecar("obs_version"),
+                  "duplicate key 'obs_version'"),
+    Case("jobs table at the horizon", "silent",
+         ("simulate", "--scenario", "{tmp}/s.yaml", "--policy", "first_fit", "--jobs-csv", "{tmp}/jobs.csv"),
+         {"s.yaml": scenario_yaml({"horizon_min": 100}, FAIL_SCENARIO)}, ("run ended: horizon",),
+         expect="ok"),
+    # tracebacks: a planner as the placement of an order; a checkpoint interval of almost nothing
+    Case("lookahead_jct as a placement", "policies",
+         ("simulate", "--scenario", "ll-stall-mini", "--policy", "sjf+lookahead_jct"),
+         needles=("'lookahead_jct' cannot be the placement", "run it alone")),
+    Case("lookahead_jct as the placement of las", "policies",
+         ("simulate", "--scenario", "ll-stall-mini", "--policy", "las+lookahead_jct"),
+         needles=("'lookahead_jct' cannot be the placement",)),
+    _sweep_case("sweep lookahead_jct as a placement", "sweep",
+                dict(SWEEP_SPEC, simulate=dict(SWEEP_SPEC["simulate"], policies=["las+lookahead_jct"])),
+                "simulate.policies[0]", "cannot be the placement"),
+    _failure_case("checkpoint interval 1e-320", "numbers", {"checkpoint.interval_min": 1e-320},
+                  "checkpoint.interval_min", ">= 0.01"),
+    _failure_case("checkpoint interval 1e-307 at a high rate", "numbers",
+                  {"checkpoint.interval_min": 1e-307, "failures.node_failures_per_1000_node_days": 1e5},
+                  "checkpoint.interval_min", ">= 0.01"),
+    # runs that could never end: refused up front, or stopped at the safety horizon
+    _failure_case("up time shorter than a checkpoint", "ends",
+                  {"failures.node_failures_per_1000_node_days": 1e6}, "checkpoint:", "mean up time",
+                  "no job that checkpoints could ever finish"),
+    _failure_case("restore 10000 at a high rate", "ends",
+                  {"checkpoint.restore_min": 10000, "failures.node_failures_per_1000_node_days": 1e4},
+                  "restore_min + checkpoint.interval_min"),
+    _failure_case("repair median 5e-324", "ends", {"failures.repair_min": {"median": 5e-324, "mean": 1e6}},
+                  "failures.repair_min.median", ">= 0.01"),
+    _failure_case("failure rate 1e-300", "ends", {"failures.node_failures_per_1000_node_days": 1e-300},
+                  "failures.node_failures_per_1000_node_days", "MIN_FAILURE_RATE"),
+    _never_ending("max failure rate with las+eft", {"node_failures_per_1000_node_days": 1e6}, "las+eft"),
+    _never_ending("every node down", {"node_failures_per_1000_node_days": 1e6,
+                                      "repair_min": {"median": 1e6, "mean": 1e6}}, "first_fit"),
+    _never_ending("fast repairs at the max rate with srtf+eft",
+                  {"node_failures_per_1000_node_days": 1e6, "repair_min": {"median": 0.01, "mean": 1e6}},
+                  "srtf+eft"),
+    # accepted without a word: booleans and quoted numbers in the new blocks
+    _failure_case("failure rate true", "types", {"failures.node_failures_per_1000_node_days": True},
+                  "failures.node_failures_per_1000_node_days", "not true or false"),
+    _failure_case("failure rate false", "types", {"failures.node_failures_per_1000_node_days": False},
+                  "failures.node_failures_per_1000_node_days", "not true or false"),
+    _failure_case("failure rate quoted", "types", {"failures.node_failures_per_1000_node_days": "130"},
+                  "failures.node_failures_per_1000_node_days", "not text"),
+    _failure_case("failure rate 1e3 as text", "types", {"failures.node_failures_per_1000_node_days": "1e3"},
+                  "not text"),
+    _failure_case("repair median quoted", "types", {"failures.repair_min.median": "54"},
+                  "failures.repair_min.median", "not text"),
+    _failure_case("repair mean true", "types", {"failures.repair_min.mean": True},
+                  "failures.repair_min.mean", "must be a number, not true or false"),
+    _failure_case("failure seed true", "types", {"failures.seed": True}, "failures.seed",
+                  "not true or false"),
+    _failure_case("failure seed quoted", "types", {"failures.seed": "7"}, "failures.seed", "not text"),
+    _failure_case("checkpoint interval quoted", "types", {"checkpoint.interval_min": "60"},
+                  "checkpoint.interval_min", "not text"),
+    _failure_case("checkpoint restore true", "types", {"checkpoint.restore_min": True},
+                  "checkpoint.restore_min", "not true or false"),
+    _failure_case("preemption min run quoted", "types", {"queue.preemption_min_run_min": "10"},
+                  "queue.preemption_min_run_min", "not text"),
+    _failure_case("preemption min run true", "types", {"queue.preemption_min_run_min": True},
+                  "queue.preemption_min_run_min", "not true or false"),
+    _sweep_override_case("sweep failure rate true", "sweep", "fleet-16gpu-failures",
+                         {"failures.node_failures_per_1000_node_days": [True]},
+                         "failures.node_failures_per_1000_node_days", "not true or false"),
+    _sweep_override_case("sweep checkpoint interval quoted", "sweep", "fleet-16gpu-failures",
+                         {"checkpoint.interval_min": ["60"]}, "checkpoint.interval_min", "not text"),
+    _sweep_override_case("sweep 60 and '60'", "sweep", "fleet-16gpu-failures",
+                         {"checkpoint.interval_min": [60, "60"]}, "appears twice (60 and '60')"),
+    _sweep_override_case("sweep 5 and 5.0", "sweep", "ll-stall-mini", {"queue.window": [5, 5.0]},
+                         "appears twice (5 and 5.0)"),
+    Case("json with a trailing slash", "outputs",
+         ("simulate", "--scenario", "ll-stall-mini", "--policy", "first_fit", "--json", "{tmp}/out/"),
+         needles=("--json", "ends in '/'")),
+    Case("train --set label_workers without expert iteration", "training", _train_set("label_workers=4"),
+         needles=("label_workers", "set expert_iterations too")),
+    Case("train --set label_backend without expert iteration", "training", _train_set("label_backend=ray"),
+         needles=("label_backend", "set expert_iterations too")),
+    Case("train --label-workers without expert iteration", "training", _train("--label-workers", "4"),
+         needles=("label_workers (--label-workers)", "set expert_iterations too")),
+    # unclear messages
+    _failure_case("failure seed 1e20", "messages", {"failures.seed": 1e20}, "failures.seed",
+                  "must be <= 9007199254740991"),
+    Case("ppo folder with a slash", "messages",
+         ("simulate", "--scenario", "ll-stall-mini", "--policy", "ppo:{tmp}/models/"),
+         {"models/keep.txt": "x"}, ("give a model file, not a folder",)),
+    _sweep_override_case("sweep repair median on a preset without failures", "messages", "fleet-16gpu",
+                         {"failures.repair_min.median": [10, 54]}, "has no 'failures:' block",
+                         "override failures.node_failures_per_1000_node_days as well"),
+    _sweep_override_case("sweep restore on a preset without checkpoints", "messages", "fleet-16gpu",
+                         {"checkpoint.restore_min": [5]}, "has no 'checkpoint:' block",
+                         "override checkpoint.interval_min as well"),
 ]
 """Every hostile input the tests try through the command line."""
 

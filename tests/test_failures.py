@@ -269,3 +269,35 @@ def test_the_environment_runs_failure_scenarios_and_masks_down_gpus(obs_version)
     assert total == pytest.approx(m["total_reward"])
     direct = make_simulator(scenario, 3)
     assert direct.failure_seed == env.sim.failure_seed  # the same faults as the command line's run
+
+
+def test_a_sweep_override_starts_a_failures_block_with_its_documented_defaults():
+    """``failures.…`` over a preset without the block: the rate starts it with the default
+    repairs (Schroeder and Gibson); a key that needs the rate says so, and how to add it."""
+    scenario = load_scenario("fleet-16gpu")
+    assert scenario.failures is None and scenario.checkpoint is None
+    started = scenario.with_overrides(**{"failures.node_failures_per_1000_node_days": 6.5})
+    assert started.failures == FailureSpec(node_failures_per_1000_node_days=6.5)
+    assert started.failures.repair_min == RepairSpec()
+    both = scenario.with_overrides(**{"failures.node_failures_per_1000_node_days": 130,
+                                      "failures.repair_min.median": 10, "checkpoint.interval_min": 30})
+    assert both.failures.repair_min.median == 10 and both.checkpoint == CheckpointSpec(interval_min=30)
+    with pytest.raises(ScenarioError, match=r"no 'failures:' block.*override "
+                                            r"failures\.node_failures_per_1000_node_days as well"):
+        scenario.with_overrides(**{"failures.repair_min.median": 10})
+    with pytest.raises(ScenarioError, match=r"no 'checkpoint:' block.*checkpoint\.interval_min as well"):
+        scenario.with_overrides(**{"checkpoint.restore_min": 5})
+
+
+def test_the_limits_keep_every_up_time_and_repair_finite():
+    """At the lowest rate and the widest repair distribution the limits allow, a million draws
+    are finite (a median of 5e-324 with a mean of 1e6 once drew infinite repairs)."""
+    from gpusched.limits import MAX_REPAIR_MIN, MIN_FAILURE_RATE, MIN_REPAIR_MIN
+
+    for spec in (FailureSpec(node_failures_per_1000_node_days=MIN_FAILURE_RATE,
+                             repair_min=RepairSpec(median=MIN_REPAIR_MIN, mean=MAX_REPAIR_MIN)),
+                 FailureSpec(node_failures_per_1000_node_days=1e6,
+                             repair_min=RepairSpec(median=MIN_REPAIR_MIN, mean=MAX_REPAIR_MIN))):
+        process = NodeFailures(10, spec, seed=0, start_min=0.0)
+        times = [process.pop()[0] for _ in range(100_000)]
+        assert all(math.isfinite(t) for t in times) and process.next_min() < math.inf

@@ -5,7 +5,10 @@ load or raise the project's one error type with a one-line message, never anothe
 every scenario that loads must also simulate (on a few jobs, for speed) with finite metrics and
 no negative wait.
 
-The newer surfaces too: speed tables, the queue window, sweep overrides (refused before any run,
+The newer surfaces too: the ``failures:``, ``checkpoint:`` and ``queue:`` blocks (refused in one
+line, or the run ends with finite metrics), sidecar scales (refused, or every observation is
+finite), JSON with a key given twice (refused naming the key), speed tables, the queue window,
+sweep overrides (refused before any run,
 or every grid point builds), ``train --set`` values (refused before anything starts, or the model
 the run would write is one the loader accepts), model sidecars (refused in one line, or a working
 agent loads), and sweep spec names (refused, or the sweep writes inside ``sweeps/<name>`` only).
@@ -29,7 +32,7 @@ from typing import Any
 
 import numpy as np
 import yaml
-from hostile_inputs import BASE_SCENARIO, NODES_CSV, PODS_CSV, SWEEP_SPEC
+from hostile_inputs import BASE_SCENARIO, FAIL_SCENARIO, NODES_CSV, PODS_CSV, SWEEP_SPEC
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import MODELS
@@ -41,11 +44,22 @@ from gpusched.cli import main
 from gpusched.cli.train import _apply_overrides
 from gpusched.errors import GpuschedError
 from gpusched.fgd.allocation import run_allocation
-from gpusched.limits import MAX_GPUS, MAX_SIDECAR_HIDDEN, MAX_WINDOW, MAX_YAML_BYTES, SPEED_RANGE
+from gpusched.limits import (
+    MAX_FAILURE_RATE,
+    MAX_GPUS,
+    MAX_SIDECAR_HIDDEN,
+    MAX_VRAM_GB,
+    MAX_WINDOW,
+    MAX_YAML_BYTES,
+    MIN_CHECKPOINT_MIN,
+    MIN_REPAIR_MIN,
+    SPEED_RANGE,
+    VRAM_SCALE_RANGE_GB,
+)
 from gpusched.paths import SHIPPED_MODELS_DIR
 from gpusched.policies import get_policy
 from gpusched.sweep.spec import RUN_KEYS, load_sweep
-from gpusched.workload.files import decode_user_bytes
+from gpusched.workload.files import decode_user_bytes, load_json_text
 from gpusched.workload.openb import read_openb_nodes, read_openb_pods
 from gpusched.workload.scenario import (
     SPEED_JOB_TYPES,
@@ -315,14 +329,16 @@ def test_queue_windows_load_or_fail_in_one_line_and_loaded_ones_start_only_windo
 OVERRIDE_KEYS = ["workload.load", "workload.arrival_rate_per_hour", "queue.window", "horizon_min",
                  "workload.jobs", "workload.seed", "speed", "reward.wait", "workload.mix.training",
                  "util_band", "workload.runtime_estimate_error", "workload.trace.pods", "nope.key",
-                 "avg_wait_min"]
+                 "avg_wait_min", "failures.node_failures_per_1000_node_days", "failures.repair_min.median",
+                 "failures.seed", "checkpoint.interval_min", "checkpoint.restore_min",
+                 "queue.preemption_min_run_min"]
 
 
 @FUZZ
 @given(st.dictionaries(st.sampled_from(OVERRIDE_KEYS),
                        st.lists(hostile_value | st.floats(0.01, 50) | st.integers(1, 40), max_size=3),
                        min_size=1, max_size=3),
-       st.sampled_from(["ll-stall-mini", "phase1-4gpu", "fleet-16gpu"]))
+       st.sampled_from(["ll-stall-mini", "phase1-4gpu", "fleet-16gpu", "fleet-16gpu-failures"]))
 def test_sweep_overrides_are_refused_up_front_or_every_grid_point_builds(overrides, scenario_name):
     doc = copy.deepcopy(SWEEP_SPEC)
     doc["simulate"]["scenarios"] = [scenario_name]
@@ -431,3 +447,150 @@ def test_no_sweep_spec_writes_outside_its_output_folder_whatever_its_name(name):
         folder = (work / "sweeps" / name).resolve()
         assert folder.parent == (work / "sweeps").resolve()
         assert left and all(p.resolve().parent == folder for p in left), left
+
+
+# ---------------------------------------------------------------------------- failures, checkpoints, queue
+BLOCK_VALUES: dict[str, Any] = {
+    "failures.node_failures_per_1000_node_days": st.one_of(
+        st.sampled_from([0, 1e-300, 0.001, 6.5, 130, MAX_FAILURE_RATE, MAX_FAILURE_RATE * 2]),
+        st.floats(0, 2e6)),
+    "failures.repair_min.median": st.one_of(st.sampled_from([5e-324, MIN_REPAIR_MIN, 54, 1e6, 2e6]),
+                                            st.floats(0, 2e6)),
+    "failures.repair_min.mean": st.one_of(st.sampled_from([5e-324, 355, 1e6, 2e6]), st.floats(0, 2e6)),
+    "failures.seed": st.one_of(st.sampled_from([0, 7, 1e20, 2**53, 2.5]), st.integers(-5, 2**60)),
+    "checkpoint.interval_min": st.one_of(
+        st.sampled_from([1e-320, 1e-307, MIN_CHECKPOINT_MIN, 60, 1e6, 2e6]), st.floats(0, 2e6)),
+    "checkpoint.restore_min": st.one_of(st.sampled_from([0, 5, 10_000, 10_001]), st.floats(0, 2e4)),
+    "checkpoint.types": st.sampled_from([["training"], ["batch", "inference"], ["trainig"], [], "training"]),
+    "queue.window": st.one_of(st.sampled_from([1, 4, MAX_WINDOW, MAX_WINDOW + 1]), st.integers(-2, 200)),
+    "queue.preemption_min_run_min": st.one_of(st.sampled_from([1e-300, 0.5, 10, 1e6, 2e6]),
+                                              st.floats(0, 2e6)),
+}
+"""Each key of the three blocks, with values inside, at and beyond its limits."""
+
+
+@st.composite
+def block_documents(draw) -> dict[str, Any]:
+    """:data:`FAIL_SCENARIO` with one to four keys of its ``failures:``, ``checkpoint:`` and
+    ``queue:`` blocks set to a value in or beyond its limits, or to a hostile value (a boolean,
+    a quoted number, NaN, a list ...), or dropped."""
+    doc = copy.deepcopy(FAIL_SCENARIO)
+    for key in draw(st.lists(st.sampled_from(sorted(BLOCK_VALUES)), min_size=1, max_size=4, unique=True)):
+        *path, last = key.split(".")
+        target = doc
+        for part in path:
+            target = target.setdefault(part, {})
+        how = draw(st.sampled_from(["value", "value", "hostile", "text", "drop"]))
+        value = draw(BLOCK_VALUES[key])
+        if how == "drop":
+            target.pop(last, None)
+        else:
+            target[last] = (draw(hostile_value) if how == "hostile"
+                            else str(value) if how == "text" else value)
+    return doc
+
+
+@FUZZ
+@given(block_documents(), st.sampled_from(["first_fit", "srtf", "sjf+eft"]), st.booleans())
+def test_failure_checkpoint_and_queue_blocks_load_or_fail_in_one_line_and_loaded_runs_end(doc, policy,
+                                                                                         horizon):
+    """No boolean or quoted number is read as a number, every value is within its limits, and a
+    run that loads ends (by its horizon, or with failures and none, by its safety horizon) with
+    finite metrics."""
+    if horizon:
+        doc["horizon_min"] = 500
+    try:
+        scenario = scenario_from_yaml(yaml.safe_dump(doc, sort_keys=False), source="fuzz.yaml")
+    except GpuschedError as exc:
+        _assert_one_line(exc, "scenario 'fuzz.yaml'")
+        return
+    f, c, q = scenario.failures, scenario.checkpoint, scenario.queue
+    for value in (f.node_failures_per_1000_node_days, f.repair_min.median, f.repair_min.mean,
+                  *(() if c is None else (c.interval_min, c.restore_min)),
+                  *(() if q.preemption_min_run_min is None else (q.preemption_min_run_min,))):
+        assert type(value) is float and math.isfinite(value)
+    assert f.seed is None or type(f.seed) is int
+    assert f.repair_min.median >= MIN_REPAIR_MIN and (c is None or c.interval_min >= MIN_CHECKPOINT_MIN)
+    assert (c is None or f.node_failures_per_1000_node_days == 0
+            or f.node_mttf_min >= c.restore_min + c.interval_min)
+    result = _simulates(scenario, policy)
+    assert result.end_reason in ("completed", "dead_stall", "horizon", "safety_horizon")
+    assert (result.end_reason == "safety_horizon") == (not horizon and result.end_reason.endswith("horizon"))
+
+
+@FUZZ
+@given(st.one_of(st.sampled_from([1e-300, 5e-324, 0.5, 1.0, 80.0, MAX_VRAM_GB, MAX_VRAM_GB * 2]),
+                 st.floats(0, 1e5), hostile_value))
+def test_sidecar_scales_are_refused_or_every_observation_is_finite(scale):
+    """``vram_scale_gb`` of a sidecar: refused in one line, or the observation of a cluster with
+    the largest VRAM a GPU may have is finite (a scale of 1e-300 once made every logit NaN)."""
+    from gpusched.core.cluster import Cluster, NodeGroup
+    from gpusched.core.simulator import Simulator
+    from gpusched.env.observation import ObservationBuilder
+    from gpusched.env.window import WindowObservationBuilder
+
+    meta = dict(SIDECAR_BASES[0], vram_scale_gb=scale)
+    try:
+        checked = Sidecar.model_validate(json.loads(json.dumps(meta)))
+    except (ValueError, TypeError) as exc:  # pydantic's ValidationError, or JSON refusing NaN
+        assert "vram_scale_gb" in str(exc) or isinstance(exc, TypeError)
+        return
+    assert VRAM_SCALE_RANGE_GB[0] <= checked.vram_scale_gb <= VRAM_SCALE_RANGE_GB[1]
+    from gpusched.core.jobs import Job
+
+    cluster = Cluster([NodeGroup("big", MAX_VRAM_GB, 2), NodeGroup("small", 1.0, 1)])
+    jobs = [Job(id=i, type="training", arrival_min=0.0, duration_min=60.0, gpus=1, vram_gb=vram, compute=1.0)
+            for i, vram in enumerate([MAX_VRAM_GB, 1.0, MAX_VRAM_GB])]
+    sim = Simulator(cluster, jobs)
+    fifo = ObservationBuilder(cluster, 4, 8, checked.vram_scale_gb)
+    window = WindowObservationBuilder(cluster, 4, 4, None, checked.vram_scale_gb)
+    for obs in (fifo.observe(sim, sim.state.fit_mask(sim.head_job)), window.observe(sim)):
+        assert all(np.isfinite(v).all() for v in obs.values())
+
+
+json_values = st.recursive(
+    st.one_of(st.integers(-5, 5), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=4),
+              st.booleans(), st.none()),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.lists(st.tuples(st.sampled_from(["a", "b", "obs_version", "é", ""]), inner),
+                                     max_size=4)),
+    max_leaves=12)
+"""JSON values; a list of (key, value) pairs stands for an object, which may name a key twice."""
+
+
+def _json_text(value: Any) -> str:
+    if isinstance(value, list) and value and all(isinstance(v, tuple) for v in value):
+        return "{" + ", ".join(f"{json.dumps(k)}: {_json_text(v)}" for k, v in value) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_json_text(v) for v in value) + "]"
+    return json.dumps(value)
+
+
+def _first_duplicate(value: Any) -> str | None:
+    if isinstance(value, list) and value and all(isinstance(v, tuple) for v in value):
+        # the reader builds each object when it closes: every inner object before this one
+        inner = next((d for d in (_first_duplicate(v) for _, v in value) if d is not None), None)
+        if inner is not None:
+            return inner
+        keys = [k for k, _ in value]
+        return next((k for i, k in enumerate(keys) if k in keys[:i]), None)
+    if isinstance(value, list):
+        return next((d for d in map(_first_duplicate, value) if d is not None), None)
+    return None
+
+
+@FUZZ
+@given(json_values)
+def test_json_with_a_key_given_twice_is_refused_naming_the_key(value):
+    """A sidecar's JSON (any JSON a user gives) that names a key twice in one object is refused,
+    naming the first such key; any other JSON reads as Python's reader reads it."""
+    text = _json_text(value)
+    duplicate = _first_duplicate(value)
+    try:
+        data = load_json_text(text, label="sidecar 'm.json'")
+    except GpuschedError as exc:
+        line = str(exc)
+        assert duplicate is not None and "\n" not in line, (text, line)
+        assert line == f"sidecar 'm.json': duplicate key '{duplicate}' (the last value would silently win)"
+        return
+    assert duplicate is None and data == json.loads(text)

@@ -115,3 +115,23 @@ def test_a_checked_config_keeps_its_values_in_their_types_so_the_loader_accepts_
     meta = {"format": "gpusched-ppo", **sidecar_settings(config, load_scenario("ll-stall-mini")),
             "sha256": "0" * 64}
     assert Sidecar.model_validate(json.loads(json.dumps(meta))).timesteps == 0
+
+
+def test_an_agent_whose_scores_are_not_finite_fails_loudly_never_takes_the_first_valid_action():
+    """Weights that pass loading but score an observation NaN (here, set after loading) stop the
+    run with one line, instead of a masked argmax of NaN, which is the first valid action."""
+    import torch
+
+    from gpusched.agent.models import load_agent
+    from gpusched.agent.scheduler import agent_scheduler
+    from gpusched.workload.scenario import load_scenario, make_simulator
+
+    agent = load_agent(SHIPPED)
+    sim = make_simulator(load_scenario("ll-stall-mini"), n_jobs=5)
+    scheduler = agent_scheduler(agent)
+    scheduler.bind(sim)
+    with torch.no_grad():
+        next(iter(scheduler._policy.parameters())).fill_(float("nan"))
+    with pytest.raises(ModelError, match="NaN or infinite") as caught:
+        sim.run(scheduler)
+    assert "\n" not in str(caught.value)

@@ -238,3 +238,22 @@ def test_a_queue_window_override_works_on_a_preset_without_a_queue_key(tmp_path)
                            [0]).runs.iloc[0]
         row = table[table["queue.window"] == window].iloc[0]
         assert row["avg_wait_min"] == pytest.approx(expected["avg_wait_min"], rel=1e-12)
+
+
+def test_a_sweep_in_which_a_run_failed_writes_its_rows_and_exits_1(tmp_path, monkeypatch, capsys):
+    """Rows that could not run are data in the table, and the command says so and exits with 1."""
+    import gpusched.cli.sweep as cli_sweep
+    from gpusched.cli import main
+
+    def run_sweep_with_a_failure(spec, out, **kwargs):
+        out.mkdir(parents=True, exist_ok=True)
+        return pd.DataFrame({"run_id": ["a", "b"], "error": ["", "AttributeError: no 'select'"]})
+
+    monkeypatch.setattr(cli_sweep, "run_sweep", run_sweep_with_a_failure)
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("name: sw\nsimulate: {scenarios: [ll-stall-mini], policies: [first_fit], seeds: [0]}\n",
+                    encoding="utf-8")
+    code = main(["sweep", str(spec), "--workers", "1", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == cli_sweep.EXIT_RUNS_FAILED == 1
+    assert err[-1].startswith("gpusched: error: 1 of 2 runs failed") and "AttributeError" in err[-1]

@@ -251,6 +251,10 @@ def _check_together(config: TrainConfig) -> None:
     if config.obs_version not in ENV_OBS_VERSIONS:
         refuse("obs_version", f"must be one of {', '.join(map(str, ENV_OBS_VERSIONS))} "
                               f"(got {config.obs_version})")
+    if not config.expert_iterations and (config.label_backend != "local" or config.label_workers != 1):
+        key = ("label_backend (--backend)" if config.label_backend != "local"
+               else "label_workers (--label-workers)")
+        refuse(key, "runs expert iteration's labelling: set expert_iterations too (--expert-iterations)")
     if not config.out.endswith(".zip"):
         refuse("out (--out)", f"must end in .zip, the model file (got '{shorten(config.out)}')")
     for key in ("random_gpus", "random_windows", "random_loads"):

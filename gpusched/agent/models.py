@@ -36,6 +36,7 @@ from gpusched.errors import GpuschedError, shorten
 from gpusched.limits import (
     LOAD_RANGE,
     MAX_GPUS,
+    MAX_MODEL_WEIGHT,
     MAX_QUANTITY,
     MAX_QUEUE_WINDOW,
     MAX_REWARD_WEIGHT,
@@ -45,8 +46,8 @@ from gpusched.limits import (
     MAX_SIDECAR_HIDDEN,
     MAX_SPEED_SIGMA,
     MAX_TIMESTEPS,
-    MAX_VRAM_GB,
     MAX_WINDOW,
+    VRAM_SCALE_RANGE_GB,
 )
 from gpusched.paths import REPO_ROOT, SHIPPED_MODELS_DIR, USER_MODELS_DIR
 from gpusched.workload.files import finite_or_none, is_file, load_json_text, read_user_text, write_together
@@ -93,7 +94,7 @@ class Sidecar(BaseModel):
     max_gpus: int = Field(8, strict=True, gt=0, le=MAX_GPUS, description="GPU slots it was built for")
     queue_window: int = Field(8, strict=True, gt=0, le=MAX_QUEUE_WINDOW,
                               description="jobs behind the head that the observation summarises")
-    vram_scale_gb: float = Field(80.0, strict=True, gt=0, le=MAX_VRAM_GB,
+    vram_scale_gb: float = Field(80.0, strict=True, ge=VRAM_SCALE_RANGE_GB[0], le=VRAM_SCALE_RANGE_GB[1],
                                  description="VRAM that normalises to 1 in the observation (GB)")
     sha256: str = Field(strict=True, pattern=r"^[0-9a-f]{64}$", description="hex sha256 of the zip")
     # A window model's job slots; absent on a FIFO model, never null.
@@ -180,14 +181,14 @@ def resolve_model(ref: str | Path) -> Path:
     """
     if not str(ref).strip():
         raise ModelError("give a model file (e.g. ppo:models/my-agent.zip), not an empty path")
-    ref = Path(ref)
+    ref_text, ref = str(ref), Path(ref)
     if ref.suffix == ".json":
         raise ModelError(f"model '{shorten(ref, 200)}' is a sidecar: give the model file beside it, "
                          f"'{shorten(ref.with_suffix('.zip'), 200)}'")
     if ref.suffix not in ("", ".zip"):
         raise ModelError(f"model '{shorten(ref, 200)}': a model file ends in .zip")
     if ref.suffix == "":
-        if ref.name in ("", ".", ".."):
+        if ref.name in ("", ".", "..") or str(ref_text).endswith(("/", "\\")) or Path(ref).is_dir():
             raise ModelError(f"model '{shorten(ref, 200)}': give a model file, not a folder")
         ref = ref.with_suffix(".zip")
     dirs = model_dirs()
@@ -305,6 +306,22 @@ def _spaces(max_gpus: int, max_window: int, meta: dict[str, Any]):
     return observation_space(max_gpus, version), spaces.Discrete(max_gpus + 1)
 
 
+def _check_weights(path: Path, state: dict[str, Any], torch) -> None:
+    """Refuse weights that are NaN, infinite or larger than :data:`gpusched.limits.MAX_MODEL_WEIGHT`
+    (a tampered zip whose sidecar's sha256 was updated): such a network's scores are NaN, and a
+    masked argmax of NaN would silently take the first valid action."""
+    for name, tensor in state.items():
+        if not isinstance(tensor, torch.Tensor) or not tensor.is_floating_point() or not tensor.numel():
+            continue
+        if not bool(torch.isfinite(tensor).all()):
+            raise ModelError(f"model '{path.name}': weight '{shorten(name)}' holds NaN or infinite "
+                             "values; refusing to load it")
+        largest = float(tensor.abs().max())
+        if largest > MAX_MODEL_WEIGHT:
+            raise ModelError(f"model '{path.name}': weight '{shorten(name)}' holds {largest:.3g}, beyond "
+                             f"the limit of {MAX_MODEL_WEIGHT:g} (MAX_MODEL_WEIGHT); refusing to load it")
+
+
 def load_agent(ref: str | Path) -> LoadedAgent:
     """Load a model safely (see the module docstring).
 
@@ -326,6 +343,7 @@ def load_agent(ref: str | Path) -> LoadedAgent:
         raise ModelError(f"model '{path.name}': cannot read its weights ({type(exc).__name__})") from None
     if not isinstance(state, dict):
         raise ModelError(f"model '{path.name}': policy.pth is not a state dict")
+    _check_weights(path, state, torch)
     agent = LoadedAgent(path, meta, state)
     agent.policy(int(meta.get("max_gpus", 8)), int(meta.get("max_window", 1)))  # fail now, not later
     return agent

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 import numpy as np
 import torch as th
 
-from gpusched.agent.models import LoadedAgent
+from gpusched.agent.models import LoadedAgent, ModelError
 from gpusched.agent.names import AGENT_POLICY
 from gpusched.core.cluster import ClusterState
 from gpusched.core.jobs import Job
@@ -78,10 +78,14 @@ def act(policy, obs: dict[str, np.ndarray], mask: np.ndarray) -> int:
     :param policy: a ``GpuSetPolicy``.
     :param obs: one observation (no batch dimension).
     :param mask: valid actions (bool, ``max_gpus + 1``).
+    :raises ModelError: when a valid action's score is NaN or infinite.
     """
     with th.no_grad(), one_torch_thread():
         tensors = {k: th.as_tensor(v).unsqueeze(0) for k, v in obs.items()}
         logits = policy.mlp_extractor.forward_actor(policy.features_extractor(tensors))[0].numpy()
+    if not np.isfinite(logits[mask]).all():  # never a silent "first valid action"
+        raise ModelError("the model scored a valid action NaN or infinite (its weights or its "
+                         "observation are not finite); refusing to act on it")
     return int(np.where(mask, logits, -np.inf).argmax())
 
 

@@ -76,6 +76,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     result = run_policy(scenario, args.policy, seed=seed, n_jobs=args.jobs)
     print(f"scenario {scenario.name} · policy {args.policy} · seed {seed} · "
           f"{result.cluster.n_gpus} GPUs · run ended: {result.end_reason}")
+    if result.end_reason == "safety_horizon":
+        print(f"note: with failures and no horizon_min, the run stopped at its safety horizon, minute "
+              f"{result.metrics['makespan_min']:,.0f} after its start, with "
+              f"{result.metrics['jobs_unfinished']:,} jobs unfinished (see docs/scenarios.md, Runs that end)",
+              file=sys.stderr)
     if scenario.workload.trace is not None and scenario.workload.trace.pods is not None:
         _, left_out = scenario.trace_jobs(seed, args.jobs)
         print(f"trace pods left out of the jobs: {left_out['cpu_only_pods']} CPU-only, "
@@ -84,7 +89,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     writers: list[tuple[str, Callable[[Path], object]]] = []
     if args.json is not None:
         text = json_text({"scenario": scenario.name, "policy": args.policy, "seed": seed,
-                          "metrics": json_metrics(result.metrics)})
+                          "end_reason": result.end_reason, "metrics": json_metrics(result.metrics)})
         writers.append((args.json, lambda path: path.write_text(text, encoding="utf-8")))
     if args.jobs_csv is not None:
         writers.append((args.jobs_csv, lambda path: result.jobs.to_csv(path, index=False)))

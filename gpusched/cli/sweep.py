@@ -2,18 +2,24 @@
 
 The spec (every grid point's scenario and every policy, :func:`gpusched.sweep.spec.check_sweep`),
 the run count (``--max-runs``) and ``--out`` (or ``sweeps/<name>``: the name is one plain folder
-name) are checked before the first run; see :func:`gpusched.sweep.runner.run_sweep`.
+name) are checked before the first run; see :func:`gpusched.sweep.runner.run_sweep`. A sweep in
+which a run failed writes every row, says how many failed on stderr, and exits with code 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from gpusched.cli.args import add_max_runs, worker_count
+from gpusched.errors import shorten
 from gpusched.paths import DEFAULT_SWEEP_OUT_DIR
 from gpusched.sweep.runner import RESULTS_FILE, run_sweep
 from gpusched.sweep.spec import load_sweep
+
+EXIT_RUNS_FAILED = 1
+"""Exit code of a sweep in which some run failed (its rows are written, with their errors)."""
 
 
 def sweep_out_dir(name: str, out: str | None = None) -> Path:
@@ -45,6 +51,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             bar.close()
     failed = int((table["error"] != "").sum()) if "error" in table else 0
     print(f"{len(table)} runs in {out / RESULTS_FILE} ({failed} failed)")
+    if failed:
+        first = str(table.loc[table["error"] != "", "error"].iloc[0])
+        print(f"gpusched: error: {failed} of {len(table)} runs failed (the error column of "
+              f"{out / RESULTS_FILE}); the first: {shorten(first, 200)}", file=sys.stderr)
+        return EXIT_RUNS_FAILED
     return 0
 
 

@@ -71,11 +71,10 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         raise GpuschedError("--speed-sigma perturbs the speeds a window agent sees: give --windows too")
     if args.expert_iterations:
         config.expert_iterations = args.expert_iterations
-        config.label_backend = args.backend
-        config.label_workers = args.label_workers
-    elif args.backend != "local" or args.label_workers != 1:
-        raise GpuschedError("--backend and --label-workers run expert iteration's labelling: "
-                            "give --expert-iterations too")
+    # --backend and --label-workers are label_backend and label_workers: config.check() applies
+    # one rule to the flags and to --set (they need expert iteration)
+    config.label_backend = args.backend
+    config.label_workers = args.label_workers
     if args.loads:
         if not args.randomize:
             raise GpuschedError("--loads sets the load of random clusters: give --randomize too")

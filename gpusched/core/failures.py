@@ -10,6 +10,10 @@ systems", DSN 2006: median 54 min, mean 355 min); its next time to failure is dr
 repaired. A log-normal of median ``m`` and mean ``M >= m`` has ``mu = ln m`` and
 ``sigma = sqrt(2 ln(M / m))``.
 
+The rate is 0 or at least :data:`~gpusched.limits.MIN_FAILURE_RATE`, and the median repair at
+least :data:`~gpusched.limits.MIN_REPAIR_MIN`, so that every up time and every repair drawn is
+finite.
+
 Every draw comes from one :class:`numpy.random.Generator` of the failure process alone, made in
 time order (ties by node), and nothing a policy does changes when a node fails or is repaired, so
 the same scenario and seed give the same failures under every policy.
@@ -18,23 +22,41 @@ the same scenario and seed give the same failures under every policy.
 ``interval_min`` minutes of progress, counted in reference-speed minutes (the unit of
 ``duration_min``) from its last saved state; a failure throws away the progress since then. Any
 other job loses all its progress. A preempted job saves at once. A job that resumes spends
-``restore_min`` loading its state before it progresses.
+``restore_min`` loading its state before it progresses. The interval is at least
+:data:`~gpusched.limits.MIN_CHECKPOINT_MIN`.
+
+**Runs that end.** Failures are the one process that throws progress away, so they are the one
+way a run without ``horizon_min`` could go on for ever. Two rules keep every run finite:
+
+1. a scenario is refused (:func:`check_can_finish`) when a node's mean up time is shorter than
+   ``restore_min + interval_min``: a job that checkpoints then loses, on average, every run before
+   it saves its first checkpoint, so no such job could ever finish;
+2. a run with failures and no ``horizon_min`` stops at its *safety horizon*
+   (:func:`safety_horizon_min`), and its end reason is ``safety_horizon``.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Sequence
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from gpusched.core.jobs import Job
+from gpusched.core.numbers import Number, Whole
+from gpusched.core.speed import GpuSpeeds
 from gpusched.limits import (
     MAX_CHECKPOINT_MIN,
     MAX_FAILURE_RATE,
     MAX_REPAIR_MIN,
     MAX_RESTORE_MIN,
     MAX_SEED,
+    MIN_CHECKPOINT_MIN,
+    MIN_FAILURE_RATE,
+    MIN_REPAIR_MIN,
+    SAFETY_HORIZON_FACTOR,
 )
 
 MIN_PER_DAY = 1440.0
@@ -55,8 +77,10 @@ class _Strict(BaseModel):
 class RepairSpec(_Strict):
     """A log-normal repair time, given by its median and mean (minutes)."""
 
-    median: float = Field(54.0, gt=0, le=MAX_REPAIR_MIN, description="median repair time (minutes)")
-    mean: float = Field(355.0, gt=0, le=MAX_REPAIR_MIN, description="mean repair time (minutes)")
+    median: Number = Field(54.0, ge=MIN_REPAIR_MIN, le=MAX_REPAIR_MIN,
+                           description="median repair time (minutes)")
+    mean: Number = Field(355.0, ge=MIN_REPAIR_MIN, le=MAX_REPAIR_MIN,
+                         description="mean repair time (minutes)")
 
     @model_validator(mode="after")
     def _mean_at_least_median(self) -> RepairSpec:
@@ -74,13 +98,21 @@ class RepairSpec(_Strict):
 class FailureSpec(_Strict):
     """The scenario's ``failures:`` block."""
 
-    node_failures_per_1000_node_days: float = Field(
+    node_failures_per_1000_node_days: Number = Field(
         ge=0, le=MAX_FAILURE_RATE,
         description="failures per 1,000 node-days of up time (exponential times between failures)")
     repair_min: RepairSpec = Field(default_factory=RepairSpec,
                                    description="log-normal repair time (median and mean, minutes)")
-    seed: int | None = Field(None, ge=0, le=MAX_SEED,
-                             description="seed of the failures (absent: derived from the workload seed)")
+    seed: Whole | None = Field(None, ge=0, le=MAX_SEED,
+                               description="seed of the failures (absent: derived from the workload seed)")
+
+    @field_validator("node_failures_per_1000_node_days")
+    @classmethod
+    def _zero_or_at_least_the_lowest(cls, rate: float) -> float:
+        if 0 < rate < MIN_FAILURE_RATE:
+            raise ValueError(f"must be 0 (no failures) or at least {MIN_FAILURE_RATE:g} "
+                             f"(MIN_FAILURE_RATE; got {rate:g})")
+        return rate
 
     @property
     def node_mttf_min(self) -> float:
@@ -98,11 +130,51 @@ class FailureSpec(_Strict):
 class CheckpointSpec(_Strict):
     """The scenario's ``checkpoint:`` block."""
 
-    interval_min: float = Field(gt=0, le=MAX_CHECKPOINT_MIN, description=(
+    interval_min: Number = Field(ge=MIN_CHECKPOINT_MIN, le=MAX_CHECKPOINT_MIN, description=(
         "progress between checkpoints (reference-speed minutes) of the job types that checkpoint"))
     types: tuple[str, ...] = Field(("training",), description="job types that checkpoint")
-    restore_min: float = Field(0.0, ge=0, le=MAX_RESTORE_MIN, description=(
+    restore_min: Number = Field(0.0, ge=0, le=MAX_RESTORE_MIN, description=(
         "minutes a resumed job spends loading its state before it progresses"))
+
+
+def check_can_finish(failures: FailureSpec | None, checkpoint: CheckpointSpec | None) -> None:
+    """Refuse failures under which no job that checkpoints could ever finish: a node's mean up
+    time shorter than ``restore_min + interval_min`` (rule 1 of *Runs that end*, the module
+    docstring).
+
+    :raises ValueError: naming both numbers and the keys that set them.
+    """
+    if failures is None or checkpoint is None:
+        return
+    needed = checkpoint.restore_min + checkpoint.interval_min
+    if failures.node_mttf_min < needed:
+        raise ValueError(
+            f"a node's mean up time ({failures.node_mttf_min:.4g} min at "
+            f"{failures.node_failures_per_1000_node_days:g} failures per 1,000 node-days) is shorter "
+            f"than checkpoint.restore_min + checkpoint.interval_min ({needed:.4g} min), so no job "
+            "that checkpoints could ever finish: lower the failure rate or the interval")
+
+
+def safety_horizon_min(jobs: Sequence[Job], failures: FailureSpec, restore_min: float,
+                       speeds: GpuSpeeds | None = None) -> float:
+    """The time a run with failures and no ``horizon_min`` stops at (minutes; rule 2 of *Runs
+    that end*, the module docstring): the first arrival plus
+    :data:`~gpusched.limits.SAFETY_HORIZON_FACTOR` times the run's failure-free bound, the span
+    of the arrivals plus every job's run on the slowest GPU for its type with one restore, plus
+    the mean repair. Without failures the last job ends within the span plus the runs, so the
+    bound leaves a run twice that room to recover from its failures.
+
+    :param jobs: the run's jobs (``arrival_min``, ``duration_min`` in reference-speed minutes,
+        ``type``), at least one.
+    :param failures: the failure process.
+    :param restore_min: the restore of every resumption (minutes).
+    :param speeds: the cluster's GPU speeds (``None``: every GPU at 1.0).
+    """
+    slowest = {t: 1.0 if speeds is None else float(speeds.row(t).min()) for t in {j.type for j in jobs}}
+    first = min(j.arrival_min for j in jobs)
+    span = max(j.arrival_min for j in jobs) - first
+    runs = sum(j.duration_min / slowest[j.type] + restore_min for j in jobs)
+    return first + SAFETY_HORIZON_FACTOR * (span + runs + failures.repair_min.mean)
 
 
 class NodeFailures:

@@ -23,7 +23,8 @@ class Result:
     :param jobs: one row per submitted job (see :meth:`Simulator.jobs_table`).
     :param timeline: the event record from which per-GPU state over time is derived.
     :param cluster: the cluster the run used.
-    :param end_reason: ``completed``, ``horizon`` or ``dead_stall``.
+    :param end_reason: ``completed``, ``horizon``, ``safety_horizon`` (a run with failures and no
+        ``horizon_min``, see :func:`gpusched.core.failures.safety_horizon_min`) or ``dead_stall``.
     """
 
     scenario: str

@@ -62,7 +62,9 @@ start.
 handled first, then node failures and repairs, then arrivals, then decisions.
 
 **End of a run.** A run ends when every job has finished, at ``horizon_min``, or on a dead stall
-(nothing running, no arrival left, no node waiting for its repair, and the policy holds). Jobs
+(nothing running, no arrival left, no node waiting for its repair, and the policy holds). A run
+with failures and no ``horizon_min`` also ends at its safety horizon (end reason
+``safety_horizon``; :func:`gpusched.core.failures.safety_horizon_min`). Jobs
 that have not finished are reported as unfinished, and their waits count up to the end time; a job
 that had not yet arrived at ``horizon_min`` is reported as unfinished with a wait of 0 (a wait is
 never negative).
@@ -86,7 +88,13 @@ import numpy as np
 import pandas as pd
 
 from gpusched.core.cluster import EPS, MISROUTE_CAUSES, Cluster, ClusterState, fit_shape
-from gpusched.core.failures import CheckpointSpec, FailureSpec, NodeFailures, checkpointed_min
+from gpusched.core.failures import (
+    CheckpointSpec,
+    FailureSpec,
+    NodeFailures,
+    checkpointed_min,
+    safety_horizon_min,
+)
 from gpusched.core.jobs import Job, check_jobs_feasible, job_columns
 from gpusched.core.metrics import RunningGini
 from gpusched.core.result import Result
@@ -169,7 +177,8 @@ class Simulator:
     :param jobs: the workload (any order; ids must be unique).
     :param reward: reward weights (see :mod:`gpusched.core.reward`).
     :param util_band: target band of cluster utilisation (fractions 0-1).
-    :param horizon_min: end the run at this time (minutes), or ``None`` to run until done.
+    :param horizon_min: end the run at this time (minutes), or ``None`` to run until done (with
+        failures: until done or the safety horizon).
     :param check_feasible: refuse jobs that no node could ever hold (raises
         :class:`~gpusched.errors.InfeasibleJobError`).
     :param window: queued jobs the scheduler may start (1 is a strict FIFO queue).
@@ -228,6 +237,10 @@ class Simulator:
         self.preemption_min_run_min = float(preemption_min_run_min)
         self.restore_min = 0.0 if checkpoint is None else float(checkpoint.restore_min)
         """Minutes a resumed job spends loading its state before it progresses."""
+        self.safety_horizon = horizon_min is None and self.failures is not None and bool(self.jobs)
+        """Whether ``horizon_min`` is the run's safety horizon (failures and no horizon given)."""
+        if self.safety_horizon:
+            self.horizon_min = safety_horizon_min(self.jobs, self.failures, self.restore_min, speeds)
         self.reset()
 
     def _best_speeds(self) -> np.ndarray:
@@ -797,6 +810,7 @@ class Simulator:
     def _finish(self, reason: str) -> None:
         if self.horizon_min is not None and reason == "horizon":
             self.time_min = self.horizon_min
+            reason = "safety_horizon" if self.safety_horizon else reason
         self.done = True
         self.end_reason = reason
 
@@ -813,10 +827,11 @@ class Simulator:
         spent restoring).
 
         Times are minutes. ``start_min`` is the first start; ``run_min`` every minute it held GPUs
-        (restores and lost work included) and ``wait_min`` every minute it was queued, over its
-        whole life; ``node`` and ``gpu_ids`` are those of its last run (none while it waits after a
-        stop). An unstarted job has no start; its wait counts up to the end of the run (0 for a job
-        that had not arrived by then).
+        up to the end of the run (restores and lost work included; a job still running at the
+        horizon counts the minutes it held them until then) and ``wait_min`` every minute it was
+        queued, over its whole life; ``node`` and ``gpu_ids`` are those of its last run (none while
+        it waits after a stop). An unstarted job has no start; its wait counts up to the end of the
+        run (0 for a job that had not arrived by then).
         """
         arrival, started, wait = self._waits()
         finished = ~np.isnan(self.end_min)
@@ -824,10 +839,12 @@ class Simulator:
         n = len(self.jobs)
         lives = self.lives
         start = self.start_min.copy()
-        run = self.run_min.copy()
+        held, _ = self._current_run()  # a run cut by the horizon counts the minutes it held GPUs
+        current = np.where(np.isnan(self.end_min), held, self.run_min)  # a finished run: exactly
+        run = np.where(np.isnan(start), np.nan, current)
         if lives is not None:
             start = np.where(lives.stopped, lives.first_start_min, start)
-            run = lives.held_min + np.where(np.isnan(run), 0.0, run)
+            run = lives.held_min + current
         work, restored = self._work_and_restore()
         return pd.DataFrame({
             "id": [j.id for j in self.jobs],

@@ -145,7 +145,8 @@ class GPUSchedulerEnv(gym.Env):
     ## Episode End
 
     Terminated when every job has finished (or on a dead stall, only reachable through an
-    action outside the mask). Truncated at the scenario's `horizon_min`.
+    action outside the mask). Truncated at the scenario's `horizon_min`, or, with failures and no
+    horizon, at the run's safety horizon (`gpusched.core.failures.safety_horizon_min`).
 
     ## Arguments
 
@@ -378,7 +379,7 @@ class GPUSchedulerEnv(gym.Env):
         info["placed"] = placed
         terminated = truncated = False
         if sim.done:
-            truncated = sim.end_reason == "horizon"
+            truncated = sim.end_reason in ("horizon", "safety_horizon")
             terminated = not truncated
             info["metrics"] = sim.metrics()
             info["end_reason"] = sim.end_reason

@@ -280,7 +280,7 @@ register("queue_lookahead", lambda seed: Lookahead(BestFit(), "queue_lookahead",
 LOOKAHEAD_BASE = "sjf+fastest_fit"
 """The heuristic that finishes the forks of ``lookahead_jct``."""
 register("lookahead_jct", lambda seed: WindowLookahead(lambda: queue_policy(LOOKAHEAD_BASE)),
-         label="Clairvoyant lookahead (JCT)", heuristic=False, slow=True)
+         label="Clairvoyant lookahead (JCT)", heuristic=False, slow=True, placement=False)
 
 # The FGD paper's six policies (gpusched.fgd.policies), on any scenario. Its Random and Best-Fit
 # are labelled apart from the core heuristics of the same idea.

@@ -74,14 +74,38 @@ class SeedRange(BaseModel):
         return self
 
 
+def _same_value(value: Any) -> Any:
+    """What ``value`` runs as, for finding a value given twice: a number by its value (``5`` and
+    ``5.0`` are one value), a quoted number as that number (``"60"`` and ``60`` are one value
+    given twice, whatever the key then says of the text), a list or mapping by its items."""
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return value
+        return number if math.isfinite(number) else value
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, list | tuple):
+        return [_same_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _same_value(v) for k, v in value.items()}
+    return value
+
+
 def _unique(values: list[Any]) -> list[Any]:
-    """``values``, refused when one appears twice (two runs would share a ``run_id``)."""
-    seen: set[str] = set()
+    """``values``, refused when one appears twice, as the same text or the same number (two runs
+    would run the same value)."""
+    seen: dict[str, Any] = {}
     for value in values:
-        key = json.dumps(value, sort_keys=True, default=str)
+        key = json.dumps(_same_value(value), sort_keys=True, default=str)
         if key in seen:
-            raise ValueError(f"{value!r} appears twice")
-        seen.add(key)
+            first = seen[key]
+            again = "twice" if repr(first) == repr(value) else f"twice ({first!r} and {value!r})"
+            raise ValueError(f"{shorten(repr(first), 40)} appears {shorten(again, 90)}")
+        seen[key] = value
     return values
 
 

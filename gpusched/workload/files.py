@@ -44,7 +44,7 @@ from typing import Any
 
 import yaml
 
-from gpusched.errors import GpuschedError
+from gpusched.errors import GpuschedError, shorten
 from gpusched.limits import MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES
 
 _WIDE_BOMS: tuple[tuple[bytes, str], ...] = (
@@ -276,17 +276,35 @@ def _first_non_finite(value: Any, where: str = "") -> tuple[str, float] | None:
     return None
 
 
+class _DuplicateJsonKey(Exception):
+    """A JSON object names one key twice (raised from inside :func:`json.loads`)."""
+
+
+def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateJsonKey(key)
+        out[key] = value
+    return out
+
+
 def load_json_text(text: str, *, label: str, error: type[GpuschedError] = GpuschedError) -> Any:
-    """Parse a user's JSON text: any top-level value, every number finite.
+    """Parse a user's JSON text: any top-level value, every number finite, no key twice in one
+    object (Python's reader keeps the last value; YAML duplicates are refused the same way).
 
     :param text: the JSON text.
     :param label: how messages name the file, e.g. ``sidecar 'm.json'``.
     :param error: the error type to raise.
-    :raises GpuschedError: (``error``) for text that is not JSON, nests too deep to read, or holds
-        ``NaN``, ``Infinity`` or ``-Infinity`` (naming its key), which Python's reader accepts.
+    :raises GpuschedError: (``error``) for text that is not JSON, nests too deep to read, names a
+        key twice in one object (naming the key), or holds ``NaN``, ``Infinity`` or ``-Infinity``
+        (naming its key), which Python's reader accepts.
     """
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_refuse_duplicate_keys)
+    except _DuplicateJsonKey as exc:
+        raise error(f"{label}: duplicate key '{shorten(exc.args[0], 60)}' (the last value would "
+                    "silently win)") from None
     except RecursionError:
         raise error(f"{label} is not valid JSON (nested too deep)") from None
     except ValueError:
@@ -341,9 +359,9 @@ def check_output_file(path: str | Path, *, what: str, folder_created: bool = Fal
     :param path: the file to write.
     :param what: how messages name it, e.g. ``--json``.
     :param folder_created: the writer creates a missing folder (with its parents) itself.
-    :raises GpuschedError: for an empty path, a path that is a folder, an existing pipe, device or
-        socket, a folder that is missing, a file where a folder should be, a place where no file
-        can be created, or a name the system refuses (too long, a NUL byte).
+    :raises GpuschedError: for an empty path, a path that is a folder or ends in ``/``, an existing
+        pipe, device or socket, a folder that is missing, a file where a folder should be, a place
+        where no file can be created, or a name the system refuses (too long, a NUL byte).
     """
     _not_empty(path, what)
     try:
@@ -351,6 +369,8 @@ def check_output_file(path: str | Path, *, what: str, folder_created: bool = Fal
         label = f"{what} '{path}'"
         if p.is_dir():
             raise GpuschedError(f"{label}: is a folder, not a file")
+        if str(path).endswith(("/", os.sep)):  # Path() drops the slash, and would write 'PATH'
+            raise GpuschedError(f"{label}: ends in '/', so it names a folder; give a file name")
         if os.path.lexists(p) and not p.is_file():
             raise GpuschedError(f"{label}: is not a regular file (a pipe, a device or a socket, or a "
                                 "broken link); give a regular file or a new path")

@@ -53,13 +53,12 @@ import math
 import typing
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 import yaml
 from pydantic import (
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -69,7 +68,7 @@ from pydantic import (
 )
 
 from gpusched.core.cluster import Cluster, NodeGroup
-from gpusched.core.failures import CheckpointSpec, FailureSpec
+from gpusched.core.failures import CheckpointSpec, FailureSpec, check_can_finish
 from gpusched.core.gavel_speeds import (
     GAVEL_GPU_MODELS,
     describe_measured,
@@ -80,6 +79,8 @@ from gpusched.core.gavel_speeds import (
     unknown_gpu_models,
 )
 from gpusched.core.jobs import Job
+from gpusched.core.numbers import Number, Whole
+from gpusched.core.numbers import shown as _shown
 from gpusched.core.reward import RewardSpec
 from gpusched.core.simulator import DEFAULT_PREEMPTION_MIN_RUN_MIN, Simulator
 from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
@@ -116,34 +117,6 @@ from gpusched.workload.synthetic import (
 )
 
 DEFAULT_MIX = {"training": 0.3, "inference": 0.4, "batch": 0.3}
-
-
-def _shown(value: Any, width: int = 40) -> str:
-    """``repr(value)`` cut to ``width`` characters, for a message that echoes a user's value."""
-    text = repr(value)
-    return text if len(text) <= width else text[: width - 3] + "..."
-
-
-def _refuse_bool_and_text(what: str):
-    """A before-validator: ``true``/``false`` and quoted numbers are not numbers (pydantic would
-    turn ``true`` into 1 and ``"0.5"`` into 0.5)."""
-
-    def check(value: Any) -> Any:
-        if isinstance(value, bool | np.bool_):
-            raise ValueError(f"must be {what}, not true or false (got {value!r})")
-        if isinstance(value, str | bytes):
-            raise ValueError(f"must be {what}, not text (got {_shown(value)})")
-        return value
-
-    return check
-
-
-Number = Annotated[float, BeforeValidator(_refuse_bool_and_text("a number"))]
-"""A number in a user's file: an int or a float, never a boolean or text (finite where the model
-says ``allow_inf_nan=False``). Scenarios, sweep specs, model sidecars and training settings use it."""
-
-Whole = Annotated[int, BeforeValidator(_refuse_bool_and_text("a whole number"))]
-"""A whole number in a user's file (``2.0`` is 2, ``2.5`` is refused), never a boolean or text."""
 
 
 class _Strict(BaseModel):
@@ -282,7 +255,7 @@ class QueueSpec(_Strict):
 
     window: Whole = Field(1, ge=1, le=MAX_WINDOW, description=(
         "the first N queued jobs, in arrival order, may start; 1 is a strict FIFO queue"))
-    preemption_min_run_min: float | None = Field(None, gt=0, le=MAX_PREEMPTION_MIN_RUN_MIN, description=(
+    preemption_min_run_min: Number | None = Field(None, gt=0, le=MAX_PREEMPTION_MIN_RUN_MIN, description=(
         "minutes a job runs after it (re)starts, not counting its restore, before a preemptive "
         f"policy may preempt it (absent: {DEFAULT_PREEMPTION_MIN_RUN_MIN:g})"))
 
@@ -391,6 +364,13 @@ class Scenario(_Strict):
             if unknown:
                 raise ValueError(f"unknown job type '{unknown[0]}' in checkpoint.types (known: "
                                  f"{', '.join(known)})")
+        return checkpoint
+
+    @field_validator("checkpoint")
+    @classmethod
+    def _check_can_finish(cls, checkpoint: CheckpointSpec | None,
+                          info: ValidationInfo) -> CheckpointSpec | None:
+        check_can_finish(info.data.get("failures"), checkpoint)
         return checkpoint
 
     @field_validator("speed", mode="before")
@@ -634,29 +614,42 @@ class Scenario(_Strict):
 
     def with_overrides(self, **changes: Any) -> Scenario:
         """A copy with top-level or nested keys (``workload.load``, ``queue.window``) changed,
-        re-validated. An optional block the scenario leaves out whose keys all have defaults
-        (``queue:``) is started with them for the key. Setting one of ``workload.load`` and
-        ``workload.arrival_rate_per_hour`` clears the other.
+        re-validated. An optional top-level block the scenario leaves out (``queue:``,
+        ``failures:``, ``checkpoint:``) is started with its documented defaults for the key; a key
+        of such a block that has no default (``failures.node_failures_per_1000_node_days``,
+        ``checkpoint.interval_min``) must then be among the changes too. Setting one of
+        ``workload.load`` and ``workload.arrival_rate_per_hour`` clears the other.
 
-        :raises ScenarioError: for a key whose parent is not a mapping, or an invalid result.
+        :raises ScenarioError: for a key whose parent is not a mapping, a started block without
+            its required keys, or an invalid result.
         """
         data = self.model_dump()
         for key, other in (("workload.load", "arrival_rate_per_hour"),
                            ("workload.arrival_rate_per_hour", "load")):
             if changes.get(key) is not None and f"workload.{other}" not in changes:
                 data["workload"][other] = None
+        started: dict[str, tuple[str, list[str]]] = {}  # block -> (the key that started it, required keys)
         for key, value in changes.items():
             target, model = data, type(self)
             *path, last = key.split(".")
-            for part in path:
+            for depth, part in enumerate(path):
                 if target.get(part) is None:  # an optional block left out (queue:): start it
-                    block = _default_block(model, part)
+                    block = _default_block(model, part, required_ok=depth == 0)
                     if block is not None:
-                        target[part] = block
+                        target[part], required = block
+                        started[".".join(path[:depth + 1])] = (key, required)
                 if not isinstance(target.get(part), dict):
                     raise ScenarioError(f"scenario '{self.name}', {key}: no such key to override")
                 target, model = target[part], _block_model(model, part)
             target[last] = value
+        for block, (key, required) in started.items():
+            missing = [k for k in required if f"{block}.{k}" not in changes]
+            if missing:
+                raise ScenarioError(
+                    f"scenario '{self.name}', {key}: the scenario has no '{block}:' block, so the "
+                    f"override starts one with its documented defaults, but {block}.{missing[0]} has "
+                    f"no default: override {block}.{missing[0]} as well, or add a '{block}:' block "
+                    "to the scenario")
         return scenario_from_dict(data, source=self.name)
 
     def to_yaml(self) -> str:
@@ -675,14 +668,24 @@ def _block_model(model: type[BaseModel] | None, key: str) -> type[BaseModel] | N
     return next((c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)), None)
 
 
-def _default_block(model: type[BaseModel] | None, key: str) -> dict[str, Any] | None:
-    """The block ``key`` of ``model`` with every value at its default (``{"window": 1}`` for
-    ``queue``), or ``None`` if it has no such block or the block has a required key."""
+def _default_block(model: type[BaseModel] | None, key: str,
+                   required_ok: bool) -> tuple[dict[str, Any], list[str]] | None:
+    """The block ``key`` of ``model`` with every key that has a default at its default
+    (``{"window": 1, ...}`` for ``queue``), and the keys that have none
+    (``["node_failures_per_1000_node_days"]`` for ``failures``); ``None`` if it has no such block,
+    or it has a key without a default and not ``required_ok`` (``workload.trace`` would turn a
+    synthetic workload into a trace one: it is no key to override)."""
     block = _block_model(model, key)
-    try:
-        return block().model_dump() if block is not None else None
-    except ValidationError:
+    if block is None or (not required_ok and any(f.is_required() for f in block.model_fields.values())):
         return None
+    values, required = {}, []
+    for name, info in block.model_fields.items():
+        if info.is_required():
+            required.append(name)
+            continue
+        value = info.get_default(call_default_factory=True)
+        values[name] = value.model_dump() if isinstance(value, BaseModel) else value
+    return values, required
 
 
 @functools.lru_cache(maxsize=8)
