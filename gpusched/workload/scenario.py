@@ -633,8 +633,8 @@ class Scenario(_Strict):
             target, model = data, type(self)
             *path, last = key.split(".")
             for depth, part in enumerate(path):
-                if target.get(part) is None:  # an optional block left out (queue:): start it
-                    block = _default_block(model, part, required_ok=depth == 0)
+                if target.get(part) is None and depth == 0:  # a top-level block left out (queue:)
+                    block = _default_block(model, part)
                     if block is not None:
                         target[part], required = block
                         started[".".join(path[:depth + 1])] = (key, required)
@@ -668,15 +668,14 @@ def _block_model(model: type[BaseModel] | None, key: str) -> type[BaseModel] | N
     return next((c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)), None)
 
 
-def _default_block(model: type[BaseModel] | None, key: str,
-                   required_ok: bool) -> tuple[dict[str, Any], list[str]] | None:
-    """The block ``key`` of ``model`` with every key that has a default at its default
+def _default_block(model: type[BaseModel] | None, key: str) -> tuple[dict[str, Any], list[str]] | None:
+    """The top-level block ``key`` of ``model`` with every key that has a default at its default
     (``{"window": 1, ...}`` for ``queue``), and the keys that have none
-    (``["node_failures_per_1000_node_days"]`` for ``failures``); ``None`` if it has no such block,
-    or it has a key without a default and not ``required_ok`` (``workload.trace`` would turn a
-    synthetic workload into a trace one: it is no key to override)."""
+    (``["node_failures_per_1000_node_days"]`` for ``failures``); ``None`` if it has no such block.
+    Nested blocks are never started (``workload.trace`` would turn a synthetic workload into a
+    trace one: it is no key to override)."""
     block = _block_model(model, key)
-    if block is None or (not required_ok and any(f.is_required() for f in block.model_fields.values())):
+    if block is None:
         return None
     values, required = {}, []
     for name, info in block.model_fields.items():
