@@ -42,6 +42,7 @@ class DeclaredRuntime:
     def __init__(self, jobs: Sequence[Job]):
         self.declared_min = np.array([j.duration_min if j.estimate_min is None else j.estimate_min
                                       for j in jobs], dtype=float)
+        self.declared_min.flags.writeable = False  # its copies share it
 
     def observe_completion(self, job_idx: int, job: Job, work_min: float) -> None:
         return None

@@ -15,7 +15,8 @@ every decision point the simulator asks the policy for a window slot and a place
   ``capacity``, ``occupied`` or ``gang``).
 
 A policy written for the FIFO queue (``select(state, job)``) answers for the head job (slot 0); a
-queue-aware policy (``decide(simulator)``) answers with ``(slot, action)``.
+queue-aware policy (``decide(view)``) answers with ``(slot, action)``. Every policy sees the run
+through its read-only view (:mod:`gpusched.core.view`), never the simulator.
 
 **Speed and declared run times.** A job's ``duration_min`` is its run time at speed 1.0 (on the
 reference GPU). With a speed table (:mod:`gpusched.core.speed`) it runs for
@@ -108,9 +109,10 @@ from gpusched.core.reward import RewardSpec
 from gpusched.core.speed import GpuSpeeds
 from gpusched.core.speed_model import SpeedModel, TableSpeeds
 from gpusched.core.timeline import Timeline
+from gpusched.core.view import SchedulerView, as_scheduler
 
 __all__ = ["BSLD_FLOOR_MIN", "DEFAULT_PREEMPTION_MIN_RUN_MIN", "HOLD", "Action", "JobLives", "Preempt",
-           "Simulator", "next_decision"]
+           "Simulator"]
 
 HOLD = -1
 """The action that leaves the queue as it is until the next event."""
@@ -130,15 +132,6 @@ class Preempt:
 
 
 Action = int | Sequence[int] | Preempt
-
-
-def next_decision(policy, sim: Simulator) -> tuple[int, Action]:
-    """``policy``'s (window slot, action) at ``sim``'s current decision: ``decide(sim)`` of a
-    queue-aware policy, or ``select`` of a FIFO one for the head job (slot 0). :meth:`Simulator.run`
-    makes the same choice once per run."""
-    if hasattr(policy, "decide"):
-        return policy.decide(sim)
-    return 0, policy.select(sim.state, sim.head_job)
 
 
 def _record_field(name: str) -> property:
@@ -231,6 +224,7 @@ class Simulator:
         self._arrival_min = [j.arrival_min for j in self.jobs]
         self._estimator0: RuntimeEstimator = estimator or DeclaredRuntime(self.jobs)
         self.best_speed = self.speed_model.best(self.jobs)
+        self.best_speed.flags.writeable = False  # shared with every fork
         """The fastest speed any gang of the cluster that could ever hold each job offers it
         (1.0 without a speed table), by arrival index."""
         self.reward_spec = reward or RewardSpec()
@@ -247,6 +241,8 @@ class Simulator:
         self.restore_min = 0.0 if checkpoint is None else float(checkpoint.restore_min)
         """Minutes a resumed job spends loading its state before it progresses (the default
         restore model's)."""
+        self.view = SchedulerView(self)
+        """What schedulers see of this run (:mod:`gpusched.core.view`)."""
         self.reset()
 
     # ------------------------------------------------------------------ state
@@ -296,6 +292,7 @@ class Simulator:
         """Declared run time of each job at speed 1.0 (minutes), by arrival index."""
         self.declared_best_min = (self.declared_min if self.speeds is None
                                   else self.declared_min / self.best_speed)
+        self.declared_best_min.flags.writeable = False  # shared with every fork
         """Declared run time of each job on the best GPU it could get (minutes), by arrival index."""
 
     @property
@@ -341,6 +338,7 @@ class Simulator:
         twin.stops = [e for e in self.stops if e[1] < k]
         twin.resumes = [e for e in self.resumes if e[1] < k]
         twin.node_events = list(self.node_events)
+        twin.view = SchedulerView(twin)
         return twin
 
     def _forget_true_run_times(self) -> None:
@@ -503,26 +501,19 @@ class Simulator:
 
     # ------------------------------------------------------------------ driving
     def run(self, policy) -> Result:
-        """Run from the start to the end with ``policy``.
-
-        A FIFO policy answers ``select(state, job)`` for the head job; a queue-aware policy
-        answers ``decide(simulator)`` with ``(window slot, action)``. A policy that also needs the
-        queue or the clock (the RL agent, a planner) may define ``bind(simulator)``; it is called
-        once, before the first decision.
+        """Run from the start to the end with ``policy``: a scheduler (``bind(view)`` once, then
+        ``decide(view)`` at every decision) or a FIFO placement (``select(state, job)`` for the
+        head job); see :mod:`gpusched.core.view`. The policy sees :attr:`view`, never the
+        simulator.
         """
         self.reset()
-        if hasattr(policy, "bind"):
-            policy.bind(self)
-        if hasattr(policy, "decide"):
-            decide = policy.decide
-            while not self.done:
-                slot, action = decide(self)
-                self.step(action, slot)
-            return self.result(policy_name=getattr(policy, "name", str(policy)))
-        select = policy.select
-        state = self.state
+        scheduler = as_scheduler(policy)
+        view = self.view
+        scheduler.bind(view)
+        decide, step = scheduler.decide, self.step
         while not self.done:
-            self.step(select(state, self.jobs[self.queue[0]]))
+            slot, action = decide(view)
+            step(action, slot)
         return self.result(policy_name=getattr(policy, "name", str(policy)))
 
     def step(self, action: Action, slot: int = 0) -> bool:
