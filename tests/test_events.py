@@ -4,7 +4,7 @@ simulator handling them in that order (completions, wakeups, node failures and r
 from __future__ import annotations
 
 from gpusched.core.cluster import Cluster, NodeGroup
-from gpusched.core.events import EVENT_ORDER, EventQueue
+from gpusched.core.events import EVENT_ORDER, DueEvents, EventQueue
 from gpusched.core.failures import FailureSpec, NodeFailures
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import Simulator
@@ -32,7 +32,7 @@ def test_pop_due_hands_out_every_class_in_its_own_order():
     events.push_wakeup(5.0, now_min=0.0)  # the same time twice is one wakeup
     events.push_wakeup(0.0, now_min=0.0)  # not later than now: ignored
     assert events.next_min(queued=False) == 0.0  # the first arrival
-    due = events.pop_due(5.0)
+    due = DueEvents(*events.pop_due(5.0))
     assert due.completions == [2, 1, 3]  # end time, then arrival index
     assert due.wakeups == 1
     assert due.node_events == [(NodeFailures.FAIL, 1)]

@@ -24,6 +24,9 @@ class RuntimeEstimator(Protocol):
     declared_min: np.ndarray
     """Each job's declared run time at speed 1.0 (minutes), by arrival index."""
 
+    learns: bool
+    """Whether it learns from completions (the simulator calls :meth:`observe_completion` only then)."""
+
     def observe_completion(self, job_idx: int, job: Job, work_min: float) -> None:
         """A job completed after ``work_min`` reference-speed minutes of work: learn from it."""
         ...
@@ -38,6 +41,8 @@ class DeclaredRuntime:
 
     :param jobs: the jobs, in arrival order.
     """
+
+    learns = False
 
     def __init__(self, jobs: Sequence[Job]):
         self.declared_min = np.array([j.duration_min if j.estimate_min is None else j.estimate_min

@@ -29,7 +29,8 @@ EVENT_ORDER: tuple[str, ...] = ("completion", "wakeup", "node", "arrival")
 
 
 class DueEvents(NamedTuple):
-    """Every event due by a time, by class (see :data:`EVENT_ORDER`).
+    """Every event due by a time, by class (see :data:`EVENT_ORDER`): the fields of the plain
+    tuple :meth:`EventQueue.pop_due` returns (a plain tuple, on the hot path).
 
     :param completions: arrival indices of the jobs that complete, in end-time order.
     :param wakeups: how many wakeups were due.
@@ -108,8 +109,9 @@ class EventQueue:
         if t_min > now_min and math.isfinite(t_min) and t_min not in self.wakeups:
             heapq.heappush(self.wakeups, float(t_min))
 
-    def pop_due(self, t: float) -> DueEvents:
-        """Remove and return every event due at or before ``t``, by class in :data:`EVENT_ORDER`."""
+    def pop_due(self, t: float) -> tuple[list[int], int, list[tuple[int, int]], range]:
+        """Remove and return every event due at or before ``t``, by class in :data:`EVENT_ORDER`
+        (the fields of :class:`DueEvents`)."""
         running = self.running
         completions = []
         while running and running[0][0] <= t:
@@ -125,13 +127,17 @@ class EventQueue:
             while failures.next_min() <= t:
                 _, kind, node = failures.pop()
                 node_events.append((kind, node))
-        return DueEvents(completions, n_wakeups, node_events, self.pop_arrivals(t))
+        first = k = self.next_arrival
+        arrival_min, n = self.arrival_min, len(self.arrival_min)
+        while k < n and arrival_min[k] <= t:
+            k += 1
+        self.next_arrival = k
+        return completions, n_wakeups, node_events, range(first, k)
 
     def pop_arrivals(self, t: float) -> range:
         """Remove and return the arrivals due at or before ``t`` (the start of a run)."""
-        first = self.next_arrival
-        arrival_min, k = self.arrival_min, first
-        while k < len(arrival_min) and arrival_min[k] <= t:
+        first = k = self.next_arrival
+        while k < len(self.arrival_min) and self.arrival_min[k] <= t:
             k += 1
         self.next_arrival = k
         return range(first, k)

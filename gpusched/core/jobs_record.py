@@ -68,6 +68,15 @@ class JobsRecord:
         self.gang_speed = np.ones(n)
         self.job_gpus: list[tuple[int, ...]] = [()] * n
         self.lives: JobLives | None = None
+        self._freeze()
+
+    def _freeze(self) -> None:
+        """Read-only views of the arrays, made once, for the scheduler's view."""
+        self.readonly: dict[str, np.ndarray] = {}
+        for name in self.ARRAYS:
+            frozen = getattr(self, name).view()
+            frozen.flags.writeable = False
+            self.readonly[name] = frozen
 
     def copy(self, k: int) -> JobsRecord:
         """An independent copy of the first ``k`` jobs' state (the GPU tuples are immutable)."""
@@ -76,6 +85,7 @@ class JobsRecord:
             setattr(twin, name, getattr(self, name)[:k].copy())
         twin.job_gpus = self.job_gpus[:k]
         twin.lives = None if self.lives is None else self.lives.copy(k)
+        twin._freeze()
         return twin
 
     def ensure_lives(self) -> JobLives:

@@ -109,7 +109,7 @@ from gpusched.core.reward import RewardSpec
 from gpusched.core.speed import GpuSpeeds
 from gpusched.core.speed_model import SpeedModel, TableSpeeds
 from gpusched.core.timeline import Timeline
-from gpusched.core.view import SchedulerView, as_scheduler
+from gpusched.core.view import PlacementScheduler, SchedulerView, as_scheduler
 
 __all__ = ["BSLD_FLOOR_MIN", "DEFAULT_PREEMPTION_MIN_RUN_MIN", "HOLD", "Action", "JobLives", "Preempt",
            "Simulator"]
@@ -241,8 +241,6 @@ class Simulator:
         self.restore_min = 0.0 if checkpoint is None else float(checkpoint.restore_min)
         """Minutes a resumed job spends loading its state before it progresses (the default
         restore model's)."""
-        self.view = SchedulerView(self)
-        """What schedulers see of this run (:mod:`gpusched.core.view`)."""
         self.reset()
 
     # ------------------------------------------------------------------ state
@@ -285,6 +283,12 @@ class Simulator:
         self.node_events: list[tuple[float, int, str]] = []
         """(time, node, ``failure`` or ``repair``)."""
         self.queue.extend(self.events.pop_arrivals(self.time_min))
+        view = self.__dict__.get("view")
+        if view is None:
+            self.view = SchedulerView(self)
+            """What schedulers see of this run (:mod:`gpusched.core.view`)."""
+        else:
+            view.refresh()
         self._advance_to_decision()
 
     def _set_declared(self) -> None:
@@ -510,10 +514,16 @@ class Simulator:
         scheduler = as_scheduler(policy)
         view = self.view
         scheduler.bind(view)
-        decide, step = scheduler.decide, self.step
-        while not self.done:
-            slot, action = decide(view)
-            step(action, slot)
+        step = self.step
+        if isinstance(scheduler, PlacementScheduler):  # the head job's placement, without a tuple
+            select, state, jobs, queue = scheduler.placement.select, self.state, view.jobs, self.queue
+            while not self.done:
+                step(select(state, jobs[queue[0]]))
+        else:
+            decide = scheduler.decide
+            while not self.done:
+                slot, action = decide(view)
+                step(action, slot)
         return self.result(policy_name=getattr(policy, "name", str(policy)))
 
     def step(self, action: Action, slot: int = 0) -> bool:
@@ -575,7 +585,7 @@ class Simulator:
         return ()
 
     def _hold(self, job_idx: int, job: Job) -> None:
-        next_t = self.next_event_min()
+        next_t = self.events.next_min(True)  # the queue has a head
         if next_t is None or self.hold_would_dead_stall():
             self._finish("dead_stall")
             return
@@ -595,9 +605,10 @@ class Simulator:
 
     def _advance_to_decision(self) -> None:
         """Move the clock until the queue has a head job, or end the run."""
+        events = self.events
         while not self.queue and not self.done:
-            next_t = self.next_event_min()
-            if next_t is None or (not self.events.running and not self.events.arrivals_left):
+            next_t = events.next_min(False)
+            if next_t is None or (not events.running and not events.arrivals_left):
                 self._finish("completed")
                 return
             self._jump_to(next_t)
@@ -610,21 +621,25 @@ class Simulator:
             self._finish("horizon")
             return
         self._accumulate(t)
-        due = self.events.pop_due(t)
-        if due.completions:
-            estimator, jobs = self.estimator, self.jobs
-            for job_idx in due.completions:
-                lifecycle.complete(self, job_idx)
-                estimator.observe_completion(job_idx, jobs[job_idx], jobs[job_idx].duration_min)
-            self.jobs_completed += len(due.completions)
+        completions, _, node_events, arrivals = self.events.pop_due(t)
+        if completions:
+            complete = lifecycle.complete
+            for job_idx in completions:
+                complete(self, job_idx)
+            if self.estimator.learns:
+                estimator, jobs = self.estimator, self.jobs
+                for job_idx in completions:
+                    estimator.observe_completion(job_idx, jobs[job_idx], jobs[job_idx].duration_min)
+            self.jobs_completed += len(completions)
             self.epoch += 1
-            self.integrals.completions(len(due.completions))
-        for kind, node in due.node_events:
+            self.integrals.completions(len(completions))
+        for kind, node in node_events:
             if kind == NodeFailures.FAIL:
                 lifecycle.fail_node(self, node)
             else:
                 lifecycle.repair_node(self, node)
-        self.queue.extend(due.arrivals)
+        if arrivals:
+            self.queue.extend(arrivals)
 
     def _accumulate(self, t: float) -> None:
         dt = t - self.time_min

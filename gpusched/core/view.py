@@ -47,70 +47,77 @@ if TYPE_CHECKING:
     from gpusched.core.simulator import Action, Simulator
 
 
-def _frozen(array: np.ndarray) -> np.ndarray:
-    view = array.view()
-    view.flags.writeable = False
-    return view
-
-
 class SchedulerView:
     """The read-only view of one simulator (see the module docstring).
+
+    Fixed for a run (set at the start of the run and of a fork; none may be assigned):
+    ``cluster``; ``state`` (the cluster state now: fit masks, free VRAM and compute, down nodes;
+    read it, never change it); ``window`` (how many queued jobs may start); ``speeds`` (the
+    resolved speed table, or ``None``) and ``speed_model`` (:mod:`gpusched.core.speed_model`);
+    ``preemption_min_run_min``; ``start_time_min`` (minutes); ``queue`` (arrival indices of the
+    queued jobs, in arrival order; read it, never change it); per job by arrival index, the
+    read-only arrays ``declared_min`` (declared run time at speed 1.0, minutes),
+    ``declared_best_min`` (on the best GPU it could get), ``best_speed`` (the fastest speed any
+    gang could ever give it), ``start_min`` (start of its current or last run; NaN while it
+    waits), ``declared_end_min`` (a running job's declared end; NaN otherwise), ``gang_speed``
+    (the speed of its current or last gang), and ``job_gpus`` (the GPUs of its current or last
+    run; read it, never change it).
 
     :param sim: the simulator it shows.
     """
 
-    __slots__ = ("_jobs", "_sim")
+    FIXED = ("cluster", "state", "window", "speeds", "speed_model", "preemption_min_run_min",
+             "start_time_min", "queue", "declared_min", "declared_best_min", "best_speed",
+             "start_min", "declared_end_min", "gang_speed", "job_gpus")
+    __slots__ = ("_jobs", "_sim", *FIXED)
+
+    cluster: Cluster
+    state: ClusterState
+    queue: deque[int]
 
     def __init__(self, sim: Simulator):
-        self._sim = sim
-        self._jobs: list[Job] | None = None
+        object.__setattr__(self, "_sim", sim)
+        self.refresh()
 
-    # ------------------------------------------------------------ the run
-    @property
-    def cluster(self) -> Cluster:
-        """The cluster (immutable)."""
-        return self._sim.cluster
+    def refresh(self, keep_jobs: bool = False) -> None:
+        """Take the run's fixed parts again (the simulator calls it when a run starts)."""
+        sim, rec, put = self._sim, self._sim.record, object.__setattr__
+        if not keep_jobs:
+            put(self, "_jobs", None)
+        for name in ("cluster", "state", "window", "speeds", "speed_model", "preemption_min_run_min",
+                     "start_time_min", "queue", "declared_min", "declared_best_min", "best_speed"):
+            put(self, name, getattr(sim, name))
+        for name in ("start_min", "declared_end_min", "gang_speed"):
+            put(self, name, rec.readonly[name])
+        put(self, "job_gpus", rec.job_gpus)
 
-    @property
-    def state(self) -> ClusterState:
-        """The cluster state now (fit masks, free VRAM and compute, down nodes): read it, never
-        change it."""
-        return self._sim.state
+    def __setattr__(self, name: str, value) -> None:
+        raise AttributeError(f"the scheduler's view is read-only (cannot set '{name}')")
+
+    def __getattr__(self, name: str):
+        if name in SchedulerView.FIXED:  # a copied view takes them from its copied simulator
+            self.refresh(keep_jobs=True)
+            return object.__getattribute__(self, name)
+        raise AttributeError(f"'SchedulerView' object has no attribute '{name}'")
+
+    def __reduce__(self):
+        """A copy of a view is the view of the copied simulator (with the copied job list)."""
+        return _copied_view, (self._sim, self._jobs)
 
     @property
     def time_min(self) -> float:
         """The clock (minutes)."""
         return self._sim.time_min
 
-    @property
-    def start_time_min(self) -> float:
-        """When the run started (minutes)."""
-        return self._sim.start_time_min
 
     @property
     def done(self) -> bool:
         """Whether the run is over."""
         return self._sim.done
 
-    @property
-    def window(self) -> int:
-        """How many queued jobs may start (1 is a strict FIFO queue)."""
-        return self._sim.window
 
-    @property
-    def speeds(self):
-        """The resolved speed table (:class:`~gpusched.core.speed.GpuSpeeds`), or ``None``."""
-        return self._sim.speeds
 
-    @property
-    def speed_model(self):
-        """The speed model (:mod:`gpusched.core.speed_model`)."""
-        return self._sim.speed_model
 
-    @property
-    def preemption_min_run_min(self) -> float:
-        """Minutes a job runs after it (re)starts, past its restore, before it may be preempted."""
-        return self._sim.preemption_min_run_min
 
     @property
     def epoch(self) -> int:
@@ -135,27 +142,14 @@ class SchedulerView:
         below the queue's, a running or a finished job's)."""
         jobs = self._jobs
         if jobs is None:
-            sim = self._sim
-            declared = sim.declared_min
-            jobs = self._jobs = [j if j.estimate_min is None and j.duration_min == d
-                                 else replace(j, duration_min=float(d), estimate_min=None)
-                                 for j, d in zip(sim.jobs, declared.tolist(), strict=True)]
+            jobs = [j if j.estimate_min is None and j.duration_min == d
+                    else replace(j, duration_min=float(d), estimate_min=None)
+                    for j, d in zip(self._sim.jobs, self.declared_min.tolist(), strict=True)]
+            object.__setattr__(self, "_jobs", jobs)
         return jobs
 
-    @property
-    def declared_min(self) -> np.ndarray:
-        """Each job's declared run time at speed 1.0 (minutes), by arrival index."""
-        return _frozen(self._sim.declared_min)
 
-    @property
-    def declared_best_min(self) -> np.ndarray:
-        """Each job's declared run time on the best GPU it could get (minutes), by arrival index."""
-        return _frozen(self._sim.declared_best_min)
 
-    @property
-    def best_speed(self) -> np.ndarray:
-        """The fastest speed any gang of the cluster could ever give each job, by arrival index."""
-        return _frozen(self._sim.best_speed)
 
     def declared_left_min(self, job_idx: int) -> float:
         """The declared work the job has left when it next starts (reference-speed minutes)."""
@@ -181,11 +175,6 @@ class SchedulerView:
 
     # ------------------------------------------------------------ the queue
     @property
-    def queue(self) -> deque[int]:
-        """Arrival indices of the queued jobs, in arrival order: read it, never change it."""
-        return self._sim.queue
-
-    @property
     def head_job(self) -> Job | None:
         """The job at the head of the queue (as declared), or ``None`` when the run is over."""
         sim = self._sim
@@ -193,8 +182,7 @@ class SchedulerView:
 
     def window_indices(self) -> list[int]:
         """Arrival indices of the window's jobs, in arrival order."""
-        sim = self._sim
-        return list(islice(sim.queue, sim.window))
+        return list(islice(self.queue, self.window))
 
     def window_jobs(self) -> list[Job]:
         """The window's jobs (as declared), in arrival order."""
@@ -224,25 +212,9 @@ class SchedulerView:
         """Whether the job holds GPUs now."""
         return self._sim.is_running(job_idx)
 
-    @property
-    def job_gpus(self) -> Sequence[tuple[int, ...]]:
-        """The GPUs of each job's current or last run, by arrival index: read it, never change it."""
-        return self._sim.record.job_gpus
 
-    @property
-    def start_min(self) -> np.ndarray:
-        """Start of each job's current or last run (minutes; NaN while it waits)."""
-        return _frozen(self._sim.record.start_min)
 
-    @property
-    def declared_end_min(self) -> np.ndarray:
-        """Each running job's declared end on its GPUs (minutes; NaN for a job not running)."""
-        return _frozen(self._sim.record.declared_end_min)
 
-    @property
-    def gang_speed(self) -> np.ndarray:
-        """The speed of each job's current or last gang (1.0 before it starts)."""
-        return _frozen(self._sim.record.gang_speed)
 
     def run_restore_min(self, indices: np.ndarray) -> np.ndarray | float:
         """The restore of each job's current run (minutes; 0.0 when no job ever stopped)."""
@@ -280,6 +252,15 @@ class SchedulerView:
         """The one door to the truth: a copy of the whole run, future arrivals, true durations
         and failures included. For planners meant to be clairvoyant (bounds) only."""
         return self._sim.fork()
+
+
+def _copied_view(sim: Simulator, jobs: list[Job] | None) -> SchedulerView:
+    """A view of ``sim`` whose fixed parts are taken at their first use (``sim`` may still be
+    being copied)."""
+    view = object.__new__(SchedulerView)
+    object.__setattr__(view, "_sim", sim)
+    object.__setattr__(view, "_jobs", jobs)
+    return view
 
 
 class Placement(Protocol):
