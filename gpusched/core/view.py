@@ -177,8 +177,11 @@ class SchedulerView:
     @property
     def head_job(self) -> Job | None:
         """The job at the head of the queue (as declared), or ``None`` when the run is over."""
-        sim = self._sim
-        return self.jobs[sim.queue[0]] if sim.queue and not sim.done else None
+        queue = self.queue
+        if not queue or self._sim.done:
+            return None
+        jobs = self._jobs
+        return (jobs if jobs is not None else self.jobs)[queue[0]]
 
     def window_indices(self) -> list[int]:
         """Arrival indices of the window's jobs, in arrival order."""
@@ -192,7 +195,8 @@ class SchedulerView:
     @property
     def arrivals_left(self) -> int:
         """Jobs that have not arrived yet."""
-        return self._sim.arrivals_left
+        events = self._sim.events
+        return len(events.arrival_min) - events.next_arrival
 
     def hold_would_dead_stall(self) -> bool:
         """Whether holding now would end the run."""
@@ -202,7 +206,7 @@ class SchedulerView:
     @property
     def running_count(self) -> int:
         """Jobs running now."""
-        return self._sim.running_count
+        return len(self._sim.events.running)
 
     def running_indices(self) -> list[int]:
         """Arrival indices of the running jobs (any order)."""

@@ -401,8 +401,9 @@ class GPUSchedulerEnv(gym.Env):
             raise RuntimeError("the episode is over; call reset()")
         slot, gpu = self.to_sim_decision(action)
         placed = sim.step(gpu, slot)
-        reward = sim.total_reward - self._last_total
-        self._last_total = sim.total_reward
+        total = sim.integrals.total_reward
+        reward = total - self._last_total
+        self._last_total = total
         obs = self._observe()
         info = self._info()
         info["placed"] = placed
