@@ -124,7 +124,7 @@ def bench_inference(n_gpus: int, decisions: int = 300) -> dict[str, float]:
     builder = ObservationBuilder(env.sim.cluster, n_gpus)
     times = []
     for _ in range(decisions):
-        sim = env.sim
+        sim = env.sim.view
         start = time.perf_counter()
         fits = sim.state.fit_mask(sim.head_job)
         action = act(policy, builder.observe(sim, fits), builder.mask(sim, fits))
@@ -194,10 +194,10 @@ def bench_window_inference(n_gpus: int, window: int, decisions: int = 300) -> di
     th.manual_seed(0)
     policy = WindowSetPolicy(env.observation_space, env.action_space, lambda _: 0.0)
     builder = WindowObservationBuilder(env.sim.cluster, n_gpus, window,
-                                       GpuSpeeds(env.sim.cluster, DEFAULT_SPEEDS), 80.0)
+                                       GpuSpeeds(env.sim.cluster, DEFAULT_SPEEDS), 80.0, env.obs_version)
     times = []
     for _ in range(decisions):
-        sim = env.sim
+        sim = env.sim.view
         start = time.perf_counter()
         action = act(policy, builder.observe(sim), builder.mask(sim))
         times.append(time.perf_counter() - start)

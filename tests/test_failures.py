@@ -228,14 +228,14 @@ def test_a_fork_copies_the_failure_process_and_the_stops():
     scenario = load_scenario("fleet-16gpu-failures")
     sim = make_simulator(scenario, 0)
     policy = get_policy("sjf+best_fit")
-    policy.bind(sim)
+    policy.bind(sim.view)
     while sim.node_failures < 2 and not sim.done:
-        slot, action = policy.decide(sim)
+        slot, action = policy.decide(sim.view)
         sim.step(action, slot)
     twin = sim.fork()
     for s in (sim, twin):
         while not s.done:
-            slot, action = policy.decide(s)
+            slot, action = policy.decide(s.view)
             s.step(action, slot)
     assert sim.metrics() == twin.metrics()
     assert sim.stops == twin.stops and sim.node_events == twin.node_events

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 
-from gpusched.core.simulator import next_decision
 from gpusched.env.window import (
     GPU_FEATURES_V3,
     GPU_FEATURES_V4,
@@ -23,18 +22,17 @@ LOG_DAY = np.log1p(1440.0)
 V3_MODEL = Path(__file__).parent / "data" / "models" / "ppo-window-v3.zip"
 """The window agent shipped before observation version 4 (trained on the waiting time)."""
 
-
 def test_version_4_extends_version_3_feature_by_feature_on_a_run_with_failures_and_preemption():
     scenario = load_scenario("fleet-16gpu-failures")
     sim = make_simulator(scenario, seed=4)
     policy = get_policy("srtf+best_fit")
-    policy.bind(sim)
+    policy.bind(sim.view)
     v3 = WindowObservationBuilder(sim.cluster, 16, 16, sim.speeds, version=3)
     v4 = WindowObservationBuilder(sim.cluster, 16, 16, sim.speeds, version=4)
     space = window_observation_space(16, 16, 4)
     saw_down = saw_resumed = False
     while not sim.done:
-        a, b = v3.observe(sim), v4.observe(sim)
+        a, b = v3.observe(sim.view), v4.observe(sim.view)
         assert space.contains(b)
         n3g, n3j = len(GPU_FEATURES_V3), len(JOB_FEATURES_V3)
         np.testing.assert_array_equal(b["gpus"][:, :n3g], a["gpus"])
@@ -54,10 +52,9 @@ def test_version_4_extends_version_3_feature_by_feature_on_a_run_with_failures_a
         resumed = jobs[:, JOB_FEATURES_V4.index("resumed")]
         saw_down |= bool(down.any())
         saw_resumed |= bool(resumed.any())
-        slot, action = next_decision(policy, sim)
+        slot, action = policy.decide(sim.view)
         sim.step(action, slot)
     assert saw_down and saw_resumed  # the run exercised both new kinds of feature
-
 
 def test_a_version_3_model_still_gets_version_3_observations(monkeypatch):
     """The window agent shipped before observation version 4 (kept as test data) loads through the

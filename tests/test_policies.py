@@ -199,7 +199,7 @@ def test_lookahead_under_easy_weighs_only_the_gpus_away_from_the_reservation():
             for i in range(4)]
     sim = Simulator(cluster, jobs, window=4)
     planner = get_policy("queue_lookahead")
-    planner.bind(sim)
+    planner.bind(sim.view)
     allowed = np.array([False, False, True, True])
     view = MaskedState(sim.state, allowed)
     job = sim.jobs[sim.window_indices()[2]]

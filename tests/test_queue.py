@@ -60,8 +60,8 @@ def _first_decision(policy: str, jobs: list[Job], cluster: Cluster, window: int 
         assert sim.step(gpu, sim.window_jobs().index(j))
     p = get_policy(policy)
     if hasattr(p, "bind"):
-        p.bind(sim)
-    return p.decide(sim)
+        p.bind(sim.view)
+    return p.decide(sim.view)
 
 
 def test_fitfirst_starts_the_first_window_job_that_fits():
@@ -98,7 +98,7 @@ def test_wfp3_weighs_wait_over_duration_cubed_times_gpus():
     assert not sim.step(HOLD) and sim.time_min == 6  # job 2 arrives
     assert not sim.step(HOLD) and sim.time_min == 10  # job 0 ends
     assert len(sim.queue) == 2
-    slot, _ = get_policy("wfp3").decide(sim)
+    slot, _ = get_policy("wfp3").decide(sim.view)
     assert slot == 1
 
 
@@ -110,7 +110,7 @@ def test_fastest_fit_picks_the_fastest_gpu_then_best_fit():
     table = {"T4-16GB": {"batch": 0.2}, "A100-40GB": {"batch": 1.0}}
     sim = Simulator(cluster, [job(0, vram=8)], speeds=GpuSpeeds(cluster, table))
     policy = get_policy("fastest_fit")
-    policy.bind(sim)
+    policy.bind(sim.view)
     # Both A100s run batch jobs at 1.0; Best-Fit prefers the 40 GB one (less VRAM left).
     assert policy.select(sim.state, sim.head_job) == 2
     unbound = get_policy("fastest_fit")  # no speed table: plain Best-Fit (the T4)

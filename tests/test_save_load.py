@@ -148,10 +148,10 @@ def test_warm_start_can_imitate_the_lookahead_planner():
     env = GPUSchedulerEnv("phase1-4gpu", max_gpus=config.max_gpus, n_jobs=15)
     env.reset(seed=3)
     teacher = get_policy("lookahead")
-    teacher.bind(env.sim)
+    teacher.bind(env.sim.view)
     expected = []
     while not env.sim.done:
-        choice = teacher.select(env.sim.state, env.sim.head_job)
+        choice = teacher.select(env.sim.state, env.sim.view.head_job)
         action = env.hold_action if choice == -1 else int(choice)
         expected.append(action)
         env.step(action)

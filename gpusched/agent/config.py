@@ -22,6 +22,7 @@ from gpusched.limits import (
     MAX_GPUS,
     MAX_JOBS,
     MAX_N_ENVS,
+    MAX_QUEUE_WINDOW,
     MAX_REWARD_WEIGHT,
     MAX_SEED,
     MAX_SEEDS,
@@ -29,6 +30,7 @@ from gpusched.limits import (
     MAX_SPEED_SIGMA,
     MAX_TIMESTEPS,
     MAX_TRAIN_COUNT,
+    MAX_VRAM_GB,
     MAX_WINDOW,
     MAX_WORKERS,
 )
@@ -85,6 +87,10 @@ class TrainConfig:
     obs_version: Whole = 1
     """Observation layout (1, or 2 with run-time information, for a FIFO head job; 3 for a queue
     window of jobs with GPU speeds; see ``GPUSchedulerEnv``)."""
+    queue_window: Annotated[Whole, Field(ge=1, le=MAX_QUEUE_WINDOW)] = 8
+    """With ``obs_version`` 1 or 2, the jobs behind the head that the observation summarises."""
+    vram_scale_gb: Annotated[Number, Field(gt=0.0, le=MAX_VRAM_GB)] = 80.0
+    """The observation's VRAM divisor (GB): every VRAM feature is VRAM / this."""
     max_window: Window = 16
     """With ``obs_version`` 3, the job slots of the training observation (the trained weights
     run on any window)."""

@@ -22,7 +22,8 @@ def make_train_env(config: TrainConfig) -> Monitor:
     which the outer ``Monitor`` records (``rollout/ep_rew_mean`` is the reward PPO maximises)."""
     env = GPUSchedulerEnv(config.scenario, max_gpus=config.max_gpus, randomize=config.randomize,
                           scenario_prob=config.scenario_prob, random_gpus=tuple(config.random_gpus),
-                          n_jobs=config.n_jobs, obs_version=config.obs_version, **window_options(config))
+                          n_jobs=config.n_jobs, obs_version=config.obs_version, **observation_options(config),
+                          **window_options(config))
     return Monitor(TrainingReward(env, RewardSpec(**config.train_reward), config.reward_scale))
 
 
@@ -35,9 +36,15 @@ def make_eval_env(config: TrainConfig) -> Monitor:
     ``evaluate_policy`` scores a monitored environment by the ``Monitor``'s episode returns, so a
     ``Monitor`` inside would rank weights by the scenario's reward instead."""
     env = GPUSchedulerEnv(config.scenario, max_gpus=config.max_gpus, workload_seeds=list(config.eval_seeds),
-                          n_jobs=config.n_jobs, obs_version=config.obs_version,
+                          n_jobs=config.n_jobs, obs_version=config.obs_version, **observation_options(config),
                           max_window=config.max_window if windowed(config) else None)
     return Monitor(TrainingReward(env, RewardSpec(**config.train_reward), config.reward_scale))
+
+
+def observation_options(config: TrainConfig) -> dict[str, Any]:
+    """The observation's settings that the sidecar records (the FIFO summary's length, the VRAM
+    divisor)."""
+    return {"queue_window": config.queue_window, "vram_scale_gb": config.vram_scale_gb}
 
 
 def windowed(config: TrainConfig) -> bool:

@@ -43,7 +43,7 @@ from gpusched.agent.episodes import make_train_env, merge_demonstrations, warm_s
 from gpusched.agent.models import LoadedAgent
 from gpusched.agent.scheduler import act
 from gpusched.backends import run_tasks
-from gpusched.core.simulator import HOLD, next_decision
+from gpusched.core.view import as_scheduler
 
 EXPERT_PROGRESS_FILE = "expert.jsonl"
 """The file in a training run's folder (``LOG_DIR/RUN``) where each round's record is appended as
@@ -70,15 +70,6 @@ class LabelTask:
     seed: int
 
 
-def _encode(base, slot: int, choice) -> int:
-    """The environment's action index for a (slot, GPU or gang or HOLD) decision."""
-    if not isinstance(choice, int | np.integer):
-        choice = int(choice[0])  # a gang: the environment names its first GPU
-    if choice == HOLD:
-        return base.hold_action
-    return slot * base.max_gpus + int(choice) if base.windowed else int(choice)
-
-
 def label_episode(task: LabelTask) -> dict[str, Any]:
     """Drive one episode with the network and label its decisions by the rollout search.
 
@@ -96,15 +87,16 @@ def label_episode(task: LabelTask) -> dict[str, Any]:
     obs, _ = env.reset(seed=task.seed)
     policy = agent.policy(base.max_gpus, base.max_window)
     search = rollout_scheduler(agent, candidates=config.expert_candidates, objective=config.expert_objective)
-    search.bind(base.sim)
+    search = as_scheduler(search)
+    search.bind(base.sim.view)
     observations, masks, labels, rewards, labelled = [], [], [], [], []
     changed, done = 0, False
     while not done:
         mask = base.action_masks()
         student = act(policy, obs, mask)
         if int(mask.sum()) > 1:
-            label = _encode(base, *next_decision(search, base.sim))
-            if mask[label]:
+            label = base.action_for(*search.decide(base.sim.view))
+            if label is not None and mask[label]:
                 observations.append(obs)
                 masks.append(mask)
                 labels.append(label)

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from gpusched.agent.models import LoadedAgent, load_agent, read_sidecar, resolve_model
 from gpusched.agent.names import AGENT_POLICY, ROLLOUT_AGENT_POLICY
-from gpusched.core.simulator import Action, Simulator, next_decision
+from gpusched.core.simulator import Action
+from gpusched.core.view import SchedulerView, as_scheduler
 from gpusched.paths import DEFAULT_MODEL, WINDOW_MODEL
 from gpusched.policies import Policy, register, register_prefix
 
@@ -56,12 +57,14 @@ class ShippedAgent:
         self.rollout = rollout
         self.scheduler = None
         """The scheduler of the model chosen at the last :meth:`bind`."""
+        self._decider = None
 
-    def bind(self, sim: Simulator) -> None:
-        """Choose the model for ``sim``'s window and attach its scheduler."""
-        path = resolve_model(shipped_model_for(sim.window))
+    def bind(self, view: SchedulerView) -> None:
+        """Choose the model for ``view``'s window and attach its scheduler."""
+        path = resolve_model(shipped_model_for(view.window))
         self.scheduler = _scheduler(path, self.name, self.rollout)
-        self.scheduler.bind(sim)
+        self._decider = as_scheduler(self.scheduler)
+        self._decider.bind(view)
 
     def __getattr__(self, name: str):
         """The chosen scheduler's attributes after :meth:`bind` (e.g. ``forks``, ``changed``)."""
@@ -70,11 +73,11 @@ class ShippedAgent:
             raise AttributeError(name)
         return getattr(scheduler, name)
 
-    def decide(self, sim: Simulator) -> tuple[int, Action]:
+    def decide(self, view: SchedulerView) -> tuple[int, Action]:
         """The chosen model's (window slot, action); a FIFO model places the head job (slot 0)."""
         if self.scheduler is None:
-            raise RuntimeError(f"{self.name} needs bind(simulator) before decide()")
-        return next_decision(self.scheduler, sim)
+            raise RuntimeError(f"{self.name} needs bind(view) before decide()")
+        return self._decider.decide(view)
 
 
 def ppo_policy(ref: str | None = None, seed: int = 0, rollout: bool = False) -> Policy:

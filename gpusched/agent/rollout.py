@@ -31,6 +31,7 @@ from gpusched.agent.scheduler import AgentScheduler, WindowAgentScheduler, one_t
 from gpusched.core.cluster import ClusterState
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import HOLD, Action, Simulator
+from gpusched.core.view import SchedulerView
 from gpusched.env.observation import ObservationBuilder
 from gpusched.policies.objective import check_objective, finished_score
 
@@ -60,13 +61,13 @@ def _init_search(scheduler, candidates: int, objective: str) -> None:
     scheduler.changed = 0
 
 
-def _search(scheduler, sim: Simulator, options: list, play) -> int:
+def _search(scheduler, sim: SchedulerView, options: list, play) -> int:
     """The index of the best option by rollout: each is played by ``play(fork, option)`` on a fork
     of ``sim`` that knows only the arrived jobs, then the forks run to their end with
     ``scheduler._play_out``; the best score wins, a tie keeps option 0."""
     forks = []
     for option in options:
-        fork = sim.fork(arrived_only=True)
+        fork = sim.fork()  # a view's fork knows only the arrived jobs
         play(fork, option)
         forks.append(fork)
     scheduler.forks += len(forks)
@@ -92,13 +93,13 @@ class RolloutScheduler(AgentScheduler):
         super().__init__(agent, name=name)
         _init_search(self, candidates, objective)
 
-    def _decide(self, sims: list[Simulator], builder: ObservationBuilder) -> list[np.ndarray]:
-        """The masked logits of every simulator's current decision, from one network call."""
+    def _decide(self, views: list[SchedulerView], builder: ObservationBuilder) -> list[np.ndarray]:
+        """The masked logits of every view's current decision, from one network call."""
         observations, masks = [], []
-        for sim in sims:
-            fits = sim.state.fit_mask(sim.jobs[sim.queue[0]])
-            observations.append(builder.observe(sim, fits))
-            masks.append(builder.mask(sim, fits))
+        for view in views:
+            fits = view.state.fit_mask(view.head_job)
+            observations.append(builder.observe(view, fits))
+            masks.append(builder.mask(view, fits))
         logits = batch_logits(self._policy, observations)
         return [np.where(m, row, -np.inf) for m, row in zip(masks, logits, strict=True)]
 
@@ -107,7 +108,7 @@ class RolloutScheduler(AgentScheduler):
         builder, n = self._builder, self._builder.n
         active = [f for f in forks if not f.done]
         while active:
-            for fork, logits in zip(active, self._decide(active, builder), strict=True):
+            for fork, logits in zip(active, self._decide([f.view for f in active], builder), strict=True):
                 action = int(logits.argmax())
                 fork.step(HOLD if action >= n else action)
             active = [f for f in active if not f.done]
@@ -117,7 +118,7 @@ class RolloutScheduler(AgentScheduler):
         """The best of the network's top options by rollout: a GPU index or :data:`HOLD`."""
         sim = self._sim
         if sim is None:
-            raise RuntimeError("RolloutScheduler needs bind(simulator) before select()")
+            raise RuntimeError("RolloutScheduler needs bind(view) before select()")
         logits = self._decide([sim], self._builder)[0]
         n = self._builder.n
         valid = np.flatnonzero(np.isfinite(logits))
@@ -143,13 +144,13 @@ class WindowRolloutScheduler(WindowAgentScheduler):
         super().__init__(agent, name=name)
         _init_search(self, candidates, objective)
 
-    def _decide(self, sims: list[Simulator]) -> list[np.ndarray]:
-        """The masked logits of every simulator's current decision, from one network call."""
+    def _decide(self, views: list[SchedulerView]) -> list[np.ndarray]:
+        """The masked logits of every view's current decision, from one network call."""
         builder = self._builder
         observations, masks = [], []
-        for sim in sims:
-            observations.append(builder.observe(sim))
-            masks.append(builder.mask(sim))
+        for view in views:
+            observations.append(builder.observe(view))
+            masks.append(builder.mask(view))
         logits = batch_logits(self._policy, observations)
         return [np.where(m, row, -np.inf) for m, row in zip(masks, logits, strict=True)]
 
@@ -157,16 +158,16 @@ class WindowRolloutScheduler(WindowAgentScheduler):
         """Play every fork to its end with the network's greedy choice, in lockstep."""
         active = [f for f in forks if not f.done]
         while active:
-            for fork, logits in zip(active, self._decide(active), strict=True):
+            for fork, logits in zip(active, self._decide([f.view for f in active]), strict=True):
                 slot, gpu = self._builder.decode(int(logits.argmax()))
                 fork.step(gpu, slot)
             active = [f for f in active if not f.done]
         return [finished_score(f, self.objective) for f in forks]
 
-    def decide(self, sim: Simulator) -> tuple[int, Action]:
+    def decide(self, sim: SchedulerView) -> tuple[int, Action]:
         """The best of the network's top options by rollout: a (slot, GPU) or ``(0, HOLD)``."""
         if self._builder is None:
-            raise RuntimeError("WindowRolloutScheduler needs bind(simulator) before decide()")
+            raise RuntimeError("WindowRolloutScheduler needs bind(view) before decide()")
         logits = self._decide([sim])[0]
         valid = np.flatnonzero(np.isfinite(logits))
         ranked = valid[np.argsort(-logits[valid], kind="stable")][: self.candidates]

@@ -12,7 +12,8 @@ from gpusched.agent.models import LoadedAgent, ModelError
 from gpusched.agent.names import AGENT_POLICY
 from gpusched.core.cluster import ClusterState
 from gpusched.core.jobs import Job
-from gpusched.core.simulator import HOLD, Action, Simulator
+from gpusched.core.simulator import HOLD, Action
+from gpusched.core.view import SchedulerView
 from gpusched.env.observation import ObservationBuilder
 from gpusched.env.window import WindowObservationBuilder
 
@@ -34,8 +35,8 @@ class AgentScheduler:
         self._builder: ObservationBuilder | None = None
         self._policy = None
 
-    def bind(self, sim) -> None:
-        """Attach to a simulator before its first decision (called by ``Simulator.run``)."""
+    def bind(self, sim: SchedulerView) -> None:
+        """Attach to a run's view before its first decision (called by ``Simulator.run``)."""
         meta = self.agent.meta
         n = sim.cluster.n_gpus
         self._sim = sim
@@ -47,7 +48,7 @@ class AgentScheduler:
     def select(self, state: ClusterState, job: Job) -> Action:
         """The agent's action for the head job: a GPU index or :data:`HOLD`."""
         if self._sim is None:
-            raise RuntimeError("AgentScheduler needs bind(simulator) before select()")
+            raise RuntimeError("AgentScheduler needs bind(view) before select()")
         fits = state.fit_mask(job)
         obs = self._builder.observe(self._sim, fits)
         mask = self._builder.mask(self._sim, fits)
@@ -107,18 +108,18 @@ class WindowAgentScheduler:
         self._builder: WindowObservationBuilder | None = None
         self._policy = None
 
-    def bind(self, sim: Simulator) -> None:
-        """Attach to a simulator before its first decision (called by ``Simulator.run``)."""
+    def bind(self, sim: SchedulerView) -> None:
+        """Attach to a run's view before its first decision (called by ``Simulator.run``)."""
         n, w = sim.cluster.n_gpus, sim.window
         self._builder = WindowObservationBuilder(sim.cluster, n, w, sim.speeds,
                                                  float(self.agent.meta.get("vram_scale_gb", 80.0)),
                                                  int(self.agent.meta["obs_version"]))
         self._policy = self.agent.policy(n, w)
 
-    def decide(self, sim: Simulator) -> tuple[int, Action]:
+    def decide(self, sim: SchedulerView) -> tuple[int, Action]:
         """The agent's (window slot, GPU) for the current decision, or ``(0, HOLD)``."""
         if self._builder is None:
-            raise RuntimeError("WindowAgentScheduler needs bind(simulator) before decide()")
+            raise RuntimeError("WindowAgentScheduler needs bind(view) before decide()")
         builder = self._builder
         action = act(self._policy, builder.observe(sim), builder.mask(sim))
         return builder.decode(action)

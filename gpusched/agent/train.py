@@ -41,7 +41,7 @@ from gpusched.agent.models import LoadedAgent, sidecar_path, write_model
 from gpusched.agent.names import AGENT_POLICY
 from gpusched.agent.network import GpuSetPolicy, WindowSetPolicy
 from gpusched.agent.scheduler import act, agent_scheduler
-from gpusched.core.simulator import HOLD, next_decision
+from gpusched.core.view import as_scheduler
 from gpusched.env.env import GPUSchedulerEnv
 from gpusched.policies import get_policy
 from gpusched.policies.objective import OBJECTIVES
@@ -65,6 +65,12 @@ def seed_everything(seed: int) -> None:
 
 
 # ---------------------------------------------------------------------------- warm start
+def _first_gpu_action(base: GPUSchedulerEnv, slot: int, choice) -> int:
+    """The action at a gang's first GPU: how the teacher's run goes on when no action makes its
+    gang exactly (the step is not labelled)."""
+    return base.action_for(slot, int(next(iter(choice))))
+
+
 def collect_heuristic(config: TrainConfig, seed: int, episodes: int | None = None,
                       student: GpuSetPolicy | None = None) -> dict[str, Any]:
     """Roll out ``config.bc_policy`` in a training environment: observations, masks, actions, returns.
@@ -80,20 +86,16 @@ def collect_heuristic(config: TrainConfig, seed: int, episodes: int | None = Non
     masks, actions, returns = [], [], []
     for ep in range(config.bc_episodes if episodes is None else episodes):
         obs, _ = env.reset(seed=seed + ep)
-        if hasattr(heuristic, "bind"):  # a planner reads the simulator itself
-            heuristic.bind(base.sim)
+        teacher = as_scheduler(heuristic)
+        teacher.bind(base.sim.view)
         rewards: list[float] = []
         done = False
         while not done:
-            slot, choice = next_decision(heuristic, base.sim)
-            if not isinstance(choice, int | np.integer):
-                choice = int(choice[0])  # a gang: the env names its first GPU
-            if choice == HOLD:
-                action = base.hold_action
-            else:
-                action = slot * base.max_gpus + int(choice) if base.windowed else int(choice)
+            slot, choice = teacher.decide(base.sim.view)
+            label = base.action_for(slot, choice)  # the teacher's whole gang, or None
+            action = label if label is not None else _first_gpu_action(base, slot, choice)
             mask = base.action_masks()
-            if mask[action]:  # a teacher's misroute is no label to learn
+            if label is not None and mask[label]:  # a misroute, or a gang no action makes, is no label
                 obs_list.append(obs)
                 masks.append(mask)
                 actions.append(action)
@@ -172,9 +174,9 @@ def network_meta(config: TrainConfig) -> dict[str, Any]:
         "policy_class": "WindowSetPolicy" if windowed(config) else "GpuSetPolicy",
         "hidden": config.hidden,
         "max_gpus": config.max_gpus,
-        "queue_window": 8,
+        "queue_window": int(config.queue_window),
         **{key: settings[key] for key in window_options(config)},
-        "vram_scale_gb": 80.0,
+        "vram_scale_gb": float(config.vram_scale_gb),
     }
 
 

@@ -47,6 +47,25 @@ class NodeGroup:
     memory_mib: float | None = None
 
 
+def job_vram_gb(job: Job, capacity_gb):
+    """VRAM (GB) the job takes on each of its GPUs, on GPUs of ``capacity_gb`` GB (a number or an
+    array): ``vram_gb + vram_frac * capacity_gb``. The one place this arithmetic lives."""
+    return job.vram_gb + job.vram_frac * capacity_gb
+
+
+def release_into(job: Job, gpus: Sequence[int], gpu_vram_gb: np.ndarray, vram_free, compute_free,
+                 offset: int = 0) -> None:
+    """Give back the job's VRAM (GB) and compute on ``gpus`` into the free amounts ``vram_free``
+    and ``compute_free`` (anything indexed by ``gpu - offset``): one step of a planner's replay
+    of the running jobs' releases at their declared ends.
+
+    :param gpu_vram_gb: every GPU's VRAM capacity (GB).
+    """
+    for g in gpus:
+        vram_free[g - offset] += job_vram_gb(job, float(gpu_vram_gb[g]))
+        compute_free[g - offset] += job.compute
+
+
 def fit_shape(job: Job) -> tuple:
     """What decides where ``job`` could ever fit: its GPU count, VRAM, model and node requests, and
     its compute share only above one whole GPU (on an empty cluster every share up to a GPU fits
@@ -194,7 +213,7 @@ class ClusterState:
     def vram_need_gb(self, job: Job) -> np.ndarray | float:
         """VRAM the job needs on each GPU (GB): a scalar, or an array when it asks for a share."""
         if job.vram_frac:
-            return job.vram_gb + job.vram_frac * self.cluster.gpu_vram_gb
+            return job_vram_gb(job, self.cluster.gpu_vram_gb)
         return job.vram_gb
 
     def _masks(self, job: Job) -> tuple[np.ndarray, np.ndarray]:
@@ -309,7 +328,7 @@ class ClusterState:
         capacity = self.cluster.gpu_vram_gb
         compute = sign * job.compute
         for g in gpus:
-            vram = sign * (job.vram_gb + job.vram_frac * capacity[g])
+            vram = sign * job_vram_gb(job, capacity[g])
             running = self.jobs_running[g] + sign
             self.jobs_running[g] = running
             if running == 0:  # snap rounding residue so an idle GPU reads exactly zero

@@ -160,7 +160,7 @@ def safety_horizon_min(jobs: Sequence[Job], failures: FailureSpec, restore_min: 
     """The time a run with failures and no ``horizon_min`` stops at (minutes; rule 2 of *Runs
     that end*, the module docstring): the first arrival plus
     :data:`~gpusched.limits.SAFETY_HORIZON_FACTOR` times the run's failure-free bound, the span
-    of the arrivals plus every job's run on the slowest GPU for its type with one restore, plus
+    of the arrivals plus every job's run on the slowest GPU it can run on with one restore, plus
     the mean repair. Without failures the last job ends within the span plus the runs, so the
     bound leaves a run twice that room to recover from its failures.
 
@@ -170,10 +170,17 @@ def safety_horizon_min(jobs: Sequence[Job], failures: FailureSpec, restore_min: 
     :param restore_min: the restore of every resumption (minutes).
     :param speeds: the cluster's GPU speeds (``None``: every GPU at 1.0).
     """
-    slowest = {t: 1.0 if speeds is None else float(speeds.row(t).min()) for t in {j.type for j in jobs}}
+    slowest: dict[tuple, float] = {}  # by what the speed resolves on: the job's model, type and size
+    runs = 0.0
+    for job in jobs:
+        key = (job.model, job.type, job.gpus)
+        if key not in slowest:
+            row = None if speeds is None else speeds.row_of_job(job)
+            positive = None if row is None else row[row > 0]  # 0: a GPU the job cannot run on
+            slowest[key] = 1.0 if positive is None or not positive.size else float(positive.min())
+        runs += job.duration_min / slowest[key] + restore_min
     first = min(j.arrival_min for j in jobs)
     span = max(j.arrival_min for j in jobs) - first
-    runs = sum(j.duration_min / slowest[j.type] + restore_min for j in jobs)
     return first + SAFETY_HORIZON_FACTOR * (span + runs + failures.repair_min.mean)
 
 

@@ -40,15 +40,17 @@ class GPUSchedulerEnv(gym.Env):
     the queue is FIFO: at each step the agent sees the cluster and the job at the head of the
     queue, and answers with a GPU for that job or HOLD. With version 3 (the window) it sees the
     first `window` queued jobs, the GPUs with their speeds and every (job, GPU) pair, and answers
-    with a (window slot, GPU) pair or HOLD (see :mod:`gpusched.env.window`).
+    with a (window slot, GPU) pair or HOLD (see :mod:`gpusched.env.window`); version 4 is the
+    window with failure features.
     The environment wraps the one event-driven simulator of :mod:`gpusched.core.simulator`; it
     never re-implements its dynamics. Placing a job does not advance time; HOLD advances the
     clock to the next arrival or completion (or, with the scenario's `failures:` key, the next
     node failure or repair: failures are events like arrivals; a job a failure stops goes back to
-    the queue, and a down node's GPUs are in no action mask). The simulator exposes what an
-    observation of failures would read: `sim.gpu_down()`, `sim.attained_service_gpu_min(jobs)`,
-    `sim.remaining_work_min(job)` and `sim.declared_left_min(job)`; the observation layouts
-    below do not include them yet.
+    the queue, and a down node's GPUs are in no action mask). Only version 4 shows failures to
+    the agent (down nodes, attained service, declared remaining work, whether a job ran before);
+    versions 1-3 do not. Every observation is built from the scheduler's view of the run
+    (:mod:`gpusched.core.view`): declared run times, never true ones (`runtime_estimate_error`
+    hides the truth from the agent as from every heuristic).
 
     ## Action Space
 
@@ -83,7 +85,7 @@ class GPUSchedulerEnv(gym.Env):
     | | | could ever hold the head job (empty node) | {0, 1} |
     | `gpu_present` | (max_gpus,) | 1 for a real GPU, 0 for padding | {0, 1} |
     | `job` | (10,) | GPUs / 8; VRAM per GPU / scale; compute per GPU | 0-4 |
-    | | | log1p(duration_min) / log1p(1440); priority / 3 | 0-1.3 |
+    | | | log1p(declared run time, min) / log1p(1440); priority / 3 | 0-1.3 |
     | | | type one-hot (training, inference, batch) | {0, 1} |
     | | | log1p(minutes waited so far) / log1p(1440); share of GPUs where it fits now | 0-1 |
     | `queue` | (8,) | log1p(queue length) / log1p(1000) | 0-1 |
@@ -98,7 +100,7 @@ class GPUSchedulerEnv(gym.Env):
     - two per-GPU features: log1p(minutes until its first running job ends) and log1p(minutes
       until its last one ends), each / log1p(1440), 0 when idle;
     - 16 queue features: the 4 jobs behind the head one by one (GPUs / 8, VRAM / scale, compute,
-      log1p(duration) / log1p(1440); zeros past the end of the queue).
+      log1p(declared run time) / log1p(1440); zeros past the end of the queue).
 
     Version 3 (`obs_version=3`) is the window layout of :mod:`gpusched.env.window`: per window job
     (declared duration, GPUs, VRAM, compute, priority, wait so far, fits anywhere), per GPU (as
@@ -167,7 +169,9 @@ class GPUSchedulerEnv(gym.Env):
 
     ## Version History
 
-    - v0: initial version (observation version 1); versions 2 and 3 are chosen by `obs_version`.
+    - v0: initial version (observation version 1); versions 2, 3 and 4 are chosen by `obs_version`.
+      Versions 1 and 2 read the head job's and the next jobs' declared run times (before the
+      scheduler's view, their true ones: the same on every preset, which declares none).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -334,12 +338,12 @@ class GPUSchedulerEnv(gym.Env):
 
     # ---------------------------------------------------------------- stepping
     def _observe(self) -> dict[str, np.ndarray]:
-        sim = self.sim
+        view = self.sim.view  # the observation reads what a scheduler sees
         if self.windowed:
-            return self.builder.observe(sim)
-        job = sim.head_job
-        self._fits = sim.state.fit_mask(job) if job is not None else None
-        return self.builder.observe(sim, self._fits)
+            return self.builder.observe(view)
+        job = view.head_job
+        self._fits = view.state.fit_mask(job) if job is not None else None
+        return self.builder.observe(view, self._fits)
 
     def _info(self) -> dict[str, Any]:
         return {"time_min": self.sim.time_min, "jobs_completed": self.sim.jobs_completed}
@@ -347,8 +351,8 @@ class GPUSchedulerEnv(gym.Env):
     def action_masks(self) -> np.ndarray:
         """Valid actions for the current decision (bool, length ``action_space.n``; HOLD last)."""
         if self.windowed:
-            return self.builder.mask(self.sim)
-        return self.builder.mask(self.sim, self._fits)
+            return self.builder.mask(self.sim.view)
+        return self.builder.mask(self.sim.view, self._fits)
 
     def to_sim_action(self, action: int) -> int:
         """The simulator action for a FIFO environment action (a GPU index or :data:`HOLD`)."""
@@ -365,6 +369,32 @@ class GPUSchedulerEnv(gym.Env):
             return 0, HOLD
         return slot, gpu
 
+    def action_for(self, slot: int, choice) -> int | None:
+        """The environment action that makes a scheduler's decision (the inverse of
+        :meth:`to_sim_decision`): HOLD, a GPU (with its window slot), or for a whole gang its first
+        GPU at which the gang rule takes exactly that gang. ``None`` when no action makes it (a
+        gang the rule would not choose from any of its GPUs).
+
+        :param slot: the window slot of the decision's job (0 on a FIFO queue).
+        :param choice: a GPU index, a tuple of GPU indices (the whole gang) or :data:`HOLD`.
+        """
+        if isinstance(choice, int | np.integer):
+            gpu = int(choice)
+            if gpu == HOLD:
+                return self.hold_action
+        else:
+            sim = self.sim
+            gang = [int(g) for g in choice]
+            window = sim.window_indices()
+            if not gang or slot >= len(window):
+                return None
+            job, wanted = sim.jobs[window[slot]], sorted(gang)
+            gpu = next((g for g in gang  # the decision's own first GPU first
+                        if sorted(sim.gang_rule.gang_for(sim.state, job, g)) == wanted), None)
+            if gpu is None:
+                return None
+        return slot * self.max_gpus + gpu if self.windowed else gpu
+
     def step(self, action: int):
         """Apply one decision; the reward is the change of the simulator's ``total_reward``."""
         sim = self.sim
@@ -372,8 +402,9 @@ class GPUSchedulerEnv(gym.Env):
             raise RuntimeError("the episode is over; call reset()")
         slot, gpu = self.to_sim_decision(action)
         placed = sim.step(gpu, slot)
-        reward = sim.total_reward - self._last_total
-        self._last_total = sim.total_reward
+        total = sim.integrals.total_reward
+        reward = total - self._last_total
+        self._last_total = total
         obs = self._observe()
         info = self._info()
         info["placed"] = placed

@@ -44,7 +44,7 @@ JOB_FEATURES: tuple[str, ...] = (
     "gpus",             # GPUs asked / 8
     "vram",             # VRAM per GPU / vram_scale_gb
     "compute",          # compute per GPU (fraction 0-1)
-    "duration",         # log1p(duration_min) / log1p(1440)
+    "duration",         # log1p(declared run time in minutes) / log1p(1440)
     "priority",         # priority / 3
     "is_training", "is_inference", "is_batch",
     "wait",             # log1p(minutes waited so far) / log1p(1440), clipped to 1
@@ -265,4 +265,4 @@ def warm_up() -> None:
     sim = Simulator(Cluster([NodeGroup("warm-up", 16.0, 1)]),
                     [Job(id=0, type="batch", arrival_min=0.0, duration_min=1.0, gpus=1, vram_gb=1.0,
                          compute=0.1)])
-    ObservationBuilder(sim.cluster, 1).observe(sim, sim.state.fit_mask(sim.head_job))
+    ObservationBuilder(sim.cluster, 1).observe(sim.view, sim.state.fit_mask(sim.view.head_job))

@@ -24,6 +24,7 @@ from gymnasium import spaces
 from gpusched.core.cluster import Cluster
 from gpusched.core.simulator import HOLD, Simulator
 from gpusched.core.speed import GpuSpeeds
+from gpusched.core.view import SchedulerView
 from gpusched.env.kernels import (
     N_PAIR_FEATURES,
     N_WINDOW_GLOBAL_FEATURES,
@@ -154,7 +155,7 @@ class WindowObservationBuilder:
         self._fits = np.zeros((max_window, self.n), dtype=bool)
         self._single = np.zeros((max_window, self.n), dtype=bool)
 
-    def _window_fits(self, sim: Simulator) -> tuple[list[int], np.ndarray, np.ndarray]:
+    def _window_fits(self, sim: SchedulerView) -> tuple[list[int], np.ndarray, np.ndarray]:
         """The window's arrival indices and their gang and single-GPU fit masks (from the
         simulator's own :class:`~gpusched.core.cluster.ClusterState`), once per decision."""
         window = sim.window_indices() if not sim.done else []
@@ -170,7 +171,7 @@ class WindowObservationBuilder:
             self._key, self._key_state = key, sim.state
         return window, self._fits, self._single
 
-    def mask(self, sim: Simulator) -> np.ndarray:
+    def mask(self, sim: SchedulerView) -> np.ndarray:
         """Valid actions: every (slot, GPU) where that window job fits, then HOLD (last). HOLD is
         valid unless holding would dead-stall the run, or when nothing else is."""
         _, fits, _ = self._window_fits(sim)
@@ -188,7 +189,7 @@ class WindowObservationBuilder:
         slot, gpu = divmod(action, self.max_gpus)
         return (0, HOLD) if gpu >= self.n else (slot, gpu)
 
-    def observe(self, sim: Simulator) -> dict[str, np.ndarray]:
+    def observe(self, sim: SchedulerView) -> dict[str, np.ndarray]:
         """The observation for the simulator's current decision."""
         window, fits, single = self._window_fits(sim)
         window = window[: self.max_window]
@@ -221,7 +222,7 @@ class WindowObservationBuilder:
         return {"gpus": gpus_block, "gpu_present": self._present.copy(), "jobs": jobs_block,
                 "job_present": job_present, "pairs": pairs, "globals": glob}
 
-    def _version_4(self, sim: Simulator, window: list[int], gpus_block: np.ndarray,
+    def _version_4(self, sim: SchedulerView, window: list[int], gpus_block: np.ndarray,
                    jobs_block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The version-3 blocks with version 4's columns appended (see :data:`GPU_FEATURES_V4` and
         :data:`JOB_FEATURES_V4`)."""
@@ -233,8 +234,7 @@ class WindowObservationBuilder:
             extra[:k, 0] = np.log1p(sim.attained_service_gpu_min(window)) / _LOG_GPU_DAYS
             extra[:k, 1] = [np.log1p(sim.resume_cost_min(i) + sim.declared_left_min(i)) / _LOG_DAY
                             for i in window]
-            if sim.lives is not None:
-                extra[:k, 2] = sim.lives.stopped[window]
+            extra[:k, 2] = sim.stopped(window)
         return np.concatenate([gpus_block, down], axis=1), np.concatenate([jobs_block, extra], axis=1)
 
 
@@ -247,5 +247,5 @@ def warm_up() -> None:
                     [Job(id=0, type="batch", arrival_min=0.0, duration_min=1.0, gpus=1, vram_gb=1.0,
                          compute=0.1)])
     builder = WindowObservationBuilder(sim.cluster, 1, 1, version=3)
-    builder.observe(sim)
-    builder.mask(sim)
+    builder.observe(sim.view)
+    builder.mask(sim.view)

@@ -1,28 +1,23 @@
-"""What a policy is.
+"""What a policy is: the protocols of :mod:`gpusched.core.view`.
 
-A policy looks at the cluster state and the job at the head of the queue and answers with a GPU
-index, a tuple of GPU indices (the whole gang), or :data:`HOLD`. It must not change the state.
+A FIFO placement (:class:`~gpusched.core.view.Placement`, here :class:`Policy`) looks at the
+cluster state and a job and answers with a GPU index, a tuple of GPU indices (the whole gang), or
+:data:`HOLD`; it must not change the state. A queue-aware policy is a
+:class:`~gpusched.core.view.Scheduler`: ``bind(view)`` once per run, then ``decide(view)``. Both
+see the run through its read-only :class:`~gpusched.core.view.SchedulerView`.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
-
 import numpy as np
 
-from gpusched.core.cluster import ClusterState
-from gpusched.core.jobs import Job
-from gpusched.core.simulator import HOLD, Action
+from gpusched.core.simulator import HOLD
+from gpusched.core.view import Placement, Scheduler
 
+Policy = Placement
+"""A FIFO placement policy (:class:`gpusched.core.view.Placement`). ``name`` is its registry name."""
 
-class Policy(Protocol):
-    """A scheduling policy. ``name`` is its registry name."""
-
-    name: str
-
-    def select(self, state: ClusterState, job: Job) -> Action:
-        """The placement for ``job`` (a GPU index, a gang, or :data:`HOLD`)."""
-        ...
+__all__ = ["Placement", "Policy", "Scheduler", "argmin_masked", "first_true"]
 
 
 def first_true(mask: np.ndarray) -> int:

@@ -47,9 +47,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpusched.core.cluster import EPS, fit_shape
+from gpusched.core.cluster import EPS, fit_shape, release_into
 from gpusched.core.jobs import Job
-from gpusched.core.simulator import HOLD, Action, Simulator
+from gpusched.core.simulator import HOLD, Action
+from gpusched.core.view import SchedulerView
 from gpusched.policies.queue import ranked_slots
 
 
@@ -70,13 +71,13 @@ class Plan:
     gpus: tuple[int, ...]
     held: np.ndarray | None = None
 
-    def reserved(self, sim: Simulator) -> Plan:
-        """This plan as a reservation on ``sim``'s cluster (with its held GPUs)."""
-        return Plan(self.start_min, self.finish_min, self.gpus, _held_mask(sim, self.gpus))
+    def reserved(self, view: SchedulerView) -> Plan:
+        """This plan as a reservation on ``view``'s cluster (with its held GPUs)."""
+        return Plan(self.start_min, self.finish_min, self.gpus, _held_mask(view, self.gpus))
 
 
-def _held_mask(sim: Simulator, gpus: tuple[int, ...]) -> np.ndarray:
-    cluster = sim.cluster
+def _held_mask(view: SchedulerView, gpus: tuple[int, ...]) -> np.ndarray:
+    cluster = view.cluster
     mask = np.zeros(cluster.n_gpus, dtype=bool)
     if cluster.has_node_limits:
         mask[cluster.gpu_node == cluster.gpu_node[gpus[0]]] = True
@@ -85,10 +86,10 @@ def _held_mask(sim: Simulator, gpus: tuple[int, ...]) -> np.ndarray:
     return mask
 
 
-def _declared(sim: Simulator, idx: int) -> tuple[float, float]:
+def _declared(view: SchedulerView, idx: int) -> tuple[float, float]:
     """(restore minutes, declared remaining work in reference-speed minutes) of a job's next run:
     its declared run time on a gang of speed ``s`` is ``restore + work / s``."""
-    return sim.resume_cost_min(idx), sim.declared_left_min(idx)
+    return view.resume_cost_min(idx), view.declared_left_min(idx)
 
 
 NO_PLAN = Plan(float("inf"), float("inf"), ())
@@ -106,16 +107,16 @@ def _blocked_now(held: Sequence[Plan], now: float, run: np.ndarray | float) -> n
     return blocked
 
 
-def start_now(sim: Simulator, idx: int, held: Sequence[Plan] = ()) -> Plan | None:
+def start_now(view: SchedulerView, idx: int, held: Sequence[Plan] = ()) -> Plan | None:
     """The earliest-finishing gang on which the job with arrival index ``idx`` can start now
     without delaying a reservation in ``held`` (``None`` if there is none). Ties: Best-Fit's
     choice (least VRAM left, lowest index)."""
-    state, cluster, job, now = sim.state, sim.cluster, sim.jobs[idx], sim.time_min
+    state, cluster, job, now = view.state, view.cluster, view.jobs[idx], view.time_min
     single = state.single_gpu_fit(job)
     if not state.fits_somewhere(job):
         return None
-    restore, declared = _declared(sim, idx)
-    row = None if sim.speeds is None else sim.speeds.row_of_job(job)
+    restore, declared = _declared(view, idx)
+    row = view.speed_model.row(job)
     if held:
         blocked = _blocked_now(held, now, restore + (declared if row is None else declared / row))
         if blocked is not None:
@@ -151,39 +152,40 @@ class NodeReleases:
         self.by_node: dict[int, list[tuple[float, int]]] = {}
         self.first_release = np.empty(0)
 
-    def update(self, sim: Simulator) -> NodeReleases:
-        """Recompute for ``sim``'s current state if it changed; returns itself."""
-        key = (id(sim.state), sim.state.version)
+    def update(self, view: SchedulerView) -> NodeReleases:
+        """Recompute for ``view``'s current state if it changed; returns itself."""
+        key = (id(view.state), view.state.version)
         if key == self._key:
             return self
         self._key = key
         by_node: dict[int, list[tuple[float, int]]] = {}
-        gpu_node = sim.cluster.gpu_node
-        for end, i in sim.running_by_declared_end():
-            by_node.setdefault(int(gpu_node[sim.job_gpus[i][0]]), []).append((end, i))
-        first = np.full(sim.cluster.n_nodes, np.inf)
+        gpu_node = view.cluster.gpu_node
+        for end, i in view.running_by_declared_end():
+            by_node.setdefault(int(gpu_node[view.job_gpus[i][0]]), []).append((end, i))
+        first = np.full(view.cluster.n_nodes, np.inf)
         for node, releases in by_node.items():
             first[node] = releases[0][0]
         self.by_node, self.first_release = by_node, first
         return self
 
 
-def node_speeds(sim: Simulator, job: Job) -> tuple[np.ndarray, np.ndarray]:
+def node_speeds(view: SchedulerView, job: Job) -> tuple[np.ndarray, np.ndarray]:
     """(nodes, their speed for the job) of every node that could ever hold the job."""
-    cluster = sim.cluster
+    cluster = view.cluster
     nodes = np.flatnonzero(np.bincount(cluster.gpu_node[cluster.empty_fit_mask(job)],
                                        minlength=cluster.n_nodes))
-    if sim.speeds is None:
+    row = view.speed_model.row(job)
+    if row is None:
         return nodes, np.ones(nodes.size)
-    return nodes, sim.speeds.row_of_job(job)[cluster.node_first_gpu[nodes]]
+    return nodes, row[cluster.node_first_gpu[nodes]]
 
 
-def _start_on_node(sim: Simulator, job: Job, node: int, run: float, releases: list[tuple[float, int]],
+def _start_on_node(view: SchedulerView, job: Job, node: int, run: float, releases: list[tuple[float, int]],
                    held: Sequence[Plan], latest: float) -> tuple[float, tuple[int, ...]] | None:
     """The earliest time (minutes, before ``latest``) at which ``node`` can take the job for
     ``run`` minutes without overlapping a reservation, and the gang: its running jobs release
     their resources at their declared ends and reservations their GPUs at theirs."""
-    state, cluster, now = sim.state, sim.cluster, sim.time_min
+    state, cluster, now = view.state, view.cluster, view.time_min
     first = int(cluster.node_first_gpu[node])
     gpus = range(first, first + int(cluster.node_gpu_count[node]))
     capacity = cluster.gpu_vram_gb
@@ -203,10 +205,8 @@ def _start_on_node(sim: Simulator, job: Job, node: int, run: float, releases: li
         if t + run >= latest - EPS:
             return None
         while k < len(releases) and releases[k][0] <= t:  # release what ends by t
-            running = sim.jobs[releases[k][1]]
-            for g in sim.job_gpus[releases[k][1]]:
-                vram[g] += running.vram_gb + running.vram_frac * float(capacity[g])
-                compute[g] += running.compute
+            running = view.jobs[releases[k][1]]
+            release_into(running, view.job_gpus[releases[k][1]], capacity, vram, compute)
             cpu_left += running.cpu_milli
             mem_left += running.memory_mib
             k += 1
@@ -222,7 +222,7 @@ def _start_on_node(sim: Simulator, job: Job, node: int, run: float, releases: li
     return None
 
 
-def earliest_finish(sim: Simulator, idx: int, held: Sequence[Plan] = (), *,
+def earliest_finish(view: SchedulerView, idx: int, held: Sequence[Plan] = (), *,
                     now_plan: Plan | None = None, releases: NodeReleases | None = None,
                     speeds: tuple[np.ndarray, np.ndarray] | None = None) -> Plan:
     """The plan with the earliest declared finish for the job with arrival index ``idx``, around
@@ -239,23 +239,23 @@ def earliest_finish(sim: Simulator, idx: int, held: Sequence[Plan] = (), *,
     :param speeds: :func:`node_speeds` of the job, when the caller has them already.
     """
     if now_plan is None:
-        now_plan = start_now(sim, idx, held)
-    restore, declared = _declared(sim, idx)
-    if now_plan is not None and (sim.speeds is None or now_plan.finish_min <= sim.time_min + restore
-                                 + declared / float(sim.best_speed[idx]) + EPS):
+        now_plan = start_now(view, idx, held)
+    restore, declared = _declared(view, idx)
+    if now_plan is not None and (view.speed_model.uniform or now_plan.finish_min <= view.time_min + restore
+                                 + declared / float(view.best_speed[idx]) + EPS):
         return now_plan  # it starts now on a gang as fast as any: nothing is worth waiting for
-    job, now = sim.jobs[idx], sim.time_min
-    releases = (releases or NodeReleases()).update(sim)
-    nodes, speed = speeds if speeds is not None else node_speeds(sim, job)
-    down = sim.state.down
+    job, now = view.jobs[idx], view.time_min
+    releases = (releases or NodeReleases()).update(view)
+    nodes, speed = speeds if speeds is not None else node_speeds(view, job)
+    down = view.state.down
     if down is not None:  # a down node's repair time is not known: plan without it
-        up = ~down[sim.cluster.node_first_gpu[nodes]]
+        up = ~down[view.cluster.node_first_gpu[nodes]]
         nodes, speed = nodes[up], speed[up]
     run = restore + declared / speed
     # A node with a reservation on it may be free now but blocked: its bound is now.
-    reserved = np.zeros(sim.cluster.n_nodes, dtype=bool)
+    reserved = np.zeros(view.cluster.n_nodes, dtype=bool)
     for plan in held:
-        reserved[np.unique(sim.cluster.gpu_node[plan.held])] = True
+        reserved[np.unique(view.cluster.gpu_node[plan.held])] = True
     first = np.where(reserved[nodes], now, np.maximum(releases.first_release[nodes], now))
     first = np.where(np.isfinite(first), first, now)  # an idle node that did not fit now: blocked
     bound = first + run
@@ -265,7 +265,7 @@ def earliest_finish(sim: Simulator, idx: int, held: Sequence[Plan] = (), *,
         if bound[k] >= best_key[0] - EPS:
             break
         node = int(nodes[k])
-        found = _start_on_node(sim, job, node, float(run[k]), releases.by_node.get(node, []), held,
+        found = _start_on_node(view, job, node, float(run[k]), releases.by_node.get(node, []), held,
                                best_key[0])
         if found is not None:
             t, gpus = found
@@ -283,21 +283,21 @@ class EarliestFinish:
     name = "eft"
 
     def __init__(self) -> None:
-        self.sim: Simulator | None = None
+        self.view: SchedulerView | None = None
 
-    def bind(self, sim: Simulator) -> None:
-        """Read the clock, the running jobs and the speeds of the simulator it runs in."""
-        self.sim = sim
+    def bind(self, view: SchedulerView) -> None:
+        """Read the clock, the running jobs and the speeds of the run it schedules."""
+        self.view = view
 
     def select(self, state, job: Job) -> Action:
-        sim = self.sim
-        if sim is None or sim.state is not state:
-            raise RuntimeError("eft needs bind(simulator) before select (Simulator.run does it)")
-        idx = sim.queue[0]
-        if sim.jobs[idx] is not job:
+        view = self.view
+        if view is None or view.state is not state:
+            raise RuntimeError("eft needs bind(view) before select (Simulator.run does it)")
+        idx = view.queue[0]
+        if view.jobs[idx] is not job:
             raise ValueError("eft places the head job of the simulator it is bound to")
-        plan = earliest_finish(sim, idx)
-        return plan.gpus if plan.start_min <= sim.time_min + EPS else HOLD
+        plan = earliest_finish(view, idx)
+        return plan.gpus if plan.start_min <= view.time_min + EPS else HOLD
 
 
 class EarliestFinishQueue:
@@ -318,57 +318,57 @@ class EarliestFinishQueue:
         self.promised: dict[int, float] = {}
         self._releases = NodeReleases()
         self._nodes: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
-        self._disruptions = 0
+        self._plan_epoch = 0
 
-    def bind(self, sim: Simulator) -> None:
+    def bind(self, view: SchedulerView) -> None:
         """Start a run: no reservations yet."""
         self.held = {}
         self.promised = {}
         self._releases = NodeReleases()
         self._nodes = {}
-        self._disruptions = sim.disruptions
+        self._plan_epoch = view.plan_epoch
 
-    def _plan(self, sim: Simulator, idx: int, others: list[Plan], now_plan: Plan | None) -> Plan:
-        job = sim.jobs[idx]
+    def _plan(self, view: SchedulerView, idx: int, others: list[Plan], now_plan: Plan | None) -> Plan:
+        job = view.jobs[idx]
         shape = (job.type, fit_shape(job))
         speeds = self._nodes.get(shape)
         if speeds is None:
-            speeds = self._nodes[shape] = node_speeds(sim, job)
-        return earliest_finish(sim, idx, others, now_plan=now_plan, releases=self._releases,
+            speeds = self._nodes[shape] = node_speeds(view, job)
+        return earliest_finish(view, idx, others, now_plan=now_plan, releases=self._releases,
                                speeds=speeds)
 
     def _may_reserve(self, slot: int) -> bool:
         return self.order != "fcfs" and (self.order != "easy" or slot == 0)
 
-    def decide(self, sim: Simulator) -> tuple[int, Action]:
-        if sim.disruptions != self._disruptions:  # a failure, repair or preemption: plan again
+    def decide(self, view: SchedulerView) -> tuple[int, Action]:
+        if view.plan_epoch != self._plan_epoch:  # a failure, repair or preemption: plan again
             self.held.clear()
-            self._disruptions = sim.disruptions
-        now, held = sim.time_min, self.held
-        window = sim.window_indices()
-        for slot in ranked_slots(self.order, sim, window):
+            self._plan_epoch = view.plan_epoch
+        now, held = view.time_min, self.held
+        window = view.window_indices()
+        for slot in ranked_slots(self.order, view, window):
             idx = window[slot]
             others = [p for j, p in held.items() if j != idx]
             mine = held.get(idx)
-            if mine is not None and sim.state.down is not None and (mine.held & sim.state.down).any():
+            if mine is not None and view.state.down is not None and (mine.held & view.state.down).any():
                 del held[idx]  # a node it reserved has failed: plan again
                 mine = None
             if mine is not None:
-                plan = start_now(sim, idx, others)
+                plan = start_now(view, idx, others)
                 if plan is not None and plan.finish_min <= mine.finish_min + EPS:
                     del held[idx]
                     return slot, plan.gpus
                 if mine.start_min > now + EPS:
                     continue  # keeps its reservation
                 del held[idx]  # its start passed (a running job outlived its declared end)
-            now_plan = start_now(sim, idx, others)
+            now_plan = start_now(view, idx, others)
             if now_plan is None and not self._may_reserve(slot):
                 continue  # it cannot start now and may not reserve: nothing to plan
-            plan = self._plan(sim, idx, others, now_plan)
+            plan = self._plan(view, idx, others, now_plan)
             if plan.start_min <= now + EPS:
                 return slot, plan.gpus
             if self._may_reserve(slot) and plan.start_min < float("inf"):
-                held[idx] = plan.reserved(sim)
+                held[idx] = plan.reserved(view)
                 self.promised.setdefault(idx, plan.start_min)
             if self.order == "fcfs":
                 break

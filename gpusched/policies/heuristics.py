@@ -12,8 +12,9 @@ import numpy as np
 
 from gpusched.core.cluster import ClusterState
 from gpusched.core.jobs import Job
-from gpusched.core.simulator import HOLD, Action, Simulator
+from gpusched.core.simulator import HOLD, Action
 from gpusched.core.speed import GpuSpeeds
+from gpusched.core.view import SchedulerView
 from gpusched.policies.base import argmin_masked, first_true
 
 
@@ -104,9 +105,9 @@ class FastestFit:
     def __init__(self) -> None:
         self._speeds: GpuSpeeds | None = None
 
-    def bind(self, sim: Simulator) -> None:
-        """Read the speed table of the simulator it runs in."""
-        self._speeds = sim.speeds
+    def bind(self, view: SchedulerView) -> None:
+        """Read the speed table of the run it places jobs for."""
+        self._speeds = view.speeds
 
     def select(self, state: ClusterState, job: Job) -> Action:
         fits = state.fit_mask(job)

@@ -32,6 +32,7 @@ import numpy as np
 from gpusched.core.cluster import ClusterState
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import HOLD, Action, Simulator
+from gpusched.core.view import SchedulerView
 from gpusched.policies.base import Policy
 
 
@@ -46,9 +47,9 @@ def _finish(sim: Simulator, first: Action, base: Policy, slot: int = 0) -> float
     """:func:`finished_wait_min` of the run after playing ``first`` for the job in window slot
     ``slot`` and then ``base`` (on the head job) to the end."""
     sim.step(first, slot)
-    select = base.select
+    select, state, jobs, queue = base.select, sim.state, sim.view.jobs, sim.queue
     while not sim.done:
-        sim.step(select(sim.state, sim.jobs[sim.queue[0]]))
+        sim.step(select(state, jobs[queue[0]]))
     return finished_wait_min(sim)
 
 
@@ -64,12 +65,17 @@ class Lookahead:
         self.base = base
         self.name = name
         self.arrived_only = arrived_only
-        self.sim: Simulator | None = None
+        self.sim: SchedulerView | None = None
         self.forks = 0
 
-    def bind(self, sim: Simulator) -> None:
-        """Attach to the simulator whose future it plays (called by ``Simulator.run``)."""
-        self.sim = sim
+    def bind(self, view: SchedulerView) -> None:
+        """Attach to the run it plans for (called by ``Simulator.run``)."""
+        self.sim = view
+
+    def _fork(self) -> Simulator:
+        """A fork of the run: of what a scheduler knows (``queue_lookahead``), or through the view's
+        clairvoyant door (``lookahead``, a bound)."""
+        return self.sim.fork() if self.arrived_only else self.sim.clairvoyant_fork()
 
     def options(self, state: ClusterState, job: Job) -> list[Action]:
         """The actions it weighs: every GPU where ``job`` fits, then HOLD when holding is safe.
@@ -105,13 +111,13 @@ class Lookahead:
     def select(self, state: ClusterState, job: Job) -> Action:
         sim = self.sim
         if sim is None or (state is not sim.state and getattr(state, "_state", None) is not sim.state):
-            raise RuntimeError("Lookahead needs bind(simulator) before select (Simulator.run does it)")
+            raise RuntimeError("Lookahead needs bind(view) before select (Simulator.run does it)")
         slot = self._slot_of(job)
         default = self._as_option(state, job, self.base.select(state, job))
         options = self.options(state, job)
         if len(options) <= 1:
             return options[0] if options else HOLD
-        waits = {a: _finish(sim.fork(self.arrived_only), a, self.base, slot) for a in options}
+        waits = {a: _finish(self._fork(), a, self.base, slot) for a in options}
         self.forks += len(options)
         best = min(waits.values())
         if waits.get(default, np.inf) <= best:

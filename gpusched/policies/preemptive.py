@@ -44,9 +44,10 @@ from typing import Any
 
 import numpy as np
 
-from gpusched.core.cluster import EPS
+from gpusched.core.cluster import EPS, release_into
 from gpusched.core.jobs import Job
-from gpusched.core.simulator import Action, Preempt, Simulator
+from gpusched.core.simulator import Action, Preempt
+from gpusched.core.view import SchedulerView
 from gpusched.policies.queue import LAS_THRESHOLDS_GPU_MIN, PREEMPTIVE_ORDERS, las_queue, ranked_slots
 
 __all__ = ["LAS_THRESHOLDS_GPU_MIN", "PREEMPTIVE_ORDERS", "Preemptive", "las_queue", "preemption_for"]
@@ -55,48 +56,43 @@ __all__ = ["LAS_THRESHOLDS_GPU_MIN", "PREEMPTIVE_ORDERS", "Preemptive", "las_que
 class _Keys:
     """The order's key of waiting and running jobs, on one scale (lower goes first)."""
 
-    def __init__(self, order: str, sim: Simulator):
-        self.order, self.sim = order, sim
-        self.gpus = np.array([j.gpus for j in sim.jobs], dtype=float)
+    def __init__(self, order: str, view: SchedulerView):
+        self.order, self.view = order, view
+        self.gpus = np.array([j.gpus for j in view.jobs], dtype=float)
 
     def waiting(self, idx: int) -> float:
-        sim = self.sim
+        view = self.view
         if self.order == "srtf":
-            return sim.resume_cost_min(idx) + sim.declared_left_min(idx) / float(sim.best_speed[idx])
-        held = 0.0 if sim.lives is None else float(sim.lives.held_min[idx])
-        return float(las_queue(held * self.gpus[idx]))
+            return view.resume_cost_min(idx) + view.declared_left_min(idx) / float(view.best_speed[idx])
+        return float(las_queue(float(view.attained_service_gpu_min([idx])[0])))
 
     def running(self, idx: np.ndarray) -> np.ndarray:
-        sim = self.sim
+        view = self.view
         if self.order == "srtf":
-            restore = 0.0 if sim.lives is None else sim.lives.restore_min[idx]
-            restore_left = np.maximum(sim.start_min[idx] + restore - sim.time_min, 0.0)
-            left = np.maximum(sim.declared_end_min[idx] - sim.time_min - restore_left, 0.0)
-            return left * sim.gang_speed[idx] / sim.best_speed[idx] + restore_left
-        held = sim.time_min - sim.start_min[idx]
-        if sim.lives is not None:
-            held = held + sim.lives.held_min[idx]
-        return las_queue(held * self.gpus[idx]).astype(float)
+            now = view.time_min
+            restore_left = np.maximum(view.start_min[idx] + view.run_restore_min(idx) - now, 0.0)
+            left = np.maximum(view.declared_end_min[idx] - now - restore_left, 0.0)
+            return left * view.gang_speed[idx] / view.best_speed[idx] + restore_left
+        return las_queue(view.attained_service_gpu_min(idx)).astype(float)
 
 
-def preemption_for(sim: Simulator, order: str, keys: _Keys | None = None) -> int | None:
+def preemption_for(view: SchedulerView, order: str, keys: _Keys | None = None) -> int | None:
     """The running job (arrival index) the preemptive ``order`` stops now, or ``None`` (see the
     module docstring). When the best-ranked waiting job fits nowhere and no preemption helps now,
     it asks the simulator to decide again when the next running job becomes preemptible (or, for
     ``las``, crosses a queue threshold)."""
-    running = sim.running_indices()
+    running = view.running_indices()
     if not running:
         return None
-    window = sim.window_indices()
-    ranked = ranked_slots(order, sim, window)
-    state, jobs = sim.state, sim.jobs
+    window = view.window_indices()
+    ranked = ranked_slots(order, view, window)
+    state, jobs = view.state, view.jobs
     if not ranked or state.fits_somewhere(jobs[window[ranked[0]]]):
         return None  # the best-ranked job starts now, without a preemption
-    keys = keys or _Keys(order, sim)
+    keys = keys or _Keys(order, view)
     idx = np.array(running, dtype=np.int64)
-    restore = 0.0 if sim.lives is None else sim.lives.restore_min[idx]
-    ready = sim.start_min[idx] + restore + sim.preemption_min_run_min
-    may = ready <= sim.time_min + EPS
+    ready = view.start_min[idx] + view.run_restore_min(idx) + view.preemption_min_run_min
+    may = ready <= view.time_min + EPS
     if may.any():
         ok, run_key = idx[may], keys.running(idx[may])
         worst = float(run_key.max())
@@ -110,49 +106,46 @@ def preemption_for(sim: Simulator, order: str, keys: _Keys | None = None) -> int
                 return None  # it starts now, without a preemption
             below = run_key > key
             # A victim goes back to the queue at its arrival position: the job must stay in the window.
-            budget = sim.window - 1 - slot
-            victims = _victims(sim, job, ok[below].tolist(), run_key[below].tolist(), job_idx, budget)
+            budget = view.window - 1 - slot
+            victims = _victims(view, job, ok[below].tolist(), run_key[below].tolist(), job_idx, budget)
             if victims:
                 return victims[0]
-    _wake_for_next_chance(sim, keys, idx, ready, may)
+    _wake_for_next_chance(view, keys, idx, ready, may)
     return None
 
 
-def _wake_for_next_chance(sim: Simulator, keys: _Keys, idx: np.ndarray, ready: np.ndarray,
+def _wake_for_next_chance(view: SchedulerView, keys: _Keys, idx: np.ndarray, ready: np.ndarray,
                           may: np.ndarray) -> None:
     """Ask to decide again when a running job next becomes preemptible, or (``las``) moves to a
     later queue: nothing else may happen then."""
     times = ready[~may]
     if keys.order == "las":
-        held = sim.time_min - sim.start_min[idx]
-        if sim.lives is not None:
-            held = held + sim.lives.held_min[idx]
         gpus = keys.gpus[idx]
-        attained = held * gpus
+        attained = view.attained_service_gpu_min(idx)
         nxt = np.asarray(LAS_THRESHOLDS_GPU_MIN)[np.minimum(las_queue(attained),
                                                              len(LAS_THRESHOLDS_GPU_MIN) - 1)]
-        crossing = np.where(attained < nxt, sim.time_min + (nxt - attained) / gpus, np.inf)
+        crossing = np.where(attained < nxt, view.time_min + (nxt - attained) / gpus, np.inf)
         times = np.concatenate([times, crossing])
     if times.size:
-        sim.request_wakeup(float(times.min()))
+        view.request_wakeup(float(times.min()))
 
 
-def _victims(sim: Simulator, job: Job, candidates: Sequence[int], cand_keys: Sequence[float], job_idx: int,
-             budget: int) -> list[int]:
+def _victims(view: SchedulerView, job: Job, candidates: Sequence[int], cand_keys: Sequence[float],
+             job_idx: int, budget: int) -> list[int]:
     """The fewest candidates, worst-ranked first and on one node, whose stop would let ``job``
     (arrival index ``job_idx``) fit there (ties: the node whose best-ranked victim ranks worst, so
     that a victim is less likely to outrank a job still running; then the lowest node); empty when
     no node would do. At most ``budget`` of them may have arrived before the job: each of those goes
     back to the queue ahead of it and pushes it one slot further from the head, and it must stay
     in the window."""
-    state, cluster = sim.state, sim.cluster
+    state, cluster = view.state, view.cluster
     ever = cluster.empty_fit_mask(job)
     if state.down is not None:
         ever = ever & ~state.down
     gpu_node, first_gpu, size = cluster.gpu_node, cluster.node_first_gpu, cluster.node_gpu_count
     by_node: dict[int, list[tuple[float, int]]] = {}
     for i, k in zip(candidates, cand_keys, strict=True):
-        g = sim.job_gpus[i][0]
+        g = view.job_gpus[i][0]
         if ever[g]:
             by_node.setdefault(int(gpu_node[g]), []).append((k, i))
     need = state.vram_need_gb(job)
@@ -174,10 +167,8 @@ def _victims(sim: Simulator, job: Job, candidates: Sequence[int], cand_keys: Seq
                 if earlier >= budget:
                     continue
                 earlier += 1
-            victim = sim.jobs[i]
-            for g in sim.job_gpus[i]:
-                vram[g - lo] += victim.vram_gb + victim.vram_frac * float(cluster.gpu_vram_gb[g])
-                compute[g - lo] += victim.compute
+            victim = view.jobs[i]
+            release_into(victim, view.job_gpus[i], cluster.gpu_vram_gb, vram, compute, offset=lo)
             cpu += victim.cpu_milli
             mem += victim.memory_mib
             stops.append(i)
@@ -208,18 +199,18 @@ class Preemptive:
         self.name = name
         self._keys: _Keys | None = None
 
-    def bind(self, sim: Simulator) -> None:
+    def bind(self, view: SchedulerView) -> None:
         """Attach to the simulator (and attach the inner policy)."""
-        self._keys = _Keys(self.order, sim)
+        self._keys = _Keys(self.order, view)
         if hasattr(self.inner, "bind"):
-            self.inner.bind(sim)
+            self.inner.bind(view)
 
-    def decide(self, sim: Simulator) -> tuple[int, Action]:
+    def decide(self, view: SchedulerView) -> tuple[int, Action]:
         """``(0, Preempt(job))``, or the inner policy's decision."""
         keys = self._keys
-        if keys is None or keys.sim is not sim:
-            keys = self._keys = _Keys(self.order, sim)
-        victim = preemption_for(sim, self.order, keys)
+        if keys is None or keys.view is not view:
+            keys = self._keys = _Keys(self.order, view)
+        victim = preemption_for(view, self.order, keys)
         if victim is not None:
             return 0, Preempt(victim)
-        return self.inner.decide(sim)
+        return self.inner.decide(view)

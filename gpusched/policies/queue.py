@@ -37,46 +37,47 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from gpusched.core.cluster import EPS, ClusterState
+from gpusched.core.cluster import EPS, ClusterState, release_into
 from gpusched.core.jobs import Job
-from gpusched.core.simulator import HOLD, Action, Simulator
+from gpusched.core.simulator import HOLD, Action
+from gpusched.core.view import SchedulerView
 from gpusched.policies.base import Policy
 
-Order = Callable[[Simulator, Sequence[int]], int | None]
+Order = Callable[[SchedulerView, Sequence[int]], int | None]
 """Picks a window slot among the slots whose job fits now (``None`` when none should start)."""
 
-OrderKey = Callable[[Simulator], Callable[[int], float]]
+OrderKey = Callable[[SchedulerView], Callable[[int], float]]
 """An order's sort key: given the simulator, a function of a job's arrival index (lower first)."""
 
 
-def _fitting_slots(sim: Simulator, window: Sequence[int]) -> list[int]:
-    fits, jobs = sim.state.fits_somewhere, sim.jobs
+def _fitting_slots(view: SchedulerView, window: Sequence[int]) -> list[int]:
+    fits, jobs = view.state.fits_somewhere, view.jobs
     return [k for k, i in enumerate(window) if fits(jobs[i])]
 
 
-def _best(sim: Simulator, window: Sequence[int], key: Callable[[int], float]) -> int | None:
+def _best(view: SchedulerView, window: Sequence[int], key: Callable[[int], float]) -> int | None:
     """The fitting slot with the smallest ``key`` (arrival order on ties)."""
-    slots = _fitting_slots(sim, window)
+    slots = _fitting_slots(view, window)
     return min(slots, key=lambda k: (key(window[k]), k)) if slots else None
 
 
-def _fitfirst(sim: Simulator, window: Sequence[int]) -> int | None:
-    slots = _fitting_slots(sim, window)
+def _fitfirst(view: SchedulerView, window: Sequence[int]) -> int | None:
+    slots = _fitting_slots(view, window)
     return slots[0] if slots else None
 
 
-def _sjf_key(sim: Simulator) -> Callable[[int], float]:
-    declared = sim.declared_best_min
+def _sjf_key(view: SchedulerView) -> Callable[[int], float]:
+    declared = view.declared_best_min
     return lambda i: float(declared[i])
 
 
-def _priority_key(sim: Simulator) -> Callable[[int], float]:
-    jobs = sim.jobs
+def _priority_key(view: SchedulerView) -> Callable[[int], float]:
+    jobs = view.jobs
     return lambda i: -jobs[i].priority
 
 
-def _wfp3_key(sim: Simulator) -> Callable[[int], float]:
-    now, jobs, declared = sim.time_min, sim.jobs, sim.declared_best_min
+def _wfp3_key(view: SchedulerView) -> Callable[[int], float]:
+    now, jobs, declared = view.time_min, view.jobs, view.declared_best_min
 
     def score(i: int) -> float:
         job = jobs[i]
@@ -96,16 +97,15 @@ def las_queue(attained_gpu_min: np.ndarray | float) -> np.ndarray:
     return np.searchsorted(LAS_THRESHOLDS_GPU_MIN, attained_gpu_min, side="right")
 
 
-def _las_key(sim: Simulator) -> Callable[[int], float]:
-    jobs, lives = sim.jobs, sim.lives
-    if lives is None:
-        return lambda i: 0.0
-    return lambda i: float(las_queue(float(lives.held_min[i]) * jobs[i].gpus))
+def _las_key(view: SchedulerView) -> Callable[[int], float]:
+    window = view.window_indices()  # an order ranks the window's jobs alone
+    queues = dict(zip(window, las_queue(view.attained_service_gpu_min(window)).tolist(), strict=True))
+    return lambda i: float(queues[i])
 
 
-def _srtf_key(sim: Simulator) -> Callable[[int], float]:
-    best = sim.best_speed
-    return lambda i: sim.resume_cost_min(i) + sim.declared_left_min(i) / float(best[i])
+def _srtf_key(view: SchedulerView) -> Callable[[int], float]:
+    best = view.best_speed
+    return lambda i: view.resume_cost_min(i) + view.declared_left_min(i) / float(best[i])
 
 
 ORDER_KEYS: dict[str, OrderKey | None] = {
@@ -122,7 +122,7 @@ ORDER_KEYS: dict[str, OrderKey | None] = {
 
 
 def _keyed(key: OrderKey) -> Order:
-    return lambda sim, window: _best(sim, window, key(sim))
+    return lambda view, window: _best(view, window, key(view))
 
 
 ORDERS: dict[str, Order | None] = {
@@ -142,7 +142,7 @@ PREEMPTIVE_ORDERS: tuple[str, ...] = ("las", "srtf")
 """The orders that preempt (:mod:`gpusched.policies.preemptive`)."""
 
 
-def ranked_slots(order: str, sim: Simulator, window: Sequence[int]) -> list[int]:
+def ranked_slots(order: str, view: SchedulerView, window: Sequence[int]) -> list[int]:
     """Every window slot in the order's preference, fitting now or not (``fcfs``: the head only;
     ``fitfirst`` and ``easy``: arrival order; the others by their key, arrival order on ties)."""
     if order == "fcfs":
@@ -150,7 +150,7 @@ def ranked_slots(order: str, sim: Simulator, window: Sequence[int]) -> list[int]
     key = ORDER_KEYS[order]
     if key is None:
         return list(range(len(window)))
-    of = key(sim)
+    of = key(view)
     return sorted(range(len(window)), key=lambda k: (of(window[k]), k))
 
 ORDER_LABELS: dict[str, str] = {"fcfs": "FCFS", "fitfirst": "Fit-first", "easy": "EASY", "sjf": "SJF",
@@ -171,18 +171,18 @@ class QueuePolicy:
         self.placement = placement
         self.name = name
 
-    def bind(self, sim: Simulator) -> None:
+    def bind(self, view: SchedulerView) -> None:
         """Attach to the simulator (and attach the placement policy when it reads the simulator)."""
         if hasattr(self.placement, "bind"):
-            self.placement.bind(sim)
+            self.placement.bind(view)
 
-    def decide(self, sim: Simulator) -> tuple[int, Action]:
+    def decide(self, view: SchedulerView) -> tuple[int, Action]:
         """The slot to start and its placement, or ``(0, HOLD)``."""
-        window = sim.window_indices()
-        slot = 0 if self.order is None else self.order(sim, window)
+        window = view.window_indices()
+        slot = 0 if self.order is None else self.order(view, window)
         if slot is None:
             return 0, HOLD
-        return slot, self.placement.select(sim.state, sim.jobs[window[slot]])
+        return slot, self.placement.select(view.state, view.jobs[window[slot]])
 
 
 class MaskedState:
@@ -235,18 +235,18 @@ class Reservation:
         self.gpus = gpus
 
 
-def reservation(sim: Simulator, job_idx: int) -> Reservation:
+def reservation(view: SchedulerView, job_idx: int) -> Reservation:
     """When and where the job ``job_idx`` could start if nothing else started: the running jobs
     release their resources at their declared ends, soonest first, until the job fits; it then
     reserves the gang the gang rule gives at the lowest-index GPU where it fits.
 
     Only the released GPUs (and, with node limits, their nodes) can change, so each release checks
     those alone, on plain lists."""
-    state, cluster, job = sim.state, sim.cluster, sim.jobs[job_idx]
+    state, cluster, job = view.state, view.cluster, view.jobs[job_idx]
     single_now = state.single_gpu_fit(job)
     gang_now = state.fit_mask(job)
     if gang_now.any():
-        return Reservation(sim.time_min, _reserved_gpus(cluster, job, single_now, gang_now))
+        return Reservation(view.time_min, _reserved_gpus(cluster, job, single_now, gang_now))
     need = state.vram_need_gb(job)
     need_of = need.tolist() if isinstance(need, np.ndarray) else [float(need)] * cluster.n_gpus
     vram_free = state.vram_free_gb.tolist()
@@ -271,20 +271,18 @@ def reservation(sim: Simulator, job_idx: int) -> Reservation:
         return not limited or (job.cpu_milli <= cpu_left[node] + EPS
                                and job.memory_mib <= mem_left[node] + EPS)
 
-    releases = sim.running_by_declared_end()
+    releases = view.running_by_declared_end()
     k = 0
     while k < len(releases):
         end = releases[k][0]
         touched: set[int] = set()
         while k < len(releases) and releases[k][0] <= end:  # every job ending at that instant
             _, idx = releases[k]
-            running = sim.jobs[idx]
-            for g in sim.job_gpus[idx]:
-                vram_free[g] += running.vram_gb + running.vram_frac * float(cluster.gpu_vram_gb[g])
-                compute_free[g] += running.compute
-                touched.add(g)
+            running = view.jobs[idx]
+            release_into(running, view.job_gpus[idx], cluster.gpu_vram_gb, vram_free, compute_free)
+            touched.update(view.job_gpus[idx])
             if running.cpu_milli or running.memory_mib:
-                node = gpu_node[sim.job_gpus[idx][0]]
+                node = gpu_node[view.job_gpus[idx][0]]
                 cpu_left[node] += running.cpu_milli
                 mem_left[node] += running.memory_mib
                 if limited:
@@ -299,7 +297,7 @@ def reservation(sim: Simulator, job_idx: int) -> Reservation:
         if candidates:
             mask = np.array(single)
             gang = mask & (np.array(count)[cluster.gpu_node] >= gpus)
-            return Reservation(max(end, sim.time_min), _reserved_gpus(cluster, job, mask, gang))
+            return Reservation(max(end, view.time_min), _reserved_gpus(cluster, job, mask, gang))
     return Reservation(float("inf"), np.ones(cluster.n_gpus, dtype=bool))
 
 
@@ -316,35 +314,36 @@ def _reserved_gpus(cluster, job: Job, single: np.ndarray, gang: np.ndarray) -> n
 class EasyBackfill(QueuePolicy):
     """EASY backfilling over a FIFO placement policy (see the module docstring).
 
-    The reservation of a head job is computed when it is first blocked and kept until a job
-    completes, or a node fails or is repaired, or a job is preempted (a backfilled job never delays
-    it, so it stays valid until then). A down node is left out of every reservation.
+    The reservation of a head job is computed when it is first blocked and kept until the view's
+    epoch changes (:attr:`~gpusched.core.view.SchedulerView.epoch`: a job completes, a node fails or
+    is repaired, a job is preempted; a backfilled job never delays it, so it stays valid until then). A
+    down node is left out of every reservation.
     ``reservations`` records the first reservation of every head job (arrival index -> start
     time), so that a test can check that no head job starts later than it was promised.
     """
 
     def __init__(self, placement: Policy, name: str):
         super().__init__("easy", placement, name)
-        self._cache: tuple[int, tuple[int, int], Reservation] | None = None
+        self._cache: tuple[int, int, Reservation] | None = None
         self.reservations: dict[int, float] = {}
 
-    def bind(self, sim: Simulator) -> None:
-        super().bind(sim)
+    def bind(self, view: SchedulerView) -> None:
+        super().bind(view)
         self._cache = None
         self.reservations = {}
 
-    def _reservation(self, sim: Simulator, head: int) -> Reservation:
+    def _reservation(self, view: SchedulerView, head: int) -> Reservation:
         cache = self._cache
-        if cache is not None and cache[0] == head and cache[1] == (sim.jobs_completed, sim.disruptions):
+        if cache is not None and cache[0] == head and cache[1] == view.epoch:
             return cache[2]
-        res = reservation(sim, head)
-        self._cache = (head, (sim.jobs_completed, sim.disruptions), res)
+        res = reservation(view, head)
+        self._cache = (head, view.epoch, res)
         self.reservations.setdefault(head, res.start_min)
         return res
 
-    def decide(self, sim: Simulator) -> tuple[int, Action]:
-        state, jobs = sim.state, sim.jobs
-        window = sim.window_indices()
+    def decide(self, view: SchedulerView) -> tuple[int, Action]:
+        state, jobs = view.state, view.jobs
+        window = view.window_indices()
         head = window[0]
         if state.fits_somewhere(jobs[head]):
             return 0, self.placement.select(state, jobs[head])
@@ -354,9 +353,9 @@ class EasyBackfill(QueuePolicy):
             job = jobs[idx]
             if not state.fits_somewhere(job):
                 continue
-            res = res or self._reservation(sim, head)
+            res = res or self._reservation(view, head)
             gang = _gang(state, job, self.placement.select(state, job))
-            if gang and (sim.time_min + sim.declared_run_min(idx, gang) <= res.start_min + EPS
+            if gang and (view.time_min + view.declared_run_min(idx, gang) <= res.start_min + EPS
                          or not res.gpus[list(gang)].any()):
                 return slot, gang
             masked = MaskedState(state, ~res.gpus)  # place it away from the reserved GPUs

@@ -24,7 +24,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from gpusched.core.simulator import HOLD, Action, Simulator, next_decision
+from gpusched.core.simulator import HOLD, Action
+from gpusched.core.view import SchedulerView, as_scheduler
 from gpusched.policies.objective import check_objective, finished_score
 
 
@@ -49,14 +50,13 @@ class WindowLookahead:
         self.forks = 0
         self._base = None
 
-    def bind(self, sim: Simulator) -> None:
-        """Start a run: the base heuristic that proposes the default action is bound to ``sim``."""
-        self._base = self.base()
-        if hasattr(self._base, "bind"):
-            self._base.bind(sim)
+    def bind(self, view: SchedulerView) -> None:
+        """Start a run: the base heuristic that proposes the default action is bound to ``view``."""
+        self._base = as_scheduler(self.base())
+        self._base.bind(view)
         self.forks = 0
 
-    def options(self, sim: Simulator) -> list[tuple[int, Action]]:
+    def options(self, sim: SchedulerView) -> list[tuple[int, Action]]:
         """The distinct actions it weighs: (slot, gang) pairs, then ``(0, HOLD)`` when safe."""
         state, cluster = sim.state, sim.cluster
         out: list[tuple[int, Action]] = []
@@ -75,23 +75,24 @@ class WindowLookahead:
             out.append((0, HOLD))
         return out
 
-    def _score(self, sim: Simulator, slot: int, action: Action) -> float:
-        fork = sim.fork(self.arrived_only)
+    def _score(self, view: SchedulerView, slot: int, action: Action) -> float:
+        # A bound (``lookahead_jct``) plays the truth, through the view's clairvoyant door.
+        fork = view.fork() if self.arrived_only else view.clairvoyant_fork()
         fork.step(action, slot)
-        base = self.base()
-        if hasattr(base, "bind"):
-            base.bind(fork)
+        base = as_scheduler(self.base())
+        forked = fork.view
+        base.bind(forked)
         while not fork.done:
-            s, a = next_decision(base, fork)
+            s, a = base.decide(forked)
             fork.step(a, s)
         self.forks += 1
         return finished_score(fork, self.objective)
 
-    def decide(self, sim: Simulator) -> tuple[int, Action]:
+    def decide(self, sim: SchedulerView) -> tuple[int, Action]:
         """The best action by search (ties: the base heuristic's own choice)."""
         if self._base is None:
-            raise RuntimeError("WindowLookahead needs bind(simulator) before decide (Simulator.run does it)")
-        default_slot, default = next_decision(self._base, sim)
+            raise RuntimeError("WindowLookahead needs bind(view) before decide (Simulator.run does it)")
+        default_slot, default = self._base.decide(sim)
         if not isinstance(default, int | np.integer):
             default = tuple(int(g) for g in default)
         options = self.options(sim)

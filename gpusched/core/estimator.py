@@ -1,0 +1,58 @@
+"""The run-time estimator: what the scheduler is told of a job's run time (one interface).
+
+Schedulers read *declared* run times, never true ones (:mod:`gpusched.core.view`). The
+:class:`RuntimeEstimator` answers them, by arrival index, at speed 1.0 (reference-speed minutes),
+and may learn, but only from what a real scheduler sees: a job's true run time once it has
+completed (:meth:`RuntimeEstimator.observe_completion`). The shipped estimator
+(:class:`DeclaredRuntime`) takes the user's declared time (``Job.estimate_min``, the true
+``duration_min`` when absent) and learns nothing; an online estimator replaces it alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+from gpusched.core.jobs import Job
+
+
+class RuntimeEstimator(Protocol):
+    """Declared (or estimated) run times, by arrival index."""
+
+    declared_min: np.ndarray
+    """Each job's declared run time at speed 1.0 (minutes), by arrival index."""
+
+    learns: bool
+    """Whether it learns from completions (the simulator calls :meth:`observe_completion` only then)."""
+
+    def observe_completion(self, job_idx: int, job: Job, work_min: float) -> None:
+        """A job completed after ``work_min`` reference-speed minutes of work: learn from it."""
+        ...
+
+    def copy(self, k: int) -> RuntimeEstimator:
+        """An independent copy for the first ``k`` jobs (for a fork)."""
+        ...
+
+
+class DeclaredRuntime:
+    """The user's declared run times, learning nothing (see the module docstring).
+
+    :param jobs: the jobs, in arrival order.
+    """
+
+    learns = False
+
+    def __init__(self, jobs: Sequence[Job]):
+        self.declared_min = np.array([j.duration_min if j.estimate_min is None else j.estimate_min
+                                      for j in jobs], dtype=float)
+        self.declared_min.flags.writeable = False  # its copies share it
+
+    def observe_completion(self, job_idx: int, job: Job, work_min: float) -> None:
+        return None
+
+    def copy(self, k: int) -> DeclaredRuntime:
+        twin = object.__new__(DeclaredRuntime)
+        twin.declared_min = self.declared_min[:k]
+        return twin

@@ -1,0 +1,323 @@
+"""What a scheduler sees: a read-only view of one simulator, and the one protocol schedulers follow.
+
+**The view.** Policies, planners, the agent and the environment's observations read a
+:class:`SchedulerView`, never the :class:`~gpusched.core.simulator.Simulator` itself. It shows
+what a real scheduler knows now: the clock, the cluster and its state (fit masks, free VRAM and
+compute, down nodes), the queue and its window, the arrived jobs with their *declared* run times
+(:attr:`SchedulerView.jobs` carries each job with ``duration_min`` set to its declared time, so a
+rule that reads a job's duration reads what was declared), the running jobs with their GPUs,
+starts, gang speeds and declared ends, and each job's attained service and saved progress. The
+true durations, the true ends of running jobs and the failure process stay inside the simulator.
+Its arrays are read-only; :meth:`SchedulerView.request_wakeup` is the one request a scheduler
+may make, besides its decision.
+
+**Epochs.** :attr:`SchedulerView.epoch` changes at every completion and every disruption (a node
+failure or repair, a preemption; later a migration), :attr:`SchedulerView.plan_epoch` at every
+disruption only: a plan made around the running jobs' declared ends (an EASY or EFT reservation)
+keys on one of them, and a mechanism that disrupts the run bumps both in one place
+(:meth:`Simulator.disrupted <gpusched.core.simulator.Simulator.disrupted>`).
+
+**Forks.** :meth:`SchedulerView.fork` is a new simulator that knows only what the view shows (the
+arrived jobs, with their declared run times as their run times, and no failures to come).
+:meth:`SchedulerView.clairvoyant_fork` is the one door to the truth: a copy of the whole run,
+future arrivals, true durations and failures included. Only a planner that is meant to be
+clairvoyant (the ``lookahead`` and ``lookahead_jct`` bounds) uses it, and says so.
+
+**The protocol.** A :class:`Scheduler` has a ``name``, ``bind(view)`` (called once per run, before
+the first decision) and ``decide(view) -> (window slot, action)``. A FIFO placement
+(:class:`Placement`: ``select(state, job)`` for a job it is given, and optionally
+``bind(view)``) becomes one through :func:`as_scheduler`, which answers for the head job (slot 0);
+it is the one place that tells the two apart.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import replace
+from itertools import islice
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+
+from gpusched.core.cluster import Cluster, ClusterState
+from gpusched.core.jobs import Job
+
+if TYPE_CHECKING:
+    from gpusched.core.simulator import Action, Simulator
+
+
+class SchedulerView:
+    """The read-only view of one simulator (see the module docstring).
+
+    Fixed for a run (set at the start of the run and of a fork; none may be assigned):
+    ``cluster``; ``state`` (the cluster state now: fit masks, free VRAM and compute, down nodes;
+    read it, never change it); ``window`` (how many queued jobs may start); ``speeds`` (the
+    resolved speed table, or ``None``) and ``speed_model`` (:mod:`gpusched.core.speed_model`);
+    ``preemption_min_run_min``; ``start_time_min`` (minutes); ``queue`` (arrival indices of the
+    queued jobs, in arrival order; read it, never change it); per job by arrival index, the
+    read-only arrays ``declared_min`` (declared run time at speed 1.0, minutes),
+    ``declared_best_min`` (on the best GPU it could get), ``best_speed`` (the fastest speed any
+    gang could ever give it), ``start_min`` (start of its current or last run; NaN while it
+    waits), ``declared_end_min`` (a running job's declared end; NaN otherwise), ``gang_speed``
+    (the speed of its current or last gang), and ``job_gpus`` (the GPUs of its current or last
+    run; read it, never change it).
+
+    :param sim: the simulator it shows.
+    """
+
+    FIXED = ("cluster", "state", "window", "speeds", "speed_model", "preemption_min_run_min",
+             "start_time_min", "queue", "declared_min", "declared_best_min", "best_speed",
+             "start_min", "declared_end_min", "gang_speed", "job_gpus")
+    __slots__ = ("_jobs", "_sim", *FIXED)
+
+    cluster: Cluster
+    state: ClusterState
+    queue: deque[int]
+
+    def __init__(self, sim: Simulator):
+        object.__setattr__(self, "_sim", sim)
+        self.refresh()
+
+    def refresh(self, keep_jobs: bool = False) -> None:
+        """Take the run's fixed parts again (the simulator calls it when a run starts)."""
+        sim, rec, put = self._sim, self._sim.record, object.__setattr__
+        if not keep_jobs:
+            put(self, "_jobs", None)
+        for name in ("cluster", "state", "window", "speeds", "speed_model", "preemption_min_run_min",
+                     "start_time_min", "queue", "declared_min", "declared_best_min", "best_speed"):
+            put(self, name, getattr(sim, name))
+        for name in ("start_min", "declared_end_min", "gang_speed"):
+            put(self, name, rec.readonly[name])
+        put(self, "job_gpus", rec.job_gpus)
+
+    def __setattr__(self, name: str, value) -> None:
+        raise AttributeError(f"the scheduler's view is read-only (cannot set '{name}')")
+
+    def __getattr__(self, name: str):
+        if name in SchedulerView.FIXED:  # a copied view takes them from its copied simulator
+            self.refresh(keep_jobs=True)
+            return object.__getattribute__(self, name)
+        raise AttributeError(f"'SchedulerView' object has no attribute '{name}'")
+
+    def __reduce__(self):
+        """A copy of a view is the view of the copied simulator (with the copied job list)."""
+        return _copied_view, (self._sim, self._jobs)
+
+    @property
+    def time_min(self) -> float:
+        """The clock (minutes)."""
+        return self._sim.time_min
+
+
+    @property
+    def done(self) -> bool:
+        """Whether the run is over."""
+        return self._sim.done
+
+
+
+
+
+    @property
+    def epoch(self) -> int:
+        """Changes at every completion and every disruption (see the module docstring)."""
+        return self._sim.epoch
+
+    @property
+    def plan_epoch(self) -> int:
+        """Changes at every disruption: a failure, a repair, a preemption (later a migration)."""
+        return self._sim.disruptions
+
+    @property
+    def jobs_completed(self) -> int:
+        """Jobs completed so far."""
+        return self._sim.jobs_completed
+
+    # ------------------------------------------------------------ jobs, as declared
+    @property
+    def jobs(self) -> list[Job]:
+        """Every job by arrival index, with ``duration_min`` its declared run time at speed 1.0
+        (the job itself when it declares its true one). Read only the arrived ones (an index
+        below the queue's, a running or a finished job's)."""
+        jobs = self._jobs
+        if jobs is None:
+            jobs = [j if j.estimate_min is None and j.duration_min == d
+                    else replace(j, duration_min=float(d), estimate_min=None)
+                    for j, d in zip(self._sim.jobs, self.declared_min.tolist(), strict=True)]
+            object.__setattr__(self, "_jobs", jobs)
+        return jobs
+
+
+
+
+    def declared_left_min(self, job_idx: int) -> float:
+        """The declared work the job has left when it next starts (reference-speed minutes)."""
+        return self._sim.declared_left_min(job_idx)
+
+    def resume_cost_min(self, job_idx: int) -> float:
+        """Minutes the job spends restoring when it next starts (0 if it never stopped)."""
+        return self._sim.resume_cost_min(job_idx)
+
+    def declared_run_min(self, job_idx: int, gpus: Sequence[int]) -> float:
+        """The job's declared run time on ``gpus`` (minutes), its restore included."""
+        return self._sim.declared_run_min(job_idx, gpus)
+
+    def attained_service_gpu_min(self, indices: Sequence[int]) -> np.ndarray:
+        """GPU-minutes each job has held GPUs so far, over all its runs (Tiresias's attained
+        service): the one definition every order and observation reads."""
+        return self._sim.attained_service_gpu_min(indices)
+
+    def stopped(self, indices: Sequence[int]) -> np.ndarray:
+        """Per job, whether it ever stopped (a failure or a preemption)."""
+        lives = self._sim.record.lives
+        return np.zeros(len(indices), dtype=bool) if lives is None else lives.stopped[list(indices)]
+
+    # ------------------------------------------------------------ the queue
+    @property
+    def head_job(self) -> Job | None:
+        """The job at the head of the queue (as declared), or ``None`` when the run is over."""
+        queue = self.queue
+        if not queue or self._sim.done:
+            return None
+        jobs = self._jobs
+        return (jobs if jobs is not None else self.jobs)[queue[0]]
+
+    def window_indices(self) -> list[int]:
+        """Arrival indices of the window's jobs, in arrival order."""
+        return list(islice(self.queue, self.window))
+
+    def window_jobs(self) -> list[Job]:
+        """The window's jobs (as declared), in arrival order."""
+        jobs = self.jobs
+        return [jobs[i] for i in self.window_indices()]
+
+    @property
+    def arrivals_left(self) -> int:
+        """Jobs that have not arrived yet."""
+        events = self._sim.events
+        return len(events.arrival_min) - events.next_arrival
+
+    def hold_would_dead_stall(self) -> bool:
+        """Whether holding now would end the run."""
+        return self._sim.hold_would_dead_stall()
+
+    # ------------------------------------------------------------ running jobs
+    @property
+    def running_count(self) -> int:
+        """Jobs running now."""
+        return len(self._sim.events.running)
+
+    def running_indices(self) -> list[int]:
+        """Arrival indices of the running jobs (any order)."""
+        return self._sim.running_indices()
+
+    def is_running(self, job_idx: int) -> bool:
+        """Whether the job holds GPUs now."""
+        return self._sim.is_running(job_idx)
+
+
+
+
+
+    def run_restore_min(self, indices: np.ndarray) -> np.ndarray | float:
+        """The restore of each job's current run (minutes; 0.0 when no job ever stopped)."""
+        lives = self._sim.record.lives
+        return 0.0 if lives is None else lives.restore_min[indices]
+
+    def running_by_declared_end(self) -> list[tuple[float, int]]:
+        """The running jobs as (declared end in minutes, arrival index), soonest first."""
+        return self._sim.running_by_declared_end()
+
+    def gpu_release_min(self) -> tuple[list[float], list[float]]:
+        """Minutes until each GPU's first and last running job ends by their declared times."""
+        return self._sim.gpu_release_min()
+
+    def gpu_down(self) -> np.ndarray:
+        """Per GPU, whether its node is down; read-only."""
+        return self._sim.gpu_down()
+
+    def preemptible(self, job_idx: int) -> bool:
+        """Whether the job runs now and may be preempted."""
+        return self._sim.preemptible(job_idx)
+
+    # ------------------------------------------------------------ requests and forks
+    def request_wakeup(self, t_min: float) -> None:
+        """Ask for a decision at ``t_min`` (see :meth:`Simulator.request_wakeup
+        <gpusched.core.simulator.Simulator.request_wakeup>`)."""
+        self._sim.request_wakeup(t_min)
+
+    def fork(self) -> Simulator:
+        """A new simulator that knows what the view shows: the arrived jobs, their declared run
+        times taken as true, and no failure to come."""
+        return self._sim.fork(arrived_only=True)
+
+    def clairvoyant_fork(self) -> Simulator:
+        """The one door to the truth: a copy of the whole run, future arrivals, true durations
+        and failures included. For planners meant to be clairvoyant (bounds) only."""
+        return self._sim.fork()
+
+
+def _copied_view(sim: Simulator, jobs: list[Job] | None) -> SchedulerView:
+    """A view of ``sim`` whose fixed parts are taken at their first use (``sim`` may still be
+    being copied)."""
+    view = object.__new__(SchedulerView)
+    object.__setattr__(view, "_sim", sim)
+    object.__setattr__(view, "_jobs", jobs)
+    return view
+
+
+class Placement(Protocol):
+    """A FIFO placement: where a job it is given goes (a GPU index, a gang, or ``HOLD``). It must
+    not change the state. One that reads more than the state (the clock, the speed table) also
+    defines ``bind(view)``."""
+
+    name: str
+
+    def select(self, state: ClusterState, job: Job) -> Action:
+        """The placement for ``job``."""
+        ...
+
+
+class Scheduler(Protocol):
+    """A scheduler: ``bind(view)`` once per run, then ``decide(view)`` at every decision."""
+
+    name: str
+
+    def bind(self, view: SchedulerView) -> None:
+        """Start a run on ``view`` (forget the previous run's plans)."""
+        ...
+
+    def decide(self, view: SchedulerView) -> tuple[int, Action]:
+        """The window slot and the action for it (``(0, HOLD)`` to wait)."""
+        ...
+
+
+class PlacementScheduler:
+    """A FIFO placement as a :class:`Scheduler`: it places the head job (slot 0).
+
+    :param placement: the placement.
+    """
+
+    def __init__(self, placement: Placement):
+        self.placement = placement
+        self.name = getattr(placement, "name", str(placement))
+        self._bind = getattr(placement, "bind", None)
+        self._state: ClusterState | None = None
+        self._jobs: list[Job] = []
+        self._queue: deque[int] = deque()
+
+    def bind(self, view: SchedulerView) -> None:
+        if self._bind is not None:
+            self._bind(view)
+        self._state, self._jobs, self._queue = view.state, view.jobs, view.queue
+
+    def decide(self, view: SchedulerView) -> tuple[int, Action]:
+        if view.state is not self._state:  # a run it was not bound to
+            self.bind(view)
+        return 0, self.placement.select(self._state, self._jobs[self._queue[0]])
+
+
+def as_scheduler(policy: Scheduler | Placement) -> Scheduler:
+    """``policy`` as a :class:`Scheduler`: itself if it decides, else its placement of the head job."""
+    return policy if hasattr(policy, "decide") else PlacementScheduler(policy)

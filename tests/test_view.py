@@ -1,0 +1,212 @@
+"""The scheduler's view: no policy, planner or observation reads a true duration; a fork shares
+no mutable state with its parent; the view's epochs move at every disruption."""
+
+from __future__ import annotations
+
+import copy
+import heapq
+from collections import deque
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from gpusched.core.simulator import Simulator
+from gpusched.core.view import SchedulerView, as_scheduler
+from gpusched.policies import get_policy, heuristic_names, preemptive_policy_names, queue_policy_names
+from gpusched.workload.scenario import load_scenario, make_simulator
+
+CLAIRVOYANT = ("lookahead", "lookahead_jct")
+"""The bounds that read the truth through the view's named door (:meth:`SchedulerView.clairvoyant_fork`)."""
+
+PLANNERS = ("queue_lookahead",)
+DECISIONS = 25
+
+
+def _scenario():
+    """Window, speeds, failures with checkpoints, preemption: every channel a leak could take."""
+    return load_scenario("fleet-16gpu-failures").with_overrides(
+        **{"failures.node_failures_per_1000_node_days": 3000.0})
+
+
+def _with_other_truth(sim: Simulator) -> None:
+    """Draw every job's true duration and every running job's true end anew (in no relation to
+    the declared ones, which stay: each job's ``estimate_min`` becomes its declared time)."""
+    rng = np.random.default_rng(len(sim.holds) + sim.decisions)
+    declared = sim.declared_min
+    sim.jobs = [replace(j, duration_min=float(rng.uniform(1.0, 3000.0)), estimate_min=float(d))
+                for j, d in zip(sim.jobs, declared.tolist(), strict=True)]
+    rec, events = sim.record, sim.events
+    for _, i in events.running:
+        rec.run_min[i] = float(rng.uniform(1.0, 3000.0))
+    events.running = [(float(rec.start_min[i] + rec.run_min[i]), i) for _, i in events.running]
+    heapq.heapify(events.running)
+
+
+def _policies() -> list[str]:
+    names = [*heuristic_names(), *queue_policy_names(), *preemptive_policy_names(), *PLANNERS]
+    return list(dict.fromkeys(n for n in names if n not in CLAIRVOYANT))
+
+
+@pytest.mark.parametrize("name", _policies())
+def test_no_decision_depends_on_a_true_duration(name):
+    """At each of the first decisions of a run, a copy of the run (and of the policy's state) whose
+    true durations differ, declared ones kept, gets the same decision."""
+    sim = make_simulator(_scenario(), seed=3, n_jobs=60)
+    policy = as_scheduler(get_policy(name, seed=0))
+    sim.reset()
+    policy.bind(sim.view)
+    checked = 0
+    while not sim.done and checked < DECISIONS:
+        twin_policy, twin = copy.deepcopy((policy, sim))
+        _with_other_truth(twin)
+        here = policy.decide(sim.view)
+        there = twin_policy.decide(twin.view)
+        assert here == there, (name, sim.time_min, here, there)
+        sim.step(here[1], here[0])
+        checked += 1
+    assert checked == DECISIONS or sim.done
+
+
+def test_the_view_shows_declared_durations_only():
+    scenario = _scenario().with_overrides(**{"workload.runtime_estimate_error": 0.5})
+    sim = make_simulator(scenario, seed=1, n_jobs=40)
+    view = sim.view
+    declared = [j.duration_min for j in view.jobs]
+    assert declared == sim.declared_min.tolist()
+    assert any(j.duration_min != d for j, d in zip(sim.jobs, declared, strict=True))  # errors exist
+    for name in ("state", "time_min", "declared_end_min", "start_min"):
+        assert hasattr(view, name)
+    for hidden in ("run_min", "remaining_work_min", "events", "record", "step", "failure_process"):
+        assert not hasattr(view, hidden), hidden
+    with pytest.raises(ValueError):
+        view.start_min[0] = 1.0  # read-only
+    with pytest.raises(ValueError):
+        view.declared_min[0] = 1.0
+
+
+def test_epochs_move_at_every_completion_and_disruption():
+    sim = make_simulator(_scenario(), seed=0, n_jobs=80)
+    policy = as_scheduler(get_policy("srtf+best_fit"))
+    sim.reset()
+    policy.bind(sim.view)
+    seen = []
+    while not sim.done:
+        before = (sim.view.epoch, sim.view.plan_epoch, sim.jobs_completed, sim.disruptions)
+        slot, action = policy.decide(sim.view)
+        sim.step(action, slot)
+        after = (sim.view.epoch, sim.view.plan_epoch, sim.jobs_completed, sim.disruptions)
+        completed, disrupted = after[2] > before[2], after[3] > before[3]
+        assert (after[0] > before[0]) == (completed or disrupted)
+        assert (after[1] > before[1]) == disrupted
+        seen.append((completed, disrupted))
+    assert sim.preemptions > 0 and sim.node_failures > 0
+    assert any(d for _, d in seen) and any(c for c, _ in seen)
+
+
+# ---------------------------------------------------------------------------- forks
+SHARED = {"cluster", "jobs", "speeds", "speed_model", "gang_rule", "restore", "failures", "checkpoint",
+          "reward_spec", "util_band", "_arrival_min", "_estimator0", "best_speed", "declared_min",
+          "declared_best_min", "reward", "arrival_min", "failure_seed"}
+"""Attributes a fork shares with its parent: immutable, or read-only arrays."""
+
+
+def _mutable_parts(obj, path="sim", seen=None, out=None, depth=0):
+    """(path, object) of every mutable object reachable from ``obj``, not through :data:`SHARED`."""
+    seen = set() if seen is None else seen
+    out = [] if out is None else out
+    if id(obj) in seen or depth > 6:
+        return out
+    seen.add(id(obj))
+    if isinstance(obj, np.ndarray):
+        if obj.flags.writeable:
+            out.append((path, obj))
+        return out
+    if isinstance(obj, list | deque | dict | set):
+        out.append((path, obj))
+        items = obj.items() if isinstance(obj, dict) else enumerate(obj)
+        for k, v in list(items)[:50]:
+            _mutable_parts(v, f"{path}[{k}]", seen, out, depth + 1)
+        return out
+    if isinstance(obj, SchedulerView | np.random.Generator | np.random.BitGenerator):
+        return out
+    names = list(getattr(obj, "__dict__", {})) + list(getattr(type(obj), "__slots__", ()))
+    if names and not isinstance(obj, type):
+        out.append((path, obj))
+        for name in names:
+            if name in SHARED or not hasattr(obj, name):
+                continue
+            _mutable_parts(getattr(obj, name), f"{path}.{name}", seen, out, depth + 1)
+    return out
+
+
+@pytest.mark.parametrize("arrived_only", [False, True])
+def test_a_fork_shares_no_mutable_state_with_its_parent(arrived_only):
+    sim = make_simulator(_scenario(), seed=2, n_jobs=60)
+    policy = as_scheduler(get_policy("las+best_fit"))
+    sim.reset()
+    policy.bind(sim.view)
+    while sim.node_failures < 1 or sim.preemptions < 1:
+        slot, action = policy.decide(sim.view)
+        sim.step(action, slot)
+    twin = sim.fork(arrived_only)
+    mine = _mutable_parts(sim)
+    theirs = {id(o): p for p, o in _mutable_parts(twin)}
+    shared = [(p, theirs[id(o)]) for p, o in mine if id(o) in theirs]
+    assert not shared
+    arrays = [(p, o) for p, o in mine if isinstance(o, np.ndarray)]
+    twin_arrays = [(p, o) for p, o in _mutable_parts(twin) if isinstance(o, np.ndarray)]
+    assert not [(p, q) for p, a in arrays for q, b in twin_arrays if np.shares_memory(a, b)]
+
+
+def test_stepping_a_fork_leaves_the_parent_as_it_was_and_the_other_way_round():
+    sim = make_simulator(_scenario(), seed=2, n_jobs=60)
+    for _ in range(40):
+        slot, action = as_scheduler(get_policy("srtf+best_fit")).decide(sim.view)
+        sim.step(action, slot)
+    before = (sim.metrics(), sim.jobs_table().to_csv(), list(sim.queue), sim.time_min)
+    twin = sim.fork()
+    policy = as_scheduler(get_policy("las+best_fit"))
+    policy.bind(twin.view)
+    while not twin.done:
+        slot, action = policy.decide(twin.view)
+        twin.step(action, slot)
+    assert (sim.metrics(), sim.jobs_table().to_csv(), list(sim.queue), sim.time_min) == before
+    other = sim.fork()
+    frozen = (other.metrics(), other.jobs_table().to_csv())
+    policy.bind(sim.view)
+    while not sim.done:
+        slot, action = policy.decide(sim.view)
+        sim.step(action, slot)
+    assert (other.metrics(), other.jobs_table().to_csv()) == frozen
+
+
+@pytest.mark.parametrize("version", [1, 2, 3, 4])
+def test_no_observation_depends_on_a_true_duration(version):
+    """Every observation layout, built from the view, is the same with other true durations (the
+    FIFO layouts once read the head job's true duration)."""
+    from gpusched.env.observation import ObservationBuilder
+    from gpusched.env.window import WindowObservationBuilder
+
+    sim = make_simulator(_scenario(), seed=5, n_jobs=60)
+    n = sim.cluster.n_gpus
+    policy = as_scheduler(get_policy("srtf+best_fit"))
+    policy.bind(sim.view)
+    for _ in range(DECISIONS):
+        if sim.done:
+            break
+        twin = copy.deepcopy(sim)
+        _with_other_truth(twin)
+        observed = []
+        for s in (sim, twin):
+            view = s.view
+            if version <= 2:
+                builder = ObservationBuilder(s.cluster, n, 8, 80.0, version)
+                observed.append(builder.observe(view, view.state.fit_mask(view.head_job)))
+            else:
+                builder = WindowObservationBuilder(s.cluster, n, s.window, s.speeds, 80.0, version)
+                observed.append(builder.observe(view))
+        for key in observed[0]:
+            np.testing.assert_array_equal(observed[0][key], observed[1][key], err_msg=key)
+        slot, action = policy.decide(sim.view)
+        sim.step(action, slot)
