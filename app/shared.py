@@ -321,6 +321,18 @@ def metric_card(col, key: str, value: float | int | None, delta: str | None = No
                help=metric_help(key))
 
 
+CARDS_PER_ROW = 4
+"""Metric cards per row: at 1280 px a fifth card would cut its title off."""
+
+
+def metric_cards(keys, values, per_row: int = CARDS_PER_ROW) -> None:
+    """One :func:`metric_card` per key of ``values`` (a metrics dict), ``per_row`` to a row."""
+    keys = list(keys)
+    for start in range(0, len(keys), per_row):
+        for col, key in zip(st.columns(per_row), keys[start:start + per_row], strict=False):
+            metric_card(col, key, values[key])
+
+
 def metric_columns(columns) -> dict:
     """``column_config`` for a table's columns that are metric titles or keys: each gets its help
     text from the names table."""

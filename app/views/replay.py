@@ -2,12 +2,14 @@
 
 import streamlit as st
 from shared import (
+    CARDS_PER_ROW,
     background_ready,
     cached_replay,
     cached_run,
     current_scenario,
     is_slow,
     metric_card,
+    metric_cards,
     page_header,
     policy_options,
     scenario_badge,
@@ -15,6 +17,8 @@ from shared import (
 )
 
 from gpusched.core.metric_names import metric_help, metric_label
+from gpusched.dashboard.headline import headline_heuristics
+from gpusched.dashboard.policies import with_queue_pairs
 from gpusched.errors import GpuschedError
 from gpusched.experiment.decisions import decision_table
 from gpusched.limits import MAX_SEED
@@ -27,7 +31,7 @@ def main() -> None:
                 "and every job on its GPU.")
     scenario = current_scenario()
     scenario_badge(scenario)
-    options = policy_options()
+    options = with_queue_pairs(policy_options(), headline_heuristics())
     c1, c2, _ = st.columns([2, 1, 3])
     policy = c1.selectbox("Policy", options, index=options.index("least_loaded"),
                           format_func=policy_label, key="replay_policy")
@@ -45,23 +49,19 @@ def main() -> None:
         return
 
     m = result.metrics
-    cols = st.columns(6)
-    for col, key in zip(cols, ("avg_wait_min", "p95_wait_min", "avg_util", "stall_min"), strict=False):
+    cols = st.columns(CARDS_PER_ROW)
+    for col, key in zip(cols, ("avg_jct_min", "avg_wait_min", "p99_wait_min"), strict=False):
         metric_card(col, key, m[key])
-    cols[4].metric(metric_label("jobs_completed"),
+    cols[3].metric(metric_label("jobs_completed"),
                    f"{m['jobs_completed']:,.0f} / {m['jobs_submitted']:,.0f}",
                    help=f"{metric_help('jobs_completed')} Out of the jobs submitted.")
-    metric_card(cols[5], "makespan_min", m["makespan_min"])
+    more = ["avg_util", "stall_min", "makespan_min", "avg_bsld"]
     if scenario.window > 1:
-        extra = st.columns(6)
-        for col, key in zip(extra, ("backfilled_jobs", "avg_jct_min", "avg_bsld", "weighted_wait_min",
-                                    "p99_wait_min"), strict=False):
-            metric_card(col, key, m[key])
+        more += ["backfilled_jobs", "weighted_wait_min"]
+    metric_cards(more, m)
     if m["node_failures"] or m["preemptions"]:
-        lost = st.columns(6)
-        for col, key in zip(lost, ("goodput", "lost_gpu_hours", "restore_gpu_hours", "node_failures",
-                                   "jobs_interrupted", "preemptions"), strict=True):
-            metric_card(col, key, m[key])
+        metric_cards(["goodput", "lost_gpu_hours", "restore_gpu_hours", "node_failures",
+                      "jobs_interrupted", "preemptions"], m)
     st.caption("Press ▶ Play or drag the slider. Bars: grey under 60 %, green 60–80 % (target), "
                "orange over 80 % (hot); VRAM bars are coloured by the share of the GPU's memory "
                "in use, against its capacity (light grey).")

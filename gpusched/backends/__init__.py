@@ -68,7 +68,8 @@ def _ray(fn: Callable[[Any], T], tasks: Sequence[Any], workers: int | None,
         import ray
     except ImportError:
         raise GpuschedError(
-            "the ray backend needs Ray: pip install -r requirements-ray.txt (requirements-dev.txt includes it)") from None
+            "the ray backend needs Ray: pip install -r requirements-ray.txt (requirements-dev.txt "
+            "includes it)") from None
     started_here = not ray.is_initialized()
     if started_here:
         if address:

@@ -22,7 +22,8 @@ from gpusched.experiment.runner import Comparison
 from gpusched.figures.style import (
     TARGET_BAND_FILL,
     apply_layout,
-    policy_color,
+    policy_colors,
+    subplot_rows,
     wrap_title,
 )
 from gpusched.policies import policy_label
@@ -57,9 +58,14 @@ def policies_of(comparison: Comparison) -> list[str]:
     return list(dict.fromkeys(comparison.runs["policy"]))
 
 
-INTERVAL_NOTE = "error bars: 95 % interval of the mean over seeds (Student t), cut at 0"
+INTERVAL_NOTE = ("error bars: 95 % interval of the mean over seeds (the range that holds it with "
+                 "95 % confidence), never below 0")
 """What the error bars of the metric bars show (their subtitle says it)."""
 SUBTITLE_CHARS = 110
+BAR_PANEL_PX = 230
+"""Height of one bar panel (pixels)."""
+BAR_GAP_PX = 70
+"""Gap between two rows of bar panels, their titles included (pixels)."""
 """Longest line of the metric bars' subtitle (characters): longer notes wrap, as Plotly never does."""
 
 
@@ -105,10 +111,12 @@ def metric_bars_figure(comparison: Comparison, metric_keys: Sequence[str] | None
     shown, constant = varied_metrics(comparison, list(metrics))
     cols = 3
     rows = max(int(np.ceil(len(shown) / cols)), 1)
+    plot_px, spacing = subplot_rows(rows, BAR_PANEL_PX, BAR_GAP_PX)
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=[metrics[k][0] for k in shown],
-                        vertical_spacing=0.2 if rows > 1 else 0.1, horizontal_spacing=0.08)
+                        vertical_spacing=spacing, horizontal_spacing=0.08)
     labels = [policy_label(p) for p in policies]
-    colors = [policy_color(p) for p in policies]
+    palette = policy_colors(policies)
+    colors = [palette[p] for p in policies]
     for k, key in enumerate(shown):
         title, scale = metrics[key]
         row, col = divmod(k, cols)
@@ -130,16 +138,17 @@ def metric_bars_figure(comparison: Comparison, metric_keys: Sequence[str] | None
         fig.update_yaxes(rangemode="tozero", row=row + 1, col=col + 1)
     # Legend-only entries: one per policy, in its colour.
     for p in policies:
-        fig.add_trace(go.Bar(x=[None], y=[None], name=policy_label(p), marker_color=policy_color(p),
+        fig.add_trace(go.Bar(x=[None], y=[None], name=policy_label(p), marker_color=palette[p],
                              legendgroup=p, hoverinfo="skip"), row=1, col=1)
     notes = [INTERVAL_NOTE] if n_seeds > 1 else []
     if constant:
         mean = comparison.summary()
         notes.append("the same for every policy, so not drawn: " + "; ".join(
             f"{metrics[k][0]} {format_metric(k, float(mean[k].iloc[0]))}" for k in constant))
-    apply_layout(fig, title=f"Mean over {n_seeds} seed(s)", height=120 + 280 * rows)
     subtitle = "<br>".join(wrap_title(note, SUBTITLE_CHARS) for note in notes)
-    fig.update_layout(barmode="group", bargap=0.25, margin={"t": 94 + 16 * (subtitle.count("<br>") + 1)},
+    top_px = 94 + 16 * (subtitle.count("<br>") + 1)
+    apply_layout(fig, title=f"Mean over {n_seeds} seed(s)", height=int(top_px + plot_px + 52))
+    fig.update_layout(barmode="group", bargap=0.25, margin={"t": top_px, "b": 52},
                       title={"subtitle": {"text": subtitle, "font": {"size": 12}}},
                       legend={"y": 1.0, "yref": "container", "yanchor": "top", "x": 1.0,
                               "xanchor": "right"})
@@ -180,13 +189,14 @@ def ecdf(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def wait_cdf_figure(comparison: Comparison) -> go.Figure:
     """Wait-time CDF per policy, pooling the jobs of every seed."""
     fig = go.Figure()
+    palette = policy_colors(policies_of(comparison))
     for p in policies_of(comparison):
         waits = np.concatenate([r.jobs["wait_min"].to_numpy()
                                 for (name, _), r in comparison.results.items() if name == p])
         x, y = ecdf(waits)
         fig.add_trace(go.Scatter(x=np.round(x, 2).tolist(), y=np.round(y * 100, 2).tolist(),
                                  mode="lines", name=policy_label(p),
-                                 line={"color": policy_color(p), "width": 2.2, "shape": "hv"},
+                                 line={"color": palette[p], "width": 2.2, "shape": "hv"},
                                  hovertemplate="%{y:.0f} % of jobs waited ≤ %{x:.0f} min"
                                                "<extra>" + policy_label(p) + "</extra>"))
     apply_layout(fig, title="Wait-time CDF (all jobs of all seeds)", height=440)
@@ -227,6 +237,7 @@ def util_over_time_figure(comparison: Comparison, seed: int | None = None,
     seed = seeds[0] if seed is None else seed
     fig = go.Figure()
     end = 0.0
+    palette = policy_colors(policies_of(comparison))
     for p in policies_of(comparison):
         r = comparison.results[(p, seed)]
         t, u = r.timeline.cluster_util_steps()
@@ -237,7 +248,7 @@ def util_over_time_figure(comparison: Comparison, seed: int | None = None,
         end = max(end, float(t[-1]))
         fig.add_trace(go.Scatter(x=np.round(grid, 1).tolist(), y=np.round(y, 2).tolist(),
                                  mode="lines", name=policy_label(p),
-                                 line={"color": policy_color(p), "width": 2},
+                                 line={"color": palette[p], "width": 2},
                                  hovertemplate="minute %{x:.0f}: %{y:.0f} %<extra>"
                                                + policy_label(p) + "</extra>"))
     fig.add_hrect(y0=60, y1=80, fillcolor=TARGET_BAND_FILL, line_width=0,
@@ -259,7 +270,10 @@ def forest_figure(card: pd.DataFrame, metrics: Sequence[str] | None = None) -> g
     :param metrics: the metrics to draw (default: every metric of the card).
     """
     metrics = list(metrics or dict.fromkeys(card["metric"]))
+    flat = [m for m in metrics if _all_zero(card[card["metric"] == m])]
+    metrics = [m for m in metrics if m not in flat] or metrics[:1]
     policies = list(dict.fromkeys(card["policy"]))
+    palette = policy_colors(policies)
     cols = min(3, max(len(metrics), 1))
     rows = int(np.ceil(len(metrics) / cols)) or 1
     titles = [f"{metric_title(m)}: difference" for m in metrics]
@@ -274,7 +288,7 @@ def forest_figure(card: pd.DataFrame, metrics: Sequence[str] | None = None) -> g
         y = [policy_label(p) for p in policies]
         fig.add_trace(go.Scatter(
             x=part["diff"].round(3).tolist(), y=y, mode="markers",
-            marker={"size": 10, "color": [policy_color(p) for p in policies]},
+            marker={"size": 10, "color": [palette[p] for p in policies]},
             error_x={"type": "data", "symmetric": False,
                      "array": (part["high"] - part["diff"]).round(3).tolist(),
                      "arrayminus": (part["diff"] - part["low"]).round(3).tolist(), "color": "#374151"},
@@ -290,8 +304,19 @@ def forest_figure(card: pd.DataFrame, metrics: Sequence[str] | None = None) -> g
     apply_layout(fig, title=f"Paired differences{baseline} over the same seeds (policy − baseline, "
                             "95 % interval)", height=160 + 240 * rows)
     fig.update_layout(margin={"t": 100})
+    flat = [m for m in flat if m not in metrics]
+    if flat:  # panels whose every dot would sit on 0 are named instead of drawn
+        fig.update_layout(margin={"t": 120}, title={"subtitle": {
+            "text": "no difference on any seed, so not drawn: "
+                    + "; ".join(metric_title(m) for m in flat), "font": {"size": 12}}})
     fig.update_yaxes(autorange="reversed")
     return fig
+
+
+def _all_zero(part: pd.DataFrame) -> bool:
+    """Whether every difference and interval end of a scorecard's rows is 0 (or there are none)."""
+    values = part[["diff", "low", "high"]].to_numpy(float)
+    return bool(np.all(np.abs(values) < 1e-9))
 
 
 FOREST_TITLE_CHARS = 34
