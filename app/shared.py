@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from gpusched import Comparison, Result, Scenario, compare, load_scenario, run_policy
+from gpusched import Comparison, Result, Scenario, compare, load_scenario, preset_names, run_policy
 from gpusched.core.failures import KOKOLIS_RATE
 from gpusched.core.metric_names import METRIC_NAMES, format_metric, metric_help, metric_title
 from gpusched.dashboard.background import BackgroundRuns
@@ -17,6 +17,7 @@ from gpusched.errors import GpuschedError
 from gpusched.experiment.runner import comparison_from_results
 from gpusched.experiment.scorecard import scorecard
 from gpusched.experiment.stall import (
+    FAMILY,
     FamilyFinding,
     IdleSteps,
     StallReport,
@@ -207,6 +208,13 @@ def run_family(scenario: Scenario) -> pd.DataFrame:
         done / total, text=f"{done} of {total} runs on `{scenario.name}`"))
     bar.empty()
     return rows
+
+
+def shipped_family(name: str, scenario_yaml: str) -> bool:
+    """Whether the shipped conditions map already holds this cluster: a family of that name whose
+    preset is this very YAML."""
+    families = set(cached_conditions()[FAMILY])
+    return name in families and name in preset_names() and preset_yaml(name) == scenario_yaml
 
 
 def conditions_results(extra: pd.DataFrame | None = None) -> pd.DataFrame:

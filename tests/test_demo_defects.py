@@ -126,3 +126,12 @@ def test_no_page_renders_a_stray_string(page: Path):
              if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
              and isinstance(node.value.value, str)]
     assert stray == [], f"{page.name}: bare strings at lines {stray}"
+
+
+def test_one_seed_shows_values_without_a_spread():
+    from gpusched.figures import results_table
+
+    one = compare(load_scenario("phase1-4gpu").with_overrides(**{"workload.jobs": 40}),
+                  ["first_fit", "best_fit"], [0])
+    table = results_table(one)
+    assert not table.apply(lambda col: col.str.contains("±")).any().any()

@@ -89,7 +89,7 @@ def main() -> None:
                    "after a stop.")
         show_chart(failure_bars, key="compare_failure_bars")
 
-    st.markdown("##### Results (mean ± std over seeds)")
+    st.markdown("##### Results (mean ± std over seeds)" if n_seeds > 1 else "##### Results (one seed)")
     table = results_table(comparison)
     st.dataframe(table, width="stretch", column_config=metric_columns(table.columns))
     for note in identity_notes(comparison, scenario.window):

@@ -166,10 +166,13 @@ TABLE_METRICS: tuple[str, ...] = (
 
 
 def results_table(comparison: Comparison) -> pd.DataFrame:
-    """Mean ± standard deviation over seeds per policy (rows) and metric (columns), as text."""
+    """Mean ± standard deviation over seeds per policy (rows) and metric (columns), as text; on
+    one seed, the value alone (a spread of one run would read ``± 0.0``)."""
     mean, std = comparison.summary(), comparison.spread()
+    one_seed = comparison.runs["seed"].nunique() == 1
     table = pd.DataFrame({
-        metric_title(k): [format_spread(k, m, s) for m, s in zip(mean[k], std[k], strict=True)]
+        metric_title(k): [format_metric(k, m) if one_seed else format_spread(k, m, s)
+                          for m, s in zip(mean[k], std[k], strict=True)]
         for k in TABLE_METRICS})
     table.index = [policy_label(p) for p in mean.index]
     return table
