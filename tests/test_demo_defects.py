@@ -135,3 +135,20 @@ def test_one_seed_shows_values_without_a_spread():
                   ["first_fit", "best_fit"], [0])
     table = results_table(one)
     assert not table.apply(lambda col: col.str.contains("±")).any().any()
+
+
+def test_trace_progress_names_policies_in_words_and_the_estimate_says_where_it_comes_from():
+    from types import SimpleNamespace
+
+    from gpusched.fgd.experiment import estimate_line, measured_seconds, run_grid
+    from gpusched.policies import policy_label
+
+    lines: list[str] = []
+    runs = run_grid(["fgd_best_fit"], [42], lambda p, s, step: SimpleNamespace(policy=p, seconds=9.0),
+                    progress=lambda f, text: lines.append(text), label=policy_label)
+    assert lines and all("fgd_best_fit" not in t for t in lines)
+    assert any(policy_label("fgd_best_fit") in t for t in lines)
+    assert "first guess" in estimate_line(["fgd_best_fit"], 2)
+    measured = measured_seconds(runs)
+    line = estimate_line(["fgd_best_fit"], 2, measured)
+    assert "about 18 s" in line and "measured here" in line
