@@ -8,12 +8,13 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from gpusched import Comparison, Result, Scenario, compare, load_scenario, preset_names, run_policy
-from gpusched.core.failures import KOKOLIS_RATE
 from gpusched.core.metric_names import METRIC_NAMES, format_metric, metric_help, metric_title
 from gpusched.dashboard.background import BackgroundRuns
 from gpusched.dashboard.headline import HEADLINE_SEEDS, best_heuristic, headline_heuristics
 from gpusched.dashboard.policies import dashboard_policies
+from gpusched.dashboard.words import failure_line, has_failures, scenario_line
 from gpusched.errors import GpuschedError
+from gpusched.experiment.lost_work import lost_work
 from gpusched.experiment.runner import comparison_from_results
 from gpusched.experiment.scorecard import scorecard
 from gpusched.experiment.stall import (
@@ -44,6 +45,7 @@ from gpusched.figures import (
     wait_cdf_figure,
 )
 from gpusched.figures.compare import FOREST_METRICS, forest_figure
+from gpusched.figures.lost_work import lost_work_story
 from gpusched.figures.replay import INTERRUPTED_ANIMATION_SCRIPT
 from gpusched.paths import STALL_CONDITIONS_RESULTS_DIR, STALL_CONDITIONS_SPEC
 from gpusched.policies import is_slow, policy_label
@@ -290,27 +292,27 @@ def page_header(title: str, what: str) -> None:
 
 
 def scenario_badge(scenario: Scenario) -> None:
-    """One line naming the scenario a page runs on (and its failure rate, when nodes fail)."""
-    st.markdown(f"Scenario **`{scenario.name}`** · {scenario.summary()} — change it on "
+    """One line naming the scenario a page runs on (and its failures, when nodes fail)."""
+    st.markdown(f"Scenario **`{scenario.name}`** · {scenario_line(scenario)} — change it on "
                 "*Cluster & workload*.")
-    note = failure_note(scenario)
-    if note:
-        st.caption(note)
+    if has_failures(scenario):
+        st.caption(failure_line(scenario))
 
 
-def failure_note(scenario: Scenario) -> str | None:
-    """One line on the scenario's node failures, against the rate Kokolis et al. measured."""
-    f = scenario.failures
-    if f is None or f.node_failures_per_1000_node_days == 0:
-        return None
-    rate = f.node_failures_per_1000_node_days
-    ckpt = scenario.checkpoint
-    saves = (f"{', '.join(ckpt.types)} jobs checkpoint every {ckpt.interval_min:g} min of progress and "
-             f"a resumed job restores for {ckpt.restore_min:g} min" if ckpt is not None
-             else "no job checkpoints")
-    return (f"Nodes fail {rate:g} times per 1,000 node-days: {rate / KOKOLIS_RATE:.3g}× the rate measured "
-            f"by Kokolis et al. ({KOKOLIS_RATE:g}); repairs take {f.repair_min.median:g} min (median), "
-            f"{f.repair_min.mean:g} min (mean); {saves}.")
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_lost_work_story(scenario_yaml: str, policies: tuple[str, ...],
+                           seeds: tuple[int, ...]) -> list[str]:
+    """The story of the work node failures cost each policy on the same seeds (Markdown)."""
+    saving = tuple(getattr(parse_scenario(scenario_yaml).checkpoint, "types", ()) or ())
+    rows = lost_work(cached_compare(scenario_yaml, policies, seeds), saving)
+    return lost_work_story(rows, saving)
+
+
+def lost_work_of_run(result: Result, scenario: Scenario) -> list[str]:
+    """The story of the work node failures cost one run (Markdown)."""
+    saving = tuple(getattr(scenario.checkpoint, "types", ()) or ())
+    one = comparison_from_results(scenario.name, {(result.policy, result.seed): result})
+    return lost_work_story(lost_work(one, saving), saving)
 
 
 def show_chart(fig: go.Figure, key: str | None = None) -> None:

@@ -269,3 +269,19 @@ def test_the_environment_runs_failure_scenarios_and_masks_down_gpus(obs_version)
     assert total == pytest.approx(m["total_reward"])
     direct = make_simulator(scenario, 3)
     assert direct.failure_seed == env.sim.failure_seed  # the same faults as the command line's run
+
+
+def test_lost_work_adds_up_to_the_runs_metrics():
+    from gpusched import compare, load_scenario
+    from gpusched.experiment.lost_work import lost_work
+
+    scenario = load_scenario("fleet-16gpu-failures").with_overrides(**{"workload.jobs": 120})
+    comparison = compare(scenario, ["first_fit", "srtf"], [3])
+    for row in lost_work(comparison, scenario.checkpoint.types):
+        result = comparison.results[(row.policy, 3)]
+        assert row.lost_gpu_hours == pytest.approx(result.metrics["lost_gpu_hours"])
+        assert row.interruptions == result.jobs["interruptions"].sum()
+        assert 0.0 <= row.unsaved_share <= 1.0
+        if row.interruptions:
+            assert row.lost_per_interruption_gpu_min == pytest.approx(
+                result.metrics["lost_gpu_hours"] * 60 / row.interruptions)

@@ -7,6 +7,7 @@ from shared import (
     cached_compare,
     cached_compare_figures,
     cached_failure_bars,
+    cached_lost_work_story,
     cached_scorecard,
     cached_side_by_side,
     current_scenario,
@@ -22,6 +23,7 @@ from gpusched.agent import AGENT_POLICY
 from gpusched.core.glossary import glossary_line
 from gpusched.core.metrics import METRIC_KEYS
 from gpusched.dashboard.headline import HEADLINE_SEEDS, headline_heuristics
+from gpusched.dashboard.words import has_failures
 from gpusched.errors import GpuschedError
 from gpusched.figures import OCCUPANCY_NOTE, results_table, scorecard_table
 from gpusched.figures.same_jobs import identity_notes
@@ -88,6 +90,10 @@ def main() -> None:
                    "away by a node failure (progress since the last checkpoint) nor spent restoring "
                    "after a stop.")
         show_chart(failure_bars, key="compare_failure_bars")
+        if has_failures(scenario):
+            with st.container(key="compare-lost-work", border=True):
+                st.markdown("\n".join(f"- {line}" for line in
+                                       cached_lost_work_story(text, tuple(policies), seeds)))
 
     st.markdown("##### Results (mean ± std over seeds)" if n_seeds > 1 else "##### Results (one seed)")
     table = results_table(comparison)

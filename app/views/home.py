@@ -22,6 +22,7 @@ from gpusched.dashboard.headline import (
     HEADLINE_SEEDS,
     headline_heuristics,
 )
+from gpusched.dashboard.words import scenario_line
 from gpusched.errors import GpuschedError
 from gpusched.experiment.runner import comparison_from_results
 from gpusched.figures import metric_bars_figure, policy_color, stall_blurb
@@ -127,7 +128,7 @@ def main() -> None:
             st.switch_page("views/stalls.py")
 
     st.subheader(f"Headline: `{HEADLINE_SCENARIO}`, mean of {len(HEADLINE_SEEDS)} seeds")
-    st.caption(f"{parse_scenario(text).summary()}. The scheduler may start any of the "
+    st.caption(f"{scenario_line(parse_scenario(text))}. The scheduler may start any of the "
                f"{parse_scenario(text).window} oldest waiting jobs, and a job runs slower on a "
                "slower GPU. The stall above is on `phase1-8gpu`, where jobs start strictly in "
                "arrival order.", help=f"{glossary_line('queue window')} {glossary_line('seed')}")

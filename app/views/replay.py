@@ -8,6 +8,7 @@ from shared import (
     cached_run,
     current_scenario,
     is_slow,
+    lost_work_of_run,
     metric_card,
     metric_cards,
     page_header,
@@ -62,6 +63,8 @@ def main() -> None:
     if m["node_failures"] or m["preemptions"]:
         metric_cards(["goodput", "lost_gpu_hours", "restore_gpu_hours", "node_failures",
                       "jobs_interrupted", "preemptions"], m)
+        with st.container(key="replay-lost-work", border=True):
+            st.markdown("\n".join(f"- {line}" for line in lost_work_of_run(result, scenario)))
     st.caption("Press ▶ Play or drag the slider. Bars: grey under 60 %, green 60–80 % (target), "
                "orange over 80 % (hot); VRAM bars are coloured by the share of the GPU's memory "
                "in use, against its capacity (light grey).")
