@@ -19,9 +19,9 @@ PAGES = [None, "views/cluster.py", "views/agent.py", "views/replay.py", "views/c
          "views/stalls.py", "views/traces.py", "views/sweeps.py"]
 UNITS = {"GPU", "GB", "CPU", "CSV", "YAML", "JSON", "ID", "MIN"}
 """Capitalised words everyone reads without help: units and file formats."""
-ABBREVIATION = re.compile(r"(?<![\w\-./`])[A-Z]{2,}[0-9]*(?![\w\-./])")
+ABBREVIATION = re.compile(r"(?<![\w\-./`#])[A-Z]{2,}[0-9]*(?![\w\-./])")
 """An abbreviation: two or more capitals, maybe digits (``WFP3``), not part of a longer name
-(``A100-80GB``) or a path."""
+(``A100-80GB``), a path or a colour (``#DB2777``)."""
 JARGON = ("sidecar", "DAgger", "MaskablePPO", "pickle", "renormalised", "Tune", "milli-GPU",
           "Student t", "/h)")
 """Words of the tour that a stakeholder did not know, and the unexplained ``load 0.3 (3.94/h)``."""

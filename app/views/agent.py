@@ -43,11 +43,11 @@ def _can_train() -> bool:
 def _models_section() -> None:
     models = list_models()
     st.markdown(f"Models are read from `assets/{SHIPPED_MODELS_DIR.name}/` (shipped) and "
-                f"`{USER_MODELS_DIR.name}/` (yours). Each `.zip` has a sidecar `.json` with its "
-                "training settings and evaluation results.")
-    st.info("There is no model upload on purpose: a model file is a pickle-backed archive and "
-            "can carry code that runs when it is loaded. Models are only read from the two "
-            "folders above, checked against the sha256 in their sidecar, and loaded as plain "
+                f"`{USER_MODELS_DIR.name}/` (yours). Each `.zip` has a record beside it (a `.json` "
+                "of the same name) with its training settings and evaluation results.")
+    st.info("There is no model upload on purpose: a model file can carry code that runs when "
+            "it is loaded. Models are only read from the two "
+            "folders above, checked against the checksum in their record, and loaded as plain "
             "weights. Put files you trust in `models/` yourself, or train one below.",
             icon=":material/lock:")
     if not models:
@@ -58,11 +58,11 @@ def _models_section() -> None:
             for m in models]
     table = pd.DataFrame(rows)
     config = {c: st.column_config.Column(
-        help=f"Mean over the evaluation seeds in its sidecar. {glossary_line('time to result (JCT)')}"
-        if "time to result" in c else "Mean over the evaluation seeds in its sidecar.")
+        help=f"Mean over the evaluation seeds in its record. {glossary_line('time to result (JCT)')}"
+        if "time to result" in c else "Mean over the evaluation seeds in its record.")
         for c in table.columns if c.endswith("(min)")}
     config["queue windows in training"] = st.column_config.Column(help=glossary_line("queue window"))
-    st.caption("Evaluation numbers come from each model's sidecar: its own held-out seeds.")
+    st.caption("Evaluation numbers come from each model's record: its own held-out seeds.")
     st.dataframe(table, width="stretch", hide_index=True, column_config=config)
     shipped = AGENT_POLICY in available_policies()
     names = [*([AGENT_POLICY] if shipped else []), *(m.policy_name for m in models)]
@@ -77,7 +77,7 @@ def _models_section() -> None:
     shown = ([m for m in models if m.origin == "shipped"] if choice == AGENT_POLICY
              else [m for m in models if m.policy_name == choice])
     for picked in shown:
-        with st.expander(f"Sidecar of `{picked.name}`"):
+        with st.expander(f"Training record of `{picked.name}`"):
             st.json(picked.meta or {"note": picked.error})
 
 
@@ -99,7 +99,7 @@ def _same_seeds_section() -> None:
     st.caption(f"On `{scenario.name}` (change it on *Cluster & workload*), workload seeds "
                f"{', '.join(map(str, seeds))}: every model and {policy_label(best)}, the best "
                "heuristic here by time to result, run on exactly the same jobs. The evaluations in "
-               "the table above come from each model's sidecar, on its own held-out seeds and "
+               "the table above come from each model's record, on its own held-out seeds and "
                "training scenario, so their numbers differ from these.")
     policies = (best, *agents)
     if not background_ready(text, policies, seeds):
@@ -145,7 +145,7 @@ def _training_form() -> None:
         c = st.columns(4)
         values = {
             "name": c[0].text_input("Model name", "my-ppo", key="train_name",
-                                    help="Saved as models/NAME.zip with its sidecar."),
+                                    help="Saved as models/NAME.zip with its record (NAME.json)."),
             "scenario": c[1].selectbox("Train on", preset_names(),
                                        index=preset_names().index("phase1-8gpu"),
                                        key="train_scenario"),
@@ -215,7 +215,7 @@ def _progress_panel() -> None:
     if snap.log_tail:
         st.code("\n".join(snap.log_tail), language=None)
     if snap.status == "done":
-        st.success(f"Saved `{snap.model_path.name}` and its sidecar in `models/`. Pick it above.",
+        st.success(f"Saved `{snap.model_path.name}` and its record in `models/`. Pick it above.",
                    icon=":material/check_circle:")
         meta = next((m.meta for m in list_models() if m.path == snap.model_path), {})
         evaluation = (meta.get("eval") or {}).get("avg")
@@ -233,8 +233,8 @@ def _progress_panel() -> None:
 
 def main() -> None:
     page_header("Agent",
-                "The trained MaskablePPO agents in the model folders, what they were trained on, "
-                "and training a new one.")
+                "The agents trained by reinforcement learning (PPO) in the model folders, what "
+                "they were trained on, and training a new one.")
     _models_section()
     _same_seeds_section()
 

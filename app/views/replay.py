@@ -19,7 +19,7 @@ from shared import (
 
 from gpusched.core.metric_names import metric_help, metric_label
 from gpusched.dashboard.headline import headline_heuristics
-from gpusched.dashboard.policies import with_queue_pairs
+from gpusched.dashboard.policies import policy_help, with_queue_pairs
 from gpusched.errors import GpuschedError
 from gpusched.experiment.decisions import decision_table
 from gpusched.limits import MAX_SEED
@@ -34,8 +34,10 @@ def main() -> None:
     scenario_badge(scenario)
     options = with_queue_pairs(policy_options(), headline_heuristics())
     c1, c2, _ = st.columns([2, 1, 3])
+    chosen = st.session_state.get("replay_policy", "least_loaded")
     policy = c1.selectbox("Policy", options, index=options.index("least_loaded"),
-                          format_func=policy_label, key="replay_policy")
+                          format_func=policy_label, key="replay_policy",
+                          help=policy_help(chosen if chosen in options else "least_loaded"))
     seed = int(c2.number_input("Workload seed", min_value=0, max_value=MAX_SEED,
                                value=scenario.workload.seed, step=1, key="replay_seed"))
     text = scenario.to_yaml()

@@ -22,6 +22,7 @@ from shared import (
 
 from gpusched.agent import AGENT_POLICY
 from gpusched.core.metric_names import format_metric, metric_help, metric_title
+from gpusched.dashboard.policies import policy_help
 from gpusched.errors import GpuschedError
 from gpusched.experiment.runner import comparison_from_results
 from gpusched.experiment.stall import NO_FIT_CHECK_VARIANTS, REFERENCE_POLICY
@@ -93,7 +94,8 @@ def _explorer() -> tuple[str, str]:
     options = list(dict.fromkeys([STALLING, *NO_FIT_CHECK_VARIANTS, *policy_options()]))
     analysed = c2.selectbox("Policy to analyse", options, format_func=policy_label, key="stall_policy",
                             help="Any policy: a stall for one that checks no fit, blocking for one "
-                                 "that does.")
+                                 "that does. "
+                                 + policy_help(st.session_state.get("stall_policy", STALLING)))
     seed = int(c3.number_input("Workload seed", min_value=0, max_value=10_000, value=0, step=1,
                                key="stall_seed"))
     control = c4.toggle("Control: a homogeneous cluster", key="stall_control",

@@ -62,7 +62,7 @@ GLOSSARY: dict[str, str] = {
     "Priority": "Queue order: the waiting job with the highest priority starts first, oldest first "
                 "within a priority.",
     "WFP3": "Queue order that favours jobs that have waited long for their size: the highest "
-            "(wait ÷ declared run time)³ × GPUs starts first (from RLScheduler, SC 2020).",
+            "(wait ÷ declared run time)³ × GPUs starts first (from the RLScheduler paper, 2020).",
     "LAS (least attained service)": "Queue order: the jobs that have run least so far go first, and "
                                     "may pause running jobs that have run more (preemption).",
     "SRTF (shortest remaining time first)": "Queue order: the jobs closest to done by their declared "
@@ -79,7 +79,7 @@ GLOSSARY: dict[str, str] = {
                  "optimisation): a neural network that picks the job and the GPU.",
     "Clairvoyant lookahead": "A planner that knows every job's true run time in advance and tries "
                              "each choice ahead: a bound no real scheduler can reach.",
-    "FGD (fragmentation gradient descent)": "Placement from the FGD paper (Weng et al., ATC 2023): "
+    "FGD (fragmentation gradient descent)": "Placement from the FGD paper (Weng et al., 2023): "
                                             "the GPU where the pod fragments the free shares least.",
     "Dot-Product": "Placement from the FGD paper's baselines: the node whose free resources best "
                    "match the pod's request (largest dot product).",
@@ -117,11 +117,16 @@ def glossary_line(term: str) -> str:
     return GLOSSARY[term]
 
 
-def explained(word: str) -> bool:
-    """Whether the glossary explains ``word`` (a policy part such as ``First-Fit``, or an
-    abbreviation such as ``WFP3``): some term names it as a whole word, case aside."""
+def entry_for(word: str) -> str | None:
+    """The glossary term that explains ``word`` (a policy part such as ``First-Fit``, or an
+    abbreviation such as ``WFP3``): the first that names it as a whole word, case aside."""
     pattern = re.compile(rf"(?<![\w-]){re.escape(word.lower())}(?![\w-])")
-    return any(pattern.search(term.lower()) for term in GLOSSARY)
+    return next((term for term in GLOSSARY if pattern.search(term.lower())), None)
+
+
+def explained(word: str) -> bool:
+    """Whether the glossary explains ``word`` (see :func:`entry_for`)."""
+    return entry_for(word) is not None
 
 
 def glossary_markdown() -> str:

@@ -7,8 +7,10 @@ registered and the shipped model file exists.
 from __future__ import annotations
 
 import importlib
+import re
 
 from gpusched.agent.names import AGENT_POLICIES, AGENT_POLICY
+from gpusched.core.glossary import GLOSSARY, entry_for
 from gpusched.paths import DEFAULT_MODEL, WINDOW_MODEL
 from gpusched.policies import heuristic_names, policy_label, policy_names
 
@@ -62,3 +64,11 @@ def with_queue_pairs(options: list[str], pairs: tuple[str, ...] | list[str]) -> 
     for name in dict.fromkeys([*named, *pairs]):
         by_label.setdefault(policy_label(name), name)
     return list(by_label.values())
+
+
+def policy_help(name: str) -> str:
+    """A tooltip for a policy: the glossary line of each part of its label (``WFP3 + Fastest-Fit``:
+    the order, then the placement)."""
+    parts = [re.sub(r"\s*\(.*\)$", "", p).strip() for p in policy_label(name).split(" + ")]
+    terms = list(dict.fromkeys(t for t in map(entry_for, parts) if t is not None))
+    return " ".join(f"**{term}**: {GLOSSARY[term]}" for term in terms)
