@@ -25,7 +25,7 @@ from gpusched.errors import GpuschedError
 from gpusched.figures.models import AGENT_KINDS, model_summary
 from gpusched.figures.same_jobs import agents_table, identity_notes
 from gpusched.limits import MAX_WINDOW
-from gpusched.paths import RUNS_DIR, SHIPPED_MODELS_DIR, USER_MODELS_DIR
+from gpusched.paths import SHIPPED_MODELS_DIR, USER_MODELS_DIR
 from gpusched.policies import policy_label
 
 JOB_KEY = "training_job"
@@ -116,25 +116,9 @@ def _same_seeds_section() -> None:
 
 
 def _start_training(values: dict) -> None:
-    from gpusched.agent.config import TrainConfig
-    from gpusched.agent.training_job import TrainingJob, user_model_path
+    from gpusched.agent.training_job import TrainingJob, page_config
 
-    steps = int(values["timesteps"])
-    config = TrainConfig(
-        scenario=values["scenario"], randomize=values["randomize"], timesteps=steps,
-        n_envs=int(values["n_envs"]), seed=int(values["seed"]),
-        out=str(user_model_path(values["name"])), eval_freq=max(steps // 5, int(values["n_envs"])),
-        checkpoint_freq=max(steps, 1), log_dir=str(RUNS_DIR), progress=False)
-    if values["kind"] == "window":
-        config.window_agent(values["windows"], values["speed_sigma"])
-        config.dagger_rounds = 1
-        config.expert_iterations = int(values["expert_rounds"])
-        config.expert_episodes = 4
-    # the page's own choices, and a short warm start that fits a run from the page
-    config.learning_rate, config.n_steps = float(values["learning_rate"]), int(values["n_steps"])
-    config.ent_coef, config.hidden = float(values["ent_coef"]), int(values["hidden"])
-    config.bc_episodes, config.bc_epochs = 4, 10
-    job = TrainingJob(config)
+    job = TrainingJob(page_config(**{k: v for k, v in values.items()}))
     job.start()
     st.session_state[JOB_KEY] = job
     st.session_state[SEEN_KEY] = False
@@ -197,14 +181,16 @@ def _training_form() -> None:
 
 def _progress_panel() -> None:
     from gpusched.figures import expert_rounds_figure, training_curves_figure
+    from gpusched.figures.training import progress_line
 
     job = st.session_state.get(JOB_KEY)
     snap = job.snapshot()
     label = {"starting": "Starting…", "running": "Training", "done": "Finished",
              "stopped": "Stopped", "failed": "Failed"}[snap.status]
+    if snap.status == "stopped" and not (len(snap.train_reward) or len(snap.eval_reward)):
+        st.caption("Stopped before the first PPO steps were logged, so there is no curve yet.")
     top = st.columns([4, 1])
-    top[0].progress(snap.fraction, text=f"{label}: {snap.timesteps_done:,} / "
-                                        f"{snap.timesteps_total:,} steps · {snap.elapsed_s:,.0f} s")
+    top[0].progress(snap.stage_fraction, text=progress_line(snap, label))
     if not snap.finished and top[1].button("Stop", icon=":material/stop_circle:", key="train_stop",
                                            width="stretch"):
         job.stop()
