@@ -331,6 +331,12 @@ def metric_card(col, key: str, value: float | int | None, delta: str | None = No
                help=metric_help(key))
 
 
+def show_results(sections: dict[str, pd.DataFrame], key: str) -> None:
+    """Results tables, one tab per section, each column with its metric's help text."""
+    for tab, table in zip(st.tabs(list(sections), key=key), sections.values(), strict=True):
+        tab.dataframe(table, width="stretch", column_config=metric_columns(table.columns))
+
+
 CARDS_PER_ROW = 4
 """Metric cards per row: at 1280 px a fifth card would cut its title off."""
 
@@ -343,14 +349,20 @@ def metric_cards(keys, values, per_row: int = CARDS_PER_ROW) -> None:
             metric_card(col, key, values[key])
 
 
-def metric_columns(columns) -> dict:
+def metric_columns(columns, table: pd.DataFrame | None = None) -> dict:
     """``column_config`` for a table's columns that are metric titles or keys: each gets its help
-    text from the names table."""
+    text from the names table, and, when ``table`` holds the column as numbers, the metric's
+    decimals (a fraction shown in % as a percentage)."""
     by_title = {m.title: m for m in METRIC_NAMES.values()}
     config = {}
     for column in columns:
         name = by_title.get(column) or METRIC_NAMES.get(column)
-        if name is not None:
+        if name is None:
+            continue
+        if table is not None and column in table and pd.api.types.is_numeric_dtype(table[column]):
+            config[column] = st.column_config.NumberColumn(
+                name.title, help=name.help, format="percent" if name.percent else f"%.{name.decimals}f")
+        else:
             config[column] = st.column_config.Column(name.title, help=name.help)
     return config
 

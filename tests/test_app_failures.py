@@ -53,9 +53,10 @@ def test_compare_shows_the_failure_metrics():
     assert any(m.value == "##### Failures and preemption" for m in at.markdown)
     titles = [a["text"] for spec in plotly_specs(at) for a in spec["layout"].get("annotations", [])]
     assert any(t.startswith("Goodput") for t in titles)
-    table = at.dataframe[0].value
+    columns = {c for frame in at.dataframe for c in frame.value.columns}
     keys = ("goodput", "lost_gpu_hours", "preemptions", "node_failures")
-    assert {metric_title(k) for k in keys} <= set(table.columns)
+    assert {metric_title(k) for k in keys} <= columns
+    assert any(t.label == "Failures and preemption" for t in at.tabs)
 
 
 def test_cluster_lists_the_failure_settings_and_its_line_mentions_failures():

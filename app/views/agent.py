@@ -18,11 +18,10 @@ from gpusched import preset_names
 from gpusched.agent import AGENT_POLICY
 from gpusched.agent.models import list_models
 from gpusched.core.glossary import glossary_line
-from gpusched.core.metric_names import metric_title
 from gpusched.dashboard.headline import HEADLINE_SEEDS
 from gpusched.dashboard.policies import training_available
 from gpusched.errors import GpuschedError
-from gpusched.figures.models import AGENT_KINDS, model_summary
+from gpusched.figures.models import AGENT_KINDS, evaluation_table, model_summary
 from gpusched.figures.same_jobs import agents_table, identity_notes
 from gpusched.limits import MAX_WINDOW
 from gpusched.paths import SHIPPED_MODELS_DIR, USER_MODELS_DIR
@@ -57,13 +56,11 @@ def _models_section() -> None:
     rows = [{"model": m.name, "origin": m.origin, **model_summary(m.meta, m.windowed), "note": m.error or ""}
             for m in models]
     table = pd.DataFrame(rows)
-    config = {c: st.column_config.Column(
-        help=f"Mean over the evaluation seeds in its record. {glossary_line('time to result (JCT)')}"
-        if "time to result" in c else "Mean over the evaluation seeds in its record.")
-        for c in table.columns if c.endswith("(min)")}
-    config["queue windows in training"] = st.column_config.Column(help=glossary_line("queue window"))
-    st.caption("Evaluation numbers come from each model's record: its own held-out seeds.")
-    st.dataframe(table, width="stretch", hide_index=True, column_config=config)
+    st.caption("Evaluation numbers come from each model's record: its own held-out seeds; each "
+               f"minute row is a mean over them. {glossary_line('time to result (JCT)')} "
+               f"Queue windows: {glossary_line('queue window')}")
+    # one column per model: the many fields stay inside the page instead of running off its edge
+    st.dataframe(table.set_index("model").T, width="stretch")
     shipped = AGENT_POLICY in available_policies()
     names = [*([AGENT_POLICY] if shipped else []), *(m.policy_name for m in models)]
     current = st.session_state.get(AGENT_KEY, AGENT_POLICY)
@@ -207,8 +204,7 @@ def _progress_panel() -> None:
         evaluation = (meta.get("eval") or {}).get("avg")
         if evaluation:
             st.markdown("Evaluation on the held-out seeds (mean over seeds):")
-            table = pd.DataFrame(evaluation).T.rename(columns=metric_title,
-                                                      index=lambda p: policy_label(str(p)))
+            table = evaluation_table(evaluation)
             st.dataframe(table, width="stretch", column_config=metric_columns(table.columns))
     elif snap.status == "failed":
         st.error("Training failed; the last lines of its log are above.", icon=":material/error:")

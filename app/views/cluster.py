@@ -264,12 +264,13 @@ def _synthetic_editors(scenario: Scenario, version: int) -> Scenario:
         edited = st.data_editor(
             nodes, num_rows="dynamic", width="stretch", key=editor_key,
             column_config={
-                "gpu_model": st.column_config.TextColumn("GPU model", required=True),
-                "vram_gb": st.column_config.NumberColumn("VRAM per GPU (GB)", required=True,
+                "gpu_model": st.column_config.TextColumn("GPU model", required=True, width=110),
+                "vram_gb": st.column_config.NumberColumn("VRAM per GPU (GB)", required=True, width=125,
                                                          min_value=0.0, max_value=MAX_VRAM_GB),
                 "gpus_per_node": st.column_config.NumberColumn("GPUs per node", step=1, required=True,
+                                                               width=100,
                                                                min_value=1, max_value=MAX_GPUS_PER_NODE),
-                "count": st.column_config.NumberColumn("Node count", step=1, required=True,
+                "count": st.column_config.NumberColumn("Node count", step=1, required=True, width=85,
                                                        min_value=1, max_value=MAX_NODES),
             })
         cluster_error = st.empty()

@@ -12,11 +12,11 @@ from shared import (
     cached_side_by_side,
     current_scenario,
     is_slow,
-    metric_columns,
     page_header,
     policy_options,
     scenario_badge,
     show_chart,
+    show_results,
 )
 
 from gpusched.agent import AGENT_POLICY
@@ -25,7 +25,8 @@ from gpusched.core.metrics import METRIC_KEYS
 from gpusched.dashboard.headline import HEADLINE_SEEDS, headline_heuristics
 from gpusched.dashboard.words import has_failures
 from gpusched.errors import GpuschedError
-from gpusched.figures import OCCUPANCY_NOTE, results_table, scorecard_table
+from gpusched.figures import OCCUPANCY_NOTE, scorecard_table
+from gpusched.figures.compare import results_sections
 from gpusched.figures.same_jobs import identity_notes
 from gpusched.policies import policy_label
 
@@ -96,8 +97,7 @@ def main() -> None:
                                        cached_lost_work_story(text, tuple(policies), seeds)))
 
     st.markdown("##### Results (mean ± std over seeds)" if n_seeds > 1 else "##### Results (one seed)")
-    table = results_table(comparison)
-    st.dataframe(table, width="stretch", column_config=metric_columns(table.columns))
+    show_results(results_sections(comparison), key="compare_results")
     for note in identity_notes(comparison, scenario.window):
         st.caption(note)
     st.download_button("Download every run (CSV)",

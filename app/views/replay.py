@@ -21,7 +21,7 @@ from gpusched.core.metric_names import metric_help, metric_label
 from gpusched.dashboard.headline import headline_heuristics
 from gpusched.dashboard.policies import policy_help, with_queue_pairs
 from gpusched.errors import GpuschedError
-from gpusched.experiment.decisions import decision_table
+from gpusched.experiment.decisions import decision_table, informative
 from gpusched.limits import MAX_SEED
 from gpusched.policies import policy_label
 
@@ -94,23 +94,23 @@ def _decisions(result, policy: str) -> None:
     if st.toggle("Only out-of-order starts, holds, stops and resumptions", key="decisions_unusual"):
         table = table[table["out_of_order"] | (table["decision"] != "start")]
     st.dataframe(
-        table, hide_index=True, width="stretch", height=300,
+        informative(table), hide_index=True, width="stretch", height=300,
         column_config={
-            "time_min": st.column_config.NumberColumn("Time (min)", format="%.1f"),
-            "decision": "Decision",
-            "job": st.column_config.NumberColumn("Job (arrival #)"),
-            "type": "Type",
-            "slot": st.column_config.NumberColumn("Window slot"),
-            "gpus": "GPUs",
-            "speed": st.column_config.NumberColumn("Speed", format="%.2f",
+            "time_min": st.column_config.NumberColumn("Time (min)", format="%.1f", width=80),
+            "decision": st.column_config.Column("Decision", width=75),
+            "job": st.column_config.NumberColumn("Job (arrival #)", width=105),
+            "type": st.column_config.Column("Type", width=80),
+            "slot": st.column_config.NumberColumn("Window slot", width=90),
+            "gpus": st.column_config.Column("GPUs", width=70),
+            "speed": st.column_config.NumberColumn("Speed", format="%.2f", width=65,
                                                    help="The speed of the GPUs it got, for its job type "
                                                         "(relative to an A100-80GB)."),
-            "best_speed": st.column_config.NumberColumn("Best speed", format="%.2f",
+            "best_speed": st.column_config.NumberColumn("Best speed", format="%.2f", width=85,
                                                         help="The fastest speed any GPUs of this "
                                                              "cluster that could hold the job offer it."),
-            "wait_min": st.column_config.NumberColumn("Waited (min)", format="%.1f"),
-            "out_of_order": st.column_config.CheckboxColumn("Out of order"),
-            "lost_min": st.column_config.NumberColumn("Work lost (min)", format="%.1f",
+            "wait_min": st.column_config.NumberColumn("Waited (min)", format="%.1f", width=95),
+            "out_of_order": st.column_config.CheckboxColumn("Out of order", width=95),
+            "lost_min": st.column_config.NumberColumn("Work lost (min)", format="%.1f", width=115,
                                                       help="For a stop by a node failure: the progress "
                                                            "since the job's last checkpoint, thrown away "
                                                            "(minutes at the reference speed)."),

@@ -10,7 +10,6 @@ from shared import (
     cached_stall_figure,
     current_scenario,
     metric_card,
-    metric_columns,
     page_header,
     parse_scenario,
     policy_options,
@@ -18,6 +17,7 @@ from shared import (
     run_family,
     shipped_family,
     show_chart,
+    show_results,
 )
 
 from gpusched.agent import AGENT_POLICY
@@ -31,9 +31,9 @@ from gpusched.figures import (
     control_note,
     control_table,
     findings_table,
-    results_table,
     stall_explanation,
 )
+from gpusched.figures.compare import results_sections
 from gpusched.policies import policy_label
 
 STALLING = "least_loaded"
@@ -85,7 +85,7 @@ def _scenario_label(source: str) -> str:
 
 def _explorer() -> tuple[str, str]:
     """The stall explorer; returns the name and YAML of the scenario it analysed."""
-    c1, c2, c3, c4 = st.columns([2, 2, 1, 2])
+    c1, c2, c3, c4 = st.columns([2, 2, 1, 3])
     source = c1.selectbox("Scenario", SCENARIOS + list(CONTROLS.values()) + [CURRENT],
                           key="stall_scenario", on_change=_scenario_chosen,
                           format_func=_scenario_label,
@@ -126,7 +126,7 @@ def _explorer() -> tuple[str, str]:
         return name, text
 
     base = runs[baseline]
-    cols = st.columns(5)
+    cols = [*st.columns(3), *st.columns(3)[:2]]  # five cards, in two rows that fit at 1,280 px
     metric_card(cols[0], "stall_min", report.stall_min)
     metric_card(cols[1], "blocked_min", report.blocked_min)
     cols[2].metric(metric_title("misroutes"), format_metric("misroutes", len(report.misroutes)),
@@ -151,8 +151,7 @@ def _explorer() -> tuple[str, str]:
 
     st.markdown("##### Same jobs, every policy")
     same_jobs = comparison_from_results(name, {(p, seed): r for p, r in runs.items()})
-    table = results_table(same_jobs)
-    st.dataframe(table, width="stretch", column_config=metric_columns(table.columns))
+    show_results(results_sections(same_jobs), key="stall_results")
     if len(report.misroutes):
         with st.expander(f"All {len(report.misroutes):,} misroutes (job, the GPU it was sent to, why)"):
             st.dataframe(report.misroutes.rename(columns={

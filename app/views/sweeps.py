@@ -92,7 +92,7 @@ def main() -> None:
     show_chart(sweep_figure(runs, x, y), key="sweep_chart")
     st.caption(f"**{axis_title(y)}**: {metric_help(y)}")
     table = labelled_runs(runs.drop(columns=[c for c in runs if c.startswith("alloc_pct_")]))
-    st.dataframe(table, width="stretch", hide_index=True, column_config=metric_columns(table.columns))
+    st.dataframe(table, width="stretch", hide_index=True, column_config=metric_columns(table.columns, table))
 
 
 main()

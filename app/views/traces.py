@@ -157,9 +157,14 @@ def _results(request: Request, trace: TraceData, runs: list[AllocationRun]) -> N
                                                 f"{metric_help('arrived_pct')} (the number after @)")
                for c in table.columns if "@" in c}
     help_at["failed pods"] = st.column_config.Column(help=metric_help("failed_pods"))
-    help_at["s/run"] = st.column_config.Column(help="Wall-clock seconds per run on this machine.")
-    st.dataframe(table.assign(policy=table["policy"].map(policy_label)), hide_index=True, width="stretch",
-                 column_config=help_at)
+    # one table per point of the curve, so the columns fit the page however many policies run;
+    # the seeds are in the caption above and the seconds per run in the estimate beside Run
+    shown = table.assign(policy=table["policy"].map(policy_label))
+    for at_pct, extra in (("100", []), ("130", ["failed pods"])):
+        st.markdown(f"At {at_pct} % of capacity arrived")
+        columns = ["policy", *(c for c in table.columns if c.endswith(f"@{at_pct} (%)")
+                               or c.endswith(f"@{at_pct} (points)")), *extra]
+        st.dataframe(shown[columns], hide_index=True, width="stretch", column_config=help_at)
     st.caption("Allocation ratio (% of the cluster's GPUs) once the arrived GPU request reaches 100 % "
                "and 130 % of capacity. Our shuffle uses numpy's generator, not the artifact's Go one, "
                "so single seeds differ; 10-seed means agree within about ±1 point.")

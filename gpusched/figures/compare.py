@@ -178,6 +178,33 @@ def results_table(comparison: Comparison) -> pd.DataFrame:
     return table
 
 
+RESULT_SECTIONS: dict[str, tuple[str, ...]] = {
+    "Time to result and waits": ("avg_jct_min", "avg_wait_min", "p95_wait_min", "p99_wait_min",
+                                 "max_wait_min"),
+    "Slowdown and order": ("avg_slowdown", "avg_bsld", "speed_loss_min", "weighted_wait_min",
+                           "backfilled_jobs"),
+    "Use of the cluster": ("avg_util", "util_in_band_frac", "gini", "stall_min", "makespan_min"),
+    "Jobs and reward": ("jobs_completed", "jobs_unfinished", "total_reward"),
+    "Failures and preemption": ("goodput", "lost_gpu_hours", "restore_gpu_hours", "node_failures",
+                                "jobs_interrupted", "preemptions"),
+}
+"""The results table's columns in sections of at most six, each shown as a table of its own: one
+table of all 24 would run far past the page's edge."""
+
+
+def results_sections(comparison: Comparison) -> dict[str, pd.DataFrame]:
+    """:func:`results_table` cut into :data:`RESULT_SECTIONS` (a section whose every value is the
+    same for every policy, such as failures without failures, is left out)."""
+    table = results_table(comparison)
+    out = {}
+    for section, keys in RESULT_SECTIONS.items():
+        part = table[[metric_title(k) for k in keys]]
+        if section == "Failures and preemption" and not has_disruptions(comparison):
+            continue
+        out[section] = part
+    return out
+
+
 _LEGEND_BELOW = {"legend": {"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x": 0},
                  "margin": {"b": 110}}
 """Half-width charts with many policies: the legend goes under the plot, clear of the title."""

@@ -383,19 +383,17 @@ def control_table(reports: Sequence[StallReport], baselines: Sequence[Result]) -
 
 
 def findings_table(findings: Sequence[FamilyFinding]) -> pd.DataFrame:
-    """The conditions map's findings, one row per family, as a table with units."""
+    """The conditions map's findings, one row per family, as a table with units (how First-Fit
+    blocks beside it is in :func:`conditions_summary`'s sentences)."""
     return pd.DataFrame([{
         "family": f.family,
-        "wait vs First-Fit (min, paired)": f"{f.wait_diff.mean:+,.1f} [{f.wait_diff.low:,.1f}, "
-                                           f"{f.wait_diff.high:,.1f}]",
+        "extra wait vs First-Fit (min)": f"{signed(f.wait_diff.mean, 1)} [{signed(f.wait_diff.low, 1)}, "
+                                         f"{signed(f.wait_diff.high, 1)}]",
         "wait ratio": round(f.wait_ratio, 2),
         "stalls": "yes" if f.stalls else "no",
-        "stall per run (min)": round(f.stall_min, 1),
-        "dominant cause": f.dominant_cause or "—",
+        "stall (min a run)": round(f.stall_min, 1),
+        "main cause": f.dominant_cause or "—",
         "longest stall": policy_label(f.worst_variant),
-        "First-Fit idle while blocked ÷ Least-Loaded idle while queued": (
-            _times(f.ff_blocked_min / f.ll_queued_min) if f.ll_queued_min > 0 else "—"),
-        "First-Fit blocks as badly": "yes" if f.ff_blocks_as_badly else "no",
     } for f in findings])
 
 
