@@ -152,3 +152,14 @@ def test_trace_progress_names_policies_in_words_and_the_estimate_says_where_it_c
     measured = measured_seconds(runs)
     line = estimate_line(["fgd_best_fit"], 2, measured)
     assert "about 18 s" in line and "measured here" in line
+
+
+def test_scorecard_and_agent_tables_never_print_minus_zero(comparison):
+    import re
+
+    from gpusched.figures.compare import scorecard_table
+
+    table = scorecard_table(scorecard(comparison, "best_fit"))
+    cells = " ".join(table["difference [95 % interval]"])
+    assert not re.search(r"(?:^|[\s\[(,])[−-]0(?:\.0+)?(?![\d.])", cells), cells
+    assert "+0" not in cells.replace("+0.", "")  # a zero difference reads 0, unsigned

@@ -34,6 +34,7 @@ from gpusched.figures import (
     stall_explanation,
 )
 from gpusched.figures.compare import results_sections
+from gpusched.figures.words import signed
 from gpusched.policies import policy_label
 
 STALLING = "least_loaded"
@@ -134,7 +135,7 @@ def _explorer() -> tuple[str, str]:
                         + ", ".join(f"{c} {n:,}" for c, n in report.causes.items()) + ".")
     metric_card(cols[3], "idle_gpu_min_stalled", report.idle_gpu_min)
     metric_card(cols[4], "avg_wait_min", report.avg_wait_min,
-                f"{report.avg_wait_min - base.metrics['avg_wait_min']:+,.0f} min vs "
+                f"{signed(report.avg_wait_min - base.metrics['avg_wait_min'])} min vs "
                 f"{policy_label(baseline)}", delta_color="inverse")
 
     with st.container(key="stall-explanation", border=True):

@@ -26,6 +26,7 @@ from gpusched.figures.style import (
     subplot_rows,
     wrap_title,
 )
+from gpusched.figures.words import signed as signed_number
 from gpusched.policies import policy_label
 
 BAR_METRICS: tuple[str, ...] = (
@@ -364,8 +365,7 @@ def scorecard_table(card: pd.DataFrame) -> pd.DataFrame:
     keys = card["metric"].tolist()
 
     def signed(key: str, value: float) -> str:
-        text = format_metric(key, abs(value))
-        return f"+{text}" if value >= 0 else f"−{text}"
+        return signed_number(value * metric_name(key).scale, metric_name(key).decimals)
 
     return pd.DataFrame({
         "policy": [policy_label(p) for p in card["policy"]],
