@@ -163,3 +163,13 @@ def test_scorecard_and_agent_tables_never_print_minus_zero(comparison):
     cells = " ".join(table["difference [95 % interval]"])
     assert not re.search(r"(?:^|[\s\[(,])[−-]0(?:\.0+)?(?![\d.])", cells), cells
     assert "+0" not in cells.replace("+0.", "")  # a zero difference reads 0, unsigned
+
+
+def test_policy_tooltips_give_each_part_of_a_rule_once():
+    from gpusched.core.glossary import GLOSSARY
+    from gpusched.dashboard.policies import policy_help
+
+    text = policy_help("wfp3+fastest_fit", "sjf+fastest_fit", "least_loaded_fit")
+    for term in ("WFP3", "SJF (shortest job first)", "Fastest-Fit", "Least-Loaded"):
+        assert f"**{term}**: {GLOSSARY[term]}" in text
+    assert text.count("**Fastest-Fit**") == 1

@@ -23,6 +23,7 @@ from gpusched.agent import AGENT_POLICY
 from gpusched.core.glossary import glossary_line
 from gpusched.core.metrics import METRIC_KEYS
 from gpusched.dashboard.headline import HEADLINE_SEEDS, headline_heuristics
+from gpusched.dashboard.policies import policy_help
 from gpusched.dashboard.words import has_failures
 from gpusched.errors import GpuschedError
 from gpusched.figures import OCCUPANCY_NOTE, scorecard_table
@@ -54,7 +55,8 @@ def main() -> None:
                               help=f"{policy_label(best)} is the best of the "
                                    f"{len(headline_heuristics())} queue-aware heuristics on this scenario "
                                    "by time to result (mean JCT over seeds "
-                                   f"{HEADLINE_SEEDS[0]}–{HEADLINE_SEEDS[-1]}).",
+                                   f"{HEADLINE_SEEDS[0]}–{HEADLINE_SEEDS[-1]}). "
+                                   + policy_help(*st.session_state.get("compare_policies", defaults)),
                               format_func=policy_label, key="compare_policies")
     n_seeds = int(c2.number_input("Seeds", min_value=1, max_value=MAX_SEEDS, value=3, step=1,
                                   key="compare_seeds",

@@ -66,9 +66,10 @@ def with_queue_pairs(options: list[str], pairs: tuple[str, ...] | list[str]) -> 
     return list(by_label.values())
 
 
-def policy_help(name: str) -> str:
-    """A tooltip for a policy: the glossary line of each part of its label (``WFP3 + Fastest-Fit``:
-    the order, then the placement)."""
-    parts = [re.sub(r"\s*\(.*\)$", "", p).strip() for p in policy_label(name).split(" + ")]
+def policy_help(*names: str) -> str:
+    """A tooltip for policies: the glossary line of each part of their labels, once each
+    (``WFP3 + Fastest-Fit``: the order, then the placement)."""
+    parts = [re.sub(r"\s*\(.*\)$", "", p).strip()
+             for name in names for p in policy_label(name).split(" + ")]
     terms = list(dict.fromkeys(t for t in map(entry_for, parts) if t is not None))
     return " ".join(f"**{term}**: {GLOSSARY[term]}" for term in terms)
