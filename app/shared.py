@@ -7,8 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from gpusched import Comparison, Result, Scenario, compare, load_scenario, run_policy
-from gpusched.core.failures import KOKOLIS_RATE
+from gpusched import Comparison, Result, Scenario, compare, load_scenario, preset_names, run_policy
 from gpusched.core.metric_names import METRIC_NAMES, format_metric, metric_help, metric_title
 from gpusched.dashboard.background import BackgroundRuns
 from gpusched.dashboard.headline import (
@@ -20,10 +19,13 @@ from gpusched.dashboard.headline import (
     shipped_for,
 )
 from gpusched.dashboard.policies import dashboard_policies
+from gpusched.dashboard.words import failure_line, has_failures, scenario_line
 from gpusched.errors import GpuschedError
+from gpusched.experiment.lost_work import lost_work
 from gpusched.experiment.runner import comparison_from_results
 from gpusched.experiment.scorecard import scorecard
 from gpusched.experiment.stall import (
+    FAMILY,
     FamilyFinding,
     IdleSteps,
     StallReport,
@@ -52,6 +54,7 @@ from gpusched.figures import (
 )
 from gpusched.figures.compare import FOREST_METRICS, forest_figure
 from gpusched.figures.headline import headline_sentence
+from gpusched.figures.lost_work import lost_work_story
 from gpusched.figures.replay import INTERRUPTED_ANIMATION_SCRIPT
 from gpusched.paths import STALL_CONDITIONS_RESULTS_DIR, STALL_CONDITIONS_SPEC
 from gpusched.policies import is_slow, policy_label
@@ -235,6 +238,13 @@ def run_family(scenario: Scenario) -> pd.DataFrame:
     return rows
 
 
+def shipped_family(name: str, scenario_yaml: str) -> bool:
+    """Whether the shipped conditions map already holds this cluster: a family of that name whose
+    preset is this very YAML."""
+    families = set(cached_conditions()[FAMILY])
+    return name in families and name in preset_names() and preset_yaml(name) == scenario_yaml
+
+
 def conditions_results(extra: pd.DataFrame | None = None) -> pd.DataFrame:
     """The shipped conditions results, with ``extra`` rows (another family) appended."""
     shipped = cached_conditions()
@@ -309,27 +319,27 @@ def page_header(title: str, what: str) -> None:
 
 
 def scenario_badge(scenario: Scenario) -> None:
-    """One line naming the scenario a page runs on (and its failure rate, when nodes fail)."""
-    st.markdown(f"Scenario **`{scenario.name}`** · {scenario.summary()} — change it on "
+    """One line naming the scenario a page runs on (and its failures, when nodes fail)."""
+    st.markdown(f"Scenario **`{scenario.name}`** · {scenario_line(scenario)} — change it on "
                 "*Cluster & workload*.")
-    note = failure_note(scenario)
-    if note:
-        st.caption(note)
+    if has_failures(scenario):
+        st.caption(failure_line(scenario))
 
 
-def failure_note(scenario: Scenario) -> str | None:
-    """One line on the scenario's node failures, against the rate Kokolis et al. measured."""
-    f = scenario.failures
-    if f is None or f.node_failures_per_1000_node_days == 0:
-        return None
-    rate = f.node_failures_per_1000_node_days
-    ckpt = scenario.checkpoint
-    saves = (f"{', '.join(ckpt.types)} jobs checkpoint every {ckpt.interval_min:g} min of progress and "
-             f"a resumed job restores for {ckpt.restore_min:g} min" if ckpt is not None
-             else "no job checkpoints")
-    return (f"Nodes fail {rate:g} times per 1,000 node-days: {rate / KOKOLIS_RATE:.3g}× the rate measured "
-            f"by Kokolis et al. ({KOKOLIS_RATE:g}); repairs take {f.repair_min.median:g} min (median), "
-            f"{f.repair_min.mean:g} min (mean); {saves}.")
+@st.cache_data(show_spinner=False, max_entries=32)
+def cached_lost_work_story(scenario_yaml: str, policies: tuple[str, ...],
+                           seeds: tuple[int, ...]) -> list[str]:
+    """The story of the work node failures cost each policy on the same seeds (Markdown)."""
+    saving = tuple(getattr(parse_scenario(scenario_yaml).checkpoint, "types", ()) or ())
+    rows = lost_work(cached_compare(scenario_yaml, policies, seeds), saving)
+    return lost_work_story(rows, saving)
+
+
+def lost_work_of_run(result: Result, scenario: Scenario) -> list[str]:
+    """The story of the work node failures cost one run (Markdown)."""
+    saving = tuple(getattr(scenario.checkpoint, "types", ()) or ())
+    one = comparison_from_results(scenario.name, {(result.policy, result.seed): result})
+    return lost_work_story(lost_work(one, saving), saving)
 
 
 def show_chart(fig: go.Figure, key: str | None = None) -> None:
@@ -348,15 +358,41 @@ def metric_card(col, key: str, value: float | int | None, delta: str | None = No
                help=metric_help(key))
 
 
-def metric_columns(columns) -> dict:
+def show_results(sections: dict[str, pd.DataFrame], key: str) -> None:
+    """Results tables, one tab per section, each column with its metric's help text."""
+    for tab, table in zip(st.tabs(list(sections), key=key), sections.values(), strict=True):
+        tab.dataframe(table, width="stretch", column_config=metric_columns(table.columns))
+
+
+CARDS_PER_ROW = 4
+"""Metric cards per row: at 1280 px a fifth card would cut its title off."""
+
+
+def metric_cards(keys, values, per_row: int = CARDS_PER_ROW) -> None:
+    """One :func:`metric_card` per key of ``values`` (a metrics dict), ``per_row`` to a row."""
+    keys = list(keys)
+    for start in range(0, len(keys), per_row):
+        for col, key in zip(st.columns(per_row), keys[start:start + per_row], strict=False):
+            metric_card(col, key, values[key])
+
+
+def metric_columns(columns, table: pd.DataFrame | None = None, width: int | None = None) -> dict:
     """``column_config`` for a table's columns that are metric titles or keys: each gets its help
-    text from the names table."""
+    text from the names table, and, when ``table`` holds the column as numbers, the metric's
+    decimals (a fraction shown in % as a percentage); ``width`` (pixels) fixes each metric
+    column's width, so that a table of several fits its box."""
     by_title = {m.title: m for m in METRIC_NAMES.values()}
     config = {}
     for column in columns:
         name = by_title.get(column) or METRIC_NAMES.get(column)
-        if name is not None:
-            config[column] = st.column_config.Column(name.title, help=name.help)
+        if name is None:
+            continue
+        if table is not None and column in table and pd.api.types.is_numeric_dtype(table[column]):
+            config[column] = st.column_config.NumberColumn(
+                name.title, help=name.help, format="percent" if name.percent else f"%.{name.decimals}f",
+                width=width)
+        else:
+            config[column] = st.column_config.Column(name.title, help=name.help, width=width)
     return config
 
 

@@ -66,3 +66,14 @@ RUNS_DIR = REPO_ROOT / "runs"
 FAVICON = ASSETS_DIR / "icons" / "favicon.png"
 """The dashboard's browser-tab icon: a file served by the app itself (a material icon as the
 page icon would be fetched from the internet)."""
+
+
+def shown_path(path: str | Path) -> str:
+    """A path as a page shows it: relative to the repository when it lies inside it (``runs/x``),
+    else only its last two parts (``…/sweeps/x``), never the machine's absolute path."""
+    p = Path(path).expanduser()
+    resolved = p.resolve() if p.is_absolute() or p.exists() else p
+    try:
+        return resolved.relative_to(REPO_ROOT).as_posix()
+    except ValueError:
+        return str(p) if not p.is_absolute() else "…/" + "/".join(p.parts[-2:])

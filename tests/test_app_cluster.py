@@ -149,4 +149,4 @@ def test_arrivals_are_set_by_load_or_by_rate():
     assert_clean(at)
     scenario = _scenario(at)
     assert scenario.workload.load is None and scenario.workload.arrival_rate_per_hour > 0
-    assert any("/h" in s.value for s in at.success)
+    assert any("an hour" in s.value for s in at.success)

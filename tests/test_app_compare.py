@@ -25,7 +25,7 @@ def test_the_default_view_is_the_shipped_headline_with_each_interval_named():
     assert at.selectbox(key="compare_shipped_scenario").value == "fleet-16gpu"
     table = next(df.value for df in at.dataframe if "won / tied / lost" in df.value.columns)
     kinds = dict(zip(table["metric"], table["interval"], strict=False))
-    assert kinds["p99 wait (min)"] == "bootstrap" and kinds["Time to result (min)"] == "Student t"
+    assert kinds["p99 wait (min)"] == "bootstrap" and kinds["Time to result (min)"] == "t interval"
     forest = next(spec for spec in plotly_specs(at)
                   if "Paired differences" in spec["layout"]["title"]["text"])
     assert "bootstrap for p99 wait" in forest["layout"]["title"]["subtitle"]["text"]

@@ -54,6 +54,46 @@ def test_compare_shows_the_failure_metrics():
     assert any(m.value == "##### Failures and preemption" for m in at.markdown)
     titles = [a["text"] for spec in plotly_specs(at) for a in spec["layout"].get("annotations", [])]
     assert any(t.startswith("Goodput") for t in titles)
-    table = at.dataframe[0].value
+    columns = {c for frame in at.dataframe for c in frame.value.columns}
     keys = ("goodput", "lost_gpu_hours", "preemptions", "node_failures")
-    assert {metric_title(k) for k in keys} <= set(table.columns)
+    assert {metric_title(k) for k in keys} <= columns
+    assert any(t.label == "Failures and preemption" for t in at.tabs)
+
+
+def test_cluster_lists_the_failure_settings_and_its_line_mentions_failures():
+    at = _open("views/cluster.py")
+    assert_clean(at)
+    assert any("Nodes fail 130 times per 1,000 node-days" in s.value for s in at.success)
+    settings = next(df.value for df in at.dataframe if "setting" in df.value.columns)
+    values = dict(zip(settings["setting"], settings["value"], strict=True))
+    assert values["Node failures"] == "130 per 1,000 node-days"
+    assert values["Repair time"] == "median 54 min, mean 355 min"
+    assert values["Checkpoints"].startswith("training jobs, every 60 min")
+    at.selectbox(key="preset_0").set_value("phase1-8gpu").run()
+    assert any("Nodes never fail" in s.value for s in at.success)
+
+
+def test_compare_and_replay_tell_which_rule_loses_most_and_why():
+    from gpusched import compare
+    from gpusched.experiment.lost_work import lost_work
+    from gpusched.policies import policy_label
+
+    at = _open("views/compare.py")
+    at.radio(key="compare_source").set_value("live").run()  # the page opens on the shipped results
+    at.multiselect(key="compare_policies").set_value(["easy", "srtf", "least_loaded"]).run()
+    at.number_input(key="compare_seeds").set_value(2).run()
+    assert_clean(at)
+    story = next(m.value for m in at.markdown if "loses the most work" in m.value)
+    scenario = load_scenario("fleet-16gpu-failures").with_overrides(**{"workload.jobs": 120})
+    rows = lost_work(compare(scenario, ["easy", "srtf", "least_loaded"], [0, 1]),
+                     scenario.checkpoint.types)
+    worst = max(rows, key=lambda r: r.lost_gpu_hours)
+    assert f"**{policy_label(worst.policy)}** loses the most work" in story
+    assert f"{worst.lost_gpu_hours:,.1f} GPU-hours" in story and "Why:" in story
+    at = _open("views/replay.py")
+    at.number_input(key="replay_seed").set_value(3).run()
+    assert_clean(at)
+    assert any("never under a running job" in m.value for m in at.markdown)  # 0 jobs interrupted
+    at.selectbox(key="replay_policy").set_value("srtf").run()
+    assert_clean(at)
+    assert any("Node failures interrupted" in m.value and "GPU-hours" in m.value for m in at.markdown)

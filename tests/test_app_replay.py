@@ -5,6 +5,7 @@ from __future__ import annotations
 from apptest_support import assert_clean, open_page, plotly_specs
 
 from gpusched.core.metric_names import metric_title
+from gpusched.policies import policy_label
 
 
 def _open_with_window(window: int):
@@ -35,11 +36,11 @@ def test_replay_draws_animation_and_gantt():
 def test_changing_policy_and_seed_updates_the_run():
     at = open_page("views/replay.py")
     before = plotly_specs(at)[0]["layout"]["title"]["text"]
-    at.selectbox(key="replay_policy").set_value("first_fit").run()
+    at.selectbox(key="replay_policy").set_value("fcfs+first_fit").run()
     assert_clean(at)
     assert _metric(at, metric_title("stall_min")) == "0"
     after = plotly_specs(at)[0]["layout"]["title"]["text"]
-    assert before.startswith("Least-Loaded") and after.startswith("First-Fit")
+    assert before.startswith("Least-Loaded") and after.startswith("FCFS + First-Fit")
     wait = _metric(at, metric_title("avg_wait_min"))
     at.number_input(key="replay_seed").set_value(3).run()
     assert_clean(at)
@@ -82,7 +83,7 @@ def test_replay_shows_each_runs_speed_loss_and_each_starts_speed_on_the_fleet():
     at = open_page("views/replay.py")
     at.session_state["scenario_yaml"] = scenario.to_yaml()
     at.run()
-    at.selectbox(key="replay_policy").set_value("best_fit").run()
+    at.selectbox(key="replay_policy").set_value("fcfs+best_fit").run()
     assert_clean(at)
     gantt = next(spec for spec in plotly_specs(at) if "Jobs on each GPU" in spec["layout"]["title"]["text"])
     hatched = [t for t in gantt["data"] if t.get("name") == SPEED_LOSS_LEGEND]
@@ -97,3 +98,19 @@ def test_replay_shows_each_runs_speed_loss_and_each_starts_speed_on_the_fleet():
     starts = table[table["decision"] == "start"]
     assert (starts["speed"] <= starts["best_speed"] + 1e-9).all()
     assert (starts["speed"] < starts["best_speed"]).any()
+
+
+def test_replay_shows_home_cards_and_offers_home_rules_by_home_names():
+    """The time to result and the p99 wait (Home's cards) on a strict queue too, every rule Home
+    names in the picker, and a FIFO placement only under the name Home gives it."""
+    from gpusched.dashboard.headline import HEADLINE_BASELINE, headline_heuristics
+
+    at = open_page("views/replay.py")
+    labels = [m.label for m in at.metric]
+    assert metric_title("avg_jct_min") in labels and metric_title("p99_wait_min") in labels
+    assert metric_title("p95_wait_min") not in labels
+    names = at.selectbox(key="replay_policy").options  # as shown (labels)
+    assert len(names) == len(set(names)), "two picker entries with one name"
+    for rule in (HEADLINE_BASELINE, *headline_heuristics()):
+        assert policy_label(rule) in names, rule
+    assert "First-Fit" not in names  # the same rule as FCFS + First-Fit, named as Home names it

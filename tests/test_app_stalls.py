@@ -29,6 +29,13 @@ def test_homogeneous_control_removes_most_of_the_stall():
     at.toggle(key="stall_control").set_value(True).run()
     assert_clean(at)
     assert _stall_minutes(at) < 0.05 * hetero
+    # the Scenario box names the cluster analysed, and leaving the control brings the preset back
+    assert at.selectbox(key="stall_scenario").value == "homogeneous-8gpu"
+    at.toggle(key="stall_control").set_value(False).run()
+    assert at.selectbox(key="stall_scenario").value == "phase1-8gpu"
+    at.selectbox(key="stall_scenario").set_value("homogeneous-16gpu").run()
+    assert at.toggle(key="stall_control").value is True
+    assert at.radio(key="stall_control_kind").value == "two nodes"
 
 
 def _summary(at) -> str:
@@ -64,8 +71,13 @@ def test_where_it_happens_draws_the_map_and_adds_your_cluster():
     assert any(t.get("type") == "heatmap" for spec in specs for t in spec["data"])
     before = _summary(at)
     assert "6 cluster families" in before and "`phase1-8gpu`" in before
+    # the cluster on screen is a family of the map already: nothing to add, no duplicate row
+    assert at.button(key="stall_add_family").disabled
+    at.selectbox(key="stall_scenario").set_value("ll-stall-mini").run()
+    assert "ll-stall-mini" in at.button(key="stall_add_family").label
     at.button(key="stall_add_family").click().run()
     assert_clean(at)
     after = _summary(at)
     assert after != before and "7 cluster families" in after
-    assert "(yours)" in after
+    assert "`ll-stall-mini (yours)`" in after  # the scenario on screen, not Cluster & workload's
+    assert at.button(key="stall_add_family").disabled

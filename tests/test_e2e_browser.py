@@ -7,6 +7,9 @@ visitor meets:
   for anything (no fonts, icons or scripts from the internet);
 - at 1440×900 and 1280×720 no page is wider than the window (screenshots of both sizes go to
   ``screenshots/``; Home at 1440×900 is also the README's picture, ``docs/images/dashboard.png``);
+- at both sizes no label is cut off (its scroll width against its client width), no table is
+  wider than its box, no two policies of one chart share a colour, no number reads ``−0``, and
+  nothing stands above a page's title;
 - Replay's Play, Pause and slider log no error, the slider's handle sits under the time marker it
   sets, and the GPU labels stay clear of the chart title below them;
 - "Show me the stall" leads to the stall.
@@ -17,6 +20,7 @@ Outside CI the test skips when ``/usr/bin/chromium`` is missing; in CI (``CI=tru
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
@@ -160,6 +164,77 @@ def _check_fits(page, name: str, width: int) -> None:
     assert widths[0] <= widths[2] and widths[1] <= widths[2], (name, width, widths)
 
 
+LABELS = ('[data-testid="stMetricLabel"], [data-testid="stWidgetLabel"], '
+          '[data-testid="stSelectbox"] [data-baseweb="select"] > div > div:first-child, '
+          '[data-testid="stTab"], [data-testid="stExpander"] summary, '
+          '[data-testid="stMain"] h1, [data-testid="stMain"] h2, [data-testid="stMain"] h3')
+"""Every label a visitor reads in a box of its own: card titles, widget labels, a select box's
+shown value, tab and expander titles, headings."""
+
+WIDE_TABLES_JS = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')]
+  .map((t) => [t, t.querySelector('.dvn-scroller')]).filter(([, s]) => s)
+  .filter(([, s]) => s.scrollWidth > s.clientWidth + 1)
+  .map(([t, s]) => `${s.scrollWidth} > ${s.clientWidth}`)"""
+"""The tables whose columns run past their box (a horizontal scroll bar): their widths."""
+
+SAME_COLOUR_JS = """(labels) => {
+  const out = [];
+  for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+    const colour = new Map();
+    for (const t of gd.data || []) {
+      if (!labels.includes(t.name)) continue;
+      const c = (t.line && t.line.color) || (t.marker && typeof t.marker.color === 'string'
+        && t.marker.color);
+      if (!c) continue;
+      if (!colour.has(t.name)) colour.set(t.name, c);
+    }
+    const seen = new Map();
+    for (const [name, c] of colour) {
+      if (seen.has(c)) out.push(`${seen.get(c)} and ${name}: ${c}`);
+      else seen.set(c, name);
+    }
+  }
+  return out;
+}"""
+"""Pairs of policies drawn in one chart with the same colour."""
+
+NEGATIVE_ZERO = re.compile(r"(?:^|[\s(\[:])[−-]0(?:[.,]0+)?(?![\d.,])", re.MULTILINE)
+"""A zero with a minus sign (``−0``, ``-0.0``): a value that rounds to zero reads ``0``."""
+
+FIRST_TEXT_JS = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const first = [...main.querySelectorAll('[data-testid="stElementContainer"]')]
+    .find((e) => e.innerText.trim() !== '');
+  return first ? [first.querySelector('h1') !== null, first.innerText.slice(0, 120)] : [false, ''];
+}"""
+"""Whether the first element with text on the page is its title (nothing stray above it)."""
+
+
+def _policy_labels() -> list[str]:
+    from gpusched.dashboard.headline import headline_heuristics
+    from gpusched.dashboard.policies import dashboard_policies
+    from gpusched.policies import policy_label, policy_names, queue_policy_names
+
+    names = {*policy_names(), *queue_policy_names(), *headline_heuristics(), *dashboard_policies()}
+    return sorted({policy_label(n) for n in names})
+
+
+def _check_reads(page, name: str) -> None:
+    """The classes of the stakeholder tour's defects: no label cut off, no table wider than its
+    box, no two policies of one chart in one colour, no ``−0``, no text above the title."""
+    clipped = page.locator(LABELS).evaluate_all(CLIPPED_JS)
+    assert clipped == [], f"text cut off on {name}: {clipped}"
+    wide = page.evaluate(WIDE_TABLES_JS)
+    assert wide == [], f"tables wider than their box on {name}: {wide}"
+    same = page.evaluate(SAME_COLOUR_JS, _policy_labels())
+    assert same == [], f"policies sharing a colour on {name}: {same}"
+    text = page.locator('[data-testid="stMain"]').inner_text()
+    zeros = [m.group(0).strip() for m in NEGATIVE_ZERO.finditer(text)]
+    assert zeros == [], f"a minus zero on {name}: {zeros}"
+    is_title, first = page.evaluate(FIRST_TEXT_JS)
+    assert is_title, f"text above the title of {name}: {first!r}"
+
+
 def _deep_link_errors(log: BrowserLog, page_path: str) -> list[str]:
     """The errors logged, without the client's base-path probes under ``page_path``."""
     errors, outside = log.take()
@@ -196,9 +271,7 @@ def test_every_page_renders_with_its_title_at_both_sizes(browser_page, app_url: 
             _open(page, app_url, name)
             assert page.title() == f"{PAGE_TITLES[name]} · gpusched"
             _check_fits(page, name, width)
-            if (width, height) == SCREEN_SIZES[0]:
-                labels = page.get_by_test_id("stMetricLabel")
-                assert labels.evaluate_all(CLIPPED_JS) == [], f"card titles cut off on {name}"
+            _check_reads(page, name)
             shot = SHOTS / f"{name}-{width}x{height}.png"
             page.screenshot(path=str(shot))
             assert shot.stat().st_size > 10_000, f"{shot.name} looks empty"

@@ -301,3 +301,19 @@ def test_the_limits_keep_every_up_time_and_repair_finite():
         process = NodeFailures(10, spec, seed=0, start_min=0.0)
         times = [process.pop()[0] for _ in range(100_000)]
         assert all(math.isfinite(t) for t in times) and process.next_min() < math.inf
+
+
+def test_lost_work_adds_up_to_the_runs_metrics():
+    from gpusched import compare, load_scenario
+    from gpusched.experiment.lost_work import lost_work
+
+    scenario = load_scenario("fleet-16gpu-failures").with_overrides(**{"workload.jobs": 120})
+    comparison = compare(scenario, ["first_fit", "srtf"], [3])
+    for row in lost_work(comparison, scenario.checkpoint.types):
+        result = comparison.results[(row.policy, 3)]
+        assert row.lost_gpu_hours == pytest.approx(result.metrics["lost_gpu_hours"])
+        assert row.interruptions == result.jobs["interruptions"].sum()
+        assert 0.0 <= row.unsaved_share <= 1.0
+        if row.interruptions:
+            assert row.lost_per_interruption_gpu_min == pytest.approx(
+                result.metrics["lost_gpu_hours"] * 60 / row.interruptions)

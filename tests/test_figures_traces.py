@@ -21,6 +21,7 @@ from gpusched.figures.traces import (
     FULL_SHADE,
     IDLE_COLOR,
     IDLE_SHADE,
+    MIN_PANEL_PX,
     SHADE_MAX,
     SHADE_MIN,
     SLIVER_COLOR,
@@ -86,17 +87,22 @@ def test_heatmap_has_one_panel_per_model_with_free_milli_and_blank_padding():
     assert [row[0] for row in a["customdata"][0]] == ["n-a", "n-c", "n-d"]
     assert a["customdata"][1][0] == ["n-a", "A", 500]
     assert a["hoverongaps"] is False
-    assert "milli-GPU" in a["hovertemplate"] and "GPU %{y}" in a["hovertemplate"]
+    assert "thousandths" in a["hovertemplate"] and "GPU %{y}" in a["hovertemplate"]
     np.testing.assert_array_equal(values(heatmaps[1]["z"]), [[IDLE_SHADE]])
     # Both panels share one colour axis, so one colour bar explains them.
     assert {t["coloraxis"] for t in heatmaps} == {"coloraxis"}
     bar = spec["layout"]["coloraxis"]["colorbar"]
-    assert "milli-GPU" in bar["title"]["text"]
+    assert "thousandths" in bar["title"]["text"] and "milli" not in bar["title"]["text"]
     assert bar["ticktext"][0].startswith("0") and bar["ticktext"][-1].startswith("1000")
     assert "nodes" in spec["layout"]["xaxis2"]["title"]["text"]
     texts = [a["text"] for a in spec["layout"]["annotations"]]
     assert any("GPU index" in t for t in texts)
     assert "<b>A</b> · 3 nodes of 1/2 GPUs" in texts and "<b>B</b> · 1 node of 1 GPU" in texts
+    # a panel of 1-GPU nodes is no sliver
+    layout = spec["layout"]
+    plot_px = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
+    lo, hi = layout["yaxis2"]["domain"]
+    assert (hi - lo) * plot_px >= MIN_PANEL_PX - 1
 
 
 def _colour_at(value: float) -> str:

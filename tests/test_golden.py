@@ -78,7 +78,8 @@ def run_digest(result: Result) -> dict:
     timeline = hashlib.sha256("|".join(_digest(p) for p in parts).encode()
                               + repr((tl.start_min, tl.end_min)).encode()).hexdigest()
     return {"metrics": {k: float(v) for k, v in result.metrics.items()},
-            "jobs": _digest(result.jobs[list(JOB_COLUMNS)]), "timeline": timeline, "end_reason": result.end_reason}
+            "jobs": _digest(result.jobs[list(JOB_COLUMNS)]), "timeline": timeline,
+            "end_reason": result.end_reason}
 
 
 def measure(case: str, policy: str) -> dict:

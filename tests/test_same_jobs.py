@@ -12,6 +12,7 @@ from gpusched.experiment.identical import identical_groups
 from gpusched.experiment.stall import analyse_stall, conditions_findings
 from gpusched.figures import control_note
 from gpusched.figures.same_jobs import agents_table, identity_notes, identity_reason
+from gpusched.figures.words import signed
 from gpusched.paths import STALL_CONDITIONS_RESULTS_DIR
 from gpusched.sweep.analysis import load_sweep_results
 
@@ -59,7 +60,9 @@ def test_control_note_follows_the_measured_numbers(findings, family):
     run, base = run_policy(scenario, "least_loaded", seed=0), run_policy(scenario, "first_fit", seed=0)
     note = control_note(analyse_stall(run), base, findings[family])
     shown = round(run.metrics["avg_wait_min"] - base.metrics["avg_wait_min"])
-    assert f"**{shown:+,} min**" in note
+    worded = ("as long as First-Fit" if shown == 0 else
+              f"{abs(shown):,} min {'longer' if shown > 0 else 'less'} than First-Fit")
+    assert f"**{worded}**" in note
     finding = findings[family]
     if finding.stalls and shown > 0:
         assert "The map agrees" in note
@@ -67,4 +70,4 @@ def test_control_note_follows_the_measured_numbers(findings, family):
         assert "still lists it" in note and "other loads and seeds" in note
     else:
         assert "does not list it" in note
-    assert f"{finding.wait_diff.mean:+,.1f} min" in note
+    assert f"{signed(finding.wait_diff.mean, 1)} min" in note

@@ -18,14 +18,13 @@ from gpusched import preset_names
 from gpusched.agent import AGENT_POLICIES, AGENT_POLICY
 from gpusched.agent.models import list_models
 from gpusched.core.glossary import glossary_line
-from gpusched.core.metric_names import metric_title
 from gpusched.dashboard.headline import LIVE_SEEDS, SHIPPED_SOURCE, ShippedResults, shipped_for
 from gpusched.dashboard.policies import training_available
 from gpusched.errors import GpuschedError
-from gpusched.figures.models import AGENT_KINDS, model_summary
+from gpusched.figures.models import AGENT_KINDS, evaluation_table, model_summary
 from gpusched.figures.same_jobs import agents_table, identity_notes
 from gpusched.limits import MAX_WINDOW
-from gpusched.paths import RUNS_DIR, SHIPPED_MODELS_DIR, USER_MODELS_DIR
+from gpusched.paths import SHIPPED_MODELS_DIR, USER_MODELS_DIR
 from gpusched.policies import policy_label
 
 JOB_KEY = "training_job"
@@ -43,11 +42,11 @@ def _can_train() -> bool:
 def _models_section() -> None:
     models = list_models()
     st.markdown(f"Models are read from `assets/{SHIPPED_MODELS_DIR.name}/` (shipped) and "
-                f"`{USER_MODELS_DIR.name}/` (yours). Each `.zip` has a sidecar `.json` with its "
-                "training settings and evaluation results.")
-    st.info("There is no model upload on purpose: a model file is a pickle-backed archive and "
-            "can carry code that runs when it is loaded. Models are only read from the two "
-            "folders above, checked against the sha256 in their sidecar, and loaded as plain "
+                f"`{USER_MODELS_DIR.name}/` (yours). Each `.zip` has a record beside it (a `.json` "
+                "of the same name) with its training settings and evaluation results.")
+    st.info("There is no model upload on purpose: a model file can carry code that runs when "
+            "it is loaded. Models are only read from the two "
+            "folders above, checked against the checksum in their record, and loaded as plain "
             "weights. Put files you trust in `models/` yourself, or train one below.",
             icon=":material/lock:")
     if not models:
@@ -57,13 +56,11 @@ def _models_section() -> None:
     rows = [{"model": m.name, "origin": m.origin, **model_summary(m.meta, m.windowed), "note": m.error or ""}
             for m in models]
     table = pd.DataFrame(rows)
-    config = {c: st.column_config.Column(
-        help=f"Mean over the evaluation seeds in its sidecar. {glossary_line('time to result (JCT)')}"
-        if "time to result" in c else "Mean over the evaluation seeds in its sidecar.")
-        for c in table.columns if c.endswith("(min)")}
-    config["queue windows in training"] = st.column_config.Column(help=glossary_line("queue window"))
-    st.caption("Evaluation numbers come from each model's sidecar: its own held-out seeds.")
-    st.dataframe(table, width="stretch", hide_index=True, column_config=config)
+    st.caption("Evaluation numbers come from each model's record: its own held-out seeds; each "
+               f"minute row is a mean over them. {glossary_line('time to result (JCT)')} "
+               f"Queue windows: {glossary_line('queue window')}")
+    # one column per model: the many fields stay inside the page instead of running off its edge
+    st.dataframe(table.set_index("model").T, width="stretch")
     shipped = AGENT_POLICY in available_policies()
     names = [*([AGENT_POLICY] if shipped else []), *(m.policy_name for m in models)]
     current = st.session_state.get(AGENT_KEY, AGENT_POLICY)
@@ -77,7 +74,7 @@ def _models_section() -> None:
     shown = ([m for m in models if m.origin == "shipped"] if choice == AGENT_POLICY
              else [m for m in models if m.policy_name == choice])
     for picked in shown:
-        with st.expander(f"Sidecar of `{picked.name}`"):
+        with st.expander(f"Training record of `{picked.name}`"):
             st.json(picked.meta or {"note": picked.error})
 
 
@@ -103,7 +100,7 @@ def _same_seeds_section() -> None:
     st.caption(f"On `{scenario.name}` (change it on *Cluster & workload*), workload seeds "
                f"{', '.join(map(str, seeds))}: every model and {policy_label(best)}, the best "
                "heuristic here by time to result, run on exactly the same jobs. The evaluations in "
-               "the table above come from each model's sidecar, on its own held-out seeds and "
+               "the table above come from each model's record, on its own held-out seeds and "
                "training scenario, so their numbers differ from these.")
     policies = (best, *agents)
     if not background_ready(text, policies, seeds):
@@ -142,25 +139,9 @@ def _shipped_agents(name: str, shipped: ShippedResults) -> None:
 
 
 def _start_training(values: dict) -> None:
-    from gpusched.agent.config import TrainConfig
-    from gpusched.agent.training_job import TrainingJob, user_model_path
+    from gpusched.agent.training_job import TrainingJob, page_config
 
-    steps = int(values["timesteps"])
-    config = TrainConfig(
-        scenario=values["scenario"], randomize=values["randomize"], timesteps=steps,
-        n_envs=int(values["n_envs"]), seed=int(values["seed"]),
-        out=str(user_model_path(values["name"])), eval_freq=max(steps // 5, int(values["n_envs"])),
-        checkpoint_freq=max(steps, 1), log_dir=str(RUNS_DIR), progress=False)
-    if values["kind"] == "window":
-        config.window_agent(values["windows"], values["speed_sigma"])
-        config.dagger_rounds = 1
-        config.expert_iterations = int(values["expert_rounds"])
-        config.expert_episodes = 4
-    # the page's own choices, and a short warm start that fits a run from the page
-    config.learning_rate, config.n_steps = float(values["learning_rate"]), int(values["n_steps"])
-    config.ent_coef, config.hidden = float(values["ent_coef"]), int(values["hidden"])
-    config.bc_episodes, config.bc_epochs = 4, 10
-    job = TrainingJob(config)
+    job = TrainingJob(page_config(**{k: v for k, v in values.items()}))
     job.start()
     st.session_state[JOB_KEY] = job
     st.session_state[SEEN_KEY] = False
@@ -171,7 +152,7 @@ def _training_form() -> None:
         c = st.columns(4)
         values = {
             "name": c[0].text_input("Model name", "my-ppo", key="train_name",
-                                    help="Saved as models/NAME.zip with its sidecar."),
+                                    help="Saved as models/NAME.zip with its record (NAME.json)."),
             "scenario": c[1].selectbox("Train on", preset_names(),
                                        index=preset_names().index("phase1-8gpu"),
                                        key="train_scenario"),
@@ -223,14 +204,16 @@ def _training_form() -> None:
 
 def _progress_panel() -> None:
     from gpusched.figures import expert_rounds_figure, training_curves_figure
+    from gpusched.figures.training import progress_line
 
     job = st.session_state.get(JOB_KEY)
     snap = job.snapshot()
     label = {"starting": "Starting…", "running": "Training", "done": "Finished",
              "stopped": "Stopped", "failed": "Failed"}[snap.status]
+    if snap.status == "stopped" and not (len(snap.train_reward) or len(snap.eval_reward)):
+        st.caption("Stopped before the first PPO steps were logged, so there is no curve yet.")
     top = st.columns([4, 1])
-    top[0].progress(snap.fraction, text=f"{label}: {snap.timesteps_done:,} / "
-                                        f"{snap.timesteps_total:,} steps · {snap.elapsed_s:,.0f} s")
+    top[0].progress(snap.stage_fraction, text=progress_line(snap, label))
     if not snap.finished and top[1].button("Stop", icon=":material/stop_circle:", key="train_stop",
                                            width="stretch"):
         job.stop()
@@ -241,14 +224,13 @@ def _progress_panel() -> None:
     if snap.log_tail:
         st.code("\n".join(snap.log_tail), language=None)
     if snap.status == "done":
-        st.success(f"Saved `{snap.model_path.name}` and its sidecar in `models/`. Pick it above.",
+        st.success(f"Saved `{snap.model_path.name}` and its record in `models/`. Pick it above.",
                    icon=":material/check_circle:")
         meta = next((m.meta for m in list_models() if m.path == snap.model_path), {})
         evaluation = (meta.get("eval") or {}).get("avg")
         if evaluation:
             st.markdown("Evaluation on the held-out seeds (mean over seeds):")
-            table = pd.DataFrame(evaluation).T.rename(columns=metric_title,
-                                                      index=lambda p: policy_label(str(p)))
+            table = evaluation_table(evaluation)
             st.dataframe(table, width="stretch", column_config=metric_columns(table.columns))
     elif snap.status == "failed":
         st.error("Training failed; the last lines of its log are above.", icon=":material/error:")
@@ -259,8 +241,8 @@ def _progress_panel() -> None:
 
 def main() -> None:
     page_header("Agent",
-                "The trained MaskablePPO agents in the model folders, what they were trained on, "
-                "and training a new one.")
+                "The agents trained by reinforcement learning (PPO) in the model folders, what "
+                "they were trained on, and training a new one.")
     _models_section()
     _same_seeds_section()
 

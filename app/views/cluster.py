@@ -14,6 +14,13 @@ from shared import (
 from gpusched import GpuschedError, Scenario, preset_names
 from gpusched.core.speed import DEFAULT_SPEEDS, speed_rows, speed_table
 from gpusched.dashboard.scenarios import matching_preset, scenario_from_upload
+from gpusched.dashboard.words import (
+    failure_line,
+    failure_settings,
+    has_failures,
+    left_out_line,
+    scenario_line,
+)
 from gpusched.limits import (
     ARRIVAL_RATE_RANGE_PER_HOUR,
     LOAD_RANGE,
@@ -84,11 +91,16 @@ def main() -> None:
     else:
         scenario = _synthetic_editors(scenario, version)
 
-    st.success(f"Every page now runs on **`{scenario.name}`**: {scenario.summary()}.",
-               icon=":material/check_circle:")
-    note = scenario.left_out_note()
+    st.success(f"Every page now runs on **`{scenario.name}`**: {scenario_line(scenario)}. "
+               f"{failure_line(scenario)}", icon=":material/check_circle:")
+    note = left_out_line(scenario)
     if note:
         st.info(note, icon=":material/info:")
+    with st.expander("Failures, repairs and checkpoints", expanded=has_failures(scenario)):
+        st.dataframe(pd.DataFrame(failure_settings(scenario)), hide_index=True, width="stretch",
+                     column_config={"setting": "Setting", "value": "Value", "meaning": "What it means"})
+        st.caption("Set them in the scenario's `failures:` and `checkpoint:` blocks (download the "
+                   "YAML, edit, upload); the preset `fleet-16gpu-failures` has them.")
     try:
         arrivals, duration, vram, gpus, runtime, model_speeds = cached_workload_figures(scenario.to_yaml())
     except GpuschedError as exc:
@@ -254,12 +266,13 @@ def _synthetic_editors(scenario: Scenario, version: int) -> Scenario:
         edited = st.data_editor(
             nodes, num_rows="dynamic", width="stretch", key=editor_key,
             column_config={
-                "gpu_model": st.column_config.TextColumn("GPU model", required=True),
-                "vram_gb": st.column_config.NumberColumn("VRAM per GPU (GB)", required=True,
+                "gpu_model": st.column_config.TextColumn("GPU model", required=True, width=110),
+                "vram_gb": st.column_config.NumberColumn("VRAM per GPU (GB)", required=True, width=125,
                                                          min_value=0.0, max_value=MAX_VRAM_GB),
                 "gpus_per_node": st.column_config.NumberColumn("GPUs per node", step=1, required=True,
+                                                               width=100,
                                                                min_value=1, max_value=MAX_GPUS_PER_NODE),
-                "count": st.column_config.NumberColumn("Node count", step=1, required=True,
+                "count": st.column_config.NumberColumn("Node count", step=1, required=True, width=85,
                                                        min_value=1, max_value=MAX_NODES),
             })
         cluster_error = st.empty()

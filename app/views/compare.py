@@ -9,6 +9,7 @@ from shared import (
     cached_compare_figures,
     cached_failure_bars,
     cached_headline,
+    cached_lost_work_story,
     cached_scorecard,
     cached_side_by_side,
     current_scenario,
@@ -19,15 +20,19 @@ from shared import (
     policy_options,
     scenario_badge,
     show_chart,
+    show_results,
 )
 
 from gpusched.agent import AGENT_POLICY
 from gpusched.core.glossary import glossary_line
 from gpusched.core.metrics import METRIC_KEYS
 from gpusched.dashboard.headline import SHIPPED_SOURCE, shipped_results
+from gpusched.dashboard.policies import policy_help
+from gpusched.dashboard.words import has_failures
 from gpusched.errors import GpuschedError
 from gpusched.experiment.scorecard import scorecard
 from gpusched.figures import OCCUPANCY_NOTE, forest_figure, metric_bars_figure, results_table, scorecard_table
+from gpusched.figures.compare import results_sections
 from gpusched.figures.headline import seed_range
 from gpusched.figures.same_jobs import identity_notes
 from gpusched.policies import policy_label
@@ -51,9 +56,9 @@ def _paired_table(card) -> None:
     st.dataframe(scorecard_table(card), width="stretch", hide_index=True, column_config={
         "difference [95 % interval]": st.column_config.Column(help=glossary_line("paired difference")),
         "interval": st.column_config.Column(
-            help="Student t: the mean ± t standard errors. Bootstrap: the seeds resampled "
-                 "(BCa), for skewed metrics that are never negative, such as the p99 wait and "
-                 "the stall time.")})
+            width=75,
+            help=f"t interval: {glossary_line('t interval')} Bootstrap: {glossary_line('bootstrap')}"),
+        "won / tied / lost": st.column_config.Column(width=95)})
 
 
 def _shipped_view() -> None:
@@ -84,7 +89,7 @@ def _shipped_view() -> None:
     bars, table, card, forest = _shipped_figures(name, tuple(policies), baseline)
     show_chart(bars, key="compare_shipped_bars")
     st.markdown("##### Results (mean ± std over seeds)")
-    st.dataframe(table, width="stretch", column_config=metric_columns(table.columns))
+    st.dataframe(table, width="stretch", column_config=metric_columns(table.columns, width=100))
     if card is not None:
         st.markdown(f"##### Paired against {policy_label(baseline)} (the same jobs, seed by seed)")
         show_chart(forest, key="compare_shipped_forest")
@@ -123,7 +128,8 @@ def _live_view() -> None:
              else f"of the queue-aware heuristics run here on {seed_range(best_seeds)}")
     policies = c1.multiselect("Policies", options, default=defaults,
                               help=f"{policy_label(best)} is the best heuristic {where}, by time to "
-                                   "result (mean JCT).",
+                                   "result (mean JCT). "
+                                   + policy_help(*st.session_state.get("compare_policies", defaults)),
                               format_func=policy_label, key="compare_policies")
     n_seeds = int(c2.number_input("Seeds", min_value=1, max_value=MAX_SEEDS, value=3, step=1,
                                   key="compare_seeds",
@@ -160,10 +166,13 @@ def _live_view() -> None:
                    "away by a node failure (progress since the last checkpoint) nor spent restoring "
                    "after a stop.")
         show_chart(failure_bars, key="compare_failure_bars")
+        if has_failures(scenario):
+            with st.container(key="compare-lost-work", border=True):
+                st.markdown("\n".join(f"- {line}" for line in
+                                       cached_lost_work_story(text, tuple(policies), seeds)))
 
-    st.markdown("##### Results (mean ± std over seeds)")
-    table = results_table(comparison)
-    st.dataframe(table, width="stretch", column_config=metric_columns(table.columns))
+    st.markdown("##### Results (mean ± std over seeds)" if n_seeds > 1 else "##### Results (one seed)")
+    show_results(results_sections(comparison), key="compare_results")
     for note in identity_notes(comparison, scenario.window):
         st.caption(note)
     st.download_button("Download every run (CSV)",

@@ -17,6 +17,7 @@ from shared import (
 
 from gpusched.core.glossary import GLOSSARY_DOC, glossary_line, glossary_markdown
 from gpusched.dashboard.headline import HEADLINE_METRICS, SHIPPED_SOURCE, Headline, shipped_mismatches
+from gpusched.dashboard.words import scenario_line
 from gpusched.errors import GpuschedError
 from gpusched.experiment.paired import METHOD_NAMES
 from gpusched.experiment.runner import comparison_from_results
@@ -90,7 +91,7 @@ def _headline() -> None:
     text = preset_yaml(h.scenario)
     scenario = parse_scenario(text)
     st.subheader(f"Headline: `{h.scenario}`, mean of {seed_range(h.seeds)}")
-    st.caption(f"{scenario.summary()}. The scheduler may start any of the {scenario.window} oldest "
+    st.caption(f"{scenario_line(scenario)}. The scheduler may start any of the {scenario.window} oldest "
                "waiting jobs, and a job runs slower on a slower GPU. The stall above is on "
                "`phase1-8gpu`, where jobs start strictly in arrival order.",
                help=f"{glossary_line('queue window')} {glossary_line('seed')}")

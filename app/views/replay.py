@@ -2,12 +2,15 @@
 
 import streamlit as st
 from shared import (
+    CARDS_PER_ROW,
     background_ready,
     cached_replay,
     cached_run,
     current_scenario,
     is_slow,
+    lost_work_of_run,
     metric_card,
+    metric_cards,
     page_header,
     policy_options,
     scenario_badge,
@@ -15,8 +18,10 @@ from shared import (
 )
 
 from gpusched.core.metric_names import metric_help, metric_label
+from gpusched.dashboard.headline import headline_heuristics
+from gpusched.dashboard.policies import policy_help, with_queue_pairs
 from gpusched.errors import GpuschedError
-from gpusched.experiment.decisions import decision_table
+from gpusched.experiment.decisions import decision_table, informative
 from gpusched.limits import MAX_SEED
 from gpusched.policies import policy_label
 
@@ -27,10 +32,12 @@ def main() -> None:
                 "and every job on its GPU.")
     scenario = current_scenario()
     scenario_badge(scenario)
-    options = policy_options()
+    options = with_queue_pairs(policy_options(), headline_heuristics())
     c1, c2, _ = st.columns([2, 1, 3])
+    chosen = st.session_state.get("replay_policy", "least_loaded")
     policy = c1.selectbox("Policy", options, index=options.index("least_loaded"),
-                          format_func=policy_label, key="replay_policy")
+                          format_func=policy_label, key="replay_policy",
+                          help=policy_help(chosen if chosen in options else "least_loaded"))
     seed = int(c2.number_input("Workload seed", min_value=0, max_value=MAX_SEED,
                                value=scenario.workload.seed, step=1, key="replay_seed"))
     text = scenario.to_yaml()
@@ -45,23 +52,21 @@ def main() -> None:
         return
 
     m = result.metrics
-    cols = st.columns(6)
-    for col, key in zip(cols, ("avg_wait_min", "p95_wait_min", "avg_util", "stall_min"), strict=False):
+    cols = st.columns(CARDS_PER_ROW)
+    for col, key in zip(cols, ("avg_jct_min", "avg_wait_min", "p99_wait_min"), strict=False):
         metric_card(col, key, m[key])
-    cols[4].metric(metric_label("jobs_completed"),
+    cols[3].metric(metric_label("jobs_completed"),
                    f"{m['jobs_completed']:,.0f} / {m['jobs_submitted']:,.0f}",
                    help=f"{metric_help('jobs_completed')} Out of the jobs submitted.")
-    metric_card(cols[5], "makespan_min", m["makespan_min"])
+    more = ["avg_util", "stall_min", "makespan_min", "avg_bsld"]
     if scenario.window > 1:
-        extra = st.columns(6)
-        for col, key in zip(extra, ("backfilled_jobs", "avg_jct_min", "avg_bsld", "weighted_wait_min",
-                                    "p99_wait_min"), strict=False):
-            metric_card(col, key, m[key])
+        more += ["backfilled_jobs", "weighted_wait_min"]
+    metric_cards(more, m)
     if m["node_failures"] or m["preemptions"]:
-        lost = st.columns(6)
-        for col, key in zip(lost, ("goodput", "lost_gpu_hours", "restore_gpu_hours", "node_failures",
-                                   "jobs_interrupted", "preemptions"), strict=True):
-            metric_card(col, key, m[key])
+        metric_cards(["goodput", "lost_gpu_hours", "restore_gpu_hours", "node_failures",
+                      "jobs_interrupted", "preemptions"], m)
+        with st.container(key="replay-lost-work", border=True):
+            st.markdown("\n".join(f"- {line}" for line in lost_work_of_run(result, scenario)))
     st.caption("Press ▶ Play or drag the slider. Bars: grey under 60 %, green 60–80 % (target), "
                "orange over 80 % (hot); VRAM bars are coloured by the share of the GPU's memory "
                "in use, against its capacity (light grey).")
@@ -89,24 +94,25 @@ def _decisions(result, policy: str) -> None:
     if st.toggle("Only out-of-order starts, holds, stops and resumptions", key="decisions_unusual"):
         table = table[table["out_of_order"] | (table["decision"] != "start")]
     st.dataframe(
-        table, hide_index=True, width="stretch", height=300,
+        informative(table), hide_index=True, width="stretch", height=300,
         column_config={
-            "time_min": st.column_config.NumberColumn("Time (min)", format="%.1f"),
-            "decision": "Decision",
-            "job": st.column_config.NumberColumn("Job (arrival #)"),
-            "type": "Type",
-            "model": st.column_config.TextColumn("Job model", help="The job's model (empty for none)."),
-            "slot": st.column_config.NumberColumn("Window slot"),
-            "gpus": "GPUs",
-            "speed": st.column_config.NumberColumn("Speed", format="%.2f",
+            "time_min": st.column_config.NumberColumn("Time (min)", format="%.1f", width=80),
+            "decision": st.column_config.Column("Decision", width=75),
+            "job": st.column_config.NumberColumn("Job (arrival #)", width=105),
+            "type": st.column_config.Column("Type", width=80),
+            "model": st.column_config.TextColumn("Job model", help="The job's model (empty for none).",
+                                                 width=120),
+            "slot": st.column_config.NumberColumn("Window slot", width=90),
+            "gpus": st.column_config.Column("GPUs", width=70),
+            "speed": st.column_config.NumberColumn("Speed", format="%.2f", width=65,
                                                    help="The speed of the GPUs it got, for its job type "
                                                         "(relative to an A100-80GB)."),
-            "best_speed": st.column_config.NumberColumn("Best speed", format="%.2f",
+            "best_speed": st.column_config.NumberColumn("Best speed", format="%.2f", width=85,
                                                         help="The fastest speed any GPUs of this "
                                                              "cluster that could hold the job offer it."),
-            "wait_min": st.column_config.NumberColumn("Waited (min)", format="%.1f"),
-            "out_of_order": st.column_config.CheckboxColumn("Out of order"),
-            "lost_min": st.column_config.NumberColumn("Work lost (min)", format="%.1f",
+            "wait_min": st.column_config.NumberColumn("Waited (min)", format="%.1f", width=95),
+            "out_of_order": st.column_config.CheckboxColumn("Out of order", width=95),
+            "lost_min": st.column_config.NumberColumn("Work lost (min)", format="%.1f", width=115,
                                                       help="For a stop by a node failure: the progress "
                                                            "since the job's last checkpoint, thrown away "
                                                            "(minutes at the reference speed)."),

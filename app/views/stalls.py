@@ -10,16 +10,19 @@ from shared import (
     cached_stall_figure,
     current_scenario,
     metric_card,
-    metric_columns,
     page_header,
+    parse_scenario,
     policy_options,
     preset_yaml,
     run_family,
+    shipped_family,
     show_chart,
+    show_results,
 )
 
 from gpusched.agent import AGENT_POLICY
 from gpusched.core.metric_names import format_metric, metric_help, metric_title
+from gpusched.dashboard.policies import policy_help
 from gpusched.errors import GpuschedError
 from gpusched.experiment.runner import comparison_from_results
 from gpusched.experiment.stall import NO_FIT_CHECK_VARIANTS, REFERENCE_POLICY
@@ -28,20 +31,23 @@ from gpusched.figures import (
     control_note,
     control_table,
     findings_table,
-    results_table,
     stall_explanation,
 )
+from gpusched.figures.compare import results_sections
+from gpusched.figures.words import signed
 from gpusched.policies import policy_label
 
 STALLING = "least_loaded"
 CONTRAST = ["least_loaded_fit", "first_fit"]
 SCENARIOS = ["phase1-8gpu", "ll-stall-mini", "phase1-4gpu", "hetero-bigfirst-16gpu",
-             "hetero-biglast-16gpu", "small-nodes-16gpu"]
+             "hetero-biglast-16gpu", "small-nodes-16gpu", "fleet-16gpu-failures"]
 # The homogeneous controls: the same job mix on identical A100-80GB GPUs.
 CONTROLS = {"one node": "homogeneous-8gpu", "two nodes": "homogeneous-16gpu"}
 CURRENT = "current scenario"
 # Session-state key of the user's own family on the conditions map: (scenario YAML, rows).
 FAMILY_KEY = "stall_family_rows"
+# Session-state key of the last scenario chosen that is not a control (the toggle's way back).
+LAST_KEY = "stall_last_scenario"
 
 
 def _apply_demo() -> None:
@@ -53,21 +59,53 @@ def _apply_demo() -> None:
         st.session_state["stall_policy"] = STALLING
 
 
-def _explorer() -> None:
-    c1, c2, c3, c4 = st.columns([2, 2, 1, 2])
-    source = c1.selectbox("Scenario", SCENARIOS + [CURRENT], key="stall_scenario",
-                          help="Heterogeneous presets, or the scenario of Cluster & workload.")
+def _scenario_chosen() -> None:
+    """The Scenario box changed: a control there turns the control on, anything else off."""
+    source = st.session_state["stall_scenario"]
+    kind = next((k for k, v in CONTROLS.items() if v == source), None)
+    st.session_state["stall_control"] = kind is not None
+    if kind is not None:
+        st.session_state["stall_control_kind"] = kind
+    else:
+        st.session_state[LAST_KEY] = source
+
+
+def _control_toggled() -> None:
+    """The control toggle or its kind changed: the Scenario box names the cluster analysed."""
+    if st.session_state.get("stall_control"):
+        kind = st.session_state.get("stall_control_kind") or next(iter(CONTROLS))
+        st.session_state["stall_scenario"] = CONTROLS[kind]
+    else:
+        st.session_state["stall_scenario"] = st.session_state.get(LAST_KEY, SCENARIOS[0])
+
+
+def _scenario_label(source: str) -> str:
+    kind = next((k for k, v in CONTROLS.items() if v == source), None)
+    return f"{source} (control: {kind} of identical GPUs)" if kind else source
+
+
+def _explorer() -> tuple[str, str]:
+    """The stall explorer; returns the name and YAML of the scenario it analysed."""
+    c1, c2, c3, c4 = st.columns([2, 2, 1, 3])
+    source = c1.selectbox("Scenario", SCENARIOS + list(CONTROLS.values()) + [CURRENT],
+                          key="stall_scenario", on_change=_scenario_chosen,
+                          format_func=_scenario_label,
+                          help="Heterogeneous presets, the homogeneous controls, or the scenario "
+                               "of Cluster & workload.")
     options = list(dict.fromkeys([STALLING, *NO_FIT_CHECK_VARIANTS, *policy_options()]))
     analysed = c2.selectbox("Policy to analyse", options, format_func=policy_label, key="stall_policy",
                             help="Any policy: a stall for one that checks no fit, blocking for one "
-                                 "that does.")
+                                 "that does. "
+                                 + policy_help(st.session_state.get("stall_policy", STALLING)))
     seed = int(c3.number_input("Workload seed", min_value=0, max_value=10_000, value=0, step=1,
                                key="stall_seed"))
     control = c4.toggle("Control: a homogeneous cluster", key="stall_control",
+                        on_change=_control_toggled,
                         help="The same job mix on identical A100-80GB GPUs: one node, or two.")
     if control:
         kind = c4.radio("Control", list(CONTROLS), horizontal=True, key="stall_control_kind",
-                        format_func=lambda k: f"{k} (`{CONTROLS[k]}`)", label_visibility="collapsed")
+                        format_func=lambda k: f"{k} (`{CONTROLS[k]}`)", label_visibility="collapsed",
+                        on_change=_control_toggled)
         name, text = CONTROLS[kind], preset_yaml(CONTROLS[kind])
     elif source == CURRENT:
         scenario = current_scenario()
@@ -86,10 +124,10 @@ def _explorer() -> None:
             figure = cached_stall_figure(text, tuple(policies), seed, analysed, baseline)
     except GpuschedError as exc:
         st.error(str(exc), icon=":material/error:")
-        return
+        return name, text
 
     base = runs[baseline]
-    cols = st.columns(5)
+    cols = [*st.columns(3), *st.columns(3)[:2]]  # five cards, in two rows that fit at 1,280 px
     metric_card(cols[0], "stall_min", report.stall_min)
     metric_card(cols[1], "blocked_min", report.blocked_min)
     cols[2].metric(metric_title("misroutes"), format_metric("misroutes", len(report.misroutes)),
@@ -97,7 +135,7 @@ def _explorer() -> None:
                         + ", ".join(f"{c} {n:,}" for c, n in report.causes.items()) + ".")
     metric_card(cols[3], "idle_gpu_min_stalled", report.idle_gpu_min)
     metric_card(cols[4], "avg_wait_min", report.avg_wait_min,
-                f"{report.avg_wait_min - base.metrics['avg_wait_min']:+,.0f} min vs "
+                f"{signed(report.avg_wait_min - base.metrics['avg_wait_min'])} min vs "
                 f"{policy_label(baseline)}", delta_color="inverse")
 
     with st.container(key="stall-explanation", border=True):
@@ -114,14 +152,14 @@ def _explorer() -> None:
 
     st.markdown("##### Same jobs, every policy")
     same_jobs = comparison_from_results(name, {(p, seed): r for p, r in runs.items()})
-    table = results_table(same_jobs)
-    st.dataframe(table, width="stretch", column_config=metric_columns(table.columns))
+    show_results(results_sections(same_jobs), key="stall_results")
     if len(report.misroutes):
         with st.expander(f"All {len(report.misroutes):,} misroutes (job, the GPU it was sent to, why)"):
             st.dataframe(report.misroutes.rename(columns={
                 "time_min": "time (min)", "gpu_label": "GPU", "gpu_vram_gb": "GPU VRAM (GB)",
                 "job_vram_gb": "job VRAM per GPU (GB)", "job_gpus": "job GPUs"}).drop(columns="gpu"),
                 width="stretch", hide_index=True)
+    return name, text
 
 
 def _controls_measured(seed: int, analysed: str, baseline: str) -> None:
@@ -135,26 +173,32 @@ def _controls_measured(seed: int, analysed: str, baseline: str) -> None:
     st.dataframe(control_table(reports, baselines), width="stretch", hide_index=True)
 
 
-def _where_it_happens() -> None:
+def _where_it_happens(name: str, text: str) -> None:
+    """The conditions map, and a button that adds the scenario analysed above (``name``, its
+    YAML ``text``) as one more family, unless the map already holds that very cluster."""
     st.subheader("Where it happens")
     st.caption("Cluster families × offered load (the compute the jobs ask for, as a fraction of the "
                "cluster's) × policies × seeds, every policy on the same jobs "
-               "(`assets/sweeps/stall-conditions.yaml`). Add your own cluster as one more family.")
+               "(`assets/sweeps/stall-conditions.yaml`). Add the scenario above as one more family.")
     family = st.session_state.get(FAMILY_KEY)
     c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
     variant = c1.radio("Least-Loaded variant of the summary", NO_FIT_CHECK_VARIANTS, horizontal=True,
                        format_func=policy_label, key="stall_map_variant")
-    if c2.button("Add the current cluster as a family", key="stall_add_family",
-                 icon=":material/add_circle:", width="stretch"):
-        scenario = current_scenario()
+    on_map = shipped_family(name, text)
+    added = family is not None and family[0] == text
+    if c2.button(f"Add `{name}` as a family", key="stall_add_family", icon=":material/add_circle:",
+                 width="stretch", disabled=on_map or added,
+                 help=(f"`{name}` is already a family of the map." if on_map else
+                       f"`{name}` is already added." if added else
+                       "Runs the map's loads, policies and seeds on this cluster (takes seconds).")):
         try:
-            rows = run_family(scenario)
+            rows = run_family(parse_scenario(text))
         except GpuschedError as exc:
-            st.error(f"Your cluster could not be added: {exc}", icon=":material/error:")
+            st.error(f"`{name}` could not be added: {exc}", icon=":material/error:")
         else:
-            rows["scenario"] = f"{scenario.name} (yours)"
-            family = (scenario.to_yaml(), rows)
-            st.session_state[FAMILY_KEY] = family
+            rows["scenario"] = f"{name} (yours)"
+            st.session_state[FAMILY_KEY] = (text, rows)
+            st.rerun()  # draw the button as added
     key, extra = family if family is not None else (None, None)
     try:
         findings = cached_conditions_findings(key, variant, _extra=extra)
@@ -174,8 +218,8 @@ def main() -> None:
     page_header("Least-Loaded stalls",
                 "Queue length, stall and blocked intervals, misroutes and idle GPUs on one time axis "
                 "for any policy, and a map of where the stall happens.")
-    _explorer()
-    _where_it_happens()
+    name, text = _explorer()
+    _where_it_happens(name, text)
 
 
 main()

@@ -9,6 +9,7 @@ from gpusched.core.metric_names import metric_help
 from gpusched.errors import GpuschedError
 from gpusched.fgd.experiment import pod_list_label
 from gpusched.figures.sweep import axis_title, labelled_runs, sweep_figure
+from gpusched.paths import shown_path
 from gpusched.policies import policy_label
 from gpusched.sweep.analysis import (
     alloc_curves,
@@ -23,8 +24,8 @@ from gpusched.sweep.analysis import (
 )
 
 CURVES = "allocation curve (FGD Fig. 9a)"
+# How the values of a parameter are shown in menus (others as they are).
 VALUE_LABELS = {"policy": policy_label, "pods": pod_list_label}
-"""How the values of a parameter are shown in menus (others as they are)."""
 
 
 def _menu_label(name: str) -> str:
@@ -56,7 +57,7 @@ def main() -> None:
         st.error(str(err))
         return
     failed = int((table["error"] != "").sum())
-    st.caption(f"{len(table)} runs · {failed} failed · folder `{folder}`")
+    st.caption(f"{len(table)} runs · {failed} failed · folder `{shown_path(folder)}`")
 
     params = [p for p in parameters(table) if p != "policy"]
     has_alloc = bool((table.get("kind") == "allocation").any())
@@ -91,7 +92,7 @@ def main() -> None:
     show_chart(sweep_figure(runs, x, y), key="sweep_chart")
     st.caption(f"**{axis_title(y)}**: {metric_help(y)}")
     table = labelled_runs(runs.drop(columns=[c for c in runs if c.startswith("alloc_pct_")]))
-    st.dataframe(table, width="stretch", hide_index=True, column_config=metric_columns(table.columns))
+    st.dataframe(table, width="stretch", hide_index=True, column_config=metric_columns(table.columns, table))
 
 
 main()

@@ -16,8 +16,9 @@ from gpusched.fgd.experiment import (
     BUNDLED_POD_LISTS,
     NODE_LIST,
     TraceData,
-    estimated_seconds,
+    estimate_line,
     load_trace,
+    measured_seconds,
     pod_list_label,
     run_grid_polled,
     upload_key,
@@ -37,6 +38,8 @@ DEFAULT_SEEDS = (42,)
 ZOOM_FROM_PCT = 70.0
 # Session-state key of the request whose results are shown: (trace key, policies, seeds, tune).
 REQUEST_KEY = "traces_request"
+# Session-state key of the seconds per run measured so far, by policy.
+MEASURED_KEY = "traces_measured_s"
 
 Request = tuple[str, tuple[str, ...], tuple[int, ...], float]
 
@@ -80,7 +83,7 @@ def _trace_label(key: str) -> str:
 
 def _controls() -> tuple[Request | None, bytes | None]:
     """The widgets; returns the request they describe (``None`` if incomplete) and any upload."""
-    c1, c2, c3, c4 = st.columns([3, 3, 2, 1])
+    c1, c2, c3, c4 = st.columns([4, 3, 1.5, 1.5])
     choice = c1.selectbox("Trace (pod list)", [*BUNDLED_POD_LISTS, UPLOAD], format_func=_trace_label,
                           key="traces_trace",
                           help=f"Pods scheduled onto the openb cluster (`{NODE_LIST}`: 1,213 nodes, "
@@ -90,8 +93,8 @@ def _controls() -> tuple[Request | None, bytes | None]:
     seeds = c3.multiselect("Seeds", PUBLISHED_SEEDS, default=list(DEFAULT_SEEDS), key="traces_seeds",
                            help="Each seed shuffles and tunes the pods differently. The published "
                                 f"means are over seeds 42-51. {glossary_line('seed')}")
-    tune = c4.number_input("Tune", min_value=1.0, max_value=2.0, value=DEFAULT_TUNE, step=0.1,
-                           format="%.2f", key="traces_tune",
+    tune = c4.number_input("Requests up to (× capacity)", min_value=1.0, max_value=2.0,
+                           value=DEFAULT_TUNE, step=0.1, format="%.2f", key="traces_tune",
                            help="Pods arrive until their GPU request reaches this multiple of the "
                                 "cluster's GPU capacity (the paper uses 1.3).")
     upload = None
@@ -124,7 +127,7 @@ def _run(request: Request, upload: bytes | None) -> tuple[TraceData, list[Alloca
         policies, seeds,
         lambda p, s, step: cached_allocation(key, p, s, tune, _upload=upload, _progress=step),
         progress=lambda frac, text: bar.progress(min(frac, 1.0), text=text),
-        prepare_thread=add_script_run_ctx,
+        prepare_thread=add_script_run_ctx, label=policy_label,
     )
     bar.empty()
     return trace, runs
@@ -134,13 +137,14 @@ def _results(request: Request, trace: TraceData, runs: list[AllocationRun]) -> N
     key, policies, seeds, tune = request
     published = trace.published_workload if tune == DEFAULT_TUNE else None
     st.subheader("Allocation against arrived workload")
-    st.caption(f"{trace.label} · {len(seeds)} seed(s) · tune {tune:g}. Pods arrive one by one and stay; "
+    st.caption(f"{trace.label} · {len(seeds)} seed(s) · pods arrive until their GPU requests reach "
+               f"{tune:g}× the cluster's GPUs. Pods arrive one by one and stay; "
                "a pod that fits nowhere is dropped. Solid: ours (mean over seeds); dashed: the FGD "
                "artifact's published mean over seeds 42-51. The allocation chart opens on "
                f"{ZOOM_FROM_PCT:.0f}-130 % arrived, where the policies part; its autoscale button "
                "shows the whole run.")
     if published is None:
-        st.caption("No published curves: they exist for the bundled traces at tune 1.3 only.")
+        st.caption("No published curves: they exist for the bundled traces at 1.3× capacity only.")
     tab_alloc, tab_frag = st.tabs(["Allocation ratio", "Fragmentation"])
     with tab_alloc:
         show_chart(cached_curves_figure(key, policies, seeds, tune, "alloc_pct", runs), key="traces_alloc")
@@ -153,9 +157,14 @@ def _results(request: Request, trace: TraceData, runs: list[AllocationRun]) -> N
                                                 f"{metric_help('arrived_pct')} (the number after @)")
                for c in table.columns if "@" in c}
     help_at["failed pods"] = st.column_config.Column(help=metric_help("failed_pods"))
-    help_at["s/run"] = st.column_config.Column(help="Wall-clock seconds per run on this machine.")
-    st.dataframe(table.assign(policy=table["policy"].map(policy_label)), hide_index=True, width="stretch",
-                 column_config=help_at)
+    # one table per point of the curve, so the columns fit the page however many policies run;
+    # the seeds are in the caption above and the seconds per run in the estimate beside Run
+    shown = table.assign(policy=table["policy"].map(policy_label))
+    for at_pct, extra in (("100", []), ("130", ["failed pods"])):
+        st.markdown(f"At {at_pct} % of capacity arrived")
+        columns = ["policy", *(c for c in table.columns if c.endswith(f"@{at_pct} (%)")
+                               or c.endswith(f"@{at_pct} (points)")), *extra]
+        st.dataframe(shown[columns], hide_index=True, width="stretch", column_config=help_at)
     st.caption("Allocation ratio (% of the cluster's GPUs) once the arrived GPU request reaches 100 % "
                "and 130 % of capacity. Our shuffle uses numpy's generator, not the artifact's Go one, "
                "so single seeds differ; 10-seed means agree within about ±1 point.")
@@ -183,8 +192,7 @@ def main() -> None:
     if wanted is None:
         c2.caption("Choose at least one policy and one seed (and a file, for an upload).")
     else:
-        c2.caption(f"{len(wanted[1]) * len(wanted[2])} run(s), about "
-                   f"{estimated_seconds(wanted[1], len(wanted[2])):.0f} s when not cached.")
+        c2.caption(estimate_line(wanted[1], len(wanted[2]), st.session_state.get(MEASURED_KEY)))
     if clicked and wanted is not None:
         shown = wanted
     elif wanted is not None and wanted != shown:
@@ -197,6 +205,8 @@ def main() -> None:
         st.error(str(err))
         return
     st.session_state[REQUEST_KEY] = shown
+    st.session_state[MEASURED_KEY] = {**st.session_state.get(MEASURED_KEY, {}),
+                                      **measured_seconds(runs)}
     _results(shown, trace, runs)
 
 

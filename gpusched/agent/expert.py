@@ -135,7 +135,8 @@ def label_round(policy, config: TrainConfig, meta: dict[str, Any], round_no: int
 def expert_iteration(policy, config: TrainConfig, meta: dict[str, Any],
                      validate: Callable[[Any], float], log: Callable[[str], None] = print,
                      progress: Callable[[dict[str, Any]], None] | None = None,
-                     teacher_labels: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+                     teacher_labels: list[dict[str, Any]] | None = None,
+                     stage: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
     """Run ``config.expert_iterations`` rounds on ``policy`` (changed in place; it ends with the
     weights that validated best, the starting ones included).
 
@@ -143,9 +144,13 @@ def expert_iteration(policy, config: TrainConfig, meta: dict[str, Any],
     :param validate: the policy's validation score (lower is better, e.g. mean JCT in minutes).
     :param progress: called with the start's record (round 0) and each round's as it ends.
     :param teacher_labels: the warm start's labelled decisions, refit on with the search's.
+    :param stage: hears what each round is doing (words, rounds done, rounds).
     :return: the record for the sidecar: each round's labels, changed labels, agreement, score
         and seconds, the starting score, and the round whose weights were kept (0: the start).
     """
+    total = config.expert_iterations
+    if stage:
+        stage("expert iteration: scoring the start on the evaluation seeds", 0, total)
     start_score = validate(policy)
     best = {"round": 0, "score": start_score, "state": weights_of(policy)}
     log(f"expert iteration: start, validation {config.expert_objective} {start_score:.2f}")
@@ -156,7 +161,13 @@ def expert_iteration(policy, config: TrainConfig, meta: dict[str, Any],
     for k in range(1, config.expert_iterations + 1):
         t0 = time.perf_counter()
         policy.set_training_mode(False)
+        if stage:
+            stage(f"expert iteration round {k} of {total}: the search labels "
+                  f"{config.expert_episodes} episodes", k - 1, total)
         parts = label_round(policy, config, meta, k)
+        if stage:
+            stage(f"expert iteration round {k} of {total}: the network learns the labels, then is "
+                  "scored", k - 1, total)
         data.extend(parts)
         stats = {"agreement": float("nan")}
         if parts:

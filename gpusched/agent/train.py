@@ -43,7 +43,7 @@ from gpusched.agent.network import GpuSetPolicy, WindowSetPolicy
 from gpusched.agent.scheduler import act, agent_scheduler
 from gpusched.core.view import as_scheduler
 from gpusched.env.env import GPUSchedulerEnv
-from gpusched.policies import get_policy
+from gpusched.policies import get_policy, policy_label
 from gpusched.policies.objective import OBJECTIVES
 from gpusched.workload.files import check_output_file
 from gpusched.workload.scenario import Scenario, load_scenario, make_simulator
@@ -65,6 +65,10 @@ def seed_everything(seed: int) -> None:
 
 
 # ---------------------------------------------------------------------------- warm start
+Stage = Callable[[str, int, int], None]
+"""Receives a stage's progress: what runs (words), how many of its steps are done, of how many."""
+
+
 def _first_gpu_action(base: GPUSchedulerEnv, slot: int, choice) -> int:
     """The action at a gang's first GPU: how the teacher's run goes on when no action makes its
     gang exactly (the step is not labelled)."""
@@ -72,19 +76,25 @@ def _first_gpu_action(base: GPUSchedulerEnv, slot: int, choice) -> int:
 
 
 def collect_heuristic(config: TrainConfig, seed: int, episodes: int | None = None,
-                      student: GpuSetPolicy | None = None) -> dict[str, Any]:
+                      student: GpuSetPolicy | None = None, stage: Stage | None = None,
+                      what: str = "warm start") -> dict[str, Any]:
     """Roll out ``config.bc_policy`` in a training environment: observations, masks, actions, returns.
 
     Any registered policy can be the teacher, including the ``queue_lookahead`` and ``lookahead``
     planners. With ``student``, the student drives and the teacher only labels the states it
-    visits (a DAgger round); the returns are those of the student's trajectory.
+    visits (a DAgger round); the returns are those of the student's trajectory. ``stage`` hears
+    of each episode as it starts (``what``, episode, episodes).
     """
     env = make_train_env(config)
     base: GPUSchedulerEnv = env.unwrapped
     heuristic = get_policy(config.bc_policy, seed=seed)
     obs_list: list[dict[str, np.ndarray]] = []
     masks, actions, returns = [], [], []
-    for ep in range(config.bc_episodes if episodes is None else episodes):
+    n_episodes = config.bc_episodes if episodes is None else episodes
+    for ep in range(n_episodes):
+        if stage is not None:
+            stage(f"{what}: playing {policy_label(config.bc_policy)}, episode {ep + 1} of "
+                  f"{n_episodes}", ep, n_episodes)
         obs, _ = env.reset(seed=seed + ep)
         teacher = as_scheduler(heuristic)
         teacher.bind(base.sim.view)
@@ -118,20 +128,24 @@ def collect_heuristic(config: TrainConfig, seed: int, episodes: int | None = Non
 
 
 def imitate(policy: GpuSetPolicy, config: TrainConfig, log: Callable[[str], None],
-            labels: list[dict[str, Any]] | None = None) -> dict[str, float]:
+            labels: list[dict[str, Any]] | None = None, stage: Stage | None = None) -> dict[str, float]:
     """The warm start: fit the teacher's episodes, then ``config.dagger_rounds`` DAgger rounds in
     which the policy drives and the teacher labels, refitting on all data after each.
 
     :param labels: receives the labelled decisions (one part per collection), for expert
         iteration to refit on with its own.
+    :param stage: hears of each episode played and each fit.
     """
-    data = [collect_heuristic(config, seed=config.seed + 1)]
+    data = [collect_heuristic(config, seed=config.seed + 1, stage=stage)]
+    if stage is not None:
+        stage("warm start: the network learns the decisions", 0, 1)
     stats = warm_start(policy, merge_demonstrations(data), config.bc_epochs, config.seed)
     log(f"warm start: {len(data[0]['actions'])} decisions, agreement {stats['agreement']:.3f}")
     for k in range(1, config.dagger_rounds + 1):
         policy.set_training_mode(False)
         data.append(collect_heuristic(config, seed=config.seed + 1 + 1000 * k,
-                                      episodes=config.dagger_episodes, student=policy))
+                                      episodes=config.dagger_episodes, student=policy, stage=stage,
+                                      what=f"warm start, DAgger round {k} of {config.dagger_rounds}"))
         stats = warm_start(policy, merge_demonstrations(data), config.dagger_epochs, config.seed + k)
         log(f"DAgger round {k}: {sum(len(d['actions']) for d in data)} decisions, "
             f"agreement {stats['agreement']:.3f}")
@@ -228,12 +242,14 @@ def sidecar_settings(config: TrainConfig, scenario: Scenario) -> dict[str, Any]:
 
 
 def train(config: TrainConfig, log: Callable[[str], None] = print,
-          callbacks: list[BaseCallback] | None = None) -> dict[str, Any]:
+          callbacks: list[BaseCallback] | None = None, stage: Stage | None = None) -> dict[str, Any]:
     """Run the whole training and write the model and its sidecar.
 
     :param config: every knob of the run.
     :param log: receives one-line progress messages.
     :param callbacks: extra SB3 callbacks, run after the evaluation and checkpoint callbacks.
+    :param stage: hears what runs before and after the PPO steps (the warm start's episodes,
+        expert iteration's rounds, the evaluations), which the step count does not show.
     :return: the sidecar's content.
     """
     config.check()
@@ -258,7 +274,7 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
     if config.bc_policy:
         log(f"warm start: imitating {config.bc_policy} on {config.bc_episodes} episodes"
             + (f", then {config.dagger_rounds} DAgger rounds" if config.dagger_rounds else ""))
-        bc_stats = imitate(model.policy, config, log, teacher_labels)
+        bc_stats = imitate(model.policy, config, log, teacher_labels, stage)
     expert = None
     if config.expert_iterations:
         rounds_file = run_dir / EXPERT_PROGRESS_FILE
@@ -271,13 +287,15 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
 
         expert = expert_iteration(model.policy, config, network_meta(config),
                                   lambda policy: validation_score(policy, config), log, progress,
-                                  teacher_labels)
+                                  teacher_labels, stage)
     keep_best = KeepBest() if config.keep_best else None
     evaluation = MaskableEvalCallback(make_eval_env(config), n_eval_episodes=len(config.eval_seeds),
                                       eval_freq=max(config.eval_freq // config.n_envs, 1),
                                       log_path=str(run_dir / "eval"), deterministic=True, warn=False,
                                       verbose=0, callback_on_new_best=keep_best)
     if keep_best is not None:  # the warm start is the first candidate
+        if stage is not None:
+            stage("scoring the warm start on the evaluation seeds", 0, 1)
         evaluation.best_mean_reward = _eval_reward(model, config)
         keep_best.keep(model.policy, 0)
     all_callbacks: list[BaseCallback] = [
@@ -288,6 +306,8 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
         *(callbacks or []),
     ]
     if config.timesteps > 0:
+        if stage is not None:
+            stage("reinforcement learning (PPO)", 0, config.timesteps)
         model.learn(total_timesteps=config.timesteps, callback=all_callbacks, progress_bar=config.progress,
                     tb_log_name=run_name)
     selected = None
@@ -308,6 +328,8 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
         "expert_iteration": expert,
         "selected": selected,
     }
+    if stage is not None:
+        stage("evaluating the model against the heuristics", 0, 1)
     agent = LoadedAgent(out, meta, model.policy.state_dict())
     baselines = WINDOW_BASELINES if windowed(config) else ("first_fit", "best_fit")
     meta["eval"] = {"seeds": list(config.eval_seeds),

@@ -23,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from gpusched.paths import REPO_ROOT, USER_MODELS_DIR
+from gpusched.paths import REPO_ROOT, RUNS_DIR, USER_MODELS_DIR
 
 TRAIN_TAG = "rollout/ep_rew_mean"
 """TensorBoard tag of the mean training episode reward."""
@@ -31,6 +31,11 @@ EVAL_TAG = "eval/mean_reward"
 """TensorBoard tag of the mean evaluation episode reward (training reward, held-out seeds)."""
 EVAL_WAIT_TAG = "eval/avg_wait_min"
 """TensorBoard tag of the mean average wait (minutes) of the evaluation episodes."""
+STAGE_FILE = "stages.jsonl"
+"""The run's stages, one JSON line each (``stage``, ``done``, ``total``), in its work folder: what
+runs besides the PPO steps (loading, the warm start, expert iteration, the evaluations)."""
+LOADING = "loading the learning libraries"
+"""The stage of a run that has started but reported nothing yet."""
 
 
 @dataclass
@@ -48,6 +53,8 @@ class TrainingSnapshot:
     :param model_path: the model file, once it is written.
     :param expert_rounds: expert iteration's validation score after each round so far (columns
         round, score; round 0 is the start), and ``expert_total`` the rounds asked for.
+    :param stage: what the run is doing now, in words (``warm start: … episode 2 of 4``).
+    :param stage_done: steps of that stage done, of ``stage_total``.
     """
 
     status: str
@@ -62,6 +69,21 @@ class TrainingSnapshot:
     model_path: Path | None = None
     expert_rounds: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["round", "score"]))
     expert_total: int = 0
+    stage: str = ""
+    stage_done: int = 0
+    stage_total: int = 0
+
+    @property
+    def in_ppo(self) -> bool:
+        """Whether the run is in its PPO steps (the step count is its progress) or done with them."""
+        return self.stage.startswith("reinforcement learning") or self.timesteps_done > 0
+
+    @property
+    def stage_fraction(self) -> float:
+        """Progress of the current stage, 0-1 (the PPO steps': steps done of steps asked)."""
+        if self.in_ppo:
+            return min(self.timesteps_done / max(self.timesteps_total, 1), 1.0)
+        return min(self.stage_done / self.stage_total, 1.0) if self.stage_total else 0.0
 
     @property
     def fraction(self) -> float:
@@ -80,6 +102,40 @@ class TrainingSnapshot:
     def finished(self) -> bool:
         """Whether the run has ended (done, stopped or failed)."""
         return self.status in ("done", "stopped", "failed")
+
+
+def page_config(*, name: str, scenario: str, kind: str, timesteps: int, n_envs: int, seed: int,
+                learning_rate: float, n_steps: int, ent_coef: float, hidden: int,
+                randomize: bool = False, windows: tuple[int, int] = (1, 16), speed_sigma: float = 0.2,
+                expert_rounds: int = 0, log_dir: Path | str | None = None,
+                out: Path | str | None = None) -> Any:
+    """The :class:`~gpusched.agent.config.TrainConfig` of a run started from the dashboard's form:
+    the form's choices, a short warm start (4 episodes, 10 epochs, no DAgger round: on 2 cores a
+    round's refit alone took longer than the rest of the smallest run) and an evaluation at most
+    once per PPO rollout (the policy changes only then).
+
+    :param kind: ``window`` (chooses the job and the GPU) or ``placement`` (the oldest job's GPU).
+    :param timesteps: PPO environment steps.
+    :param log_dir: where the run's logs go (default ``runs/``).
+    :param out: the model file (default ``models/NAME.zip``).
+    """
+    from gpusched.agent.config import TrainConfig
+
+    rollout = int(n_steps) * int(n_envs)
+    config = TrainConfig(
+        scenario=scenario, randomize=randomize, timesteps=int(timesteps), n_envs=int(n_envs),
+        seed=int(seed), out=str(out or user_model_path(name)),
+        eval_freq=max(int(timesteps) // 5, rollout), checkpoint_freq=max(int(timesteps), 1),
+        log_dir=str(log_dir or RUNS_DIR), progress=False)
+    if kind == "window":
+        config.window_agent(windows, speed_sigma)
+        config.dagger_rounds = 0
+        config.expert_iterations = int(expert_rounds)
+        config.expert_episodes = 4
+    config.learning_rate, config.n_steps = float(learning_rate), int(n_steps)
+    config.ent_coef, config.hidden = float(ent_coef), int(hidden)
+    config.bc_episodes, config.bc_epochs = 4, 10
+    return config
 
 
 def user_model_path(name: str) -> Path:
@@ -119,6 +175,7 @@ class TrainingJob:
         self.config.check()
         self.work_dir.mkdir(parents=True, exist_ok=True)
         self.out.parent.mkdir(parents=True, exist_ok=True)
+        (self.work_dir / STAGE_FILE).unlink(missing_ok=True)  # a former run's under this name
         config_path = self.work_dir / "config.json"
         config_path.write_text(json.dumps(self.config.to_json(), indent=2), encoding="utf-8")
         with self._lock:
@@ -189,6 +246,18 @@ class TrainingJob:
                 rows.append((int(record["round"]), float(record["score"])))
         return pd.DataFrame(rows, columns=["round", "score"])
 
+    def _stage(self) -> tuple[str, int, int]:
+        path = self.work_dir / STAGE_FILE
+        if not path.is_file():
+            return (LOADING, 0, 0) if self._proc is not None else ("", 0, 0)
+        for line in reversed(path.read_text(encoding="utf-8").splitlines()):
+            try:  # the last line may be half-written while the run appends it
+                record = json.loads(line)
+            except ValueError:
+                continue
+            return str(record["stage"]), int(record["done"]), int(record["total"])
+        return LOADING, 0, 0
+
     def snapshot(self) -> TrainingSnapshot:
         """The run's progress now (reads the TensorBoard events and the log)."""
         with self._lock:
@@ -199,7 +268,9 @@ class TrainingJob:
             if self.log_path.is_file():
                 text = self.log_path.read_text(encoding="utf-8", errors="replace")
                 tail = [ln for ln in text.replace("\r", "\n").splitlines() if ln.strip()][-8:]
+            stage, stage_done, stage_total = self._stage()
             return TrainingSnapshot(
+                stage=stage, stage_done=stage_done, stage_total=stage_total,
                 expert_rounds=self._expert_rounds(),
                 expert_total=int(getattr(self.config, "expert_iterations", 0)),
                 status=status, timesteps_done=max(steps, default=0),
@@ -260,8 +331,15 @@ def main(argv: list[str] | None = None) -> int:
     # evaluation is pushed past the end so the episodes are not played twice.
     every = config.eval_freq
     config.eval_freq = 10 * max(config.timesteps, 1) * max(config.n_envs, 1)
+    stages = Path(args[0]).parent / STAGE_FILE
+
+    def stage(what: str, done: int, total: int) -> None:
+        with stages.open("a", encoding="utf-8") as f:
+            f.write(json.dumps({"stage": what, "done": done, "total": total}) + "\n")
+
+    stage("building the environments", 0, 1)
     train(config, log=lambda line: print(line, flush=True),
-          callbacks=[eval_wait_callback(config, every)])
+          callbacks=[eval_wait_callback(config, every)], stage=stage)
     return 0
 
 

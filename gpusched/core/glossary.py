@@ -6,6 +6,8 @@ glossary (``docs/metrics.md#glossary``) says the same in more words.
 
 from __future__ import annotations
 
+import re
+
 GLOSSARY: dict[str, str] = {
     "time to result (JCT)": "Job completion time: from a job's arrival until it ends, waiting and "
                             "running. The lower, the sooner people get their results.",
@@ -46,8 +48,71 @@ GLOSSARY: dict[str, str] = {
     "paired difference": "A policy's result minus the baseline's on the same seed, averaged over "
                          "seeds with a 95 % interval; an interval that excludes 0 is a real "
                          "difference.",
+    "t interval": "An interval of a mean from the spread of the seeds' values (Student's t): right "
+                  "when the values are roughly symmetric, as mean times to result are.",
+    "bootstrap": "An interval found by resampling the seeds many times (seeded, so it is the same "
+                 "on every run): used for skewed values that are never negative, such as the p99 "
+                 "wait and the stall time.",
     "fragmentation": "Free GPU shares too small for the typical job: capacity that exists but "
                      "cannot be used.",
+    # The rules: a rule's name is an order (which waiting job starts) and a placement (where).
+    "FCFS (first come, first served)": "Queue order: only the oldest waiting job may start, so jobs "
+                                       "start in arrival order (the strict queue).",
+    "Fit-first": "Queue order: the oldest waiting job that fits now starts, skipping those that do "
+                 "not (it can starve big jobs).",
+    "EASY backfilling": "Queue order: the oldest job gets a reserved start time; a later job may "
+                        "start ahead of it only if that does not delay the reservation.",
+    "SJF (shortest job first)": "Queue order: the waiting job with the shortest declared run time "
+                                "starts first.",
+    "Priority": "Queue order: the waiting job with the highest priority starts first, oldest first "
+                "within a priority.",
+    "WFP3": "Queue order that favours jobs that have waited long for their size: the highest "
+            "(wait ÷ declared run time)³ × GPUs starts first (from the RLScheduler paper, 2020).",
+    "LAS (least attained service)": "Queue order: the jobs that have run least so far go first, and "
+                                    "may pause running jobs that have run more (preemption).",
+    "SRTF (shortest remaining time first)": "Queue order: the jobs closest to done by their declared "
+                                            "run time go first, and may pause others (preemption).",
+    "First-Fit": "Placement: the first GPU, in the cluster's order, with room for the job.",
+    "Best-Fit": "Placement: the GPU the job fits most tightly (the least memory left free after it).",
+    "Fastest-Fit": "Placement: the fastest GPU model with room for the job.",
+    "EFT (earliest finish time)": "Placement: wherever the job would finish soonest, counting both "
+                                  "the wait for a GPU and the GPU's speed.",
+    "Least-Loaded": "Placement: the least busy GPU, without checking that the job fits there; "
+                    "(fit) checks the fit, (jobs) counts running jobs, (VRAM) counts free memory.",
+    "Random": "Placement: a random GPU with room for the job; a floor any rule should beat.",
+    "PPO agent": "The scheduler trained by reinforcement learning (PPO, proximal policy "
+                 "optimisation): a neural network that picks the job and the GPU.",
+    "Clairvoyant lookahead": "A planner that knows every job's true run time in advance and tries "
+                             "each choice ahead: a bound no real scheduler can reach.",
+    "FGD (fragmentation gradient descent)": "Placement from the FGD paper (Weng et al., 2023): "
+                                            "the GPU where the pod fragments the free shares least.",
+    "Dot-Product": "Placement from the FGD paper's baselines: the node whose free resources best "
+                   "match the pod's request (largest dot product).",
+    "GPU Clustering": "Placement from the FGD paper's baselines: pods of one GPU model's kind "
+                      "packed together.",
+    "GPU Packing": "Placement from the FGD paper's baselines: fill partly used GPUs first, then "
+                   "used nodes, then idle ones.",
+    # Other words and abbreviations on the pages.
+    "p95": "The 95th percentile: 95 % of jobs do at least this well; it describes the slowest 5 %.",
+    "makespan": "Time from the first job's arrival until the last job finishes.",
+    "Gini": "The Gini coefficient of the GPUs' loads: 0 when every GPU is equally busy, near 1 "
+            "when one GPU does all the work.",
+    "CDF (cumulative distribution)": "For each wait, the share of jobs that waited at most that "
+                                     "long.",
+    "VRAM": "A GPU's own memory (GB); a job fits on a GPU only if its memory need fits in the free "
+            "VRAM.",
+    "node failure": "A machine of the cluster going down with every job on it; it comes back after "
+                    "a repair time.",
+    "checkpoint": "A saved copy of a job's progress; after a failure the job resumes from it, "
+                  "losing only the work done since.",
+    "preemption": "Pausing a running job to give its GPUs to another; it saves its progress and "
+                  "resumes later.",
+    "pod": "A job of Alibaba's openb trace (a Kubernetes pod): it asks for a share of one GPU, or "
+           "for whole GPUs.",
+    "warm start": "Before its reinforcement learning, the agent's network learns to copy a fixed "
+                  "rule's decisions, so it starts from sensible play.",
+    "expert iteration": "Training rounds in which the agent with rollouts labels the network's "
+                        "decisions and the network learns the better labels.",
 }
 """Term -> one-line explanation, in the order a stakeholder meets them."""
 
@@ -55,6 +120,18 @@ GLOSSARY: dict[str, str] = {
 def glossary_line(term: str) -> str:
     """The one-line explanation of ``term`` (a key of :data:`GLOSSARY`)."""
     return GLOSSARY[term]
+
+
+def entry_for(word: str) -> str | None:
+    """The glossary term that explains ``word`` (a policy part such as ``First-Fit``, or an
+    abbreviation such as ``WFP3``): the first that names it as a whole word, case aside."""
+    pattern = re.compile(rf"(?<![\w-]){re.escape(word.lower())}(?![\w-])")
+    return next((term for term in GLOSSARY if pattern.search(term.lower())), None)
+
+
+def explained(word: str) -> bool:
+    """Whether the glossary explains ``word`` (see :func:`entry_for`)."""
+    return entry_for(word) is not None
 
 
 def glossary_markdown() -> str:

@@ -166,10 +166,12 @@ def display_value(key: str, value: float) -> float:
 
 
 def format_number(value: float | int | None, decimals: int) -> str:
-    """A number with thousands separators and ``decimals`` digits (``—`` when missing)."""
+    """A number with thousands separators and ``decimals`` digits (``—`` when missing); a value
+    that rounds to zero reads ``0`` (never ``-0``)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "—"
-    return f"{value:,.{decimals}f}"
+    text = f"{value:,.{decimals}f}"
+    return text.removeprefix("-") if not any(c in "123456789" for c in text) else text
 
 
 def format_metric(key: str, value: float | int | None, unit: bool = False) -> str:

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 
 from gpusched.agent.names import AGENT_POLICIES, AGENT_POLICY
+from gpusched.core.glossary import GLOSSARY, entry_for
 from gpusched.paths import DEFAULT_MODEL, WINDOW_MODEL
-from gpusched.policies import heuristic_names, policy_names
+from gpusched.policies import heuristic_names, policy_label, policy_names
 
 
 def agent_available() -> bool:
@@ -53,3 +55,29 @@ def dashboard_policies() -> list[str]:
     if agent_available():
         names += list(AGENT_POLICIES)
     return names
+
+
+def with_queue_pairs(options: list[str], pairs: tuple[str, ...] | list[str]) -> list[str]:
+    """``options`` with every ``ORDER+PLACEMENT`` pair of ``pairs`` added (so the rule Home names
+    best is there), each FIFO placement ``X`` shown as its pair ``fcfs+X`` when that pair is
+    offered: the two are the same rule (``gpusched.policies.queue``), and Home names it by the pair.
+    A name whose label is already offered (``sjf`` is ``sjf+best_fit``) is offered once.
+
+    :param options: policy names a page offers (registry names).
+    :param pairs: ``ORDER+PLACEMENT`` names to add.
+    """
+    pairs = list(pairs)
+    named = [f"fcfs+{p}" if f"fcfs+{p}" in pairs else p for p in options]
+    by_label: dict[str, str] = {}
+    for name in dict.fromkeys([*named, *pairs]):
+        by_label.setdefault(policy_label(name), name)
+    return list(by_label.values())
+
+
+def policy_help(*names: str) -> str:
+    """A tooltip for policies: the glossary line of each part of their labels, once each
+    (``WFP3 + Fastest-Fit``: the order, then the placement)."""
+    parts = [re.sub(r"\s*\(.*\)$", "", p).strip()
+             for name in names for p in policy_label(name).split(" + ")]
+    terms = list(dict.fromkeys(t for t in map(entry_for, parts) if t is not None))
+    return " ".join(f"**{term}**: {GLOSSARY[term]}" for term in terms)

@@ -119,3 +119,18 @@ def _models(jobs: pd.DataFrame) -> list[str]:
     if "model" not in jobs:
         return [""] * len(jobs)
     return ["" if m is None or m != m else str(m) for m in jobs["model"]]
+
+
+def informative(table: pd.DataFrame) -> pd.DataFrame:
+    """The decision table without the columns that say nothing on this run: the window slot on a
+    strict queue (always 0), the speeds when every GPU runs at 1.0, the work lost when no failure
+    stopped a run."""
+    drop = []
+    if "slot" in table and (table["slot"].fillna(0) <= 0).all():
+        drop.append("slot")
+    if {"speed", "best_speed"} <= set(table) and \
+            ((table["speed"].fillna(1.0) == 1.0) & (table["best_speed"].fillna(1.0) == 1.0)).all():
+        drop += ["speed", "best_speed"]
+    if "lost_min" in table and (table["lost_min"].fillna(0) == 0).all():
+        drop.append("lost_min")
+    return table.drop(columns=drop)

@@ -39,7 +39,7 @@ TIE_TOLERANCE = 1e-9
 Method = Literal["t", "bootstrap"]
 """An interval's kind: ``"t"`` (Student t) or ``"bootstrap"`` (BCa bootstrap over seeds)."""
 
-METHOD_NAMES: dict[str, str] = {"t": "Student t", "bootstrap": "bootstrap"}
+METHOD_NAMES: dict[str, str] = {"t": "t interval", "bootstrap": "bootstrap"}
 """How pages and tables name each kind of interval."""
 
 BOOTSTRAP_METRICS: frozenset[str] = frozenset({

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +23,7 @@ NODE_LIST = "openb_node_list_gpu_node"
 """The bundled node list every experiment runs on (1,213 nodes, 6,212 GPUs)."""
 
 BUNDLED_POD_LISTS: dict[str, str] = {
-    "openb_pod_list_default": "default: the openb trace as recorded (8,152 pods)",
+    "openb_pod_list_default": "default: as recorded (8,152 pods)",
     "openb_pod_list_gpushare100": "gpushare100: every GPU pod asks for a share of one GPU",
     "openb_pod_list_gpuspec33": "gpuspec33: about 33 % of GPU pods need a given GPU model",
     "openb_pod_list_multigpu50": "multigpu50: default plus 909 multi-GPU pods (9,061 pods)",
@@ -124,13 +124,40 @@ def _read_uploaded_pods(name: str, data: bytes, max_gpus_per_node: int) -> Openb
             raise TraceError(str(err).replace(str(path), name)) from None
 
 
-def estimated_seconds(policies: Sequence[str], n_seeds: int) -> float:
-    """A rough wall time of a grid on the bundled cluster (s), for telling users what to expect.
+def estimated_seconds(policies: Sequence[str], n_seeds: int,
+                      measured: Mapping[str, float] | None = None) -> float:
+    """A rough wall time of a grid on the bundled cluster (s), for telling users what to expect:
+    each policy's measured seconds per run where ``measured`` has them, else the shipped guess
+    (:data:`SECONDS_PER_RUN`).
 
     :param policies: policy names.
     :param n_seeds: seeds per policy.
+    :param measured: seconds per run measured on this machine, by policy.
     """
-    return n_seeds * sum(SECONDS_PER_RUN.get(p, DEFAULT_SECONDS_PER_RUN) for p in policies)
+    measured = measured or {}
+    return n_seeds * sum(measured.get(p, SECONDS_PER_RUN.get(p, DEFAULT_SECONDS_PER_RUN))
+                         for p in policies)
+
+
+def measured_seconds(runs: Sequence[AllocationRun]) -> dict[str, float]:
+    """Mean wall seconds per run of each policy among ``runs`` (measured where they ran)."""
+    by_policy: dict[str, list[float]] = {}
+    for run in runs:
+        by_policy.setdefault(run.policy, []).append(float(run.seconds))
+    return {p: sum(v) / len(v) for p, v in by_policy.items()}
+
+
+def estimate_line(policies: Sequence[str], n_seeds: int,
+                  measured: Mapping[str, float] | None = None) -> str:
+    """What a grid will take, in words: the runs, the seconds, and where the seconds come from
+    (the runs measured on this machine, or a first guess before any ran)."""
+    measured = measured or {}
+    known = all(p in measured for p in policies)
+    seconds = estimated_seconds(policies, n_seeds, measured)
+    source = ("from the runs measured here" if known else
+              "a first guess until a run of each policy is measured here")
+    return (f"{len(policies) * n_seeds} run(s), about {max(seconds, 1):.0f} s when not cached "
+            f"({source}).")
 
 
 def run_grid(
@@ -138,6 +165,7 @@ def run_grid(
     seeds: Sequence[int],
     run_one: Callable[[str, int, RunProgress], AllocationRun],
     progress: GridProgress | None = None,
+    label: Callable[[str], str] = str,
 ) -> list[AllocationRun]:
     """Every policy with every seed, in that order (policy-major), reporting one overall progress.
 
@@ -146,11 +174,12 @@ def run_grid(
     :param run_one: runs one (policy, seed) and forwards pod progress to its third argument, e.g. a
         cached :func:`gpusched.fgd.allocation.run_allocation`.
     :param progress: receives the fraction (0-1) of the whole grid done and a status line.
+    :param label: a policy's name in the status line (e.g. ``gpusched.policies.policy_label``).
     """
     pairs = [(p, s) for p in policies for s in seeds]
     runs: list[AllocationRun] = []
     for i, (policy, seed) in enumerate(pairs):
-        status = f"{policy} · seed {seed} (run {i + 1} of {len(pairs)})"
+        status = f"{label(policy)}, seed {seed} (run {i + 1} of {len(pairs)})"
 
         def step(done: int, total: int, i: int = i, status: str = status) -> None:
             if progress is not None:
@@ -171,6 +200,7 @@ def run_grid_polled(
     *,
     poll_s: float = 0.1,
     prepare_thread: Callable[[threading.Thread], None] | None = None,
+    label: Callable[[str], str] = str,
 ) -> list[AllocationRun]:
     """:func:`run_grid` on a worker thread, with ``progress`` called on the calling thread.
 
@@ -185,6 +215,7 @@ def run_grid_polled(
     :param poll_s: seconds between progress reads.
     :param prepare_thread: called with the worker thread before it starts (e.g. to attach a UI
         framework's context to it).
+    :param label: as in :func:`run_grid`.
     :raises Exception: whatever ``run_one`` raised, re-raised on the calling thread.
     """
     lock = threading.Lock()
@@ -197,7 +228,7 @@ def run_grid_polled(
 
     def work() -> None:
         try:
-            outcome["runs"] = run_grid(policies, seeds, run_one, record)
+            outcome["runs"] = run_grid(policies, seeds, run_one, record, label)
         except BaseException as err:  # handed to the calling thread below
             outcome["error"] = err
 

@@ -22,9 +22,11 @@ from gpusched.experiment.runner import Comparison
 from gpusched.figures.style import (
     TARGET_BAND_FILL,
     apply_layout,
-    policy_color,
+    policy_colors,
+    subplot_rows,
     wrap_title,
 )
+from gpusched.figures.words import signed as signed_number
 from gpusched.policies import policy_label
 
 BAR_METRICS: tuple[str, ...] = (
@@ -71,6 +73,10 @@ def interval_note(metrics: Sequence[str], what: str = "error bars") -> str:
         kinds = f"{METHOD_NAMES['bootstrap']} for {', '.join(boot)}, {METHOD_NAMES['t']} for the others"
     return f"{what}: 95 % interval of the mean over seeds ({kinds}), never below 0"
 SUBTITLE_CHARS = 110
+BAR_PANEL_PX = 230
+"""Height of one bar panel (pixels)."""
+BAR_GAP_PX = 70
+"""Gap between two rows of bar panels, their titles included (pixels)."""
 """Longest line of the metric bars' subtitle (characters): longer notes wrap, as Plotly never does."""
 
 
@@ -118,10 +124,12 @@ def metric_bars_figure(comparison: Comparison, metric_keys: Sequence[str] | None
     shown, constant = varied_metrics(comparison, list(metrics))
     cols = 3
     rows = max(int(np.ceil(len(shown) / cols)), 1)
+    plot_px, spacing = subplot_rows(rows, BAR_PANEL_PX, BAR_GAP_PX)
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=[metrics[k][0] for k in shown],
-                        vertical_spacing=0.2 if rows > 1 else 0.1, horizontal_spacing=0.08)
+                        vertical_spacing=spacing, horizontal_spacing=0.08)
     labels = [policy_label(p) for p in policies]
-    colors = [policy_color(p) for p in policies]
+    palette = policy_colors(policies)
+    colors = [palette[p] for p in policies]
     for k, key in enumerate(shown):
         title, scale = metrics[key]
         row, col = divmod(k, cols)
@@ -144,16 +152,17 @@ def metric_bars_figure(comparison: Comparison, metric_keys: Sequence[str] | None
         fig.update_yaxes(rangemode="tozero", row=row + 1, col=col + 1)
     # Legend-only entries: one per policy, in its colour.
     for p in policies:
-        fig.add_trace(go.Bar(x=[None], y=[None], name=policy_label(p), marker_color=policy_color(p),
+        fig.add_trace(go.Bar(x=[None], y=[None], name=policy_label(p), marker_color=palette[p],
                              legendgroup=p, hoverinfo="skip"), row=1, col=1)
     notes = [interval_note(shown)] if n_seeds > 1 else []
     if constant:
         mean = comparison.summary()
         notes.append("the same for every policy, so not drawn: " + "; ".join(
             f"{metrics[k][0]} {format_metric(k, float(mean[k].iloc[0]))}" for k in constant))
-    apply_layout(fig, title=f"Mean over {n_seeds} seed(s)", height=120 + 280 * rows)
     subtitle = "<br>".join(wrap_title(note, SUBTITLE_CHARS) for note in notes)
-    fig.update_layout(barmode="group", bargap=0.25, margin={"t": 94 + 16 * (subtitle.count("<br>") + 1)},
+    top_px = 94 + 16 * (subtitle.count("<br>") + 1)
+    apply_layout(fig, title=f"Mean over {n_seeds} seed(s)", height=int(top_px + plot_px + 52))
+    fig.update_layout(barmode="group", bargap=0.25, margin={"t": top_px, "b": 52},
                       title={"subtitle": {"text": subtitle, "font": {"size": 12}}},
                       legend={"y": 1.0, "yref": "container", "yanchor": "top", "x": 1.0,
                               "xanchor": "right"})
@@ -172,13 +181,43 @@ TABLE_METRICS: tuple[str, ...] = (
 
 def results_table(comparison: Comparison, metrics: Sequence[str] = TABLE_METRICS) -> pd.DataFrame:
     """Mean ± standard deviation over seeds per policy (rows) and metric (columns), as text
-    (``metrics``: the columns; those the comparison does not hold are left out)."""
+    (``metrics``: the columns; those the comparison does not hold are left out); on one seed, the
+    value alone (a spread of one run would read ``± 0.0``)."""
     mean, std = comparison.summary(), comparison.spread()
+    one_seed = comparison.runs["seed"].nunique() == 1
     table = pd.DataFrame({
-        metric_title(k): [format_spread(k, m, s) for m, s in zip(mean[k], std[k], strict=True)]
+        metric_title(k): [format_metric(k, m) if one_seed else format_spread(k, m, s)
+                          for m, s in zip(mean[k], std[k], strict=True)]
         for k in metrics if k in mean.columns})
     table.index = [policy_label(p) for p in mean.index]
     return table
+
+
+RESULT_SECTIONS: dict[str, tuple[str, ...]] = {
+    "Time to result and waits": ("avg_jct_min", "avg_wait_min", "p95_wait_min", "p99_wait_min",
+                                 "max_wait_min"),
+    "Slowdown and order": ("avg_slowdown", "avg_bsld", "speed_loss_min", "weighted_wait_min",
+                           "backfilled_jobs"),
+    "Use of the cluster": ("avg_util", "util_in_band_frac", "gini", "stall_min", "makespan_min"),
+    "Jobs and reward": ("jobs_completed", "jobs_unfinished", "total_reward"),
+    "Failures and preemption": ("goodput", "lost_gpu_hours", "restore_gpu_hours", "node_failures",
+                                "jobs_interrupted", "preemptions"),
+}
+"""The results table's columns in sections of at most six, each shown as a table of its own: one
+table of all 24 would run far past the page's edge."""
+
+
+def results_sections(comparison: Comparison) -> dict[str, pd.DataFrame]:
+    """:func:`results_table` cut into :data:`RESULT_SECTIONS` (a section whose every value is the
+    same for every policy, such as failures without failures, is left out)."""
+    table = results_table(comparison)
+    out = {}
+    for section, keys in RESULT_SECTIONS.items():
+        part = table[[metric_title(k) for k in keys]]
+        if section == "Failures and preemption" and not has_disruptions(comparison):
+            continue
+        out[section] = part
+    return out
 
 
 _LEGEND_BELOW = {"legend": {"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x": 0},
@@ -195,13 +234,14 @@ def ecdf(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def wait_cdf_figure(comparison: Comparison) -> go.Figure:
     """Wait-time CDF per policy, pooling the jobs of every seed."""
     fig = go.Figure()
+    palette = policy_colors(policies_of(comparison))
     for p in policies_of(comparison):
         waits = np.concatenate([r.jobs["wait_min"].to_numpy()
                                 for (name, _), r in comparison.results.items() if name == p])
         x, y = ecdf(waits)
         fig.add_trace(go.Scatter(x=np.round(x, 2).tolist(), y=np.round(y * 100, 2).tolist(),
                                  mode="lines", name=policy_label(p),
-                                 line={"color": policy_color(p), "width": 2.2, "shape": "hv"},
+                                 line={"color": palette[p], "width": 2.2, "shape": "hv"},
                                  hovertemplate="%{y:.0f} % of jobs waited ≤ %{x:.0f} min"
                                                "<extra>" + policy_label(p) + "</extra>"))
     apply_layout(fig, title="Wait-time CDF (all jobs of all seeds)", height=440)
@@ -242,6 +282,7 @@ def util_over_time_figure(comparison: Comparison, seed: int | None = None,
     seed = seeds[0] if seed is None else seed
     fig = go.Figure()
     end = 0.0
+    palette = policy_colors(policies_of(comparison))
     for p in policies_of(comparison):
         r = comparison.results[(p, seed)]
         t, u = r.timeline.cluster_util_steps()
@@ -252,7 +293,7 @@ def util_over_time_figure(comparison: Comparison, seed: int | None = None,
         end = max(end, float(t[-1]))
         fig.add_trace(go.Scatter(x=np.round(grid, 1).tolist(), y=np.round(y, 2).tolist(),
                                  mode="lines", name=policy_label(p),
-                                 line={"color": policy_color(p), "width": 2},
+                                 line={"color": palette[p], "width": 2},
                                  hovertemplate="minute %{x:.0f}: %{y:.0f} %<extra>"
                                                + policy_label(p) + "</extra>"))
     fig.add_hrect(y0=60, y1=80, fillcolor=TARGET_BAND_FILL, line_width=0,
@@ -274,7 +315,10 @@ def forest_figure(card: pd.DataFrame, metrics: Sequence[str] | None = None) -> g
     :param metrics: the metrics to draw (default: every metric of the card).
     """
     metrics = list(metrics or dict.fromkeys(card["metric"]))
+    flat = [m for m in metrics if _all_zero(card[card["metric"] == m])]
+    metrics = [m for m in metrics if m not in flat] or metrics[:1]
     policies = list(dict.fromkeys(card["policy"]))
+    palette = policy_colors(policies)
     cols = min(3, max(len(metrics), 1))
     rows = int(np.ceil(len(metrics) / cols)) or 1
     titles = [f"{metric_title(m)}: difference" for m in metrics]
@@ -289,7 +333,7 @@ def forest_figure(card: pd.DataFrame, metrics: Sequence[str] | None = None) -> g
         y = [policy_label(p) for p in policies]
         fig.add_trace(go.Scatter(
             x=part["diff"].round(3).tolist(), y=y, mode="markers",
-            marker={"size": 10, "color": [policy_color(p) for p in policies]},
+            marker={"size": 10, "color": [palette[p] for p in policies]},
             error_x={"type": "data", "symmetric": False,
                      "array": (part["high"] - part["diff"]).round(3).tolist(),
                      "arrayminus": (part["diff"] - part["low"]).round(3).tolist(), "color": "#374151"},
@@ -307,10 +351,19 @@ def forest_figure(card: pd.DataFrame, metrics: Sequence[str] | None = None) -> g
                             "95 % interval)", height=160 + 240 * rows)
     note = interval_note(metrics, "bars").replace(" of the mean over seeds", " of the mean paired "
                                                   "difference").replace(", never below 0", "")
+    flat = [m for m in flat if m not in metrics]
+    if flat:  # panels whose every dot would sit on 0 are named instead of drawn
+        note += "; no difference on any seed, so not drawn: " + "; ".join(metric_title(m) for m in flat)
     fig.update_layout(margin={"t": 120}, title={"subtitle": {"text": wrap_title(note, SUBTITLE_CHARS),
                                                              "font": {"size": 12}}})
     fig.update_yaxes(autorange="reversed")
     return fig
+
+
+def _all_zero(part: pd.DataFrame) -> bool:
+    """Whether every difference and interval end of a scorecard's rows is 0 (or there are none)."""
+    values = part[["diff", "low", "high"]].to_numpy(float)
+    return bool(np.all(np.abs(values) < 1e-9))
 
 
 FOREST_TITLE_CHARS = 34
@@ -328,10 +381,7 @@ def scorecard_table(card: pd.DataFrame) -> pd.DataFrame:
     keys = card["metric"].tolist()
 
     def signed(key: str, value: float) -> str:
-        text = format_metric(key, abs(value))
-        if not text.strip("0.,"):  # rounds to zero: no sign (never "−0" or "+0")
-            return text
-        return f"+{text}" if value >= 0 else f"−{text}"
+        return signed_number(value * metric_name(key).scale, metric_name(key).decimals)
 
     return pd.DataFrame({
         "policy": [policy_label(p) for p in card["policy"]],

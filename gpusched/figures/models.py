@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
+
 from gpusched.agent import AGENT_POLICY
 from gpusched.core.metric_names import format_metric, format_number, metric_title
 from gpusched.policies import policy_label
@@ -48,3 +50,13 @@ def model_summary(meta: dict[str, Any], windowed: bool) -> dict[str, str]:
            for k in SUMMARY_METRICS},
         "training time (s)": format_number(meta.get("training_time_s"), 0),
     }
+
+
+def evaluation_table(evaluation: dict) -> pd.DataFrame:
+    """A model's evaluation (its record's ``eval.avg``: policy → metric → mean) for display: one
+    row per policy, one column per metric titled with its unit, each value formatted as its metric
+    says (fixed decimals, a fraction in %)."""
+    table = pd.DataFrame(evaluation).T
+    shown = pd.DataFrame({metric_title(k): [format_metric(k, v) for v in table[k]] for k in table.columns})
+    shown.index = [policy_label(str(p)) for p in table.index]
+    return shown

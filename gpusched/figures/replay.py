@@ -23,7 +23,7 @@ from gpusched.figures.style import (
     apply_layout,
     band_color,
     job_type_color,
-    policy_color,
+    policy_colors,
 )
 from gpusched.policies import policy_label
 
@@ -540,12 +540,13 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
                              **bars(k, 0)), row=1, col=k + 1)
         fig.add_hrect(y0=60, y1=80, fillcolor=TARGET_BAND_FILL, line_width=0, row=1, col=k + 1)
     y_max = 1.0
+    palette = policy_colors([a.policy, b.policy])
     for r in (a, b):
         t = r.timeline.event_times()
         q = r.timeline.queue_length_at(t)
         y_max = max(y_max, float(q.max(initial=0)))
         fig.add_trace(go.Scatter(x=_r(t), y=q.tolist(), mode="lines", name=policy_label(r.policy),
-                                 line={"shape": "hv", "color": policy_color(r.policy), "width": 2}),
+                                 line={"shape": "hv", "color": palette[r.policy], "width": 2}),
                       row=2, col=1)
     y_max *= 1.08
     fig.add_trace(go.Scatter(x=[times[0]] * 2, y=[0, y_max], mode="lines", showlegend=False,

@@ -12,6 +12,7 @@ from gpusched.agent.plugin import shipped_model_for
 from gpusched.core.metric_names import format_metric, metric_title
 from gpusched.experiment.identical import identical_groups
 from gpusched.experiment.runner import Comparison
+from gpusched.figures.words import signed
 from gpusched.policies import policy_label
 
 
@@ -79,6 +80,6 @@ def agents_table(comparison: Comparison, best: str, models: Sequence[str]) -> pd
         row = {"policy": policy_label(name) + (" (best heuristic)" if name == best else ""),
                **{metric_title(k): format_metric(k, float(mean.loc[name, k])) for k in AGENT_TABLE_METRICS}}
         change = mean.loc[name, "avg_jct_min"] / mean.loc[best, "avg_jct_min"] - 1.0
-        row[f"{jct} vs best heuristic"] = "—" if name == best else f"{change * 100:+.1f} %"
+        row[f"{jct} vs best heuristic"] = "—" if name == best else f"{signed(change * 100, 1)} %"
         rows.append(row)
     return pd.DataFrame(rows)

@@ -39,8 +39,9 @@ from gpusched.figures.style import (
     STALL_FILL,
     apply_layout,
     legend_below,
-    policy_color,
+    policy_colors,
 )
+from gpusched.figures.words import longer_or_shorter, signed
 from gpusched.policies import policy_label
 
 CAUSE_LABELS: dict[str, str] = {
@@ -60,6 +61,11 @@ STALL_LEGEND = "stall: head job held although it fitted elsewhere"
 """Legend name of the shaded stall intervals (tests look for it)."""
 BLOCKED_LEGEND = "blocked: head job fitted nowhere"
 """Legend name of the shaded blocked intervals."""
+
+
+def _times(ratio: float) -> str:
+    """A ratio as ``0.85×`` or ``1.2×`` (a share above 100 % reads as a multiple)."""
+    return f"{ratio:.2g}×"
 
 
 def _plural(n: int, word: str) -> str:
@@ -143,6 +149,7 @@ def stall_figure(runs: Sequence[Result], report: StallReport, idle: IdleSteps,
                         subplot_titles=("Queue length (jobs)",
                                         "Idle capacity: GPUs running no job"))
     end = 0.0
+    palette = policy_colors([*(r.policy for r in runs), report.policy, baseline or ""])
     analysed = next((r for r in runs if r.policy == report.policy), None)
     for r in runs:
         t = r.timeline.event_times()
@@ -151,7 +158,7 @@ def stall_figure(runs: Sequence[Result], report: StallReport, idle: IdleSteps,
         bold = r.policy == report.policy
         fig.add_trace(go.Scatter(
             x=np.round(t, 2).tolist(), y=q.tolist(), mode="lines", name=policy_label(r.policy),
-            line={"shape": "hv", "color": policy_color(r.policy), "width": 2.6 if bold else 1.8},
+            line={"shape": "hv", "color": palette[r.policy], "width": 2.6 if bold else 1.8},
             opacity=1.0 if bold else 0.85,
             hovertemplate="minute %{x:.0f}: %{y} queued<extra>" + policy_label(r.policy)
                           + "</extra>"), row=1, col=1)
@@ -187,7 +194,7 @@ def stall_figure(runs: Sequence[Result], report: StallReport, idle: IdleSteps,
     fig.add_trace(go.Scatter(
         x=np.round(dur_t, 2).tolist(), y=dur_y.tolist(), mode="lines", fill="tozeroy",
         name=f"idle GPUs · {policy_label(report.policy)}",
-        line={"shape": "hv", "color": policy_color(report.policy), "width": 1.4},
+        line={"shape": "hv", "color": palette[report.policy], "width": 1.4},
         fillcolor="rgba(100, 116, 139, 0.18)",
         hovertemplate="minute %{x:.0f}: %{y} idle GPU(s)<extra>" + policy_label(report.policy)
                       + "</extra>"), row=2, col=1)
@@ -197,7 +204,7 @@ def stall_figure(runs: Sequence[Result], report: StallReport, idle: IdleSteps,
         label = policy_label(baseline or "baseline")
         fig.add_trace(go.Scatter(
             x=np.round(bt, 2).tolist(), y=by.tolist(), mode="lines", name=f"idle GPUs · {label}",
-            line={"shape": "hv", "color": policy_color(baseline or ""), "width": 1.2, "dash": "dot"},
+            line={"shape": "hv", "color": palette[baseline or ""], "width": 1.2, "dash": "dot"},
             hovertemplate="minute %{x:.0f}: %{y} idle GPU(s)<extra>" + label + "</extra>"),
             row=2, col=1)
 
@@ -230,7 +237,7 @@ def conditions_heatmap_figure(results: pd.DataFrame,
     for k, (variant, grid) in enumerate(diffs.items(), start=1):
         z = grid.to_numpy(float)
         ratio = ratios[variant].reindex(index=grid.index, columns=grid.columns).to_numpy(float)
-        text = [[f"{d:+,.0f}" for d in row] for row in z]
+        text = [[signed(d) for d in row] for row in z]
         fig.add_trace(go.Heatmap(
             z=np.round(z, 2).tolist(), x=[f"{c:g}" for c in grid.columns], y=list(grid.index),
             text=text, texttemplate="%{text}", zmin=-top, zmax=top, zmid=0.0,
@@ -239,7 +246,9 @@ def conditions_heatmap_figure(results: pd.DataFrame,
             hovertemplate="%{y}, load %{x}: %{z:+,.1f} min of wait against " + ref
                           + " (%{customdata:.2f}× its wait)<extra>" + policy_label(variant)
                           + "</extra>"), row=1, col=k)
-        fig.update_xaxes(title_text="offered load (fraction of compute)", row=1, col=k)
+    # one x-axis title under the middle panel: one per panel would overlap its neighbours'
+    fig.update_xaxes(title_text="offered load (fraction of the cluster's compute)", row=1,
+                     col=(len(variants) + 1) // 2)
     apply_layout(fig, title=f"Extra minutes of mean wait against {ref} on the same jobs "
                             "(paired; red: longer, blue: shorter)",
                  height=140 + 44 * len(next(iter(diffs.values())).index))
@@ -302,8 +311,8 @@ def conditions_summary(findings: Sequence[FamilyFinding], variant: str = "least_
         out.append(
             f"It does not wait measurably longer than {ff} on {_family_list([f.family for f in calm])} "
             f"(the paired 95 % interval of the difference includes 0: "
-            + "; ".join(f"`{f.family}` {f.wait_diff.mean:+,.1f} min [{f.wait_diff.low:,.1f}, "
-                        f"{f.wait_diff.high:,.1f}]" for f in calm) + ").")
+            + "; ".join(f"`{f.family}` {signed(f.wait_diff.mean, 1)} min [{signed(f.wait_diff.low, 1)}, "
+                        f"{signed(f.wait_diff.high, 1)}]" for f in calm) + ").")
     by_cause: dict[str, list[str]] = {}
     for f in findings:
         if f.dominant_cause is not None:
@@ -325,8 +334,9 @@ def conditions_summary(findings: Sequence[FamilyFinding], variant: str = "least_
     stalled_only = [f for f in stalls if not f.ff_blocks_as_badly and f.ll_queued_min > 0]
     if stalled_only:
         close = max(stalled_only, key=lambda f: f.ff_blocked_min / f.ll_queued_min)
-        out.append(f"Where {ll} stalls, {ff} comes closest on `{close.family}`: its idle GPU-minutes "
-                   f"while blocked are {close.ff_blocked_min / close.ll_queued_min:.0%} of {ll}'s "
+        ratio = close.ff_blocked_min / close.ll_queued_min
+        out.append(f"Where {ll} stalls, {ff} comes closest on `{close.family}`: it leaves "
+                   f"{_times(ratio)} as many GPU-minutes idle while blocked as {ll} leaves idle "
                    f"while its queue waited.")
     return out
 
@@ -373,19 +383,17 @@ def control_table(reports: Sequence[StallReport], baselines: Sequence[Result]) -
 
 
 def findings_table(findings: Sequence[FamilyFinding]) -> pd.DataFrame:
-    """The conditions map's findings, one row per family, as a table with units."""
+    """The conditions map's findings, one row per family, as a table with units (how First-Fit
+    blocks beside it is in :func:`conditions_summary`'s sentences)."""
     return pd.DataFrame([{
         "family": f.family,
-        "wait vs First-Fit (min, paired)": f"{f.wait_diff.mean:+,.1f} [{f.wait_diff.low:,.1f}, "
-                                           f"{f.wait_diff.high:,.1f}]",
+        "extra wait vs First-Fit (min)": f"{signed(f.wait_diff.mean, 1)} [{signed(f.wait_diff.low, 1)}, "
+                                         f"{signed(f.wait_diff.high, 1)}]",
         "wait ratio": round(f.wait_ratio, 2),
         "stalls": "yes" if f.stalls else "no",
-        "stall per run (min)": round(f.stall_min, 1),
-        "dominant cause": f.dominant_cause or "—",
+        "stall (min a run)": round(f.stall_min, 1),
+        "main cause": f.dominant_cause or "—",
         "longest stall": policy_label(f.worst_variant),
-        "First-Fit idle while blocked / LL idle while queued": (
-            f"{f.ff_blocked_min / f.ll_queued_min:.0%}" if f.ll_queued_min > 0 else "—"),
-        "First-Fit blocks as badly": "yes" if f.ff_blocks_as_badly else "no",
     } for f in findings])
 
 
@@ -404,13 +412,14 @@ def control_note(report: StallReport, baseline: Result, finding: FamilyFinding |
     diff = report.avg_wait_min - baseline.metrics["avg_wait_min"]
     stall = (f"stalls for {report.stall_min:,.0f} min" if report.has_stall else "never stalls")
     seed = (f"On `{report.scenario}`, seed {report.seed}, {name} {stall} and waits "
-            f"**{diff:+,.0f} min** against {ref}.")
+            f"**{longer_or_shorter(diff, ref)}**.")
     if finding is None:
         return seed
     d = finding.wait_diff
     over = (f"over the conditions map's {finding.runs:,} runs on this cluster (offered loads "
             f"{min(finding.loads):g}–{max(finding.loads):g}, several seeds) it waits "
-            f"**{d.mean:+,.1f} min** on average (95 % interval {d.low:+,.1f} to {d.high:+,.1f})")
+            f"**{signed(d.mean, 1)} min** on average (95 % interval {signed(d.low, 1)} to "
+            f"{signed(d.high, 1)})")
     longer = round(diff) > 0  # as the seed's line shows it, in whole minutes
     if finding.stalls and longer:
         return f"{seed} The map agrees: {over}."

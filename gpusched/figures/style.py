@@ -8,6 +8,8 @@ the *target* band, over 80 % is *hot*.
 
 from __future__ import annotations
 
+import math
+
 import plotly.graph_objects as go
 
 from gpusched.agent import AGENT_POLICY, ROLLOUT_AGENT_POLICY
@@ -102,6 +104,31 @@ def policy_color(name: str) -> str:
     return _EXTRA_COLORS[sum(map(ord, name)) % len(_EXTRA_COLORS)]
 
 
+SPARE_COLORS: tuple[str, ...] = ("#0F172A", "#F43F5E", "#84CC16", "#06B6D4", "#F59E0B", "#8B5CF6",
+                                  "#14B8A6", "#E11D48", "#3B82F6", "#A16207", "#10B981", "#9333EA")
+"""Colours a chart gives a policy whose own colour another policy in it already has."""
+
+
+def policy_colors(names) -> dict[str, str]:
+    """One colour per policy of one chart, all different: each policy's own
+    (:func:`policy_color`) unless an earlier one in ``names`` has it (``best_fit`` and
+    ``fcfs+best_fit`` are the same rule and share a colour), then the first spare colour no policy
+    of the chart has."""
+    names = list(dict.fromkeys(names))
+    own = {n: policy_color(n) for n in names}
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    for name in names:
+        color = own[name]
+        if color in used:
+            taken = used | set(own.values())
+            color = next((c for c in (*SPARE_COLORS, *_EXTRA_COLORS) if c not in taken),
+                         SPARE_COLORS[len(out) % len(SPARE_COLORS)])
+        out[name] = color
+        used.add(color)
+    return out
+
+
 def job_type_color(job_type: str) -> str:
     """The colour of a job type."""
     return JOB_TYPE_COLORS.get(job_type, JOB_TYPE_COLORS["trace"])
@@ -151,6 +178,14 @@ def legend_below(fig: go.Figure, below_axis_px: float = 64.0) -> go.Figure:
     return fig
 
 
+def subplot_rows(rows: int, panel_px: float, gap_px: float) -> tuple[float, float]:
+    """The plot area of ``rows`` stacked panels of ``panel_px`` pixels with ``gap_px`` between
+    them: its height (pixels) and the ``vertical_spacing`` (a fraction of it) that
+    :func:`plotly.subplots.make_subplots` takes, so panels keep their height however many rows."""
+    plot_px = rows * panel_px + (rows - 1) * gap_px
+    return plot_px, (gap_px / plot_px if rows > 1 else 0.0)
+
+
 def wrap_title(text: str, width: int) -> str:
     """``text`` broken into lines of at most about ``width`` characters at spaces (``<br>``)."""
     lines: list[str] = []
@@ -160,3 +195,14 @@ def wrap_title(text: str, width: int) -> str:
         else:
             lines.append(word)
     return "<br>".join(lines)
+
+
+def log_axis_ticks(low: float, high: float) -> dict:
+    """Tick settings of a log axis from ``low`` to ``high`` (both > 0): ticks at 1, 2 and 5 times
+    each power of ten, each labelled in full (``1``, ``2``, ``5``, ``10``, ``20``, … ``1,000``),
+    where Plotly's own would label the 2 and 5 of each decade alone (``5 10 2 5 100``)."""
+    low, high = max(float(low), 1e-9), max(float(high), 1e-9)
+    ticks = [m * 10.0 ** e for e in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+             for m in (1, 2, 5)]
+    ticks = [t for t in ticks if low / 1.001 <= t <= high * 1.001] or [low]
+    return {"tickmode": "array", "tickvals": ticks, "ticktext": [f"{t:,.10g}" for t in ticks]}

@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from gpusched.core.metric_names import METRIC_NAMES, parameter_label
-from gpusched.figures.style import apply_layout, policy_color
+from gpusched.figures.style import apply_layout, policy_color, policy_colors
 from gpusched.policies import policy_label
 
 MAX_ERROR_BARS = 40
@@ -57,8 +57,9 @@ def sweep_figure(table: pd.DataFrame, x: str, y: str, group: str = "policy",
     stats = sweep_stats(table, x, y, group)
     numeric_x = pd.api.types.is_numeric_dtype(stats[x])
     fig = go.Figure()
+    palette = policy_colors([str(n) for n in stats[group].unique()])
     for name, part in stats.groupby(group, sort=False):
-        color, label = policy_color(str(name)), policy_label(str(name))
+        color, label = palette[str(name)], policy_label(str(name))
         if not numeric_x:
             fig.add_bar(x=part[x].astype(str), y=part["mean"], name=label, marker_color=color,
                         error_y={"type": "data", "array": part["std"], "visible": True})
@@ -79,7 +80,8 @@ def sweep_figure(table: pd.DataFrame, x: str, y: str, group: str = "policy",
         for name, part in sweep_stats(published, x, y, group).groupby(group, sort=False):
             fig.add_scatter(x=part[x], y=part["mean"], mode="lines",
                             name=f"{policy_label(str(name))} (published)",
-                            line={"color": policy_color(str(name)), "dash": "dash", "width": 1.5},
+                            line={"color": palette.get(str(name), policy_color(str(name))), "dash": "dash",
+                                  "width": 1.5},
                             legendgroup=policy_label(str(name)))
     fig.update_layout(barmode="group")
     fig.update_xaxes(title=axis_title(x))

@@ -127,6 +127,10 @@ def node_order(final_rem: np.ndarray, nodes: OpenbNodes) -> dict[str, np.ndarray
     return out
 
 
+MIN_PANEL_PX = 56
+"""Least height of a GPU model's panel in the heatmap (pixels), however few GPUs its nodes have."""
+
+
 def gpu_heatmap_figure(run: AllocationRun, nodes: OpenbNodes, title: str | None = None) -> go.Figure:
     """Every GPU's free share at the end of a run: one panel per GPU model, one column per node,
     one row per GPU index.
@@ -142,10 +146,11 @@ def gpu_heatmap_figure(run: AllocationRun, nodes: OpenbNodes, title: str | None 
     rem = run.final_rem
     groups = node_order(rem, nodes)
     heights = [int(nodes.gpus[idx].max()) for idx in groups.values()]
+    panel_px = [max(GPU_ROW_PX * h, MIN_PANEL_PX) for h in heights]  # no sliver for 1-GPU nodes
     rows = max(len(groups), 1)
     spacing_px = 24
-    plot_px = GPU_ROW_PX * max(sum(heights), 1) + spacing_px * (rows - 1)
-    fig = make_subplots(rows=rows, cols=1, row_heights=heights or None,
+    plot_px = max(sum(panel_px), GPU_ROW_PX) + spacing_px * (rows - 1)
+    fig = make_subplots(rows=rows, cols=1, row_heights=panel_px or None,
                         vertical_spacing=spacing_px / plot_px if rows > 1 else 0.0)
     for row, ((model, idx), n_gpus) in enumerate(zip(groups.items(), heights, strict=True), start=1):
         block = rem[idx, :n_gpus].T
@@ -157,7 +162,7 @@ def gpu_heatmap_figure(run: AllocationRun, nodes: OpenbNodes, title: str | None 
             z=free_shade(block), x=np.arange(len(idx)), y=np.arange(n_gpus), customdata=custom,
             coloraxis="coloraxis", hoverongaps=False, name=model,
             hovertemplate=("node %{customdata[0]}<br>model %{customdata[1]}<br>GPU %{y}"
-                           "<br>free %{customdata[2]} milli-GPU<extra></extra>"),
+                           "<br>free %{customdata[2]} of 1,000 thousandths<extra></extra>"),
             row=row, col=1)
         fig.update_xaxes(range=[-0.5, len(idx) - 0.5], showticklabels=False, showgrid=False,
                          zeroline=False, row=row, col=1)
@@ -176,7 +181,7 @@ def gpu_heatmap_figure(run: AllocationRun, nodes: OpenbNodes, title: str | None 
         coloraxis={
             "colorscale": FREE_COLORSCALE, "cmin": SHADE_MIN, "cmax": SHADE_MAX,
             "colorbar": {
-                "title": {"text": "free milli-GPU<br>per GPU", "side": "top"},
+                "title": {"text": "free share per GPU<br>(thousandths)", "side": "top"},
                 "tickvals": [FULL_SHADE, 1, MILLI_PER_GPU / 2, MILLI_PER_GPU - 1, IDLE_SHADE],
                 "ticktext": ["0 (full)", "1", str(MILLI_PER_GPU // 2), str(MILLI_PER_GPU - 1),
                              f"{MILLI_PER_GPU} (idle)"],

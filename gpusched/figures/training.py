@@ -32,6 +32,10 @@ def training_curves_figure(snapshot: TrainingSnapshot) -> go.Figure:
                          row=1, col=col)
         fig.update_yaxes(title_text=y_title, row=1, col=col)
     apply_layout(fig, height=340)
+    if not any(len(df) for _, df, _, _ in panels) and snapshot.stage and not snapshot.in_ppo:
+        fig.add_annotation(text=f"The curves start with the PPO steps; first: {snapshot.stage}.",
+                           x=0.5, xref="paper", y=0.5, yref="paper", showarrow=False,
+                           font={"size": 13, "color": "#4B5563"})
     return fig
 
 
@@ -49,3 +53,16 @@ def expert_rounds_figure(snapshot: TrainingSnapshot) -> go.Figure:
                      range=[-0.3, max(snapshot.expert_total, 1) + 0.3])
     fig.update_yaxes(title_text="average JCT (min)")
     return fig
+
+
+def progress_line(snapshot: TrainingSnapshot, label: str) -> str:
+    """The progress bar's text: the PPO steps once they run, else the stage in words, and the
+    seconds since the start (``label``: the status in words, ``Training``)."""
+    seconds = f"{snapshot.elapsed_s:,.0f} s"
+    if snapshot.status == "done":
+        return f"{label}: {snapshot.timesteps_done:,} / {snapshot.timesteps_total:,} steps · {seconds}"
+    if snapshot.in_ppo and not snapshot.stage.startswith("evaluating"):
+        return (f"{label}: reinforcement learning, {snapshot.timesteps_done:,} / "
+                f"{snapshot.timesteps_total:,} steps · {seconds}")
+    stage = snapshot.stage or "starting"
+    return f"{label}: {stage} · {seconds}"

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 from gpusched.core.cluster import Cluster
 from gpusched.core.jobs import Job
 from gpusched.core.speed import GpuSpeeds
-from gpusched.figures.style import apply_layout, job_type_color
+from gpusched.figures.style import apply_layout, job_type_color, log_axis_ticks
 
 
 def jobs_frame(jobs: Sequence[Job]) -> pd.DataFrame:
@@ -88,7 +88,9 @@ def duration_figure(jobs: Sequence[Job]) -> go.Figure:
                              hovertemplate="%{x:.0f} min<extra>" + t + "</extra>"))
     apply_layout(fig, title="Job duration", height=340)
     fig.update_layout(showlegend=False)
-    fig.update_xaxes(title_text="duration (min, log scale)", type="log")
+    positive = df.loc[df["duration_min"] > 0, "duration_min"]
+    ticks = log_axis_ticks(positive.min(), positive.max()) if len(positive) else {}
+    fig.update_xaxes(title_text="duration (min, log scale)", type="log", **ticks)
     fig.update_yaxes(title_text="job type")
     return fig
 
