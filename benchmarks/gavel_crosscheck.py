@@ -41,6 +41,7 @@ import os
 import platform
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -130,10 +131,18 @@ def gavel_jct_s(name: str) -> pd.Series:
     return pd.read_csv(GAVEL_DIR / RUNS[name]["jct"]).set_index("id")["jct_s"].sort_index()
 
 
-def gpusched_jct_s(name: str, policy: str) -> tuple[pd.Series, float, float]:
-    """gpusched's per-job JCT on run ``name``'s job list and cluster (seconds, by job id), with the
-    run's wall and CPU time (seconds, from the scenario to the result). The policy's seed is the
-    run's seed."""
+class GpuschedRun(NamedTuple):
+    """gpusched on one stored job list: per-job JCT and wait (seconds, by job id), and the run's
+    wall and CPU time (seconds, from the scenario to the result)."""
+
+    jct_s: pd.Series
+    wait_s: pd.Series
+    wall_s: float
+    cpu_s: float
+
+
+def gpusched_run(name: str, policy: str) -> GpuschedRun:
+    """gpusched on run ``name``'s job list and cluster; the policy's seed is the run's seed."""
     scenario = scenario_for(name, policy)
     wall, cpu = time.perf_counter(), time.process_time()
     result = run_policy(scenario, policy, seed=RUNS[name]["seed"])
@@ -141,14 +150,14 @@ def gpusched_jct_s(name: str, policy: str) -> tuple[pd.Series, float, float]:
     if result.end_reason != "completed" or not result.jobs["finished"].all():
         raise RuntimeError(f"{name}, {policy}: the run ended with jobs unfinished ({result.end_reason})")
     jobs = result.jobs.set_index("id").sort_index()
-    return (jobs["end_min"] - jobs["arrival_min"]) * 60.0, wall, cpu
+    return GpuschedRun((jobs["end_min"] - jobs["arrival_min"]) * 60.0, jobs["wait_min"] * 60.0, wall, cpu)
 
 
 def compare(name: str, policy: str) -> dict:
     """One row: Gavel's run ``name`` against gpusched's ``policy`` on the same jobs."""
     run = RUNS[name]
     gavel = gavel_jct_s(name)
-    ours, wall, cpu = gpusched_jct_s(name, policy)
+    ours, wait, wall, cpu = gpusched_run(name, policy)
     if not ours.index.equals(gavel.index):
         raise RuntimeError(f"{name}: the job ids of gpusched's run are not Gavel's")
     delay = gavel - ours
@@ -164,7 +173,7 @@ def compare(name: str, policy: str) -> dict:
         "jobs_within": int((np.abs(ours - gavel) <= WITHIN * gavel).sum()),
         "mean_gavel_minus_gpusched_s": float(delay.mean()),
         "largest_gavel_minus_gpusched_s": float(delay.max()),
-        "smallest_gavel_minus_gpusched_s": float(delay.min()),
+        "smallest_gavel_minus_gpusched_s": float(delay.min()), "gpusched_mean_wait_s": float(wait.mean()),
         "gavel_wall_s": run["wall_time_s"], "gavel_cpu_s": run["cpu_time_s"],
         "gpusched_wall_s": wall, "gpusched_cpu_s": cpu,
     }

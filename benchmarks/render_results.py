@@ -398,10 +398,17 @@ def _wall_section(data: dict) -> list[str]:
               f"({first['gavel_cpu_s']:.2f} s CPU) and its trace driver, log included, "
               f"{w['gavel_trace_driver_wall_s']:.2f} s ({w['gavel_trace_driver_cpu_s']:.2f} s CPU), for a "
               f"mean JCT of {first['gavel_mean_jct_s']:,.0f} s.", "",
-              "| gpusched policy | wall (s) | CPU (s) | mean JCT (s) | difference from Gavel's `fifo_perf` |",
-              "|---|---|---|---|---|"]
+              "| gpusched policy | wall (s) | CPU (s) | mean JCT (s) | difference from Gavel's `fifo_perf` "
+              "| mean wait (s) |", "|---|---|---|---|---|---|"]
     lines += [f"| `{r['policy']}` | {r['gpusched_wall_s']:.3f} | {r['gpusched_cpu_s']:.3f} | "
-              f"{r['gpusched_mean_jct_s']:,.0f} | {signed(r['diff_pct'], 2)} % |" for r in w["rows"]]
+              f"{r['gpusched_mean_jct_s']:,.0f} | {signed(r['diff_pct'], 2)} % | "
+              f"{r['gpusched_mean_wait_s']:,.0f} |" for r in w["rows"]]
+    eft = {r["policy"]: r for r in w["rows"]}
+    if "fcfs+eft" in eft and "fcfs+fastest_fit" in eft:
+        e, f = eft["fcfs+eft"], eft["fcfs+fastest_fit"]
+        lines += ["", f"On this list `fcfs+eft` waits {e['gpusched_mean_wait_s']:,.0f} s on average against "
+                  f"{f['gpusched_mean_wait_s']:,.0f} s for `fcfs+fastest_fit`: under a strict first come, "
+                  "first served queue, a head job that waits for a faster GPU holds every job behind it."]
     return lines
 
 

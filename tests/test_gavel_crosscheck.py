@@ -45,8 +45,7 @@ def gavel_jct_s(name: str) -> pd.Series:
 
 
 def ours_jct_s(name: str, policy: str) -> pd.Series:
-    jct, _, _ = crosscheck.gpusched_jct_s(name, policy)
-    return jct
+    return crosscheck.gpusched_run(name, policy).jct_s
 
 
 @pytest.fixture(scope="module")
