@@ -165,9 +165,21 @@ MIN_CHECKPOINT_MIN = 0.01
 
 SAFETY_HORIZON_FACTOR = 2.0
 """A run with failures and no ``horizon_min`` stops at its safety horizon: its first arrival plus
-this many times its failure-free bound, the span of its arrivals plus every job's run on the
-cluster's slowest GPU for it, one restore each, plus the mean repair (see
-``gpusched.core.failures.safety_horizon_min``; the end reason is then ``safety_horizon``)."""
+this many times its failure-free bound (the span of its arrivals plus every job's run on the
+cluster's slowest GPU for it, one restore each), plus one long repair
+(:data:`SAFETY_REPAIR_QUANTILE`); see ``gpusched.core.failures.safety_horizon_min``. The end
+reason is then ``safety_horizon``."""
+
+SAFETY_REPAIR_QUANTILE = 0.9999
+"""The quantile of the repair time that the safety horizon adds (a repair time is log-normal and
+heavy-tailed: with the default median of 54 min and mean of 355 min, one repair in 10,000 takes
+more than about 72,000 min), so that a run that can end is not cut short by one long repair."""
+
+SAFETY_MAX_NODE_FAILURES = 10_000
+"""A run with failures and no ``horizon_min`` also stops (end reason ``safety_horizon``) once this
+many node failures have happened: a run that can end sees far fewer (``fleet-16gpu-failures``
+about ten), while one whose nodes fail every few minutes would otherwise take hours to reach its
+safety horizon."""
 
 MAX_RESTORE_MIN = 10_000.0
 """Longest ``checkpoint.restore_min`` (minutes a resumed job spends loading its state)."""

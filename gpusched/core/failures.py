@@ -40,6 +40,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Sequence
+from statistics import NormalDist
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -57,6 +58,7 @@ from gpusched.limits import (
     MIN_FAILURE_RATE,
     MIN_REPAIR_MIN,
     SAFETY_HORIZON_FACTOR,
+    SAFETY_REPAIR_QUANTILE,
 )
 
 MIN_PER_DAY = 1440.0
@@ -88,6 +90,11 @@ class RepairSpec(_Strict):
             raise ValueError(f"a log-normal's mean is at least its median (got mean {self.mean:g} < "
                              f"median {self.median:g})")
         return self
+
+    def quantile(self, q: float) -> float:
+        """The repair time (minutes) that a share ``q`` (0-1) of repairs stays under."""
+        mu, sigma = self.mu_sigma
+        return math.exp(mu + sigma * NormalDist().inv_cdf(q))
 
     @property
     def mu_sigma(self) -> tuple[float, float]:
@@ -159,10 +166,13 @@ def safety_horizon_min(jobs: Sequence[Job], failures: FailureSpec, restore_min: 
                        speeds: GpuSpeeds | None = None) -> float:
     """The time a run with failures and no ``horizon_min`` stops at (minutes; rule 2 of *Runs
     that end*, the module docstring): the first arrival plus
-    :data:`~gpusched.limits.SAFETY_HORIZON_FACTOR` times the run's failure-free bound, the span
-    of the arrivals plus every job's run on the slowest GPU it can run on with one restore, plus
-    the mean repair. Without failures the last job ends within the span plus the runs, so the
-    bound leaves a run twice that room to recover from its failures.
+    :data:`~gpusched.limits.SAFETY_HORIZON_FACTOR` times the run's failure-free bound (the span
+    of the arrivals plus every job's run on the slowest GPU it can run on with one restore), plus
+    one long repair (the :data:`~gpusched.limits.SAFETY_REPAIR_QUANTILE` quantile of the repair
+    time). Without failures the last job ends within the span plus the runs, so the bound leaves
+    a run twice that room to recover from its failures, and room for one repair far longer than
+    usual. The run also stops after :data:`~gpusched.limits.SAFETY_MAX_NODE_FAILURES` node
+    failures (:class:`~gpusched.core.simulator.Simulator`).
 
     :param jobs: the run's jobs (``arrival_min``, ``duration_min`` in reference-speed minutes,
         ``type``), at least one.
@@ -181,7 +191,8 @@ def safety_horizon_min(jobs: Sequence[Job], failures: FailureSpec, restore_min: 
         runs += job.duration_min / slowest[key] + restore_min
     first = min(j.arrival_min for j in jobs)
     span = max(j.arrival_min for j in jobs) - first
-    return first + SAFETY_HORIZON_FACTOR * (span + runs + failures.repair_min.mean)
+    long_repair = failures.repair_min.quantile(SAFETY_REPAIR_QUANTILE)
+    return first + SAFETY_HORIZON_FACTOR * (span + runs) + long_repair
 
 
 class NodeFailures:

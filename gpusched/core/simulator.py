@@ -112,6 +112,7 @@ from gpusched.core.speed import GpuSpeeds
 from gpusched.core.speed_model import SpeedModel, TableSpeeds
 from gpusched.core.timeline import Timeline
 from gpusched.core.view import PlacementScheduler, SchedulerView, as_scheduler
+from gpusched.limits import SAFETY_MAX_NODE_FAILURES
 
 __all__ = ["BSLD_FLOOR_MIN", "DEFAULT_PREEMPTION_MIN_RUN_MIN", "HOLD", "Action", "JobLives", "Preempt",
            "Simulator"]
@@ -645,6 +646,9 @@ class Simulator:
                 lifecycle.fail_node(self, node)
             else:
                 lifecycle.repair_node(self, node)
+        if self.safety_horizon and self.node_failures >= SAFETY_MAX_NODE_FAILURES:
+            self._finish("safety_horizon")
+            return
         if arrivals:
             self.queue.extend(arrivals)
 
