@@ -48,6 +48,14 @@ GLOSSARY: dict[str, str] = {
                          "difference.",
     "fragmentation": "Free GPU shares too small for the typical job: capacity that exists but "
                      "cannot be used.",
+    "declared run time": "What the scheduler is told a job will run: exact, off by an error, "
+                         "nothing, or predicted from the jobs that finished before it arrived.",
+    "deadline": "The time by which a job should finish, counted from its arrival.",
+    "SLO attainment": "Share of the jobs with a deadline that finished by it.",
+    "job weight": "How much a job counts: a weight-5 job counts five times in the weighted time "
+                  "to result.",
+    "GPU price": "What one GPU costs per hour, fixed per GPU model; a job pays for every GPU it "
+                 "holds for every minute it holds it.",
 }
 """Term -> one-line explanation, in the order a stakeholder meets them."""
 
