@@ -79,7 +79,8 @@ def test_in_a_run_an_estimate_comes_from_the_jobs_completed_before_the_arrival()
     # job 1 arrives at 5, before any completion: the prior. Job 2 arrives at 10, with job 0's
     # completion at 10 handled first (job 1 ran 5..6); job 3 at 11, once job 2 (10..11) is done.
     expected = [50.0, 50.0, math.sqrt(10.0 * 1.0), 10 ** (1 / 3)]
-    assert result.jobs["declared_min"].tolist() == pytest.approx(expected)
+    assert result.jobs["predicted_min"].tolist() == pytest.approx(expected)
+    assert result.jobs["declared_min"].isna().all()  # the scheduler was told nothing
     assert result.jobs["prediction_basis"].tolist() == [0, 0, 2, 3]
     assert result.jobs["true_duration_min"].tolist() == [10.0, 1.0, 1.0, 1.0]
 
@@ -113,7 +114,7 @@ def test_permuting_the_jobs_that_arrive_later_never_changes_an_estimate(rows, cu
     def estimates(order):
         jobs = [_job(i, arrivals[i], d, model=m, gpus=g) for i, (d, m, g) in enumerate(order)]
         sim = Simulator(Cluster([NodeGroup("T4-16GB", 16.0, 2, 2)]), jobs, estimator=HistoryEstimator)
-        return sim.run(get_policy("first_fit")).jobs["declared_min"].to_numpy()
+        return sim.run(get_policy("first_fit")).jobs["predicted_min"].to_numpy()
 
     later = list(rows[cut:])
     rnd.shuffle(later)
@@ -245,4 +246,5 @@ def test_none_refuses_the_orders_that_read_run_times_in_one_line():
         run_policy(scenario, "qssf+first_fit", seed=3000, n_jobs=20)
     assert "\n" not in str(err.value) and "declared_run_time: none" in str(err.value)
     result = run_policy(scenario, "las+first_fit", seed=3000, n_jobs=20)
-    assert np.isnan(result.jobs["declared_min"]).all() and result.metrics["jobs_completed"] == 20
+    assert result.jobs[["declared_min", "predicted_min"]].isna().all().all()
+    assert result.metrics["jobs_completed"] == 20

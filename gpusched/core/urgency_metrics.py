@@ -13,8 +13,8 @@ finished) less its deadline, when positive.
 - ``cost_usd``: USD paid for the GPUs the jobs held (:mod:`gpusched.core.prices`, fixed prices);
 - ``cost_per_met_job_usd``: ``cost_usd`` over the jobs that finished and met their deadline (a job
   without a deadline meets it by finishing); 0 when no job did;
-- ``prediction_error_log``: the mean absolute log error ``|ln(declared / true)|`` of the declared
-  (or predicted) run times, over the jobs that were declared one (0 when none was:
+- ``prediction_error_log``: the mean absolute log error ``|ln(read / true)|`` of the run times
+  the scheduler read (declared or predicted), over the jobs that were declared one (0 when none was:
   ``declared_run_time: none``); 0 for exact run times, about ``0.8 * sigma`` for a log-normal
   error of ``sigma``.
 """
@@ -93,14 +93,20 @@ def urgency_metrics(sim: Simulator, jct: np.ndarray, held_min: np.ndarray) -> di
 
 
 def urgency_columns(sim: Simulator, held_min: np.ndarray) -> dict[str, np.ndarray]:
-    """The jobs table's columns: ``declared_min`` (what the scheduler was told or predicted, at
-    speed 1.0; NaN when nothing was declared), ``true_duration_min`` (the truth, equal to
-    ``duration_min``), ``prediction_basis`` (completed jobs a history estimate rests on; 0
-    otherwise), ``deadline_met`` and ``cost_usd``."""
+    """The jobs table's columns, at speed 1.0 in minutes: ``declared_min`` (the run time the
+    scheduler was told; NaN when it was told none, with ``none`` or ``history``),
+    ``predicted_min`` (the estimator's prediction, which the scheduler read instead; NaN without a
+    learning estimator), ``true_duration_min`` (the truth, equal to ``duration_min``),
+    ``prediction_basis`` (completed jobs a prediction rests on; 0 otherwise), ``deadline_met`` and
+    ``cost_usd``."""
     _, met = met_deadline(sim)
     basis = getattr(sim.estimator, "basis", None)
+    read = np.asarray(sim.declared_min, dtype=float)
+    nothing = np.full(len(read), np.nan)
+    learns = sim.estimator.learns
     return {
-        "declared_min": np.asarray(sim.declared_min, dtype=float).copy(),
+        "declared_min": nothing if learns else read.copy(),
+        "predicted_min": read.copy() if learns else nothing,
         "true_duration_min": np.array([j.duration_min for j in sim.jobs], dtype=float),
         "prediction_basis": (np.zeros(len(sim.jobs), dtype=np.int64) if basis is None
                              else np.asarray(basis).copy()),
