@@ -104,10 +104,11 @@ def test_a_bound_placement_sees_each_estimate_from_its_arrival_on():
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.floats(1.0, 200.0), st.sampled_from(["a", "b", None]), st.sampled_from([1, 2])),
                 min_size=4, max_size=14),
-       st.integers(1, 12), st.randoms(use_true_random=False))
-def test_permuting_the_jobs_that_arrive_later_never_changes_an_estimate(rows, cut, rnd):
+       st.integers(1, 12), st.randoms(use_true_random=False), st.floats(0.01, 100.0))
+def test_permuting_the_jobs_that_arrive_later_never_changes_an_estimate(rows, cut, rnd, stretch):
     """The jobs arriving after a time keep their arrival times but trade their durations, models and
-    GPUs: no estimate of a job that arrived by then changes."""
+    GPUs: no estimate of a job that arrived by then changes. Nor does it when their durations are
+    then stretched (a permutation keeps every statistic of the whole list; a stretch does not)."""
     cut = min(cut, len(rows) - 1)
     arrivals = [10.0 * i for i in range(len(rows))]
 
@@ -120,6 +121,8 @@ def test_permuting_the_jobs_that_arrive_later_never_changes_an_estimate(rows, cu
     rnd.shuffle(later)
     before, after = estimates(rows), estimates(rows[:cut] + later)
     assert np.array_equal(before[:cut], after[:cut])
+    stretched = estimates(rows[:cut] + [(d * stretch, m, g) for d, m, g in later])
+    assert np.array_equal(before[:cut], stretched[:cut])
 
 
 # ---------------------------------------------------------------------------- the orders
