@@ -1694,3 +1694,61 @@ JOB_LIST_CASES: list[Case] = [
 """Hostile job lists, Gavel speeds and Gavel generator keys."""
 
 CASES.extend(JOB_LIST_CASES)
+
+
+# ---------------------------------------------------------------------------- urgency
+# What the scheduler is told (workload.declared_run_time), deadlines and weights in job lists, and
+# price tables, in a section of their own. They use the classes ``numbers``, ``traces`` and
+# ``policies``.
+def _declared_case(id: str, value: Any, *needles: str) -> Case:
+    return _scenario_case(id, "numbers", {"workload.declared_run_time": value},
+                          "workload.declared_run_time", *needles)
+
+
+def _price_case(id: str, value: Any, *needles: str) -> Case:
+    return _scenario_case(id, "numbers", {"prices": value}, "prices", *needles)
+
+
+DEADLINE_HEADER = JOB_LIST_HEADER[:-1] + ",deadline_min\n"
+
+URGENCY_CASES: list[Case] = [
+    _declared_case("declared unknown mode", "oracle", "must be one of exact, none, history"),
+    _declared_case("declared lognormal negative", {"lognormal": -1.0}, "sigma must be a number between 0"),
+    _declared_case("declared lognormal nan", {"lognormal": float("nan")}, "sigma must be a number"),
+    _declared_case("declared lognormal text", {"lognormal": "big"}, "sigma must be a number"),
+    _declared_case("declared two modes", {"lognormal": 1.0, "history": {}}, "must be one of"),
+    _declared_case("declared history unknown field", {"history": {"keys": [["user"]]}},
+                   "unknown job field 'user'"),
+    _declared_case("declared history prior zero", {"history": {"prior_min": 0}}, "prior_min"),
+    _declared_case("declared history prior nan", {"history": {"prior_min": float("nan")}}, "prior_min"),
+    _declared_case("declared history min samples fraction", {"history": {"min_samples": 1.5}},
+                   "min_samples"),
+    _declared_case("declared history unknown option", {"history": {"window": 3}}, "unknown option 'window'"),
+    _scenario_case("declared and the older key", "numbers",
+                   {"workload.declared_run_time": "exact", "workload.runtime_estimate_error": 1.0},
+                   "workload", "not both"),
+    Case("declared none with sjf", "policies",
+         ("simulate", "--scenario", "{tmp}/s.yaml", "--policy", "sjf+first_fit"),
+         {"s.yaml": scenario_yaml({"workload.declared_run_time": "none"})},
+         ("declared_run_time: none", "'sjf+first_fit' reads them")),
+    Case("declared none with las", "policies",
+         ("simulate", "--scenario", "{tmp}/s.yaml", "--policy", "las+first_fit"),
+         {"s.yaml": scenario_yaml({"workload.declared_run_time": "none"})}, ("jobs_completed",), "ok"),
+    Case("declared history with qssf", "policies",
+         ("simulate", "--scenario", "{tmp}/s.yaml", "--policy", "qssf+cheapest_fit"),
+         {"s.yaml": scenario_yaml({"workload.declared_run_time": "history"})}, ("jobs_completed",), "ok"),
+    _price_case("prices unknown model", {"H100-80GB": 3.0}, "'H100-80GB'", "which the cluster lacks"),
+    _price_case("prices nan", {"T4-16GB": float("nan")}, "'T4-16GB'", "between 0 and"),
+    _price_case("prices negative", {"T4-16GB": -0.35}, "'T4-16GB'", "between 0 and"),
+    _price_case("prices text", {"T4-16GB": "cheap"}, "'T4-16GB'", "must be a number"),
+    _price_case("prices not a mapping", [0.35], "must map GPU models"),
+    _job_list_case("job list negative deadline", _row("1,0,,1,30,-5", DEADLINE_HEADER),
+                   "line 3", "'deadline_min'", "got -5"),
+    _job_list_case("job list nan weight", _row("1,0,,1,30,nan", JOB_LIST_HEADER[:-1] + ",weight\n"),
+                   "line 3", "'weight'"),
+    _job_list_case("job list infinite deadline", _row("1,0,,1,30,inf", DEADLINE_HEADER),
+                   "line 3", "'deadline_min'"),
+]
+"""Hostile ``declared_run_time`` values, job-list deadlines and weights, and price tables."""
+
+CASES.extend(URGENCY_CASES)

@@ -12,9 +12,10 @@ from gpusched.core.cluster import Cluster, NodeGroup
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import Simulator
 from gpusched.core.speed import GpuSpeeds
-from gpusched.policies import get_policy, preemptive_policy_names, queue_policy_names
+from gpusched.policies import get_policy, preemptive_policy_names, queue_policy_names, urgency_policy_names
 from gpusched.policies.eft import EarliestFinishQueue, earliest_finish
 from gpusched.policies.queue import ORDERS, PREEMPTIVE_ORDERS
+from gpusched.policies.urgency import URGENCY_KEYS
 from gpusched.workload.scenario import load_scenario, make_simulator
 
 A100_T4_SPEEDS = {"A100-80GB": {"training": 1.0}, "T4-16GB": {"training": 0.2}}
@@ -89,12 +90,14 @@ def test_a_later_job_may_use_reserved_gpus_only_if_it_ends_before_the_reservatio
 
 # ---------------------------------------------------------------------------- the registry
 def test_every_order_pairs_with_eft_among_the_shipped_pairs():
-    names, preemptive = queue_policy_names(), preemptive_policy_names()
+    names, preemptive, urgency = queue_policy_names(), preemptive_policy_names(), urgency_policy_names()
     for order in ORDERS:
         policy = get_policy(f"{order}+eft")
         if order in PREEMPTIVE_ORDERS:  # shipped apart, and wrapped in their preemption
             assert f"{order}+eft" in preemptive and f"{order}+eft" not in names
             policy = policy.inner
+        elif order in URGENCY_KEYS:  # listed apart: they act on deadlines and predictions
+            assert f"{order}+eft" in urgency and f"{order}+eft" not in names
         else:
             assert f"{order}+eft" in names
         assert isinstance(policy, EarliestFinishQueue)

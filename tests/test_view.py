@@ -13,13 +13,21 @@ import pytest
 
 from gpusched.core.simulator import Simulator
 from gpusched.core.view import SchedulerView, as_scheduler
-from gpusched.policies import get_policy, heuristic_names, preemptive_policy_names, queue_policy_names
+from gpusched.policies import (
+    get_policy,
+    heuristic_names,
+    preemptive_policy_names,
+    queue_policy_names,
+    urgency_policy_names,
+)
 from gpusched.workload.scenario import load_scenario, make_simulator
 
 CLAIRVOYANT = ("lookahead", "lookahead_jct")
 """The bounds that read the truth through the view's named door (:meth:`SchedulerView.clairvoyant_fork`)."""
 
-PLANNERS = ("queue_lookahead",)
+PLANNERS = ("queue_lookahead", "cheapest_fit")
+URGENCY = ("qssf+first_fit", "edf+first_fit", "least_slack+eft", "qssf+cheapest_fit")
+"""The orders and the placement of urgency, also checked with run times predicted from history."""
 DECISIONS = 25
 
 
@@ -44,7 +52,8 @@ def _with_other_truth(sim: Simulator) -> None:
 
 
 def _policies() -> list[str]:
-    names = [*heuristic_names(), *queue_policy_names(), *preemptive_policy_names(), *PLANNERS]
+    names = [*heuristic_names(), *queue_policy_names(), *preemptive_policy_names(), *urgency_policy_names(),
+             *PLANNERS]
     return list(dict.fromkeys(n for n in names if n not in CLAIRVOYANT))
 
 
@@ -52,7 +61,21 @@ def _policies() -> list[str]:
 def test_no_decision_depends_on_a_true_duration(name):
     """At each of the first decisions of a run, a copy of the run (and of the policy's state) whose
     true durations differ, declared ones kept, gets the same decision."""
-    sim = make_simulator(_scenario(), seed=3, n_jobs=60)
+    _check_no_true_duration(name, _scenario())
+
+
+@pytest.mark.parametrize("name", URGENCY)
+def test_no_decision_depends_on_a_true_duration_with_history_estimates(name):
+    """The same, with the run times predicted from completed jobs (``declared_run_time: history``)
+    and a deadline on every other job (declared: it stays when the truth is drawn anew)."""
+    scenario = _scenario().with_overrides(**{"workload.declared_run_time": "history"})
+    _check_no_true_duration(name, scenario, deadlines=True)
+
+
+def _check_no_true_duration(name: str, scenario, deadlines: bool = False) -> None:
+    sim = make_simulator(scenario, seed=3, n_jobs=60)
+    if deadlines:
+        sim.jobs = [replace(j, deadline_min=1.5 * j.duration_min if j.id % 2 else None) for j in sim.jobs]
     policy = as_scheduler(get_policy(name, seed=0))
     sim.reset()
     policy.bind(sim.view)

@@ -33,7 +33,7 @@ from gpusched.cli.args import (
 from gpusched.core.metrics import METRIC_KEYS
 from gpusched.errors import GpuschedError, shorten
 from gpusched.experiment.budget import check_run_count
-from gpusched.experiment.runner import compare, run_policy
+from gpusched.experiment.runner import check_told, compare, run_policy
 from gpusched.experiment.scorecard import scorecard
 from gpusched.limits import MAX_SEEDS
 from gpusched.policies import check_policy, get_policy, heuristic_names
@@ -44,7 +44,7 @@ from gpusched.workload.scenario import Scenario, list_presets, load_scenario
 def _notes(scenario: Scenario, seed: int) -> None:
     """Print the scenario's ``note:`` lines on stderr: left-out job shapes, unused speed rows."""
     cluster = scenario.build_cluster(seed)
-    for note in (scenario.left_out_note(cluster), scenario.speed_note(cluster)):
+    for note in (scenario.left_out_note(cluster), scenario.speed_note(cluster), scenario.declared_note()):
         if note:
             print(note, file=sys.stderr)
 
@@ -70,6 +70,7 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
 def cmd_simulate(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario)
     _check_policy(args.policy)
+    check_told(scenario, args.policy)
     check_outputs([("--json", args.json), ("--jobs-csv", args.jobs_csv)])
     seed = scenario.workload.seed if args.seed is None else args.seed
     _notes(scenario, seed)
@@ -116,6 +117,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.baseline is not None and args.baseline not in policies:
         raise GpuschedError(f"--baseline '{shorten(args.baseline)}' is not among --policies "
                             f"({shorten(', '.join(policies), 200)})")
+    for name in policies:
+        check_told(scenario, name)
     _notes(scenario, seeds[0])
     comparison = compare(scenario, policies, seeds, n_jobs=args.jobs)
     mean, spread = comparison.summary(), comparison.spread()

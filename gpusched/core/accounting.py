@@ -21,6 +21,7 @@ from gpusched.core.cluster import MISROUTE_CAUSES
 from gpusched.core.jobs import job_columns
 from gpusched.core.metrics import RunningGini
 from gpusched.core.reward import RewardSpec, reward_for
+from gpusched.core.urgency_metrics import urgency_columns, urgency_metrics
 
 if TYPE_CHECKING:
     from gpusched.core.simulator import Simulator
@@ -163,6 +164,7 @@ def jobs_table(sim: Simulator) -> pd.DataFrame:
         "lost_min": np.zeros(n) if lives is None else lives.lost_min.copy(),
         "work_min": work,
         "restore_min": restored,
+        **urgency_columns(sim, held),
     })
 
 def current_run(sim: Simulator) -> tuple[np.ndarray, np.ndarray]:
@@ -196,6 +198,7 @@ def metrics(sim: Simulator) -> dict[str, float]:
     completed = int((~np.isnan(sim.end_min)).sum())
     causes = Counter(m[3] for m in sim.misroutes)
     queue = queue_metrics(sim, wait, started)
+    jct, held = jct_min(sim, wait, started), current_run(sim)[0]
     return {
         "jobs_submitted": n,
         "jobs_completed": completed,
@@ -215,6 +218,7 @@ def metrics(sim: Simulator) -> dict[str, float]:
         "idle_gpu_min_blocked": sim.integrals.idle_gpu_min_blocked,
         **queue,
         **failure_metrics(sim),
+        **urgency_metrics(sim, jct, held),
         "total_reward": sim.integrals.total_reward,
     }
 
@@ -263,6 +267,16 @@ def waits(sim: Simulator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     wait = np.where(started, sim.start_min - arrival - before, queued)
     return arrival, started | lives.stopped, wait
 
+def jct_min(sim: Simulator, wait: np.ndarray, started: np.ndarray) -> np.ndarray:
+    """Per job, its JCT (minutes): its wait plus every minute it held GPUs, up to the end of the
+    run for a job that has not finished."""
+    lives = sim.lives
+    if lives is None:
+        return wait + np.where(started, np.minimum(sim.run_min, sim.time_min - sim.start_min), 0.0)
+    held, _ = current_run(sim)
+    return wait + lives.held_min + held
+
+
 def queue_metrics(sim: Simulator, wait: np.ndarray, started: np.ndarray) -> dict[str, float]:
     """Job completion time, slowdown against the ideal run time, bounded slowdown, speed
     loss, priority-weighted and p99 wait, backfilled jobs and busy GPU-hours. A job that has
@@ -275,15 +289,12 @@ def queue_metrics(sim: Simulator, wait: np.ndarray, started: np.ndarray) -> dict
                 "gpu_hours": 0.0}
     lives = sim.lives
     if lives is None:
-        ran = np.where(started, np.minimum(sim.run_min, sim.time_min - sim.start_min), 0.0)
         run = sim.run_min
     else:
-        held, _ = current_run(sim)
-        ran = lives.held_min + held
         _, restored = work_and_restore(sim)
         run = lives.held_min + np.where(np.isnan(sim.run_min), 0.0, sim.run_min)
         run = run - lives.lost_held_min - restored
-    jct = wait + ran
+    jct = jct_min(sim, wait, started)
     ideal = ideal_run_min(sim)
     priority = np.array([j.priority for j in sim.jobs], dtype=float)
     loss = np.maximum(run[started] - ideal[started], 0.0)

@@ -5,7 +5,16 @@ Schedulers read *declared* run times, never true ones (:mod:`gpusched.core.view`
 and may learn, but only from what a real scheduler sees: a job's true run time once it has
 completed (:meth:`RuntimeEstimator.observe_completion`). The shipped estimator
 (:class:`DeclaredRuntime`) takes the user's declared time (``Job.estimate_min``, the true
-``duration_min`` when absent) and learns nothing; an online estimator replaces it alone.
+``duration_min`` when absent) and learns nothing; :class:`UndeclaredRuntime` declares nothing (every
+run time NaN: ``workload.declared_run_time: none``); an online estimator
+(:mod:`gpusched.core.history_estimator`) replaces them alone.
+
+**A learning estimator fixes a job's estimate at its arrival.** The simulator calls
+:meth:`RuntimeEstimator.fix_at_arrival` for every arriving job (only if ``learns``), after the
+completions of that instant, and the job's declared run time never changes after that: a queued
+job's estimate is what was known when it arrived. The view's cached jobs and declared arrays are
+updated in place for those jobs then (:meth:`Simulator._declare_arrivals
+<gpusched.core.simulator.Simulator._declare_arrivals>`).
 """
 
 from __future__ import annotations
@@ -31,6 +40,10 @@ class RuntimeEstimator(Protocol):
         """A job completed after ``work_min`` reference-speed minutes of work: learn from it."""
         ...
 
+    def fix_at_arrival(self, job_idx: int, job: Job) -> None:
+        """The job arrives now: fix its ``declared_min`` from what has completed so far."""
+        ...
+
     def copy(self, k: int) -> RuntimeEstimator:
         """An independent copy for the first ``k`` jobs (for a fork)."""
         ...
@@ -52,7 +65,23 @@ class DeclaredRuntime:
     def observe_completion(self, job_idx: int, job: Job, work_min: float) -> None:
         return None
 
+    def fix_at_arrival(self, job_idx: int, job: Job) -> None:
+        return None
+
     def copy(self, k: int) -> DeclaredRuntime:
-        twin = object.__new__(DeclaredRuntime)
+        twin = object.__new__(type(self))
         twin.declared_min = self.declared_min[:k]
         return twin
+
+
+class UndeclaredRuntime(DeclaredRuntime):
+    """No run time is declared (``workload.declared_run_time: none``): every ``declared_min`` is
+    NaN. Orders and placements that read run times are refused on such a run
+    (:func:`gpusched.policies.registry.reads_run_times`).
+
+    :param jobs: the jobs, in arrival order.
+    """
+
+    def __init__(self, jobs: Sequence[Job]):
+        self.declared_min = np.full(len(jobs), np.nan)
+        self.declared_min.flags.writeable = False

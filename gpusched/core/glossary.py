@@ -72,6 +72,16 @@ GLOSSARY: dict[str, str] = {
                                     "may pause running jobs that have run more (preemption).",
     "SRTF (shortest remaining time first)": "Queue order: the jobs closest to done by their declared "
                                             "run time go first, and may pause others (preemption).",
+    "QSSF (quasi-shortest service first)": "Queue order: the waiting job with the least predicted "
+                                              "GPU time (GPUs × predicted run time) starts first; its "
+                                              "predictions come from the jobs that finished before "
+                                              "(from the Helios study, 2021).",
+    "EDF (earliest deadline first)": "Queue order: the waiting job whose deadline comes soonest "
+                                     "starts first.",
+    "Least slack": "Queue order: the waiting job with the least time to spare before its deadline, "
+                   "after its declared or predicted run, starts first.",
+    "Cheapest-Fit": "Placement: the cheapest GPUs on which the job still meets its deadline; "
+                    "otherwise the fastest.",
     "First-Fit": "Placement: the first GPU, in the cluster's order, with room for the job.",
     "Best-Fit": "Placement: the GPU the job fits most tightly (the least memory left free after it).",
     "Fastest-Fit": "Placement: the fastest GPU model with room for the job.",
@@ -113,6 +123,14 @@ GLOSSARY: dict[str, str] = {
                   "rule's decisions, so it starts from sensible play.",
     "expert iteration": "Training rounds in which the agent with rollouts labels the network's "
                         "decisions and the network learns the better labels.",
+    "declared run time": "What the scheduler is told a job will run: exact, off by an error, "
+                         "nothing, or predicted from the jobs that finished before it arrived.",
+    "deadline": "The time by which a job should finish, counted from its arrival.",
+    "SLO attainment": "Share of the jobs with a deadline that finished by it.",
+    "job weight": "How much a job counts: a weight-5 job counts five times in the weighted time "
+                  "to result.",
+    "GPU price": "What one GPU costs per hour, fixed per GPU model; a job pays for every GPU it "
+                 "holds for every minute it holds it.",
 }
 """Term -> one-line explanation, in the order a stakeholder meets them."""
 

@@ -115,6 +115,21 @@ _TABLE: tuple[MetricName, ...] = (
     _m("goodput", "Goodput", "%",
        "Share of the GPU time jobs held that did useful work: not lost to a failure, not spent "
        "restoring.", 1, True),
+    # Deadlines, weights, prices and run-time predictions (gpusched.core.urgency_metrics).
+    _m("slo_attainment", "Deadlines met", "%",
+       "Share of the jobs with a deadline that finished by it (100 % when no job has one).", 1, True),
+    _m("deadline_miss_min", "Lateness of late jobs", "min",
+       "Average time by which the jobs that missed their deadline missed it."),
+    _m("weighted_jct_min", "Weighted time to result", "min",
+       "Time to result averaged with each job's weight: a weight-5 job counts five times."),
+    _m("cost_usd", "GPU cost", "USD",
+       "What the GPUs the jobs held cost at fixed on-demand prices per GPU-hour (unpriced GPUs "
+       "count nothing).", 2),
+    _m("cost_per_met_job_usd", "Cost per job on time", "USD",
+       "GPU cost divided by the jobs that finished and met their deadline (or had none).", 2),
+    _m("prediction_error_log", "Run-time prediction error", "log",
+       "Mean absolute log error of the run times the scheduler was told or predicted: 0 is exact, "
+       "0.69 is off by a factor of 2 on average.", 2),
     # Training.
     _m("total_reward", "Training reward", "",
        "The reward the agent is trained to maximise, summed over the run (higher is better; it "

@@ -40,6 +40,12 @@ METRIC_KEYS: tuple[str, ...] = (
     "lost_gpu_hours",
     "restore_gpu_hours",
     "goodput",
+    "slo_attainment",
+    "deadline_miss_min",
+    "weighted_jct_min",
+    "cost_usd",
+    "cost_per_met_job_usd",
+    "prediction_error_log",
     "total_reward",
 )
 """The exact metric keys of every run, in display order."""

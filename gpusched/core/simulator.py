@@ -89,7 +89,7 @@ import copy
 import heapq
 import math
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice
 
@@ -105,6 +105,7 @@ from gpusched.core.failures import CheckpointSpec, FailureSpec, NodeFailures, sa
 from gpusched.core.gang import GangRule, SameNodeGang
 from gpusched.core.jobs import Job, check_jobs_feasible
 from gpusched.core.jobs_record import JobLives, JobsRecord
+from gpusched.core.prices import gpu_prices
 from gpusched.core.restore import CheckpointRestore, RestoreModel
 from gpusched.core.result import Result
 from gpusched.core.reward import RewardSpec
@@ -172,8 +173,11 @@ class Simulator:
     :param gang_rule: the gang rule (default: :class:`~gpusched.core.gang.SameNodeGang`).
     :param restore: the restore model (default:
         :class:`~gpusched.core.restore.CheckpointRestore` of ``checkpoint``).
-    :param estimator: the run-time estimator (default:
-        :class:`~gpusched.core.estimator.DeclaredRuntime`).
+    :param estimator: the run-time estimator, or a function of the jobs in arrival order that
+        builds one (default: :class:`~gpusched.core.estimator.DeclaredRuntime`).
+    :param prices: USD per GPU-hour per GPU model (default: the shipped table of
+        :mod:`gpusched.core.prices`); fixed for the run, read by the cost metrics and by
+        price-aware placements, never by the dynamics.
     """
 
     start_min = _record_field("start_min")
@@ -213,7 +217,8 @@ class Simulator:
         speed_model: SpeedModel | None = None,
         gang_rule: GangRule | None = None,
         restore: RestoreModel | None = None,
-        estimator: RuntimeEstimator | None = None,
+        estimator: RuntimeEstimator | Callable[[list[Job]], RuntimeEstimator] | None = None,
+        prices: Mapping[str, float] | None = None,
     ):
         if check_feasible:
             check_jobs_feasible(jobs, cluster)
@@ -226,7 +231,12 @@ class Simulator:
         self.gang_rule: GangRule = gang_rule or SameNodeGang(cluster)
         self.jobs: list[Job] = sorted(jobs, key=lambda j: (j.arrival_min, j.id))
         self._arrival_min = [j.arrival_min for j in self.jobs]
+        if callable(estimator) and not hasattr(estimator, "declared_min"):
+            estimator = estimator(self.jobs)
         self._estimator0: RuntimeEstimator = estimator or DeclaredRuntime(self.jobs)
+        self.gpu_price_usd_per_hour = gpu_prices(cluster.gpu_model, prices)
+        self.gpu_price_usd_per_hour.flags.writeable = False
+        """USD per GPU-hour of each GPU (NaN: no price), by GPU index."""
         self.best_speed = self.speed_model.best(self.jobs)
         self.best_speed.flags.writeable = False  # shared with every fork
         """The fastest speed any gang of the cluster that could ever hold each job offers it
@@ -291,6 +301,8 @@ class Simulator:
         self.node_events: list[tuple[float, int, str]] = []
         """(time, node, ``failure`` or ``repair``)."""
         self.queue.extend(self.events.pop_arrivals(self.time_min))
+        if self.estimator.learns:
+            self._declare_arrivals(self.queue)
         view = self.__dict__.get("view")
         if view is None:
             self.view = SchedulerView(self)
@@ -304,8 +316,24 @@ class Simulator:
         """Declared run time of each job at speed 1.0 (minutes), by arrival index."""
         self.declared_best_min = (self.declared_min if self.speeds is None
                                   else self.declared_min / self.best_speed)
+        if self.estimator.learns and self.speeds is not None:  # filled in at each arrival
+            self._declared_best = self.declared_best_min
+            self.declared_best_min = self._declared_best.view()
         self.declared_best_min.flags.writeable = False  # shared with every fork
         """Declared run time of each job on the best GPU it could get (minutes), by arrival index."""
+
+    def _declare_arrivals(self, arrivals: Sequence[int]) -> None:
+        """A learning estimator fixes the arriving jobs' run times now; the declared arrays and
+        the view's cached jobs take them in place (see :mod:`gpusched.core.estimator`)."""
+        estimator, jobs = self.estimator, self.jobs
+        for idx in arrivals:
+            estimator.fix_at_arrival(idx, jobs[idx])
+        if self.speeds is not None:
+            for idx in arrivals:
+                self._declared_best[idx] = self.declared_min[idx] / self.best_speed[idx]
+        view = self.__dict__.get("view")
+        if view is not None:
+            view.declared_changed(arrivals)
 
     @property
     def failure_process(self) -> NodeFailures | None:
@@ -337,12 +365,14 @@ class Simulator:
         twin.declared_min = self.declared_min[:k]
         twin.best_speed = self.best_speed[:k]
         twin.declared_best_min = self.declared_best_min[:k]
+        if self.estimator.learns:  # the copy learns on its own
+            twin._set_declared()
         twin.state = self.state.copy()
         twin.queue = deque(self.queue)
         twin.record = self.record.copy(k)
         # A fork that knows only what a scheduler knows foresees no failure and no repair.
         twin.events = self.events.copy(k, keep_failures=not arrived_only)
-        if arrived_only and any(j.estimate_min is not None for j in twin.jobs):
+        if arrived_only and (self.estimator.learns or any(j.estimate_min is not None for j in twin.jobs)):
             twin._forget_true_run_times()
         twin.integrals = self.integrals.copy()
         twin.holds = list(self.holds)
@@ -356,8 +386,9 @@ class Simulator:
     def _forget_true_run_times(self) -> None:
         """Take the declared run times as the true ones (a fork that knows only what a scheduler
         knows)."""
-        self.jobs = [j if j.estimate_min is None else replace(j, duration_min=j.estimate_min)
-                     for j in self.jobs]
+        declared = self.declared_min.tolist()
+        self.jobs = [j if j.duration_min == d else replace(j, duration_min=d)
+                     for j, d in zip(self.jobs, declared, strict=True)]
         rec = self.record
         for idx in range(len(self.jobs)):
             if not np.isnan(rec.start_min[idx]) and np.isnan(rec.end_min[idx]):
@@ -651,6 +682,8 @@ class Simulator:
             return
         if arrivals:
             self.queue.extend(arrivals)
+            if self.estimator.learns:
+                self._declare_arrivals(arrivals)
 
     def _accumulate(self, t: float) -> None:
         dt = t - self.time_min

@@ -151,6 +151,22 @@ class SchedulerView:
 
 
 
+    def declared_changed(self, indices: Sequence[int]) -> None:
+        """The simulator fixed these arrived jobs' declared run times (a learning estimator, at
+        their arrival): the cached jobs take them in place, so a scheduler that holds
+        :attr:`jobs` sees them."""
+        jobs = self._jobs
+        if jobs is None:
+            return
+        declared, sim_jobs = self.declared_min, self._sim.jobs
+        for i in indices:
+            jobs[i] = replace(sim_jobs[i], duration_min=float(declared[i]), estimate_min=None)
+
+    @property
+    def prices(self) -> np.ndarray | None:
+        """USD per GPU-hour of each GPU (NaN: no price), or ``None`` (:mod:`gpusched.core.prices`)."""
+        return self._sim.gpu_price_usd_per_hour
+
     def declared_left_min(self, job_idx: int) -> float:
         """The declared work the job has left when it next starts (reference-speed minutes)."""
         return self._sim.declared_left_min(job_idx)

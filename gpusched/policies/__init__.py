@@ -13,8 +13,10 @@ from gpusched.policies.registry import (
     policy_names,
     preemptive_policy_names,
     queue_policy_names,
+    reads_run_times,
     register,
     register_prefix,
+    urgency_policy_names,
 )
 
 __all__ = [
@@ -30,6 +32,8 @@ __all__ = [
     "policy_names",
     "preemptive_policy_names",
     "queue_policy_names",
+    "reads_run_times",
     "register",
     "register_prefix",
+    "urgency_policy_names",
 ]

@@ -27,6 +27,13 @@ gang with a reservation.
   window jobs that fit (the WFP3 score of RLScheduler, Zhang et al., SC 2020).
 - ``las`` and ``srtf``: least attained service (Tiresias's 2D-LAS) and shortest remaining
   declared time first; they also preempt (:mod:`gpusched.policies.preemptive`).
+- ``qssf``, ``edf`` and ``least_slack``: the orders of urgency (:mod:`gpusched.policies.urgency`):
+  the shortest predicted service (GPUs x declared or predicted run time) first, the earliest
+  deadline first, and the least slack first.
+
+Which orders read run times: ``sjf``, ``wfp3``, ``srtf``, ``easy``, ``qssf`` and ``least_slack``
+(and every order with the placement ``eft``); ``fcfs``, ``fitfirst``, ``priority``, ``las`` and
+``edf`` do not (:data:`RUN_TIME_ORDERS`).
 
 Ties go to the earliest arrival (the lowest window slot).
 """
@@ -42,6 +49,7 @@ from gpusched.core.jobs import Job
 from gpusched.core.simulator import HOLD, Action
 from gpusched.core.view import SchedulerView
 from gpusched.policies.base import Policy
+from gpusched.policies.urgency import URGENCY_KEYS, URGENCY_LABELS
 
 Order = Callable[[SchedulerView, Sequence[int]], int | None]
 """Picks a window slot among the slots whose job fits now (``None`` when none should start)."""
@@ -108,6 +116,9 @@ def _srtf_key(view: SchedulerView) -> Callable[[int], float]:
     return lambda i: view.resume_cost_min(i) + view.declared_left_min(i) / float(best[i])
 
 
+RUN_TIME_ORDERS: frozenset[str] = frozenset({"sjf", "wfp3", "srtf", "easy", "qssf", "least_slack"})
+"""The orders that read declared (or predicted) run times."""
+
 ORDER_KEYS: dict[str, OrderKey | None] = {
     "fcfs": None,
     "fitfirst": None,
@@ -117,6 +128,7 @@ ORDER_KEYS: dict[str, OrderKey | None] = {
     "wfp3": _wfp3_key,
     "las": _las_key,
     "srtf": _srtf_key,
+    **URGENCY_KEYS,
 }
 """Each order's sort key (``None``: arrival order)."""
 
@@ -134,6 +146,7 @@ ORDERS: dict[str, Order | None] = {
     "wfp3": _keyed(_wfp3_key),
     "las": _keyed(_las_key),
     "srtf": _keyed(_srtf_key),
+    **{name: _keyed(key) for name, key in URGENCY_KEYS.items()},
 }
 """The job orders (``fcfs`` and ``easy`` are written as classes of their own; ``las`` and ``srtf``
 also preempt, through :class:`gpusched.policies.preemptive.Preemptive`)."""
@@ -154,7 +167,8 @@ def ranked_slots(order: str, view: SchedulerView, window: Sequence[int]) -> list
     return sorted(range(len(window)), key=lambda k: (of(window[k]), k))
 
 ORDER_LABELS: dict[str, str] = {"fcfs": "FCFS", "fitfirst": "Fit-first", "easy": "EASY", "sjf": "SJF",
-                                "priority": "Priority", "wfp3": "WFP3", "las": "LAS", "srtf": "SRTF"}
+                                "priority": "Priority", "wfp3": "WFP3", "las": "LAS", "srtf": "SRTF",
+                                **URGENCY_LABELS}
 """Display names of the orders."""
 
 

@@ -17,6 +17,7 @@ from gpusched.errors import UnknownPolicyError, shorten
 from gpusched.fgd.policies import paper_policy
 from gpusched.fgd.scoring import POLICY_NAMES as FGD_POLICY_NAMES
 from gpusched.policies.base import Policy
+from gpusched.policies.cheapest import CheapestFit
 from gpusched.policies.eft import EarliestFinish, EarliestFinishQueue
 from gpusched.policies.heuristics import (
     BestFit,
@@ -30,7 +31,15 @@ from gpusched.policies.heuristics import (
 )
 from gpusched.policies.lookahead import Lookahead
 from gpusched.policies.preemptive import Preemptive
-from gpusched.policies.queue import ORDER_LABELS, ORDERS, PREEMPTIVE_ORDERS, EasyBackfill, QueuePolicy
+from gpusched.policies.queue import (
+    ORDER_LABELS,
+    ORDERS,
+    PREEMPTIVE_ORDERS,
+    RUN_TIME_ORDERS,
+    EasyBackfill,
+    QueuePolicy,
+)
+from gpusched.policies.urgency import URGENCY_KEYS
 from gpusched.policies.window_lookahead import WindowLookahead
 
 PolicyFactory = Callable[[int], Policy]
@@ -175,6 +184,21 @@ def is_slow(name: str) -> bool:
         return False
 
 
+RUN_TIME_POLICIES: frozenset[str] = frozenset({"eft", "cheapest_fit", "queue_lookahead"})
+"""The placements and planners that read declared (or predicted) run times; the orders that do
+are :data:`gpusched.policies.queue.RUN_TIME_ORDERS`. The clairvoyant bounds (``lookahead``,
+``lookahead_jct``) read the true run times through their named door and are not among them."""
+
+
+def reads_run_times(name: str) -> bool:
+    """Whether the policy ``name`` (``ORDER+PLACEMENT`` or alone) reads declared or predicted run
+    times, so that it cannot run when none is declared (``declared_run_time: none``)."""
+    order, _, placement = name.partition("+")
+    if not placement:
+        return order in RUN_TIME_ORDERS or order in RUN_TIME_POLICIES
+    return order in RUN_TIME_ORDERS or placement.partition(":")[0] in RUN_TIME_POLICIES
+
+
 def get_policy(name: str, seed: int = 0) -> Policy:
     """Build the policy called ``name`` (seeded with ``seed`` where it draws random numbers).
 
@@ -197,8 +221,18 @@ def queue_policy_names() -> list[str]:
     :data:`QUEUE_PLACEMENTS`. The preemptive orders are left out (:func:`preemptive_policy_names`):
     Home measures every pair listed here, and without failures or a restore time a preemption
     costs nothing, which would flatter them."""
-    return [f"{order}+{placement}" for order in ORDERS if order not in PREEMPTIVE_ORDERS
+    return [f"{order}+{placement}" for order in ORDERS
+            if order not in PREEMPTIVE_ORDERS and order not in URGENCY_KEYS
             for placement in QUEUE_PLACEMENTS]
+
+
+def urgency_policy_names() -> list[str]:
+    """The orders of urgency (``qssf``, ``edf``, ``least_slack``; :mod:`gpusched.policies.urgency`)
+    with each of :data:`QUEUE_PLACEMENTS` and with ``cheapest_fit``. They are listed apart from
+    :func:`queue_policy_names` (the pairs Home measures): they act on deadlines and predictions
+    that most presets do not have."""
+    return [f"{order}+{placement}" for order in URGENCY_KEYS
+            for placement in (*QUEUE_PLACEMENTS, "cheapest_fit")]
 
 
 def preemptive_policy_names() -> list[str]:
@@ -264,6 +298,8 @@ register("fastest_fit", lambda seed: FastestFit(), label="Fastest-Fit")
 # Earliest finish time (gpusched.policies.eft): waits for a faster gang when that finishes sooner.
 # Without speeds it is Best-Fit, so it stays out of the default (FIFO) list.
 register("eft", lambda seed: EarliestFinish(), label="EFT", heuristic=False)
+# The cheapest GPUs on which the job meets its deadline (gpusched.policies.cheapest).
+register("cheapest_fit", lambda seed: CheapestFit(), label="Cheapest-Fit", heuristic=False)
 # Queue-aware heuristics (gpusched.policies.queue): an order alone places with Best-Fit;
 # ``ORDER+PLACEMENT`` names any FIFO placement.
 for _order in ORDERS:

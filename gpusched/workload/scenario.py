@@ -81,6 +81,7 @@ from gpusched.core.gavel_speeds import (
 from gpusched.core.jobs import Job
 from gpusched.core.numbers import Number, Whole
 from gpusched.core.numbers import shown as _shown
+from gpusched.core.prices import check_price_table
 from gpusched.core.reward import RewardSpec
 from gpusched.core.simulator import DEFAULT_PREEMPTION_MIN_RUN_MIN, Simulator
 from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
@@ -104,6 +105,7 @@ from gpusched.limits import (
     TIME_COMPRESSION_RANGE,
 )
 from gpusched.paths import SCENARIOS_DIR
+from gpusched.workload.declared import check_declared, estimator_factory, lognormal_sigma
 from gpusched.workload.files import is_file, load_yaml_mapping, read_user_text
 from gpusched.workload.gavel import JOB_TYPE as GAVEL_JOB_TYPE
 from gpusched.workload.gavel import gavel_rate_for_load, generate_gavel_jobs, scale_factor_probabilities
@@ -203,7 +205,11 @@ class WorkloadSpec(_Strict):
     seed: Whole = Field(0, ge=0, le=MAX_SEED, description="workload seed (trace: the node-sample seed)")
     runtime_estimate_error: Number | None = Field(None, ge=0, le=MAX_ESTIMATE_ERROR, description=(
         "sigma of the multiplicative log-normal error of the run times declared to the scheduler: "
-        "estimate = duration * exp(sigma * Z), Z ~ N(0, 1); absent or 0 declares them exactly"))
+        "estimate = duration * exp(sigma * Z), Z ~ N(0, 1); absent or 0 declares them exactly "
+        "(read as declared_run_time: {lognormal: sigma}, with a note)"))
+    declared_run_time: Any = Field(None, description=(
+        "what the scheduler is told of run times: exact (default), none, history, {lognormal: "
+        "SIGMA} or {history: {keys, prior_min, min_samples}} (gpusched.workload.declared)"))
     trace: WorkloadTrace | None = None
     generator: Literal["synthetic", "gavel"] = Field("synthetic", description=(
         "synthetic: the job types of gpusched.workload.synthetic; gavel: Gavel's generator "
@@ -213,6 +219,23 @@ class WorkloadSpec(_Strict):
     weights: bool | None = Field(None, description="gavel: priority weights, 5 with probability 0.2")
     deadlines: bool | None = Field(None, description=(
         "gavel: deadlines at 1.2x, 2x or 10x the duration, each with probability 1/3"))
+
+    @field_validator("declared_run_time", mode="before")
+    @classmethod
+    def _check_declared(cls, value: Any) -> Any:
+        return None if value is None else check_declared(value)
+
+    @model_validator(mode="after")
+    def _one_declared_key(self) -> WorkloadSpec:
+        if self.declared_run_time is not None and self.runtime_estimate_error is not None:
+            raise ValueError("give either 'declared_run_time' or the older 'runtime_estimate_error', "
+                             "not both")
+        return self
+
+    @property
+    def estimate_error(self) -> float | None:
+        """Sigma of the log-normal error of the declared run times (``None``: none)."""
+        return lognormal_sigma(self.declared_run_time, self.runtime_estimate_error)
 
     @model_validator(mode="after")
     def _generator_keys(self) -> WorkloadSpec:
@@ -354,6 +377,19 @@ class Scenario(_Strict):
     checkpoint: CheckpointSpec | None = Field(None, description=(
         "which job types checkpoint, how often, and the restore time (absent: none checkpoints, "
         "and a resumption costs nothing)"))
+    prices: dict[str, Any] | None = Field(None, description=(
+        "USD per GPU-hour per GPU model of the cluster (absent: the shipped table of "
+        "gpusched.core.prices); fixed, not dynamic"))
+
+    @field_validator("prices", mode="before")
+    @classmethod
+    def _check_prices(cls, prices: Any, info: ValidationInfo) -> dict[str, float] | None:
+        if prices is None:
+            return None
+        cluster = info.data.get("cluster")
+        models = ([n.gpu_model for n in cluster.nodes] if cluster is not None and cluster.nodes
+                  else list(prices) if isinstance(prices, dict) else [])
+        return check_price_table(prices, models)
 
     @field_validator("checkpoint")
     @classmethod
@@ -400,6 +436,14 @@ class Scenario(_Strict):
         """The queue window (1 without a ``queue`` key)."""
         return 1 if self.queue is None else self.queue.window
 
+    def declared_note(self) -> str | None:
+        """The one ``note:`` line for the older key ``workload.runtime_estimate_error``."""
+        sigma = self.workload.runtime_estimate_error
+        if sigma is None:
+            return None
+        return (f"note: workload.runtime_estimate_error is read as declared_run_time: "
+                f"{{lognormal: {sigma:g}}}; write that instead")
+
     def speed_note(self, cluster: Cluster | None = None) -> str | None:
         """The one ``note:`` line naming the rows of the scenario's own speed table for GPU models
         that ``cluster`` (the scenario's own if omitted) does not have, which therefore do nothing
@@ -428,7 +472,8 @@ class Scenario(_Strict):
         seed = self.workload.seed if workload_seed is None else workload_seed
         return {"failures": self.failures,
                 "failure_seed": 0 if self.failures is None else self.failures.seed_for(seed),
-                "checkpoint": self.checkpoint, "preemption_min_run_min": self.preemption_min_run_min}
+                "checkpoint": self.checkpoint, "preemption_min_run_min": self.preemption_min_run_min,
+                "estimator": estimator_factory(self.workload.declared_run_time), "prices": self.prices}
 
     def speed_table(self) -> dict[str, dict[str, Any]] | None:
         """The relative GPU speeds (GPU model -> job type or job model -> speed, or for Gavel's
@@ -570,25 +615,25 @@ class Scenario(_Strict):
         if w.trace is not None and w.trace.jobs is not None:
             jobs = _job_list(w.trace.jobs, n_jobs or w.jobs, self._model_check())
             jobs = [self._restricted(j) for j in jobs]
-            return with_estimates(jobs, w.runtime_estimate_error, seed), {}
+            return with_estimates(jobs, w.estimate_error, seed), {}
         if w.generator == "gavel":
             self._check_gavel_gangs(cluster)
             jobs = generate_gavel_jobs(n_jobs or w.jobs, self.arrival_rate_per_hour(cluster),
                                        np.random.default_rng(seed), multi_gpu=bool(w.multi_gpu),
                                        weights=bool(w.weights), deadlines=bool(w.deadlines))
             jobs = [self._restricted(j) for j in jobs]
-            return with_estimates(jobs, w.runtime_estimate_error, seed), {}
+            return with_estimates(jobs, w.estimate_error, seed), {}
         if w.trace is None:
             rng = np.random.default_rng(seed)
             jobs = generate_jobs(n_jobs or w.jobs, self.arrival_rate_per_hour(cluster), w.mix, rng,
                                  cluster.max_vram_gb_for_gpus())
-            return with_estimates(jobs, w.runtime_estimate_error, seed), {}
+            return with_estimates(jobs, w.estimate_error, seed), {}
         from gpusched.workload.trace_jobs import hostable_jobs, openb_jobs
 
         pods = _openb_pods(w.trace.pods)
         jobs, cpu_only = openb_jobs(pods, time_compression=w.trace.time_compression,
                                     max_jobs=n_jobs or w.jobs)
-        kept = with_estimates(hostable_jobs(jobs, cluster), w.runtime_estimate_error, seed)
+        kept = with_estimates(hostable_jobs(jobs, cluster), w.estimate_error, seed)
         return kept, {"cpu_only_pods": cpu_only, "unhostable_pods": len(jobs) - len(kept)}
 
     def _check_gavel_gangs(self, cluster: Cluster) -> None:

@@ -1,0 +1,114 @@
+"""An online run-time estimator from the history of completed jobs (``declared_run_time: history``).
+
+**The rule.** When a job arrives, its run time (reference-speed minutes) is estimated from the jobs
+that have *completed before it arrives* (completions at the same instant are handled first, as
+every completion is; :data:`gpusched.core.events.EVENT_ORDER`), and from nothing else: never its own
+duration, never a job still running, never a later arrival. The estimate is fixed then and never
+changes while the job waits or runs.
+
+The completed jobs are grouped by a *key* of job fields, from the finest to the coarsest
+(:data:`DEFAULT_KEYS`: the job model and its GPUs, then the model alone, then the job type and
+GPUs, then the type, then every completed job). The estimate is the geometric mean (the mean of
+the log) of the completed work of the first group that holds at least ``min_samples`` jobs; with
+none, the ``prior_min``. The geometric mean is the median of a log-normal run time and, unlike the
+arithmetic mean, is not dragged by a few very long jobs. Each estimate records how many completed
+jobs it rests on (:attr:`HistoryEstimator.basis`) and the level of the key it came from
+(:attr:`HistoryEstimator.level`; ``len(keys)`` for the prior).
+
+**Sources.** Helios (Hu, Sun, Yi, Wen, Zhang, "Characterization and Prediction of Deep Learning
+Workloads in Large-Scale GPU Datacenters", SC '21) schedules by QSSF, the quasi-shortest service
+first: each job's GPU time predicted from the history of similar jobs (same user, same job name,
+same GPU demand), because the jobs of a datacenter recur. Tiresias (Gu, Chowdhury, Shin, Zhu, Jeon,
+Qian, Liu, Guo, "Tiresias: A GPU Cluster Manager for Distributed Deep Learning", NSDI '19) shows
+what a scheduler can do with no run-time knowledge at all (2D-LAS, ``las`` here), and uses the
+history of earlier jobs only to tell which jobs are hard to predict. This module is the history
+half: a fallback chain of keys, as Helios matches a job on the finest history it has.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from gpusched.core.jobs import Job
+
+KEY_FIELDS: tuple[str, ...] = ("model", "type", "gpus", "priority", "vram_gb", "weight")
+"""The job fields a history key may name."""
+
+DEFAULT_KEYS: tuple[tuple[str, ...], ...] = (("model", "gpus"), ("model",), ("type", "gpus"), ("type",), ())
+"""The default keys, finest first; ``()`` groups every completed job."""
+
+DEFAULT_PRIOR_MIN = 60.0
+"""The estimate (minutes at speed 1.0) when no completed job matches any key."""
+
+
+class HistoryEstimator:
+    """Run times estimated from completed jobs (see the module docstring).
+
+    :param jobs: the jobs, in arrival order.
+    :param keys: the keys, finest first (each a tuple of :data:`KEY_FIELDS`).
+    :param prior_min: the estimate when no key matches (minutes, > 0).
+    :param min_samples: completed jobs a group needs before it is used (>= 1).
+    """
+
+    learns = True
+
+    def __init__(self, jobs: Sequence[Job], keys: Sequence[Sequence[str]] = DEFAULT_KEYS,
+                 prior_min: float = DEFAULT_PRIOR_MIN, min_samples: int = 1):
+        bad = [f for key in keys for f in key if f not in KEY_FIELDS]
+        if bad:
+            raise ValueError(f"a history key names '{bad[0]}' (known: {', '.join(KEY_FIELDS)})")
+        if not (math.isfinite(prior_min) and prior_min > 0):
+            raise ValueError(f"prior_min must be a finite number > 0 (got {prior_min})")
+        if min_samples < 1:
+            raise ValueError(f"min_samples must be at least 1 (got {min_samples})")
+        self.keys = tuple(tuple(k) for k in keys)
+        self.prior_min = float(prior_min)
+        self.min_samples = int(min_samples)
+        n = len(jobs)
+        self._estimate = np.full(n, np.nan)
+        self.declared_min = self._estimate.view()
+        self.declared_min.flags.writeable = False
+        """Each arrived job's estimate (minutes at speed 1.0); NaN before it arrives."""
+        self.basis = np.zeros(n, dtype=np.int64)
+        """Per job, how many completed jobs its estimate rests on (0 for the prior)."""
+        self.level = np.full(n, -1, dtype=np.int64)
+        """Per job, the index of the key its estimate came from (``len(keys)``: the prior; -1:
+        not arrived yet)."""
+        self._groups: list[dict[tuple, list[float]]] = [{} for _ in self.keys]
+        """Per key, group -> [count, sum of log work]."""
+
+    def _group(self, level: int, job: Job) -> tuple:
+        return tuple(getattr(job, f) for f in self.keys[level])
+
+    def observe_completion(self, job_idx: int, job: Job, work_min: float) -> None:
+        """Add a completed job's work (reference-speed minutes) to every group it belongs to."""
+        log_work = math.log(max(float(work_min), 1e-9))
+        for level, groups in enumerate(self._groups):
+            entry = groups.setdefault(self._group(level, job), [0, 0.0])
+            entry[0] += 1
+            entry[1] += log_work
+
+    def fix_at_arrival(self, job_idx: int, job: Job) -> None:
+        """Fix the arriving job's estimate from the groups as they are now."""
+        for level, groups in enumerate(self._groups):
+            entry = groups.get(self._group(level, job))
+            if entry is not None and entry[0] >= self.min_samples:
+                self._estimate[job_idx] = math.exp(entry[1] / entry[0])
+                self.basis[job_idx], self.level[job_idx] = entry[0], level
+                return
+        self._estimate[job_idx] = self.prior_min
+        self.basis[job_idx], self.level[job_idx] = 0, len(self.keys)
+
+    def copy(self, k: int) -> HistoryEstimator:
+        """An independent copy for the first ``k`` jobs (a fork learns on its own)."""
+        twin = object.__new__(HistoryEstimator)
+        twin.keys, twin.prior_min, twin.min_samples = self.keys, self.prior_min, self.min_samples
+        twin._estimate = self._estimate[:k].copy()
+        twin.declared_min = twin._estimate.view()
+        twin.declared_min.flags.writeable = False
+        twin.basis, twin.level = self.basis[:k].copy(), self.level[:k].copy()
+        twin._groups = [{g: list(e) for g, e in groups.items()} for groups in self._groups]
+        return twin

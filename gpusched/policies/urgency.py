@@ -1,0 +1,67 @@
+"""The orders of urgency: which window job starts first by predicted service, deadline or slack.
+
+Each is a sort key of :mod:`gpusched.policies.queue` (lower first, arrival order on ties), read
+from the scheduler's view alone: the declared (or predicted) run times, the deadlines, the clock.
+
+- ``qssf``: the quasi-shortest service first of Helios (Hu, Sun, Yi, Wen, Zhang, "Characterization
+  and Prediction of Deep Learning Workloads in Large-Scale GPU Datacenters", SC '21): the
+  smallest predicted service, ``gpus * run time on the best GPU``, first. Helios predicts the run
+  time from the history of similar jobs; here it reads the declared run time, which with
+  ``workload.declared_run_time: history`` is that prediction
+  (:mod:`gpusched.core.history_estimator`).
+- ``edf``: earliest deadline first (Liu and Layland, "Scheduling Algorithms for Multiprogramming
+  in a Hard-Real-Time Environment", JACM 20(1), 1973): the earliest ``arrival + deadline_min``
+  first; jobs without a deadline after every job with one. It reads no run time.
+- ``least_slack``: least slack first (least laxity; Mok, "Fundamental Design Problems of
+  Distributed Systems for the Hard-Real-Time Environment", MIT PhD thesis, 1983): the smallest
+  ``deadline - now - declared remaining run time on the best GPU`` first (a job already late has a
+  negative slack and goes first); jobs without a deadline last.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from gpusched.core.view import SchedulerView
+
+
+def _left_best_min(view: SchedulerView) -> Callable[[int], float]:
+    """A job's declared remaining run time on the best GPU (minutes), its restore included."""
+    best = view.best_speed
+    return lambda i: view.resume_cost_min(i) + view.declared_left_min(i) / float(best[i])
+
+
+def _due_min(view: SchedulerView, i: int) -> float:
+    job = view.jobs[i]
+    return math.inf if job.deadline_min is None else job.arrival_min + job.deadline_min
+
+
+def _qssf_key(view: SchedulerView) -> Callable[[int], float]:
+    left, jobs = _left_best_min(view), view.jobs
+    return lambda i: left(i) * jobs[i].gpus
+
+
+def _edf_key(view: SchedulerView) -> Callable[[int], float]:
+    return lambda i: _due_min(view, i)
+
+
+def _least_slack_key(view: SchedulerView) -> Callable[[int], float]:
+    left, now = _left_best_min(view), view.time_min
+
+    def slack(i: int) -> float:
+        due = _due_min(view, i)
+        return math.inf if due == math.inf else due - now - left(i)
+
+    return slack
+
+
+URGENCY_KEYS: dict[str, Callable[[SchedulerView], Callable[[int], float]]] = {
+    "qssf": _qssf_key,
+    "edf": _edf_key,
+    "least_slack": _least_slack_key,
+}
+"""Each order's sort key."""
+
+URGENCY_LABELS: dict[str, str] = {"qssf": "QSSF", "edf": "EDF", "least_slack": "Least slack"}
+"""Display names of the orders."""

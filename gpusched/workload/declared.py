@@ -1,0 +1,116 @@
+"""What the scheduler is told of each job's run time: the scenario key ``workload.declared_run_time``.
+
+- ``exact`` (the default): every job declares its true run time (bit for bit what a scenario
+  without the key does);
+- ``{lognormal: SIGMA}``: each declared time is ``duration * exp(SIGMA * Z)``, ``Z ~ N(0, 1)``, from
+  a generator of its own (:func:`gpusched.workload.synthetic.with_estimates`); it replaces
+  ``workload.runtime_estimate_error: SIGMA``, which is still read, with a note;
+- ``none``: nothing is declared (:class:`~gpusched.core.estimator.UndeclaredRuntime`); a policy
+  that reads run times is refused on such a run, in one line
+  (:func:`gpusched.policies.registry.reads_run_times`), unless the run is given an estimator;
+- ``history``, or ``{history: {keys: [[model, gpus], [model], ...], prior_min: 60, min_samples:
+  1}}``: the online estimator of :mod:`gpusched.core.history_estimator`, which predicts an
+  arriving job's run time from the jobs completed before it arrived.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+from typing import Any
+
+from gpusched.core.estimator import UndeclaredRuntime
+from gpusched.core.history_estimator import DEFAULT_KEYS, DEFAULT_PRIOR_MIN, KEY_FIELDS, HistoryEstimator
+from gpusched.limits import MAX_ESTIMATE_ERROR
+
+MODES: tuple[str, ...] = ("exact", "none", "history")
+"""The modes written as a word (``lognormal`` takes its sigma: ``{lognormal: 1.0}``)."""
+
+HISTORY_OPTIONS: tuple[str, ...] = ("keys", "prior_min", "min_samples")
+"""The options of ``{history: {...}}``."""
+
+MAX_PRIOR_MIN = 1e6
+"""The largest ``prior_min`` (minutes)."""
+
+
+def check_declared(value: Any) -> str | dict[str, Any]:
+    """A ``declared_run_time`` value checked and normalised (``exact``, ``none``, ``history``,
+    ``{"lognormal": sigma}`` or ``{"history": {...}}``).
+
+    :raises ValueError: one line naming what is wrong.
+    """
+    if isinstance(value, str):
+        if value in MODES:
+            return value
+        raise ValueError(f"must be one of {', '.join(MODES)} or {{lognormal: SIGMA}} (got '{value[:40]}')")
+    if not isinstance(value, dict) or len(value) != 1:
+        raise ValueError(f"must be one of {', '.join(MODES)}, {{lognormal: SIGMA}} or {{history: {{...}}}} "
+                         f"(got {type(value).__name__})")
+    (mode, arg), = value.items()
+    if mode == "lognormal":
+        if isinstance(arg, bool) or not isinstance(arg, int | float) or not math.isfinite(arg) \
+                or not 0 <= arg <= MAX_ESTIMATE_ERROR:
+            raise ValueError(f"lognormal: sigma must be a number between 0 and {MAX_ESTIMATE_ERROR:g} "
+                             f"(got {str(arg)[:40]})")
+        return {"lognormal": float(arg)}
+    if mode == "history":
+        return {"history": _check_history(arg)}
+    raise ValueError(f"unknown mode '{str(mode)[:40]}' (known: {', '.join(MODES)}, lognormal)")
+
+
+def _check_history(options: Any) -> dict[str, Any]:
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise ValueError(f"history: must map options ({', '.join(HISTORY_OPTIONS)}) to values "
+                         f"(got {type(options).__name__})")
+    unknown = [k for k in options if k not in HISTORY_OPTIONS]
+    if unknown:
+        raise ValueError(f"history: unknown option '{str(unknown[0])[:40]}' "
+                         f"(known: {', '.join(HISTORY_OPTIONS)})")
+    keys = options.get("keys", [list(k) for k in DEFAULT_KEYS])
+    if not isinstance(keys, list) or not keys or len(keys) > 16 \
+            or not all(isinstance(k, list) and len(k) <= len(KEY_FIELDS) for k in keys):
+        raise ValueError("history.keys: must be a list of 1 to 16 keys, each a list of job fields "
+                         f"({', '.join(KEY_FIELDS)}), finest first")
+    for key in keys:
+        for field in key:
+            if field not in KEY_FIELDS:
+                raise ValueError(f"history.keys: unknown job field '{str(field)[:40]}' "
+                                 f"(known: {', '.join(KEY_FIELDS)})")
+    prior = options.get("prior_min", DEFAULT_PRIOR_MIN)
+    if isinstance(prior, bool) or not isinstance(prior, int | float) or not math.isfinite(prior) \
+            or not 0 < prior <= MAX_PRIOR_MIN:
+        raise ValueError(f"history.prior_min: must be a number of minutes in (0, {MAX_PRIOR_MIN:g}] "
+                         f"(got {str(prior)[:40]})")
+    samples = options.get("min_samples", 1)
+    if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= 10**6:
+        raise ValueError("history.min_samples: must be a whole number from 1 to 1000000 "
+                         f"(got {str(samples)[:40]})")
+    return {"keys": [list(k) for k in keys], "prior_min": float(prior), "min_samples": int(samples)}
+
+
+def lognormal_sigma(declared: str | dict[str, Any] | None, old_error: float | None) -> float | None:
+    """The sigma of the log-normal error of the declared run times (``None``: none)."""
+    if isinstance(declared, dict) and "lognormal" in declared:
+        return declared["lognormal"]
+    return old_error
+
+
+def estimator_factory(declared: str | dict[str, Any] | None):  # noqa: ANN201 - a factory or None
+    """A function of the jobs (arrival order) that builds the run's estimator, or ``None`` for the
+    user's declared times (``exact``, ``lognormal``)."""
+    if declared == "none":
+        return UndeclaredRuntime
+    if declared == "history":
+        return HistoryEstimator
+    if isinstance(declared, dict) and "history" in declared:
+        o = declared["history"]
+        return partial(HistoryEstimator, keys=[tuple(k) for k in o["keys"]], prior_min=o["prior_min"],
+                       min_samples=o["min_samples"])
+    return None
+
+
+def is_undeclared(declared: str | dict[str, Any] | None) -> bool:
+    """Whether nothing is declared (``none``)."""
+    return declared == "none"
