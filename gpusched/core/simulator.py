@@ -168,7 +168,8 @@ class Simulator:
         restore, before it may be preempted (must be > 0).
     :param speed_model: the speed model (default: :class:`~gpusched.core.speed_model.TableSpeeds`
         of ``speeds``).
-    :param gang_rule: the gang rule (default: :class:`~gpusched.core.gang.SameNodeGang`).
+    :param gang_rule: the gang rule (default: the cluster's own, else
+        :class:`~gpusched.core.gang.SameNodeGang`).
     :param restore: the restore model (default:
         :class:`~gpusched.core.restore.CheckpointRestore` of ``checkpoint``).
     :param estimator: the run-time estimator (default:
@@ -222,7 +223,7 @@ class Simulator:
         self.window = int(window)
         self.speeds = speeds
         self.speed_model: SpeedModel = speed_model or TableSpeeds(cluster, speeds)
-        self.gang_rule: GangRule = gang_rule or SameNodeGang(cluster)
+        self.gang_rule: GangRule = gang_rule or cluster.gang_rule or SameNodeGang(cluster)
         self.jobs: list[Job] = sorted(jobs, key=lambda j: (j.arrival_min, j.id))
         self._arrival_min = [j.arrival_min for j in self.jobs]
         self._estimator0: RuntimeEstimator = estimator or DeclaredRuntime(self.jobs)
