@@ -124,17 +124,28 @@ class SpreadGang:
         self.default_factor = float(default_factor)
         self.uniform = not self.factors and self.default_factor == 1.0
         """Whether a spread gang runs as fast as a packed one, for every job."""
+        self._last: tuple[np.ndarray, np.ndarray] | None = None
+
+    def _room(self, single: np.ndarray) -> np.ndarray:
+        """Each node's room in ``single``; the last answer is kept, as the fit mask, the gang and
+        the speed of one job in one state all ask for the same (read-only) mask."""
+        last = self._last
+        if last is not None and last[0] is single and not single.flags.writeable and single.base is None:
+            return last[1]
+        room = np.bincount(self.gpu_node[single], minlength=self.cluster.n_nodes)
+        self._last = (single, room)
+        return room
 
     # ---------------------------------------------------------------- the cluster's fit masks
     def packs(self, single: np.ndarray, gpus: int) -> bool:
         """Whether some node has room for the whole gang (rule 1)."""
-        return bool((np.bincount(self.gpu_node[single], minlength=self.cluster.n_nodes) >= gpus).any())
+        return bool((self._room(single) >= gpus).any())
 
     def mask(self, single: np.ndarray, gpus: int) -> np.ndarray:
         """The GPUs of ``single`` from which a gang of ``gpus`` GPUs with the fewest nodes can be
         formed (rules 1 and 2)."""
         c = self.cluster
-        room = np.bincount(self.gpu_node[single], minlength=c.n_nodes)
+        room = self._room(single)
         packed = room >= gpus
         if packed.any():
             return single & packed[self.gpu_node]
@@ -165,7 +176,7 @@ class SpreadGang:
         if len(gang) >= gpus:
             return gang
         node = int(self.gpu_node[gpu])
-        room = np.bincount(self.gpu_node[single], minlength=c.n_nodes)
+        room = self._room(single)
         others = np.flatnonzero((self.node_code == self.node_code[node]) & (room > 0))
         others = others[others != node]
         out = list(gang)

@@ -5,7 +5,8 @@
 every decision point the simulator asks the policy for a window slot and a placement, or HOLD:
 
 - a GPU index places the slot's job there, and for a multi-GPU job also on other GPUs of the same
-  node (see the gang rule in :mod:`gpusched.core.cluster`); a tuple of GPU indices names the whole
+  node (see the gang rule in :mod:`gpusched.core.cluster`; with ``cluster.gang_placement: spread``,
+  of other nodes of its GPU model too, :mod:`gpusched.core.gang`); a tuple of GPU indices names the whole
   gang; placing does not advance time; a job started ahead of an earlier arrival that still
   waits is *backfilled*;
 - HOLD leaves the queue as it is and advances the clock to the next event (an arrival, a
