@@ -163,7 +163,7 @@ def test_no_job_is_lost_or_counted_twice_with_failures_and_preemption(groups, n_
 @given(node_groups, st.integers(1, 40), st.floats(2.0, 60.0), st.integers(0, 2**31 - 1),
        st.sampled_from([1, 4, 16]), st.booleans(), st.sampled_from([50.0, 2000.0]),
        st.sampled_from(["first_fit", "best_fit", "fastest_fit", "easy", "sjf+eft", "las", "easy+eft",
-                        "least_loaded"]),
+                        "least_loaded_fit", "srtf+fastest_fit"]),
        st.sampled_from([None, 400.0]), st.integers(0, 3), st.sampled_from([1.0, 0.5]))
 def test_no_job_is_lost_or_counted_twice_with_spread_gangs(groups, n_jobs, rate, seed, window, speeds,
                                                            failure_rate, policy, horizon, wide, factor):
