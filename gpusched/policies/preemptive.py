@@ -135,9 +135,9 @@ def _victims(view: SchedulerView, job: Job, candidates: Sequence[int], cand_keys
     """The fewest candidates, worst-ranked first and on one node, whose stop would let ``job``
     (arrival index ``job_idx``; its whole gang, even with ``gang_placement: spread``) fit there
     (ties: the node whose best-ranked victim ranks worst, so that a victim is less likely to outrank
-    a job still running; then the lowest node); empty when no node would do. At most ``budget`` of them may have arrived before the job: each of those goes
-    back to the queue ahead of it and pushes it one slot further from the head, and it must stay
-    in the window."""
+    a job still running; then the lowest node); empty when no node would do. At most ``budget`` of
+    them may have arrived before the job: each of those goes back to the queue ahead of it and
+    pushes it one slot further from the head, and it must stay in the window."""
     state, cluster = view.state, view.cluster
     ever = cluster.empty_fit_mask(job)
     if state.down is not None:
