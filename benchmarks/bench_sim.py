@@ -78,18 +78,9 @@ def spread_scenario(n_gpus: int, n_jobs: int):
 def bench_spread(n_gpus: int, n_jobs: int, policy: str, repeats: int):
     """:func:`bench` for the spread case (:func:`spread_scenario`); also the share of gangs that
     spanned servers."""
-    scenario = spread_scenario(n_gpus, n_jobs)
-    cluster = scenario.build_cluster()
-    jobs = scenario.jobs(cluster=cluster)
-    table = scenario.gpu_speeds(cluster)
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        sim = Simulator(cluster, jobs, reward=scenario.reward, speeds=table, **scenario.simulator_options())
-        result = sim.run(get_policy(policy))
-        best = min(best, time.perf_counter() - t0)
+    cluster, decisions, best, result = _timed(spread_scenario(n_gpus, n_jobs), policy, repeats, 1)
     spans = sum(len({int(cluster.gpu_node[g]) for g in gpus}) > 1 for gpus in result.jobs["gpu_ids"])
-    return cluster.n_gpus, sim.decisions, best, result.metrics, spans
+    return cluster.n_gpus, decisions, best, result.metrics, spans
 
 
 SPREAD_POLICY = "fastest_fit"
@@ -107,7 +98,14 @@ def bench(n_gpus: int, n_jobs: int, policy: str, repeats: int, window: int = 1, 
           failures: bool = False):
     """Best wall time (s) over ``repeats`` runs: building the simulator, running, and packaging
     the result (metrics, jobs table, timeline)."""
-    scenario = scaled_scenario(n_gpus, n_jobs, speeds, failures)
+    cluster, decisions, best, result = _timed(scaled_scenario(n_gpus, n_jobs, speeds, failures), policy,
+                                              repeats, window)
+    return cluster.n_gpus, decisions, best, result.metrics
+
+
+def _timed(scenario, policy: str, repeats: int, window: int):  # noqa: ANN001, ANN202
+    """(cluster, decisions, best wall time in s over ``repeats`` runs, last result) of the scenario's
+    jobs under ``policy``: building the simulator, running, and packaging the result."""
     cluster = scenario.build_cluster()
     jobs = scenario.jobs(cluster=cluster)
     table = scenario.gpu_speeds(cluster)
@@ -118,7 +116,7 @@ def bench(n_gpus: int, n_jobs: int, policy: str, repeats: int, window: int = 1, 
                         **scenario.simulator_options())
         result = sim.run(get_policy(policy))
         best = min(best, time.perf_counter() - t0)
-    return cluster.n_gpus, sim.decisions, best, result.metrics
+    return cluster, sim.decisions, best, result
 
 
 def peak_rss_mib(n_gpus: int, n_jobs: int, policy: str, window: int = 1,
