@@ -86,6 +86,8 @@ def test_spread_gang_runs_at_the_unconsolidated_speed(gpu):
     row = result.jobs.iloc[0]
     assert list(row["gpu_ids"]) == [0, 1, 2, 3]
     assert row["end_min"] == pytest.approx(5.0 + expected_run, rel=1e-12)
+    # Only a spread gang could ever hold it, so its ideal run is that gang's: no speed loss.
+    assert row["ideal_run_min"] == pytest.approx(expected_run, rel=1e-12)
     if gpu == "V100":  # the shared README's figures: 95.6 steps/s packed, 38.3 spread
         assert row["end_min"] == pytest.approx(5.0 + 60.0 * 95.6 / 38.3, rel=2e-3)
 
