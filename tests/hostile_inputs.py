@@ -1752,3 +1752,55 @@ URGENCY_CASES: list[Case] = [
 """Hostile ``declared_run_time`` values, job-list deadlines and weights, and price tables."""
 
 CASES.extend(URGENCY_CASES)
+
+
+# ---------------------------------------------------------------------------- spread gangs
+# cluster.gang_placement and cluster.spread_speed (gangs across servers), in a section of their
+# own. They use the classes ``numbers``, ``types`` and ``silent``.
+SPREAD_SCENARIO: dict[str, Any] = {
+    "name": "sp",
+    "cluster": {"nodes": [{"gpu_model": m, "vram_gb": 16, "gpus_per_node": 1, "count": 8}
+                          for m in ("K80", "P100", "V100")], "gang_placement": "spread"},
+    "workload": {"jobs": 30, "arrival_rate_per_hour": 6, "generator": "gavel", "multi_gpu": True,
+                 "seed": 0},
+    "speed": "gavel",
+}
+"""A small valid scenario of Gavel's multi-GPU jobs on one-GPU servers, with spread gangs."""
+
+
+def _spread_case(id: str, cls: str, changes: dict[str, Any], *needles: str, expect: str = "error",
+                 named: str = "'s.yaml'") -> Case:
+    """A case of :data:`SPREAD_SCENARIO` with ``changes``; an error names ``named`` (the file, or
+    for a check made once the jobs are drawn, the scenario)."""
+    files = {"s.yaml": scenario_yaml(changes, SPREAD_SCENARIO)}
+    return Case(id, cls, _simulate(), files, (named, *needles) if expect == "error" else needles,
+                expect)
+
+
+SPREAD_CASES: list[Case] = [
+    _spread_case("spread gangs run", "numbers", {}, "jobs_completed", expect="ok"),
+    _spread_case("spread gang placement unknown", "types", {"cluster.gang_placement": "rack"},
+                 "cluster.gang_placement", "'node' or 'spread'"),
+    _spread_case("spread gang placement a number", "types", {"cluster.gang_placement": 1},
+                 "cluster.gang_placement"),
+    _spread_case("spread gang placement empty", "types", {"cluster.gang_placement": None},
+                 "cluster.gang_placement"),
+    _spread_case("spread speed zero", "numbers", {"cluster.spread_speed": 0}, "spread_speed", "> 0"),
+    _spread_case("spread speed above one", "numbers", {"cluster.spread_speed": 1.5}, "spread_speed", "<= 1"),
+    _spread_case("spread speed nan", "numbers", {"cluster.spread_speed": float("nan")}, "spread_speed",
+                 "finite"),
+    _spread_case("spread speed quoted", "types", {"cluster.spread_speed": "0.5"}, "spread_speed"),
+    _spread_case("spread speed boolean", "types", {"cluster.spread_speed": True}, "spread_speed"),
+    _spread_case("spread speed on one-node gangs", "silent",
+                 {"cluster.gang_placement": "node", "cluster.spread_speed": 0.5},
+                 "spread_speed", "gang_placement: spread"),
+    _spread_case("gavel gangs on one-gpu servers without spread", "silent",
+                 {"cluster.gang_placement": "node"}, "workload.multi_gpu", "8 GPUs on one node",
+                 named="scenario 'sp'"),
+    _spread_case("gavel gangs larger than a model's gpus", "silent",
+                 {"cluster.nodes": [{"gpu_model": "V100", "vram_gb": 16, "gpus_per_node": 1, "count": 4}]},
+                 "workload.multi_gpu", "at most 4 GPUs of one model", named="scenario 'sp'"),
+]
+"""Hostile spread-gang keys."""
+
+CASES.extend(SPREAD_CASES)

@@ -153,12 +153,47 @@ fail_policies = st.sampled_from(["first_fit", "best_fit", "easy", "sjf+eft", "la
 def test_no_job_is_lost_or_counted_twice_with_failures_and_preemption(groups, n_jobs, rate, seed, window,
                                                                        speeds, failure_rate, policy,
                                                                        horizon):
-    from gpusched.core.failures import CheckpointSpec, FailureSpec
-    from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
-
     cluster = Cluster(groups)
     jobs = generate_jobs(n_jobs, rate, {"training": 0.4, "inference": 0.3, "batch": 0.3},
                          np.random.default_rng(seed), cluster.max_vram_gb_for_gpus())
+    _check_failure_run(cluster, jobs, seed, window, speeds, failure_rate, policy, horizon, must_finish=True)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(node_groups, st.integers(1, 40), st.floats(2.0, 60.0), st.integers(0, 2**31 - 1),
+       st.sampled_from([1, 4, 16]), st.booleans(), st.sampled_from([50.0, 2000.0]),
+       st.sampled_from(["first_fit", "best_fit", "fastest_fit", "easy", "sjf+eft", "las", "easy+eft",
+                        "least_loaded_fit", "srtf+fastest_fit"]),
+       st.sampled_from([None, 400.0]), st.integers(0, 3), st.sampled_from([1.0, 0.5]))
+def test_no_job_is_lost_or_counted_twice_with_spread_gangs(groups, n_jobs, rate, seed, window, speeds,
+                                                           failure_rate, policy, horizon, wide, factor):
+    """The same properties with gangs across nodes (``gang_placement: spread``), plus ``wide`` gangs
+    as large as every GPU of one model, which only a spread gang can hold. Such a gang needs every
+    node of its model up at once, so a run without a horizon may end at its safety horizon."""
+    from dataclasses import replace
+
+    from gpusched.core.gang import spread_rule
+
+    cluster = Cluster(groups, gang=spread_rule(default_factor=factor))
+    rng = np.random.default_rng(seed)
+    jobs = generate_jobs(n_jobs, rate, {"training": 0.4, "inference": 0.3, "batch": 0.3}, rng,
+                         cluster.max_vram_gb_for_gpus())
+    most = max(cluster.gpu_model.count(m) for m in set(cluster.gpu_model))
+    for _ in range(wide):
+        base = jobs[int(rng.integers(len(jobs)))]
+        jobs.append(replace(base, id=len(jobs), gpus=most, vram_gb=8.0, vram_frac=0.0, compute=1.0))
+    _check_failure_run(cluster, jobs, seed, window, speeds, failure_rate, policy, horizon,
+                       must_finish=wide == 0 and failure_rate < 100)
+
+
+def _check_failure_run(cluster, jobs, seed, window, speeds, failure_rate, policy, horizon, must_finish):
+    """Run with node failures and checkpoints, and check that no job is lost or counted twice,
+    that work = duration + lost work, and that gangs have the right size on one GPU model (one
+    node, unless the cluster spreads gangs). ``must_finish``: a run without a horizon completes."""
+    from gpusched.core.failures import CheckpointSpec, FailureSpec
+    from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
+
+    n_jobs = len(jobs)
     sim = Simulator(cluster, jobs, window=window, horizon_min=horizon,
                     speeds=GpuSpeeds(cluster, DEFAULT_SPEEDS) if speeds else None,
                     failures=FailureSpec(node_failures_per_1000_node_days=failure_rate), failure_seed=seed,
@@ -168,7 +203,7 @@ def test_no_job_is_lost_or_counted_twice_with_failures_and_preemption(groups, n_
     # Every job once: submitted = completed + unfinished; a finished job ended once, after its runs.
     assert m["jobs_submitted"] == n_jobs == len(t) and sorted(t["id"]) == list(range(n_jobs))
     assert m["jobs_completed"] + m["jobs_unfinished"] == n_jobs
-    if horizon is None:
+    if horizon is None and (must_finish or result.end_reason != "safety_horizon"):
         assert m["jobs_completed"] == n_jobs and result.end_reason == "completed"
     assert m["jobs_completed"] == int(t["finished"].sum()) == len(tl.ends_min)
     # Each stop is one interruption or preemption; each resumption follows one stop of its job.
@@ -194,3 +229,8 @@ def test_no_job_is_lost_or_counted_twice_with_failures_and_preemption(groups, n_
                                atol=1e-6)
     assert (t["wait_min"] >= -1e-6).all() and (t["lost_min"] >= 0).all()
     assert 0.0 <= m["goodput"] <= 1.0 + 1e-12
+    for gpus, k in zip(t["gpu_ids"], t["gpus"], strict=True):
+        if len(gpus):
+            assert len(gpus) == k == len(set(gpus)) and len({cluster.gpu_model[g] for g in gpus}) == 1
+            if cluster.gang_placement == "node":
+                assert len({int(cluster.gpu_node[g]) for g in gpus}) == 1

@@ -8,13 +8,17 @@ GPUs are numbered 0..n_gpus-1 in cluster order (node by node). Several jobs may 
 long as their VRAM and compute fit. A multi-GPU job takes ``gpus`` GPUs of one node.
 
 **Gang rule.** When a policy names one GPU ``g`` for a job of ``k > 1`` GPUs, the gang is ``g``
-plus the ``k - 1`` other GPUs of ``g``'s node that fit the job, lowest index first.
+plus the ``k - 1`` other GPUs of ``g``'s node that fit the job, lowest index first. A cluster built
+with another rule (``gang``, e.g. :class:`gpusched.core.gang.SpreadGang` for
+``cluster.gang_placement: spread``) forms its gangs, fit masks and placement checks by that rule
+instead.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -81,9 +85,15 @@ class Cluster:
     ``gpu_node`` (node of each GPU), ``gpu_vram_gb`` (GB), ``gpu_model`` (names),
     ``node_first_gpu``, ``node_gpu_count``, ``node_model``, ``node_vram_gb`` (GB per GPU),
     ``node_cpu_milli`` and ``node_memory_mib`` (``inf`` when unconstrained), ``node_name``.
+
+    :param nodes: the node groups.
+    :param node_names: a name per node (default ``node-0``, ``node-1``, ...).
+    :param gang: builds the cluster's gang rule from the cluster when it is not the one-node rule
+        of the module docstring (e.g. :func:`gpusched.core.gang.spread_rule`); ``None``: one node.
     """
 
-    def __init__(self, nodes: Sequence[NodeGroup], node_names: Sequence[str] | None = None):
+    def __init__(self, nodes: Sequence[NodeGroup], node_names: Sequence[str] | None = None,
+                 gang: Callable[[Cluster], Any] | None = None):
         expanded: list[NodeGroup] = [g for g in nodes for _ in range(g.count)]
         if not expanded:
             raise ValueError("a cluster needs at least one node")
@@ -112,6 +122,11 @@ class Cluster:
         self.gpu_model_code = np.array([self._model_codes[m] for m in self.gpu_model])
         self._spec_masks: dict[tuple[str, ...], np.ndarray] = {}
         self._empty_fit: dict[tuple, np.ndarray] = {}
+        self.gang_rule = None if gang is None else gang(self)
+        """The cluster's gang rule when it is not the one-node rule (``None``): it answers
+        :meth:`gang_mask`, :meth:`gang_at` and :meth:`ClusterState.can_place`."""
+        self.gang_placement: str = "node" if self.gang_rule is None else self.gang_rule.placement
+        """``node`` or ``spread`` (the scenario key ``cluster.gang_placement``)."""
 
     def gpu_label(self, gpu: int) -> str:
         """A human name for a GPU, e.g. ``T4-16GB #3`` (cluster index)."""
@@ -137,13 +152,18 @@ class Cluster:
 
     def gang_mask(self, single: np.ndarray, gpus: int) -> np.ndarray:
         """The gang rule's fit: the GPUs of ``single`` (each could take one of a job's GPUs) on a
-        node that has at least ``gpus`` of them."""
+        node that has at least ``gpus`` of them (or the cluster's own gang rule's mask)."""
+        if self.gang_rule is not None:
+            return self.gang_rule.mask(single, gpus)
         per_node = np.bincount(self.gpu_node[single], minlength=self.n_nodes)
         return single & (per_node >= gpus)[self.gpu_node]
 
-    def gang_at(self, single: np.ndarray, gpu: int, gpus: int) -> tuple[int, ...]:
+    def gang_at(self, single: np.ndarray, gpu: int, gpus: int, spread: bool = True) -> tuple[int, ...]:
         """The gang rule's GPUs for a job of ``gpus`` GPUs placed at ``gpu``: ``gpu`` plus the
-        lowest-index other GPUs of ``single`` on its node."""
+        lowest-index other GPUs of ``single`` on its node (the cluster's own gang rule's gang,
+        unless ``spread`` is false)."""
+        if spread and self.gang_rule is not None:
+            return self.gang_rule.at(single, gpu, gpus)
         node = self.gpu_node[gpu]
         first = int(self.node_first_gpu[node])
         local = np.flatnonzero(single[first:first + int(self.node_gpu_count[node])]) + first
@@ -294,7 +314,10 @@ class ClusterState:
         return "gang"
 
     def can_place(self, job: Job, gpus: Sequence[int]) -> bool:
-        """Whether ``job`` fits on exactly these GPUs (distinct, one node, right count)."""
+        """Whether ``job`` fits on exactly these GPUs (distinct, one node, right count; or as the
+        cluster's own gang rule says)."""
+        if self.cluster.gang_rule is not None:
+            return self.cluster.gang_rule.can_place(self, job, gpus)
         if len(gpus) != job.gpus or len(set(gpus)) != len(gpus):
             return False
         if not all(0 <= g < self.cluster.n_gpus for g in gpus):

@@ -18,8 +18,12 @@ restricted to them (``Job.gpu_spec``).
 
 **Left out, and why.** The pairs of jobs sharing one GPU (every key beside ``"null"``): gpusched
 does not space-share measured pairs (its sharing is by compute and VRAM shares, and Gavel's jobs
-each take a whole GPU). The ``*_unconsolidated`` values (a gang spread over several servers): a
-gang here always sits on one node, so only the consolidated values apply.
+each take a whole GPU).
+
+**Spread gangs.** The ``*_unconsolidated`` values (a gang spread over several servers) apply with
+``cluster.gang_placement: spread`` (:class:`gpusched.core.gang.SpreadGang`): a gang that spans
+nodes runs at its consolidated speed times :func:`spread_speed_table`'s factor, unconsolidated ÷
+consolidated throughput on its GPU type.
 """
 
 from __future__ import annotations
@@ -113,3 +117,36 @@ def describe_measured(job_model: str) -> str:
     scales = [str(s) for s in measured_scales()[job_model]]
     shown = scales[0] if len(scales) == 1 else f"{', '.join(scales[:-1])} or {scales[-1]}"
     return f"measured on {shown} GPU{'' if scales == ['1'] else 's'}"
+
+
+@functools.lru_cache(maxsize=1)
+def unconsolidated_throughputs() -> dict[str, dict[tuple[str, int], float]]:
+    """GPU model -> ``(job model, scale factor)`` -> the measured throughput of the job alone with
+    its GPUs spread over several servers (``*_unconsolidated``; steps per second, 0 where it does
+    not fit or was not measured)."""
+    data = json.loads(GAVEL_THROUGHPUTS.read_text(encoding="utf-8"))
+    out: dict[str, dict[tuple[str, int], float]] = {}
+    for model, key in _KEYS.items():
+        out[model] = {}
+        for name, entry in data[f"{key}_unconsolidated"].items():
+            job_model, scale = ast.literal_eval(name)
+            out[model][(str(job_model), int(scale))] = float(entry["null"])
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def spread_speed_table() -> dict[str, dict[str, dict[int, float]]]:
+    """GPU model -> job model -> scale factor (above 1) -> the speed factor of a gang spread over
+    several servers: its unconsolidated throughput divided by its consolidated one on the same GPU
+    type. Only where both were measured (above 0); elsewhere the table has no value. Gavel's own
+    simulator never reads the unconsolidated values (see :mod:`gpusched.core.gang`)."""
+    packed, spread = throughputs(), unconsolidated_throughputs()
+    table: dict[str, dict[str, dict[int, float]]] = {}
+    for model in GAVEL_GPU_MODELS:
+        rows: dict[str, dict[int, float]] = {}
+        for (job_model, scale), value in spread[model].items():
+            alone = packed[model].get((job_model, scale), 0.0)
+            if scale > 1 and value > 0 and alone > 0:
+                rows.setdefault(job_model, {})[scale] = value / alone
+        table[model] = rows
+    return table

@@ -5,7 +5,8 @@
 every decision point the simulator asks the policy for a window slot and a placement, or HOLD:
 
 - a GPU index places the slot's job there, and for a multi-GPU job also on other GPUs of the same
-  node (see the gang rule in :mod:`gpusched.core.cluster`); a tuple of GPU indices names the whole
+  node (see the gang rule in :mod:`gpusched.core.cluster`; with ``cluster.gang_placement: spread``,
+  of other nodes of its GPU model too, :mod:`gpusched.core.gang`); a tuple of GPU indices names the whole
   gang; placing does not advance time; a job started ahead of an earlier arrival that still
   waits is *backfilled*;
 - HOLD leaves the queue as it is and advances the clock to the next event (an arrival, a
@@ -170,7 +171,8 @@ class Simulator:
         restore, before it may be preempted (must be > 0).
     :param speed_model: the speed model (default: :class:`~gpusched.core.speed_model.TableSpeeds`
         of ``speeds``).
-    :param gang_rule: the gang rule (default: :class:`~gpusched.core.gang.SameNodeGang`).
+    :param gang_rule: the gang rule (default: the cluster's own, else
+        :class:`~gpusched.core.gang.SameNodeGang`).
     :param restore: the restore model (default:
         :class:`~gpusched.core.restore.CheckpointRestore` of ``checkpoint``).
     :param estimator: the run-time estimator, or a function of the jobs in arrival order that
@@ -228,7 +230,7 @@ class Simulator:
         self.window = int(window)
         self.speeds = speeds
         self.speed_model: SpeedModel = speed_model or TableSpeeds(cluster, speeds)
-        self.gang_rule: GangRule = gang_rule or SameNodeGang(cluster)
+        self.gang_rule: GangRule = gang_rule or cluster.gang_rule or SameNodeGang(cluster)
         self.jobs: list[Job] = sorted(jobs, key=lambda j: (j.arrival_min, j.id))
         self._arrival_min = [j.arrival_min for j in self.jobs]
         if callable(estimator) and not hasattr(estimator, "declared_min"):

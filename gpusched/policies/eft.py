@@ -79,8 +79,8 @@ class Plan:
 def _held_mask(view: SchedulerView, gpus: tuple[int, ...]) -> np.ndarray:
     cluster = view.cluster
     mask = np.zeros(cluster.n_gpus, dtype=bool)
-    if cluster.has_node_limits:
-        mask[cluster.gpu_node == cluster.gpu_node[gpus[0]]] = True
+    if cluster.has_node_limits:  # every node of the gang (one, unless it is spread)
+        mask[np.isin(cluster.gpu_node, cluster.gpu_node[list(gpus)])] = True
     else:
         mask[list(gpus)] = True
     return mask
@@ -125,6 +125,8 @@ def start_now(view: SchedulerView, idx: int, held: Sequence[Plan] = ()) -> Plan 
     candidates = np.flatnonzero(gang)
     if not candidates.size:
         return None
+    if job.gpus > 1 and cluster.gang_placement == "spread":  # a gang over nodes has its own speed
+        row = view.speed_model.fit_row(job, single)
     if row is not None:  # only the fastest candidates finish first
         speed = row[candidates]
         fastest = float(speed.max())
@@ -160,8 +162,14 @@ class NodeReleases:
         self._key = key
         by_node: dict[int, list[tuple[float, int]]] = {}
         gpu_node = view.cluster.gpu_node
+        spread = view.cluster.gang_placement == "spread"
         for end, i in view.running_by_declared_end():
-            by_node.setdefault(int(gpu_node[view.job_gpus[i][0]]), []).append((end, i))
+            gpus = view.job_gpus[i]
+            by_node.setdefault(int(gpu_node[gpus[0]]), []).append((end, i))
+            if spread and len(gpus) > 1:  # a gang over nodes releases on each of them
+                for node in dict.fromkeys(int(gpu_node[g]) for g in gpus[1:]):
+                    if node != gpu_node[gpus[0]]:
+                        by_node.setdefault(node, []).append((end, i))
         first = np.full(view.cluster.n_nodes, np.inf)
         for node, releases in by_node.items():
             first[node] = releases[0][0]
@@ -205,8 +213,10 @@ def _start_on_node(view: SchedulerView, job: Job, node: int, run: float, release
         if t + run >= latest - EPS:
             return None
         while k < len(releases) and releases[k][0] <= t:  # release what ends by t
-            running = view.jobs[releases[k][1]]
-            release_into(running, view.job_gpus[releases[k][1]], capacity, vram, compute)
+            running, held_gpus = view.jobs[releases[k][1]], view.job_gpus[releases[k][1]]
+            if len(held_gpus) > 1 and cluster.gang_placement == "spread":
+                held_gpus = [g for g in held_gpus if g in vram]  # this node's share of the gang
+            release_into(running, held_gpus, capacity, vram, compute)
             cpu_left += running.cpu_milli
             mem_left += running.memory_mib
             k += 1
@@ -261,6 +271,10 @@ def earliest_finish(view: SchedulerView, idx: int, held: Sequence[Plan] = (), *,
     bound = first + run
     best: Plan | None = now_plan
     best_key = (now_plan.finish_min, now) if now_plan is not None else (np.inf, np.inf)
+    if job.gpus > 1 and view.cluster.gang_placement == "spread":
+        spread = spread_finish(view, job, restore, declared, held, best_key[0])
+        if spread is not None and (spread.finish_min, spread.start_min) < best_key:
+            best_key, best = (spread.finish_min, spread.start_min), spread
     for k in np.argsort(bound, kind="stable"):
         if bound[k] >= best_key[0] - EPS:
             break
@@ -273,6 +287,45 @@ def earliest_finish(view: SchedulerView, idx: int, held: Sequence[Plan] = (), *,
             if key < best_key:
                 best_key, best = key, Plan(t, key[0], gpus)
     return NO_PLAN if best is None else best  # None: every node that could hold it is down
+
+
+def spread_finish(view: SchedulerView, job: Job, restore: float, declared: float,
+                  held: Sequence[Plan] = (), latest: float = np.inf) -> Plan | None:
+    """The earliest plan, finishing before ``latest``, on a gang of the cluster's spread rule
+    (:class:`gpusched.core.gang.SpreadGang`): the running jobs release their resources at their
+    declared ends, soonest first, until the rule forms a gang; a GPU a reservation of ``held``
+    holds is left out until that reservation finishes. At that instant, the fastest of the gangs
+    the rule forms (one per GPU model, at its lowest-index GPU). ``None`` if there is none."""
+    state, cluster, now = view.state, view.cluster, view.time_min
+    need = state.vram_need_gb(job)
+    vram, compute = state.vram_free_gb.copy(), state.compute_free.copy()
+    allowed = cluster.spec_mask(job.gpu_spec).copy() if job.gpu_spec else np.ones(cluster.n_gpus, dtype=bool)
+    if state.down is not None:
+        allowed &= ~state.down
+    releases = view.running_by_declared_end()
+    times = sorted({now, *(max(e, now) for e, _ in releases)})
+    k = 0
+    for t in times:
+        while k < len(releases) and releases[k][0] <= t:
+            release_into(view.jobs[releases[k][1]], view.job_gpus[releases[k][1]], cluster.gpu_vram_gb,
+                         vram, compute)
+            k += 1
+        single = allowed & (vram >= need - EPS) & (compute >= job.compute - EPS)
+        for plan in held:
+            if plan.finish_min > t + EPS:
+                single &= ~plan.held
+        gang = cluster.gang_mask(single, job.gpus)
+        if not gang.any():
+            continue
+        best: Plan | None = None
+        for code in np.unique(cluster.gpu_model_code[gang]).tolist():
+            g = int(np.flatnonzero(gang & (cluster.gpu_model_code == code))[0])
+            gpus = cluster.gang_at(single, g, job.gpus)
+            finish = t + restore + declared / view.speed_model.of(job, gpus)
+            if finish < latest - EPS and (best is None or finish < best.finish_min - EPS):
+                best = Plan(t, finish, gpus)
+        return best
+    return None
 
 
 class EarliestFinish:

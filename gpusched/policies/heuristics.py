@@ -14,6 +14,7 @@ from gpusched.core.cluster import ClusterState
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import HOLD, Action
 from gpusched.core.speed import GpuSpeeds
+from gpusched.core.speed_model import SpeedModel
 from gpusched.core.view import SchedulerView
 from gpusched.policies.base import argmin_masked, first_true
 
@@ -98,23 +99,32 @@ class BestFit:
 class FastestFit:
     """Among the GPUs where the job fits, the one where it runs fastest (the scenario's speed
     table, for the job's type), ties broken by Best-Fit (least VRAM left after placement, then the
-    lowest index). Without a speed table it is Best-Fit."""
+    lowest index). Without a speed table it is Best-Fit. A gang that must span nodes
+    (``gang_placement: spread``) is ranked by its speed spread over nodes (the speed model's
+    :meth:`~gpusched.core.speed_model.SpeedModel.fit_row`)."""
 
     name = "fastest_fit"
 
     def __init__(self) -> None:
         self._speeds: GpuSpeeds | None = None
+        self._model: SpeedModel | None = None
 
     def bind(self, view: SchedulerView) -> None:
         """Read the speed table of the run it places jobs for."""
         self._speeds = view.speeds
+        self._model = view.speed_model if view.cluster.gang_placement == "spread" else None
 
     def select(self, state: ClusterState, job: Job) -> Action:
         fits = state.fit_mask(job)
         left = state.vram_free_gb - state.vram_need_gb(job)
-        if self._speeds is None or not fits.any():
+        if self._model is not None and fits.any():
+            speed = self._model.fit_row(job, state.single_gpu_fit(job))
+            if speed is None:
+                return argmin_masked(left, fits)
+        elif self._speeds is None or not fits.any():
             return argmin_masked(left, fits)
-        speed = self._speeds.row_of_job(job)
+        else:
+            speed = self._speeds.row_of_job(job)
         return argmin_masked(left, fits & (speed >= speed[fits].max() - 1e-12))
 
 

@@ -133,11 +133,11 @@ def _wake_for_next_chance(view: SchedulerView, keys: _Keys, idx: np.ndarray, rea
 def _victims(view: SchedulerView, job: Job, candidates: Sequence[int], cand_keys: Sequence[float],
              job_idx: int, budget: int) -> list[int]:
     """The fewest candidates, worst-ranked first and on one node, whose stop would let ``job``
-    (arrival index ``job_idx``) fit there (ties: the node whose best-ranked victim ranks worst, so
-    that a victim is less likely to outrank a job still running; then the lowest node); empty when
-    no node would do. At most ``budget`` of them may have arrived before the job: each of those goes
-    back to the queue ahead of it and pushes it one slot further from the head, and it must stay
-    in the window."""
+    (arrival index ``job_idx``; its whole gang, even with ``gang_placement: spread``) fit there
+    (ties: the node whose best-ranked victim ranks worst, so that a victim is less likely to outrank
+    a job still running; then the lowest node); empty when no node would do. At most ``budget`` of
+    them may have arrived before the job: each of those goes back to the queue ahead of it and
+    pushes it one slot further from the head, and it must stay in the window."""
     state, cluster = view.state, view.cluster
     ever = cluster.empty_fit_mask(job)
     if state.down is not None:
@@ -149,6 +149,7 @@ def _victims(view: SchedulerView, job: Job, candidates: Sequence[int], cand_keys
         if ever[g]:
             by_node.setdefault(int(gpu_node[g]), []).append((k, i))
     need = state.vram_need_gb(job)
+    spread = cluster.gang_placement == "spread"
     best: list[int] = []
     best_rank = (0, 0.0)
     for node in sorted(by_node):
@@ -167,8 +168,10 @@ def _victims(view: SchedulerView, job: Job, candidates: Sequence[int], cand_keys
                 if earlier >= budget:
                     continue
                 earlier += 1
-            victim = view.jobs[i]
-            release_into(victim, view.job_gpus[i], cluster.gpu_vram_gb, vram, compute, offset=lo)
+            victim, held = view.jobs[i], view.job_gpus[i]
+            if spread and len(held) > 1:  # a spread victim frees only its share of this node here
+                held = [g for g in held if lo <= g < hi]
+            release_into(victim, held, cluster.gpu_vram_gb, vram, compute, offset=lo)
             cpu += victim.cpu_milli
             mem += victim.memory_mib
             stops.append(i)

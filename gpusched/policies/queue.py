@@ -277,6 +277,7 @@ def reservation(view: SchedulerView, job_idx: int) -> Reservation:
     count = np.bincount(cluster.gpu_node[single_now], minlength=cluster.n_nodes).tolist()
     first_gpu, node_size = cluster.node_first_gpu.tolist(), cluster.node_gpu_count.tolist()
     compute, gpus = job.compute, job.gpus
+    spread = gpus > 1 and cluster.gang_placement == "spread"
 
     def fits_on(g: int) -> bool:
         if not (allowed[g] and vram_free[g] >= need_of[g] - EPS and compute_free[g] >= compute - EPS):
@@ -307,6 +308,12 @@ def reservation(view: SchedulerView, job_idx: int) -> Reservation:
             if ok != single[g]:
                 single[g] = ok
                 count[gpu_node[g]] += 1 if ok else -1
+        if spread:  # a gang may span nodes: ask the cluster's gang rule
+            mask = np.array(single)
+            gang = cluster.gang_mask(mask, gpus)
+            if gang.any():
+                return Reservation(max(end, view.time_min), _reserved_gpus(cluster, job, mask, gang))
+            continue
         candidates = sorted(g for g in touched if single[g] and count[gpu_node[g]] >= gpus)
         if candidates:
             mask = np.array(single)
@@ -318,10 +325,11 @@ def reservation(view: SchedulerView, job_idx: int) -> Reservation:
 def _reserved_gpus(cluster, job: Job, single: np.ndarray, gang: np.ndarray) -> np.ndarray:
     first = int(np.flatnonzero(gang)[0])
     reserved = np.zeros(cluster.n_gpus, dtype=bool)
-    if cluster.has_node_limits:
-        reserved[cluster.gpu_node == cluster.gpu_node[first]] = True
+    gang = cluster.gang_at(single, first, job.gpus) if job.gpus > 1 else (first,)
+    if cluster.has_node_limits:  # every node of the gang (one, unless it is spread)
+        reserved[np.isin(cluster.gpu_node, cluster.gpu_node[list(gang)])] = True
     else:
-        reserved[list(cluster.gang_at(single, first, job.gpus))] = True
+        reserved[list(gang)] = True
     return reserved
 
 

@@ -51,6 +51,7 @@ from __future__ import annotations
 import functools
 import math
 import typing
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
@@ -69,6 +70,7 @@ from pydantic import (
 
 from gpusched.core.cluster import Cluster, NodeGroup
 from gpusched.core.failures import CheckpointSpec, FailureSpec, check_can_finish
+from gpusched.core.gang import spread_rule
 from gpusched.core.gavel_speeds import (
     GAVEL_GPU_MODELS,
     describe_measured,
@@ -76,6 +78,7 @@ from gpusched.core.gavel_speeds import (
     job_models,
     measured_scales,
     runnable_gpu_models,
+    spread_speed_table,
     unknown_gpu_models,
 )
 from gpusched.core.jobs import Job
@@ -170,6 +173,18 @@ class ClusterSpec(_Strict):
 
     nodes: list[NodeSpec] | None = Field(None, min_length=1)
     trace: ClusterTrace | None = None
+    gang_placement: Literal["node", "spread"] = Field("node", description=(
+        "node: a gang lies on one node; spread: a gang may span nodes of one GPU model, the "
+        "fewest it can (gpusched.core.gang.SpreadGang)"))
+    spread_speed: Number | None = Field(None, gt=0, le=1, description=(
+        "speed factor of a gang spread over nodes where the speed table has no measured "
+        "unconsolidated value (absent: 1.0, no penalty); only with gang_placement: spread"))
+
+    @model_validator(mode="after")
+    def _spread_speed_needs_spread(self) -> ClusterSpec:
+        if self.spread_speed is not None and self.gang_placement != "spread":
+            raise ValueError("spread_speed applies to spread gangs: set gang_placement: spread too")
+        return self
 
     @model_validator(mode="after")
     def _one_source(self) -> ClusterSpec:
@@ -592,8 +607,18 @@ class Scenario(_Strict):
 
             t = self.cluster.trace
             return openb_cluster(_openb_nodes(t.nodes), t.sample_nodes,
-                                 self.workload.seed if seed is None else seed)
-        return Cluster([NodeGroup(**n.model_dump()) for n in self.cluster.nodes])
+                                 self.workload.seed if seed is None else seed, gang=self._gang())
+        return Cluster([NodeGroup(**n.model_dump()) for n in self.cluster.nodes], gang=self._gang())
+
+    def _gang(self):  # noqa: ANN202 - a Cluster's ``gang`` argument
+        """The cluster's gang rule (``cluster.gang_placement``): ``None`` for one node, else a
+        :class:`~gpusched.core.gang.SpreadGang` with Gavel's measured factors under
+        ``speed: gavel`` and ``cluster.spread_speed`` elsewhere."""
+        c = self.cluster
+        if c.gang_placement == "node":
+            return None
+        factors = spread_speed_table() if self.speed == "gavel" else None
+        return spread_rule(factors, 1.0 if c.spread_speed is None else float(c.spread_speed))
 
     def jobs(self, seed: int | None = None, n_jobs: int | None = None,
              cluster: Cluster | None = None) -> list[Job]:
@@ -642,6 +667,14 @@ class Scenario(_Strict):
         :raises ScenarioError: naming ``workload.multi_gpu`` and the largest node.
         """
         largest = max(scale_factor_probabilities(bool(self.workload.multi_gpu)))
+        if cluster.gang_placement == "spread":
+            per_model = Counter(cluster.gpu_model)
+            if max(per_model.values()) < largest:
+                raise ScenarioError(
+                    f"scenario '{self.name}', workload.multi_gpu: Gavel's generator draws gangs of up "
+                    f"to {largest} GPUs of one model, but the cluster has at most "
+                    f"{max(per_model.values())} GPUs of one model")
+            return
         if cluster.max_gpus_per_node < largest:
             raise ScenarioError(
                 f"scenario '{self.name}', workload.multi_gpu: Gavel's generator draws gangs of up "

@@ -42,12 +42,13 @@ class TraceWorkload:
     time_compression: float
 
 
-def openb_cluster(nodes: OpenbNodes, n_nodes: int | None = None, seed: int = 0) -> Cluster:
+def openb_cluster(nodes: OpenbNodes, n_nodes: int | None = None, seed: int = 0, gang=None) -> Cluster:  # noqa: ANN001
     """A cluster of a seeded sample of ``n_nodes`` GPU nodes (all GPU nodes if ``None``).
 
     :param nodes: the node list.
     :param n_nodes: how many nodes to sample (without replacement).
     :param seed: seed of the sample's ``numpy.random.Generator``.
+    :param gang: the cluster's gang rule (see :class:`~gpusched.core.cluster.Cluster`).
     :raises TraceError: if ``n_nodes`` is not between 1 and the number of GPU nodes, or a model has no
         known VRAM.
     """
@@ -76,7 +77,7 @@ def openb_cluster(nodes: OpenbNodes, n_nodes: int | None = None, seed: int = 0) 
                 memory_mib=float(nodes.memory_mib[i]),
             )
         )
-    return Cluster(groups, node_names=[nodes.name[i] for i in picked])
+    return Cluster(groups, node_names=[nodes.name[i] for i in picked], gang=gang)
 
 
 def openb_jobs(
