@@ -470,10 +470,10 @@ class Scenario(_Strict):
         unused = [m for m in self.speed if m not in present]
         if not unused:
             return None
-        shown = ", ".join(f"'{m[:40]}'" for m in unused[:5]) + (f" and {len(unused) - 5} more"
-                                                               if len(unused) > 5 else "")
+        named = ", ".join(_shown(m) for m in unused[:5]) + (f" and {len(unused) - 5} more"
+                                                          if len(unused) > 5 else "")
         return (f"note: the speed table names GPU models the cluster does not have, so their rows "
-                f"do nothing: {shown} (the cluster has {', '.join(sorted(present))})")
+                f"do nothing: {named} (the cluster has {', '.join(sorted(present))})")
 
     @property
     def preemption_min_run_min(self) -> float:
