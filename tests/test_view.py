@@ -13,7 +13,13 @@ import pytest
 
 from gpusched.core.simulator import Simulator
 from gpusched.core.view import SchedulerView, as_scheduler
-from gpusched.policies import get_policy, heuristic_names, preemptive_policy_names, queue_policy_names
+from gpusched.policies import (
+    get_policy,
+    heuristic_names,
+    moving_policy_names,
+    preemptive_policy_names,
+    queue_policy_names,
+)
 from gpusched.workload.scenario import load_scenario, make_simulator
 
 CLAIRVOYANT = ("lookahead", "lookahead_jct")
@@ -44,7 +50,8 @@ def _with_other_truth(sim: Simulator) -> None:
 
 
 def _policies() -> list[str]:
-    names = [*heuristic_names(), *queue_policy_names(), *preemptive_policy_names(), *PLANNERS]
+    names = [*heuristic_names(), *queue_policy_names(), *preemptive_policy_names(), *moving_policy_names(),
+             *PLANNERS]
     return list(dict.fromkeys(n for n in names if n not in CLAIRVOYANT))
 
 
@@ -141,15 +148,19 @@ def _mutable_parts(obj, path="sim", seen=None, out=None, depth=0):
 
 
 @pytest.mark.parametrize("arrived_only", [False, True])
-def test_a_fork_shares_no_mutable_state_with_its_parent(arrived_only):
+@pytest.mark.parametrize(("name", "disruption"), [("las+best_fit", "preemptions"),
+                                                  ("las+fastest_move", "migrations")])
+def test_a_fork_shares_no_mutable_state_with_its_parent(arrived_only, name, disruption):
     sim = make_simulator(_scenario(), seed=2, n_jobs=60)
-    policy = as_scheduler(get_policy("las+best_fit"))
+    policy = as_scheduler(get_policy(name))
     sim.reset()
     policy.bind(sim.view)
-    while sim.node_failures < 1 or sim.preemptions < 1:
+    while sim.node_failures < 1 or getattr(sim, disruption) < 1:
         slot, action = policy.decide(sim.view)
         sim.step(action, slot)
     twin = sim.fork(arrived_only)
+    assert getattr(twin, disruption) == getattr(sim, disruption)
+    assert (twin.record.lives.migrations == sim.record.lives.migrations[:len(twin.jobs)]).all()
     mine = _mutable_parts(sim)
     theirs = {id(o): p for p, o in _mutable_parts(twin)}
     shared = [(p, theirs[id(o)]) for p, o in mine if id(o) in theirs]
