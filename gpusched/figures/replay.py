@@ -347,8 +347,8 @@ def gantt_figure(result: Result) -> go.Figure:
     run time (the minutes lost to a GPU slower than the best the cluster could give the job) is
     hatched. With failures or preemption, each run of a job is a bar of its own: a run stopped
     by a node failure ends with a red ✕ and its thrown-away work shaded red, a preempted run ends
-    with a ⏸, a resumed run begins with a ▶ and its restore shaded, and a node under repair is a
-    grey band across its GPUs.
+    with a ⏸, a run that moved to other GPUs ends with a blue arrow, a resumed run begins with a
+    ▶ and its restore shaded, and a node under repair is a grey band across its GPUs.
     """
     tl, cluster = result.timeline, result.cluster
     p = tl.placements.reset_index(drop=True)
