@@ -63,7 +63,13 @@ def move_for(view: SchedulerView, fit: FastestFit) -> tuple[Migrate | None, floa
     running = sorted(view.running_indices())
     if not running or view.speeds is None:
         return None, float("inf")
-    state, jobs, now = view.state, view.jobs, view.time_min
+    state, jobs, now, speeds = view.state, view.jobs, view.time_min, view.speeds
+    free = state.compute_free > EPS  # GPUs with room for some job
+    if state.down is not None:
+        free &= ~state.down
+    if not free.any():
+        return None, float("inf")
+    fastest_free: dict[int, float] = {}  # per speed row: the fastest free GPU (an upper bound)
     idx = np.array(running, dtype=np.int64)
     restore = view.run_restore_min(idx)
     restore_left = np.maximum(view.start_min[idx] + restore - now, 0.0)
@@ -75,6 +81,12 @@ def move_for(view: SchedulerView, fit: FastestFit) -> tuple[Migrate | None, floa
         if work[k] <= 0.0:
             continue
         job = jobs[job_idx]
+        row = speeds.row_of_job(job)
+        bound = fastest_free.get(id(row))
+        if bound is None:
+            bound = fastest_free[id(row)] = float(row[free].max())
+        if bound <= speed_now[k] + 1e-12:
+            continue  # no free GPU is faster for it
         gang = _gang(state, job, fit.select(state, job))
         if not gang:
             continue
