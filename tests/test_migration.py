@@ -70,6 +70,16 @@ def test_a_job_on_a_k80_moves_to_a_v100_that_frees_and_pays_its_restore():
     assert STOP_LEGENDS["migration"] in names
 
 
+def test_without_a_checkpoint_block_a_move_is_free():
+    # As above, with no restore: the job moves at 60 and ends at 60 + 585 = 645.
+    c = cluster("V100", "K80")
+    sim = Simulator(c, [job(0, 60.0), job(1, 600.0)], speeds=speeds(c), preemption_min_run_min=GUARD_MIN)
+    result = sim.run(get_policy("fastest_move"))
+    assert result.jobs["end_min"].tolist() == [60.0, 645.0]
+    assert result.metrics["migrations"] == 1 and result.metrics["migration_restore_gpu_hours"] == 0.0
+    assert result.metrics["goodput"] == 1.0
+
+
 def test_a_move_must_win_back_its_restore():
     # At 60 the job on the K80 has 15 V100-minutes left of 30 declared: staying takes 60 min,
     # moving 50 + 15 = 65. It stays and ends at 120.
