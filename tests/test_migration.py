@@ -3,6 +3,8 @@ runs that move jobs (no job lost or counted twice, work conserved, goodput by it
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -13,7 +15,9 @@ from gpusched.core.simulator import HOLD, Migrate, Simulator
 from gpusched.core.speed import GpuSpeeds
 from gpusched.core.view import as_scheduler
 from gpusched.figures.replay import STOP_LEGENDS, gantt_figure
+from gpusched.paths import REPO_ROOT
 from gpusched.policies import get_policy, moving_policy_names
+from gpusched.workload.scenario import make_simulator, scenario_from_dict
 from gpusched.workload.synthetic import generate_jobs
 
 RESTORE_MIN = 5.0
@@ -171,3 +175,28 @@ def test_without_speeds_fastest_move_is_best_fit_and_moves_nothing():
     best = Simulator(c, jobs).run(get_policy("best_fit"))
     assert moved.metrics["migrations"] == 0
     assert moved.jobs.drop(columns="gpu_ids").equals(best.jobs.drop(columns="gpu_ids"))
+
+
+GAVEL_DIR = REPO_ROOT / "benchmarks" / "gavel"
+TIER2_LISTS = [f"t2-{n}-{n}-{n}-300-s{s}" for n in (4, 8) for s in (0, 1, 2)]
+"""The mixed-GPU job lists Gavel's simulator ran with ``fifo_perf`` (its stored outputs)."""
+
+
+@pytest.mark.parametrize("name", TIER2_LISTS)
+def test_fcfs_fastest_move_with_free_moves_is_within_3_percent_of_gavels_fifo_perf(name):
+    """On the job lists of the stored Gavel runs (V100, P100 and K80 servers of one GPU, ``speed:
+    gavel``), free moves (no checkpoint block) give a mean JCT within 3 % of Gavel's ``fifo_perf`` at
+    60 s rounds with no wait between allocation resets."""
+    n = int(name.split("-")[1])
+    scenario = scenario_from_dict({
+        "name": name, "speed": "gavel",
+        "cluster": {"nodes": [{"gpu_model": m, "vram_gb": 16, "gpus_per_node": 1, "count": n}
+                              for m in ("V100", "P100", "K80")]},
+        "workload": {"jobs": 300, "trace": {"jobs": str(GAVEL_DIR / "jobs" / f"{name}.csv")}}}, name)
+    gavel_s = json.loads((GAVEL_DIR / "references.json").read_text(encoding="utf-8"))["runs"][
+        f"{name}-r60w0"]["mean_jct_s"]
+    moved = make_simulator(scenario, 0).run(get_policy("fcfs+fastest_move")).metrics
+    fixed = make_simulator(scenario, 0).run(get_policy("fcfs+fastest_fit")).metrics
+    assert moved["migrations"] > 0
+    assert abs(moved["avg_jct_min"] * 60.0 / gavel_s - 1.0) <= 0.03
+    assert moved["avg_jct_min"] < fixed["avg_jct_min"]
