@@ -135,6 +135,22 @@ def test_an_invalid_migration_raises():
     assert sim.migrations == 0 and sim.record.job_gpus[1] == (1,)
 
 
+def test_with_an_empty_queue_only_hold_preempt_or_migrate_apply():
+    sim = simulator(cluster("V100", "K80"), [job(0, 60.0), job(1, 600.0)])
+    sim.view.request_event_decisions()
+    sim.step((0,))
+    sim.step((1,))  # the queue is empty: the next event (job 0 ends at 60) is a decision point
+    assert sim.time_min == 60.0 and not sim.queue and not sim.done
+    with pytest.raises(ValueError, match="queue is empty"):
+        sim.step((0,))
+    sim.step(Migrate(1, (0,)))
+    assert sim.time_min == 60.0 and sim.record.job_gpus[1] == (0,)
+    sim.step(HOLD)  # job 1 ends at 60 + 5 + 585 = 650
+    assert sim.time_min == 650.0
+    sim.step(HOLD)
+    assert sim.done and sim.end_reason == "completed" and sim.end_min.tolist() == [60.0, 650.0]
+
+
 def test_a_migration_is_a_disruption_and_a_fork_copies_its_state():
     sim = _running_sim()
     sim.step(HOLD)  # minute 20

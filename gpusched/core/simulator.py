@@ -585,7 +585,7 @@ class Simulator:
             lifecycle.migrate(self, int(action.job), tuple(int(g) for g in action.gang))
             return True
         if not self.queue:  # a decision at an event with an empty queue (decide_at_events)
-            if action != HOLD:
+            if not (isinstance(action, int | np.integer) and int(action) == HOLD):
                 raise ValueError(f"the queue is empty: only HOLD, Preempt or Migrate apply (got {action!r})")
             self._advance_to_decision()
             return False
