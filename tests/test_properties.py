@@ -234,3 +234,64 @@ def _check_failure_run(cluster, jobs, seed, window, speeds, failure_rate, policy
             assert len(gpus) == k == len(set(gpus)) and len({cluster.gpu_model[g] for g in gpus}) == 1
             if cluster.gang_placement == "node":
                 assert len({int(cluster.gpu_node[g]) for g in gpus}) == 1
+
+
+moving_policies = st.sampled_from(["fastest_move", "sjf+fastest_move", "easy+fastest_move",
+                                   "las+fastest_move", "srtf+fastest_move", "fitfirst+fastest_move"])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(node_groups, st.integers(1, 40), st.floats(2.0, 60.0), st.integers(0, 2**31 - 1),
+       st.sampled_from([1, 4, 16]), st.sampled_from([0.0, 200.0]), moving_policies,
+       st.sampled_from([None, 400.0]), st.sampled_from([0.0, 3.0]))
+def test_no_job_is_lost_or_counted_twice_with_migration(groups, n_jobs, rate, seed, window, failure_rate,
+                                                        policy, horizon, restore):
+    from gpusched.core.failures import CheckpointSpec, FailureSpec
+    from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
+
+    c = Cluster(groups)
+    jobs = generate_jobs(n_jobs, rate, {"training": 0.4, "inference": 0.3, "batch": 0.3},
+                         np.random.default_rng(seed), c.max_vram_gb_for_gpus())
+    sim = Simulator(c, jobs, window=window, horizon_min=horizon, speeds=GpuSpeeds(c, DEFAULT_SPEEDS),
+                    failures=FailureSpec(node_failures_per_1000_node_days=failure_rate), failure_seed=seed,
+                    checkpoint=CheckpointSpec(interval_min=15.0, restore_min=restore))
+    result = sim.run(get_policy(policy, seed=seed))
+    m, t, tl = result.metrics, result.jobs, result.timeline
+    # Every job once.
+    assert m["jobs_submitted"] == n_jobs == len(t) and sorted(t["id"]) == list(range(n_jobs))
+    assert m["jobs_completed"] + m["jobs_unfinished"] == n_jobs
+    if horizon is None and failure_rate == 0:
+        assert m["jobs_completed"] == n_jobs and result.end_reason == "completed"
+    assert m["jobs_completed"] == int(t["finished"].sum()) == len(tl.ends_min)
+    # Each stop is one interruption, preemption or migration; a migration resumes at once.
+    assert len(tl.stops) == int(t["interruptions"].sum() + t["preemptions"].sum() + t["migrations"].sum())
+    assert m["migrations"] == int(t["migrations"].sum())
+    moves = tl.stops[tl.stops["kind"] == "migration"]
+    resumed = set(zip(tl.resumes["job"], tl.resumes["time_min"], strict=True))
+    assert all((j, s) in resumed for j, s in zip(moves["job"], moves["time_min"], strict=True))
+    assert (moves["lost_min"] == 0).all()
+    # The guard: a run that ended in a move lasted its restore plus preemption_min_run_min.
+    restore_at = {(j, s): r for j, s, r in zip(tl.resumes["job"], tl.resumes["time_min"],
+                                                tl.resumes["restore_min"], strict=True)}
+    for j, s, start in zip(moves["job"], moves["time_min"], moves["run_start_min"], strict=True):
+        assert s - start - restore_at.get((j, start), 0.0) >= sim.preemption_min_run_min - 1e-6
+    # Never over-committed.
+    if len(tl.placements):
+        vram, compute = _max_usage(result)
+        assert (vram <= c.gpu_vram_gb + 1e-6).all() and (compute <= 1.0 + 1e-6).all()
+    # Work = duration + lost work, for every finished job.
+    done = t[t["finished"]]
+    np.testing.assert_allclose(done["work_min"], done["duration_min"] + done["lost_min"], rtol=1e-9,
+                               atol=1e-6)
+    # Goodput by its formula: (held - lost - restoring) / held, in GPU-minutes.
+    gpus = t.set_index("id")["gpus"]
+    held = float((t["run_min"].fillna(0.0) * t["gpus"]).sum())
+    lost = (float((tl.stops["lost_held_min"] * gpus.loc[tl.stops["job"]].to_numpy()).sum())
+            if len(tl.stops) else 0.0)
+    restoring = float((t["restore_min"] * t["gpus"]).sum())
+    if held > 0:
+        assert m["goodput"] == pytest.approx((held - lost - restoring) / held, rel=1e-9, abs=1e-9)
+    assert m["restore_gpu_hours"] == pytest.approx(restoring / 60.0, rel=1e-9, abs=1e-9)
+    assert 0.0 <= m["migration_restore_gpu_hours"] <= m["restore_gpu_hours"] + 1e-12
+    if restore == 0.0:
+        assert m["migration_restore_gpu_hours"] == 0.0

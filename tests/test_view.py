@@ -16,6 +16,7 @@ from gpusched.core.view import SchedulerView, as_scheduler
 from gpusched.policies import (
     get_policy,
     heuristic_names,
+    moving_policy_names,
     preemptive_policy_names,
     queue_policy_names,
     urgency_policy_names,
@@ -53,7 +54,7 @@ def _with_other_truth(sim: Simulator) -> None:
 
 def _policies() -> list[str]:
     names = [*heuristic_names(), *queue_policy_names(), *preemptive_policy_names(), *urgency_policy_names(),
-             *PLANNERS]
+             *moving_policy_names(), *PLANNERS]
     return list(dict.fromkeys(n for n in names if n not in CLAIRVOYANT))
 
 
@@ -164,15 +165,19 @@ def _mutable_parts(obj, path="sim", seen=None, out=None, depth=0):
 
 
 @pytest.mark.parametrize("arrived_only", [False, True])
-def test_a_fork_shares_no_mutable_state_with_its_parent(arrived_only):
+@pytest.mark.parametrize(("name", "disruption"), [("las+best_fit", "preemptions"),
+                                                  ("las+fastest_move", "migrations")])
+def test_a_fork_shares_no_mutable_state_with_its_parent(arrived_only, name, disruption):
     sim = make_simulator(_scenario(), seed=2, n_jobs=60)
-    policy = as_scheduler(get_policy("las+best_fit"))
+    policy = as_scheduler(get_policy(name))
     sim.reset()
     policy.bind(sim.view)
-    while sim.node_failures < 1 or sim.preemptions < 1:
+    while sim.node_failures < 1 or getattr(sim, disruption) < 1:
         slot, action = policy.decide(sim.view)
         sim.step(action, slot)
     twin = sim.fork(arrived_only)
+    assert getattr(twin, disruption) == getattr(sim, disruption)
+    assert (twin.record.lives.migrations == sim.record.lives.migrations[:len(twin.jobs)]).all()
     mine = _mutable_parts(sim)
     theirs = {id(o): p for p, o in _mutable_parts(twin)}
     shared = [(p, theirs[id(o)]) for p, o in mine if id(o) in theirs]

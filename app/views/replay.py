@@ -82,8 +82,9 @@ def _decisions(result, policy: str) -> None:
     st.markdown("##### Decisions")
     counts = table["decision"].value_counts()
     stops = ""
-    if counts.get("preempt", 0) or counts.get("failure", 0):
-        stops = (f" It preempted {counts.get('preempt', 0):,} times; node failures stopped "
+    if counts.get("preempt", 0) or counts.get("failure", 0) or counts.get("migrate", 0):
+        stops = (f" It preempted {counts.get('preempt', 0):,} times and moved running jobs to "
+                 f"other GPUs {counts.get('migrate', 0):,} times; node failures stopped "
                  f"{counts.get('failure', 0):,} runs; jobs resumed {counts.get('resume', 0):,} times "
                  "(slot −1: a stop or a resumption, not a choice from the window).")
     st.caption(f"{policy_label(policy)} made {len(starts):,} starts, "

@@ -114,7 +114,8 @@ def jobs_table(sim: Simulator) -> pd.DataFrame:
     best GPU this cluster could give it: ``duration_min / best speed``), ``start_slot`` (the
     window slot it started from; -1 if it never started) and ``backfilled`` (started ahead of an earlier
     arrival that still waited); then ``interruptions`` (runs stopped by a node failure),
-    ``preemptions``, ``lost_min`` (progress thrown away, reference-speed minutes),
+    ``preemptions``, ``migrations`` (times it moved to another gang while running),
+    ``lost_min`` (progress thrown away, reference-speed minutes),
     ``work_min`` (progress made over all its runs, lost work included, reference-speed
     minutes; a finished job's is its duration plus its lost work) and ``restore_min`` (minutes
     spent restoring).
@@ -161,6 +162,7 @@ def jobs_table(sim: Simulator) -> pd.DataFrame:
         "backfilled": sim.start_slot > 0,
         "interruptions": np.zeros(n, dtype=np.int64) if lives is None else lives.interruptions.copy(),
         "preemptions": np.zeros(n, dtype=np.int64) if lives is None else lives.preemptions.copy(),
+        "migrations": np.zeros(n, dtype=np.int64) if lives is None else lives.migrations.copy(),
         "lost_min": np.zeros(n) if lives is None else lives.lost_min.copy(),
         "work_min": work,
         "restore_min": restored,
@@ -223,12 +225,15 @@ def metrics(sim: Simulator) -> dict[str, float]:
     }
 
 def failure_metrics(sim: Simulator) -> dict[str, float]:
-    """Node failures, interrupted jobs, preemptions, lost and restore GPU-hours, and goodput:
+    """Node failures, interrupted jobs, preemptions, migrations and the GPU-hours restoring
+    after them (a run cut during one counts the minutes up to the cut), lost and restore
+    GPU-hours, and goodput:
     the GPU-hours jobs held doing useful work (neither thrown away nor restoring) over all the
     GPU-hours they held (1.0 when nothing was lost or restored)."""
     lives = sim.lives
     if lives is None:
         return {"node_failures": sim.node_failures, "jobs_interrupted": 0, "preemptions": 0,
+                "migrations": 0, "migration_restore_gpu_hours": 0.0,
                 "lost_gpu_hours": 0.0, "restore_gpu_hours": 0.0, "goodput": 1.0}
     gpus = np.array([j.gpus for j in sim.jobs], dtype=float)
     held, _ = current_run(sim)
@@ -237,10 +242,13 @@ def failure_metrics(sim: Simulator) -> dict[str, float]:
     lost_gpu_min = float((lives.lost_held_min * gpus).sum())
     restore_gpu_min = float((restored * gpus).sum())
     useful = held_gpu_min - lost_gpu_min - restore_gpu_min
+    moved = lives.moved_restored_min + np.minimum(held, lives.moved_restore_min)
     return {
         "node_failures": sim.node_failures,
         "jobs_interrupted": int((lives.interruptions > 0).sum()),
         "preemptions": sim.preemptions,
+        "migrations": sim.migrations,
+        "migration_restore_gpu_hours": float((moved * gpus).sum()) / 60.0,
         "lost_gpu_hours": lost_gpu_min / 60.0,
         "restore_gpu_hours": restore_gpu_min / 60.0,
         "goodput": useful / held_gpu_min if held_gpu_min > 0 else 1.0,

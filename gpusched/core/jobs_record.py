@@ -16,22 +16,26 @@ class JobLives:
     """What the simulator keeps of jobs that stopped and resumed, per arrival index (made at the
     first stop of a run, so that a run without one pays nothing for it).
 
-    ``stopped`` (ever stopped), ``interruptions`` and ``preemptions`` (counts), ``first_start_min``,
+    ``stopped`` (ever stopped or moved), ``interruptions``, ``preemptions`` and ``migrations``
+    (counts), ``first_start_min``,
     and over the runs that ended in a stop: ``held_min`` (minutes on GPUs), ``work_min``
     (progress, reference-speed minutes), ``lost_min`` (progress thrown away, reference-speed
     minutes), ``lost_held_min`` (the minutes on GPUs that progress took), ``restored_min``
     (minutes spent restoring); ``saved_min`` (the progress the job resumes from, reference-speed
-    minutes) and ``restore_min`` (the restore of its current run, minutes).
+    minutes) and ``restore_min`` (the restore of its current run, minutes); of migrations,
+    ``moved_restored_min`` (minutes spent restoring after a migration, over the runs that ended)
+    and ``moved_restore_min`` (the restore of its current run if a migration began it, minutes).
     """
 
     FIELDS = ("held_min", "work_min", "lost_min", "lost_held_min", "restored_min", "saved_min",
-              "restore_min", "first_start_min")
-    COUNTS = ("stopped", "interruptions", "preemptions")
+              "restore_min", "first_start_min", "moved_restored_min", "moved_restore_min")
+    COUNTS = ("stopped", "interruptions", "preemptions", "migrations")
 
     def __init__(self, n: int):
         self.stopped = np.zeros(n, dtype=bool)
         self.interruptions = np.zeros(n, dtype=np.int64)
         self.preemptions = np.zeros(n, dtype=np.int64)
+        self.migrations = np.zeros(n, dtype=np.int64)
         for name in self.FIELDS:
             setattr(self, name, np.zeros(n))
         self.first_start_min[:] = np.nan

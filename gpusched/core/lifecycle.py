@@ -1,14 +1,15 @@
-"""A job's lifecycle: start, complete, stop (a failure or a preemption) and resume.
+"""A job's lifecycle: start, complete, stop (a failure or a preemption), resume and migrate.
 
 Each function changes one simulator's cluster state, per-job record
 (:mod:`gpusched.core.jobs_record`), event queue (:mod:`gpusched.core.events`) and integrals
 (:mod:`gpusched.core.accounting`) together, by the rules of :mod:`gpusched.core.simulator`'s
 docstring; the speed (:mod:`gpusched.core.speed_model`), the gang's nodes
 (:mod:`gpusched.core.gang`) and what a stop keeps and a resumption pays
-(:mod:`gpusched.core.restore`) come from the simulator's mechanisms. A new transition (a
-migration) is a function here that ends by calling :meth:`Simulator.disrupted
-<gpusched.core.simulator.Simulator.disrupted>`, which bumps the view epoch every cached plan
-checks.
+(:mod:`gpusched.core.restore`) come from the simulator's mechanisms. A transition that
+disrupts the run (a failure, a preemption, a migration) ends by calling
+:meth:`Simulator.disrupted <gpusched.core.simulator.Simulator.disrupted>`, which bumps the view
+epoch every cached plan checks. A migration is a stop that keeps the job off the queue and a
+resumption on its new gang at the same instant (one stop and one resume in the run's record).
 """
 
 from __future__ import annotations
@@ -74,6 +75,13 @@ def stop(sim: Simulator, job_idx: int, kind: str) -> None:
     """Stop a running job (``failure`` or ``preemption``): count its progress, keep what the
     restore model keeps, free its GPUs, and put it back in the queue at its arrival position. The
     caller drops its completion from the event queue."""
+    _end_run(sim, job_idx, kind)
+    bisect.insort(sim.queue, job_idx)
+
+
+def _end_run(sim: Simulator, job_idx: int, kind: str) -> None:
+    """End a running job's run for ``kind`` (``failure``, ``preemption`` or ``migration``):
+    count its progress, keep what the restore model keeps, and free its GPUs."""
     rec = sim.record
     lives, job, now = rec.ensure_lives(), sim.jobs[job_idx], sim.time_min
     gpus = rec.job_gpus[job_idx]
@@ -87,6 +95,8 @@ def stop(sim: Simulator, job_idx: int, kind: str) -> None:
     kept = sim.restore.kept_min(job, kind, progress, saved)
     if kind == "preemption":
         lives.preemptions[job_idx] += 1
+    elif kind == "migration":
+        lives.migrations[job_idx] += 1
     else:
         lives.interruptions[job_idx] += 1
     lost = progress - kept
@@ -98,15 +108,16 @@ def stop(sim: Simulator, job_idx: int, kind: str) -> None:
     lives.lost_min[job_idx] += lost
     lives.lost_held_min[job_idx] += lost / speed
     lives.restored_min[job_idx] += min(restore, held)
+    lives.moved_restored_min[job_idx] += min(float(lives.moved_restore_min[job_idx]), held)
     lives.saved_min[job_idx] = kept
     lives.restore_min[job_idx] = 0.0
+    lives.moved_restore_min[job_idx] = 0.0
     sim.stops.append((now, job_idx, kind, start_min, gpus, lost, lost / speed))
     _release(sim, job, gpus)
     rec.start_min[job_idx] = np.nan
     rec.run_min[job_idx] = np.nan
     rec.declared_end_min[job_idx] = np.nan
     rec.job_gpus[job_idx] = ()
-    bisect.insort(sim.queue, job_idx)
 
 
 def is_running(sim: Simulator, job_idx: int) -> bool:
@@ -128,6 +139,35 @@ def preempt(sim: Simulator, job_idx: int) -> None:
     stop(sim, job_idx, "preemption")
     sim.events.drop_running([job_idx])
     sim.preemptions += 1
+    sim.disrupted()
+
+
+def migrate(sim: Simulator, job_idx: int, gang: tuple[int, ...]) -> None:
+    """Move a running job that may be preempted to ``gang`` (see the simulator's docstring): it
+    saves its progress, frees its GPUs and resumes on ``gang`` now, after its restore there.
+
+    :raises ValueError: if it does not run, may not move yet, or does not fit on ``gang`` once
+        its own GPUs are freed (or ``gang`` is the gang it holds).
+    """
+    if not 0 <= job_idx < len(sim.jobs) or not is_running(sim, job_idx):
+        raise ValueError(f"cannot migrate job index {job_idx}: it is not running")
+    if not sim.preemptible(job_idx):
+        raise ValueError(f"cannot migrate job index {job_idx} yet: it has run less than "
+                         f"{sim.preemption_min_run_min:g} min since it last started")
+    job, held = sim.jobs[job_idx], sim.record.job_gpus[job_idx]
+    if sorted(gang) == sorted(held):
+        raise ValueError(f"cannot migrate job index {job_idx} to {list(gang)}: it runs there already")
+    freed = sim.state.copy()
+    freed.release(job, held)
+    if not sim.gang_rule.can_place(freed, job, gang):
+        raise ValueError(f"cannot migrate job index {job_idx} to GPUs {list(gang)}: it does not fit "
+                         "there once its own GPUs are freed")
+    _end_run(sim, job_idx, "migration")
+    sim.events.drop_running([job_idx])
+    start(sim, job_idx, job, gang)
+    lives = sim.record.lives
+    lives.moved_restore_min[job_idx] = lives.restore_min[job_idx]
+    sim.migrations += 1
     sim.disrupted()
 
 

@@ -37,6 +37,8 @@ METRIC_KEYS: tuple[str, ...] = (
     "node_failures",
     "jobs_interrupted",
     "preemptions",
+    "migrations",
+    "migration_restore_gpu_hours",
     "lost_gpu_hours",
     "restore_gpu_hours",
     "goodput",
@@ -53,7 +55,7 @@ METRIC_KEYS: tuple[str, ...] = (
 COUNT_KEYS: frozenset[str] = frozenset({"jobs_submitted", "jobs_completed", "jobs_unfinished", "misroutes",
                                         "misroutes_capacity", "misroutes_occupied", "misroutes_gang",
                                         "backfilled_jobs", "node_failures", "jobs_interrupted",
-                                        "preemptions"})
+                                        "preemptions", "migrations"})
 """The metrics that count things (whole numbers in tables and JSON)."""
 
 

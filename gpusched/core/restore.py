@@ -3,7 +3,7 @@
 When a running job stops (a node failure, a preemption) the simulator asks :class:`RestoreModel`
 how much of its progress it keeps, and when it resumes, how long it spends loading its state.
 The shipped model (:class:`CheckpointRestore`) is the scenario's ``checkpoint:`` key
-(:mod:`gpusched.core.failures`): a preempted job keeps all its progress; a job a failure stops
+(:mod:`gpusched.core.failures`): a preempted or migrated job keeps all its progress; a job a failure stops
 keeps its last checkpoint (its last saved state if its type does not checkpoint); each
 resumption pays ``restore_min``. A model with per-job or per-size restores replaces it alone.
 """
@@ -26,7 +26,8 @@ class RestoreModel(Protocol):
 
     def kept_min(self, job: Job, kind: str, progress_min: float, saved_min: float) -> float:
         """The progress (reference-speed minutes) ``job`` keeps when it stops for ``kind``
-        (``failure`` or ``preemption``), from its progress now and its last saved state."""
+        (``failure``, ``preemption`` or ``migration``), from its progress now and its last saved
+        state."""
         ...
 
 
@@ -45,7 +46,7 @@ class CheckpointRestore:
         return self.restore
 
     def kept_min(self, job: Job, kind: str, progress_min: float, saved_min: float) -> float:
-        if kind == "preemption":
+        if kind in ("preemption", "migration"):
             return progress_min
         ckpt = self.checkpoint
         interval = ckpt.interval_min if ckpt is not None and job.type in ckpt.types else None

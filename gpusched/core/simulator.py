@@ -55,6 +55,19 @@ it has run ``preemption_min_run_min`` (default 10) since it last started or resu
 its restore, so it is never preempted twice within that time and every run between two
 preemptions makes progress (:meth:`Simulator.preemptible`).
 
+**Migration.** A queue-aware policy may also answer ``(slot, Migrate(job, gang))``
+(:class:`Migrate`): the running job with that arrival index saves its progress at once, as a
+preemption does (nothing is lost), frees its GPUs and resumes on ``gang`` at the same instant,
+without going back to the queue; it pays ``restore_min`` there before it progresses again. The
+gang must fit once the job's own GPUs are freed. The guard of preemption applies: a job may move
+only once it has run ``preemption_min_run_min`` since it last started, resumed or moved, not
+counting its restore (:meth:`Simulator.preemptible`), so it is never moved twice within that
+time. An invalid migration raises ``ValueError``; like a preemption, a migration does not
+advance time and is a disruption (it bumps the view's epochs). A policy that moves jobs may ask
+to decide at every event even while the queue is empty
+(:meth:`~gpusched.core.view.SchedulerView.request_event_decisions`): GPUs that free up then can
+take a running job although no job waits.
+
 **A job's whole life.** A job that stopped and resumed has several runs. Its completion time is
 from its arrival to its final end; its wait is every minute it spent queued; its run time
 (``run_min``) every minute it held GPUs, restores and lost work included; its start is its first
@@ -116,8 +129,8 @@ from gpusched.core.timeline import Timeline
 from gpusched.core.view import PlacementScheduler, SchedulerView, as_scheduler
 from gpusched.limits import SAFETY_MAX_NODE_FAILURES
 
-__all__ = ["BSLD_FLOOR_MIN", "DEFAULT_PREEMPTION_MIN_RUN_MIN", "HOLD", "Action", "JobLives", "Preempt",
-           "Simulator"]
+__all__ = ["BSLD_FLOOR_MIN", "DEFAULT_PREEMPTION_MIN_RUN_MIN", "HOLD", "Action", "JobLives", "Migrate",
+           "Preempt", "Simulator"]
 
 HOLD = -1
 """The action that leaves the queue as it is until the next event."""
@@ -136,7 +149,19 @@ class Preempt:
     job: int
 
 
-Action = int | Sequence[int] | Preempt
+@dataclass(frozen=True, slots=True)
+class Migrate:
+    """The action that moves a running job to another gang (see the module docstring).
+
+    :param job: the arrival index of the running job to move.
+    :param gang: the GPU indices it resumes on (they must fit once its own GPUs are freed).
+    """
+
+    job: int
+    gang: tuple[int, ...]
+
+
+Action = int | Sequence[int] | Preempt | Migrate
 
 
 def _record_field(name: str) -> property:
@@ -289,14 +314,18 @@ class Simulator:
         self.events = EventQueue(self._arrival_min, failure_process)
         self.node_failures = 0
         self.preemptions = 0
+        self.migrations = 0
+        self.decide_at_events = False
+        """Whether every event is a decision point, even with an empty queue (set by a policy
+        that moves jobs; see :meth:`~gpusched.core.view.SchedulerView.request_event_decisions`)."""
         self.epoch = 0
         """Bumped by every completion and every disruption: a plan made from the running jobs is
         stale when it changes."""
         self.disruptions = 0
-        """Failures, repairs and preemptions so far (and later migrations): a reservation made
+        """Failures, repairs, preemptions and migrations so far: a reservation made
         around the running jobs' declared ends is stale when it changes."""
         self.stops: list[tuple[float, int, str, float, tuple[int, ...], float, float]] = []
-        """(time, job index, ``failure`` or ``preemption``, start of the run it ends, its GPUs,
+        """(time, job index, ``failure``, ``preemption`` or ``migration``, start of the run it ends, its GPUs,
         lost progress in reference-speed minutes, the minutes on GPUs that progress took)."""
         self.resumes: list[tuple[float, int, tuple[int, ...], float]] = []
         """(time, job index, GPUs, restore minutes) of every resumption."""
@@ -343,7 +372,7 @@ class Simulator:
         return self.events.failures
 
     def disrupted(self) -> None:
-        """A failure, a repair or a preemption (later, a migration) happened: every cached plan
+        """A failure, a repair, a preemption or a migration happened: every cached plan
         is stale (bumps :attr:`epoch` and :attr:`disruptions`)."""
         self.disruptions += 1
         self.epoch += 1
@@ -383,6 +412,7 @@ class Simulator:
         twin.resumes = [e for e in self.resumes if e[1] < k]
         twin.node_events = list(self.node_events)
         twin.view = SchedulerView(twin)
+        twin.decide_at_events = False  # a policy that binds to the fork's view asks again
         return twin
 
     def _forget_true_run_times(self) -> None:
@@ -570,12 +600,13 @@ class Simulator:
     def step(self, action: Action, slot: int = 0) -> bool:
         """Apply one decision, then advance to the next decision point.
 
-        :param action: a GPU index, a tuple of GPU indices (the gang), :data:`HOLD`, or
-            :class:`Preempt` (then ``slot`` is not used).
+        :param action: a GPU index, a tuple of GPU indices (the gang), :data:`HOLD`,
+            :class:`Preempt` or :class:`Migrate` (then ``slot`` is not used).
         :param slot: the window slot of the job the action is for (0: the head job).
-        :return: whether the job was placed (for a preemption: True, the job stopped).
-        :raises ValueError: for a preemption of a job that does not run or may not be preempted
-            yet (:meth:`preemptible`).
+        :return: whether the job was placed (for a preemption or a migration: True, the job
+            stopped or moved).
+        :raises ValueError: for a preemption or a migration of a job that does not run or may not
+            be preempted yet (:meth:`preemptible`), or a migration to a gang that does not fit.
         """
         if self.done:
             raise RuntimeError("the run is over; call reset()")
@@ -583,6 +614,15 @@ class Simulator:
             self.decisions += 1
             lifecycle.preempt(self, int(action.job))
             return True
+        if isinstance(action, Migrate):
+            self.decisions += 1
+            lifecycle.migrate(self, int(action.job), tuple(int(g) for g in action.gang))
+            return True
+        if not self.queue:  # a decision at an event with an empty queue (decide_at_events)
+            if not (isinstance(action, int | np.integer) and int(action) == HOLD):
+                raise ValueError(f"the queue is empty: only HOLD, Preempt or Migrate apply (got {action!r})")
+            self._advance_to_decision()
+            return False
         if not 0 <= slot < min(self.window, len(self.queue)):
             raise ValueError(f"window slot {slot} is outside 0..{min(self.window, len(self.queue)) - 1}")
         self.decisions += 1
@@ -645,7 +685,8 @@ class Simulator:
             self._advance_to_decision()
 
     def _advance_to_decision(self) -> None:
-        """Move the clock until the queue has a head job, or end the run."""
+        """Move the clock until the queue has a head job (with :attr:`decide_at_events`: to the
+        next event), or end the run."""
         events = self.events
         while not self.queue and not self.done:
             next_t = events.next_min(False)
@@ -653,6 +694,8 @@ class Simulator:
                 self._finish("completed")
                 return
             self._jump_to(next_t)
+            if self.decide_at_events:
+                return
 
     def _jump_to(self, t: float) -> None:
         """Accumulate the integrals up to ``t`` and handle every event at ``t``, by class in the

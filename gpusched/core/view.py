@@ -8,11 +8,12 @@ compute, down nodes), the queue and its window, the arrived jobs with their *dec
 rule that reads a job's duration reads what was declared), the running jobs with their GPUs,
 starts, gang speeds and declared ends, and each job's attained service and saved progress. The
 true durations, the true ends of running jobs and the failure process stay inside the simulator.
-Its arrays are read-only; :meth:`SchedulerView.request_wakeup` is the one request a scheduler
-may make, besides its decision.
+Its arrays are read-only; :meth:`SchedulerView.request_wakeup` and
+:meth:`SchedulerView.request_event_decisions` are the requests a scheduler may make, besides its
+decision.
 
 **Epochs.** :attr:`SchedulerView.epoch` changes at every completion and every disruption (a node
-failure or repair, a preemption; later a migration), :attr:`SchedulerView.plan_epoch` at every
+failure or repair, a preemption, a migration), :attr:`SchedulerView.plan_epoch` at every
 disruption only: a plan made around the running jobs' declared ends (an EASY or EFT reservation)
 keys on one of them, and a mechanism that disrupts the run bumps both in one place
 (:meth:`Simulator.disrupted <gpusched.core.simulator.Simulator.disrupted>`).
@@ -126,7 +127,7 @@ class SchedulerView:
 
     @property
     def plan_epoch(self) -> int:
-        """Changes at every disruption: a failure, a repair, a preemption (later a migration)."""
+        """Changes at every disruption: a failure, a repair, a preemption, a migration."""
         return self._sim.disruptions
 
     @property
@@ -185,7 +186,7 @@ class SchedulerView:
         return self._sim.attained_service_gpu_min(indices)
 
     def stopped(self, indices: Sequence[int]) -> np.ndarray:
-        """Per job, whether it ever stopped (a failure or a preemption)."""
+        """Per job, whether it ever stopped (a failure, a preemption or a migration)."""
         lives = self._sim.record.lives
         return np.zeros(len(indices), dtype=bool) if lives is None else lives.stopped[list(indices)]
 
@@ -262,6 +263,17 @@ class SchedulerView:
         """Ask for a decision at ``t_min`` (see :meth:`Simulator.request_wakeup
         <gpusched.core.simulator.Simulator.request_wakeup>`)."""
         self._sim.request_wakeup(t_min)
+
+    def request_event_decisions(self) -> None:
+        """Ask to decide at every event of this run, even while the queue is empty (a policy that
+        moves running jobs when GPUs free up; then ``decide`` may answer ``HOLD`` or ``Migrate``
+        with an empty queue). It lasts until the run is reset; a fork does not inherit it."""
+        self._sim.decide_at_events = True
+
+    def restore_min_on(self, job_idx: int, gpus: Sequence[int]) -> float:
+        """Minutes the job would spend restoring if it resumed on ``gpus`` (the restore model's:
+        what a migration there costs before it progresses)."""
+        return self._sim.restore.restore_min(self._sim.jobs[job_idx], gpus)
 
     def fork(self) -> Simulator:
         """A new simulator that knows what the view shows: the arrived jobs, their declared run

@@ -15,15 +15,16 @@ from gpusched.core.result import Result
 DECISION_COLUMNS: tuple[str, ...] = (
     "time_min", "decision", "job", "type", "model", "slot", "gpus", "speed", "best_speed", "wait_min",
     "out_of_order", "lost_min")
-"""One row per decision: time (minutes), ``start``, ``hold``, ``preempt``, ``failure`` (a node
-failure stopped the job) or ``resume``, the job's arrival number (its id: jobs are numbered in
+"""One row per decision: time (minutes), ``start``, ``hold``, ``preempt``, ``migrate`` (the job
+left its GPUs for a faster gang; its ``resume`` there follows at the same time), ``failure`` (a
+node failure stopped the job) or ``resume``, the job's arrival number (its id: jobs are numbered in
 arrival order), its type and job model (empty without one), the window slot it was chosen from
 (0 = the oldest waiting job), the GPUs it got (labels, e.g. ``A100-80GB #0``), the speed of that
 gang for the job and the best speed any gang of the cluster could give it (relative to the
 reference GPU; 1.0 without a speed table; empty for a hold), the minutes it had waited, whether it
 started ahead of an earlier arrival that still waited, and for a stop the progress it lost
-(minutes at the reference speed; 0 for a preemption). A stop or a resumption has slot -1, and the
-GPUs of the run it ends or begins."""
+(minutes at the reference speed; 0 for a preemption or a migration). A stop or a resumption has
+slot -1, and the GPUs of the run it ends or begins."""
 
 
 def decision_table(result: Result) -> pd.DataFrame:
@@ -51,7 +52,8 @@ def decision_table(result: Result) -> pd.DataFrame:
         "lost_min": 0.0,
     })
     if "interruptions" in jobs and len(jobs):  # a job that stopped: its first run's GPUs
-        moved = (jobs["interruptions"] + jobs["preemptions"]).to_numpy() > 0
+        moved = (jobs["interruptions"] + jobs["preemptions"]
+                 + jobs.get("migrations", 0)).to_numpy() > 0
         if moved.any():
             stops = result.timeline.stops
             first = stops.sort_values("time_min", kind="stable").drop_duplicates("job").set_index("job")
@@ -78,20 +80,22 @@ def decision_table(result: Result) -> pd.DataFrame:
     })
     parts = [starts, *([held] if len(held) else []), *_stops_and_resumes(result)]
     table = pd.concat(parts, ignore_index=True) if len(parts) > 1 else starts
-    rank = table["decision"].map({"failure": 0, "preempt": 0, "start": 1, "resume": 1, "hold": 2})
+    rank = table["decision"].map({"failure": 0, "preempt": 0, "migrate": 0, "start": 1, "resume": 1,
+                                  "hold": 2})
     order = table.assign(_rank=rank).sort_values(["time_min", "_rank"], kind="stable").index
     return table.loc[order, list(DECISION_COLUMNS)].reset_index(drop=True)
 
 
 def _stops_and_resumes(result: Result) -> list[pd.DataFrame]:
-    """The preemptions, the stops by a node failure and the resumptions of the run."""
+    """The preemptions, migrations, stops by a node failure and resumptions of the run."""
     tl = result.timeline
     if not len(tl.stops) and not len(tl.resumes):
         return []
     label = result.cluster.gpu_label
     by_id = result.jobs.set_index("id")
     out = []
-    for frame, kinds in ((tl.stops, tl.stops["kind"].map({"preemption": "preempt", "failure": "failure"})),
+    for frame, kinds in ((tl.stops, tl.stops["kind"].map({"preemption": "preempt", "failure": "failure",
+                                                                 "migration": "migrate"})),
                          (tl.resumes, "resume")):
         if not len(frame):
             continue

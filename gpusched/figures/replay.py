@@ -347,8 +347,8 @@ def gantt_figure(result: Result) -> go.Figure:
     run time (the minutes lost to a GPU slower than the best the cluster could give the job) is
     hatched. With failures or preemption, each run of a job is a bar of its own: a run stopped
     by a node failure ends with a red ✕ and its thrown-away work shaded red, a preempted run ends
-    with a ⏸, a resumed run begins with a ▶ and its restore shaded, and a node under repair is a
-    grey band across its GPUs.
+    with a ⏸, a run that moved to other GPUs ends with a blue arrow, a resumed run begins with a
+    ▶ and its restore shaded, and a node under repair is a grey band across its GPUs.
     """
     tl, cluster = result.timeline, result.cluster
     p = tl.placements.reset_index(drop=True)
@@ -383,8 +383,9 @@ def gantt_figure(result: Result) -> go.Figure:
                                "<br>VRAM %{customdata[5]} GB · compute %{customdata[6]} %"
                                "<br>ideal run %{customdata[9]} min · speed loss %{customdata[10]} min"
                                "<extra></extra>")))
-        whole = ~jobs.loc[p["job"], ["interruptions", "preemptions"]].to_numpy().any(axis=1) \
-            if "interruptions" in jobs else np.ones(len(p), dtype=bool)
+        stopped = [c for c in ("interruptions", "preemptions", "migrations") if c in jobs]
+        whole = ~jobs.loc[p["job"], stopped].to_numpy().any(axis=1) \
+            if stopped else np.ones(len(p), dtype=bool)
         _hatch_speed_loss(fig, p[whole], y[whole], height[whole], end[whole], ideal[whole], loss[whole])
         _mark_out_of_order(fig, result, p, y)
         if len(tl.stops) or len(tl.node_down):
@@ -429,7 +430,8 @@ LOST_LEGEND = "work lost to a node failure"
 RESTORE_LEGEND = "restore after a stop"
 """Legend name of the shaded start of a resumed run."""
 
-STOP_LEGENDS = {"failure": "stopped by a node failure", "preemption": "preempted"}
+STOP_LEGENDS = {"failure": "stopped by a node failure", "preemption": "preempted",
+                "migration": "moved to other GPUs"}
 """Legend names of the markers at the end of a stopped run, by kind."""
 
 RESUME_LEGEND = "resumed"
@@ -456,7 +458,8 @@ def _mark_stops(fig: go.Figure, tl: Timeline, p: pd.DataFrame, y: np.ndarray, he
                 customdata=np.c_[job[m], _r(width[m], 1)].tolist(),
                 hovertemplate="job %{customdata[0]}: " + name + " · %{customdata[1]} min<extra></extra>"))
     kind = p["stop"].to_numpy(str)
-    for stop, symbol, color in (("failure", "x", "#B91C1C"), ("preemption", "line-ns", "#111827")):
+    for stop, symbol, color in (("failure", "x", "#B91C1C"), ("preemption", "line-ns", "#111827"),
+                                ("migration", "arrow-right", "#1D4ED8")):
         m = kind == stop
         if m.any():
             fig.add_trace(go.Scatter(

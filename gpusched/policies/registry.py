@@ -30,6 +30,7 @@ from gpusched.policies.heuristics import (
     RandomFit,
 )
 from gpusched.policies.lookahead import Lookahead
+from gpusched.policies.migration import MOVING_PLACEMENT, FastestMove
 from gpusched.policies.preemptive import Preemptive
 from gpusched.policies.queue import (
     ORDER_LABELS,
@@ -241,6 +242,12 @@ def preemptive_policy_names() -> list[str]:
     return [f"{order}+{placement}" for order in PREEMPTIVE_ORDERS for placement in QUEUE_PLACEMENTS]
 
 
+def moving_policy_names() -> list[str]:
+    """Every order with the placement that moves running jobs up (``ORDER+fastest_move``,
+    :mod:`gpusched.policies.migration`)."""
+    return [f"{order}+{MOVING_PLACEMENT}" for order in ORDERS]
+
+
 def _split_queue_name(name: str) -> tuple[str, str]:
     """``ORDER+PLACEMENT`` split in two, each checked (one line naming what is wrong)."""
     order, _, placement = name.partition("+")
@@ -272,11 +279,15 @@ def _queue_info(name: str) -> PolicyInfo:
                       lambda seed: queue_policy(name, seed), heuristic=False, slow=base.slow)
 
 
-def queue_policy(name: str, seed: int = 0) -> QueuePolicy | EarliestFinishQueue | Preemptive:
+def queue_policy(name: str, seed: int = 0) -> QueuePolicy | EarliestFinishQueue | Preemptive | FastestMove:
     """The queue-aware heuristic ``ORDER+PLACEMENT`` (``ORDER`` alone: ``ORDER+best_fit``; with
     the placement ``eft``, :class:`~gpusched.policies.eft.EarliestFinishQueue`; a preemptive order
-    wrapped in :class:`~gpusched.policies.preemptive.Preemptive`)."""
+    wrapped in :class:`~gpusched.policies.preemptive.Preemptive`; with the placement
+    ``fastest_move``, the order with Fastest-Fit wrapped in
+    :class:`~gpusched.policies.migration.FastestMove`)."""
     order, placement = _split_queue_name(name if "+" in name else f"{name}+best_fit")
+    if placement == MOVING_PLACEMENT:
+        return FastestMove(queue_policy(f"{order}+fastest_fit", seed), name)
     if placement == "eft":
         inner = EarliestFinishQueue(order, name)
     else:
@@ -300,6 +311,10 @@ register("fastest_fit", lambda seed: FastestFit(), label="Fastest-Fit")
 register("eft", lambda seed: EarliestFinish(), label="EFT", heuristic=False)
 # The cheapest GPUs on which the job meets its deadline (gpusched.policies.cheapest).
 register("cheapest_fit", lambda seed: CheapestFit(), label="Cheapest-Fit", heuristic=False)
+# Fastest-Fit that moves running jobs to faster GPUs as they free up (gpusched.policies.migration);
+# alone it is FCFS with it. Without speeds it is Best-Fit, so it stays out of the default list.
+register(MOVING_PLACEMENT, lambda seed: FastestMove(QueuePolicy("fcfs", FastestFit(), MOVING_PLACEMENT)),
+         label="Fastest-Fit + moves", heuristic=False)
 # Queue-aware heuristics (gpusched.policies.queue): an order alone places with Best-Fit;
 # ``ORDER+PLACEMENT`` names any FIFO placement.
 for _order in ORDERS:
