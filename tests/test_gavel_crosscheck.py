@@ -166,17 +166,10 @@ def test_the_paired_rows_of_tier3_are_the_per_seed_means(data):
         assert row[4] == ("**pass**" if d.mean() - half <= 0 <= d.mean() + half else "**fail**")
 
 
-def test_tier2_runs_and_renders_a_moving_placement_once_one_is_registered(monkeypatch):
-    """The tier-2 path ``fastest_move`` will take, run now with Fastest-Fit registered under its name:
-    every tier-2 run gets a moving row, its scenario restores in 0 minutes, the verdict is the
-    criterion, and the page reports it instead of "not available"."""
-    from gpusched.policies import registry
-    from gpusched.policies.heuristics import FastestFit
-
-    monkeypatch.setitem(registry._REGISTRY, "fastest_move",
-                        registry.PolicyInfo(name="fastest_move", label="stand-in",
-                                            factory=lambda seed: FastestFit(), heuristic=False,
-                                            slow=False, placement=True))
+def test_tier2_runs_and_renders_the_moving_placement():
+    """Tier 2 with ``fastest_move``: every tier-2 run gets a moving row, its scenario restores in 0
+    minutes, moving beats the non-moving Fastest-Fit on every run, the verdict is the criterion,
+    and the page reports it."""
     name = "t2-4-4-4-300-s0-r60w0"
     assert crosscheck.scenario_for(name, "fcfs+fastest_move").checkpoint.restore_min == 0
     assert crosscheck.scenario_for(name, "fcfs+fastest_fit").checkpoint is None
@@ -186,7 +179,7 @@ def test_tier2_runs_and_renders_a_moving_placement_once_one_is_registered(monkey
     fit = {r["run"]: r for r in t2["rows"] if r["policy"] == "fcfs+fastest_fit"}
     assert set(moved) == {n for n, r in RUNS.items() if r["tier"] == "2"}
     for run, r in moved.items():
-        assert r["gpusched_mean_jct_s"] == fit[run]["gpusched_mean_jct_s"]
+        assert r["gpusched_mean_jct_s"] < fit[run]["gpusched_mean_jct_s"]
         assert r["criterion"] == (abs(r["gpusched_mean_jct_s"] / gavel_jct_s(run).mean() - 1) <= 0.03)
     assert t2["passes"] == all(r["criterion"] for r in moved.values())
     data = json.loads(RESULTS.read_text(encoding="utf-8"))
