@@ -30,9 +30,9 @@ from gpusched.limits import (
     MAX_SPEED_SIGMA,
     MAX_TIMESTEPS,
     MAX_TRAIN_COUNT,
-    MAX_VRAM_GB,
     MAX_WINDOW,
     MAX_WORKERS,
+    VRAM_SCALE_RANGE_GB,
 )
 from gpusched.workload.scenario import Number, Whole, validation_message
 
@@ -89,8 +89,9 @@ class TrainConfig:
     window of jobs with GPU speeds; see ``GPUSchedulerEnv``)."""
     queue_window: Annotated[Whole, Field(ge=1, le=MAX_QUEUE_WINDOW)] = 8
     """With ``obs_version`` 1 or 2, the jobs behind the head that the observation summarises."""
-    vram_scale_gb: Annotated[Number, Field(gt=0.0, le=MAX_VRAM_GB)] = 80.0
-    """The observation's VRAM divisor (GB): every VRAM feature is VRAM / this."""
+    vram_scale_gb: Annotated[Number, Field(ge=VRAM_SCALE_RANGE_GB[0], le=VRAM_SCALE_RANGE_GB[1])] = 80.0
+    """The observation's VRAM divisor (GB): every VRAM feature is VRAM / this; within the range a
+    model's sidecar may record (``VRAM_SCALE_RANGE_GB``), so every trained model loads."""
     max_window: Window = 16
     """With ``obs_version`` 3, the job slots of the training observation (the trained weights
     run on any window)."""
