@@ -327,8 +327,11 @@ class ClusterState:
     def _change(self, job: Job, gpus: Sequence[int], sign: int) -> None:
         capacity = self.cluster.gpu_vram_gb
         compute = sign * job.compute
+        share = job.vram_frac
+        vram = sign * job.vram_gb  # job_vram_gb's value without a share of the GPU's VRAM
         for g in gpus:
-            vram = sign * job_vram_gb(job, capacity[g])
+            if share:
+                vram = sign * job_vram_gb(job, capacity[g])
             running = self.jobs_running[g] + sign
             self.jobs_running[g] = running
             if running == 0:  # snap rounding residue so an idle GPU reads exactly zero

@@ -25,13 +25,6 @@ if TYPE_CHECKING:
     from gpusched.core.simulator import Simulator
 
 
-def _place(sim: Simulator, job: Job, gpus: tuple[int, ...]) -> None:
-    state = sim.state
-    before = [float(state.compute_used[g]) for g in gpus]
-    state.place(job, gpus)
-    sim.integrals.on_util_change(state.compute_used, gpus, before)
-
-
 def _release(sim: Simulator, job: Job, gpus: tuple[int, ...]) -> None:
     state = sim.state
     before = [float(state.compute_used[g]) for g in gpus]
@@ -41,7 +34,11 @@ def _release(sim: Simulator, job: Job, gpus: tuple[int, ...]) -> None:
 
 def start(sim: Simulator, job_idx: int, job: Job, gpus: tuple[int, ...]) -> None:
     """Start (or resume, after a stop) the job on ``gpus``: its true and declared ends there."""
-    _place(sim, job, gpus)
+    state = sim.state
+    used = state.compute_used
+    before = [float(used[g]) for g in gpus]
+    state.place(job, gpus)
+    sim.integrals.on_util_change(used, gpus, before)
     rec, now = sim.record, sim.time_min
     rec.start_min[job_idx] = now
     rec.job_gpus[job_idx] = gpus
@@ -64,9 +61,11 @@ def start(sim: Simulator, job_idx: int, job: Job, gpus: tuple[int, ...]) -> None
 
 def complete(sim: Simulator, job_idx: int) -> None:
     """The job's run ended at its true end: free its GPUs."""
-    rec = sim.record
-    job = sim.jobs[job_idx]
-    _release(sim, job, rec.job_gpus[job_idx])
+    rec, state = sim.record, sim.state
+    gpus, used = rec.job_gpus[job_idx], state.compute_used
+    before = [float(used[g]) for g in gpus]
+    state.release(sim.jobs[job_idx], gpus)
+    sim.integrals.on_util_change(used, gpus, before)
     rec.end_min[job_idx] = rec.start_min[job_idx] + rec.run_min[job_idx]
 
 

@@ -105,6 +105,7 @@ from gpusched.core.failures import CheckpointSpec, FailureSpec, NodeFailures, sa
 from gpusched.core.gang import GangRule, SameNodeGang
 from gpusched.core.jobs import Job, check_jobs_feasible
 from gpusched.core.jobs_record import JobLives, JobsRecord
+from gpusched.core.releases import ReleaseTimeline
 from gpusched.core.restore import CheckpointRestore, RestoreModel
 from gpusched.core.result import Result
 from gpusched.core.reward import RewardSpec
@@ -134,6 +135,9 @@ class Preempt:
 
 
 Action = int | Sequence[int] | Preempt
+
+_GPU_INDEX = (int, np.integer)
+"""The types of an action that names one GPU."""
 
 
 def _record_field(name: str) -> property:
@@ -367,20 +371,9 @@ class Simulator:
 
     def gpu_release_min(self) -> tuple[list[float], list[float]]:
         """Minutes from now until each GPU's first and last running job ends by their declared
-        run times (0 for an idle GPU)."""
-        n = self.cluster.n_gpus
-        first, last = [float("inf")] * n, [0.0] * n
-        now = self.time_min
-        job_gpus = self.record.job_gpus
-        declared_end = self.record.declared_end_min
-        for _, idx in self.events.running:
-            left = float(declared_end[idx]) - now
-            for g in job_gpus[idx]:
-                if left < first[g]:
-                    first[g] = left
-                if left > last[g]:
-                    last[g] = left
-        return [0.0 if f == float("inf") else f for f in first], last
+        run times (0 for an idle GPU; :meth:`ReleaseTimeline.gpu_release_min
+        <gpusched.core.releases.ReleaseTimeline.gpu_release_min>`)."""
+        return ReleaseTimeline(self.view).gpu_release_min()
 
     @property
     def head_job(self) -> Job | None:
@@ -479,8 +472,7 @@ class Simulator:
 
     def running_by_declared_end(self) -> list[tuple[float, int]]:
         """The running jobs as (declared end time in minutes, arrival index), soonest first."""
-        declared_end = self.record.declared_end_min
-        return sorted((float(declared_end[i]), i) for _, i in self.events.running)
+        return ReleaseTimeline(self.view).releases
 
     @property
     def arrivals_left(self) -> int:
@@ -573,7 +565,7 @@ class Simulator:
     def _resolve(self, job: Job, action: Action) -> tuple[int, ...]:
         """The gang an action asks for, or ``()`` for a HOLD or a GPU where the job does not fit."""
         rule = self.gang_rule
-        if isinstance(action, int | np.integer):
+        if isinstance(action, _GPU_INDEX):
             gpu = int(action)
             if gpu == HOLD:
                 return ()
@@ -592,23 +584,25 @@ class Simulator:
         return ()
 
     def _hold(self, job_idx: int, job: Job) -> None:
-        next_t = self.events.next_min(True)  # the queue has a head
+        events, state = self.events, self.state
+        next_t = events.next_min(True)  # the queue has a head
         if next_t is None or self.hold_would_dead_stall():
             self._finish("dead_stall")
             return
         # The head's mask is usually cached already (the policy just asked for it).
-        could_fit = np.count_nonzero(self.state.fit_mask(job)) > 0
+        could_fit = np.count_nonzero(state.fit_mask(job)) > 0
         if not could_fit and self.window > 1:
-            fits, jobs = self.state.fits_somewhere, self.jobs
+            fits, jobs = state.fits_somewhere, self.jobs
             could_fit = any(fits(jobs[i]) for i in islice(self.queue, 1, self.window))
-        until = next_t if self.horizon_min is None else min(next_t, self.horizon_min)
-        held_min = until - self.time_min
-        idle = self.state.idle_gpus - self.state.down_gpus  # a down GPU is not idle capacity
-        self.integrals.hold(held_min, idle, could_fit)
-        self.holds.append((self.time_min, until, job.id, could_fit))
+        now, horizon = self.time_min, self.horizon_min
+        until = next_t if horizon is None else min(next_t, horizon)
+        idle = state.idle_gpus - state.down_gpus  # a down GPU is not idle capacity
+        self.integrals.hold(until - now, idle, could_fit)
+        self.holds.append((now, until, job.id, could_fit))
         self._jump_to(next_t)
-        if not self.done:
-            self._advance_to_decision()
+        if self.queue or self.done:
+            return
+        self._advance_to_decision()
 
     def _advance_to_decision(self) -> None:
         """Move the clock until the queue has a head job, or end the run."""
@@ -627,8 +621,12 @@ class Simulator:
             self._accumulate(self.horizon_min)
             self._finish("horizon")
             return
-        self._accumulate(t)
-        completions, _, node_events, arrivals = self.events.pop_due(t)
+        events = self.events
+        dt = t - self.time_min
+        if dt > 0:
+            self.integrals.accumulate(dt, len(self.queue), len(events.running), self.state.idle_gpus)
+        self.time_min = t
+        completions, _, node_events, arrivals = events.pop_due(t)
         if completions:
             complete = lifecycle.complete
             for job_idx in completions:

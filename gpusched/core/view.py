@@ -36,12 +36,14 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import replace
 from itertools import islice
+from operator import attrgetter
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from gpusched.core.cluster import Cluster, ClusterState
 from gpusched.core.jobs import Job
+from gpusched.core.releases import ReleaseTimeline
 
 if TYPE_CHECKING:
     from gpusched.core.simulator import Action, Simulator
@@ -61,7 +63,8 @@ class SchedulerView:
     gang could ever give it), ``start_min`` (start of its current or last run; NaN while it
     waits), ``declared_end_min`` (a running job's declared end; NaN otherwise), ``gang_speed``
     (the speed of its current or last gang), and ``job_gpus`` (the GPUs of its current or last
-    run; read it, never change it).
+    run; read it, never change it); ``hold_would_dead_stall()`` (whether holding now would end
+    the run).
 
     :param sim: the simulator it shows.
     """
@@ -69,7 +72,8 @@ class SchedulerView:
     FIXED = ("cluster", "state", "window", "speeds", "speed_model", "preemption_min_run_min",
              "start_time_min", "queue", "declared_min", "declared_best_min", "best_speed",
              "start_min", "declared_end_min", "gang_speed", "job_gpus")
-    __slots__ = ("_jobs", "_sim", *FIXED)
+    TAKEN = (*FIXED, "hold_would_dead_stall")
+    __slots__ = ("_jobs", "_sim", *TAKEN)
 
     cluster: Cluster
     state: ClusterState
@@ -90,12 +94,14 @@ class SchedulerView:
         for name in ("start_min", "declared_end_min", "gang_speed"):
             put(self, name, rec.readonly[name])
         put(self, "job_gpus", rec.job_gpus)
+        # Whether holding now would end the run (the simulator's own test, asked at every step).
+        put(self, "hold_would_dead_stall", sim.hold_would_dead_stall)
 
     def __setattr__(self, name: str, value) -> None:
         raise AttributeError(f"the scheduler's view is read-only (cannot set '{name}')")
 
     def __getattr__(self, name: str):
-        if name in SchedulerView.FIXED:  # a copied view takes them from its copied simulator
+        if name in SchedulerView.TAKEN:  # a copied view takes them from its copied simulator
             self.refresh(keep_jobs=True)
             return object.__getattribute__(self, name)
         raise AttributeError(f"'SchedulerView' object has no attribute '{name}'")
@@ -104,35 +110,16 @@ class SchedulerView:
         """A copy of a view is the view of the copied simulator (with the copied job list)."""
         return _copied_view, (self._sim, self._jobs)
 
-    @property
-    def time_min(self) -> float:
-        """The clock (minutes)."""
-        return self._sim.time_min
-
-
-    @property
-    def done(self) -> bool:
-        """Whether the run is over."""
-        return self._sim.done
-
-
-
-
-
-    @property
-    def epoch(self) -> int:
-        """Changes at every completion and every disruption (see the module docstring)."""
-        return self._sim.epoch
-
-    @property
-    def plan_epoch(self) -> int:
-        """Changes at every disruption: a failure, a repair, a preemption (later a migration)."""
-        return self._sim.disruptions
-
-    @property
-    def jobs_completed(self) -> int:
-        """Jobs completed so far."""
-        return self._sim.jobs_completed
+    # Plain reads of the simulator's counters (C-level getters: the observation reads them at
+    # every step).
+    time_min = property(attrgetter("_sim.time_min"), doc="The clock (minutes).")
+    done = property(attrgetter("_sim.done"), doc="Whether the run is over.")
+    epoch = property(attrgetter("_sim.epoch"),
+                     doc="Changes at every completion and every disruption (see the module docstring).")
+    plan_epoch = property(attrgetter("_sim.disruptions"),
+                          doc="Changes at every disruption: a failure, a repair, a preemption (later a "
+                              "migration).")
+    jobs_completed = property(attrgetter("_sim.jobs_completed"), doc="Jobs completed so far.")
 
     # ------------------------------------------------------------ jobs, as declared
     @property
@@ -198,10 +185,6 @@ class SchedulerView:
         events = self._sim.events
         return len(events.arrival_min) - events.next_arrival
 
-    def hold_would_dead_stall(self) -> bool:
-        """Whether holding now would end the run."""
-        return self._sim.hold_would_dead_stall()
-
     # ------------------------------------------------------------ running jobs
     @property
     def running_count(self) -> int:
@@ -227,11 +210,16 @@ class SchedulerView:
 
     def running_by_declared_end(self) -> list[tuple[float, int]]:
         """The running jobs as (declared end in minutes, arrival index), soonest first."""
-        return self._sim.running_by_declared_end()
+        return ReleaseTimeline(self).releases
 
     def gpu_release_min(self) -> tuple[list[float], list[float]]:
         """Minutes until each GPU's first and last running job ends by their declared times."""
-        return self._sim.gpu_release_min()
+        return ReleaseTimeline(self).gpu_release_min()
+
+    def release_timeline(self) -> ReleaseTimeline:
+        """The running jobs released at their declared ends (:mod:`gpusched.core.releases`): the
+        one replay every plan around the running jobs reads."""
+        return ReleaseTimeline(self)
 
     def gpu_down(self) -> np.ndarray:
         """Per GPU, whether its node is down; read-only."""

@@ -334,6 +334,7 @@ class GPUSchedulerEnv(gym.Env):
             self.builder = ObservationBuilder(cluster, self.max_gpus, self.queue_window, self.vram_scale_gb,
                                               self.obs_version)
         self._last_total = self.sim.total_reward
+        self._n_gpus = cluster.n_gpus
         return self._observe(), self._info()
 
     # ---------------------------------------------------------------- stepping
@@ -400,7 +401,12 @@ class GPUSchedulerEnv(gym.Env):
         sim = self.sim
         if sim is None or sim.done:
             raise RuntimeError("the episode is over; call reset()")
-        slot, gpu = self.to_sim_decision(action)
+        if self.windowed:
+            slot, gpu = self.to_sim_decision(action)
+        else:  # to_sim_action, inline (it runs at every step)
+            slot, gpu = 0, int(action)
+            if gpu >= self._n_gpus or gpu < 0:
+                gpu = HOLD
         placed = sim.step(gpu, slot)
         total = sim.integrals.total_reward
         reward = total - self._last_total

@@ -1,0 +1,91 @@
+"""The running jobs' releases at their declared ends: the one replay every plan reads.
+
+A plan made around the running jobs replays their ends as declared: each running job gives back
+its VRAM and compute (:func:`gpusched.core.cluster.release_into`) at its declared end
+(``declared_end_min``), soonest first, the jobs with the same end at one instant. EASY's
+reservation (:mod:`gpusched.policies.queue`) replays it over the whole cluster, EFT's earliest
+start (:mod:`gpusched.policies.eft`) node by node, and the observations' release-time features
+(:meth:`Simulator.gpu_release_min <gpusched.core.simulator.Simulator.gpu_release_min>`) read each
+GPU's first and last release. :class:`ReleaseTimeline` is that replay, taken from a scheduler's
+view (:mod:`gpusched.core.view`): declared times only, never the true ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import groupby
+from typing import TYPE_CHECKING
+
+from gpusched.core.cluster import release_into
+from gpusched.core.jobs import Job
+
+if TYPE_CHECKING:
+    from gpusched.core.view import SchedulerView
+
+
+class ReleaseTimeline:
+    """The running jobs of one view, released at their declared ends (see the module docstring).
+
+    :param view: the scheduler's view (read when the timeline is made; make a new one after the
+        view changes).
+    """
+
+    __slots__ = ("_capacity", "_gpu_node", "_job_gpus", "_jobs", "_n_gpus", "_releases", "_running",
+                 "_declared_end", "now")
+
+    def __init__(self, view: SchedulerView):
+        cluster = view.cluster
+        self.now = view.time_min
+        """The clock when the timeline was made (minutes)."""
+        self._running = view.running_indices()
+        self._declared_end = view.declared_end_min
+        self._job_gpus = view.job_gpus
+        self._jobs = view.jobs
+        self._capacity = cluster.gpu_vram_gb
+        self._gpu_node = cluster.gpu_node
+        self._n_gpus = cluster.n_gpus
+        self._releases: list[tuple[float, int]] | None = None
+
+    @property
+    def releases(self) -> list[tuple[float, int]]:
+        """(declared end in minutes, arrival index) of every running job, soonest first."""
+        if self._releases is None:
+            end = self._declared_end
+            self._releases = sorted((float(end[i]), i) for i in self._running)
+        return self._releases
+
+    def instants(self) -> Iterator[tuple[float, list[int]]]:
+        """(declared end in minutes, arrival indices of the jobs that end then), soonest first."""
+        for end, group in groupby(self.releases, key=lambda r: r[0]):
+            yield end, [i for _, i in group]
+
+    def by_node(self) -> dict[int, list[tuple[float, int]]]:
+        """Per node that runs a job, its (declared end, arrival index) releases, soonest first."""
+        nodes: dict[int, list[tuple[float, int]]] = {}
+        gpu_node, job_gpus = self._gpu_node, self._job_gpus
+        for release in self.releases:
+            nodes.setdefault(int(gpu_node[job_gpus[release[1]][0]]), []).append(release)
+        return nodes
+
+    def give_back(self, idx: int, vram_free, compute_free, offset: int = 0) -> Job:
+        """Release the running job ``idx``'s VRAM (GB) and compute into ``vram_free`` and
+        ``compute_free`` (indexed by ``gpu - offset``); returns the job (as declared), whose node
+        CPU and memory the caller gives back where it keeps them."""
+        job = self._jobs[idx]
+        release_into(job, self._job_gpus[idx], self._capacity, vram_free, compute_free, offset)
+        return job
+
+    def gpu_release_min(self) -> tuple[list[float], list[float]]:
+        """Minutes from now until each GPU's first and last running job ends by their declared
+        run times (0 for an idle GPU)."""
+        n = self._n_gpus
+        first, last = [float("inf")] * n, [0.0] * n
+        now, end, job_gpus = self.now, self._declared_end, self._job_gpus
+        for idx in self._running:
+            left = float(end[idx]) - now
+            for g in job_gpus[idx]:
+                if left < first[g]:
+                    first[g] = left
+                if left > last[g]:
+                    last[g] = left
+        return [0.0 if f == float("inf") else f for f in first], last
