@@ -255,7 +255,7 @@ def failure_metrics(sim: Simulator) -> dict[str, float]:
 def ideal_run_min(sim: Simulator) -> np.ndarray:
     """Each job's run time on the best GPU this cluster could give it (minutes)."""
     duration = np.array([j.duration_min for j in sim.jobs], dtype=float)
-    return duration if sim.speeds is None else duration / sim.best_speed
+    return duration if sim.speed_model.uniform else duration / sim.best_speed
 
 def waits(sim: Simulator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(arrival, started, wait) per job, minutes: an unstarted job waits up to the end of the

@@ -20,9 +20,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gpusched.core.jobs import Job
+from gpusched.core.readonly import QUEUE_OPS
 
 if TYPE_CHECKING:
     from gpusched.core.simulator import Simulator
+
+_insert = QUEUE_OPS[3]
 
 
 def _release(sim: Simulator, job: Job, gpus: tuple[int, ...]) -> None:
@@ -41,7 +44,7 @@ def start(sim: Simulator, job_idx: int, job: Job, gpus: tuple[int, ...]) -> None
     sim.integrals.on_util_change(used, gpus, before)
     rec, now = sim.record, sim.time_min
     rec.start_min[job_idx] = now
-    rec.job_gpus[job_idx] = gpus
+    list.__setitem__(rec.job_gpus, job_idx, gpus)
     speed = sim.speed_model.of(job, gpus)
     rec.gang_speed[job_idx] = speed
     lives = rec.lives
@@ -104,8 +107,9 @@ def stop(sim: Simulator, job_idx: int, kind: str) -> None:
     rec.start_min[job_idx] = np.nan
     rec.run_min[job_idx] = np.nan
     rec.declared_end_min[job_idx] = np.nan
-    rec.job_gpus[job_idx] = ()
-    bisect.insort(sim.queue, job_idx)
+    list.__setitem__(rec.job_gpus, job_idx, ())
+    queue = sim.queue
+    _insert(queue, bisect.bisect_right(queue, job_idx), job_idx)  # bisect.insort, on the read-only queue
 
 
 def is_running(sim: Simulator, job_idx: int) -> bool:

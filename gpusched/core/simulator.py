@@ -88,7 +88,6 @@ from __future__ import annotations
 import copy
 import heapq
 import math
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import islice
@@ -105,6 +104,7 @@ from gpusched.core.failures import CheckpointSpec, FailureSpec, NodeFailures, sa
 from gpusched.core.gang import GangRule, SameNodeGang
 from gpusched.core.jobs import Job, check_jobs_feasible
 from gpusched.core.jobs_record import JobLives, JobsRecord
+from gpusched.core.readonly import QUEUE_OPS, JobQueue
 from gpusched.core.releases import ReleaseTimeline
 from gpusched.core.restore import CheckpointRestore, RestoreModel
 from gpusched.core.result import Result
@@ -135,6 +135,8 @@ class Preempt:
 
 
 Action = int | Sequence[int] | Preempt
+
+_extend, _popleft, _delete, _ = QUEUE_OPS
 
 _GPU_INDEX = (int, np.integer)
 """The types of an action that names one GPU."""
@@ -261,7 +263,9 @@ class Simulator:
         self.state = ClusterState(self.cluster)
         self.time_min = self.jobs[0].arrival_min if self.jobs else 0.0
         self.start_time_min = self.time_min
-        self.queue: deque[int] = deque()
+        self.queue = JobQueue()
+        """Arrival indices of the queued jobs, in arrival order (read-only but through
+        :data:`~gpusched.core.readonly.QUEUE_OPS`)."""
         self.record = JobsRecord(n)
         self.estimator = self._estimator0.copy(n)
         self._set_declared()
@@ -293,7 +297,7 @@ class Simulator:
         """(time, job index, GPUs, restore minutes) of every resumption."""
         self.node_events: list[tuple[float, int, str]] = []
         """(time, node, ``failure`` or ``repair``)."""
-        self.queue.extend(self.events.pop_arrivals(self.time_min))
+        _extend(self.queue, self.events.pop_arrivals(self.time_min))
         view = self.__dict__.get("view")
         if view is None:
             self.view = SchedulerView(self)
@@ -303,9 +307,11 @@ class Simulator:
         self._advance_to_decision()
 
     def _set_declared(self) -> None:
+        self.estimates_epoch = self.estimator.epoch
+        """The estimator's epoch when the declared times were last read."""
         self.declared_min = self.estimator.declared_min
         """Declared run time of each job at speed 1.0 (minutes), by arrival index."""
-        self.declared_best_min = (self.declared_min if self.speeds is None
+        self.declared_best_min = (self.declared_min.view() if self.speed_model.uniform
                                   else self.declared_min / self.best_speed)
         self.declared_best_min.flags.writeable = False  # shared with every fork
         """Declared run time of each job on the best GPU it could get (minutes), by arrival index."""
@@ -314,6 +320,13 @@ class Simulator:
     def failure_process(self) -> NodeFailures | None:
         """The node failures and repairs still to come (``None`` without failures)."""
         return self.events.failures
+
+    def _estimates_changed(self) -> None:
+        """The estimator learned: re-read the declared times; the view drops what it cached from
+        them, and plans made around the old ones are stale (a disruption)."""
+        self._set_declared()
+        self.view.estimates_changed()
+        self.disrupted()
 
     def disrupted(self) -> None:
         """A failure, a repair or a preemption (later, a migration) happened: every cached plan
@@ -341,7 +354,7 @@ class Simulator:
         twin.best_speed = self.best_speed[:k]
         twin.declared_best_min = self.declared_best_min[:k]
         twin.state = self.state.copy()
-        twin.queue = deque(self.queue)
+        twin.queue = JobQueue(self.queue)
         twin.record = self.record.copy(k)
         # A fork that knows only what a scheduler knows foresees no failure and no repair.
         twin.events = self.events.copy(k, keep_failures=not arrived_only)
@@ -514,8 +527,9 @@ class Simulator:
         view = self.view
         scheduler.bind(view)
         step = self.step
-        if isinstance(scheduler, PlacementScheduler):  # the head job's placement, without a tuple
-            select, state, jobs, queue = scheduler.placement.select, self.state, view.jobs, self.queue
+        if isinstance(scheduler, PlacementScheduler) and not self.estimator.learns:
+            # the head job's placement, without a tuple (the declared job list never changes)
+            select, state, jobs, queue = scheduler.placement.select, view.state, view.jobs, view.queue
             while not self.done:
                 step(select(state, jobs[queue[0]]))
         else:
@@ -549,9 +563,9 @@ class Simulator:
         gpus = self._resolve(job, action)
         if gpus:
             if slot:
-                del self.queue[slot]
+                _delete(self.queue, slot)
             else:
-                self.queue.popleft()
+                _popleft(self.queue)
             lives = self.record.lives
             if lives is None or not lives.stopped[job_idx]:
                 self.record.start_slot[job_idx] = slot  # a resumption keeps its first start's slot
@@ -635,6 +649,8 @@ class Simulator:
                 estimator, jobs = self.estimator, self.jobs
                 for job_idx in completions:
                     estimator.observe_completion(job_idx, jobs[job_idx], jobs[job_idx].duration_min)
+                if estimator.epoch != self.estimates_epoch:
+                    self._estimates_changed()
             self.jobs_completed += len(completions)
             self.epoch += 1
             self.integrals.completions(len(completions))
@@ -644,7 +660,7 @@ class Simulator:
             else:
                 lifecycle.repair_node(self, node)
         if arrivals:
-            self.queue.extend(arrivals)
+            _extend(self.queue, arrivals)
 
     def _accumulate(self, t: float) -> None:
         dt = t - self.time_min

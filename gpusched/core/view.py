@@ -43,6 +43,7 @@ import numpy as np
 
 from gpusched.core.cluster import Cluster, ClusterState
 from gpusched.core.jobs import Job
+from gpusched.core.readonly import FrozenList, ReadOnlyState
 from gpusched.core.releases import ReleaseTimeline
 
 if TYPE_CHECKING:
@@ -53,18 +54,29 @@ class SchedulerView:
     """The read-only view of one simulator (see the module docstring).
 
     Fixed for a run (set at the start of the run and of a fork; none may be assigned):
-    ``cluster``; ``state`` (the cluster state now: fit masks, free VRAM and compute, down nodes;
-    read it, never change it); ``window`` (how many queued jobs may start); ``speeds`` (the
-    resolved speed table, or ``None``) and ``speed_model`` (:mod:`gpusched.core.speed_model`);
-    ``preemption_min_run_min``; ``start_time_min`` (minutes); ``queue`` (arrival indices of the
-    queued jobs, in arrival order; read it, never change it); per job by arrival index, the
-    read-only arrays ``declared_min`` (declared run time at speed 1.0, minutes),
+    ``cluster``; ``state`` (the cluster state now, read-only in fact:
+    :class:`~gpusched.core.readonly.ReadOnlyState`: fit masks, free VRAM and compute, down
+    nodes); ``window`` (how many queued jobs may start); ``speeds`` (the resolved speed table, or
+    ``None``) and ``speed_model`` (:mod:`gpusched.core.speed_model`); ``preemption_min_run_min``;
+    ``start_time_min`` (minutes); ``queue`` (arrival indices of the queued jobs, in arrival order;
+    a :class:`~gpusched.core.readonly.JobQueue` whose changes raise); per job by arrival index,
+    the read-only arrays ``declared_min`` (declared run time at speed 1.0, minutes),
     ``declared_best_min`` (on the best GPU it could get), ``best_speed`` (the fastest speed any
     gang could ever give it), ``start_min`` (start of its current or last run; NaN while it
     waits), ``declared_end_min`` (a running job's declared end; NaN otherwise), ``gang_speed``
     (the speed of its current or last gang), and ``job_gpus`` (the GPUs of its current or last
-    run; read it, never change it); ``hold_would_dead_stall()`` (whether holding now would end
-    the run).
+    run; a :class:`~gpusched.core.readonly.FrozenList`). Any write through them raises.
+
+    The simulator's own answers, bound once per run (:data:`BOUND`; no frame of the view's on
+    the hot path): ``hold_would_dead_stall()`` (whether holding now would end the run),
+    ``declared_left_min(idx)`` (the declared work the job has left when it next starts,
+    reference-speed minutes), ``resume_cost_min(idx)`` (minutes it spends restoring when it next
+    starts; 0 if it never stopped), ``declared_run_min(idx, gpus)`` (its declared run time on
+    ``gpus``, minutes, its restore included), ``is_running(idx)``, ``running_indices()`` (any
+    order) and ``preemptible(idx)`` (whether it runs now and may be preempted).
+
+    The declared times and :attr:`jobs` follow a learning run-time estimator
+    (:meth:`estimates_changed`).
 
     :param sim: the simulator it shows.
     """
@@ -72,7 +84,11 @@ class SchedulerView:
     FIXED = ("cluster", "state", "window", "speeds", "speed_model", "preemption_min_run_min",
              "start_time_min", "queue", "declared_min", "declared_best_min", "best_speed",
              "start_min", "declared_end_min", "gang_speed", "job_gpus")
-    TAKEN = (*FIXED, "hold_would_dead_stall")
+    BOUND = ("hold_would_dead_stall", "declared_left_min", "resume_cost_min", "declared_run_min",
+             "is_running", "running_indices", "preemptible")
+    """The simulator's own read-only answers, bound once per run (no frame of the view's on the
+    hot path)."""
+    TAKEN = (*FIXED, *BOUND)
     __slots__ = ("_jobs", "_sim", *TAKEN)
 
     cluster: Cluster
@@ -88,14 +104,31 @@ class SchedulerView:
         sim, rec, put = self._sim, self._sim.record, object.__setattr__
         if not keep_jobs:
             put(self, "_jobs", None)
-        for name in ("cluster", "state", "window", "speeds", "speed_model", "preemption_min_run_min",
-                     "start_time_min", "queue", "declared_min", "declared_best_min", "best_speed"):
+        for name in ("cluster", "window", "speeds", "speed_model", "preemption_min_run_min",
+                     "start_time_min", "queue"):
             put(self, name, getattr(sim, name))
+        self._take_declared()
+        put(self, "state", ReadOnlyState(sim.state))
         for name in ("start_min", "declared_end_min", "gang_speed"):
             put(self, name, rec.readonly[name])
         put(self, "job_gpus", rec.job_gpus)
-        # Whether holding now would end the run (the simulator's own test, asked at every step).
-        put(self, "hold_would_dead_stall", sim.hold_would_dead_stall)
+        for name in self.BOUND:
+            put(self, name, getattr(sim, name))
+
+    def _take_declared(self) -> None:
+        sim, put = self._sim, object.__setattr__
+        for name in ("declared_min", "declared_best_min", "best_speed"):
+            frozen = getattr(sim, name).view()
+            frozen.flags.writeable = False
+            put(self, name, frozen)
+
+    def estimates_changed(self) -> None:
+        """The run-time estimator learned (the simulator calls it when the estimator's epoch
+        moves): take the declared times again and drop the declared job list, so every read
+        after it sees the new estimates. A list a scheduler took from :attr:`jobs` is valid
+        while :attr:`estimates_epoch` is unchanged."""
+        object.__setattr__(self, "_jobs", None)
+        self._take_declared()
 
     def __setattr__(self, name: str, value) -> None:
         raise AttributeError(f"the scheduler's view is read-only (cannot set '{name}')")
@@ -120,6 +153,9 @@ class SchedulerView:
                           doc="Changes at every disruption: a failure, a repair, a preemption (later a "
                               "migration).")
     jobs_completed = property(attrgetter("_sim.jobs_completed"), doc="Jobs completed so far.")
+    estimates_epoch = property(attrgetter("_sim.estimates_epoch"),
+                               doc="Changes whenever the run-time estimator learned (see "
+                                   ":meth:`estimates_changed`).")
 
     # ------------------------------------------------------------ jobs, as declared
     @property
@@ -129,26 +165,14 @@ class SchedulerView:
         below the queue's, a running or a finished job's)."""
         jobs = self._jobs
         if jobs is None:
-            jobs = [j if j.estimate_min is None and j.duration_min == d
-                    else replace(j, duration_min=float(d), estimate_min=None)
-                    for j, d in zip(self._sim.jobs, self.declared_min.tolist(), strict=True)]
+            jobs = FrozenList(j if j.estimate_min is None and j.duration_min == d
+                              else replace(j, duration_min=float(d), estimate_min=None)
+                              for j, d in zip(self._sim.jobs, self.declared_min.tolist(), strict=True))
             object.__setattr__(self, "_jobs", jobs)
         return jobs
 
 
 
-
-    def declared_left_min(self, job_idx: int) -> float:
-        """The declared work the job has left when it next starts (reference-speed minutes)."""
-        return self._sim.declared_left_min(job_idx)
-
-    def resume_cost_min(self, job_idx: int) -> float:
-        """Minutes the job spends restoring when it next starts (0 if it never stopped)."""
-        return self._sim.resume_cost_min(job_idx)
-
-    def declared_run_min(self, job_idx: int, gpus: Sequence[int]) -> float:
-        """The job's declared run time on ``gpus`` (minutes), its restore included."""
-        return self._sim.declared_run_min(job_idx, gpus)
 
     def attained_service_gpu_min(self, indices: Sequence[int]) -> np.ndarray:
         """GPU-minutes each job has held GPUs so far, over all its runs (Tiresias's attained
@@ -191,14 +215,6 @@ class SchedulerView:
         """Jobs running now."""
         return len(self._sim.events.running)
 
-    def running_indices(self) -> list[int]:
-        """Arrival indices of the running jobs (any order)."""
-        return self._sim.running_indices()
-
-    def is_running(self, job_idx: int) -> bool:
-        """Whether the job holds GPUs now."""
-        return self._sim.is_running(job_idx)
-
 
 
 
@@ -224,10 +240,6 @@ class SchedulerView:
     def gpu_down(self) -> np.ndarray:
         """Per GPU, whether its node is down; read-only."""
         return self._sim.gpu_down()
-
-    def preemptible(self, job_idx: int) -> bool:
-        """Whether the job runs now and may be preempted."""
-        return self._sim.preemptible(job_idx)
 
     # ------------------------------------------------------------ requests and forks
     def request_wakeup(self, t_min: float) -> None:
@@ -294,15 +306,17 @@ class PlacementScheduler:
         self._state: ClusterState | None = None
         self._jobs: list[Job] = []
         self._queue: deque[int] = deque()
+        self._estimates = -1
 
     def bind(self, view: SchedulerView) -> None:
         if self._bind is not None:
             self._bind(view)
         self._state, self._jobs, self._queue = view.state, view.jobs, view.queue
+        self._estimates = view.estimates_epoch
 
     def decide(self, view: SchedulerView) -> tuple[int, Action]:
-        if view.state is not self._state:  # a run it was not bound to
-            self.bind(view)
+        if view.state is not self._state or view.estimates_epoch != self._estimates:
+            self.bind(view)  # a run it was not bound to, or new estimates
         return 0, self.placement.select(self._state, self._jobs[self._queue[0]])
 
 
