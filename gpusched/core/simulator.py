@@ -74,10 +74,17 @@ never negative).
 **Components.** The simulator keeps the loop, :meth:`Simulator.step`, :meth:`Simulator.fork`
 and :meth:`Simulator.result`; the events are :mod:`gpusched.core.events`, the per-job state
 :mod:`gpusched.core.jobs_record`, the transitions of a job :mod:`gpusched.core.lifecycle`, the
-integrals, reward and metrics :mod:`gpusched.core.accounting`; the mechanisms behind one interface
-each are the speed model (:mod:`gpusched.core.speed_model`), the gang rule
-(:mod:`gpusched.core.gang`), the restore model (:mod:`gpusched.core.restore`) and the run-time
-estimator (:mod:`gpusched.core.estimator`).
+integrals, reward and metrics :mod:`gpusched.core.accounting` (the integrals and the reward are
+updated at every jump of the clock, in the order the golden files fix; the metrics and the jobs
+table only when a run is packaged); the mechanisms behind one interface each are the speed model
+(:mod:`gpusched.core.speed_model`), the gang rule (:mod:`gpusched.core.gang`), the restore model
+(:mod:`gpusched.core.restore`) and the run-time estimator (:mod:`gpusched.core.estimator`; when a
+learning estimator's ``epoch`` moves, the simulator re-reads the declared times and the view
+drops what it cached from them). Schedulers read the run through :attr:`Simulator.view`
+(:mod:`gpusched.core.view`), read-only in fact (:mod:`gpusched.core.readonly`: the state, the
+queue and the per-job GPU list refuse every write); a plan around the running jobs replays their
+releases at their declared ends through :class:`~gpusched.core.releases.ReleaseTimeline`, the
+one replay.
 
 The simulator can be driven step by step (:meth:`Simulator.step`, used by the Gymnasium
 environment) or run to the end with a policy (:meth:`Simulator.run`).

@@ -54,7 +54,8 @@ fits somewhere now; share of GPUs where it fits; its slot / the largest window."
 PAIR_FEATURES: tuple[str, ...] = ("fits", "vram_left_after", "compute_left_after", "speed", "run_time",
                                   "node_room")
 """Per (job, GPU): the job (its gang) fits there now; VRAM and compute left on that GPU after
-placing it (0 without a fit); its speed there; log1p(its declared run time there) / log1p(1440);
+placing it (0 without a fit); its speed there (the view's speed model's for that job: its
+model's, else its type's); log1p(its declared run time there) / log1p(1440);
 the share of the GPU's node that could take one of its GPUs."""
 GLOBAL_FEATURES_V3: tuple[str, ...] = (
     "queue_len", "beyond_window", "window", "cluster_util", "cluster_vram_used", "running", "idle_share",
