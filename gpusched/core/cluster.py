@@ -61,9 +61,13 @@ def release_into(job: Job, gpus: Sequence[int], gpu_vram_gb: np.ndarray, vram_fr
 
     :param gpu_vram_gb: every GPU's VRAM capacity (GB).
     """
+    share, compute = job.vram_frac, job.compute
+    vram = job.vram_gb  # job_vram_gb's value without a share of the GPU's VRAM
     for g in gpus:
-        vram_free[g - offset] += job_vram_gb(job, float(gpu_vram_gb[g]))
-        compute_free[g - offset] += job.compute
+        if share:
+            vram = job_vram_gb(job, float(gpu_vram_gb[g]))
+        vram_free[g - offset] += vram
+        compute_free[g - offset] += compute
 
 
 def fit_shape(job: Job) -> tuple:

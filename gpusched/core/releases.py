@@ -30,28 +30,21 @@ class ReleaseTimeline:
         view changes).
     """
 
-    __slots__ = ("_capacity", "_gpu_node", "_job_gpus", "_jobs", "_n_gpus", "_releases", "_running",
-                 "_declared_end", "now")
+    __slots__ = ("_releases", "_view", "now")
 
     def __init__(self, view: SchedulerView):
-        cluster = view.cluster
+        self._view = view
         self.now = view.time_min
         """The clock when the timeline was made (minutes)."""
-        self._running = view.running_indices()
-        self._declared_end = view.declared_end_min
-        self._job_gpus = view.job_gpus
-        self._jobs = view.jobs
-        self._capacity = cluster.gpu_vram_gb
-        self._gpu_node = cluster.gpu_node
-        self._n_gpus = cluster.n_gpus
         self._releases: list[tuple[float, int]] | None = None
 
     @property
     def releases(self) -> list[tuple[float, int]]:
         """(declared end in minutes, arrival index) of every running job, soonest first."""
         if self._releases is None:
-            end = self._declared_end
-            self._releases = sorted((float(end[i]), i) for i in self._running)
+            view = self._view
+            end = view.declared_end_min
+            self._releases = sorted((float(end[i]), i) for i in view.running_indices())
         return self._releases
 
     def instants(self) -> Iterator[tuple[float, list[int]]]:
@@ -62,7 +55,7 @@ class ReleaseTimeline:
     def by_node(self) -> dict[int, list[tuple[float, int]]]:
         """Per node that runs a job, its (declared end, arrival index) releases, soonest first."""
         nodes: dict[int, list[tuple[float, int]]] = {}
-        gpu_node, job_gpus = self._gpu_node, self._job_gpus
+        gpu_node, job_gpus = self._view.cluster.gpu_node, self._view.job_gpus
         for release in self.releases:
             nodes.setdefault(int(gpu_node[job_gpus[release[1]][0]]), []).append(release)
         return nodes
@@ -71,17 +64,19 @@ class ReleaseTimeline:
         """Release the running job ``idx``'s VRAM (GB) and compute into ``vram_free`` and
         ``compute_free`` (indexed by ``gpu - offset``); returns the job (as declared), whose node
         CPU and memory the caller gives back where it keeps them."""
-        job = self._jobs[idx]
-        release_into(job, self._job_gpus[idx], self._capacity, vram_free, compute_free, offset)
+        view = self._view
+        job = view.jobs[idx]
+        release_into(job, view.job_gpus[idx], view.cluster.gpu_vram_gb, vram_free, compute_free, offset)
         return job
 
     def gpu_release_min(self) -> tuple[list[float], list[float]]:
         """Minutes from now until each GPU's first and last running job ends by their declared
         run times (0 for an idle GPU)."""
-        n = self._n_gpus
+        view = self._view
+        n = view.cluster.n_gpus
         first, last = [float("inf")] * n, [0.0] * n
-        now, end, job_gpus = self.now, self._declared_end, self._job_gpus
-        for idx in self._running:
+        now, end, job_gpus = self.now, view.declared_end_min, view.job_gpus
+        for idx in view.running_indices():
             left = float(end[idx]) - now
             for g in job_gpus[idx]:
                 if left < first[g]:
