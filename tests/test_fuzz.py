@@ -544,7 +544,7 @@ def test_sidecar_scales_are_refused_or_every_observation_is_finite(scale):
     sim = Simulator(cluster, jobs)
     fifo = ObservationBuilder(cluster, 4, 8, checked.vram_scale_gb)
     window = WindowObservationBuilder(cluster, 4, 4, None, checked.vram_scale_gb)
-    for obs in (fifo.observe(sim, sim.state.fit_mask(sim.head_job)), window.observe(sim)):
+    for obs in (fifo.observe(sim.view, sim.view.state.fit_mask(sim.view.head_job)), window.observe(sim.view)):
         assert all(np.isfinite(v).all() for v in obs.values())
 
 
