@@ -60,7 +60,7 @@ def test_eft_plans_the_gang_and_the_time_by_hand():
                     speeds=GpuSpeeds(cluster, A100_T4_SPEEDS))
     sim.step(0)  # the 20-minute job on the A100; the clock moves to the second arrival
     assert sim.time_min == 1.0
-    plan = earliest_finish(sim, 1)
+    plan = earliest_finish(sim.view, 1)
     assert (plan.start_min, plan.finish_min, plan.gpus) == (20.0, 110.0, (0,))
 
 

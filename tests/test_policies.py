@@ -201,7 +201,7 @@ def test_lookahead_under_easy_weighs_only_the_gpus_away_from_the_reservation():
     planner = get_policy("queue_lookahead")
     planner.bind(sim.view)
     allowed = np.array([False, False, True, True])
-    view = MaskedState(sim.state, allowed)
+    view = MaskedState(sim.view.state, allowed)  # EASY masks the state its view shows
     job = sim.jobs[sim.window_indices()[2]]
     assert planner.options(view, job) == [(2,), (3,), HOLD]
     action = planner.select(view, job)

@@ -151,7 +151,7 @@ def test_the_reservation_is_the_first_declared_end_that_frees_enough():
     sim = Simulator(cluster, [job(0, vram=50, duration=30, estimate=20.0), job(1, vram=50, duration=80),
                               job(2, vram=70, gpus=2)], window=4)
     assert sim.step(0) and sim.step(1)
-    res = reservation(sim, 2)
+    res = reservation(sim.view, 2)
     # Declared ends: job 0 at 20 (its true end is 30), job 1 at 80; the 2-GPU head needs both.
     assert res.start_min == 80 and res.gpus.tolist() == [True, True]
 

@@ -151,7 +151,7 @@ def test_warm_start_can_imitate_the_lookahead_planner():
     teacher.bind(env.sim.view)
     expected = []
     while not env.sim.done:
-        choice = teacher.select(env.sim.state, env.sim.view.head_job)
+        choice = teacher.select(env.sim.view.state, env.sim.view.head_job)
         action = env.hold_action if choice == -1 else int(choice)
         expected.append(action)
         env.step(action)

@@ -238,3 +238,126 @@ def test_no_observation_depends_on_a_true_duration(version):
             np.testing.assert_array_equal(observed[0][key], observed[1][key], err_msg=key)
         slot, action = policy.decide(sim.view)
         sim.step(action, slot)
+
+
+# ---------------------------------------------------------------------------- read-only in fact
+def _writes(view):
+    """Every kind of write a scheduler could try through the view (each must raise)."""
+    i = view.queue[0]
+    busy = next(j for j in range(len(view.declared_min)) if view.is_running(j))
+    job = view.jobs[i]
+    return {
+        "state array": lambda: view.state.vram_free_gb.__setitem__(0, 1.0),
+        "state array in place": lambda: view.state.compute_used.__iadd__(1.0),
+        "state counter": lambda: setattr(view.state, "idle_gpus", 0),
+        "state place": lambda: view.state.place(job, (0,)),
+        "state release": lambda: view.state.release(view.jobs[busy], view.job_gpus[busy]),
+        "state node down": lambda: view.state.set_node_down(0, True),
+        "state cache": lambda: view.state._fit_by_job.clear(),
+        "queue append": lambda: view.queue.append(i),
+        "queue popleft": lambda: view.queue.popleft(),
+        "queue del": lambda: view.queue.__delitem__(0),
+        "queue set": lambda: view.queue.__setitem__(0, busy),
+        "queue clear": lambda: view.queue.clear(),
+        "job gpus set": lambda: view.job_gpus.__setitem__(busy, ()),
+        "job gpus append": lambda: view.job_gpus.append(()),
+        "jobs set": lambda: view.jobs.__setitem__(i, view.jobs[busy]),
+        "declared": lambda: view.declared_min.__setitem__(i, 1.0),
+        "declared best": lambda: view.declared_best_min.__setitem__(i, 1.0),
+        "best speed": lambda: view.best_speed.__setitem__(i, 1.0),
+        "start": lambda: view.start_min.__setitem__(busy, 0.0),
+        "declared end": lambda: view.declared_end_min.__setitem__(busy, 0.0),
+        "view attribute": lambda: setattr(view, "window", 99),
+    }
+
+
+def test_any_write_through_the_view_raises_and_changes_nothing():
+    sim = make_simulator(_scenario(), seed=2, n_jobs=60)
+    twin = make_simulator(_scenario(), seed=2, n_jobs=60)
+    policy, twin_policy = as_scheduler(get_policy("easy+best_fit")), as_scheduler(get_policy("easy+best_fit"))
+    for s, p in ((sim, policy), (twin, twin_policy)):
+        s.reset()
+        p.bind(s.view)
+    tried = 0
+    while not sim.done:
+        view = sim.view
+        if view.queue and view.running_count and tried < 5:
+            for what, write in _writes(view).items():
+                with pytest.raises((TypeError, AttributeError, ValueError)):
+                    write()
+                    pytest.fail(f"{what}: the write went through")
+            tried += 1
+        for s, p in ((sim, policy), (twin, twin_policy)):
+            slot, action = p.decide(s.view)
+            s.step(action, slot)
+    assert tried == 5
+    assert sim.metrics() == twin.metrics()  # the refused writes changed nothing
+
+
+class MeanOfCompletions:
+    """A toy learning estimator: every job not yet completed is declared at the mean work of the
+    completed ones (the declared times until the first completion)."""
+
+    learns = True
+
+    def __init__(self, jobs):
+        self.declared_min = np.array([j.duration_min if j.estimate_min is None else j.estimate_min
+                                      for j in jobs], dtype=float)
+        self.done = np.zeros(len(jobs), dtype=bool)
+        self.work: list[float] = []
+        self.epoch = 0
+
+    def observe_completion(self, job_idx, job, work_min):
+        self.done[job_idx] = True
+        self.work.append(float(work_min))
+        self.declared_min = np.where(self.done, self.declared_min, float(np.mean(self.work)))
+        self.epoch += 1
+
+    def fix_at_arrival(self, job_idx, job):
+        """Estimates change at completions (its epoch), not at arrivals."""
+
+    def copy(self, k):
+        twin = object.__new__(MeanOfCompletions)
+        twin.declared_min, twin.done = self.declared_min[:k].copy(), self.done[:k].copy()
+        twin.work, twin.epoch = list(self.work), self.epoch
+        return twin
+
+
+class RecordsDeclared:
+    """A FIFO placement (Best-Fit) that records the head job's duration as it is given."""
+
+    name = "records_declared"
+
+    def __init__(self):
+        self.seen: list[tuple[int, float]] = []
+        self.best_fit = get_policy("best_fit")
+
+    def select(self, state, job):
+        self.seen.append((job.id, job.duration_min))
+        return self.best_fit.select(state, job)
+
+
+@pytest.mark.parametrize("speeds", [False, True])
+def test_the_view_follows_a_learning_estimator(speeds):
+    """Once the estimator learns, the view's declared times, its declared job list, the declared
+    times on the best GPU and the jobs a placement is given all follow it; plans are stale."""
+    scenario = load_scenario("fleet-16gpu" if speeds else "phase1-8gpu")
+    base = make_simulator(scenario, seed=1, n_jobs=40)
+    estimator = MeanOfCompletions(base.jobs)
+    sim = Simulator(base.cluster, base.jobs, speeds=base.speeds, estimator=estimator)
+    placement = RecordsDeclared()
+    sim.run(placement)
+    learned = sim.estimator
+    assert learned.epoch == len(learned.work) == sim.jobs_completed > 2
+    view = sim.view
+    assert view.estimates_epoch == learned.epoch
+    np.testing.assert_array_equal(view.declared_min, learned.declared_min)
+    np.testing.assert_array_equal(view.declared_best_min, learned.declared_min / sim.best_speed)
+    assert [j.duration_min for j in view.jobs] == learned.declared_min.tolist()
+    # Each job was given to the placement with the estimate in force at that decision: after the
+    # first completion, the mean of the completions so far, never its own true duration.
+    truth = {j.id: j.duration_min for j in sim.jobs}
+    means = {float(np.mean(learned.work[:k])) for k in range(1, len(learned.work) + 1)}
+    assert any(d in means and d != truth[i] for i, d in placement.seen), "no decision saw an estimate"
+    assert all(d in means or d == truth[i] for i, d in placement.seen)
+    assert sim.disruptions >= learned.epoch  # every change of the estimates made plans stale

@@ -219,3 +219,42 @@ def test_compare_with_a_baseline_runs_the_agent_end_to_end(trusted_window, capsy
     assert code == 0
     out = capsys.readouterr().out
     assert "paired against easy+best_fit" in out and f"ppo:{trusted_window}" in out
+
+
+def _pair_speeds_match_the_speed_model(scenario, n_jobs: int) -> int:
+    """Step a window observation through a Best-Fit run; at each decision every window job's pair
+    speed feature is the view's speed model's speed of that GPU for that job. Returns the number
+    of (window job, decision) pairs of jobs with a model."""
+    from gpusched.env.window import WindowObservationBuilder
+    from gpusched.policies import get_policy
+    from gpusched.workload.scenario import make_simulator
+
+    sim = make_simulator(scenario, seed=0, n_jobs=n_jobs)
+    builder = WindowObservationBuilder(sim.cluster, sim.cluster.n_gpus, sim.window, sim.speeds)
+    policy = get_policy("best_fit")
+    with_model = 0
+    while not sim.done:
+        view = sim.view
+        obs = builder.observe(view)
+        for k, idx in enumerate(view.window_indices()):
+            job = view.jobs[idx]
+            row = view.speed_model.row(job)
+            expected = np.ones(sim.cluster.n_gpus) if row is None else row
+            pair_speed = obs["pairs"][k, :sim.cluster.n_gpus, 3]
+            np.testing.assert_array_equal(pair_speed, expected.astype(np.float32))
+            with_model += job.model is not None
+        sim.step(policy.select(view.state, view.head_job))
+    return with_model
+
+
+def test_the_window_observation_reads_each_jobs_own_speeds():
+    """With Gavel's per-model speeds, a job's pair speeds are its model's (not its type's); on a
+    preset they are its type's, as before."""
+    from gpusched.workload.scenario import load_scenario, scenario_from_dict
+
+    cluster = {"nodes": [{"gpu_model": m, "vram_gb": 16, "gpus_per_node": 4, "count": 1}
+                         for m in ("K80", "P100", "V100")]}
+    gavel = scenario_from_dict({"name": "g", "cluster": cluster, "speed": "gavel", "queue": {"window": 4},
+                                "workload": {"jobs": 40, "arrival_rate_per_hour": 6, "generator": "gavel"}})
+    assert _pair_speeds_match_the_speed_model(gavel, 40) > 0
+    assert _pair_speeds_match_the_speed_model(load_scenario("fleet-16gpu"), 60) == 0

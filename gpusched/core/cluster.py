@@ -65,9 +65,13 @@ def release_into(job: Job, gpus: Sequence[int], gpu_vram_gb: np.ndarray, vram_fr
 
     :param gpu_vram_gb: every GPU's VRAM capacity (GB).
     """
+    share, compute = job.vram_frac, job.compute
+    vram = job.vram_gb  # job_vram_gb's value without a share of the GPU's VRAM
     for g in gpus:
-        vram_free[g - offset] += job_vram_gb(job, float(gpu_vram_gb[g]))
-        compute_free[g - offset] += job.compute
+        if share:
+            vram = job_vram_gb(job, float(gpu_vram_gb[g]))
+        vram_free[g - offset] += vram
+        compute_free[g - offset] += compute
 
 
 def fit_shape(job: Job) -> tuple:
@@ -350,8 +354,11 @@ class ClusterState:
     def _change(self, job: Job, gpus: Sequence[int], sign: int) -> None:
         capacity = self.cluster.gpu_vram_gb
         compute = sign * job.compute
+        share = job.vram_frac
+        vram = sign * job.vram_gb  # job_vram_gb's value without a share of the GPU's VRAM
         for g in gpus:
-            vram = sign * job_vram_gb(job, capacity[g])
+            if share:
+                vram = sign * job_vram_gb(job, capacity[g])
             running = self.jobs_running[g] + sign
             self.jobs_running[g] = running
             if running == 0:  # snap rounding residue so an idle GPU reads exactly zero

@@ -36,6 +36,11 @@ class RuntimeEstimator(Protocol):
     learns: bool
     """Whether it learns from completions (the simulator calls :meth:`observe_completion` only then)."""
 
+    epoch: int
+    """Changes whenever :attr:`declared_min` changes (a learning estimator bumps it once it has
+    learned): the simulator then re-reads the declared times, and the view drops what it cached
+    from them (:meth:`gpusched.core.view.SchedulerView.estimates_changed`)."""
+
     def observe_completion(self, job_idx: int, job: Job, work_min: float) -> None:
         """A job completed after ``work_min`` reference-speed minutes of work: learn from it."""
         ...
@@ -56,6 +61,7 @@ class DeclaredRuntime:
     """
 
     learns = False
+    epoch = 0
 
     def __init__(self, jobs: Sequence[Job]):
         self.declared_min = np.array([j.duration_min if j.estimate_min is None else j.estimate_min

@@ -83,14 +83,19 @@ class EventQueue:
         """Time of the next event (minutes), ``None`` if there is none. A failure, a repair or a
         wakeup counts only while another event is to come or ``queued`` (jobs wait): a run with
         nothing left to do ends without waiting for the next failure."""
-        t_arr = self.arrival_min[self.next_arrival] if self.next_arrival < len(self.arrival_min) else None
-        t_end = self.running[0][0] if self.running else None
-        t = t_end if t_arr is None else (t_arr if t_end is None else min(t_arr, t_end))
-        if self.failures is not None and (t is not None or queued):
-            t_node = self.failures.next_min()
+        k, arrival_min, running = self.next_arrival, self.arrival_min, self.running
+        if k < len(arrival_min):
+            t = arrival_min[k]
+            if running and running[0][0] < t:
+                t = running[0][0]
+        else:
+            t = running[0][0] if running else None
+        failures, wakeups = self.failures, self.wakeups
+        if failures is not None and (t is not None or queued):
+            t_node = failures.next_min()
             t = t_node if t is None else min(t, t_node)
-        if self.wakeups and (t is not None or queued):
-            t = self.wakeups[0] if t is None else min(t, self.wakeups[0])
+        if wakeups and (t is not None or queued):
+            t = wakeups[0] if t is None else min(t, wakeups[0])
         return t
 
     def push_completion(self, end_min: float, job_idx: int) -> None:
@@ -109,21 +114,24 @@ class EventQueue:
         if t_min > now_min and math.isfinite(t_min) and t_min not in self.wakeups:
             heapq.heappush(self.wakeups, float(t_min))
 
-    def pop_due(self, t: float) -> tuple[list[int], int, list[tuple[int, int]], range]:
+    def pop_due(self, t: float) -> tuple[Sequence[int], int, Sequence[tuple[int, int]], range]:
         """Remove and return every event due at or before ``t``, by class in :data:`EVENT_ORDER`
-        (the fields of :class:`DueEvents`)."""
+        (the fields of :class:`DueEvents`; a class with no event due is an empty tuple)."""
         running = self.running
-        completions = []
-        while running and running[0][0] <= t:
-            completions.append(heapq.heappop(running)[1])
+        completions: list[int] | tuple = ()
+        if running and running[0][0] <= t:
+            completions = []
+            while running and running[0][0] <= t:
+                completions.append(heapq.heappop(running)[1])
         wakeups = self.wakeups
         n_wakeups = 0
         while wakeups and wakeups[0] <= t:
             heapq.heappop(wakeups)
             n_wakeups += 1
-        node_events = []
+        node_events: list[tuple[int, int]] | tuple = ()
         failures = self.failures
-        if failures is not None:
+        if failures is not None and failures.next_min() <= t:
+            node_events = []
             while failures.next_min() <= t:
                 _, kind, node = failures.pop()
                 node_events.append((kind, node))

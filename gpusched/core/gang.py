@@ -57,11 +57,9 @@ class SameNodeGang:
     def __init__(self, cluster: Cluster):
         self.gpu_node = cluster.gpu_node
 
-    def gang_for(self, state: ClusterState, job: Job, gpu: int) -> tuple[int, ...]:
-        return state.gang_for(job, gpu)
-
-    def can_place(self, state: ClusterState, job: Job, gang: Sequence[int]) -> bool:
-        return state.can_place(job, gang)
+    # The cluster state's own rule, called without a frame of its own (it runs at every placement).
+    gang_for = staticmethod(ClusterState.gang_for)
+    can_place = staticmethod(ClusterState.can_place)
 
     def holds_node(self, gang: Sequence[int], node: int) -> bool:
         return self.gpu_node[gang[0]] == node

@@ -54,6 +54,9 @@ class HistoryEstimator:
     """
 
     learns = True
+    epoch = 0
+    """An estimate is fixed at its job's arrival and never changes after it (the simulator hands
+    each arrival's estimate to the view), so no estimate a scheduler holds goes stale."""
 
     def __init__(self, jobs: Sequence[Job], keys: Sequence[Sequence[str]] = DEFAULT_KEYS,
                  prior_min: float = DEFAULT_PRIOR_MIN, min_samples: int = 1):

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpusched.core.readonly import FrozenList
+
 
 class JobLives:
     """What the simulator keeps of jobs that stopped and resumed, per arrival index (made at the
@@ -70,7 +72,7 @@ class JobsRecord:
         self.declared_end_min = np.full(n, np.nan)
         self.start_slot = np.full(n, -1, dtype=np.int64)
         self.gang_speed = np.ones(n)
-        self.job_gpus: list[tuple[int, ...]] = [()] * n
+        self.job_gpus = FrozenList([()] * n)  # changed through list.__setitem__ (lifecycle)
         self.lives: JobLives | None = None
         self._freeze()
 
@@ -87,7 +89,7 @@ class JobsRecord:
         twin = object.__new__(JobsRecord)
         for name in self.ARRAYS:
             setattr(twin, name, getattr(self, name)[:k].copy())
-        twin.job_gpus = self.job_gpus[:k]
+        twin.job_gpus = FrozenList(self.job_gpus[:k])
         twin.lives = None if self.lives is None else self.lives.copy(k)
         twin._freeze()
         return twin

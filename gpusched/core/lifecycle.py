@@ -21,16 +21,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gpusched.core.jobs import Job
+from gpusched.core.readonly import QUEUE_OPS
 
 if TYPE_CHECKING:
     from gpusched.core.simulator import Simulator
 
-
-def _place(sim: Simulator, job: Job, gpus: tuple[int, ...]) -> None:
-    state = sim.state
-    before = [float(state.compute_used[g]) for g in gpus]
-    state.place(job, gpus)
-    sim.integrals.on_util_change(state.compute_used, gpus, before)
+_insert = QUEUE_OPS[3]
 
 
 def _release(sim: Simulator, job: Job, gpus: tuple[int, ...]) -> None:
@@ -42,10 +38,14 @@ def _release(sim: Simulator, job: Job, gpus: tuple[int, ...]) -> None:
 
 def start(sim: Simulator, job_idx: int, job: Job, gpus: tuple[int, ...]) -> None:
     """Start (or resume, after a stop) the job on ``gpus``: its true and declared ends there."""
-    _place(sim, job, gpus)
+    state = sim.state
+    used = state.compute_used
+    before = [float(used[g]) for g in gpus]
+    state.place(job, gpus)
+    sim.integrals.on_util_change(used, gpus, before)
     rec, now = sim.record, sim.time_min
     rec.start_min[job_idx] = now
-    rec.job_gpus[job_idx] = gpus
+    list.__setitem__(rec.job_gpus, job_idx, gpus)
     speed = sim.speed_model.of(job, gpus)
     rec.gang_speed[job_idx] = speed
     lives = rec.lives
@@ -65,9 +65,11 @@ def start(sim: Simulator, job_idx: int, job: Job, gpus: tuple[int, ...]) -> None
 
 def complete(sim: Simulator, job_idx: int) -> None:
     """The job's run ended at its true end: free its GPUs."""
-    rec = sim.record
-    job = sim.jobs[job_idx]
-    _release(sim, job, rec.job_gpus[job_idx])
+    rec, state = sim.record, sim.state
+    gpus, used = rec.job_gpus[job_idx], state.compute_used
+    before = [float(used[g]) for g in gpus]
+    state.release(sim.jobs[job_idx], gpus)
+    sim.integrals.on_util_change(used, gpus, before)
     rec.end_min[job_idx] = rec.start_min[job_idx] + rec.run_min[job_idx]
 
 
@@ -76,7 +78,8 @@ def stop(sim: Simulator, job_idx: int, kind: str) -> None:
     restore model keeps, free its GPUs, and put it back in the queue at its arrival position. The
     caller drops its completion from the event queue."""
     _end_run(sim, job_idx, kind)
-    bisect.insort(sim.queue, job_idx)
+    queue = sim.queue
+    _insert(queue, bisect.bisect_right(queue, job_idx), job_idx)  # bisect.insort, on the read-only queue
 
 
 def _end_run(sim: Simulator, job_idx: int, kind: str) -> None:
@@ -117,7 +120,7 @@ def _end_run(sim: Simulator, job_idx: int, kind: str) -> None:
     rec.start_min[job_idx] = np.nan
     rec.run_min[job_idx] = np.nan
     rec.declared_end_min[job_idx] = np.nan
-    rec.job_gpus[job_idx] = ()
+    list.__setitem__(rec.job_gpus, job_idx, ())
 
 
 def is_running(sim: Simulator, job_idx: int) -> bool:

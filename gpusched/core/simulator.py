@@ -88,10 +88,17 @@ never negative).
 **Components.** The simulator keeps the loop, :meth:`Simulator.step`, :meth:`Simulator.fork`
 and :meth:`Simulator.result`; the events are :mod:`gpusched.core.events`, the per-job state
 :mod:`gpusched.core.jobs_record`, the transitions of a job :mod:`gpusched.core.lifecycle`, the
-integrals, reward and metrics :mod:`gpusched.core.accounting`; the mechanisms behind one interface
-each are the speed model (:mod:`gpusched.core.speed_model`), the gang rule
-(:mod:`gpusched.core.gang`), the restore model (:mod:`gpusched.core.restore`) and the run-time
-estimator (:mod:`gpusched.core.estimator`).
+integrals, reward and metrics :mod:`gpusched.core.accounting` (the integrals and the reward are
+updated at every jump of the clock, in the order the golden files fix; the metrics and the jobs
+table only when a run is packaged); the mechanisms behind one interface each are the speed model
+(:mod:`gpusched.core.speed_model`), the gang rule (:mod:`gpusched.core.gang`), the restore model
+(:mod:`gpusched.core.restore`) and the run-time estimator (:mod:`gpusched.core.estimator`; when a
+learning estimator's ``epoch`` moves, the simulator re-reads the declared times and the view
+drops what it cached from them). Schedulers read the run through :attr:`Simulator.view`
+(:mod:`gpusched.core.view`), read-only in fact (:mod:`gpusched.core.readonly`: the state, the
+queue and the per-job GPU list refuse every write); a plan around the running jobs replays their
+releases at their declared ends through :class:`~gpusched.core.releases.ReleaseTimeline`, the
+one replay.
 
 The simulator can be driven step by step (:meth:`Simulator.step`, used by the Gymnasium
 environment) or run to the end with a policy (:meth:`Simulator.run`).
@@ -102,7 +109,6 @@ from __future__ import annotations
 import copy
 import heapq
 import math
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice
@@ -120,6 +126,8 @@ from gpusched.core.gang import GangRule, SameNodeGang
 from gpusched.core.jobs import Job, check_jobs_feasible
 from gpusched.core.jobs_record import JobLives, JobsRecord
 from gpusched.core.prices import gpu_prices
+from gpusched.core.readonly import QUEUE_OPS, JobQueue
+from gpusched.core.releases import ReleaseTimeline
 from gpusched.core.restore import CheckpointRestore, RestoreModel
 from gpusched.core.result import Result
 from gpusched.core.reward import RewardSpec
@@ -162,6 +170,11 @@ class Migrate:
 
 
 Action = int | Sequence[int] | Preempt | Migrate
+
+_extend, _popleft, _delete, _ = QUEUE_OPS
+
+_GPU_INDEX = (int, np.integer)
+"""The types of an action that names one GPU."""
 
 
 def _record_field(name: str) -> property:
@@ -295,7 +308,9 @@ class Simulator:
         self.state = ClusterState(self.cluster)
         self.time_min = self.jobs[0].arrival_min if self.jobs else 0.0
         self.start_time_min = self.time_min
-        self.queue: deque[int] = deque()
+        self.queue = JobQueue()
+        """Arrival indices of the queued jobs, in arrival order (read-only but through
+        :data:`~gpusched.core.readonly.QUEUE_OPS`)."""
         self.record = JobsRecord(n)
         self.estimator = self._estimator0.copy(n)
         self._set_declared()
@@ -331,7 +346,7 @@ class Simulator:
         """(time, job index, GPUs, restore minutes) of every resumption."""
         self.node_events: list[tuple[float, int, str]] = []
         """(time, node, ``failure`` or ``repair``)."""
-        self.queue.extend(self.events.pop_arrivals(self.time_min))
+        _extend(self.queue, self.events.pop_arrivals(self.time_min))
         if self.estimator.learns:
             self._declare_arrivals(self.queue)
         view = self.__dict__.get("view")
@@ -343,9 +358,11 @@ class Simulator:
         self._advance_to_decision()
 
     def _set_declared(self) -> None:
+        self.estimates_epoch = self.estimator.epoch
+        """The estimator's epoch when the declared times were last read."""
         self.declared_min = self.estimator.declared_min
         """Declared run time of each job at speed 1.0 (minutes), by arrival index."""
-        self.declared_best_min = (self.declared_min if self.speeds is None
+        self.declared_best_min = (self.declared_min.view() if self.speed_model.uniform
                                   else self.declared_min / self.best_speed)
         if self.estimator.learns and self.speeds is not None:  # filled in at each arrival
             self._declared_best = self.declared_best_min
@@ -370,6 +387,13 @@ class Simulator:
     def failure_process(self) -> NodeFailures | None:
         """The node failures and repairs still to come (``None`` without failures)."""
         return self.events.failures
+
+    def _estimates_changed(self) -> None:
+        """The estimator learned: re-read the declared times; the view drops what it cached from
+        them, and plans made around the old ones are stale (a disruption)."""
+        self._set_declared()
+        self.view.estimates_changed()
+        self.disrupted()
 
     def disrupted(self) -> None:
         """A failure, a repair, a preemption or a migration happened: every cached plan
@@ -399,7 +423,7 @@ class Simulator:
         if self.estimator.learns:  # the copy learns on its own
             twin._set_declared()
         twin.state = self.state.copy()
-        twin.queue = deque(self.queue)
+        twin.queue = JobQueue(self.queue)
         twin.record = self.record.copy(k)
         # A fork that knows only what a scheduler knows foresees no failure and no repair.
         twin.events = self.events.copy(k, keep_failures=not arrived_only)
@@ -431,20 +455,9 @@ class Simulator:
 
     def gpu_release_min(self) -> tuple[list[float], list[float]]:
         """Minutes from now until each GPU's first and last running job ends by their declared
-        run times (0 for an idle GPU)."""
-        n = self.cluster.n_gpus
-        first, last = [float("inf")] * n, [0.0] * n
-        now = self.time_min
-        job_gpus = self.record.job_gpus
-        declared_end = self.record.declared_end_min
-        for _, idx in self.events.running:
-            left = float(declared_end[idx]) - now
-            for g in job_gpus[idx]:
-                if left < first[g]:
-                    first[g] = left
-                if left > last[g]:
-                    last[g] = left
-        return [0.0 if f == float("inf") else f for f in first], last
+        run times (0 for an idle GPU; :meth:`ReleaseTimeline.gpu_release_min
+        <gpusched.core.releases.ReleaseTimeline.gpu_release_min>`)."""
+        return ReleaseTimeline(self.view).gpu_release_min()
 
     @property
     def head_job(self) -> Job | None:
@@ -543,8 +556,7 @@ class Simulator:
 
     def running_by_declared_end(self) -> list[tuple[float, int]]:
         """The running jobs as (declared end time in minutes, arrival index), soonest first."""
-        declared_end = self.record.declared_end_min
-        return sorted((float(declared_end[i]), i) for _, i in self.events.running)
+        return ReleaseTimeline(self.view).releases
 
     @property
     def arrivals_left(self) -> int:
@@ -586,8 +598,9 @@ class Simulator:
         view = self.view
         scheduler.bind(view)
         step = self.step
-        if isinstance(scheduler, PlacementScheduler):  # the head job's placement, without a tuple
-            select, state, jobs, queue = scheduler.placement.select, self.state, view.jobs, self.queue
+        if isinstance(scheduler, PlacementScheduler) and not self.estimator.learns:
+            # the head job's placement, without a tuple (the declared job list never changes)
+            select, state, jobs, queue = scheduler.placement.select, view.state, view.jobs, view.queue
             while not self.done:
                 step(select(state, jobs[queue[0]]))
         else:
@@ -631,9 +644,9 @@ class Simulator:
         gpus = self._resolve(job, action)
         if gpus:
             if slot:
-                del self.queue[slot]
+                _delete(self.queue, slot)
             else:
-                self.queue.popleft()
+                _popleft(self.queue)
             lives = self.record.lives
             if lives is None or not lives.stopped[job_idx]:
                 self.record.start_slot[job_idx] = slot  # a resumption keeps its first start's slot
@@ -647,7 +660,7 @@ class Simulator:
     def _resolve(self, job: Job, action: Action) -> tuple[int, ...]:
         """The gang an action asks for, or ``()`` for a HOLD or a GPU where the job does not fit."""
         rule = self.gang_rule
-        if isinstance(action, int | np.integer):
+        if isinstance(action, _GPU_INDEX):
             gpu = int(action)
             if gpu == HOLD:
                 return ()
@@ -666,23 +679,25 @@ class Simulator:
         return ()
 
     def _hold(self, job_idx: int, job: Job) -> None:
-        next_t = self.events.next_min(True)  # the queue has a head
+        events, state = self.events, self.state
+        next_t = events.next_min(True)  # the queue has a head
         if next_t is None or self.hold_would_dead_stall():
             self._finish("dead_stall")
             return
         # The head's mask is usually cached already (the policy just asked for it).
-        could_fit = np.count_nonzero(self.state.fit_mask(job)) > 0
+        could_fit = np.count_nonzero(state.fit_mask(job)) > 0
         if not could_fit and self.window > 1:
-            fits, jobs = self.state.fits_somewhere, self.jobs
+            fits, jobs = state.fits_somewhere, self.jobs
             could_fit = any(fits(jobs[i]) for i in islice(self.queue, 1, self.window))
-        until = next_t if self.horizon_min is None else min(next_t, self.horizon_min)
-        held_min = until - self.time_min
-        idle = self.state.idle_gpus - self.state.down_gpus  # a down GPU is not idle capacity
-        self.integrals.hold(held_min, idle, could_fit)
-        self.holds.append((self.time_min, until, job.id, could_fit))
+        now, horizon = self.time_min, self.horizon_min
+        until = next_t if horizon is None else min(next_t, horizon)
+        idle = state.idle_gpus - state.down_gpus  # a down GPU is not idle capacity
+        self.integrals.hold(until - now, idle, could_fit)
+        self.holds.append((now, until, job.id, could_fit))
         self._jump_to(next_t)
-        if not self.done:
-            self._advance_to_decision()
+        if self.queue or self.done:
+            return
+        self._advance_to_decision()
 
     def _advance_to_decision(self) -> None:
         """Move the clock until the queue has a head job (with :attr:`decide_at_events`: to the
@@ -704,8 +719,12 @@ class Simulator:
             self._accumulate(self.horizon_min)
             self._finish("horizon")
             return
-        self._accumulate(t)
-        completions, _, node_events, arrivals = self.events.pop_due(t)
+        events = self.events
+        dt = t - self.time_min
+        if dt > 0:
+            self.integrals.accumulate(dt, len(self.queue), len(events.running), self.state.idle_gpus)
+        self.time_min = t
+        completions, _, node_events, arrivals = events.pop_due(t)
         if completions:
             complete = lifecycle.complete
             for job_idx in completions:
@@ -714,6 +733,8 @@ class Simulator:
                 estimator, jobs = self.estimator, self.jobs
                 for job_idx in completions:
                     estimator.observe_completion(job_idx, jobs[job_idx], jobs[job_idx].duration_min)
+                if estimator.epoch != self.estimates_epoch:
+                    self._estimates_changed()
             self.jobs_completed += len(completions)
             self.epoch += 1
             self.integrals.completions(len(completions))
@@ -726,7 +747,7 @@ class Simulator:
             self._finish("safety_horizon")
             return
         if arrivals:
-            self.queue.extend(arrivals)
+            _extend(self.queue, arrivals)
             if self.estimator.learns:
                 self._declare_arrivals(arrivals)
 

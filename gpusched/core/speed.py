@@ -128,10 +128,13 @@ class GpuSpeeds:
 
     def of_job(self, job: Job, gpus: Sequence[int]) -> float:
         """The speed of ``job`` on a gang: its slowest GPU's (1.0 for an empty gang)."""
-        if not len(gpus):
+        n = len(gpus)
+        if not n:
             return 1.0
-        row = self.row_of_job(job)
-        return float(min(row[g] for g in gpus))
+        row = self._job_rows.get((job.model, job.type, job.gpus))
+        if row is None:
+            row = self.row_of_job(job)
+        return float(row[gpus[0]]) if n == 1 else float(min(row[g] for g in gpus))
 
 
 SPEED_TYPES: tuple[str, ...] = ("training", "inference", "batch")

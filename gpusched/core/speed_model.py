@@ -60,8 +60,8 @@ class TableSpeeds:
         self.spread = cluster.gang_rule if cluster.gang_placement == "spread" else None
         self.uniform = speeds is None and (self.spread is None or self.spread.uniform)
         self._spread_rows: dict[tuple, np.ndarray] = {}
-        if self.spread is None:  # the one-node rule's speed, without a check per call
-            self.of = self._of_table
+        if self.spread is None:  # the one-node rule's speed, without a check or a frame per call
+            self.of = self._of_table if speeds is None else speeds.of_job
 
     def _of_table(self, job: Job, gpus: Sequence[int]) -> float:
         return 1.0 if self.table is None else self.table.of_job(job, gpus)

@@ -37,12 +37,15 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import replace
 from itertools import islice
+from operator import attrgetter
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from gpusched.core.cluster import Cluster, ClusterState
 from gpusched.core.jobs import Job
+from gpusched.core.readonly import FrozenList, ReadOnlyState
+from gpusched.core.releases import ReleaseTimeline
 
 if TYPE_CHECKING:
     from gpusched.core.simulator import Action, Simulator
@@ -52,17 +55,29 @@ class SchedulerView:
     """The read-only view of one simulator (see the module docstring).
 
     Fixed for a run (set at the start of the run and of a fork; none may be assigned):
-    ``cluster``; ``state`` (the cluster state now: fit masks, free VRAM and compute, down nodes;
-    read it, never change it); ``window`` (how many queued jobs may start); ``speeds`` (the
-    resolved speed table, or ``None``) and ``speed_model`` (:mod:`gpusched.core.speed_model`);
-    ``preemption_min_run_min``; ``start_time_min`` (minutes); ``queue`` (arrival indices of the
-    queued jobs, in arrival order; read it, never change it); per job by arrival index, the
-    read-only arrays ``declared_min`` (declared run time at speed 1.0, minutes),
+    ``cluster``; ``state`` (the cluster state now, read-only in fact:
+    :class:`~gpusched.core.readonly.ReadOnlyState`: fit masks, free VRAM and compute, down
+    nodes); ``window`` (how many queued jobs may start); ``speeds`` (the resolved speed table, or
+    ``None``) and ``speed_model`` (:mod:`gpusched.core.speed_model`); ``preemption_min_run_min``;
+    ``start_time_min`` (minutes); ``queue`` (arrival indices of the queued jobs, in arrival order;
+    a :class:`~gpusched.core.readonly.JobQueue` whose changes raise); per job by arrival index,
+    the read-only arrays ``declared_min`` (declared run time at speed 1.0, minutes),
     ``declared_best_min`` (on the best GPU it could get), ``best_speed`` (the fastest speed any
     gang could ever give it), ``start_min`` (start of its current or last run; NaN while it
     waits), ``declared_end_min`` (a running job's declared end; NaN otherwise), ``gang_speed``
     (the speed of its current or last gang), and ``job_gpus`` (the GPUs of its current or last
-    run; read it, never change it).
+    run; a :class:`~gpusched.core.readonly.FrozenList`). Any write through them raises.
+
+    The simulator's own answers, bound once per run (:data:`BOUND`; no frame of the view's on
+    the hot path): ``hold_would_dead_stall()`` (whether holding now would end the run),
+    ``declared_left_min(idx)`` (the declared work the job has left when it next starts,
+    reference-speed minutes), ``resume_cost_min(idx)`` (minutes it spends restoring when it next
+    starts; 0 if it never stopped), ``declared_run_min(idx, gpus)`` (its declared run time on
+    ``gpus``, minutes, its restore included), ``is_running(idx)``, ``running_indices()`` (any
+    order) and ``preemptible(idx)`` (whether it runs now and may be preempted).
+
+    The declared times and :attr:`jobs` follow a learning run-time estimator
+    (:meth:`estimates_changed`).
 
     :param sim: the simulator it shows.
     """
@@ -70,7 +85,12 @@ class SchedulerView:
     FIXED = ("cluster", "state", "window", "speeds", "speed_model", "preemption_min_run_min",
              "start_time_min", "queue", "declared_min", "declared_best_min", "best_speed",
              "start_min", "declared_end_min", "gang_speed", "job_gpus")
-    __slots__ = ("_jobs", "_sim", *FIXED)
+    BOUND = ("hold_would_dead_stall", "declared_left_min", "resume_cost_min", "declared_run_min",
+             "is_running", "running_indices", "preemptible")
+    """The simulator's own read-only answers, bound once per run (no frame of the view's on the
+    hot path)."""
+    TAKEN = (*FIXED, *BOUND)
+    __slots__ = ("_jobs", "_sim", *TAKEN)
 
     cluster: Cluster
     state: ClusterState
@@ -85,18 +105,37 @@ class SchedulerView:
         sim, rec, put = self._sim, self._sim.record, object.__setattr__
         if not keep_jobs:
             put(self, "_jobs", None)
-        for name in ("cluster", "state", "window", "speeds", "speed_model", "preemption_min_run_min",
-                     "start_time_min", "queue", "declared_min", "declared_best_min", "best_speed"):
+        for name in ("cluster", "window", "speeds", "speed_model", "preemption_min_run_min",
+                     "start_time_min", "queue"):
             put(self, name, getattr(sim, name))
+        self._take_declared()
+        put(self, "state", ReadOnlyState(sim.state))
         for name in ("start_min", "declared_end_min", "gang_speed"):
             put(self, name, rec.readonly[name])
         put(self, "job_gpus", rec.job_gpus)
+        for name in self.BOUND:
+            put(self, name, getattr(sim, name))
+
+    def _take_declared(self) -> None:
+        sim, put = self._sim, object.__setattr__
+        for name in ("declared_min", "declared_best_min", "best_speed"):
+            frozen = getattr(sim, name).view()
+            frozen.flags.writeable = False
+            put(self, name, frozen)
+
+    def estimates_changed(self) -> None:
+        """The run-time estimator learned (the simulator calls it when the estimator's epoch
+        moves): take the declared times again and drop the declared job list, so every read
+        after it sees the new estimates. A list a scheduler took from :attr:`jobs` is valid
+        while :attr:`estimates_epoch` is unchanged."""
+        object.__setattr__(self, "_jobs", None)
+        self._take_declared()
 
     def __setattr__(self, name: str, value) -> None:
         raise AttributeError(f"the scheduler's view is read-only (cannot set '{name}')")
 
     def __getattr__(self, name: str):
-        if name in SchedulerView.FIXED:  # a copied view takes them from its copied simulator
+        if name in SchedulerView.TAKEN:  # a copied view takes them from its copied simulator
             self.refresh(keep_jobs=True)
             return object.__getattribute__(self, name)
         raise AttributeError(f"'SchedulerView' object has no attribute '{name}'")
@@ -105,35 +144,19 @@ class SchedulerView:
         """A copy of a view is the view of the copied simulator (with the copied job list)."""
         return _copied_view, (self._sim, self._jobs)
 
-    @property
-    def time_min(self) -> float:
-        """The clock (minutes)."""
-        return self._sim.time_min
-
-
-    @property
-    def done(self) -> bool:
-        """Whether the run is over."""
-        return self._sim.done
-
-
-
-
-
-    @property
-    def epoch(self) -> int:
-        """Changes at every completion and every disruption (see the module docstring)."""
-        return self._sim.epoch
-
-    @property
-    def plan_epoch(self) -> int:
-        """Changes at every disruption: a failure, a repair, a preemption, a migration."""
-        return self._sim.disruptions
-
-    @property
-    def jobs_completed(self) -> int:
-        """Jobs completed so far."""
-        return self._sim.jobs_completed
+    # Plain reads of the simulator's counters (C-level getters: the observation reads them at
+    # every step).
+    time_min = property(attrgetter("_sim.time_min"), doc="The clock (minutes).")
+    done = property(attrgetter("_sim.done"), doc="Whether the run is over.")
+    epoch = property(attrgetter("_sim.epoch"),
+                     doc="Changes at every completion and every disruption (see the module docstring).")
+    plan_epoch = property(attrgetter("_sim.disruptions"),
+                          doc="Changes at every disruption: a failure, a repair, a preemption a "
+                              "migration.")
+    jobs_completed = property(attrgetter("_sim.jobs_completed"), doc="Jobs completed so far.")
+    estimates_epoch = property(attrgetter("_sim.estimates_epoch"),
+                               doc="Changes whenever the run-time estimator learned (see "
+                                   ":meth:`estimates_changed`).")
 
     # ------------------------------------------------------------ jobs, as declared
     @property
@@ -143,9 +166,9 @@ class SchedulerView:
         below the queue's, a running or a finished job's)."""
         jobs = self._jobs
         if jobs is None:
-            jobs = [j if j.estimate_min is None and j.duration_min == d
-                    else replace(j, duration_min=float(d), estimate_min=None)
-                    for j, d in zip(self._sim.jobs, self.declared_min.tolist(), strict=True)]
+            jobs = FrozenList(j if j.estimate_min is None and j.duration_min == d
+                              else replace(j, duration_min=float(d), estimate_min=None)
+                              for j, d in zip(self._sim.jobs, self.declared_min.tolist(), strict=True))
             object.__setattr__(self, "_jobs", jobs)
         return jobs
 
@@ -161,24 +184,13 @@ class SchedulerView:
             return
         declared, sim_jobs = self.declared_min, self._sim.jobs
         for i in indices:
-            jobs[i] = replace(sim_jobs[i], duration_min=float(declared[i]), estimate_min=None)
+            job = replace(sim_jobs[i], duration_min=float(declared[i]), estimate_min=None)
+            list.__setitem__(jobs, i, job)
 
     @property
     def prices(self) -> np.ndarray | None:
         """USD per GPU-hour of each GPU (NaN: no price), or ``None`` (:mod:`gpusched.core.prices`)."""
         return self._sim.gpu_price_usd_per_hour
-
-    def declared_left_min(self, job_idx: int) -> float:
-        """The declared work the job has left when it next starts (reference-speed minutes)."""
-        return self._sim.declared_left_min(job_idx)
-
-    def resume_cost_min(self, job_idx: int) -> float:
-        """Minutes the job spends restoring when it next starts (0 if it never stopped)."""
-        return self._sim.resume_cost_min(job_idx)
-
-    def declared_run_min(self, job_idx: int, gpus: Sequence[int]) -> float:
-        """The job's declared run time on ``gpus`` (minutes), its restore included."""
-        return self._sim.declared_run_min(job_idx, gpus)
 
     def attained_service_gpu_min(self, indices: Sequence[int]) -> np.ndarray:
         """GPU-minutes each job has held GPUs so far, over all its runs (Tiresias's attained
@@ -215,23 +227,11 @@ class SchedulerView:
         events = self._sim.events
         return len(events.arrival_min) - events.next_arrival
 
-    def hold_would_dead_stall(self) -> bool:
-        """Whether holding now would end the run."""
-        return self._sim.hold_would_dead_stall()
-
     # ------------------------------------------------------------ running jobs
     @property
     def running_count(self) -> int:
         """Jobs running now."""
         return len(self._sim.events.running)
-
-    def running_indices(self) -> list[int]:
-        """Arrival indices of the running jobs (any order)."""
-        return self._sim.running_indices()
-
-    def is_running(self, job_idx: int) -> bool:
-        """Whether the job holds GPUs now."""
-        return self._sim.is_running(job_idx)
 
 
 
@@ -244,19 +244,20 @@ class SchedulerView:
 
     def running_by_declared_end(self) -> list[tuple[float, int]]:
         """The running jobs as (declared end in minutes, arrival index), soonest first."""
-        return self._sim.running_by_declared_end()
+        return ReleaseTimeline(self).releases
 
     def gpu_release_min(self) -> tuple[list[float], list[float]]:
         """Minutes until each GPU's first and last running job ends by their declared times."""
-        return self._sim.gpu_release_min()
+        return ReleaseTimeline(self).gpu_release_min()
+
+    def release_timeline(self) -> ReleaseTimeline:
+        """The running jobs released at their declared ends (:mod:`gpusched.core.releases`): the
+        one replay every plan around the running jobs reads."""
+        return ReleaseTimeline(self)
 
     def gpu_down(self) -> np.ndarray:
         """Per GPU, whether its node is down; read-only."""
         return self._sim.gpu_down()
-
-    def preemptible(self, job_idx: int) -> bool:
-        """Whether the job runs now and may be preempted."""
-        return self._sim.preemptible(job_idx)
 
     # ------------------------------------------------------------ requests and forks
     def request_wakeup(self, t_min: float) -> None:
@@ -334,15 +335,17 @@ class PlacementScheduler:
         self._state: ClusterState | None = None
         self._jobs: list[Job] = []
         self._queue: deque[int] = deque()
+        self._estimates = -1
 
     def bind(self, view: SchedulerView) -> None:
         if self._bind is not None:
             self._bind(view)
         self._state, self._jobs, self._queue = view.state, view.jobs, view.queue
+        self._estimates = view.estimates_epoch
 
     def decide(self, view: SchedulerView) -> tuple[int, Action]:
-        if view.state is not self._state:  # a run it was not bound to
-            self.bind(view)
+        if view.state is not self._state or view.estimates_epoch != self._estimates:
+            self.bind(view)  # a run it was not bound to, or new estimates
         return 0, self.placement.select(self._state, self._jobs[self._queue[0]])
 
 

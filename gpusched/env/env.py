@@ -48,9 +48,9 @@ class GPUSchedulerEnv(gym.Env):
     node failure or repair: failures are events like arrivals; a job a failure stops goes back to
     the queue, and a down node's GPUs are in no action mask). Only version 4 shows failures to
     the agent (down nodes, attained service, declared remaining work, whether a job ran before);
-    versions 1-3 do not. Every observation is built from the scheduler's view of the run
-    (:mod:`gpusched.core.view`): declared run times, never true ones (`runtime_estimate_error`
-    hides the truth from the agent as from every heuristic).
+    versions 1-3 do not. Every observation is built from the scheduler's read-only view of the
+    run (:mod:`gpusched.core.view`; a write through it raises): declared run times, never true
+    ones (`runtime_estimate_error` hides the truth from the agent as from every heuristic).
 
     ## Action Space
 
@@ -105,7 +105,8 @@ class GPUSchedulerEnv(gym.Env):
     Version 3 (`obs_version=3`) is the window layout of :mod:`gpusched.env.window`: per window job
     (declared duration, GPUs, VRAM, compute, priority, wait so far, fits anywhere), per GPU (as
     above, plus its speed for each job type), per (job, GPU) pair (fits, VRAM left after placing,
-    the job's speed and declared run time on that GPU, node room for the gang), padded to
+    the job's own speed on that GPU, as the view's speed model answers for it (its model's, else
+    its type's), its declared run time there, node room for the gang), padded to
     `max_window` jobs and `max_gpus` GPUs with presence masks. Version 4 (`obs_version=4`, what new
     window agents train on) adds per GPU whether its node is down (failed, not yet repaired), and
     per window job its attained service (GPU-minutes held so far), its restore plus declared
@@ -334,6 +335,7 @@ class GPUSchedulerEnv(gym.Env):
             self.builder = ObservationBuilder(cluster, self.max_gpus, self.queue_window, self.vram_scale_gb,
                                               self.obs_version)
         self._last_total = self.sim.total_reward
+        self._n_gpus = cluster.n_gpus
         return self._observe(), self._info()
 
     # ---------------------------------------------------------------- stepping
@@ -400,7 +402,12 @@ class GPUSchedulerEnv(gym.Env):
         sim = self.sim
         if sim is None or sim.done:
             raise RuntimeError("the episode is over; call reset()")
-        slot, gpu = self.to_sim_decision(action)
+        if self.windowed:
+            slot, gpu = self.to_sim_decision(action)
+        else:  # to_sim_action, inline (it runs at every step)
+            slot, gpu = 0, int(action)
+            if gpu >= self._n_gpus or gpu < 0:
+                gpu = HOLD
         placed = sim.step(gpu, slot)
         total = sim.integrals.total_reward
         reward = total - self._last_total

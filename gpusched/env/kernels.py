@@ -160,6 +160,7 @@ def window_observation_arrays(
     single: np.ndarray,
     job_num: np.ndarray,
     job_type: np.ndarray,
+    speed_row: np.ndarray,
     n_window: int,
     globals_in: np.ndarray,
     gpus_block: np.ndarray,
@@ -178,11 +179,13 @@ def window_observation_arrays(
     :param vram_free_gb, vram_used_gb, compute_used, jobs_running: the cluster state per GPU.
     :param release_next, release_last: minutes until each GPU's first and last running job ends by
         their declared run times (0 when idle).
-    :param speed: ``(4, n)`` speed of each GPU for a training, inference, batch and other job.
+    :param speed: ``(4 + m, n)`` speed of each GPU for a training, inference, batch and other
+        job (the GPU features), then one row per job model seen (the pair features).
     :param fits, single: ``(window, n)`` gang and single-GPU fit masks of the window's jobs.
     :param job_num: ``(window, 7)`` per window job: GPUs, VRAM per GPU (GB), VRAM share of a GPU,
         compute share, declared run time at speed 1 (min), priority, minutes waited so far.
     :param job_type: ``(window,)`` type index (0 training, 1 inference, 2 batch, 3 other).
+    :param speed_row: ``(window,)`` the row of ``speed`` that holds each window job's speeds.
     :param n_window: jobs in the window now.
     :param globals_in: queue length, jobs running, minutes since the first arrival, share of the
         workload arrived, the scenario's window (slots).
@@ -228,7 +231,7 @@ def window_observation_arrays(
             cap = gpu_static[0, g]
             need = vram_gb + vram_frac * cap
             need_sum += need
-            s = speed[t, g]
+            s = speed[speed_row[k], g]
             pairs[k, g, 3] = s
             pairs[k, g, 4] = min(math.log1p(declared / max(s, EPS)) / LOG_DAY, 1.5)
             if fits[k, g]:

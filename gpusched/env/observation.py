@@ -235,7 +235,7 @@ class ObservationBuilder:
         queue = sim.queue
         q_len = len(queue)
         window = self._queue_window(sim, queue, q_len)
-        n_jobs = len(sim.jobs)
+        n_jobs = len(sim.declared_min)
         gpus_block = np.empty(self._block_shape, dtype=np.float32)
         vec = np.empty(self._vec_len, dtype=np.float32)
         observation_arrays(

@@ -54,7 +54,8 @@ fits somewhere now; share of GPUs where it fits; its slot / the largest window."
 PAIR_FEATURES: tuple[str, ...] = ("fits", "vram_left_after", "compute_left_after", "speed", "run_time",
                                   "node_room")
 """Per (job, GPU): the job (its gang) fits there now; VRAM and compute left on that GPU after
-placing it (0 without a fit); its speed there; log1p(its declared run time there) / log1p(1440);
+placing it (0 without a fit); its speed there (the view's speed model's for that job: its
+model's, else its type's); log1p(its declared run time there) / log1p(1440);
 the share of the GPU's node that could take one of its GPUs."""
 GLOBAL_FEATURES_V3: tuple[str, ...] = (
     "queue_len", "beyond_window", "window", "cluster_util", "cluster_vram_used", "running", "idle_share",
@@ -148,6 +149,10 @@ class WindowObservationBuilder:
         self._node_count = np.zeros(cluster.n_nodes, dtype=np.int64)
         ones = np.ones(self.n)
         self._speed = np.stack([ones if speeds is None else speeds.row(t) for t in _SPEED_ROWS]).astype(float)
+        # A job's pair features read its own speeds (its model's, through the view's speed model);
+        # a job without a model reads its type's row, as the GPU features do.
+        self._rows: dict[int, int] = {}
+        self._row_objects: list[np.ndarray] = []
         self._present = np.zeros(max_gpus, dtype=np.float32)
         self._present[: self.n] = 1.0
         self._key: tuple | None = None
@@ -189,6 +194,16 @@ class WindowObservationBuilder:
         slot, gpu = divmod(action, self.max_gpus)
         return (0, HOLD) if gpu >= self.n else (slot, gpu)
 
+    def _speed_row_of(self, row: np.ndarray) -> int:
+        """The row of the speed matrix that holds ``row`` (a speed model's row for a job), added
+        on first sight (a speed model answers with the same array for jobs alike)."""
+        k = self._rows.get(id(row))
+        if k is None:
+            k = self._rows[id(row)] = len(self._speed)
+            self._row_objects.append(row)  # keeps the id valid
+            self._speed = np.vstack([self._speed, np.asarray(row, dtype=float)[None, :]])
+        return k
+
     def observe(self, sim: SchedulerView) -> dict[str, np.ndarray]:
         """The observation for the simulator's current decision."""
         window, fits, single = self._window_fits(sim)
@@ -203,6 +218,11 @@ class WindowObservationBuilder:
                           now - j.arrival_min)
             job_type[k] = TYPE_INDEX.get(j.type, 3)
             job_present[k] = 1.0
+        speed_row = job_type.copy()
+        if not sim.speed_model.uniform:
+            for k, idx in enumerate(window):
+                if jobs[idx].model is not None:
+                    speed_row[k] = self._speed_row_of(sim.speed_model.row(jobs[idx]))
         first, last = sim.gpu_release_min()
         n_jobs = len(jobs)
         globals_in = np.array([len(sim.queue), sim.running_count, now - sim.start_time_min,
@@ -215,7 +235,7 @@ class WindowObservationBuilder:
         window_observation_arrays(
             self._gpu_static, self._constants, self._gpu_node, self._node_count, state.vram_free_gb,
             state.vram_used_gb, state.compute_used, state.jobs_running, np.asarray(first), np.asarray(last),
-            self._speed, fits, single, job_num, job_type, len(window), globals_in, gpus_block,
+            self._speed, fits, single, job_num, job_type, speed_row, len(window), globals_in, gpus_block,
             jobs_block, pairs, glob)
         if self.version >= 4:
             gpus_block, jobs_block = self._version_4(sim, window, gpus_block, jobs_block)

@@ -35,7 +35,7 @@ from collections import Counter
 
 import numpy as np
 
-from gpusched.core.cluster import ClusterState
+from gpusched.core.cluster import ClusterState, job_vram_gb
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import HOLD, Action
 from gpusched.fgd.fragmentation import FragmentationModel
@@ -60,7 +60,7 @@ WHOLE_TAG = 1
 
 def job_share_milli(job: Job, vram_capacity_gb: float) -> int:
     """The job's share of one GPU of ``vram_capacity_gb`` GB, in milli-GPU (1-1000)."""
-    vram = job.vram_gb + job.vram_frac * vram_capacity_gb
+    vram = job_vram_gb(job, vram_capacity_gb)
     share = max(job.compute, vram / vram_capacity_gb)
     return int(min(MILLI, max(1, math.ceil(round(share * MILLI, 6)))))
 

@@ -47,8 +47,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpusched.core.cluster import EPS, fit_shape, release_into
+from gpusched.core.cluster import EPS, fit_shape
 from gpusched.core.jobs import Job
+from gpusched.core.releases import ReleaseTimeline
 from gpusched.core.simulator import HOLD, Action
 from gpusched.core.view import SchedulerView
 from gpusched.policies.queue import ranked_slots
@@ -152,6 +153,7 @@ class NodeReleases:
     def __init__(self) -> None:
         self._key: tuple[int, int] | None = None
         self.by_node: dict[int, list[tuple[float, int]]] = {}
+        self.timeline: ReleaseTimeline | None = None
         self.first_release = np.empty(0)
 
     def update(self, view: SchedulerView) -> NodeReleases:
@@ -160,16 +162,8 @@ class NodeReleases:
         if key == self._key:
             return self
         self._key = key
-        by_node: dict[int, list[tuple[float, int]]] = {}
-        gpu_node = view.cluster.gpu_node
-        spread = view.cluster.gang_placement == "spread"
-        for end, i in view.running_by_declared_end():
-            gpus = view.job_gpus[i]
-            by_node.setdefault(int(gpu_node[gpus[0]]), []).append((end, i))
-            if spread and len(gpus) > 1:  # a gang over nodes releases on each of them
-                for node in dict.fromkeys(int(gpu_node[g]) for g in gpus[1:]):
-                    if node != gpu_node[gpus[0]]:
-                        by_node.setdefault(node, []).append((end, i))
+        self.timeline = view.release_timeline()
+        by_node = self.timeline.by_node()
         first = np.full(view.cluster.n_nodes, np.inf)
         for node, releases in by_node.items():
             first[node] = releases[0][0]
@@ -189,14 +183,14 @@ def node_speeds(view: SchedulerView, job: Job) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _start_on_node(view: SchedulerView, job: Job, node: int, run: float, releases: list[tuple[float, int]],
-                   held: Sequence[Plan], latest: float) -> tuple[float, tuple[int, ...]] | None:
+                   held: Sequence[Plan], latest: float,
+                   timeline: ReleaseTimeline) -> tuple[float, tuple[int, ...]] | None:
     """The earliest time (minutes, before ``latest``) at which ``node`` can take the job for
     ``run`` minutes without overlapping a reservation, and the gang: its running jobs release
-    their resources at their declared ends and reservations their GPUs at theirs."""
+    their resources at their declared ends (``timeline``) and reservations their GPUs at theirs."""
     state, cluster, now = view.state, view.cluster, view.time_min
     first = int(cluster.node_first_gpu[node])
     gpus = range(first, first + int(cluster.node_gpu_count[node]))
-    capacity = cluster.gpu_vram_gb
     need = state.vram_need_gb(job)
     need_of = {g: float(need[g]) if isinstance(need, np.ndarray) else float(need) for g in gpus}
     vram = {g: float(state.vram_free_gb[g]) for g in gpus}
@@ -213,10 +207,8 @@ def _start_on_node(view: SchedulerView, job: Job, node: int, run: float, release
         if t + run >= latest - EPS:
             return None
         while k < len(releases) and releases[k][0] <= t:  # release what ends by t
-            running, held_gpus = view.jobs[releases[k][1]], view.job_gpus[releases[k][1]]
-            if len(held_gpus) > 1 and cluster.gang_placement == "spread":
-                held_gpus = [g for g in held_gpus if g in vram]  # this node's share of the gang
-            release_into(running, held_gpus, capacity, vram, compute)
+            share = vram if cluster.gang_placement == "spread" else None  # this node's share of a gang
+            running = timeline.give_back(releases[k][1], vram, compute, within=share)
             cpu_left += running.cpu_milli
             mem_left += running.memory_mib
             k += 1
@@ -280,7 +272,7 @@ def earliest_finish(view: SchedulerView, idx: int, held: Sequence[Plan] = (), *,
             break
         node = int(nodes[k])
         found = _start_on_node(view, job, node, float(run[k]), releases.by_node.get(node, []), held,
-                               best_key[0])
+                               best_key[0], releases.timeline)
         if found is not None:
             t, gpus = found
             key = (t + float(run[k]), t)
@@ -302,13 +294,13 @@ def spread_finish(view: SchedulerView, job: Job, restore: float, declared: float
     allowed = cluster.spec_mask(job.gpu_spec).copy() if job.gpu_spec else np.ones(cluster.n_gpus, dtype=bool)
     if state.down is not None:
         allowed &= ~state.down
-    releases = view.running_by_declared_end()
+    timeline = view.release_timeline()
+    releases = timeline.releases
     times = sorted({now, *(max(e, now) for e, _ in releases)})
     k = 0
     for t in times:
         while k < len(releases) and releases[k][0] <= t:
-            release_into(view.jobs[releases[k][1]], view.job_gpus[releases[k][1]], cluster.gpu_vram_gb,
-                         vram, compute)
+            timeline.give_back(releases[k][1], vram, compute)
             k += 1
         single = allowed & (vram >= need - EPS) & (compute >= job.compute - EPS)
         for plan in held:

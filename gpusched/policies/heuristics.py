@@ -8,12 +8,13 @@ the three forms of Least-Loaded that, as they are usually written, do not check 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from gpusched.core.cluster import ClusterState
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import HOLD, Action
-from gpusched.core.speed import GpuSpeeds
 from gpusched.core.speed_model import SpeedModel
 from gpusched.core.view import SchedulerView
 from gpusched.policies.base import argmin_masked, first_true
@@ -97,22 +98,23 @@ class BestFit:
 
 
 class FastestFit:
-    """Among the GPUs where the job fits, the one where it runs fastest (the scenario's speed
-    table, for the job's type), ties broken by Best-Fit (least VRAM left after placement, then the
-    lowest index). Without a speed table it is Best-Fit. A gang that must span nodes
-    (``gang_placement: spread``) is ranked by its speed spread over nodes (the speed model's
+    """Among the GPUs where the job fits, the one where it runs fastest (the run's speed model,
+    for the job: its model, then its type), ties broken by Best-Fit (least VRAM left after
+    placement, then the lowest index). Without a speed table it is Best-Fit. A gang that must span
+    nodes (``gang_placement: spread``) is ranked by its speed spread over nodes (the speed model's
     :meth:`~gpusched.core.speed_model.SpeedModel.fit_row`)."""
 
     name = "fastest_fit"
 
     def __init__(self) -> None:
-        self._speeds: GpuSpeeds | None = None
+        self._row: Callable[[Job], np.ndarray | None] | None = None
         self._model: SpeedModel | None = None
 
     def bind(self, view: SchedulerView) -> None:
-        """Read the speed table of the run it places jobs for."""
-        self._speeds = view.speeds
-        self._model = view.speed_model if view.cluster.gang_placement == "spread" else None
+        """Read the speed model of the run it places jobs for (its speed of each GPU for a job)."""
+        model = view.speed_model
+        self._row = None if model.uniform else model.row
+        self._model = model if view.cluster.gang_placement == "spread" else None
 
     def select(self, state: ClusterState, job: Job) -> Action:
         fits = state.fit_mask(job)
@@ -121,10 +123,10 @@ class FastestFit:
             speed = self._model.fit_row(job, state.single_gpu_fit(job))
             if speed is None:
                 return argmin_masked(left, fits)
-        elif self._speeds is None or not fits.any():
+        elif self._row is None or not fits.any():
             return argmin_masked(left, fits)
-        else:
-            speed = self._speeds.row_of_job(job)
+        else:  # not uniform without spread: the table has a row for the job
+            speed = self._row(job)
         return argmin_masked(left, fits & (speed >= speed[fits].max() - 1e-12))
 
 

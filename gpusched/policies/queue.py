@@ -44,7 +44,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from gpusched.core.cluster import EPS, ClusterState, release_into
+from gpusched.core.cluster import EPS, ClusterState
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import HOLD, Action
 from gpusched.core.view import SchedulerView
@@ -286,15 +286,11 @@ def reservation(view: SchedulerView, job_idx: int) -> Reservation:
         return not limited or (job.cpu_milli <= cpu_left[node] + EPS
                                and job.memory_mib <= mem_left[node] + EPS)
 
-    releases = view.running_by_declared_end()
-    k = 0
-    while k < len(releases):
-        end = releases[k][0]
+    timeline = view.release_timeline()
+    for end, ended in timeline.instants():  # every job ending at that instant
         touched: set[int] = set()
-        while k < len(releases) and releases[k][0] <= end:  # every job ending at that instant
-            _, idx = releases[k]
-            running = view.jobs[idx]
-            release_into(running, view.job_gpus[idx], cluster.gpu_vram_gb, vram_free, compute_free)
+        for idx in ended:
+            running = timeline.give_back(idx, vram_free, compute_free)
             touched.update(view.job_gpus[idx])
             if running.cpu_milli or running.memory_mib:
                 node = gpu_node[view.job_gpus[idx][0]]
@@ -302,7 +298,6 @@ def reservation(view: SchedulerView, job_idx: int) -> Reservation:
                 mem_left[node] += running.memory_mib
                 if limited:
                     touched.update(range(first_gpu[node], first_gpu[node] + node_size[node]))
-            k += 1
         for g in touched:
             ok = fits_on(g)
             if ok != single[g]:
