@@ -141,7 +141,7 @@ def test_the_readme_findings_name_the_measured_numbers():
     mean JCT and the agent's, and the clairvoyant bound."""
     text = _read(REPO_ROOT / "README.md")
     block = text[text.index(render_results.FINDINGS_START):text.index(render_results.FINDINGS_END)]
-    assert 1 <= block.count("\n- ") <= 5
+    assert 1 <= block.count("\n- ") <= 6
     data = json.loads(_read(RESULTS))["fleet-16gpu"]
     mean = pd.DataFrame(data["runs"]).groupby("policy")["avg_jct_min"].mean()
     best = data["best_heuristic"]
@@ -227,3 +227,68 @@ def test_the_fifo_agent_page_heuristic_rows_are_what_the_simulator_gives(ref):
         shown = float(table[policy][-1].removesuffix(" %"))
         assert shown == pytest.approx(100 * (mean.loc[policy, "avg_wait_min"] / ff - 1), abs=0.051)
     assert np.isfinite(mean.loc[list(FIFO_HEURISTICS)].to_numpy(dtype=float)).all()
+
+
+GAVEL_LOAD = REPO_ROOT / "benchmarks" / "results" / "gavel-load.json"
+GAVEL_TUNING = REPO_ROOT / "benchmarks" / "results" / "gavel-load-tuning.json"
+
+
+def _gavel_means() -> tuple[dict, pd.DataFrame]:
+    data = json.loads(_read(GAVEL_LOAD))
+    runs = pd.DataFrame(data["runs"])
+    return data, runs.groupby(["load", "policy"])["avg_jct_min"].mean().unstack()
+
+
+def test_the_load_sweep_runs_every_pair_on_every_seed_never_on_a_tuning_seed():
+    data = json.loads(_read(GAVEL_LOAD))
+    runs = pd.DataFrame(data["runs"])
+    pairs = data["agnostic"] + data["aware"]
+    tuning = json.loads(_read(GAVEL_TUNING))["tuning_seeds"]
+    assert len(data["seeds"]) >= 10 and not set(data["seeds"]) & set(tuning)
+    assert len(runs) == len(data["loads"]) * len(pairs) * len(data["seeds"])
+    assert set(runs.groupby(["load", "policy"]).size()) == {len(data["seeds"])}
+    assert {"fcfs+first_fit", "random"} <= set(data["agnostic"])
+    assert {"fcfs+fastest_fit", "fcfs+eft", "fcfs+fastest_move"} <= set(data["aware"])
+    assert {load for _, load in data["presets"].values()} <= set(data["loads"])
+
+
+def test_the_load_sweep_page_means_are_the_measured_ones():
+    data, means = _gavel_means()
+    page = _read(DOCS / "results" / "gavel-load.md")
+    table = page[page.index("## Mean JCT against load"):page.index("## Paired against")]
+    rows = [line.split("|")[1:-1] for line in table.splitlines() if re.match(r"^\| [\d.]+ \|", line)]
+    assert [float(r[0]) for r in rows] == data["loads"]
+    for r in rows:
+        shown = [float(c.replace(",", "")) for c in r[1:]]
+        measured = list(means.loc[float(r[0]), data["agnostic"] + data["aware"]])
+        assert shown == pytest.approx(measured, abs=0.051)
+
+
+def test_the_load_sweep_paired_rows_are_the_seed_by_seed_differences():
+    data, _ = _gavel_means()
+    runs = pd.DataFrame(data["runs"])
+    page = _read(DOCS / "results" / "gavel-load.md")
+    sections = re.split(r"^### load ([\d.]+)", page, flags=re.MULTILINE)
+    assert [float(x) for x in sections[1::2]] == data["loads"]
+    for load, block in zip(sections[1::2], sections[2::2], strict=True):
+        at = runs[runs["load"] == float(load)].sort_values("seed")
+        base = at[at["policy"] == data["baseline"]]["avg_jct_min"].to_numpy()
+        num = r"([+−-][\d,.]+)"
+        rows = re.findall(rf"^\| `([\w+]+)` \| \w+ \| [\d,.]+ \| {num} \[{num}, {num}\]", block,
+                          flags=re.MULTILINE)
+        assert {p for p, *_ in rows} == set(data["agnostic"] + data["aware"]) - {data["baseline"]}
+        for policy, *cells in rows:
+            d = paired_difference(at[at["policy"] == policy]["avg_jct_min"].to_numpy(), base)
+            shown = [float(c.replace(",", "").replace("−", "-")) for c in cells]
+            assert shown == pytest.approx([d.mean, d.low, d.high], abs=0.051), (load, policy)
+
+
+def test_the_load_sweep_ratio_on_the_page_and_in_the_readme_is_the_measured_one():
+    data, means = _gavel_means()
+    heaviest = means.loc[max(data["loads"])]
+    best = heaviest[data["aware"]].min()
+    ratio = heaviest[data["baseline"]] / best
+    assert f"of **{ratio:.2f}×**" in _read(DOCS / "results" / "gavel-load.md")
+    readme = _read(REPO_ROOT / "README.md")
+    assert f"averages **{best:,.0f} min** JCT against {heaviest[data['baseline']]:,.0f}" in readme
+    assert f"**{ratio:.2f}×**" in readme
