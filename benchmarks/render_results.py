@@ -643,6 +643,55 @@ def _gavel_load_table(data: dict, load: float, means: pd.Series) -> list[str]:
     return lines
 
 
+GAVEL_LOAD_COLORS = ("#6b7280", "#9ca3af", "#2563eb", "#16a34a", "#dc2626", "#9333ea", "#ea580c",
+                     "#0891b2", "#ca8a04")
+"""One colour per pair of the load plot, in the order the sweep lists them (agnostic first)."""
+
+
+def gavel_load_svg(data: dict) -> str:
+    """``docs/results/gavel-load.svg``: mean JCT (min) against offered load, one line per pair
+    (agnostic pairs dashed), drawn from the sweep's JSON as plain SVG (no plotting library)."""
+    means = gavel_load_means(data)
+    pairs = [*data["agnostic"], *data["aware"]]
+    width, height, left, right, top, bottom = 760, 420, 70, 200, 40, 50
+    loads = [float(x) for x in means.index]
+    lo_y, hi_y = 0.0, float(means[pairs].to_numpy().max()) * 1.05
+    x_of = {x: left + (x - loads[0]) / (loads[-1] - loads[0]) * (width - left - right) for x in loads}
+
+    def y_of(v: float) -> float:
+        return top + (1 - (v - lo_y) / (hi_y - lo_y)) * (height - top - bottom)
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           'font-family="sans-serif" font-size="12">',
+           f'<rect width="{width}" height="{height}" fill="white"/>',
+           f'<text x="{left}" y="22" font-size="14">Mean time to result against offered load, '
+           f'{data["scenario"]}, seeds {data["seeds"][0]}–{data["seeds"][-1]}</text>']
+    step = 500.0
+    tick = 0.0
+    while tick <= hi_y:
+        y = y_of(tick)
+        out.append(f'<line x1="{left}" x2="{width - right}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e5e7eb"/>')
+        out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{tick:,.0f}</text>')
+        tick += step
+    for x in loads:
+        out.append(f'<text x="{x_of[x]:.1f}" y="{height - bottom + 18}" text-anchor="middle">{x:g}</text>')
+    out.append(f'<text x="{(left + width - right) / 2:.0f}" y="{height - 10}" text-anchor="middle">'
+               'offered load</text>')
+    out.append(f'<text x="16" y="{(top + height - bottom) / 2:.0f}" text-anchor="middle" '
+               f'transform="rotate(-90 16 {(top + height - bottom) / 2:.0f})">mean JCT (min)</text>')
+    for k, pair in enumerate(pairs):
+        color = GAVEL_LOAD_COLORS[k % len(GAVEL_LOAD_COLORS)]
+        dash = ' stroke-dasharray="6 4"' if pair in data["agnostic"] else ""
+        points = " ".join(f"{x_of[x]:.1f},{y_of(float(means.loc[x, pair])):.1f}" for x in means.index)
+        out.append(f'<polyline points="{points}" fill="none" stroke="{color}" stroke-width="2"{dash}/>')
+        y = top + 16 * k + 8
+        out.append(f'<line x1="{width - right + 12}" x2="{width - right + 36}" y1="{y}" y2="{y}" '
+                   f'stroke="{color}" stroke-width="2"{dash}/>')
+        out.append(f'<text x="{width - right + 42}" y="{y + 4}">{pair}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
 def gavel_load_markdown(data: dict, tuning: dict) -> str:
     """``docs/results/gavel-load.md`` from what ``gavel_load_sweep.py`` and ``gavel_load.py`` write."""
     means = gavel_load_means(data)
@@ -669,6 +718,7 @@ def gavel_load_markdown(data: dict, tuning: dict) -> str:
              f"agnostic pair, `{ratio.worst_agnostic}`, {ratio.worst_ratio:.2f}×.", "",
              *_gavel_tuning_section(tuning), "",
              "## Mean JCT against load", "",
+             "![Mean JCT against offered load, one line per pair; agnostic pairs dashed](gavel-load.svg)", "",
              f"Evaluation seeds {seeds[0]}–{seeds[-1]} ({len(seeds)} per load; each seed its own jobs and "
              "policy seed). Mean over the seeds of each run's mean JCT (min):", "",
              "| load | " + " | ".join(f"`{p}`" for p in data["agnostic"] + data["aware"]) + " |",
@@ -756,6 +806,8 @@ def rendered() -> dict[Path, str]:
         DOCS_RESULTS_DIR / "stall-conditions.md": stall_conditions_markdown(findings),
         DOCS_RESULTS_DIR / "gavel-crosscheck.md": gavel_crosscheck_markdown(
             json.loads(GAVEL_CROSSCHECK_JSON.read_text(encoding="utf-8"))),
+        DOCS_RESULTS_DIR / "gavel-load.svg": gavel_load_svg(
+            json.loads(GAVEL_LOAD_JSON.read_text(encoding="utf-8"))),
         DOCS_RESULTS_DIR / "gavel-load.md": gavel_load_markdown(
             json.loads(GAVEL_LOAD_JSON.read_text(encoding="utf-8")),
             json.loads(GAVEL_LOAD_TUNING_JSON.read_text(encoding="utf-8"))),
