@@ -22,7 +22,7 @@ from gpusched.errors import GpuschedError
 from gpusched.experiment.paired import METHOD_NAMES
 from gpusched.experiment.runner import comparison_from_results
 from gpusched.figures import metric_bars_figure, policy_color, stall_blurb
-from gpusched.figures.headline import paired_verdict, relative_change, seed_range
+from gpusched.figures.headline import paired_verdict, percent_of, seed_range
 from gpusched.policies import policy_label
 
 POLL_S = 1.0  # how often the live recompute checks the background worker (seconds)
@@ -41,7 +41,7 @@ def _card(col, h: Headline, policy: str, role: str, term: str) -> None:
         st.caption(role, help=glossary_line(term))
         mean = h.comparison.summary().loc[policy]
         diff = None if policy == h.baseline else h.against(policy, h.baseline)
-        delta = None if diff is None else relative_change(diff, h.mean(h.baseline)).split(" (")[0]
+        delta = None if diff is None else percent_of(diff.mean, h.mean(h.baseline))
         # One number per row: each card has the panel's whole width, so no title or value is cut
         # off with an ellipsis at laptop widths (the browser test checks 1280 and 1440 px).
         for key in HEADLINE_METRICS:

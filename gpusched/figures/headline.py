@@ -29,12 +29,16 @@ def seed_range(seeds: Sequence[int]) -> str:
     return f"{len(s)} seeds ({span})"
 
 
+def percent_of(value: float, baseline_mean: float) -> str:
+    """``value`` as a signed percentage of the baseline's mean: ``"−48.9 %"``."""
+    return f"{signed(100 * value / baseline_mean, 1)} %"
+
+
 def relative_change(diff: PairedDifference, baseline_mean: float) -> str:
     """A paired difference relative to the baseline's mean, with its interval:
     ``"−48.9 % (95 % interval −74.9 % to −23.0 %)"``."""
-    pct = [100 * v / baseline_mean for v in (diff.mean, diff.low, diff.high)]
-    return (f"{signed(pct[0], 1)} % ({diff.confidence * 100:.0f} % interval {signed(pct[1], 1)} % to "
-            f"{signed(pct[2], 1)} %)")
+    return (f"{percent_of(diff.mean, baseline_mean)} ({diff.confidence * 100:.0f} % interval "
+            f"{percent_of(diff.low, baseline_mean)} to {percent_of(diff.high, baseline_mean)})")
 
 
 def paired_verdict(diff: PairedDifference, baseline_mean: float, baseline: str, unit: str = "min") -> str:
