@@ -41,7 +41,8 @@ from gpusched.experiment.paired import PairedDifference, paired_difference
 from gpusched.experiment.runner import Comparison
 from gpusched.experiment.scorecard import scorecard
 from gpusched.experiment.stall import FamilyFinding, conditions_findings
-from gpusched.figures.headline import headline_sentence, paired_verdict, signed
+from gpusched.figures.headline import headline_sentence, paired_verdict
+from gpusched.figures.words import signed
 from gpusched.paths import BENCHMARK_RESULTS_DIR, REPO_ROOT, STALL_CONDITIONS_RESULTS_DIR, WINDOW_MODEL
 from gpusched.policies import policy_label
 from gpusched.sweep.analysis import load_sweep_results

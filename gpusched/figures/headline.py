@@ -10,14 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gpusched.experiment.paired import METHOD_NAMES, PairedDifference
-
-
-def signed(x: float, decimals: int) -> str:
-    """``x`` with its sign and a true minus sign; a value that rounds to 0 has no sign."""
-    text = f"{x:+.{decimals}f}"
-    if float(text) == 0.0:
-        return f"{0:.{decimals}f}"
-    return text.replace("-", "−")
+from gpusched.figures.words import signed
 
 
 def seed_range(seeds: Sequence[int]) -> str:
