@@ -52,6 +52,10 @@ WINDOW_MODEL = SHIPPED_MODELS_DIR / "ppo-window.zip"
 """The shipped window agent (it chooses which job runs, and where): ``ppo`` runs it on scenarios
 with a queue window above 1."""
 
+URGENCY_MODEL = SHIPPED_MODELS_DIR / "ppo-urgency.zip"
+"""The shipped urgency agent (``ppo_urgency``): a window agent trained where run times are not
+told but predicted from history (observation version 5, ``docs/agent.md``)."""
+
 BENCHMARK_RESULTS_DIR = REPO_ROOT / "benchmarks" / "results"
 """What the long benchmarks measured (JSON), read by the results pages, the README and the
 dashboard's shipped numbers."""

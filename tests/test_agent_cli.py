@@ -47,6 +47,8 @@ def test_train_rejects_bad_input():
     (("--windows", "1-4", "--speed-sigma", "nan"), "expected a finite number, got 'nan'"),
     (("--windows", "1-4", "--speed-sigma", "2"), "must be from 0 to 1 (the largest speed randomisation)"),
     (("--speed-sigma", "0.2",), "give --windows too"),
+    (("--urgency", "history", "--windows", "1-4"), "leave out --windows"),
+    (("--urgency", "history", "--set", "declared_run_time=psychic"), "declared_run_time: must be one of"),
     (("--loads", "0.1-0.5",), "give --randomize too"),
     (("--randomize", "--loads", "0-0.5"), "must be from 0.001 to 100 (the load range)"),
     (("--timesteps", "1000000000",), "must be <= 100,000,000 (the limit on training steps)"),

@@ -148,4 +148,4 @@ def test_version_2_adds_release_times_and_the_next_jobs_one_by_one():
 
 def test_unknown_observation_version_is_refused():
     with pytest.raises(GpuschedError, match="obs_version"):
-        GPUSchedulerEnv(obs_version=5)
+        GPUSchedulerEnv(obs_version=6)

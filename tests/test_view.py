@@ -209,7 +209,7 @@ def test_stepping_a_fork_leaves_the_parent_as_it_was_and_the_other_way_round():
     assert (other.metrics(), other.jobs_table().to_csv()) == frozen
 
 
-@pytest.mark.parametrize("version", [1, 2, 3, 4])
+@pytest.mark.parametrize("version", [1, 2, 3, 4, 5])
 def test_no_observation_depends_on_a_true_duration(version):
     """Every observation layout, built from the view, is the same with other true durations (the
     FIFO layouts once read the head job's true duration)."""

@@ -49,6 +49,15 @@ Interval = Annotated[Whole, Field(ge=1)]
 Seed = Annotated[Whole, Field(ge=0, le=MAX_SEED)]
 Weight = Annotated[Number, Field(ge=0.0, le=MAX_REWARD_WEIGHT)]
 
+URGENCY_TEACHER = "qssf+fastest_fit"
+"""The heuristic an urgency agent imitates in its warm start (:meth:`TrainConfig.urgency_agent`):
+QSSF orders by history's predictions, Fastest-Fit places by the measured speeds; among the best
+pairs that read no true run time on ``gavel-108gpu-heavy`` (tuning seeds 900-901)."""
+
+URGENCY_EVAL_SEEDS: tuple[int, ...] = (900, 901, 902)
+"""The seeds an urgency agent's weights are chosen on: ``gavel-108gpu``'s tuning seeds, never the
+held-out seeds its tables report."""
+
 WINDOW_TEACHER = "sjf+fastest_fit"
 """The heuristic a window agent imitates in its warm start: among the best pairs by time to result
 on ``fleet-16gpu`` (held-out seeds 1000-1019, see ``docs/results/window-agent.md``), and, unlike
@@ -64,6 +73,10 @@ class TrainConfig:
 
     scenario: Text = "phase1-8gpu"
     """Preset name or YAML path the agent trains on."""
+    declared_run_time: str | dict[str, Any] | None = None
+    """What the training runs are told of run times (``exact``, ``none``, ``history`` or
+    ``{lognormal: SIGMA}``: ``workload.declared_run_time``, replacing the scenario's); ``None``
+    keeps the scenario's. Training and evaluation runs all use it (:meth:`training_scenario`)."""
     randomize: StrictBool = False
     """Draw a random cluster and job mix on part of the resets (see ``scenario_prob``)."""
     scenario_prob: Fraction = 0.5
@@ -204,6 +217,40 @@ class TrainConfig:
         self.n_steps, self.gamma = 1024, 0.999
         self.train_reward = {"completion": 0.0, "wait": 0.0, "util_band": 0.0, "imbalance": 0.0, "jct": 1.0}
 
+    def urgency_agent(self, declared_run_time: str = "history") -> None:
+        """Make this an urgency agent's run (``docs/agent.md``, "The urgency agent"): a window agent
+        (:meth:`window_agent`'s settings, on the scenario's own cluster and window) reading
+        observation version 5, told run times only as ``declared_run_time`` tells them (history's
+        predictions by default), warm-started by imitating :data:`URGENCY_TEACHER` under the same
+        setting."""
+        from gpusched.env.window import URGENCY_OBS_VERSION
+
+        self.window_agent((1, self.max_window), speed_sigma=0.0, unit_speed_prob=0.0)
+        self.random_windows = None
+        self.randomize = False
+        self.obs_version = URGENCY_OBS_VERSION
+        self.declared_run_time = declared_run_time
+        scenario = self.training_scenario()
+        self.max_gpus = max(self.max_gpus, scenario.n_gpus)
+        self.max_window = max(self.max_window, scenario.window)
+        if self.bc_policy:
+            self.bc_policy = URGENCY_TEACHER
+        # a run of 2,000 jobs on 108 GPUs is ~70 times a fleet-16gpu episode's decisions x GPUs:
+        # fewer, longer episodes (the budget of ``docs/agent.md``: within an hour on 2 cores)
+        self.bc_episodes, self.bc_epochs = 8, 10
+        self.dagger_rounds, self.dagger_episodes, self.dagger_epochs = 2, 4, 5
+        self.eval_seeds = URGENCY_EVAL_SEEDS
+
+    def training_scenario(self):  # noqa: ANN201 - a Scenario (imported late: it loads presets)
+        """The scenario every training and evaluation run uses: :attr:`scenario`, with
+        :attr:`declared_run_time` in place of its own when set."""
+        from gpusched.workload.scenario import load_scenario
+
+        scenario = load_scenario(self.scenario)
+        if self.declared_run_time is None:
+            return scenario
+        return scenario.with_overrides(**{"workload.declared_run_time": self.declared_run_time})
+
     def check(self) -> None:
         """Validate every field against its type and bounds, then the fields against each other
         and the scenario (it loads, fits ``max_gpus`` and ``max_window``), before anything starts.
@@ -246,12 +293,10 @@ def _adapter() -> TypeAdapter:
 
 def _check_together(config: TrainConfig) -> None:
     """The checks that involve more than one field, or the scenario (see :meth:`TrainConfig.check`)."""
-    from gpusched.core.reward import RewardSpec
+    from gpusched.core.reward import TrainingRewardSpec
     from gpusched.env.env import ENV_OBS_VERSIONS
     from gpusched.env.window import WINDOW_OBS_VERSIONS
     from gpusched.policies import check_policy
-    from gpusched.workload.scenario import load_scenario
-
     def refuse(key: str, why: str) -> None:
         raise GpuschedError(f"training settings, {key}: {why}")
 
@@ -279,7 +324,7 @@ def _check_together(config: TrainConfig) -> None:
         refuse("n_steps", f"a rollout needs at least 2 steps in all (n_steps {config.n_steps} × "
                           f"n_envs {config.n_envs})")
     try:
-        RewardSpec.model_validate(config.train_reward)
+        TrainingRewardSpec.model_validate(config.train_reward)
     except ValidationError as exc:
         raise GpuschedError(validation_message(exc, "training settings, train_reward")) from None
     if config.bc_policy is not None:
@@ -287,7 +332,14 @@ def _check_together(config: TrainConfig) -> None:
             check_policy(config.bc_policy)
         except GpuschedError as exc:
             refuse("bc_policy", str(exc))
-    scenario = load_scenario(config.scenario)
+    from gpusched.workload.declared import check_declared
+
+    if config.declared_run_time is not None:
+        try:
+            check_declared(config.declared_run_time)
+        except ValueError as exc:
+            refuse("declared_run_time", str(exc))
+    scenario = config.training_scenario()
     if scenario.n_gpus > config.max_gpus:
         refuse("max_gpus", f"scenario '{scenario.name}' has {scenario.n_gpus} GPUs, more than "
                            f"max_gpus ({config.max_gpus})")

@@ -11,7 +11,7 @@ from stable_baselines3.common.monitor import Monitor
 
 from gpusched.agent.config import TrainConfig
 from gpusched.agent.network import GpuSetPolicy
-from gpusched.core.reward import RewardSpec
+from gpusched.core.reward import TrainingRewardSpec
 from gpusched.env.env import GPUSchedulerEnv
 from gpusched.env.window import WINDOW_OBS_VERSIONS
 from gpusched.env.wrappers import TrainingReward
@@ -20,11 +20,11 @@ from gpusched.env.wrappers import TrainingReward
 def make_train_env(config: TrainConfig) -> Monitor:
     """One training environment: the scenario (optionally randomised) with the training reward,
     which the outer ``Monitor`` records (``rollout/ep_rew_mean`` is the reward PPO maximises)."""
-    env = GPUSchedulerEnv(config.scenario, max_gpus=config.max_gpus, randomize=config.randomize,
+    env = GPUSchedulerEnv(config.training_scenario(), max_gpus=config.max_gpus, randomize=config.randomize,
                           scenario_prob=config.scenario_prob, random_gpus=tuple(config.random_gpus),
                           n_jobs=config.n_jobs, obs_version=config.obs_version, **observation_options(config),
                           **window_options(config))
-    return Monitor(TrainingReward(env, RewardSpec(**config.train_reward), config.reward_scale))
+    return Monitor(TrainingReward(env, TrainingRewardSpec(**config.train_reward), config.reward_scale))
 
 
 def make_eval_env(config: TrainConfig) -> Monitor:
@@ -35,10 +35,11 @@ def make_eval_env(config: TrainConfig) -> Monitor:
     The ``Monitor`` wraps the training reward, not the environment inside it: SB3's
     ``evaluate_policy`` scores a monitored environment by the ``Monitor``'s episode returns, so a
     ``Monitor`` inside would rank weights by the scenario's reward instead."""
-    env = GPUSchedulerEnv(config.scenario, max_gpus=config.max_gpus, workload_seeds=list(config.eval_seeds),
+    env = GPUSchedulerEnv(config.training_scenario(), max_gpus=config.max_gpus,
+                          workload_seeds=list(config.eval_seeds),
                           n_jobs=config.n_jobs, obs_version=config.obs_version, **observation_options(config),
                           max_window=config.max_window if windowed(config) else None)
-    return Monitor(TrainingReward(env, RewardSpec(**config.train_reward), config.reward_scale))
+    return Monitor(TrainingReward(env, TrainingRewardSpec(**config.train_reward), config.reward_scale))
 
 
 def observation_options(config: TrainConfig) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, ValidationError
 
 from gpusched.agent.names import AGENT_POLICY
-from gpusched.core.reward import RewardSpec
+from gpusched.core.reward import RewardSpec, TrainingRewardSpec
 from gpusched.errors import GpuschedError, shorten
 from gpusched.limits import (
     LOAD_RANGE,
@@ -111,7 +111,7 @@ class Sidecar(BaseModel):
     timesteps: int = Field(None, strict=True, ge=0, le=MAX_TIMESTEPS)
     seed: _Seed = Field(None)
     reward_spec: RewardSpec = Field(None)
-    train_reward: RewardSpec = Field(None)
+    train_reward: TrainingRewardSpec = Field(None)
     reward_scale: float = Field(None, strict=True, gt=0, le=MAX_REWARD_WEIGHT)
     training_time_s: float = Field(None, strict=True, ge=0, le=MAX_QUANTITY)
     warm_start: dict[str, Any] | None = None

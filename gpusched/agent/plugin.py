@@ -12,10 +12,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from gpusched.agent.models import LoadedAgent, load_agent, read_sidecar, resolve_model
-from gpusched.agent.names import AGENT_POLICY, ROLLOUT_AGENT_POLICY
+from gpusched.agent.names import AGENT_POLICY, ROLLOUT_AGENT_POLICY, URGENCY_AGENT_POLICY
 from gpusched.core.simulator import Action
 from gpusched.core.view import SchedulerView, as_scheduler
-from gpusched.paths import DEFAULT_MODEL, WINDOW_MODEL
+from gpusched.paths import DEFAULT_MODEL, URGENCY_MODEL, WINDOW_MODEL
 from gpusched.policies import Policy, register, register_prefix
 
 
@@ -107,8 +107,18 @@ def check_model(ref: str) -> None:
     read_sidecar(resolve_model(ref))
 
 
+def urgency_policy(seed: int = 0) -> Policy:
+    """The shipped urgency agent (:data:`~gpusched.paths.URGENCY_MODEL`), loaded safely.
+
+    :param seed: unused (the agent acts deterministically).
+    :raises gpusched.agent.models.ModelError: if the model is refused.
+    """
+    return _scheduler(resolve_model(URGENCY_MODEL), URGENCY_AGENT_POLICY, False)
+
+
 def register_policies() -> None:
-    """Register ``ppo`` and ``ppo_rollout`` (and their ``NAME:PATH`` forms) with the registry.
+    """Register ``ppo``, ``ppo_rollout`` (and their ``NAME:PATH`` forms) and ``ppo_urgency`` with
+    the registry.
 
     Neither may be the placement of ``ORDER+PLACEMENT``: the agent chooses the job itself (the
     window agent) or was trained on the head job only (the FIFO agent)."""
@@ -119,3 +129,5 @@ def register_policies() -> None:
              label="PPO agent + rollouts", heuristic=False, slow=True, placement=False)
     register_prefix(ROLLOUT_AGENT_POLICY, lambda path, seed: ppo_policy(path, seed, rollout=True),
                     check=check_model)
+    register(URGENCY_AGENT_POLICY, urgency_policy, label="PPO agent (urgency)", heuristic=False,
+             slow=True, placement=False)

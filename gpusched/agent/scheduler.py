@@ -15,7 +15,20 @@ from gpusched.core.jobs import Job
 from gpusched.core.simulator import HOLD, Action
 from gpusched.core.view import SchedulerView
 from gpusched.env.observation import ObservationBuilder
-from gpusched.env.window import WindowObservationBuilder
+from gpusched.env.window import UNTOLD_OBS_VERSIONS, WindowObservationBuilder
+
+
+def check_agent_told(view: SchedulerView, version: int, name: str) -> None:
+    """Refuse a model whose observation reads declared run times (every version but
+    :data:`~gpusched.env.window.UNTOLD_OBS_VERSIONS`) on a run that declares none
+    (``workload.declared_run_time: none``).
+
+    :raises ModelError: one line naming the policy, its version and what to use instead.
+    """
+    if not view.run_times_declared and version not in UNTOLD_OBS_VERSIONS:
+        raise ModelError(f"'{name}' (observation version {version}) reads declared run times, but "
+                         "workload.declared_run_time: none declares none (use ppo_urgency, or "
+                         "declared_run_time: history)")
 
 
 class AgentScheduler:
@@ -38,6 +51,7 @@ class AgentScheduler:
     def bind(self, sim: SchedulerView) -> None:
         """Attach to a run's view before its first decision (called by ``Simulator.run``)."""
         meta = self.agent.meta
+        check_agent_told(sim, int(meta["obs_version"]), self.name)
         n = sim.cluster.n_gpus
         self._sim = sim
         self._builder = ObservationBuilder(sim.cluster, n, int(meta.get("queue_window", 8)),
@@ -111,6 +125,7 @@ class WindowAgentScheduler:
     def bind(self, sim: SchedulerView) -> None:
         """Attach to a run's view before its first decision (called by ``Simulator.run``)."""
         n, w = sim.cluster.n_gpus, sim.window
+        check_agent_told(sim, int(self.agent.meta["obs_version"]), self.name)
         self._builder = WindowObservationBuilder(sim.cluster, n, w, sim.speeds,
                                                  float(self.agent.meta.get("vram_scale_gb", 80.0)),
                                                  int(self.agent.meta["obs_version"]))

@@ -45,6 +45,7 @@ from gpusched.core.view import as_scheduler
 from gpusched.env.env import GPUSchedulerEnv
 from gpusched.policies import get_policy, policy_label
 from gpusched.policies.objective import OBJECTIVES
+from gpusched.policies.registry import reads_run_times
 from gpusched.workload.files import check_output_file
 from gpusched.workload.scenario import Scenario, load_scenario, make_simulator
 
@@ -155,11 +156,14 @@ def imitate(policy: GpuSetPolicy, config: TrainConfig, log: Callable[[str], None
 
 
 # ---------------------------------------------------------------------------- evaluation
-def evaluate(agent: LoadedAgent, scenario: str, seeds: list[int], baselines: tuple[str, ...] = (
+def evaluate(agent: LoadedAgent, scenario: str | Scenario, seeds: list[int], baselines: tuple[str, ...] = (
         "first_fit", "best_fit"), n_jobs: int | None = None) -> dict[str, dict[str, float]]:
     """Mean JCT and wait (min), jobs completed and total reward (:data:`EVAL_METRICS`) of the agent
-    and the baselines over ``seeds``."""
-    sc = load_scenario(scenario)
+    and the baselines over ``seeds`` (a baseline that reads run times the scenario does not declare
+    is left out)."""
+    sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+    if sc.workload.declared_run_time == "none":
+        baselines = tuple(b for b in baselines if not reads_run_times(b))
     out: dict[str, dict[str, float]] = {}
     for name in (AGENT_POLICY, *baselines):
         rows = []
@@ -176,7 +180,8 @@ def validation_score(policy, config: TrainConfig) -> float:
     """The greedy policy's mean JCT or wait (``config.expert_objective``; minutes) on the
     evaluation seeds: the score expert iteration keeps the best weights by."""
     agent = LoadedAgent(Path(config.out), network_meta(config), policy.state_dict())
-    result = evaluate(agent, config.scenario, list(config.eval_seeds), baselines=(), n_jobs=config.n_jobs)
+    result = evaluate(agent, config.training_scenario(), list(config.eval_seeds), baselines=(),
+                      n_jobs=config.n_jobs)
     return result[AGENT_POLICY][OBJECTIVES[config.expert_objective]]
 
 
@@ -256,7 +261,7 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
     out = Path(config.out)
     check_output_file(out, what="--out", folder_created=True)
     check_output_file(sidecar_path(out), what="--out (its sidecar)", folder_created=True)
-    scenario = load_scenario(config.scenario)
+    scenario = config.training_scenario()
     th.set_num_threads(config.torch_threads)
     seed_everything(config.seed)
     t0 = time.perf_counter()
@@ -333,7 +338,7 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
     agent = LoadedAgent(out, meta, model.policy.state_dict())
     baselines = WINDOW_BASELINES if windowed(config) else ("first_fit", "best_fit")
     meta["eval"] = {"seeds": list(config.eval_seeds),
-                    "avg": evaluate(agent, config.scenario, list(config.eval_seeds), baselines,
+                    "avg": evaluate(agent, scenario, list(config.eval_seeds), baselines,
                                     n_jobs=config.n_jobs)}
     out.parent.mkdir(parents=True, exist_ok=True)
     write_model(out, model.save, meta)

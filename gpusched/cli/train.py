@@ -65,7 +65,11 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         config.random_gpus = (min(config.random_gpus[0], args.max_gpus), args.max_gpus)
     if args.no_warm_start:
         config.bc_policy = None
-    if args.windows:
+    if args.urgency and args.windows:
+        raise GpuschedError("--urgency trains on the scenario's own window: leave out --windows")
+    if args.urgency:
+        config.urgency_agent(args.urgency)
+    elif args.windows:
         config.window_agent(args.windows, args.speed_sigma)
     elif args.speed_sigma:
         raise GpuschedError("--speed-sigma perturbs the speeds a window agent sees: give --windows too")
@@ -114,6 +118,9 @@ def install(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--windows", type=window_range, metavar="LO-HI",
                    help="train a window agent (it chooses which queued job starts, and where), "
                         "each episode's queue window drawn from LO to HI, e.g. 1-16")
+    p.add_argument("--urgency", choices=("history", "none"),
+                   help="train an urgency agent (observation version 5) told run times only as "
+                        "declared_run_time HISTORY or NONE tells them, on the scenario's cluster")
     p.add_argument("--speed-sigma", type=speed_sigma, default=0.0, metavar="SIGMA",
                    help="window agent: perturb the GPU speeds of random clusters by exp(SIGMA * Z)")
     p.add_argument("--loads", type=load_range, metavar="LO-HI",

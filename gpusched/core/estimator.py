@@ -36,6 +36,9 @@ class RuntimeEstimator(Protocol):
     learns: bool
     """Whether it learns from completions (the simulator calls :meth:`observe_completion` only then)."""
 
+    declares: bool
+    """Whether it declares run times at all (``False`` only for ``declared_run_time: none``)."""
+
     epoch: int
     """Changes whenever :attr:`declared_min` changes (a learning estimator bumps it once it has
     learned): the simulator then re-reads the declared times, and the view drops what it cached
@@ -61,6 +64,7 @@ class DeclaredRuntime:
     """
 
     learns = False
+    declares = True
     epoch = 0
 
     def __init__(self, jobs: Sequence[Job]):
@@ -87,6 +91,8 @@ class UndeclaredRuntime(DeclaredRuntime):
 
     :param jobs: the jobs, in arrival order.
     """
+
+    declares = False
 
     def __init__(self, jobs: Sequence[Job]):
         self.declared_min = np.full(len(jobs), np.nan)

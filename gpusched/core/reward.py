@@ -69,3 +69,41 @@ def reward_for(
         - spec.imbalance * gini_min / 60.0
         - spec.jct * system_job_min / 60.0
     )
+
+
+class TrainingRewardSpec(RewardSpec):
+    """The weights of a training reward (``TrainConfig.train_reward``): the scenario's terms, and
+    three of urgency that only training uses (each 0 by default; :mod:`gpusched.core.urgency_reward`
+    integrates them from the run's record):
+
+        - weighted_jct * weighted_job_hours_in_system
+        - late * job_hours_past_deadline
+        - missed * jobs_past_deadline
+
+    ``weighted_job_hours_in_system`` is the integral of the summed weights (``Job.weight``) of the
+    jobs in the system, so its episode total is the weighted sum of JCTs (``weighted_jct_min``
+    times the jobs); ``job_hours_past_deadline`` is the integral of the number of jobs in the system
+    past their deadline, so its total is the summed lateness; ``jobs_past_deadline`` counts each
+    job once, when it passes its deadline unfinished (its total is the jobs that miss).
+    """
+
+    weighted_jct: float = Field(0.0, **_WEIGHT, description="penalty per weighted job-hour in the system")
+    late: float = Field(0.0, **_WEIGHT, description="penalty per job-hour past its deadline")
+    missed: float = Field(0.0, **_WEIGHT, description="penalty per job that passes its deadline unfinished")
+
+    @property
+    def urgent(self) -> bool:
+        """Whether any urgency term is weighted."""
+        return bool(self.weighted_jct or self.late or self.missed)
+
+
+def urgency_reward_for(spec: TrainingRewardSpec, weighted_system_job_min: float, late_job_min: float,
+                       missed: int) -> float:
+    """The urgency terms of one stretch of a run (added to :func:`reward_for`'s).
+
+    :param weighted_system_job_min: integral of the weights of the jobs in the system (job-minutes).
+    :param late_job_min: integral of the jobs in the system past their deadline (job-minutes).
+    :param missed: jobs that passed their deadline unfinished in the stretch.
+    """
+    return -spec.weighted_jct * weighted_system_job_min / 60.0 - spec.late * late_job_min / 60.0 \
+        - spec.missed * missed

@@ -172,9 +172,6 @@ class SchedulerView:
             object.__setattr__(self, "_jobs", jobs)
         return jobs
 
-
-
-
     def declared_changed(self, indices: Sequence[int]) -> None:
         """The simulator fixed these arrived jobs' declared run times (a learning estimator, at
         their arrival): the cached jobs take them in place, so a scheduler that holds
@@ -191,6 +188,21 @@ class SchedulerView:
     def prices(self) -> np.ndarray | None:
         """USD per GPU-hour of each GPU (NaN: no price), or ``None`` (:mod:`gpusched.core.prices`)."""
         return self._sim.gpu_price_usd_per_hour
+
+    @property
+    def run_times_declared(self) -> bool:
+        """Whether run times are declared or predicted at all (``False`` only under
+        ``workload.declared_run_time: none``, where every declared run time is NaN)."""
+        return bool(getattr(self._sim.estimator, "declares", True))
+
+    def declared_basis(self, indices: Sequence[int]) -> np.ndarray:
+        """Per job, how many completed jobs its run time was predicted from (a learning
+        estimator's :attr:`~gpusched.core.history_estimator.HistoryEstimator.basis`; 0 for its
+        prior), or -1 where the run time is declared, not predicted (int64)."""
+        basis = getattr(self._sim.estimator, "basis", None)
+        if basis is None:
+            return np.full(len(indices), -1, dtype=np.int64)
+        return basis[np.asarray(indices, dtype=np.int64)]
 
     def attained_service_gpu_min(self, indices: Sequence[int]) -> np.ndarray:
         """GPU-minutes each job has held GPUs so far, over all its runs (Tiresias's attained

@@ -1,8 +1,16 @@
-"""Observation versions 3 and 4: the queue window, GPU speeds, and every (window job, GPU) pair.
+"""Observation versions 3, 4 and 5: the queue window, GPU speeds, and every (window job, GPU) pair.
 
 Version 4 adds what failures and preemption change: per GPU whether its node is down, and per
 window job its attained service, its declared remaining work and whether it ran before (version 3
 has none of them, and models trained on it keep reading version 3).
+
+Version 5 adds what a scheduler that is not told run times knows of urgency, per window job:
+whether a run time is known at all, whether it is a prediction from history and how many
+completed jobs the prediction rests on (``workload.declared_run_time``), its deadline slack, its
+weight, and its model family (a one-hot of :data:`MODEL_FAMILIES`). Where no run time is declared
+(``declared_run_time: none``) every run-time feature reads 0 and ``known`` says so; versions 3 and
+4 read declared run times and are refused on such a run
+(:func:`gpusched.agent.scheduler.check_agent_told`).
 
 The agent chooses which window job starts and on which GPU, or HOLD. One
 :class:`WindowObservationBuilder` serves the environment and the trained agent inside
@@ -33,11 +41,17 @@ from gpusched.env.kernels import (
     window_observation_arrays,
 )
 
-WINDOW_OBS_VERSIONS: tuple[int, ...] = (3, 4)
+WINDOW_OBS_VERSIONS: tuple[int, ...] = (3, 4, 5)
 """The observation versions of the window layout (a model's sidecar names its own)."""
 
 WINDOW_OBS_VERSION = 4
-"""The newest window layout, the one new window agents train on."""
+"""The window layout new window agents train on by default (the shipped window agent's)."""
+
+URGENCY_OBS_VERSION = 5
+"""The layout of an agent that may not be told run times (:data:`JOB_FEATURES_V5`)."""
+
+UNTOLD_OBS_VERSIONS: tuple[int, ...] = (5,)
+"""The layouts that run where no run time is declared (the others read declared run times)."""
 
 GPU_FEATURES_V3: tuple[str, ...] = (
     "present", "vram_total", "vram_free", "compute_used", "jobs_running", "node_size", "idle",
@@ -70,13 +84,37 @@ JOB_FEATURES_V4: tuple[str, ...] = (*JOB_FEATURES_V3, "attained", "remaining", "
 """Version 4 adds, per window job: log1p(attained service, GPU-minutes held so far over all its
 runs) / log1p(8 * 1440); log1p(its restore plus declared remaining work, reference-speed minutes)
 / log1p(1440); it ran before (stopped by a failure or a preemption)."""
-EXTRA_GPU_FEATURES = {3: 0, 4: 1}
+MODEL_FAMILIES: tuple[str, ...] = ("ResNet-18", "ResNet-50", "Transformer", "LM", "Recommendation",
+                                   "CycleGAN", "A3C")
+"""The job-model families of Gavel's measured models (a model's name before its batch size, e.g.
+``ResNet-50 (batch size 64)``); a model of no listed family is ``family_other``, a job without a
+model none of them."""
+JOB_FEATURES_V5: tuple[str, ...] = (
+    *JOB_FEATURES_V4, "known", "predicted", "basis", "has_deadline", "slack", "overdue", "weight",
+    *(f"family_{f}" for f in MODEL_FAMILIES), "family_other")
+"""Version 5 adds, per window job: a run time is declared or predicted (0 under
+``declared_run_time: none``, where every run-time feature reads 0); it is a prediction from history;
+log1p(completed jobs the prediction rests on) / log1p(1000); it has a deadline; log1p(its slack:
+minutes to its deadline minus its declared remaining work on its fastest GPU, when positive) /
+log1p(1440); log1p(minutes it is past that point) / log1p(1440); its weight / 5 (at most 1.5); its
+model family one-hot."""
+EXTRA_GPU_FEATURES = {3: 0, 4: 1, 5: 1}
 """GPU features a version adds after the version-3 block."""
-EXTRA_JOB_FEATURES = {3: 0, 4: 3}
+EXTRA_JOB_FEATURES = {3: 0, 4: 3, 5: len(JOB_FEATURES_V5) - len(JOB_FEATURES_V3)}
 """Job features a version adds after the version-3 block."""
 
 _LOG_DAY = float(np.log1p(1440.0))
 _LOG_GPU_DAYS = float(np.log1p(8 * 1440.0))
+_LOG_BASIS = float(np.log1p(1000.0))
+_FAMILY_INDEX = {f: k for k, f in enumerate(MODEL_FAMILIES)}
+
+
+def model_family(model: str | None) -> int:
+    """The index of a job model's family in :data:`MODEL_FAMILIES` (``len(MODEL_FAMILIES)`` for
+    another model, -1 for none)."""
+    if model is None:
+        return -1
+    return _FAMILY_INDEX.get(model.split(" (", 1)[0], len(MODEL_FAMILIES))
 
 TYPE_INDEX: dict[str, int] = {"training": 0, "inference": 1, "batch": 2}
 """Job types with a feature of their own; any other type (trace jobs) is index 3."""
@@ -218,12 +256,16 @@ class WindowObservationBuilder:
                           now - j.arrival_min)
             job_type[k] = TYPE_INDEX.get(j.type, 3)
             job_present[k] = 1.0
+        if self.version in UNTOLD_OBS_VERSIONS:  # an undeclared run time reads 0 (``known`` says so)
+            np.nan_to_num(job_num, copy=False, nan=0.0)
         speed_row = job_type.copy()
         if not sim.speed_model.uniform:
             for k, idx in enumerate(window):
                 if jobs[idx].model is not None:
                     speed_row[k] = self._speed_row_of(sim.speed_model.row(jobs[idx]))
         first, last = sim.gpu_release_min()
+        if self.version in UNTOLD_OBS_VERSIONS:
+            first, last = np.nan_to_num(first, nan=0.0), np.nan_to_num(last, nan=0.0)
         n_jobs = len(jobs)
         globals_in = np.array([len(sim.queue), sim.running_count, now - sim.start_time_min,
                                1.0 - sim.arrivals_left / n_jobs if n_jobs else 1.0, float(sim.window)])
@@ -239,6 +281,8 @@ class WindowObservationBuilder:
             jobs_block, pairs, glob)
         if self.version >= 4:
             gpus_block, jobs_block = self._version_4(sim, window, gpus_block, jobs_block)
+        if self.version >= 5:
+            jobs_block = self._version_5(sim, window, jobs_block)
         return {"gpus": gpus_block, "gpu_present": self._present.copy(), "jobs": jobs_block,
                 "job_present": job_present, "pairs": pairs, "globals": glob}
 
@@ -255,7 +299,35 @@ class WindowObservationBuilder:
             extra[:k, 1] = [np.log1p(sim.resume_cost_min(i) + sim.declared_left_min(i)) / _LOG_DAY
                             for i in window]
             extra[:k, 2] = sim.stopped(window)
+            if self.version in UNTOLD_OBS_VERSIONS:
+                np.nan_to_num(extra, copy=False, nan=0.0)
         return np.concatenate([gpus_block, down], axis=1), np.concatenate([jobs_block, extra], axis=1)
+
+    def _version_5(self, sim: SchedulerView, window: list[int], jobs_block: np.ndarray) -> np.ndarray:
+        """The version-4 job block with version 5's columns appended (:data:`JOB_FEATURES_V5`)."""
+        extra = np.zeros((self.max_window, len(JOB_FEATURES_V5) - len(JOB_FEATURES_V4)), dtype=np.float32)
+        if window:
+            k, jobs, now = len(window), sim.jobs, sim.time_min
+            idx = np.asarray(window, dtype=np.int64)
+            declared = sim.declared_min[idx]
+            known = ~np.isnan(declared)
+            basis = sim.declared_basis(window)
+            extra[:k, 0] = known
+            extra[:k, 1] = known & (basis >= 0)
+            extra[:k, 2] = np.log1p(np.maximum(basis, 0)) / _LOG_BASIS
+            left = np.array([sim.resume_cost_min(i) + sim.declared_left_min(i) for i in window])
+            left = np.where(known, left / sim.best_speed[idx], 0.0)
+            for r, i in enumerate(window):
+                j = jobs[i]
+                if j.deadline_min is not None:
+                    slack = j.arrival_min + j.deadline_min - now - left[r]
+                    extra[r, 3] = 1.0
+                    extra[r, 4 if slack >= 0 else 5] = min(np.log1p(abs(slack)) / _LOG_DAY, 1.5)
+                extra[r, 6] = min(j.weight / 5.0, 1.5)
+                family = model_family(j.model)
+                if family >= 0:
+                    extra[r, 7 + family] = 1.0
+        return np.concatenate([jobs_block, extra], axis=1)
 
 
 def warm_up() -> None:

@@ -1,0 +1,225 @@
+"""The urgency agent: observation version 5, the urgency terms of the training reward, training
+with run times not told, and the refusal of models that read declared run times where none is."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from agent_support import assert_reloads_and_reproduces
+
+from gpusched.agent.config import URGENCY_TEACHER, TrainConfig
+from gpusched.agent.models import ModelError
+from gpusched.core.cluster import Cluster, NodeGroup
+from gpusched.core.history_estimator import HistoryEstimator
+from gpusched.core.jobs import Job
+from gpusched.core.reward import TrainingRewardSpec
+from gpusched.core.simulator import HOLD, Simulator
+from gpusched.env.env import GPUSchedulerEnv
+from gpusched.env.window import (
+    JOB_FEATURES_V4,
+    JOB_FEATURES_V5,
+    MODEL_FAMILIES,
+    WindowObservationBuilder,
+    model_family,
+    window_observation_space,
+)
+from gpusched.env.wrappers import TrainingReward
+from gpusched.errors import GpuschedError
+from gpusched.experiment.runner import run_policy
+from gpusched.workload.scenario import load_scenario
+
+COL = {name: k for k, name in enumerate(JOB_FEATURES_V5)}
+LOG_DAY = np.log1p(1440.0)
+
+
+def _gavel(mode: str, **workload) -> object:
+    return load_scenario("gavel-108gpu-heavy").with_overrides(
+        **{"workload.declared_run_time": mode, **{f"workload.{k}": v for k, v in workload.items()}})
+
+
+def _jobs() -> list[Job]:
+    """Two finished ResNet-50 jobs, then two that queue behind a long job on one GPU."""
+    spec = {"type": "training", "gpus": 1, "vram_gb": 8.0, "compute": 1.0}
+    return [Job(id=0, arrival_min=0.0, duration_min=10.0, model="ResNet-50 (batch size 64)", **spec),
+            Job(id=1, arrival_min=0.0, duration_min=40.0, model="ResNet-50 (batch size 64)", **spec),
+            Job(id=2, arrival_min=1.0, duration_min=500.0, model="LM (batch size 20)", **spec),
+            Job(id=3, arrival_min=60.0, duration_min=30.0, model="ResNet-50 (batch size 64)", weight=5.0,
+                deadline_min=100.0, **spec),
+            Job(id=4, arrival_min=61.0, duration_min=30.0, model="Pix2Pix", deadline_min=10.0, **spec)]
+
+
+def _one_gpu_run(estimator) -> Simulator:
+    sim = Simulator(Cluster([NodeGroup("V100", 16.0, 1)]), _jobs(), window=4,
+                    estimator=estimator)
+    sim.reset()
+    return sim
+
+
+def _run_to(sim: Simulator, t_min: float) -> None:
+    """FCFS on the one GPU until the clock reaches ``t_min`` with jobs waiting."""
+    while not sim.done and sim.time_min < t_min:
+        sim.step(0, 0) if sim.view.state.fit_mask(sim.view.window_jobs()[0])[0] else sim.step(HOLD, 0)
+
+
+def test_version_5_reads_predictions_their_basis_deadlines_weights_and_families():
+    sim = _one_gpu_run(HistoryEstimator)
+    _run_to(sim, 61.0)
+    view = sim.view
+    window = view.window_indices()
+    assert [sim.jobs[i].id for i in window] == [3, 4]
+    obs = WindowObservationBuilder(sim.cluster, 1, 4, version=5).observe(view)["jobs"]
+    assert obs.shape == (4, len(JOB_FEATURES_V5))
+    first, second = obs[0], obs[1]
+    # job 3: predicted from the two ResNet-50 jobs completed before it arrived (geometric mean 20)
+    assert first[COL["known"]] == 1 and first[COL["predicted"]] == 1
+    assert first[COL["basis"]] == pytest.approx(np.log1p(2) / np.log1p(1000), rel=1e-6)
+    assert sim.declared_min[window[0]] == pytest.approx(20.0)
+    slack = 60.0 + 100.0 - view.time_min - 20.0
+    assert view.time_min == 61.0
+    assert first[COL["has_deadline"]] == 1 and first[COL["overdue"]] == 0
+    assert first[COL["slack"]] == pytest.approx(np.log1p(slack) / LOG_DAY, rel=1e-5)
+    assert first[COL["weight"]] == pytest.approx(1.0)
+    assert first[COL["family_ResNet-50"]] == 1 and obs[0, len(JOB_FEATURES_V4) + 7:].sum() == 1
+    # job 4: an unknown model (the "other" family), a deadline it can no longer meet
+    assert second[COL["family_other"]] == 1 and second[COL["overdue"]] > 0 and second[COL["slack"]] == 0
+    assert second[COL["weight"]] == pytest.approx(0.2)
+    assert (obs[2:] == 0).all()  # padding
+
+
+def test_version_5_under_none_reads_no_run_time_and_stays_finite():
+    from gpusched.core.estimator import UndeclaredRuntime
+
+    sim = _one_gpu_run(UndeclaredRuntime)
+    _run_to(sim, 61.0)
+    builder = WindowObservationBuilder(sim.cluster, 1, 4, version=5)
+    obs = builder.observe(sim.view)
+    for key, block in obs.items():
+        assert np.isfinite(block).all(), key
+        assert window_observation_space(4, 1, 5)[key].contains(block), key
+    jobs = obs["jobs"]
+    assert (jobs[:2, COL["known"]] == 0).all() and (jobs[:2, COL["declared"]] == 0).all()
+    assert (jobs[:2, COL["predicted"]] == 0).all()
+    assert (obs["pairs"][:2, :, 4] == 0).all()  # no run time on any GPU
+
+
+def test_model_families_cover_every_gavel_model():
+    from gpusched.core.gavel_speeds import job_models
+
+    families = {MODEL_FAMILIES[model_family(m)] for m in job_models()}
+    assert families == set(MODEL_FAMILIES)
+    assert model_family(None) == -1 and model_family("Pix2Pix") == len(MODEL_FAMILIES)
+
+
+@pytest.mark.parametrize("term", ["weighted_jct", "late", "missed"])
+def test_the_urgency_terms_sum_to_the_runs_weighted_jct_lateness_and_misses(term):
+    """An episode's urgency reward is exactly the run's weighted JCT sum, total lateness and
+    missed deadlines, however the clock jumped between decisions."""
+    scenario = _gavel("history", deadlines=True, weights=True)
+    weights = {"completion": 0.0, "wait": 0.0, "util_band": 0.0, "imbalance": 0.0, term: 1.0}
+    env = TrainingReward(GPUSchedulerEnv(scenario, obs_version=5, n_jobs=120), TrainingRewardSpec(**weights))
+    env.reset(seed=0, options={"workload_seed": 4})
+    total, done = 0.0, False
+    while not done:
+        action = int(np.flatnonzero(env.action_masks())[0])
+        _, reward, terminated, truncated, _ = env.step(action)
+        total, done = total + reward, terminated or truncated
+    sim = env.unwrapped.sim
+    table = sim.jobs_table()
+    jct = (table["end_min"] - table["arrival_min"]).to_numpy()
+    weight = np.array([j.weight for j in sim.jobs])
+    deadline = np.array([np.inf if j.deadline_min is None else j.deadline_min for j in sim.jobs])
+    late = np.maximum(jct - deadline, 0.0)
+    expected = {"weighted_jct": (weight * jct).sum() / 60.0, "late": late.sum() / 60.0,
+                "missed": float((late > 0).sum())}[term]
+    assert expected > 0
+    assert -total == pytest.approx(expected, rel=1e-9)
+
+
+def test_the_training_reward_refuses_an_unknown_or_non_finite_term():
+    config = TrainConfig(train_reward={"jct": 1.0, "weighted_jct": float("nan")})
+    with pytest.raises(GpuschedError, match="train_reward"):
+        config.check()
+    config = TrainConfig(train_reward={"tardiness": 1.0})
+    with pytest.raises(GpuschedError, match="train_reward"):
+        config.check()
+
+
+def test_urgency_settings_and_a_bad_declared_run_time_are_refused_in_one_line():
+    config = TrainConfig(scenario="gavel-108gpu-heavy")
+    config.urgency_agent("history")
+    config.check()
+    assert (config.obs_version, config.declared_run_time, config.bc_policy) == (5, "history", URGENCY_TEACHER)
+    assert config.max_gpus == 108 and config.max_window == 16 and config.random_windows is None
+    assert config.training_scenario().workload.declared_run_time == "history"
+    bad = TrainConfig(scenario="gavel-108gpu-heavy", max_gpus=108, declared_run_time="psychic")
+    with pytest.raises(GpuschedError, match="declared_run_time") as err:
+        bad.check()
+    assert "\n" not in str(err.value)
+
+
+def test_a_model_that_reads_declared_run_times_is_refused_where_none_is_declared():
+    scenario = load_scenario("fleet-16gpu").with_overrides(
+        **{"workload.declared_run_time": "none", "workload.jobs": 20})
+    with pytest.raises(ModelError, match="declared_run_time: none") as err:
+        run_policy(scenario, "ppo", seed=0)
+    assert "\n" not in str(err.value)
+
+
+# ---------------------------------------------------------------------------- training and loading
+@pytest.fixture(scope="module")
+def urgency_model(tmp_path_factory) -> Path:
+    from gpusched.agent.train import train
+
+    folder = tmp_path_factory.mktemp("models")
+    config = TrainConfig(scenario="gavel-108gpu-heavy", timesteps=1024, n_envs=2, n_jobs=60,
+                         out=str(folder / "urgency.zip"), log_dir=str(folder / "runs"), progress=False)
+    config.urgency_agent("history")
+    config.n_steps, config.batch_size, config.n_epochs = 256, 128, 2
+    config.bc_episodes, config.bc_epochs, config.dagger_rounds = 1, 2, 0
+    config.eval_seeds, config.eval_freq = (900,), 512
+    meta = train(config, log=lambda _: None)
+    assert meta["eval"]["avg"]["ppo"]["jobs_completed"] == 60
+    return folder / "urgency.zip"
+
+
+def test_an_urgency_model_trains_with_history_saves_reloads_safely_and_reproduces(monkeypatch, urgency_model):
+    monkeypatch.setenv("GPUSCHED_MODELS_DIR", str(urgency_model.parent))
+    meta = json.loads(urgency_model.with_suffix(".json").read_text())
+    assert meta["obs_version"] == 5 and meta["config"]["declared_run_time"] == "history"
+    env = GPUSchedulerEnv(_gavel("history"), obs_version=5, max_window=16, n_jobs=60)
+    assert_reloads_and_reproduces(urgency_model, env, (108, 16), steps=80)
+    # the same weights run where nothing is declared, and with deadlines
+    for scenario in (_gavel("none"), _gavel("history", deadlines=True, weights=True)):
+        result = run_policy(scenario.with_overrides(**{"workload.jobs": 40}), f"ppo:{urgency_model}", seed=1)
+        assert result.metrics["jobs_completed"] == 40
+
+
+def test_the_urgency_agent_is_never_told_a_true_run_time(monkeypatch, urgency_model):
+    """The agent decides through the view: drawing every true duration anew (declared ones kept)
+    changes none of its decisions (the property of ``tests/test_view.py``, for this agent)."""
+    from test_view import _with_other_truth
+
+    import copy
+
+    from gpusched.core.view import as_scheduler
+    from gpusched.policies import get_policy
+    from gpusched.workload.scenario import make_simulator
+
+    monkeypatch.setenv("GPUSCHED_MODELS_DIR", str(urgency_model.parent))
+    sim = make_simulator(_gavel("history", deadlines=True), seed=3, n_jobs=60)
+    sim.jobs = [replace(j) for j in sim.jobs]
+    policy = as_scheduler(get_policy(f"ppo:{urgency_model}"))
+    sim.reset()
+    policy.bind(sim.view)
+    for _ in range(25):
+        if sim.done:
+            break
+        twin_policy, twin = copy.deepcopy((policy, sim))
+        _with_other_truth(twin)
+        here, there = policy.decide(sim.view), twin_policy.decide(twin.view)
+        assert here == there
+        sim.step(here[1], here[0])
