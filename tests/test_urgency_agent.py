@@ -3,6 +3,7 @@ with run times not told, and the refusal of models that read declared run times 
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from agent_support import assert_reloads_and_reproduces
+from test_view import _with_other_truth
 
 from gpusched.agent.config import URGENCY_TEACHER, TrainConfig
 from gpusched.agent.models import ModelError
@@ -18,6 +20,7 @@ from gpusched.core.history_estimator import HistoryEstimator
 from gpusched.core.jobs import Job
 from gpusched.core.reward import TrainingRewardSpec
 from gpusched.core.simulator import HOLD, Simulator
+from gpusched.core.view import as_scheduler
 from gpusched.env.env import GPUSchedulerEnv
 from gpusched.env.window import (
     JOB_FEATURES_V4,
@@ -30,7 +33,8 @@ from gpusched.env.window import (
 from gpusched.env.wrappers import TrainingReward
 from gpusched.errors import GpuschedError
 from gpusched.experiment.runner import run_policy
-from gpusched.workload.scenario import load_scenario
+from gpusched.policies import get_policy
+from gpusched.workload.scenario import load_scenario, make_simulator
 
 COL = {name: k for k, name in enumerate(JOB_FEATURES_V5)}
 LOG_DAY = np.log1p(1440.0)
@@ -201,14 +205,6 @@ def test_an_urgency_model_trains_with_history_saves_reloads_safely_and_reproduce
 def test_the_urgency_agent_is_never_told_a_true_run_time(monkeypatch, urgency_model):
     """The agent decides through the view: drawing every true duration anew (declared ones kept)
     changes none of its decisions (the property of ``tests/test_view.py``, for this agent)."""
-    from test_view import _with_other_truth
-
-    import copy
-
-    from gpusched.core.view import as_scheduler
-    from gpusched.policies import get_policy
-    from gpusched.workload.scenario import make_simulator
-
     monkeypatch.setenv("GPUSCHED_MODELS_DIR", str(urgency_model.parent))
     sim = make_simulator(_gavel("history", deadlines=True), seed=3, n_jobs=60)
     sim.jobs = [replace(j) for j in sim.jobs]
