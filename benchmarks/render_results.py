@@ -12,6 +12,8 @@ those files, and the shipped stall-conditions sweep, into Markdown without runni
 - ``benchmarks/results/gavel-load.json`` (``gavel_load_sweep.py``) and
   ``benchmarks/results/gavel-load-tuning.json`` (``gavel_load.py --json``) ->
   ``docs/results/gavel-load.md``;
+- ``benchmarks/results/urgency.json`` (``urgency_table.py``) and
+  ``benchmarks/results/urgency-window.json`` (``urgency_window.py``) -> ``docs/results/urgency.md``;
 - ``assets/sweeps/results/stall-conditions/`` (``gpusched sweep assets/sweeps/stall-conditions.yaml``)
   -> ``docs/results/stall-conditions.md``;
 - all of them, with ``docs/results/fgd-accuracy.md`` (which ``fgd_accuracy.py`` writes itself), ->
@@ -28,22 +30,32 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+from urgency_window import window_summary
 
 from gpusched.agent import AGENT_POLICIES, AGENT_POLICY, ROLLOUT_AGENT_POLICY
 from gpusched.dashboard.headline import BEST_BY, Headline, headline
+from gpusched.experiment.knowledge import KnowledgeTable
 from gpusched.experiment.paired import PairedDifference, paired_difference
 from gpusched.experiment.runner import Comparison
 from gpusched.experiment.scorecard import scorecard
 from gpusched.experiment.stall import FamilyFinding, conditions_findings
 from gpusched.figures.headline import headline_sentence, paired_verdict
 from gpusched.figures.words import signed
-from gpusched.paths import BENCHMARK_RESULTS_DIR, REPO_ROOT, STALL_CONDITIONS_RESULTS_DIR, WINDOW_MODEL
+from gpusched.paths import (
+    BENCHMARK_RESULTS_DIR,
+    REPO_ROOT,
+    STALL_CONDITIONS_RESULTS_DIR,
+    URGENCY_RESULTS,
+    URGENCY_WINDOW_RESULTS,
+    WINDOW_MODEL,
+)
 from gpusched.policies import policy_label
 from gpusched.sweep.analysis import load_sweep_results
 from gpusched.workload.scenario import load_scenario
@@ -752,6 +764,130 @@ def gavel_finding(data: dict) -> str:
             "LP policies, which time-slice jobs across GPU types ([table](docs/results/gavel-load.md)).")
 
 
+URGENCY_COLUMNS = (("avg_jct_min", "mean JCT (min)", "{:,.1f}"),
+                   ("p99_wait_min", "p99 wait (min)", "{:,.1f}"),
+                   ("slo_attainment", "SLO attainment", "{:.1%}"), ("cost_usd", "cost (USD)", "{:,.0f}"))
+"""The urgency tables' columns of means: metric, header, format (SLO attainment only where jobs have
+deadlines)."""
+
+
+def _interval(diff: float, low: float, high: float) -> str:
+    if math.isnan(diff):
+        return ""
+    if math.isnan(low):
+        return _min(diff)
+    return f"{_min(diff)} [{_min(low)}, {_min(high)}]"
+
+
+def urgency_window_section(data: dict) -> list[str]:
+    """The window measurement's section of ``docs/results/urgency.md`` (``urgency_window.py``)."""
+    s = window_summary(data)
+    runs = pd.DataFrame(data["runs"])
+    queue = runs.groupby("policy")["max_queue"].max()
+    seeds = data["seeds"]
+    flat = bool(s.means.loc[s.best].nunique() == 1)
+    lines = ["## The queue window for the agent", "",
+             f"`{data['scenario']}`, told run times only by the history estimator "
+             f"(`declared_run_time: {data['setting']}`), seeds {seeds[0]}–{seeds[-1]} (held out), each "
+             "pair at each queue window (`queue.window`). Mean over the seeds of each run's mean JCT "
+             "(min), and the most jobs that waited at once in any of the pair's runs:", "",
+             "| pair | " + " | ".join(f"window {w}" for w in data["windows"]) + " | best window | "
+             "largest queue |", "|---|" + "---|" * (len(data["windows"]) + 2)]
+    for p in data["policies"]:
+        cells = [f"**{s.means.loc[p, w]:,.1f}**" if w == s.best_window[p] else f"{s.means.loc[p, w]:,.1f}"
+                 for w in data["windows"]]
+        lines.append(f"| `{p}` | " + " | ".join(cells) + f" | {s.best_window[p]} | {int(queue[p]):,} |")
+    d = s.against_preset
+    if flat:
+        verdict = (f"every window gives it the same mean JCT: its queue never held more than "
+                   f"{int(queue[s.best]):,} jobs, so a window above that shows an order nothing more")
+    else:
+        verdict = (f"against the preset's window of {data['preset_window']}, "
+                   f"{_interval(d.mean, d.low, d.high)} min (paired, 95 % t interval, lower on "
+                   f"{d.a_lower} of {d.n} seeds)")
+    lines += ["", f"**The best pair not told run times is `{s.best}`: {s.jct_min:,.1f} min at window "
+              f"{s.window}** (the smallest window on a tie); {verdict}. The measurement took "
+              f"{data['wall_s']:.0f} s ({len(runs)} runs; `python benchmarks/urgency_window.py`)."]
+    return lines
+
+
+def urgency_best_rows(tables: dict[str, KnowledgeTable]) -> list[str]:
+    """The headline table: per preset and setting, the pair with the lowest mean JCT."""
+    lines = ["| preset | " + " | ".join(next(iter(tables.values())).settings) + " |",
+             "|---|" + "---|" * len(next(iter(tables.values())).settings)]
+    for name, t in tables.items():
+        cells = []
+        for setting in t.settings:
+            best = t.best(setting)
+            jct = t.values(setting, best, "avg_jct_min").mean()
+            cells.append(f"`{best}` {jct:,.1f}")
+        lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    return lines
+
+
+def urgency_table_section(name: str, t: KnowledgeTable, info: dict) -> list[str]:
+    """One preset's table: every (setting, pair) with its means, paired against the best pair of
+    the setting and against the same pair told exactly."""
+    columns = [c for c in URGENCY_COLUMNS if c[0] != "slo_attainment" or info["deadlines"]]
+    best = t.against_best("avg_jct_min").set_index(["setting", "policy"])
+    cost = t.cost_of_not_knowing("avg_jct_min").set_index(["setting", "policy"])
+    lines = [f"### `{name}`", "", f"{info['description']} Seeds {t.seeds[0]}–{t.seeds[-1]}; "
+             f"{info['wall_s']:.0f} s for {len(t.runs)} runs.", "",
+             "| told | pair | " + " | ".join(h for _, h, _ in columns)
+             + " | JCT − best of the setting [95 %] | JCT − told exactly [95 %] |",
+             "|---|---|" + "---|" * (len(columns) + 2)]
+    for setting in t.settings:
+        top = t.best(setting)
+        for p in t.policies:
+            if t.is_refused(setting, p):
+                lines.append(f"| {setting} | `{p}` | refused: it reads run times |"
+                             + " |" * (len(columns) + 1))
+                continue
+            means = [fmt.format(t.values(setting, p, m).mean()) for m, _, fmt in columns]
+            b = best.loc[(setting, p)]
+            vs_best = "best" if p == top else _interval(b["diff"], b["low"], b["high"])
+            vs_exact = ("" if setting == "exact"
+                        else _interval(*cost.loc[(setting, p), ["diff", "low", "high"]]))
+            label = f"**`{p}`**" if p == top else f"`{p}`"
+            lines.append(f"| {setting} | {label} | " + " | ".join(means) + f" | {vs_best} | {vs_exact} |")
+    return lines
+
+
+def urgency_markdown(window: dict | None, tables: dict | None) -> str:
+    """``docs/results/urgency.md`` from what ``urgency_table.py`` and ``urgency_window.py`` wrote
+    (either may be absent: its section is left out)."""
+    lines = ["# What the scheduler knows: run times told exactly, with an error, not at all, or from history",
+             "", "Generated by `python benchmarks/render_results.py` from `benchmarks/results/urgency.json` "
+             "(`python benchmarks/urgency_table.py`) and `benchmarks/results/urgency-window.json` "
+             "(`python benchmarks/urgency_window.py`); do not edit by hand.", "",
+             "Each preset runs with only `workload.declared_run_time` replaced: `exact` (every job "
+             "declares its true run time), `lognormal 1` (declared = true × exp(Z), Z ~ N(0, 1)), `none` "
+             "(nothing declared: pairs that read run times are refused) and `history` (the online "
+             "estimator of `gpusched.core.history_estimator`, from the jobs completed before each "
+             "arrival). The jobs of a seed are the same under every setting, so every difference is "
+             "paired seed by seed (`gpusched.experiment.knowledge`; Student t intervals, BCa bootstrap "
+             "for the p99 wait)."]
+    if tables is not None:
+        known = {name: KnowledgeTable.from_json(d) for name, d in tables["tables"].items()}
+        lines += ["", "## The best pair of each setting", "",
+                  "The pair with the lowest mean JCT (min) under each setting, means over the seeds:", "",
+                  *urgency_best_rows(known)]
+        lines += ["", "## Every pair under every setting", "",
+                  "Means over the seeds. **JCT − best of the setting**: the pair's mean JCT minus that of "
+                  "the best pair of the same setting, paired seed by seed; **JCT − told exactly**: the cost "
+                  "of not knowing, the pair's mean JCT minus its own told exactly (positive: it costs). "
+                  "Intervals are 95 % Student t intervals over the seeds."]
+        for name, t in known.items():
+            lines += ["", *urgency_table_section(name, t, tables["presets"][name])]
+    if window is not None:
+        lines += ["", *urgency_window_section(window)]
+    return "\n".join(lines) + "\n"
+
+
+def _json_or_none(path: Path) -> dict | None:
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
 def findings_markdown(window: dict, bound: dict, findings: list[FamilyFinding], fgd: FgdAccuracy) -> str:
     """The README's findings, six bullets, each number taken from the shipped results."""
     stall = {f.family: f for f in findings}["phase1-8gpu"]
@@ -812,6 +948,8 @@ def rendered() -> dict[Path, str]:
         DOCS_RESULTS_DIR / "gavel-load.md": gavel_load_markdown(
             json.loads(GAVEL_LOAD_JSON.read_text(encoding="utf-8")),
             json.loads(GAVEL_LOAD_TUNING_JSON.read_text(encoding="utf-8"))),
+        DOCS_RESULTS_DIR / "urgency.md": urgency_markdown(_json_or_none(URGENCY_WINDOW_RESULTS),
+                                                          _json_or_none(URGENCY_RESULTS)),
         README: with_findings(README.read_text(encoding="utf-8"),
                               findings_markdown(window, bound, findings, fgd)),
     }

@@ -64,6 +64,15 @@ WINDOW_AGENT_RESULTS = BENCHMARK_RESULTS_DIR / "window-agent.json"
 """Every heuristic and agent on every preset, seeds 1000-1019 (``benchmarks/window_agent_table.py``):
 the source of the headline on Home, Compare and the README."""
 
+URGENCY_RESULTS = BENCHMARK_RESULTS_DIR / "urgency.json"
+"""What the scheduler knows: every pair on the same jobs told run times exactly, with an error,
+not at all and from history, per preset (``benchmarks/urgency_table.py``; read by
+:func:`gpusched.experiment.knowledge.shipped_knowledge`)."""
+
+URGENCY_WINDOW_RESULTS = BENCHMARK_RESULTS_DIR / "urgency-window.json"
+"""The uninformed pairs' mean JCT at queue windows 16-128 under ``history``
+(``benchmarks/urgency_window.py``)."""
+
 RUNS_DIR = REPO_ROOT / "runs"
 """TensorBoard logs and checkpoints of training runs started from the dashboard."""
 

@@ -1,0 +1,128 @@
+"""What the scheduler knows, per preset: every pair told run times exactly, with an error, not at
+all and from history, on the same jobs, paired seed by seed (issue 29's tables).
+
+For each preset of :data:`PRESETS` (``gavel-108gpu-heavy``, the same with Gavel's deadlines and
+weights for SLO attainment and weighted JCT, ``openb-replay-heavy`` and ``fleet-16gpu``), each pair
+of :data:`POLICIES` runs under each setting of :data:`gpusched.experiment.knowledge.SETTINGS` on the
+held-out seeds :data:`SEEDS` (never used to tune a preset: ``gavel-108gpu-heavy`` and
+``openb-replay-heavy`` were sized on seeds 900-904, ``fleet-16gpu``'s load on seeds 0-9). A pair that
+reads run times is refused under ``none`` and kept as a refused row. The pairs cover the FCFS pairs,
+the information-free order (``las``, Tiresias), the history order (``qssf``, Helios), the orders and
+placements that read the declared or predicted run time (``sjf``, ``srtf+eft``), and the deadline
+orders (``edf``, ``least_slack``, ``cheapest_fit``).
+
+Writes ``--json`` (default ``benchmarks/results/urgency.json``: one
+:meth:`~gpusched.experiment.knowledge.KnowledgeTable.to_json` per preset under ``tables``, with each
+preset's description, whether its jobs have deadlines, and its wall time under ``presets``);
+``python benchmarks/render_results.py`` renders ``docs/results/urgency.md`` from it.
+``--policies`` and ``--seeds`` add pairs (the urgency agent, ``ppo_urgency``) or seeds without
+editing this file; ``--quick`` is a smoke run (2 seeds, 3 pairs, 200 jobs per preset).
+
+Usage: ``python benchmarks/urgency_table.py [--json PATH] [--presets NAME ...] [--policies P ...]
+[--seeds S ...] [--quick]`` (about 20 minutes on one core).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from gpusched.experiment.knowledge import knowledge_comparison
+from gpusched.paths import URGENCY_RESULTS
+from gpusched.workload.scenario import Scenario, load_scenario
+
+PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
+    "gavel-108gpu-heavy": ("gavel-108gpu-heavy", {}),
+    "gavel-108gpu-heavy+deadlines": ("gavel-108gpu-heavy",
+                                     {"workload.deadlines": True, "workload.weights": True}),
+    "openb-replay-heavy": ("openb-replay-heavy", {}),
+    "fleet-16gpu": ("fleet-16gpu", {}),
+}
+"""Each table's name -> (the preset, the keys it overrides)."""
+POLICIES = ("fcfs+first_fit", "fcfs+fastest_fit", "las+fastest_fit", "las+fastest_move",
+            "qssf+fastest_fit", "sjf+fastest_fit", "srtf+eft", "edf+fastest_fit",
+            "least_slack+fastest_fit", "edf+cheapest_fit")
+"""The pairs (``las+eft`` is left out: under ``history`` it is the slowest pair to run and the
+worst on ``gavel-108gpu-heavy``, ``benchmarks/urgency_window.py``)."""
+SEEDS = tuple(range(1000, 1010))
+"""Held-out seeds (workload and policy seed of each run)."""
+TUNING_SEEDS = frozenset({*range(900, 905), *range(10)})
+"""Seeds that chose a preset's load or size: never evaluated here."""
+METRICS = ("avg_jct_min", "avg_wait_min", "p99_wait_min", "jobs_completed", "slo_attainment",
+           "deadline_miss_min", "weighted_jct_min", "cost_usd", "cost_per_met_job_usd",
+           "prediction_error_log")
+"""What each run keeps."""
+QUICK = {"seeds": (1000, 1001), "policies": ("fcfs+first_fit", "las+fastest_fit", "qssf+fastest_fit"),
+         "jobs": 200}
+"""The smoke run of ``--quick``."""
+
+
+def table_scenario(name: str, jobs: int | None = None) -> Scenario:
+    """The scenario of the table ``name`` (:data:`PRESETS`), cut to ``jobs`` jobs if given."""
+    preset, overrides = PRESETS[name]
+    changes = dict(overrides)
+    if jobs is not None:
+        changes["workload.jobs"] = jobs
+    scenario = load_scenario(preset)
+    return scenario.with_overrides(**changes) if changes else scenario
+
+
+def has_deadlines(scenario: Scenario) -> bool:
+    """Whether any job of the scenario's first seed carries a deadline."""
+    return any(j.deadline_min is not None for j in scenario.jobs())
+
+
+def measure(tables: Mapping[str, Scenario], policies: Sequence[str], seeds: Sequence[int],
+            progress: Callable[[str, int, int], None] | None = None) -> dict:
+    """Every table's runs: the JSON this script writes.
+
+    :param tables: table name -> its scenario.
+    :param progress: called as ``progress(table, done, total)`` after each run.
+    """
+    out: dict[str, Any] = {"seeds": [int(s) for s in seeds], "policies": list(policies),
+                           "tables": {}, "presets": {}}
+    for name, scenario in tables.items():
+        started = time.perf_counter()
+        table = knowledge_comparison(scenario, policies, seeds, metrics=METRICS,
+                                     progress=None if progress is None
+                                     else (lambda d, t, n=name: progress(n, d, t)))
+        out["tables"][name] = table.to_json()
+        out["presets"][name] = {"preset": PRESETS.get(name, (scenario.name, {}))[0],
+                                "overrides": PRESETS.get(name, (None, {}))[1],
+                                "description": scenario.description, "deadlines": has_deadlines(scenario),
+                                "wall_s": time.perf_counter() - started}
+    return out
+
+
+def _print_progress(name: str, done: int, total: int) -> None:
+    if done % 40 == 0 or done == total:
+        print(f"{name}: {done}/{total} runs", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--json", type=Path, default=URGENCY_RESULTS)
+    parser.add_argument("--presets", nargs="+", choices=list(PRESETS), default=list(PRESETS))
+    parser.add_argument("--policies", nargs="+", default=None, help=f"default: {' '.join(POLICIES)}")
+    parser.add_argument("--seeds", nargs="+", type=int, default=None,
+                        help=f"default: {SEEDS[0]}-{SEEDS[-1]}")
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 2 seeds, 3 pairs, 200 jobs")
+    args = parser.parse_args()
+    seeds = args.seeds or list(QUICK["seeds"] if args.quick else SEEDS)
+    policies = args.policies or list(QUICK["policies"] if args.quick else POLICIES)
+    if TUNING_SEEDS & set(seeds):
+        parser.error(f"--seeds: {sorted(TUNING_SEEDS & set(seeds))} tuned a preset; use held-out seeds")
+    tables = {name: table_scenario(name, QUICK["jobs"] if args.quick else None) for name in args.presets}
+    data = measure(tables, policies, seeds, progress=_print_progress)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(data, indent=None, separators=(",", ":")) + "\n", encoding="utf-8")
+    print(f"wrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()
