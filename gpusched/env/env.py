@@ -41,7 +41,8 @@ class GPUSchedulerEnv(gym.Env):
     queue, and answers with a GPU for that job or HOLD. With version 3 (the window) it sees the
     first `window` queued jobs, the GPUs with their speeds and every (job, GPU) pair, and answers
     with a (window slot, GPU) pair or HOLD (see :mod:`gpusched.env.window`); version 4 is the
-    window with failure features.
+    window with failure features, version 5 the window with what a scheduler that is not told
+    run times knows of urgency.
     The environment wraps the one event-driven simulator of :mod:`gpusched.core.simulator`; it
     never re-implements its dynamics. Placing a job does not advance time; HOLD advances the
     clock to the next arrival or completion (or, with the scenario's `failures:` key, the next
@@ -110,7 +111,12 @@ class GPUSchedulerEnv(gym.Env):
     `max_window` jobs and `max_gpus` GPUs with presence masks. Version 4 (`obs_version=4`, what new
     window agents train on) adds per GPU whether its node is down (failed, not yet repaired), and
     per window job its attained service (GPU-minutes held so far), its restore plus declared
-    remaining work, and whether it ran before (stopped by a failure or a preemption).
+    remaining work, and whether it ran before (stopped by a failure or a preemption). Version 5
+    (`obs_version=5`, the urgency agent's) adds per window job whether a run time is declared or
+    predicted at all, whether it is a prediction from history and how many completed jobs it rests
+    on, its deadline slack (or how far past it the job is), its weight and its model family; it is
+    the one layout that runs under `workload.declared_run_time: none` (every run-time feature then
+    reads 0), and a model of versions 1-4 is refused there.
 
     ## Rewards
 
@@ -123,6 +129,9 @@ class GPUSchedulerEnv(gym.Env):
             - jct * job_hours_in_system
 
     Every weight defaults to 1.0 except `jct` (0); the band defaults to 0.60-0.80 (scenario key `util_band`).
+    Training replaces it with its own weights (:class:`gpusched.env.wrappers.TrainingReward`),
+    which may also charge weighted JCT, lateness and missed deadlines
+    (:class:`gpusched.core.reward.TrainingRewardSpec`).
 
     ## Starting State
 
@@ -161,7 +170,7 @@ class GPUSchedulerEnv(gym.Env):
     - `workload_seeds`: cycle through these workload seeds (held-out evaluation).
     - `queue_window`: jobs behind the head summarised in `queue` (default 8).
     - `vram_scale_gb`: VRAM normaliser in GB (default 80).
-    - `obs_version`: observation layout, 1 (default), 2 or 3 (see Observation Space).
+    - `obs_version`: observation layout, 1 (default), 2, 3, 4 or 5 (see Observation Space).
     - `max_window`: version 3, job slots of the observation (default: the scenario's window, or
       the upper end of `random_windows`).
     - `random_windows`, `speed_sigma`, `random_loads`, `unit_speed_prob`: version-3 and random
@@ -170,7 +179,7 @@ class GPUSchedulerEnv(gym.Env):
 
     ## Version History
 
-    - v0: initial version (observation version 1); versions 2, 3 and 4 are chosen by `obs_version`.
+    - v0: initial version (observation version 1); versions 2-5 are chosen by `obs_version`.
       Versions 1 and 2 read the head job's and the next jobs' declared run times (before the
       scheduler's view, their true ones: the same on every preset, which declares none).
     """
