@@ -219,3 +219,39 @@ def test_the_urgency_agent_is_never_told_a_true_run_time(monkeypatch, urgency_mo
         here, there = policy.decide(sim.view), twin_policy.decide(twin.view)
         assert here == there
         sim.step(here[1], here[0])
+
+
+def test_warm_start_returns_belong_to_the_labelled_decisions():
+    """A teacher's decision that is no label (Least-Loaded's misroutes: no action of the mask
+    makes them) keeps no return either: every label's return is the return from its own step."""
+    from gpusched.agent.train import collect_heuristic
+
+    config = TrainConfig(scenario="ll-stall-mini", n_jobs=100, bc_policy="least_loaded", bc_episodes=1)
+    data = collect_heuristic(config, seed=7)
+    rewards, labelled = zip(*_teacher_steps(config, seed=7), strict=True)
+    assert len(rewards) > sum(labelled) == len(data["actions"])  # some decisions are no label
+    returns, acc = np.zeros(len(rewards)), 0.0
+    for i in range(len(rewards) - 1, -1, -1):
+        acc = rewards[i] + config.gamma * acc
+        returns[i] = acc
+    np.testing.assert_allclose(data["returns"], returns[np.array(labelled)].astype(np.float32))
+
+
+def _teacher_steps(config: TrainConfig, seed: int):
+    """(reward, labelled) of each step of the episode ``collect_heuristic`` plays with ``seed``."""
+    from gpusched.agent.episodes import make_train_env
+
+    env = make_train_env(config)
+    env.reset(seed=seed)
+    base = env.unwrapped
+    teacher = as_scheduler(get_policy(config.bc_policy, seed=seed))
+    teacher.bind(base.sim.view)
+    done = False
+    while not done:
+        slot, choice = teacher.decide(base.sim.view)
+        label = base.action_for(slot, choice)
+        action = label if label is not None else base.action_for(slot, int(next(iter(choice))))
+        ok = label is not None and bool(base.action_masks()[label])
+        _, reward, terminated, truncated, _ = env.step(action)
+        done = terminated or truncated
+        yield reward, ok

@@ -100,6 +100,7 @@ def collect_heuristic(config: TrainConfig, seed: int, episodes: int | None = Non
         teacher = as_scheduler(heuristic)
         teacher.bind(base.sim.view)
         rewards: list[float] = []
+        labelled: list[int] = []  # the steps with a label, whose returns are kept
         done = False
         while not done:
             slot, choice = teacher.decide(base.sim.view)
@@ -110,6 +111,7 @@ def collect_heuristic(config: TrainConfig, seed: int, episodes: int | None = Non
                 obs_list.append(obs)
                 masks.append(mask)
                 actions.append(action)
+                labelled.append(len(rewards))
             if student is not None:
                 action = act(student, obs, mask)
             obs, reward, terminated, truncated, _ = env.step(action)
@@ -119,7 +121,7 @@ def collect_heuristic(config: TrainConfig, seed: int, episodes: int | None = Non
         for i in range(len(rewards) - 1, -1, -1):
             acc = rewards[i] + config.gamma * acc
             ret[i] = acc
-        returns.append(ret)
+        returns.append(ret[labelled])
     return {
         "obs": {k: np.stack([o[k] for o in obs_list]) for k in obs_list[0]},
         "masks": np.stack(masks),
