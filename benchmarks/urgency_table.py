@@ -16,10 +16,12 @@ Writes ``--json`` (default ``benchmarks/results/urgency.json``: one
 preset's description, whether its jobs have deadlines, and its wall time under ``presets``);
 ``python benchmarks/render_results.py`` renders ``docs/results/urgency.md`` from it.
 ``--policies`` and ``--seeds`` add pairs (the urgency agent, ``ppo_urgency``) or seeds without
-editing this file; ``--quick`` is a smoke run (2 seeds, 3 pairs, 200 jobs per preset).
+editing this file; ``--quick`` is a smoke run (2 seeds, 3 pairs, 200 jobs per preset). The presets
+may run in parallel processes (``--presets A --json a.json``, ...) and be merged with ``--merge
+a.json b.json ...``: the tables are the same, only each preset's wall time reflects its process.
 
 Usage: ``python benchmarks/urgency_table.py [--json PATH] [--presets NAME ...] [--policies P ...]
-[--seeds S ...] [--quick]`` (about 20 minutes on one core).
+[--seeds S ...] [--quick] [--merge PART ...]`` (about 25 minutes on one idle core).
 """
 
 from __future__ import annotations
@@ -98,6 +100,28 @@ def measure(tables: Mapping[str, Scenario], policies: Sequence[str], seeds: Sequ
     return out
 
 
+def merged(parts: Sequence[dict]) -> dict:
+    """One JSON from runs of the same pairs and seeds on different presets (``--presets`` run in
+    parallel processes), in the order of :data:`PRESETS`.
+
+    :raises ValueError: if the parts ran other pairs or seeds, or a preset twice.
+    """
+    first = parts[0]
+    out = {"seeds": first["seeds"], "policies": first["policies"], "tables": {}, "presets": {}}
+    for part in parts:
+        if part["seeds"] != first["seeds"] or part["policies"] != first["policies"]:
+            raise ValueError("the parts ran different seeds or pairs: they cannot be merged")
+        twice = set(part["tables"]) & set(out["tables"])
+        if twice:
+            raise ValueError(f"preset '{sorted(twice)[0]}' is in two parts")
+        out["tables"].update(part["tables"])
+        out["presets"].update(part["presets"])
+    order = [n for n in PRESETS if n in out["tables"]] + [n for n in out["tables"] if n not in PRESETS]
+    out["tables"] = {n: out["tables"][n] for n in order}
+    out["presets"] = {n: out["presets"][n] for n in order}
+    return out
+
+
 def _print_progress(name: str, done: int, total: int) -> None:
     if done % 40 == 0 or done == total:
         print(f"{name}: {done}/{total} runs", flush=True)
@@ -112,7 +136,14 @@ def main() -> None:
     parser.add_argument("--seeds", nargs="+", type=int, default=None,
                         help=f"default: {SEEDS[0]}-{SEEDS[-1]}")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 2 seeds, 3 pairs, 200 jobs")
+    parser.add_argument("--merge", nargs="+", type=Path, metavar="PART",
+                        help="run nothing: merge the JSON of runs on different --presets into --json")
     args = parser.parse_args()
+    if args.merge:
+        parts = [json.loads(p.read_text(encoding="utf-8")) for p in args.merge]
+        args.json.write_text(json.dumps(merged(parts), separators=(",", ":")) + "\n", encoding="utf-8")
+        print(f"wrote {args.json}")
+        return
     seeds = args.seeds or list(QUICK["seeds"] if args.quick else SEEDS)
     policies = args.policies or list(QUICK["policies"] if args.quick else POLICIES)
     if TUNING_SEEDS & set(seeds):
@@ -120,7 +151,7 @@ def main() -> None:
     tables = {name: table_scenario(name, QUICK["jobs"] if args.quick else None) for name in args.presets}
     data = measure(tables, policies, seeds, progress=_print_progress)
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(data, indent=None, separators=(",", ":")) + "\n", encoding="utf-8")
+    args.json.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
     print(f"wrote {args.json}")
 
 

@@ -131,3 +131,19 @@ def test_a_metric_the_runs_lack_is_refused_in_one_line(table):
 
 def test_an_unshipped_preset_has_no_shipped_table():
     assert shipped_knowledge("no-such-preset") is None
+
+
+def test_a_setting_replaces_the_older_estimate_error_key_too(scenario):
+    old = scenario.with_overrides(**{"workload.runtime_estimate_error": 0.5})
+    variant = told(old, {"lognormal": 1.0})
+    assert variant.workload.runtime_estimate_error is None
+    assert variant.workload.estimate_error == 1.0
+
+
+def test_the_best_of_a_setting_is_paired_against_the_best_told_exactly(table):
+    gap = table.best_gap("none")
+    assert gap["best"] == table.best("none") and gap["exact_best"] == table.best("exact")
+    by_seed = (table.values("none", gap["best"], "avg_jct_min")
+               - table.values("exact", gap["exact_best"], "avg_jct_min"))
+    assert gap["diff"] == pytest.approx(by_seed.mean()) and gap["n"] == len(SEEDS)
+    assert table.best_gap("exact")["diff"] == 0.0

@@ -85,6 +85,7 @@ def test_the_page_shows_slo_attainment_only_where_jobs_have_deadlines(tiny_table
     plain = page[page.index("### `plain`"):page.index("### `deadlines`")]
     slo = page[page.index("### `deadlines`"):]
     assert "SLO attainment" not in plain and "SLO attainment" in slo
+    assert "weighted JCT" not in plain and "weighted JCT" in slo  # only the Gavel jobs carry weights
     assert plain.count("refused: it reads run times") == 1
     assert "## The queue window" not in page
 

@@ -34,8 +34,11 @@ import numpy as np
 
 from gpusched.core.jobs import Job
 
-KEY_FIELDS: tuple[str, ...] = ("model", "type", "gpus", "priority", "vram_gb", "weight")
-"""The job fields a history key may name."""
+KEY_FIELDS: tuple[str, ...] = ("model", "type", "gpus", "priority", "vram_gb", "weight", "compute",
+                               "cpu_milli", "memory_mib")
+"""The job fields a history key may name. ``compute``, ``cpu_milli`` and ``memory_mib`` are a trace
+pod's request (its GPU share, CPU and memory): with ``gpus`` they form openb's request signature
+(the trace's QoS class is not carried by a job)."""
 
 DEFAULT_KEYS: tuple[tuple[str, ...], ...] = (("model", "gpus"), ("model",), ("type", "gpus"), ("type",), ())
 """The default keys, finest first; ``()`` groups every completed job."""

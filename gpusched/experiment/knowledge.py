@@ -10,7 +10,8 @@ under ``none`` (:func:`gpusched.experiment.runner.check_told`); its rows are kep
 - :meth:`KnowledgeTable.cost_of_not_knowing`: per policy and setting, the paired mean difference of
   a metric against the same policy told exactly (positive: not knowing costs that much);
 - :meth:`KnowledgeTable.against_best`: per setting, every policy against the best one of that
-  setting, paired.
+  setting, paired;
+- :meth:`KnowledgeTable.best_gap`: the best policy of a setting against the best told exactly.
 
 Both take their intervals from :mod:`gpusched.experiment.paired` (Student t, or a BCa bootstrap for
 the skewed metrics of :data:`~gpusched.experiment.paired.BOOTSTRAP_METRICS`). The settings follow
@@ -172,6 +173,21 @@ class KnowledgeTable:
                 rows.append({"setting": setting, "policy": policy, "best": best, "mean": _mean(values),
                              **_paired(values, reference, metric)})
         return pd.DataFrame(rows, columns=list(BEST_COLUMNS))
+
+    def best_gap(self, setting: str, metric: str = "avg_jct_min") -> dict[str, Any]:
+        """The best policy of ``setting`` against the best policy told exactly (:meth:`best` of
+        each; two policies, the same seeds): ``best``, ``exact_best``, and the paired mean difference
+        (setting's best - exact's best) with its interval, ``diff``, ``low``, ``high``, ``n``,
+        ``interval``. What the best a scheduler can pick loses by not knowing.
+
+        :raises ValueError: if the table has no ``exact`` setting.
+        """
+        if EXACT not in self.settings:
+            raise ValueError(f"no '{EXACT}' setting to pair against (settings: {', '.join(self.settings)})")
+        best, exact_best = self.best(setting, metric), self.best(EXACT, metric)
+        values = self.values(setting, best, metric) if best is not None else pd.Series(dtype=float)
+        return {"best": best, "exact_best": exact_best,
+                **_paired(values, self.values(EXACT, exact_best, metric), metric)}
 
     def _check(self, metric: str) -> None:
         if metric not in self.runs.columns:
