@@ -41,6 +41,7 @@ import pandas as pd
 from urgency_window import window_summary
 
 from gpusched.agent import AGENT_POLICIES, AGENT_POLICY, ROLLOUT_AGENT_POLICY
+from gpusched.agent.names import URGENCY_AGENT_POLICY
 from gpusched.dashboard.headline import BEST_BY, Headline, headline
 from gpusched.experiment.knowledge import KnowledgeTable
 from gpusched.experiment.paired import PairedDifference, paired_difference
@@ -874,6 +875,74 @@ def urgency_table_section(name: str, t: KnowledgeTable, info: dict) -> list[str]
     return lines
 
 
+URGENCY_TARGET_TABLES = ("gavel-108gpu-heavy", "openb-replay-heavy")
+"""The tables on which the urgency agent has a JCT target (issue 29: at least 15 % below the best
+pair under ``history``, p99 wait no worse)."""
+URGENCY_DEADLINE_TABLE = "gavel-108gpu-heavy+deadlines"
+"""The table on which its SLO attainment is held against EDF's."""
+URGENCY_JCT_CUT = 0.15
+"""The JCT target: the agent's mean at least this share below the best pair's."""
+
+
+def _best_pair(t: KnowledgeTable, setting: str, metric: str, among: list[str]) -> str | None:
+    """The policy of ``among`` with the best mean of ``metric`` under ``setting``."""
+    means = {p: t.values(setting, p, metric).mean() for p in among}
+    means = {p: m for p, m in means.items() if not math.isnan(m)}
+    if not means:
+        return None
+    pick = max if metric == "slo_attainment" else min
+    return pick(means, key=means.__getitem__)
+
+
+def _paired_cells(t: KnowledgeTable, setting: str, a: str, b: str, metric: str) -> PairedDifference:
+    x, y = t.values(setting, a, metric), t.values(setting, b, metric)
+    return paired_difference(x.to_numpy(), y.reindex(x.index).to_numpy(),
+                             method="bootstrap" if metric == "p99_wait_min" else "t")
+
+
+def urgency_targets_section(known: dict[str, KnowledgeTable]) -> list[str]:
+    """The urgency agent's targets, met or not, from its rows in the knowledge tables: mean JCT
+    against the best pair under ``history`` (and the clairvoyant best told exactly beside it),
+    p99 wait against that pair, SLO attainment against the best EDF pair."""
+    agent = URGENCY_AGENT_POLICY
+    lines = ["## The urgency agent's targets", "",
+             f"`{agent}` (`docs/agent.md`, \"The urgency agent\") against the pairs under `history`, "
+             "paired seed by seed (95 % t interval; BCa bootstrap for the p99 wait). The target: mean "
+             f"JCT at least {URGENCY_JCT_CUT:.0%} below the best pair of the same setting, p99 wait no "
+             "worse than that pair's; with deadlines, SLO attainment at least that of the best EDF pair. "
+             "The best pair told exact run times is the clairvoyant bound beside it.", "",
+             "| table | agent JCT (min) | best pair under history | its JCT | agent − pair [95 %] | change "
+             "| target JCT | met | agent p99 − pair p99 [95 %] | met | best told exactly (bound) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name in URGENCY_TARGET_TABLES:
+        t = known.get(name)
+        if t is None or agent not in t.policies:
+            continue
+        pairs = [p for p in t.policies if p != agent]
+        best = _best_pair(t, "history", "avg_jct_min", pairs)
+        bound = _best_pair(t, "exact", "avg_jct_min", pairs)
+        a = t.values("history", agent, "avg_jct_min").mean()
+        b = t.values("history", best, "avg_jct_min").mean()
+        d = _paired_cells(t, "history", agent, best, "avg_jct_min")
+        w = _paired_cells(t, "history", agent, best, "p99_wait_min")
+        cut = (1 - URGENCY_JCT_CUT) * b
+        a99, b99 = (t.values("history", p, "p99_wait_min").mean() for p in (agent, best))
+        lines.append(f"| `{name}` | {a:,.1f} | `{best}` | {b:,.1f} | {_interval(d.mean, d.low, d.high)} | "
+                     f"{(a - b) / b:+.1%} | ≤ {cut:,.1f} | {'yes' if a <= cut else 'no'} | "
+                     f"{_interval(w.mean, w.low, w.high)} | {'yes' if a99 <= b99 else 'no'} | "
+                     f"`{bound}` {t.values('exact', bound, 'avg_jct_min').mean():,.1f} |")
+    t = known.get(URGENCY_DEADLINE_TABLE)
+    if t is not None and agent in t.policies:
+        edf = _best_pair(t, "history", "slo_attainment", [p for p in t.policies if p.startswith("edf")])
+        a, e = (t.values("history", p, "slo_attainment").mean() * 100 for p in (agent, edf))
+        d = _paired_cells(t, "history", agent, edf, "slo_attainment")
+        lines += ["", f"With deadlines (`{URGENCY_DEADLINE_TABLE}`, `history`): the agent meets "
+                  f"{a:.1f} % of deadlines against {e:.1f} % for `{edf}`, the best EDF pair "
+                  f"({signed(d.mean * 100, 1)} points [{signed(d.low * 100, 1)}, "
+                  f"{signed(d.high * 100, 1)}]): **target {'met' if a >= e else 'missed'}**."]
+    return lines
+
+
 def urgency_markdown(window: dict | None, tables: dict | None) -> str:
     """``docs/results/urgency.md`` from what ``urgency_table.py`` and ``urgency_window.py`` wrote
     (either may be absent: its section is left out)."""
@@ -893,6 +962,8 @@ def urgency_markdown(window: dict | None, tables: dict | None) -> str:
         lines += ["", "## The best pair of each setting", "",
                   "The pair with the lowest mean JCT (min) under each setting, means over the seeds:", "",
                   *urgency_best_rows(known)]
+        if any(URGENCY_AGENT_POLICY in t.policies for t in known.values()):
+            lines += ["", *urgency_targets_section(known)]
         lines += ["", "## Every pair under every setting", "",
                   "Means over the seeds. **JCT − best of the setting**: the pair's mean JCT minus that of "
                   "the best pair of the same setting, paired seed by seed; **JCT − told exactly**: the cost "

@@ -122,6 +122,31 @@ def merged(parts: Sequence[dict]) -> dict:
     return out
 
 
+def with_policies(base: dict, part: dict) -> dict:
+    """``base`` with the rows of ``part``'s policies added to the tables both hold (e.g. the
+    urgency agent, run after the pairs on the same presets and seeds).
+
+    :raises ValueError: if the parts ran other seeds or settings, or a policy twice.
+    """
+    if part["seeds"] != base["seeds"]:
+        raise ValueError("the parts ran different seeds: they cannot be joined")
+    twice = set(part["policies"]) & set(base["policies"])
+    if twice:
+        raise ValueError(f"policy '{sorted(twice)[0]}' is in both parts")
+    out = json.loads(json.dumps(base))
+    out["policies"] = [*base["policies"], *part["policies"]]
+    for name, table in part["tables"].items():
+        mine = out["tables"].get(name)
+        if mine is None:
+            continue
+        if mine["settings"] != table["settings"] or set(mine["runs"]) != set(table["runs"]):
+            raise ValueError(f"table '{name}': the parts ran different settings or metrics")
+        mine["policies"] = [*mine["policies"], *table["policies"]]
+        mine["runs"] = {col: [*values, *table["runs"][col]] for col, values in mine["runs"].items()}
+        out["presets"][name]["wall_s"] += part["presets"][name]["wall_s"]
+    return out
+
+
 def _print_progress(name: str, done: int, total: int) -> None:
     if done % 40 == 0 or done == total:
         print(f"{name}: {done}/{total} runs", flush=True)
@@ -138,7 +163,15 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a smoke run: 2 seeds, 3 pairs, 200 jobs")
     parser.add_argument("--merge", nargs="+", type=Path, metavar="PART",
                         help="run nothing: merge the JSON of runs on different --presets into --json")
+    parser.add_argument("--add", type=Path, metavar="PART",
+                        help="run nothing: add the rows of PART's policies (same seeds) to --json")
     args = parser.parse_args()
+    if args.add:
+        data = with_policies(json.loads(args.json.read_text(encoding="utf-8")),
+                             json.loads(args.add.read_text(encoding="utf-8")))
+        args.json.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+        print(f"wrote {args.json}")
+        return
     if args.merge:
         parts = [json.loads(p.read_text(encoding="utf-8")) for p in args.merge]
         args.json.write_text(json.dumps(merged(parts), separators=(",", ":")) + "\n", encoding="utf-8")
