@@ -27,7 +27,7 @@ def documented_command(model: str) -> str:
     return commands[0]
 
 
-@pytest.mark.parametrize("model", ["ppo-window.zip", "ppo-default.zip"])
+@pytest.mark.parametrize("model", ["ppo-window.zip", "ppo-default.zip", "ppo-urgency.zip"])
 def test_the_documented_command_builds_the_settings_the_sidecar_records(model):
     words = shlex.split(documented_command(model))
     assert words[:2] == ["gpusched", "train"]

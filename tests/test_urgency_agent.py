@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -169,7 +168,7 @@ def test_a_model_that_reads_declared_run_times_is_refused_where_none_is_declared
     scenario = load_scenario("fleet-16gpu").with_overrides(
         **{"workload.declared_run_time": "none", "workload.jobs": 20})
     with pytest.raises(ModelError, match="declared_run_time: none") as err:
-        run_policy(scenario, "ppo", seed=0)
+        run_policy(scenario, "ppo:ppo-window.zip", seed=0)  # a model file: checked by its version
     assert "\n" not in str(err.value)
 
 
@@ -207,7 +206,6 @@ def test_the_urgency_agent_is_never_told_a_true_run_time(monkeypatch, urgency_mo
     changes none of its decisions (the property of ``tests/test_view.py``, for this agent)."""
     monkeypatch.setenv("GPUSCHED_MODELS_DIR", str(urgency_model.parent))
     sim = make_simulator(_gavel("history", deadlines=True), seed=3, n_jobs=60)
-    sim.jobs = [replace(j) for j in sim.jobs]
     policy = as_scheduler(get_policy(f"ppo:{urgency_model}"))
     sim.reset()
     policy.bind(sim.view)
@@ -255,3 +253,15 @@ def _teacher_steps(config: TrainConfig, seed: int):
         _, reward, terminated, truncated, _ = env.step(action)
         done = terminated or truncated
         yield reward, ok
+
+
+def test_the_shipped_agents_that_read_run_times_are_refused_before_a_run_where_none_is_declared():
+    from gpusched.experiment.runner import check_told
+    from gpusched.policies.registry import reads_run_times
+
+    scenario = _gavel("none")
+    assert reads_run_times("ppo") and reads_run_times("ppo_rollout") and not reads_run_times("ppo_urgency")
+    for name in ("ppo", "ppo_rollout"):
+        with pytest.raises(GpuschedError, match="declared_run_time: none"):
+            check_told(scenario, name)
+    check_told(scenario, "ppo_urgency")

@@ -118,15 +118,18 @@ def urgency_policy(seed: int = 0) -> Policy:
 
 def register_policies() -> None:
     """Register ``ppo``, ``ppo_rollout`` (and their ``NAME:PATH`` forms) and ``ppo_urgency`` with
-    the registry.
+    the registry. The shipped ``ppo`` models read declared run times (observation versions 1 and 4),
+    so ``ppo`` and ``ppo_rollout`` are refused where none is declared; ``ppo_urgency`` is not (a
+    ``ppo:PATH`` model is checked by its version when it binds:
+    :func:`~gpusched.agent.scheduler.check_agent_told`).
 
     Neither may be the placement of ``ORDER+PLACEMENT``: the agent chooses the job itself (the
     window agent) or was trained on the head job only (the FIFO agent)."""
     register(AGENT_POLICY, lambda seed: ppo_policy(None, seed), label="PPO agent",
-             heuristic=False, slow=True, placement=False)
+             heuristic=False, slow=True, placement=False, run_times=True)
     register_prefix(AGENT_POLICY, lambda path, seed: ppo_policy(path, seed), check=check_model)
     register(ROLLOUT_AGENT_POLICY, lambda seed: ppo_policy(None, seed, rollout=True),
-             label="PPO agent + rollouts", heuristic=False, slow=True, placement=False)
+             label="PPO agent + rollouts", heuristic=False, slow=True, placement=False, run_times=True)
     register_prefix(ROLLOUT_AGENT_POLICY, lambda path, seed: ppo_policy(path, seed, rollout=True),
                     check=check_model)
     register(URGENCY_AGENT_POLICY, urgency_policy, label="PPO agent (urgency)", heuristic=False,

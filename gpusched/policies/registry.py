@@ -63,6 +63,9 @@ class PolicyInfo:
     :param placement: it may be the PLACEMENT of ``ORDER+PLACEMENT``: it places any job it is
         given (``select(state, job)``), not only the head job. The agent chooses by itself and
         registers with ``placement=False``.
+    :param run_times: it reads declared run times, so that it cannot run where none is declared
+        (a plug-in says so here; the built-in orders and placements are listed in
+        :data:`RUN_TIME_POLICIES` and :data:`~gpusched.policies.queue.RUN_TIME_ORDERS`).
     """
 
     name: str
@@ -71,6 +74,7 @@ class PolicyInfo:
     heuristic: bool = True
     slow: bool = False
     placement: bool = True
+    run_times: bool = False
 
 
 _REGISTRY: dict[str, PolicyInfo] = {}
@@ -81,11 +85,12 @@ _plugins: dict[str, str] = {}
 
 
 def register(name: str, factory: PolicyFactory, *, label: str | None = None, heuristic: bool = True,
-             slow: bool = False, placement: bool = True) -> None:
+             slow: bool = False, placement: bool = True, run_times: bool = False) -> None:
     """Add a policy (or replace one of the same name). Heuristics form the default policy list of
     ``compare``; ``slow`` policies run in the dashboard's background worker; only ``placement``
-    policies may place the job an order chose (``ORDER+PLACEMENT``)."""
-    _REGISTRY[name] = PolicyInfo(name, label or name, factory, heuristic, slow, placement)
+    policies may place the job an order chose (``ORDER+PLACEMENT``); ``run_times`` policies read
+    declared run times (:func:`reads_run_times`)."""
+    _REGISTRY[name] = PolicyInfo(name, label or name, factory, heuristic, slow, placement, run_times)
 
 
 def register_prefix(prefix: str, resolver: Callable[[str, int], Policy],
@@ -196,7 +201,14 @@ def reads_run_times(name: str) -> bool:
     times, so that it cannot run when none is declared (``declared_run_time: none``)."""
     order, _, placement = name.partition("+")
     if not placement:
-        return order in RUN_TIME_ORDERS or order in RUN_TIME_POLICIES
+        if order in RUN_TIME_ORDERS or order in RUN_TIME_POLICIES:
+            return True
+        if ":" in name:  # NAME:ARG (a model file) is checked when it runs: its traits are NAME's
+            return False
+        try:
+            return policy_info(name).run_times
+        except UnknownPolicyError:
+            return False
     return order in RUN_TIME_ORDERS or placement.partition(":")[0] in RUN_TIME_POLICIES
 
 
