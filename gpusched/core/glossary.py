@@ -92,6 +92,9 @@ GLOSSARY: dict[str, str] = {
     "Random": "Placement: a random GPU with room for the job; a floor any rule should beat.",
     "PPO agent": "The scheduler trained by reinforcement learning (PPO, proximal policy "
                  "optimisation): a neural network that picks the job and the GPU.",
+    "PPO agent (urgency)": "The agent trained where nobody tells the scheduler how long jobs run: it "
+                           "sees history's predictions, how many past jobs each rests on, deadlines, "
+                           "weights and job models.",
     "Clairvoyant lookahead": "A planner that knows every job's true run time in advance and tries "
                              "each choice ahead: a bound no real scheduler can reach.",
     "FGD (fragmentation gradient descent)": "Placement from the FGD paper (Weng et al., 2023): "
