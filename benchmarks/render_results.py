@@ -955,8 +955,8 @@ def urgency_markdown(window: dict | None, tables: dict | None) -> str:
              "(nothing declared: pairs that read run times are refused) and `history` (the online "
              "estimator of `gpusched.core.history_estimator`, from the jobs completed before each "
              "arrival). The jobs of a seed are the same under every setting, so every difference is "
-             "paired seed by seed (`gpusched.experiment.knowledge`; Student t intervals, BCa bootstrap "
-             "for the p99 wait)."]
+             "paired seed by seed (`gpusched.experiment.knowledge`, 95 % Student t intervals of the mean "
+             "JCT's differences)."]
     if tables is not None:
         known = {name: KnowledgeTable.from_json(d) for name, d in tables["tables"].items()}
         lines += ["", "## The best pair of each setting", "",

@@ -92,6 +92,7 @@ def measure(tables: Mapping[str, Scenario], policies: Sequence[str], seeds: Sequ
         table = knowledge_comparison(scenario, policies, seeds, metrics=METRICS,
                                      progress=None if progress is None
                                      else (lambda d, t, n=name: progress(n, d, t)))
+        table.scenario = name  # the table's name: a preset, or a preset with overrides
         out["tables"][name] = table.to_json()
         out["presets"][name] = {"preset": PRESETS.get(name, (scenario.name, {}))[0],
                                 "overrides": PRESETS.get(name, (None, {}))[1],

@@ -147,3 +147,16 @@ def test_the_best_of_a_setting_is_paired_against_the_best_told_exactly(table):
                - table.values("exact", gap["exact_best"], "avg_jct_min"))
     assert gap["diff"] == pytest.approx(by_seed.mean()) and gap["n"] == len(SEEDS)
     assert table.best_gap("exact")["diff"] == 0.0
+
+
+def test_the_shipped_tables_are_read_back_for_every_measured_preset():
+    from gpusched.experiment.knowledge import shipped_knowledge_names
+
+    names = shipped_knowledge_names()
+    assert {"gavel-108gpu-heavy", "openb-replay-heavy", "fleet-16gpu"} <= set(names)
+    for name in names:
+        t = shipped_knowledge(name)
+        assert t.scenario == name and len(t.seeds) >= 10
+        assert t.settings == [label for label, _ in SETTINGS]
+        assert len(t.runs) == len(t.settings) * len(t.policies) * len(t.seeds)
+        assert t.runs.loc[t.runs["refused"], "avg_jct_min"].isna().all()

@@ -1,17 +1,19 @@
 """The urgency benchmarks' cores on tiny cases (``benchmarks/urgency_window.py``,
-``benchmarks/urgency_table.py``) and the page ``benchmarks/render_results.py`` renders from them,
-checked against the shipped results independently."""
+``benchmarks/urgency_table.py``), and the page ``benchmarks/render_results.py`` renders from their
+shipped results, read back against the runs independently."""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import pandas as pd
 import pytest
 
 from gpusched.experiment.knowledge import KnowledgeTable
-from gpusched.paths import REPO_ROOT, URGENCY_WINDOW_RESULTS
+from gpusched.experiment.paired import paired_difference
+from gpusched.paths import REPO_ROOT, URGENCY_RESULTS, URGENCY_WINDOW_RESULTS
 from gpusched.workload.scenario import scenario_from_dict
 
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
@@ -102,3 +104,56 @@ def test_the_shipped_window_result_names_the_lowest_mean():
     assert (f"**The best pair not told run times is `{policy}`: {means.min():,.1f} min at window "
             f"{window}**") in page
     assert set(runs["window"]) == {16, 32, 64, 128}
+
+
+def test_presets_run_apart_merge_into_one_file_in_the_presets_order(tiny_tables):
+    plain = {**tiny_tables, "tables": {"plain": tiny_tables["tables"]["plain"]},
+             "presets": {"plain": tiny_tables["presets"]["plain"]}}
+    slo = {**tiny_tables, "tables": {"deadlines": tiny_tables["tables"]["deadlines"]},
+           "presets": {"deadlines": tiny_tables["presets"]["deadlines"]}}
+    both = urgency_table.merged([slo, plain])
+    assert both["tables"] == {"deadlines": tiny_tables["tables"]["deadlines"],
+                              "plain": tiny_tables["tables"]["plain"]}
+    with pytest.raises(ValueError, match="different seeds or pairs"):
+        urgency_table.merged([plain, {**slo, "seeds": [5]}])
+    with pytest.raises(ValueError, match="'plain' is in two parts"):
+        urgency_table.merged([plain, plain])
+
+def test_the_shipped_tables_headline_is_each_settings_lowest_mean():
+    data = json.loads(URGENCY_RESULTS.read_text(encoding="utf-8"))
+    page = PAGE.read_text(encoding="utf-8")
+    head = page[page.index("## The best pair of each setting"):page.index("## Every pair")]
+    assert len(data["seeds"]) >= 10 and not set(data["seeds"]) & urgency_table.TUNING_SEEDS
+    for name, d in data["tables"].items():
+        runs = pd.DataFrame(d["runs"])
+        row = re.search(rf"^\| `{re.escape(name)}` \|(.*)\|$", head, flags=re.MULTILINE).group(1)
+        cells = [c.strip() for c in row.split("|")]
+        for setting, cell in zip(d["settings"], cells, strict=True):
+            means = runs[runs["setting"] == setting].groupby("policy")["avg_jct_min"].mean().dropna()
+            assert cell == f"`{means.idxmin()}` {means.min():,.1f}"
+
+
+def test_the_shipped_cost_of_not_knowing_rows_match_the_runs():
+    data = json.loads(URGENCY_RESULTS.read_text(encoding="utf-8"))
+    page = PAGE.read_text(encoding="utf-8")
+    for name, d in data["tables"].items():
+        runs = pd.DataFrame(d["runs"])
+        section = page[page.index(f"### `{name}`"):]
+        section = section[:section.index("\n### ")] if "\n### " in section else section
+        for policy in d["policies"]:
+            now = runs[(runs["setting"] == "history") & (runs["policy"] == policy)].set_index("seed")
+            exact = runs[(runs["setting"] == "exact") & (runs["policy"] == policy)].set_index("seed")
+            d_seed = (now["avg_jct_min"] - exact["avg_jct_min"]).to_numpy()
+            diff = paired_difference(now["avg_jct_min"].to_numpy(), exact["avg_jct_min"].to_numpy())
+            assert diff.mean == pytest.approx(d_seed.mean())
+            row = re.search(rf"^\| history \| \**`{re.escape(policy)}`\** \|.*\|$", section,
+                            flags=re.MULTILINE)
+            assert row is not None, (name, policy)
+            cells = [c.strip() for c in row.group(0).strip("|").split("|")]
+            assert cells[2] == f"{now['avg_jct_min'].mean():,.1f}"
+            assert cells[-1] == render_results._interval(diff.mean, diff.low, diff.high)
+
+
+def test_each_table_is_named_as_the_file_lists_it(tiny_tables):
+    assert {n: d["scenario"] for n, d in tiny_tables["tables"].items()} == {"plain": "plain",
+                                                                           "deadlines": "deadlines"}
