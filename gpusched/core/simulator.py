@@ -107,6 +107,7 @@ environment) or run to the end with a policy (:meth:`Simulator.run`).
 from __future__ import annotations
 
 import copy
+import gc
 import heapq
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -775,13 +776,24 @@ class Simulator:
         return accounting.metrics(self)
 
     def result(self, policy_name: str = "", scenario_name: str = "", seed: int | None = None) -> Result:
-        """Package the finished run (metrics, jobs table, timeline)."""
-        jobs = self.jobs_table()
-        timeline = Timeline.from_run(self.cluster, self.jobs, jobs, self.holds, self.misroutes,
-                                     self.start_time_min, self.time_min, last_start_min=self.start_min,
-                                     stops=self.stops, resumes=self.resumes,
-                                     node_events=self.node_events)
+        """Package the finished run (metrics, jobs table, timeline).
+
+        The tables hold a new list per job and no reference cycle, so the cyclic garbage
+        collector is paused while they are built: its passes over the run's live objects
+        would otherwise cost about a third of the packaging of 100,000 jobs."""
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            jobs = self.jobs_table()
+            timeline = Timeline.from_run(self.cluster, self.jobs, jobs, self.holds, self.misroutes,
+                                         self.start_time_min, self.time_min,
+                                         last_start_min=self.start_min, stops=self.stops,
+                                         resumes=self.resumes, node_events=self.node_events)
+            metrics = self.metrics()
+        finally:
+            if collecting:
+                gc.enable()
         return Result(
-            scenario=scenario_name, policy=policy_name, seed=seed, metrics=self.metrics(),
+            scenario=scenario_name, policy=policy_name, seed=seed, metrics=metrics,
             jobs=jobs, timeline=timeline, cluster=self.cluster, end_reason=self.end_reason,
         )
