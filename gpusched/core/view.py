@@ -45,7 +45,7 @@ import numpy as np
 from gpusched.core.cluster import Cluster, ClusterState
 from gpusched.core.jobs import Job
 from gpusched.core.readonly import FrozenList, ReadOnlyState
-from gpusched.core.releases import ReleaseTimeline
+from gpusched.core.releases import ReleaseTimeline, gpu_release_min
 
 if TYPE_CHECKING:
     from gpusched.core.simulator import Action, Simulator
@@ -248,7 +248,7 @@ class SchedulerView:
 
     def gpu_release_min(self) -> tuple[list[float], list[float]]:
         """Minutes until each GPU's first and last running job ends by their declared times."""
-        return ReleaseTimeline(self).gpu_release_min()
+        return gpu_release_min(self)
 
     def release_timeline(self) -> ReleaseTimeline:
         """The running jobs released at their declared ends (:mod:`gpusched.core.releases`): the
