@@ -96,9 +96,9 @@ def gpu_release_min(view: SchedulerView, now: float | None = None) -> tuple[list
     n = view.cluster.n_gpus
     first, last = [float("inf")] * n, [0.0] * n
     now = view.time_min if now is None else now
-    end, job_gpus = view.declared_end_min, view.job_gpus
-    for idx in view.running_indices():
-        left = float(end[idx]) - now
+    running, job_gpus = view.running_indices(), view.job_gpus
+    lefts = (view.declared_end_min[running] - now).tolist()  # one subtraction each, as floats
+    for idx, left in zip(running, lefts, strict=True):
         for g in job_gpus[idx]:
             if left < first[g]:
                 first[g] = left
