@@ -18,7 +18,8 @@ machine's per-operation overhead; the first line prints that overhead as a calib
 Other programs on a shared machine only ever slow a run down, so each environment figure is the
 best of ``--repeat`` runs (as ``timeit`` reports its best), and the spread is printed too.
 
-Usage: ``python benchmarks/bench_env.py [--seconds 3] [--repeat 3] [--train-steps 8192] [--json out.json]``.
+Usage: ``python benchmarks/bench_env.py [--seconds 3] [--repeat 3] [--train-steps 8192] [--json out.json]``;
+``--cpu-steps N`` prints only steps per CPU second over ``N`` steps (:func:`cpu_steps_per_s`).
 """
 
 from __future__ import annotations
@@ -169,6 +170,28 @@ def bench_window_env_steps(seconds: float) -> dict[str, float]:
     return {"gpus": 16, "window": 16, "steps_per_s": steps / (time.perf_counter() - start)}
 
 
+def cpu_steps_per_s(n_gpus: int, steps: int) -> float:
+    """Environment steps per CPU second (``time.process_time``) over a fixed ``steps`` random valid
+    actions, resets included: ``n_gpus`` 64 or 512 as :func:`bench_env_steps`, 16 the window
+    environment of :func:`bench_window_env_steps`. A fixed count timed by CPU time compares two
+    packages on a shared machine better than a fixed wall time does."""
+    if n_gpus == 16:
+        env, options = GPUSchedulerEnv("fleet-16gpu", obs_version=3, max_window=16), {}
+    else:
+        cluster, jobs = _workload(n_gpus, seed=n_gpus)
+        env = GPUSchedulerEnv("phase1-8gpu", max_gpus=n_gpus)
+        options = {"jobs": jobs, "cluster": cluster}
+    uniforms = np.random.default_rng(0).random(1 << 16).tolist()
+    env.reset(seed=0, options=options)
+    start = time.process_time()
+    for step in range(steps):
+        valid = env.action_masks().nonzero()[0]
+        _, _, terminated, truncated, _ = env.step(int(valid[int(uniforms[step & 0xFFFF] * valid.size)]))
+        if terminated or truncated:
+            env.reset(options=options)
+    return steps / (time.process_time() - start)
+
+
 def bench_window_training(steps: int) -> dict[str, float]:
     """MaskablePPO steps per second with the window agent's settings (fleet-16gpu, randomised
     clusters, windows 1-16, speed sigma 0.2, 1024-step rollouts; no warm start)."""
@@ -237,8 +260,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="environment runs per size (the best is kept)")
     parser.add_argument("--train-steps", type=int, default=8192, help="PPO steps of the training benchmark")
     parser.add_argument("--json", help="also write the figures as JSON to this path")
+    parser.add_argument("--cpu-steps", type=int, default=0,
+                        help="only print steps per CPU second over this many steps (64 and 512 GPUs, "
+                             "the window environment)")
     args = parser.parse_args()
     th.set_num_threads(1)
+    if args.cpu_steps:
+        for n, name in ((64, "64 GPUs"), (512, "512 GPUs"), (16, "window env, fleet-16gpu")):
+            print(f"{name}: {cpu_steps_per_s(n, args.cpu_steps):.0f} steps per CPU second")
+        return
     out: dict[str, list | dict | float] = {"env": [], "inference": [], "numpy_op_us": numpy_op_us()}
     print(f"calibration: one small numpy operation takes {out['numpy_op_us']:.2f} us on this machine")
     print("environment, random valid actions")

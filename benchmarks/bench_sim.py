@@ -11,7 +11,8 @@ measured speeds and Gavel's generator of multi-GPU jobs (target: 1,024 GPUs x 10
 and 1 GB).
 
 Cases: 8 GPUs x 250 jobs, 64 GPUs x 10,000 jobs, 1,024 GPUs x 100,000 jobs. Prints the peak
-resident memory of the largest cases. Run: ``python benchmarks/bench_sim.py [--quick]``.
+resident memory of the largest cases. Run: ``python benchmarks/bench_sim.py [--quick]``
+(``--cpu``: only the CPU time of the three largest cases of the simulator split's comparison).
 """
 
 from __future__ import annotations
@@ -119,6 +120,24 @@ def _timed(scenario, policy: str, repeats: int, window: int):  # noqa: ANN001, A
     return cluster, sim.decisions, best, result
 
 
+def cpu_seconds(n_gpus: int, n_jobs: int, policy: str, window: int = 1, speeds: bool = False,
+                failures: bool = False) -> float:
+    """CPU time (``time.process_time``, s) of building the simulator, one run and packaging the
+    result, for :func:`bench`'s case: on a shared machine it moves less than wall time."""
+    scenario = scaled_scenario(n_gpus, n_jobs, speeds, failures)
+    cluster = scenario.build_cluster()
+    jobs = scenario.jobs(cluster=cluster)
+    table = scenario.gpu_speeds(cluster)
+    start = time.process_time()
+    Simulator(cluster, jobs, reward=scenario.reward, window=window, speeds=table,
+              **scenario.simulator_options()).run(get_policy(policy))
+    return time.process_time() - start
+
+
+CPU_CASES = (("first_fit", 1, False), ("best_fit", 1, False), ("easy+eft", 16, True))
+"""(policy, window, with the speed table) of the cases ``--cpu`` times."""
+
+
 PRESET_CASE = ("gavel-108gpu-heavy", "fcfs+fastest_move")
 """The shipped preset of the field's benchmark at its heavy load, with the placement that moves
 running jobs up to faster GPUs (the analogue of Gavel's ``fifo_perf``)."""
@@ -149,7 +168,15 @@ def peak_rss_mib(n_gpus: int, n_jobs: int, policy: str, window: int = 1,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="skip the 100,000-job case")
+    parser.add_argument("--cpu", action="store_true",
+                        help="only print the CPU time of the 1,024-GPU first_fit, best_fit and "
+                             "easy+eft cases")
     args = parser.parse_args()
+    if args.cpu:
+        for policy, window, speeds in CPU_CASES:
+            seconds = cpu_seconds(1024, 100_000, policy, window, speeds)
+            print(f"1024 GPUs x 100000 jobs, {policy}: {seconds:.2f} s CPU")
+        return
     # Measure memory first: a child process inherits its parent's RSS high-water mark.
     memory = {} if args.quick else {(p, w, s, f): peak_rss_mib(1024, 100_000, p, w, s, f)
                                     for p, w, s, f in (("first_fit", 1, False, False),

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from gpusched.core.cluster import Cluster, NodeGroup
 from gpusched.core.history_estimator import HistoryEstimator
 from gpusched.core.jobs import Job
-from gpusched.core.prices import PRICE_TABLE_USD_PER_GPU_HOUR, gpu_prices, price_of
+from gpusched.core.prices import PRICE_TABLE_USD_PER_GPU_HOUR, gang_prices_usd_per_hour, gpu_prices, price_of
 from gpusched.core.simulator import HOLD, Simulator
 from gpusched.errors import ScenarioError
 from gpusched.experiment.runner import run_policy
@@ -251,3 +251,16 @@ def test_none_refuses_the_orders_that_read_run_times_in_one_line():
     result = run_policy(scenario, "las+first_fit", seed=3000, n_jobs=20)
     assert result.jobs[["declared_min", "predicted_min"]].isna().all().all()
     assert result.metrics["jobs_completed"] == 20
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 15), max_size=12), max_size=30), st.integers(0, 2**32 - 1))
+def test_gang_prices_are_each_gangs_own_sum_bit_for_bit(gangs, seed):
+    """The one-array-per-size sum of the gangs' prices equals each gang's own numpy sum, bit for
+    bit (gangs of 8 GPUs and more are summed pairwise by numpy), and 0 for a job without GPUs."""
+    paid = np.random.default_rng(seed).random(16) * 4.0
+    job_gpus = [tuple(g) for g in gangs]
+    got = gang_prices_usd_per_hour(job_gpus, paid)
+    want = np.array([paid[list(g)].sum() if g else 0.0 for g in job_gpus], dtype=float)
+    assert got.shape == (len(job_gpus),)
+    assert got.tobytes() == want.tobytes()

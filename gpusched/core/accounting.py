@@ -60,6 +60,9 @@ class Integrals:
         self.util_band = util_band
         self.reward = reward
         self._weights = (reward.completion * 0, reward.wait, reward.util_band, reward.imbalance, reward.jct)
+        self._completion_gain: dict[int, float] = {}
+        """The reward of ``n`` completions at one instant, by ``n`` (the weights are fixed for
+        the run)."""
         for name in self.FLOATS:
             setattr(self, name, 0.0)
 
@@ -68,6 +71,7 @@ class Integrals:
         twin = object.__new__(Integrals)
         twin.__dict__.update(self.__dict__)
         twin.gini = self.gini.copy()
+        twin._completion_gain = dict(self._completion_gain)
         return twin
 
     def on_util_change(self, compute_used: np.ndarray, gpus: tuple[int, ...], before: list[float]) -> None:
@@ -106,7 +110,10 @@ class Integrals:
 
     def completions(self, completed: int) -> None:
         """``completed`` jobs completed at one instant (the reward's completion term)."""
-        self.total_reward += reward_for(self.reward, completed, 0.0, 0.0, 0.0)
+        gain = self._completion_gain.get(completed)
+        if gain is None:
+            gain = self._completion_gain[completed] = reward_for(self.reward, completed, 0.0, 0.0, 0.0)
+        self.total_reward += gain
 
     def hold(self, held_min: float, idle_gpus: int, could_fit: bool) -> None:
         """The policy held for ``held_min`` with ``idle_gpus`` up and idle: stalled if a window job

@@ -46,7 +46,8 @@ def start(sim: Simulator, job_idx: int, job: Job, gpus: tuple[int, ...]) -> None
     rec, now = sim.record, sim.time_min
     rec.start_min[job_idx] = now
     list.__setitem__(rec.job_gpus, job_idx, gpus)
-    speed = sim.speed_model.of(job, gpus)
+    model = sim.speed_model
+    speed = 1.0 if model.uniform else model.of(job, gpus)  # uniform: every gang runs at 1.0
     rec.gang_speed[job_idx] = speed
     lives = rec.lives
     if lives is not None and lives.stopped[job_idx]:  # a resumption

@@ -113,14 +113,18 @@ class RunningGini:
         if new == old:
             return
         su, n = self.sorted, self.n
+        # The idle GPUs' zeros lead the sorted loads and add nothing to an exact sum: a slice that
+        # starts among them is summed from the first load above zero (the same fsum, bit for bit).
         if new > old:
             p = bisect_left(su, old)
             q = bisect_right(su, new) - 1
-            self.pair_diff -= 2.0 * math.fsum(su[p + 1:q + 1])
+            lo = bisect_right(su, 0.0, p + 1) if old == 0.0 else p + 1
+            self.pair_diff -= 2.0 * math.fsum(su[lo:q + 1])
         else:
             p = bisect_right(su, old) - 1
             q = bisect_left(su, new)
-            self.pair_diff += 2.0 * math.fsum(su[q:p])
+            lo = bisect_right(su, 0.0) if new == 0.0 else q
+            self.pair_diff += 2.0 * math.fsum(su[lo:p])
         del su[p]
         su.insert(q, new)
         self.pair_diff += (2 * q - n + 1) * new - (2 * p - n + 1) * old

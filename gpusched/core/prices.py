@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from itertools import chain
 
 import numpy as np
 
@@ -110,8 +111,23 @@ def run_costs_usd(job_gpus: Sequence[Sequence[int]], held_min: np.ndarray, stops
     if prices is None:
         return np.zeros(n)
     paid = np.nan_to_num(prices, nan=0.0)
-    per_hour = np.array([paid[list(g)].sum() if g else 0.0 for g in job_gpus], dtype=float)
-    cost = held_min * per_hour / 60.0
+    cost = held_min * gang_prices_usd_per_hour(job_gpus, paid) / 60.0
     for time_min, idx, _, start_min, gpus, *_ in stops:
         cost[idx] += (time_min - start_min) * float(paid[list(gpus)].sum()) / 60.0
     return cost
+
+
+def gang_prices_usd_per_hour(job_gpus: Sequence[Sequence[int]], paid: np.ndarray) -> np.ndarray:
+    """Per job, USD per hour of the gang ``job_gpus`` holds (the sum of its GPUs' ``paid``
+    prices; 0 for none). The gangs of one size are summed as one array, row by row, which adds
+    each gang's prices in the order a per-gang sum does.
+    """
+    n = len(job_gpus)
+    sizes = np.fromiter(map(len, job_gpus), dtype=np.int64, count=n)
+    flat = np.fromiter(chain.from_iterable(job_gpus), dtype=np.int64, count=int(sizes.sum()))
+    first = np.cumsum(sizes) - sizes
+    per_hour = np.zeros(n)
+    for size in np.unique(sizes[sizes > 0]).tolist():
+        rows = np.flatnonzero(sizes == size)
+        per_hour[rows] = paid[flat[first[rows, None] + np.arange(size)]].sum(axis=1)
+    return per_hour

@@ -59,6 +59,17 @@ class FrozenList(list):
         return FrozenList(self)
 
 
+def _refused(name: str) -> property:
+    """A read of the state's changing method ``name`` that raises (a class attribute: the face
+    has no ``__getattr__``, which would put a hook on every read)."""
+
+    def get(self):
+        raise AttributeError(f"the scheduler's view is read-only (state.{name} changes or copies the "
+                             "run's state)")
+
+    return property(get)
+
+
 class ReadOnlyState:
     """The read-only face of a :class:`~gpusched.core.cluster.ClusterState` (see the module
     docstring): the same reads, the same fit masks (its caches are the state's), no change.
@@ -70,6 +81,8 @@ class ReadOnlyState:
               "node_cpu_used", "node_memory_used")
     METHODS = ("vram_need_gb", "single_gpu_fit", "fit_mask", "fits_somewhere", "gang_for",
                "misroute_cause", "can_place", "_masks")
+    REFUSED = ("place", "release", "set_node_down", "_change", "copy")
+    """The state's methods that change or copy it: reading one through the face raises."""
     __slots__ = ("_state", "cluster", *ARRAYS, *METHODS)
 
     # Counters that change with the state, read through C-level getters.
@@ -77,6 +90,7 @@ class ReadOnlyState:
     idle_gpus = property(attrgetter("_state.idle_gpus"))
     down = property(attrgetter("_state.down"))
     down_gpus = property(attrgetter("_state.down_gpus"))
+    place, release, set_node_down, _change, copy = (_refused(name) for name in REFUSED)
 
     def __init__(self, state: ClusterState):
         put = object.__setattr__
@@ -91,14 +105,6 @@ class ReadOnlyState:
 
     def __setattr__(self, name: str, value) -> None:
         raise AttributeError(f"the scheduler's view is read-only (cannot set state.{name})")
-
-    def __getattr__(self, name: str):
-        if name in ("place", "release", "set_node_down", "_change", "copy"):
-            raise AttributeError(f"the scheduler's view is read-only (state.{name} changes or "
-                                 "copies the run's state)")
-        if name.startswith("_"):
-            raise AttributeError(f"'ReadOnlyState' object has no attribute '{name}'")
-        return getattr(self._state, name)  # a public name the class does not list
 
     def __reduce__(self):
         return ReadOnlyState, (self._state,)

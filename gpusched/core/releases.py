@@ -85,16 +85,23 @@ class ReleaseTimeline:
 
     def gpu_release_min(self) -> tuple[list[float], list[float]]:
         """Minutes from now until each GPU's first and last running job ends by their declared
-        run times (0 for an idle GPU)."""
-        view = self._view
-        n = view.cluster.n_gpus
-        first, last = [float("inf")] * n, [0.0] * n
-        now, end, job_gpus = self.now, view.declared_end_min, view.job_gpus
-        for idx in view.running_indices():
-            left = float(end[idx]) - now
-            for g in job_gpus[idx]:
-                if left < first[g]:
-                    first[g] = left
-                if left > last[g]:
-                    last[g] = left
-        return [0.0 if f == float("inf") else f for f in first], last
+        run times (0 for an idle GPU; :func:`gpu_release_min`)."""
+        return gpu_release_min(self._view, self.now)
+
+
+def gpu_release_min(view: SchedulerView, now: float | None = None) -> tuple[list[float], list[float]]:
+    """Minutes from ``now`` (default: the view's clock) until each GPU's first and last running
+    job ends by their declared run times (0 for an idle GPU): the per-GPU reading of the
+    replay, without a :class:`ReleaseTimeline` (the observations read it at every step)."""
+    n = view.cluster.n_gpus
+    first, last = [float("inf")] * n, [0.0] * n
+    now = view.time_min if now is None else now
+    running, job_gpus = view.running_indices(), view.job_gpus
+    lefts = (view.declared_end_min[running] - now).tolist()  # one subtraction each, as floats
+    for idx, left in zip(running, lefts, strict=True):
+        for g in job_gpus[idx]:
+            if left < first[g]:
+                first[g] = left
+            if left > last[g]:
+                last[g] = left
+    return [0.0 if f == float("inf") else f for f in first], last

@@ -62,6 +62,8 @@ class TableSpeeds:
         self._spread_rows: dict[tuple, np.ndarray] = {}
         if self.spread is None:  # the one-node rule's speed, without a check or a frame per call
             self.of = self._of_table if speeds is None else speeds.of_job
+        if speeds is not None:  # the table's own row, without a frame per call
+            self.row = speeds.row_of_job
 
     def _of_table(self, job: Job, gpus: Sequence[int]) -> float:
         return 1.0 if self.table is None else self.table.of_job(job, gpus)

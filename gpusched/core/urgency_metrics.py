@@ -38,10 +38,13 @@ def deadlines_due_min(sim: Simulator) -> np.ndarray:
                      for j in sim.jobs], dtype=float)
 
 
-def met_deadline(sim: Simulator) -> tuple[np.ndarray, np.ndarray]:
+def met_deadline(sim: Simulator, due: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per job, whether it has a deadline and whether it finished by it (a job without one: by
-    finishing)."""
-    due = deadlines_due_min(sim)
+    finishing).
+
+    :param due: :func:`deadlines_due_min` of ``sim``, if the caller has it already.
+    """
+    due = deadlines_due_min(sim) if due is None else due
     has = ~np.isnan(due)
     end = sim.end_min
     finished = ~np.isnan(end)
@@ -73,8 +76,8 @@ def urgency_metrics(sim: Simulator, jct: np.ndarray, held_min: np.ndarray) -> di
     :param jct: each job's JCT (minutes), as the time to result counts it.
     :param held_min: the minutes each job's current or last run has held GPUs.
     """
-    has, met = met_deadline(sim)
     due = deadlines_due_min(sim)
+    has, met = met_deadline(sim, due)
     end = np.where(np.isnan(sim.end_min), sim.time_min, sim.end_min)
     late = np.where(has, end - np.where(has, due, 0.0), 0.0)
     late_ones = has & (late > EPS)

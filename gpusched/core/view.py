@@ -45,7 +45,7 @@ import numpy as np
 from gpusched.core.cluster import Cluster, ClusterState
 from gpusched.core.jobs import Job
 from gpusched.core.readonly import FrozenList, ReadOnlyState
-from gpusched.core.releases import ReleaseTimeline
+from gpusched.core.releases import ReleaseTimeline, gpu_release_min
 
 if TYPE_CHECKING:
     from gpusched.core.simulator import Action, Simulator
@@ -133,12 +133,6 @@ class SchedulerView:
 
     def __setattr__(self, name: str, value) -> None:
         raise AttributeError(f"the scheduler's view is read-only (cannot set '{name}')")
-
-    def __getattr__(self, name: str):
-        if name in SchedulerView.TAKEN:  # a copied view takes them from its copied simulator
-            self.refresh(keep_jobs=True)
-            return object.__getattribute__(self, name)
-        raise AttributeError(f"'SchedulerView' object has no attribute '{name}'")
 
     def __reduce__(self):
         """A copy of a view is the view of the copied simulator (with the copied job list)."""
@@ -260,7 +254,7 @@ class SchedulerView:
 
     def gpu_release_min(self) -> tuple[list[float], list[float]]:
         """Minutes until each GPU's first and last running job ends by their declared times."""
-        return ReleaseTimeline(self).gpu_release_min()
+        return gpu_release_min(self)
 
     def release_timeline(self) -> ReleaseTimeline:
         """The running jobs released at their declared ends (:mod:`gpusched.core.releases`): the
@@ -302,10 +296,25 @@ class SchedulerView:
 def _copied_view(sim: Simulator, jobs: list[Job] | None) -> SchedulerView:
     """A view of ``sim`` whose fixed parts are taken at their first use (``sim`` may still be
     being copied)."""
-    view = object.__new__(SchedulerView)
+    view = object.__new__(_CopiedView)
     object.__setattr__(view, "_sim", sim)
     object.__setattr__(view, "_jobs", jobs)
     return view
+
+
+class _CopiedView(SchedulerView):
+    """A copied view before its first read of a fixed part: it takes them from its copied
+    simulator then and becomes a plain :class:`SchedulerView`, whose reads pass through no
+    ``__getattr__`` hook."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str):
+        if name in SchedulerView.TAKEN:
+            self.refresh(keep_jobs=True)
+            object.__setattr__(self, "__class__", SchedulerView)
+            return object.__getattribute__(self, name)
+        raise AttributeError(f"'SchedulerView' object has no attribute '{name}'")
 
 
 class Placement(Protocol):
