@@ -92,6 +92,19 @@ def test_a_move_must_win_back_its_restore():
     assert result.jobs["end_min"].tolist() == [60.0, 120.0] and result.metrics["migrations"] == 0
 
 
+def test_where_no_run_time_is_declared_a_job_moves_whenever_the_gang_is_faster():
+    # The case above with nothing declared: its work left is unknown, so unbounded; the move wins
+    # back any restore. It moves at 60 (15 V100-minutes done, 15 left) and ends at 60 + 50 + 15.
+    from gpusched.core.estimator import UndeclaredRuntime
+
+    c = cluster("V100", "K80")
+    sim = Simulator(c, [job(0, 60.0), job(1, 30.0)], speeds=speeds(c), preemption_min_run_min=GUARD_MIN,
+                    checkpoint=CheckpointSpec(interval_min=60.0, restore_min=50.0),
+                    estimator=UndeclaredRuntime)
+    result = sim.run(get_policy("fastest_move"))
+    assert result.jobs["end_min"].tolist() == [60.0, 125.0] and result.metrics["migrations"] == 1
+
+
 def test_a_job_is_not_moved_twice_within_the_guard():
     c = cluster("V100", "P100", "K80")
     jobs = [job(0, 62.0), job(1, 30.0), job(2, 600.0)]

@@ -15,6 +15,9 @@ and ``r_new`` the speed and the restore on the gang Fastest-Fit gives it among t
     ``r_new + W / s_new < r_left + W / s_now`` (strictly, by more than the simulator's tolerance),
 
 so a move must win back its restore, and a job past its declared time (``W = 0``) never moves.
+Where no run time is declared (``workload.declared_run_time: none``) ``W`` is unknown and taken as
+unbounded: a job moves whenever the gang is faster (any finite restore is won back), so the rule
+reads no run time there and is not refused.
 A job may move only when the simulator's guard allows it (it has run ``preemption_min_run_min``
 since it last started or moved, after its restore); one that would move but may not yet asks to
 decide again when it may. One move per decision; the next decision, at the same instant, moves
@@ -38,6 +41,7 @@ preemptive order, it wraps the preemptive policy: moves come before preemptions)
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -93,10 +97,11 @@ def move_for(view: SchedulerView, fit: FastestFit) -> tuple[Migrate | None, floa
         speed_new = view.speed_model.of(job, gang)
         if speed_new <= speed_now[k] + 1e-12:
             continue
-        stay = restore_left[k] + work[k] / speed_now[k]
-        move = view.restore_min_on(job_idx, gang) + work[k] / speed_new
-        if move >= stay - EPS:
-            continue
+        if not math.isnan(work[k]):  # unknown work (none declared) is unbounded: faster wins
+            stay = restore_left[k] + work[k] / speed_now[k]
+            move = view.restore_min_on(job_idx, gang) + work[k] / speed_new
+            if move >= stay - EPS:
+                continue
         if ready[k] <= now + EPS:
             return Migrate(job_idx, gang), wake
         wake = min(wake, float(ready[k]))
