@@ -129,7 +129,7 @@ def test_an_agent_whose_scores_are_not_finite_fails_loudly_never_takes_the_first
     agent = load_agent(SHIPPED)
     sim = make_simulator(load_scenario("ll-stall-mini"), n_jobs=5)
     scheduler = agent_scheduler(agent)
-    scheduler.bind(sim)
+    scheduler.bind(sim.view)
     with torch.no_grad():
         next(iter(scheduler._policy.parameters())).fill_(float("nan"))
     with pytest.raises(ModelError, match="NaN or infinite") as caught:
