@@ -60,6 +60,10 @@ WINDOW_AGENT_RESULTS = BENCHMARK_RESULTS_DIR / "window-agent.json"
 """Every heuristic and agent on every preset, seeds 1000-1019 (``benchmarks/window_agent_table.py``):
 the source of the headline on Home, Compare and the README."""
 
+TRACES_RESULTS = BENCHMARK_RESULTS_DIR / "traces.json"
+"""The Real traces page's shipped runs (``benchmarks/traces_shipped.py``): the allocation experiment
+on the default openb pod list, every policy on the first published seed."""
+
 RUNS_DIR = REPO_ROOT / "runs"
 """TensorBoard logs and checkpoints of training runs started from the dashboard."""
 
