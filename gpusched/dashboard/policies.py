@@ -59,9 +59,10 @@ def dashboard_policies() -> list[str]:
 
 def with_queue_pairs(options: list[str], pairs: tuple[str, ...] | list[str]) -> list[str]:
     """``options`` with every ``ORDER+PLACEMENT`` pair of ``pairs`` added (so the rule Home names
-    best is there), each FIFO placement ``X`` shown as its pair ``fcfs+X`` when that pair is
-    offered: the two are the same rule (``gpusched.policies.queue``), and Home names it by the pair.
-    A name whose label is already offered (``sjf`` is ``sjf+best_fit``) is offered once.
+    best is there), each FIFO placement ``X`` run as its pair ``fcfs+X`` when that pair is
+    offered: the two are the same rule (``gpusched.policies.queue``) with one display name, and
+    Home runs it by the pair. A name whose label is already offered (``sjf`` is ``sjf+best_fit``)
+    is offered once.
 
     :param options: policy names a page offers (registry names).
     :param pairs: ``ORDER+PLACEMENT`` names to add.
