@@ -34,7 +34,6 @@ from gpusched.experiment.stall import (
     idle_steps,
 )
 from gpusched.figures import (
-    FAILURE_BAR_METRICS,
     arrivals_figure,
     conditions_heatmap_figure,
     duration_figure,
@@ -52,7 +51,7 @@ from gpusched.figures import (
     vram_figure,
     wait_cdf_figure,
 )
-from gpusched.figures.compare import FOREST_METRICS, forest_figure
+from gpusched.figures.compare import FOREST_METRICS, disruption_metrics, forest_figure
 from gpusched.figures.headline import headline_sentence
 from gpusched.figures.lost_work import lost_work_story
 from gpusched.figures.replay import INTERRUPTED_ANIMATION_SCRIPT
@@ -182,9 +181,10 @@ def cached_compare_figures(scenario_yaml: str, policies: tuple[str, ...], seeds:
 @st.cache_resource(show_spinner=False, max_entries=16)
 def cached_failure_bars(scenario_yaml: str, policies: tuple[str, ...],
                         seeds: tuple[int, ...]) -> go.Figure | None:
-    """The bars of failures and preemption of a comparison, or ``None`` when it has neither."""
+    """The bars of failures, preemption and moves of a comparison, or ``None`` when it has none."""
     comparison = cached_compare(scenario_yaml, policies, seeds)
-    return metric_bars_figure(comparison, FAILURE_BAR_METRICS) if has_disruptions(comparison) else None
+    return metric_bars_figure(comparison, disruption_metrics(comparison)) if has_disruptions(comparison) \
+        else None
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

@@ -80,3 +80,29 @@ def test_compare_pairs_every_policy_against_a_baseline():
     forest = next(spec for spec in plotly_specs(at)
                   if "Paired differences" in spec["layout"]["title"]["text"])
     assert any(t.get("error_x") for t in forest["data"])
+
+
+def test_home_compare_and_replay_show_one_percentile_of_the_wait():
+    """The tail of the wait is one fact (:data:`~gpusched.experiment.scorecard.TAIL_WAIT_METRIC`):
+    Home's cards, Compare's bars (shipped and live) and Replay's cards show it, never another."""
+    from gpusched.core.metric_names import metric_title
+    from gpusched.experiment.scorecard import TAIL_WAIT_METRIC
+
+    tail, other = metric_title(TAIL_WAIT_METRIC), metric_title("p95_wait_min")
+    assert TAIL_WAIT_METRIC == "p99_wait_min"
+
+    def titles(at) -> list[str]:
+        cards = [m.label for m in at.metric]
+        panels = [a["text"] for spec in plotly_specs(at) for a in spec["layout"].get("annotations", [])]
+        headers = [str(c) for df in at.dataframe for c in df.value.columns]
+        return cards + panels + headers
+
+    home = open_page()
+    live = _live()
+    for at in (home, open_page("views/compare.py"), live, open_page("views/replay.py")):
+        assert_clean(at)
+        shown = titles(at)
+        assert tail in shown and other not in shown
+    assert tail in [m.label for m in home.metric]
+    bars = next(spec for spec in plotly_specs(live) if spec["layout"].get("annotations"))
+    assert tail in [a["text"] for a in bars["layout"]["annotations"]]

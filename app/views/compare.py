@@ -32,7 +32,7 @@ from gpusched.dashboard.words import has_failures
 from gpusched.errors import GpuschedError
 from gpusched.experiment.scorecard import scorecard
 from gpusched.figures import OCCUPANCY_NOTE, forest_figure, metric_bars_figure, results_table, scorecard_table
-from gpusched.figures.compare import results_sections
+from gpusched.figures.compare import moved_jobs, results_sections
 from gpusched.figures.headline import seed_range
 from gpusched.figures.same_jobs import identity_notes
 from gpusched.policies import policy_label
@@ -161,10 +161,12 @@ def _live_view() -> None:
         show_chart(util, key="compare_util")
     failure_bars = cached_failure_bars(text, tuple(policies), seeds)
     if failure_bars is not None:
-        st.markdown("##### Failures and preemption")
+        moved = moved_jobs(comparison)
+        st.markdown("##### Failures, preemption and moves" if moved else "##### Failures and preemption")
         st.caption("Goodput is the share of the GPU-hours jobs held that did useful work: neither thrown "
                    "away by a node failure (progress since the last checkpoint) nor spent restoring "
-                   "after a stop.")
+                   "after a stop." + (" A move stops a running job and restarts it on faster GPUs "
+                                      "(its restore counts as time spent restoring)." if moved else ""))
         show_chart(failure_bars, key="compare_failure_bars")
         if has_failures(scenario):
             with st.container(key="compare-lost-work", border=True):

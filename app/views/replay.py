@@ -22,6 +22,8 @@ from gpusched.dashboard.headline import headline_heuristics
 from gpusched.dashboard.policies import policy_help, with_queue_pairs
 from gpusched.errors import GpuschedError
 from gpusched.experiment.decisions import decision_table, informative
+from gpusched.experiment.scorecard import TAIL_WAIT_METRIC
+from gpusched.figures.compare import MOVE_BAR_METRICS
 from gpusched.limits import MAX_SEED
 from gpusched.policies import policy_label
 
@@ -53,7 +55,7 @@ def main() -> None:
 
     m = result.metrics
     cols = st.columns(CARDS_PER_ROW)
-    for col, key in zip(cols, ("avg_jct_min", "avg_wait_min", "p99_wait_min"), strict=False):
+    for col, key in zip(cols, ("avg_jct_min", "avg_wait_min", TAIL_WAIT_METRIC), strict=False):
         metric_card(col, key, m[key])
     cols[3].metric(metric_label("jobs_completed"),
                    f"{m['jobs_completed']:,.0f} / {m['jobs_submitted']:,.0f}",
@@ -67,6 +69,8 @@ def main() -> None:
                       "jobs_interrupted", "preemptions"], m)
         with st.container(key="replay-lost-work", border=True):
             st.markdown("\n".join(f"- {line}" for line in lost_work_of_run(result, scenario)))
+    if m["migrations"]:
+        metric_cards(MOVE_BAR_METRICS, m)
     st.caption("Press ▶ Play or drag the slider. Bars: grey under 60 %, green 60–80 % (target), "
                "orange over 80 % (hot); VRAM bars are coloured by the share of the GPU's memory "
                "in use, against its capacity (light grey).")

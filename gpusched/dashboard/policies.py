@@ -41,10 +41,11 @@ def training_available() -> bool:
 
 
 QUEUE_HEURISTICS: tuple[str, ...] = ("fitfirst", "easy", "sjf", "priority", "wfp3", "las", "srtf",
-                                     "easy+fastest_fit")
+                                     "easy+fastest_fit", "fastest_move", "las+fastest_move")
 """The queue-aware heuristics the dashboard offers (each order with Best-Fit, including the
-preemptive ``las`` and ``srtf``, and EASY with Fastest-Fit); any other ``ORDER+PLACEMENT`` runs
-from the command line."""
+preemptive ``las`` and ``srtf``, EASY with Fastest-Fit, and Fastest-Fit that moves running jobs
+to faster GPUs, alone and with LAS, the best pair on ``gavel-108gpu``); any other
+``ORDER+PLACEMENT`` runs from the command line."""
 
 
 def dashboard_policies() -> list[str]:

@@ -328,7 +328,7 @@ register("cheapest_fit", lambda seed: CheapestFit(), label="Cheapest-Fit", heuri
 # Fastest-Fit that moves running jobs to faster GPUs as they free up (gpusched.policies.migration);
 # alone it is FCFS with it. Without speeds it is Best-Fit, so it stays out of the default list.
 register(MOVING_PLACEMENT, lambda seed: FastestMove(QueuePolicy("fcfs", FastestFit(), MOVING_PLACEMENT)),
-         label="Fastest-Fit + moves", heuristic=False)
+         label="Fastest-Fit (with moves)", heuristic=False)
 # Queue-aware heuristics (gpusched.policies.queue): an order alone places with Best-Fit;
 # ``ORDER+PLACEMENT`` names any FIFO placement.
 for _order in ORDERS:
