@@ -3,6 +3,8 @@ the page header. Results are cached on (scenario YAML, policy, seed)."""
 
 from __future__ import annotations
 
+import time
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -11,9 +13,11 @@ from gpusched import Comparison, Result, Scenario, compare, load_scenario, prese
 from gpusched.core.metric_names import METRIC_NAMES, format_metric, metric_help, metric_title
 from gpusched.dashboard.background import BackgroundRuns
 from gpusched.dashboard.headline import (
+    BEST_BY,
     LIVE_SEEDS,
     Headline,
     best_heuristic,
+    best_of_means,
     headline,
     headline_heuristics,
     shipped_for,
@@ -52,7 +56,7 @@ from gpusched.figures import (
     wait_cdf_figure,
 )
 from gpusched.figures.compare import FOREST_METRICS, disruption_metrics, forest_figure
-from gpusched.figures.headline import headline_sentence
+from gpusched.figures.headline import headline_sentence, seed_range
 from gpusched.figures.lost_work import lost_work_story
 from gpusched.figures.replay import INTERRUPTED_ANIMATION_SCRIPT
 from gpusched.paths import STALL_CONDITIONS_RESULTS_DIR, STALL_CONDITIONS_SPEC
@@ -123,16 +127,51 @@ def cached_compare(scenario_yaml: str, policies: tuple[str, ...], seeds: tuple[i
     return comparison_from_results(parse_scenario(scenario_yaml).name, *parts, order=policies)
 
 
-def cached_best_heuristic(scenario_yaml: str) -> tuple[str, tuple[int, ...], bool]:
+BEST_INLINE_S = 2.0
+"""Longest the search for the best heuristic may take on the page's own thread (seconds, as
+estimated from one run): past it, the search runs on the background worker, with progress."""
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def probe_seconds(scenario_yaml: str) -> float:
+    """Wall time of one run of the first ``ORDER+PLACEMENT`` pair on the scenario (seconds)."""
+    t0 = time.perf_counter()
+    run_policy(parse_scenario(scenario_yaml), headline_heuristics()[0], seed=LIVE_SEEDS[0])
+    return time.perf_counter() - t0
+
+
+def best_heuristic_now(scenario_yaml: str) -> tuple[str, tuple[int, ...], bool] | None:
     """The best heuristic on the scenario by time to result, the seeds it was measured on, and
     whether it comes from the shipped results: on a shipped preset, the shipped results' best;
-    otherwise every ``ORDER+PLACEMENT`` pair run live on :data:`LIVE_SEEDS` (cached by
-    :func:`cached_compare`)."""
+    otherwise every ``ORDER+PLACEMENT`` pair run live on :data:`LIVE_SEEDS`, here when that takes
+    at most :data:`BEST_INLINE_S`, else on the background worker: then ``None`` until every pair is
+    measured, with a progress line that reruns the page once they are.
+
+    :raises GpuschedError: when a run of the search failed.
+    """
     shipped = shipped_for(scenario_yaml)
     if shipped is not None:
         return shipped.best, shipped.seeds, True
-    comparison = cached_compare(scenario_yaml, headline_heuristics(), LIVE_SEEDS)
-    return best_heuristic(comparison), LIVE_SEEDS, False
+    pairs = headline_heuristics()
+    if probe_seconds(scenario_yaml) * len(pairs) * len(LIVE_SEEDS) <= BEST_INLINE_S:
+        return best_heuristic(cached_compare(scenario_yaml, pairs, LIVE_SEEDS)), LIVE_SEEDS, False
+    bg = background_runs()
+    futures = {p: bg.submit_mean(scenario_yaml, p, LIVE_SEEDS, BEST_BY) for p in pairs}
+    if all(f.done() for f in futures.values()):
+        return best_of_means({p: f.result() for p, f in futures.items()}), LIVE_SEEDS, False
+
+    @st.fragment(run_every=1.0)
+    def poll() -> None:
+        done = sum(f.done() for f in futures.values())
+        if done == len(futures):
+            st.rerun(scope="app")
+        st.progress(done / len(futures),
+                    text=f"Finding the best of the {len(pairs)} queue-aware heuristics on this "
+                         f"scenario ({seed_range(LIVE_SEEDS)} each): {done} of {len(pairs)} measured "
+                         "in the background; it joins the policy list when it is known.")
+
+    poll()
+    return None
 
 
 @st.cache_resource(show_spinner=False)

@@ -4,7 +4,7 @@ live over N seeds on the current scenario."""
 import streamlit as st
 from shared import (
     background_ready,
-    cached_best_heuristic,
+    best_heuristic_now,
     cached_compare,
     cached_compare_figures,
     cached_failure_bars,
@@ -117,19 +117,22 @@ def _live_view() -> None:
     text = scenario.to_yaml()
     try:
         with st.spinner("Finding the best heuristic on this scenario…"):
-            best, best_seeds, from_shipped = cached_best_heuristic(text)
+            found = best_heuristic_now(text)
     except GpuschedError as exc:
         st.error(str(exc), icon=":material/error:")
         return
-    options = list(dict.fromkeys([*policy_options(), best]))
+    best = None if found is None else found[0]
+    options = list(dict.fromkeys([*policy_options(), *([best] if best else [])]))
     defaults = list(dict.fromkeys(p for p in [*DEFAULT_POLICIES, best] if p in options))
     c1, c2 = st.columns([4, 1])
-    where = (f"in the shipped results of this preset ({seed_range(best_seeds)})" if from_shipped
-             else f"of the queue-aware heuristics run here on {seed_range(best_seeds)}")
+    if found is None:
+        about = "The best heuristic on this scenario joins these once it is measured. "
+    else:
+        where = (f"in the shipped results of this preset ({seed_range(found[1])})" if found[2]
+                 else f"of the queue-aware heuristics run here on {seed_range(found[1])}")
+        about = f"{policy_label(best)} is the best heuristic {where}, by time to result (mean JCT). "
     policies = c1.multiselect("Policies", options, default=defaults,
-                              help=f"{policy_label(best)} is the best heuristic {where}, by time to "
-                                   "result (mean JCT). "
-                                   + policy_help(*st.session_state.get("compare_policies", defaults)),
+                              help=about + policy_help(*st.session_state.get("compare_policies", defaults)),
                               format_func=policy_label, key="compare_policies")
     n_seeds = int(c2.number_input("Seeds", min_value=1, max_value=MAX_SEEDS, value=3, step=1,
                                   key="compare_seeds",
