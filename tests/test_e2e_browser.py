@@ -388,6 +388,11 @@ def _choose(page, label: str, option: str) -> None:
 
 def _set_number(page, label: str, value: int) -> None:
     field = page.get_by_role("spinbutton", name=label, exact=True)
+    try:
+        field.wait_for(timeout=TIMEOUT_MS)
+    except Exception as exc:  # say what the page shows instead
+        text = page.locator('[data-testid="stMain"]').inner_text()[:1500]
+        raise AssertionError(f"no number input {label!r}; the page shows: {text}") from exc
     field.fill(str(value))
     field.press("Enter")
     _wait_idle(page)
