@@ -12,6 +12,7 @@ import streamlit as st
 from gpusched import Comparison, Result, Scenario, compare, load_scenario, preset_names, run_policy
 from gpusched.core.metric_names import METRIC_NAMES, format_metric, metric_help, metric_title
 from gpusched.dashboard.background import BackgroundRuns
+from gpusched.dashboard.cards import cards_for, jobs_have_deadlines
 from gpusched.dashboard.headline import (
     BEST_BY,
     LIVE_SEEDS,
@@ -38,6 +39,7 @@ from gpusched.experiment.stall import (
     idle_steps,
 )
 from gpusched.figures import (
+    BAR_METRICS,
     arrivals_figure,
     conditions_heatmap_figure,
     duration_figure,
@@ -208,12 +210,27 @@ def cached_stall(scenario_yaml: str, policy: str, seed: int) -> tuple[StallRepor
     return analyse_stall(result), idle_steps(result)
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_cards(scenario_yaml: str, deadlines: bool) -> tuple[str, ...]:
+    """The cards a scenario earns beside time to result (deadlines met when its jobs carry
+    ``deadlines``, GPU cost when every GPU has a price): :func:`~gpusched.dashboard.cards.cards_for`."""
+    return cards_for(parse_scenario(scenario_yaml), deadlines)
+
+
+def beside_time_to_result(metrics: tuple[str, ...] | list[str], cards: tuple[str, ...]) -> tuple[str, ...]:
+    """``metrics`` (time to result first) with ``cards`` right after time to result."""
+    return (metrics[0], *cards, *metrics[1:])
+
+
 @st.cache_resource(show_spinner=False, max_entries=16)
 def cached_compare_figures(scenario_yaml: str, policies: tuple[str, ...], seeds: tuple[int, ...],
                            util_seed: int) -> tuple[go.Figure, go.Figure, go.Figure]:
-    """Metric bars, wait-time CDF and utilisation over time of a comparison."""
+    """Metric bars (with the scenario's cards beside time to result: :func:`cached_cards`),
+    wait-time CDF and utilisation over time of a comparison."""
     comparison = cached_compare(scenario_yaml, policies, seeds)
-    return (metric_bars_figure(comparison), wait_cdf_figure(comparison),
+    deadlines = any(jobs_have_deadlines(r.jobs) for r in comparison.results.values())
+    bars = beside_time_to_result(BAR_METRICS, cached_cards(scenario_yaml, deadlines))
+    return (metric_bars_figure(comparison, bars), wait_cdf_figure(comparison),
             util_over_time_figure(comparison, seed=util_seed))
 
 

@@ -5,6 +5,7 @@ import streamlit as st
 from shared import (
     available_policies,
     background_runs,
+    beside_time_to_result,
     cached_conditions_findings,
     cached_headline,
     headline_markdown,
@@ -16,6 +17,7 @@ from shared import (
 )
 
 from gpusched.core.glossary import GLOSSARY_DOC, glossary_line, glossary_markdown
+from gpusched.dashboard.cards import scenario_cards
 from gpusched.dashboard.headline import HEADLINE_METRICS, SHIPPED_SOURCE, Headline, shipped_mismatches
 from gpusched.dashboard.words import scenario_line
 from gpusched.errors import GpuschedError
@@ -29,9 +31,18 @@ POLL_S = 1.0  # how often the live recompute checks the background worker (secon
 LIVE_KEY = "home_live"  # session state: the visitor asked for the headline's runs again, live
 
 
+@st.cache_data(show_spinner=False, max_entries=1)
+def _card_metrics(scenario: str) -> tuple[str, ...]:
+    """The headline's cards: :data:`HEADLINE_METRICS`, with the cards its preset earns beside
+    time to result (deadlines met, GPU cost) where the shipped runs measured them."""
+    h = cached_headline()
+    earned = scenario_cards(parse_scenario(preset_yaml(scenario)))
+    return beside_time_to_result(HEADLINE_METRICS, tuple(m for m in earned if m in h.shipped.metrics))
+
+
 @st.cache_resource(show_spinner=False, max_entries=1)
 def _headline_figure(_h: Headline):
-    return metric_bars_figure(_h.comparison, HEADLINE_METRICS)
+    return metric_bars_figure(_h.comparison, _card_metrics(_h.scenario))
 
 
 def _card(col, h: Headline, policy: str, role: str, term: str) -> None:
@@ -44,7 +55,7 @@ def _card(col, h: Headline, policy: str, role: str, term: str) -> None:
         delta = None if diff is None else percent_of(diff.mean, h.mean(h.baseline))
         # One number per row: each card has the panel's whole width, so no title or value is cut
         # off with an ellipsis at laptop widths (the browser test checks 1280 and 1440 px).
-        for key in HEADLINE_METRICS:
+        for key in _card_metrics(h.scenario):
             metric_card(st, key, mean[key], delta if key == HEADLINE_METRICS[0] else None,
                         delta_color="inverse")
             if key == HEADLINE_METRICS[0] and diff is not None:

@@ -4,6 +4,8 @@ import streamlit as st
 from shared import (
     CARDS_PER_ROW,
     background_ready,
+    beside_time_to_result,
+    cached_cards,
     cached_replay,
     cached_run,
     current_scenario,
@@ -18,6 +20,7 @@ from shared import (
 )
 
 from gpusched.core.metric_names import metric_help, metric_label
+from gpusched.dashboard.cards import jobs_have_deadlines
 from gpusched.dashboard.headline import headline_heuristics
 from gpusched.dashboard.policies import policy_help, with_queue_pairs
 from gpusched.errors import GpuschedError
@@ -54,12 +57,16 @@ def main() -> None:
         return
 
     m = result.metrics
-    cols = st.columns(CARDS_PER_ROW)
-    for col, key in zip(cols, ("avg_jct_min", "avg_wait_min", TAIL_WAIT_METRIC), strict=False):
-        metric_card(col, key, m[key])
-    cols[3].metric(metric_label("jobs_completed"),
-                   f"{m['jobs_completed']:,.0f} / {m['jobs_submitted']:,.0f}",
-                   help=f"{metric_help('jobs_completed')} Out of the jobs submitted.")
+    first = [*beside_time_to_result(("avg_jct_min", "avg_wait_min", TAIL_WAIT_METRIC),
+                                    cached_cards(text, jobs_have_deadlines(result.jobs))), "jobs_completed"]
+    for start in range(0, len(first), CARDS_PER_ROW):
+        for col, key in zip(st.columns(CARDS_PER_ROW), first[start:start + CARDS_PER_ROW], strict=False):
+            if key == "jobs_completed":
+                col.metric(metric_label("jobs_completed"),
+                           f"{m['jobs_completed']:,.0f} / {m['jobs_submitted']:,.0f}",
+                           help=f"{metric_help('jobs_completed')} Out of the jobs submitted.")
+            else:
+                metric_card(col, key, m[key])
     more = ["avg_util", "stall_min", "makespan_min", "avg_bsld"]
     if scenario.window > 1:
         more += ["backfilled_jobs", "weighted_wait_min"]
