@@ -368,6 +368,21 @@ def policy_options() -> list[str]:
     return names
 
 
+def recompute_button(what: str, source: str, script: str, key: str, where: str = "") -> bool:
+    """The line under shipped numbers: what they are, where they come from and that a test runs
+    them again, beside a **Recompute live** button; returns whether it was pressed.
+
+    :param what: the numbers shown (``"These numbers are the shipped results"``).
+    :param source: the shipped file; ``script`` the benchmark that measured it.
+    :param where: how the recompute runs (``", in the background"``).
+    """
+    live_col, note_col = st.columns([1, 3], vertical_alignment="center")
+    note_col.caption(f"{what} (`{source}`, measured by `{script}`), shown without running anything; "
+                     f"a test runs them again and checks they are the same. Recompute runs them "
+                     f"here{where}.")
+    return live_col.button("Recompute live", key=key, icon=":material/refresh:", width="stretch")
+
+
 def page_header(title: str, what: str) -> None:
     """The page title and its one-line summary."""
     st.title(title)

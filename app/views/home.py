@@ -13,6 +13,7 @@ from shared import (
     page_header,
     parse_scenario,
     preset_yaml,
+    recompute_button,
     show_chart,
 )
 
@@ -117,13 +118,8 @@ def _headline() -> None:
         _card(col, h, p, roles[p], terms[p])
     show_chart(_headline_figure(h), key="home_bars")
 
-    live_col, note_col = st.columns([1, 3], vertical_alignment="center")
-    note_col.caption(f"These numbers are the shipped results (`{SHIPPED_SOURCE}`, measured by "
-                     "`benchmarks/window_agent_table.py`), shown without running anything; a test "
-                     "runs them again and checks they are the same. Recompute runs them here, in "
-                     "the background.")
-    if live_col.button("Recompute live", key="home_recompute", icon=":material/refresh:",
-                       width="stretch"):
+    if recompute_button("These numbers are the shipped results", SHIPPED_SOURCE,
+                        "benchmarks/window_agent_table.py", "home_recompute", ", in the background"):
         st.session_state[LIVE_KEY] = True
     if st.session_state.get(LIVE_KEY):
         bg = background_runs()

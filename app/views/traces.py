@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 import streamlit as st
-from shared import page_header, show_chart
+from shared import page_header, recompute_button, show_chart
 from streamlit.runtime.scriptrunner import add_script_run_ctx
 
 from gpusched.core.glossary import glossary_line
@@ -146,13 +146,8 @@ def _run(request: Request, upload: bytes | None) -> tuple[TraceData, list[Alloca
 
 def _shipped_note(request: Request, shipped: list[AllocationRun], upload: bytes | None) -> None:
     """Where the shown runs come from, and Recompute live: the same runs here, checked against them."""
-    live_col, note_col = st.columns([1, 4], vertical_alignment="center")
-    note_col.caption(f"These are the shipped runs ({seed_range(request[2])}; `{TRACES_SOURCE}`, "
-                     "measured by `benchmarks/traces_shipped.py`), shown without running anything; "
-                     "a test runs them again and checks they are the same. Recompute runs them "
-                     "here.")
-    if live_col.button("Recompute live", key="traces_recompute", icon=":material/refresh:",
-                       width="stretch"):
+    if recompute_button(f"These are the shipped runs, {seed_range(request[2])}", TRACES_SOURCE,
+                        "benchmarks/traces_shipped.py", "traces_recompute"):
         st.session_state[LIVE_KEY] = request
     if st.session_state.get(LIVE_KEY) != request:
         return
