@@ -3,8 +3,6 @@ the page header. Results are cached on (scenario YAML, policy, seed)."""
 
 from __future__ import annotations
 
-import time
-
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -129,25 +127,25 @@ def cached_compare(scenario_yaml: str, policies: tuple[str, ...], seeds: tuple[i
     return comparison_from_results(parse_scenario(scenario_yaml).name, *parts, order=policies)
 
 
-BEST_INLINE_S = 2.0
-"""Longest the search for the best heuristic may take on the page's own thread (seconds, as
-estimated from one run): past it, the search runs on the background worker, with progress."""
+INLINE_SEARCH_MAX_JOBS = 300
+"""Most jobs a scenario may have for the search for its best heuristic to run on the page's own
+thread (the 30 pairs on 3 seeds of a 250-job preset take about 1.2 s on an idle 2-core machine;
+600 jobs, about 5 s): above it, the search runs on the background worker, with progress."""
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def probe_seconds(scenario_yaml: str) -> float:
-    """Wall time of one run of the first ``ORDER+PLACEMENT`` pair on the scenario (seconds)."""
-    t0 = time.perf_counter()
-    run_policy(parse_scenario(scenario_yaml), headline_heuristics()[0], seed=LIVE_SEEDS[0])
-    return time.perf_counter() - t0
+def scenario_jobs(scenario_yaml: str) -> int:
+    """How many jobs the scenario's workload has (on its own seed)."""
+    scenario = parse_scenario(scenario_yaml)
+    return len(scenario.jobs(cluster=scenario.build_cluster()))
 
 
 def best_heuristic_now(scenario_yaml: str) -> tuple[str, tuple[int, ...], bool] | None:
     """The best heuristic on the scenario by time to result, the seeds it was measured on, and
     whether it comes from the shipped results: on a shipped preset, the shipped results' best;
-    otherwise every ``ORDER+PLACEMENT`` pair run live on :data:`LIVE_SEEDS`, here when that takes
-    at most :data:`BEST_INLINE_S`, else on the background worker: then ``None`` until every pair is
-    measured, with a progress line that reruns the page once they are.
+    otherwise every ``ORDER+PLACEMENT`` pair run live on :data:`LIVE_SEEDS`, here on a scenario of
+    at most :data:`INLINE_SEARCH_MAX_JOBS` jobs, else on the background worker: then ``None`` until
+    every pair is measured, with a progress line that reruns the page once they are.
 
     :raises GpuschedError: when a run of the search failed.
     """
@@ -155,7 +153,7 @@ def best_heuristic_now(scenario_yaml: str) -> tuple[str, tuple[int, ...], bool] 
     if shipped is not None:
         return shipped.best, shipped.seeds, True
     pairs = headline_heuristics()
-    if probe_seconds(scenario_yaml) * len(pairs) * len(LIVE_SEEDS) <= BEST_INLINE_S:
+    if scenario_jobs(scenario_yaml) <= INLINE_SEARCH_MAX_JOBS:
         return best_heuristic(cached_compare(scenario_yaml, pairs, LIVE_SEEDS)), LIVE_SEEDS, False
     bg = background_runs()
     futures = {p: bg.submit_mean(scenario_yaml, p, LIVE_SEEDS, BEST_BY) for p in pairs}
