@@ -10,10 +10,13 @@ import streamlit as st
 from gpusched import Comparison, Result, Scenario, compare, load_scenario, preset_names, run_policy
 from gpusched.core.metric_names import METRIC_NAMES, format_metric, metric_help, metric_title
 from gpusched.dashboard.background import BackgroundRuns
+from gpusched.dashboard.cards import cards_for, jobs_have_deadlines
 from gpusched.dashboard.headline import (
+    BEST_BY,
     LIVE_SEEDS,
     Headline,
     best_heuristic,
+    best_of_means,
     headline,
     headline_heuristics,
     shipped_for,
@@ -34,7 +37,7 @@ from gpusched.experiment.stall import (
     idle_steps,
 )
 from gpusched.figures import (
-    FAILURE_BAR_METRICS,
+    BAR_METRICS,
     arrivals_figure,
     conditions_heatmap_figure,
     duration_figure,
@@ -52,8 +55,8 @@ from gpusched.figures import (
     vram_figure,
     wait_cdf_figure,
 )
-from gpusched.figures.compare import FOREST_METRICS, forest_figure
-from gpusched.figures.headline import headline_sentence
+from gpusched.figures.compare import FOREST_METRICS, disruption_metrics, forest_figure
+from gpusched.figures.headline import headline_sentence, seed_range
 from gpusched.figures.lost_work import lost_work_story
 from gpusched.figures.replay import INTERRUPTED_ANIMATION_SCRIPT
 from gpusched.paths import STALL_CONDITIONS_RESULTS_DIR, STALL_CONDITIONS_SPEC
@@ -124,16 +127,51 @@ def cached_compare(scenario_yaml: str, policies: tuple[str, ...], seeds: tuple[i
     return comparison_from_results(parse_scenario(scenario_yaml).name, *parts, order=policies)
 
 
-def cached_best_heuristic(scenario_yaml: str) -> tuple[str, tuple[int, ...], bool]:
+INLINE_SEARCH_MAX_JOBS = 300
+"""Most jobs a scenario may have for the search for its best heuristic to run on the page's own
+thread (the 30 pairs on 3 seeds of a 250-job preset take about 1.2 s on an idle 2-core machine;
+600 jobs, about 5 s): above it, the search runs on the background worker, with progress."""
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def scenario_jobs(scenario_yaml: str) -> int:
+    """How many jobs the scenario's workload has (on its own seed)."""
+    scenario = parse_scenario(scenario_yaml)
+    return len(scenario.jobs(cluster=scenario.build_cluster()))
+
+
+def best_heuristic_now(scenario_yaml: str) -> tuple[str, tuple[int, ...], bool] | None:
     """The best heuristic on the scenario by time to result, the seeds it was measured on, and
     whether it comes from the shipped results: on a shipped preset, the shipped results' best;
-    otherwise every ``ORDER+PLACEMENT`` pair run live on :data:`LIVE_SEEDS` (cached by
-    :func:`cached_compare`)."""
+    otherwise every ``ORDER+PLACEMENT`` pair run live on :data:`LIVE_SEEDS`, here on a scenario of
+    at most :data:`INLINE_SEARCH_MAX_JOBS` jobs, else on the background worker: then ``None`` until
+    every pair is measured, with a progress line that reruns the page once they are.
+
+    :raises GpuschedError: when a run of the search failed.
+    """
     shipped = shipped_for(scenario_yaml)
     if shipped is not None:
         return shipped.best, shipped.seeds, True
-    comparison = cached_compare(scenario_yaml, headline_heuristics(), LIVE_SEEDS)
-    return best_heuristic(comparison), LIVE_SEEDS, False
+    pairs = headline_heuristics()
+    if scenario_jobs(scenario_yaml) <= INLINE_SEARCH_MAX_JOBS:
+        return best_heuristic(cached_compare(scenario_yaml, pairs, LIVE_SEEDS)), LIVE_SEEDS, False
+    bg = background_runs()
+    futures = {p: bg.submit_mean(scenario_yaml, p, LIVE_SEEDS, BEST_BY) for p in pairs}
+    if all(f.done() for f in futures.values()):
+        return best_of_means({p: f.result() for p, f in futures.items()}), LIVE_SEEDS, False
+
+    @st.fragment(run_every=1.0)
+    def poll() -> None:
+        done = sum(f.done() for f in futures.values())
+        if done == len(futures):
+            st.rerun(scope="app")
+        st.progress(done / len(futures),
+                    text=f"Finding the best of the {len(pairs)} queue-aware heuristics on this "
+                         f"scenario ({seed_range(LIVE_SEEDS)} each): {done} of {len(pairs)} measured "
+                         "in the background; it joins the policy list when it is known.")
+
+    poll()
+    return None
 
 
 @st.cache_resource(show_spinner=False)
@@ -170,21 +208,37 @@ def cached_stall(scenario_yaml: str, policy: str, seed: int) -> tuple[StallRepor
     return analyse_stall(result), idle_steps(result)
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_cards(scenario_yaml: str, deadlines: bool) -> tuple[str, ...]:
+    """The cards a scenario earns beside time to result (deadlines met when its jobs carry
+    ``deadlines``, GPU cost when every GPU has a price): :func:`~gpusched.dashboard.cards.cards_for`."""
+    return cards_for(parse_scenario(scenario_yaml), deadlines)
+
+
+def beside_time_to_result(metrics: tuple[str, ...] | list[str], cards: tuple[str, ...]) -> tuple[str, ...]:
+    """``metrics`` (time to result first) with ``cards`` right after time to result."""
+    return (metrics[0], *cards, *metrics[1:])
+
+
 @st.cache_resource(show_spinner=False, max_entries=16)
 def cached_compare_figures(scenario_yaml: str, policies: tuple[str, ...], seeds: tuple[int, ...],
                            util_seed: int) -> tuple[go.Figure, go.Figure, go.Figure]:
-    """Metric bars, wait-time CDF and utilisation over time of a comparison."""
+    """Metric bars (with the scenario's cards beside time to result: :func:`cached_cards`),
+    wait-time CDF and utilisation over time of a comparison."""
     comparison = cached_compare(scenario_yaml, policies, seeds)
-    return (metric_bars_figure(comparison), wait_cdf_figure(comparison),
+    deadlines = any(jobs_have_deadlines(r.jobs) for r in comparison.results.values())
+    bars = beside_time_to_result(BAR_METRICS, cached_cards(scenario_yaml, deadlines))
+    return (metric_bars_figure(comparison, bars), wait_cdf_figure(comparison),
             util_over_time_figure(comparison, seed=util_seed))
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def cached_failure_bars(scenario_yaml: str, policies: tuple[str, ...],
                         seeds: tuple[int, ...]) -> go.Figure | None:
-    """The bars of failures and preemption of a comparison, or ``None`` when it has neither."""
+    """The bars of failures, preemption and moves of a comparison, or ``None`` when it has none."""
     comparison = cached_compare(scenario_yaml, policies, seeds)
-    return metric_bars_figure(comparison, FAILURE_BAR_METRICS) if has_disruptions(comparison) else None
+    return metric_bars_figure(comparison, disruption_metrics(comparison)) if has_disruptions(comparison) \
+        else None
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -310,6 +364,21 @@ def policy_options() -> list[str]:
     if chosen and chosen not in names:
         names.append(chosen)
     return names
+
+
+def recompute_button(what: str, source: str, script: str, key: str, where: str = "") -> bool:
+    """The line under shipped numbers: what they are, where they come from and that a test runs
+    them again, beside a **Recompute live** button; returns whether it was pressed.
+
+    :param what: the numbers shown (``"These numbers are the shipped results"``).
+    :param source: the shipped file; ``script`` the benchmark that measured it.
+    :param where: how the recompute runs (``", in the background"``).
+    """
+    live_col, note_col = st.columns([1, 3], vertical_alignment="center")
+    note_col.caption(f"{what} (`{source}`, measured by `{script}`), shown without running anything; "
+                     f"a test runs them again and checks they are the same. Recompute runs them "
+                     f"here{where}.")
+    return live_col.button("Recompute live", key=key, icon=":material/refresh:", width="stretch")
 
 
 def page_header(title: str, what: str) -> None:

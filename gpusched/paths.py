@@ -73,6 +73,10 @@ URGENCY_WINDOW_RESULTS = BENCHMARK_RESULTS_DIR / "urgency-window.json"
 """The uninformed pairs' mean JCT at queue windows 16-128 under ``history``
 (``benchmarks/urgency_window.py``)."""
 
+TRACES_RESULTS = BENCHMARK_RESULTS_DIR / "traces.json"
+"""The Real traces page's shipped runs (``benchmarks/traces_shipped.py``): the allocation experiment
+on the default openb pod list, every policy on the first published seed."""
+
 RUNS_DIR = REPO_ROOT / "runs"
 """TensorBoard logs and checkpoints of training runs started from the dashboard."""
 

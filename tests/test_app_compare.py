@@ -80,3 +80,51 @@ def test_compare_pairs_every_policy_against_a_baseline():
     forest = next(spec for spec in plotly_specs(at)
                   if "Paired differences" in spec["layout"]["title"]["text"])
     assert any(t.get("error_x") for t in forest["data"])
+
+
+def test_home_compare_and_replay_show_one_percentile_of_the_wait():
+    """The tail of the wait is one fact (:data:`~gpusched.experiment.scorecard.TAIL_WAIT_METRIC`):
+    Home's cards, Compare's bars (shipped and live) and Replay's cards show it, never another."""
+    from gpusched.core.metric_names import metric_title
+    from gpusched.experiment.scorecard import TAIL_WAIT_METRIC
+
+    tail, other = metric_title(TAIL_WAIT_METRIC), metric_title("p95_wait_min")
+    assert TAIL_WAIT_METRIC == "p99_wait_min"
+
+    def titles(at) -> list[str]:
+        cards = [m.label for m in at.metric]
+        panels = [a["text"] for spec in plotly_specs(at) for a in spec["layout"].get("annotations", [])]
+        headers = [str(c) for df in at.dataframe for c in df.value.columns]
+        return cards + panels + headers
+
+    home = open_page()
+    live = _live()
+    for at in (home, open_page("views/compare.py"), live, open_page("views/replay.py")):
+        assert_clean(at)
+        shown = titles(at)
+        assert tail in shown and other not in shown
+    assert tail in [m.label for m in home.metric]
+    bars = next(spec for spec in plotly_specs(live) if spec["layout"].get("annotations"))
+    assert tail in [a["text"] for a in bars["layout"]["annotations"]]
+
+
+def test_a_large_scenario_searches_for_its_best_heuristic_in_the_background():
+    """Above INLINE_SEARCH_MAX_JOBS jobs the page does not wait for the 90 runs of the search: it
+    draws the chosen policies and says how far the search is."""
+    import sys
+    from pathlib import Path
+
+    from gpusched import load_scenario
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "app"))  # the pages' shared module
+    from shared import INLINE_SEARCH_MAX_JOBS
+
+    large = load_scenario("phase1-4gpu").with_overrides(**{"workload.jobs": INLINE_SEARCH_MAX_JOBS + 50})
+    at = open_page("views/compare.py", small=False)
+    at.session_state["scenario_yaml"] = large.to_yaml()
+    at.run()
+    at.radio(key="compare_source").set_value("live").run()
+    assert_clean(at)
+    progress = [p.proto.text for p in at.get("progress")]
+    assert any("Finding the best of the 30 queue-aware heuristics" in t for t in progress), progress
+    assert plotly_specs(at), "the chosen policies are drawn meanwhile"

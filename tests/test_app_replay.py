@@ -40,7 +40,7 @@ def test_changing_policy_and_seed_updates_the_run():
     assert_clean(at)
     assert _metric(at, metric_title("stall_min")) == "0"
     after = plotly_specs(at)[0]["layout"]["title"]["text"]
-    assert before.startswith("Least-Loaded") and after.startswith("FCFS + First-Fit")
+    assert before.startswith("Least-Loaded") and after.startswith(policy_label("first_fit"))
     wait = _metric(at, metric_title("avg_wait_min"))
     at.number_input(key="replay_seed").set_value(3).run()
     assert_clean(at)
@@ -113,4 +113,4 @@ def test_replay_shows_home_cards_and_offers_home_rules_by_home_names():
     assert len(names) == len(set(names)), "two picker entries with one name"
     for rule in (HEADLINE_BASELINE, *headline_heuristics()):
         assert policy_label(rule) in names, rule
-    assert "First-Fit" not in names  # the same rule as FCFS + First-Fit, named as Home names it
+    assert names.count(policy_label("first_fit")) == 1  # first_fit and fcfs+first_fit: one rule, one name

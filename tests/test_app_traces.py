@@ -99,3 +99,22 @@ def test_a_good_upload_runs_without_a_published_overlay():
     assert table["published @100 (%)"].isna().all() and table["ours @100 (%)"].notna().all()
     names = list(lines(chart_named(at, "traces_alloc")))
     assert names == [policy_label("fgd_best_fit")]
+
+
+def test_the_default_opens_on_the_shipped_runs_and_recomputes_them_on_request():
+    """The first view draws the shipped runs (named with their seed) without running; Recompute
+    runs them here and says they give the same numbers; another seed runs live, as before."""
+    from gpusched.dashboard.traces import TRACES_SOURCE
+
+    at = open_traces()
+    captions = " ".join(c.value for c in at.caption)
+    assert TRACES_SOURCE in captions and "1 seed (42)" in captions
+    assert at.button(key="traces_recompute")
+    at.button(key="traces_recompute").click().run()
+    assert_clean(at)
+    assert at.success and "exactly the shipped numbers" in at.success[0].value
+    at.multiselect(key="traces_seeds").set_value([43]).run()
+    at.button(key="traces_run").click().run()
+    assert_clean(at)
+    assert "traces_recompute" not in {b.key for b in at.button}
+    assert TRACES_SOURCE not in " ".join(c.value for c in at.caption)

@@ -49,8 +49,8 @@ def test_bar_panels_keep_their_height_and_their_gaps_stay_small(comparison):
 
 
 def test_no_two_policies_of_one_chart_share_a_colour(comparison):
-    """Best-Fit and FCFS + Best-Fit are the same rule with the same own colour; in one chart they
-    still differ."""
+    """``best_fit`` and ``fcfs+best_fit`` are the same rule with the same own colour; in one chart
+    they still differ."""
     for fig in (metric_bars_figure(comparison), wait_cdf_figure(comparison)):
         colours = {}
         for trace in fig.data:

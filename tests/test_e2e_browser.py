@@ -371,3 +371,77 @@ def test_home_cards_show_whole_values_and_titles(browser_page, app_url: str, wid
         assert page.get_by_test_id("stAppDeployButton").count() == 0
     finally:
         page.set_viewport_size({"width": 1600, "height": 2000})
+
+
+GAVEL_PRESET = "gavel-108gpu-heavy"
+"""The Gavel preset the tour runs the scenario pages on: 108 GPUs of three models, 2,000 jobs."""
+
+
+def _choose(page, label: str, option: str) -> None:
+    """Pick ``option`` in the select box labelled ``label`` (typing filters the list)."""
+    box = page.get_by_role("combobox", name=label, exact=True)
+    box.click()
+    box.fill(option)
+    page.get_by_role("option", name=option, exact=True).click()
+    _wait_idle(page)
+
+
+def _set_number(page, label: str, value: int) -> None:
+    field = page.get_by_role("spinbutton", name=label, exact=True)
+    try:
+        field.wait_for(timeout=TIMEOUT_MS)
+    except Exception as exc:  # say what the page shows instead
+        text = page.locator('[data-testid="stMain"]').inner_text()[:1500]
+        raise AssertionError(f"no number input {label!r}; the page shows: {text}") from exc
+    field.fill(str(value))
+    field.press("Enter")
+    _wait_idle(page)
+
+
+def test_the_gavel_preset_reads_well_on_every_page_that_takes_a_scenario(browser_page,
+                                                                          app_url: str) -> None:
+    """Cluster & workload loads ``gavel-108gpu-heavy``; Replay, Compare (run live, one seed,
+    without the agent's slow runs) and the stall explorer (on the current scenario) then run on
+    it and pass the same checks as the tour, at 1440×900."""
+    from gpusched.agent import AGENT_POLICY
+    from gpusched.policies import policy_label
+
+    page = browser_page
+    page.set_viewport_size({"width": SCREEN_SIZES[0][0], "height": SCREEN_SIZES[0][1]})
+    try:
+        _open(page, app_url, "cluster")
+        _choose(page, "Start from a preset", GAVEL_PRESET)
+        _wait_charts(page, "cluster")
+        _check_fits(page, "cluster", 1440)
+        _check_reads(page, f"cluster on {GAVEL_PRESET}")
+
+        _open(page, app_url, "replay")
+        assert GAVEL_PRESET in page.locator('[data-testid="stMain"]').inner_text()
+        _check_fits(page, "replay", 1440)
+        _check_reads(page, f"replay on {GAVEL_PRESET}")
+
+        _open(page, app_url, "compare")
+        page.get_by_test_id("stRadio").get_by_text(SOURCES_LIVE, exact=True).click()
+        _wait_idle(page)
+        _set_number(page, "Seeds", 1)
+        remove_agent = page.get_by_role("button", name=f"Remove {policy_label(AGENT_POLICY)}", exact=True)
+        if remove_agent.count():  # its runs take seconds each on 2,000 jobs
+            remove_agent.first.click()
+            _wait_idle(page)
+        _wait_charts(page, "compare")
+        assert GAVEL_PRESET in page.locator('[data-testid="stMain"]').inner_text()
+        _check_fits(page, "compare", 1440)
+        _check_reads(page, f"compare on {GAVEL_PRESET}")
+
+        _open(page, app_url, "stalls")
+        _choose(page, "Scenario", "current scenario")
+        _wait_charts(page, "stalls")
+        assert GAVEL_PRESET in page.locator(".st-key-stall-explanation").inner_text()
+        _check_fits(page, "stalls", 1440)
+        _check_reads(page, f"stalls on {GAVEL_PRESET}")
+    finally:
+        page.set_viewport_size({"width": 1600, "height": 2000})
+
+
+SOURCES_LIVE = "Run live on the current scenario"
+"""Compare's choice of live runs (its radio's label)."""

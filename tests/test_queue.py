@@ -178,6 +178,7 @@ def test_no_backfilled_job_delays_the_head_jobs_reservation(groups, n_jobs, rate
 def test_order_plus_placement_names_resolve_and_are_labelled():
     assert policy_label("easy+fastest_fit") == "EASY + Fastest-Fit"
     assert policy_label("easy") == "EASY + Best-Fit"
+    assert policy_label("sjf+first_fit") == "SJF + First-Fit"
     assert get_policy("sjf+first_fit").name == "sjf+first_fit"
     assert len(queue_policy_names()) == 30 and "easy+fastest_fit" in queue_policy_names()
     with pytest.raises(UnknownPolicyError, match="not a queue order"):
@@ -190,3 +191,15 @@ def test_window_slot_outside_the_window_is_refused():
     sim = Simulator(one_a100(), [make_job(0), make_job(1)], window=1)
     with pytest.raises(ValueError, match="window slot 1"):
         sim.step(0, slot=1)
+
+
+def test_fcfs_with_a_placement_is_named_as_the_placement_alone():
+    """``fcfs+X`` is the rule ``X`` (the head job only, :mod:`gpusched.policies.queue`): one rule,
+    one display name, whichever registry name a page holds."""
+    from gpusched.policies.migration import MOVING_PLACEMENT
+    from gpusched.policies.registry import QUEUE_PLACEMENTS
+
+    for placement in (*QUEUE_PLACEMENTS, MOVING_PLACEMENT, "least_loaded", "fgd"):
+        assert policy_label(f"fcfs+{placement}") == policy_label(placement), placement
+    assert policy_label("fcfs") == policy_label("best_fit") == "Best-Fit"
+    assert policy_label("fcfs+first_fit") == "First-Fit"

@@ -6,7 +6,7 @@ from shared import (
     AGENT_KEY,
     available_policies,
     background_ready,
-    cached_best_heuristic,
+    best_heuristic_now,
     cached_compare,
     current_scenario,
     metric_columns,
@@ -93,10 +93,13 @@ def _same_seeds_section() -> None:
         _shipped_agents(scenario.name, shipped)
         return
     try:
-        best = cached_best_heuristic(text)[0]
+        found = best_heuristic_now(text)
     except GpuschedError as exc:
         st.error(str(exc), icon=":material/error:")
         return
+    if found is None:
+        return
+    best = found[0]
     st.caption(f"On `{scenario.name}` (change it on *Cluster & workload*), workload seeds "
                f"{', '.join(map(str, seeds))}: every model and {policy_label(best)}, the best "
                "heuristic here by time to result, run on exactly the same jobs. The evaluations in "

@@ -4,7 +4,7 @@ live over N seeds on the current scenario."""
 import streamlit as st
 from shared import (
     background_ready,
-    cached_best_heuristic,
+    best_heuristic_now,
     cached_compare,
     cached_compare_figures,
     cached_failure_bars,
@@ -32,7 +32,7 @@ from gpusched.dashboard.words import has_failures
 from gpusched.errors import GpuschedError
 from gpusched.experiment.scorecard import scorecard
 from gpusched.figures import OCCUPANCY_NOTE, forest_figure, metric_bars_figure, results_table, scorecard_table
-from gpusched.figures.compare import results_sections
+from gpusched.figures.compare import moved_jobs, results_sections
 from gpusched.figures.headline import seed_range
 from gpusched.figures.same_jobs import identity_notes
 from gpusched.policies import policy_label
@@ -117,19 +117,22 @@ def _live_view() -> None:
     text = scenario.to_yaml()
     try:
         with st.spinner("Finding the best heuristic on this scenario…"):
-            best, best_seeds, from_shipped = cached_best_heuristic(text)
+            found = best_heuristic_now(text)
     except GpuschedError as exc:
         st.error(str(exc), icon=":material/error:")
         return
-    options = list(dict.fromkeys([*policy_options(), best]))
+    best = None if found is None else found[0]
+    options = list(dict.fromkeys([*policy_options(), *([best] if best else [])]))
     defaults = list(dict.fromkeys(p for p in [*DEFAULT_POLICIES, best] if p in options))
     c1, c2 = st.columns([4, 1])
-    where = (f"in the shipped results of this preset ({seed_range(best_seeds)})" if from_shipped
-             else f"of the queue-aware heuristics run here on {seed_range(best_seeds)}")
+    if found is None:
+        about = "The best heuristic on this scenario joins these once it is measured. "
+    else:
+        where = (f"in the shipped results of this preset ({seed_range(found[1])})" if found[2]
+                 else f"of the queue-aware heuristics run here on {seed_range(found[1])}")
+        about = f"{policy_label(best)} is the best heuristic {where}, by time to result (mean JCT). "
     policies = c1.multiselect("Policies", options, default=defaults,
-                              help=f"{policy_label(best)} is the best heuristic {where}, by time to "
-                                   "result (mean JCT). "
-                                   + policy_help(*st.session_state.get("compare_policies", defaults)),
+                              help=about + policy_help(*st.session_state.get("compare_policies", defaults)),
                               format_func=policy_label, key="compare_policies")
     n_seeds = int(c2.number_input("Seeds", min_value=1, max_value=MAX_SEEDS, value=3, step=1,
                                   key="compare_seeds",
@@ -161,10 +164,12 @@ def _live_view() -> None:
         show_chart(util, key="compare_util")
     failure_bars = cached_failure_bars(text, tuple(policies), seeds)
     if failure_bars is not None:
-        st.markdown("##### Failures and preemption")
+        moved = moved_jobs(comparison)
+        st.markdown("##### Failures, preemption and moves" if moved else "##### Failures and preemption")
         st.caption("Goodput is the share of the GPU-hours jobs held that did useful work: neither thrown "
                    "away by a node failure (progress since the last checkpoint) nor spent restoring "
-                   "after a stop.")
+                   "after a stop." + (" A move stops a running job and restarts it on faster GPUs "
+                                      "(its restore counts as time spent restoring)." if moved else ""))
         show_chart(failure_bars, key="compare_failure_bars")
         if has_failures(scenario):
             with st.container(key="compare-lost-work", border=True):

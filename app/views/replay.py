@@ -4,6 +4,8 @@ import streamlit as st
 from shared import (
     CARDS_PER_ROW,
     background_ready,
+    beside_time_to_result,
+    cached_cards,
     cached_replay,
     cached_run,
     current_scenario,
@@ -18,10 +20,13 @@ from shared import (
 )
 
 from gpusched.core.metric_names import metric_help, metric_label
+from gpusched.dashboard.cards import jobs_have_deadlines
 from gpusched.dashboard.headline import headline_heuristics
 from gpusched.dashboard.policies import policy_help, with_queue_pairs
 from gpusched.errors import GpuschedError
 from gpusched.experiment.decisions import decision_table, informative
+from gpusched.experiment.scorecard import TAIL_WAIT_METRIC
+from gpusched.figures.compare import MOVE_BAR_METRICS
 from gpusched.limits import MAX_SEED
 from gpusched.policies import policy_label
 
@@ -52,12 +57,16 @@ def main() -> None:
         return
 
     m = result.metrics
-    cols = st.columns(CARDS_PER_ROW)
-    for col, key in zip(cols, ("avg_jct_min", "avg_wait_min", "p99_wait_min"), strict=False):
-        metric_card(col, key, m[key])
-    cols[3].metric(metric_label("jobs_completed"),
-                   f"{m['jobs_completed']:,.0f} / {m['jobs_submitted']:,.0f}",
-                   help=f"{metric_help('jobs_completed')} Out of the jobs submitted.")
+    first = [*beside_time_to_result(("avg_jct_min", "avg_wait_min", TAIL_WAIT_METRIC),
+                                    cached_cards(text, jobs_have_deadlines(result.jobs))), "jobs_completed"]
+    for start in range(0, len(first), CARDS_PER_ROW):
+        for col, key in zip(st.columns(CARDS_PER_ROW), first[start:start + CARDS_PER_ROW], strict=False):
+            if key == "jobs_completed":
+                col.metric(metric_label("jobs_completed"),
+                           f"{m['jobs_completed']:,.0f} / {m['jobs_submitted']:,.0f}",
+                           help=f"{metric_help('jobs_completed')} Out of the jobs submitted.")
+            else:
+                metric_card(col, key, m[key])
     more = ["avg_util", "stall_min", "makespan_min", "avg_bsld"]
     if scenario.window > 1:
         more += ["backfilled_jobs", "weighted_wait_min"]
@@ -67,6 +76,8 @@ def main() -> None:
                       "jobs_interrupted", "preemptions"], m)
         with st.container(key="replay-lost-work", border=True):
             st.markdown("\n".join(f"- {line}" for line in lost_work_of_run(result, scenario)))
+    if m["migrations"]:
+        metric_cards(MOVE_BAR_METRICS, m)
     st.caption("Press ▶ Play or drag the slider. Bars: grey under 60 %, green 60–80 % (target), "
                "orange over 80 % (hot); VRAM bars are coloured by the share of the GPU's memory "
                "in use, against its capacity (light grey).")

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 import streamlit as st
-from shared import page_header, show_chart
+from shared import page_header, recompute_button, show_chart
 from streamlit.runtime.scriptrunner import add_script_run_ctx
 
 from gpusched.core.glossary import glossary_line
 from gpusched.core.metric_names import metric_help
+from gpusched.dashboard.traces import TRACES_SOURCE, allocation_mismatches, shipped_allocation
 from gpusched.errors import GpuschedError
 from gpusched.fgd.allocation import DEFAULT_TUNE, AllocationRun, run_allocation
 from gpusched.fgd.experiment import (
@@ -25,6 +26,7 @@ from gpusched.fgd.experiment import (
 )
 from gpusched.fgd.report import comparison_table, curves_frame, gpu_state_table, published_curves
 from gpusched.fgd.scoring import POLICY_NAMES
+from gpusched.figures.headline import seed_range
 from gpusched.figures.traces import allocation_curves_figure, gpu_heatmap_figure
 from gpusched.limits import MAX_TRACE_BYTES
 from gpusched.policies import policy_label
@@ -40,6 +42,8 @@ ZOOM_FROM_PCT = 70.0
 REQUEST_KEY = "traces_request"
 # Session-state key of the seconds per run measured so far, by policy.
 MEASURED_KEY = "traces_measured_s"
+# Session-state key of the request whose shipped runs the visitor asked to recompute live.
+LIVE_KEY = "traces_live"
 
 Request = tuple[str, tuple[str, ...], tuple[int, ...], float]
 
@@ -118,6 +122,13 @@ def _controls() -> tuple[Request | None, bytes | None]:
     return (key, tuple(sorted(policies, key=order.get)), tuple(sorted(seeds)), round(float(tune), 2)), upload
 
 
+def _shipped(request: Request) -> list[AllocationRun] | None:
+    """The shipped runs of a request when every one of its runs is shipped, else ``None``."""
+    key, policies, seeds, tune = request
+    runs = [shipped_allocation(key, p, s, tune) for p in policies for s in seeds]
+    return None if any(r is None for r in runs) else runs
+
+
 def _run(request: Request, upload: bytes | None) -> tuple[TraceData, list[AllocationRun]]:
     """Run (or fetch from the cache) every run of a request, with a progress bar."""
     key, policies, seeds, tune = request
@@ -131,6 +142,29 @@ def _run(request: Request, upload: bytes | None) -> tuple[TraceData, list[Alloca
     )
     bar.empty()
     return trace, runs
+
+
+def _shipped_note(request: Request, shipped: list[AllocationRun], upload: bytes | None) -> None:
+    """Where the shown runs come from, and Recompute live: the same runs here, checked against them."""
+    if recompute_button(f"These are the shipped runs, {seed_range(request[2])}", TRACES_SOURCE,
+                        "benchmarks/traces_shipped.py", "traces_recompute"):
+        st.session_state[LIVE_KEY] = request
+    if st.session_state.get(LIVE_KEY) != request:
+        return
+    try:
+        _, live = _run(request, upload)
+    except GpuschedError as err:
+        st.error(f"The live runs could not finish: {err}", icon=":material/error:")
+        return
+    wrong = allocation_mismatches(shipped, live)
+    st.session_state[MEASURED_KEY] = {**st.session_state.get(MEASURED_KEY, {}), **measured_seconds(live)}
+    if not wrong:
+        st.success(f"Recomputed live: the {len(live)} run(s) give exactly the shipped numbers.",
+                   icon=":material/check_circle:")
+    else:
+        policy, seed, what = wrong[0]
+        st.warning(f"Recomputed live: {len(wrong)} result(s) differ from the shipped runs, e.g. "
+                   f"{policy_label(policy)} on seed {seed} ({what}).", icon=":material/warning:")
 
 
 def _results(request: Request, trace: TraceData, runs: list[AllocationRun]) -> None:
@@ -191,6 +225,8 @@ def main() -> None:
                         icon=":material/play_arrow:")
     if wanted is None:
         c2.caption("Choose at least one policy and one seed (and a file, for an upload).")
+    elif _shipped(wanted) is not None:
+        c2.caption(f"Shipped runs ({seed_range(wanted[2])}): shown at once, without running.")
     else:
         c2.caption(estimate_line(wanted[1], len(wanted[2]), st.session_state.get(MEASURED_KEY)))
     if clicked and wanted is not None:
@@ -199,14 +235,21 @@ def main() -> None:
         st.info("The results below are for the previous settings; press **Run** to update them.")
     # The current upload belongs to the shown results only if it is the file they were run on.
     same_file = wanted is not None and wanted[0] == shown[0]
+    shipped = _shipped(shown)
     try:
-        trace, runs = _run(shown, upload if same_file else None)
+        if shipped is not None:
+            trace, runs = cached_trace(shown[0]), shipped
+        else:
+            trace, runs = _run(shown, upload if same_file else None)
     except GpuschedError as err:
         st.error(str(err))
         return
     st.session_state[REQUEST_KEY] = shown
-    st.session_state[MEASURED_KEY] = {**st.session_state.get(MEASURED_KEY, {}),
-                                      **measured_seconds(runs)}
+    if shipped is None:
+        st.session_state[MEASURED_KEY] = {**st.session_state.get(MEASURED_KEY, {}),
+                                          **measured_seconds(runs)}
+    else:
+        _shipped_note(shown, shipped, upload if same_file else None)
     _results(shown, trace, runs)
 
 

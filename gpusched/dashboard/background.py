@@ -16,6 +16,7 @@ import multiprocessing
 import os
 import sys
 import threading
+import time
 import types
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -65,6 +66,22 @@ class BackgroundRuns:
                     self._futures.pop(oldest, None)
             return future
 
+    def submit_mean(self, scenario_yaml: str, policy: str, seeds: tuple[int, ...],
+                    metric: str) -> Future[float]:
+        """The future of ``policy``'s mean of ``metric`` over ``seeds`` (one task: the runs stay
+        in the worker and only the number comes back); submitted once, shared by every caller."""
+        key = (scenario_yaml, f"mean:{metric}:{policy}:{','.join(map(str, seeds))}", -1)
+        with self._lock:
+            future = self._futures.get(key)
+            if future is None:
+                try:
+                    future = self._pool.submit(_mean, scenario_yaml, policy, tuple(seeds), metric)
+                except BrokenProcessPool:
+                    self._pool = _start_pool(self._workers)
+                    future = self._pool.submit(_mean, scenario_yaml, policy, tuple(seeds), metric)
+                self._futures[key] = future
+            return future
+
     def ready(self, scenario_yaml: str, policy: str, seeds: list[int] | tuple[int, ...]) -> bool:
         """Whether every seed's run is finished (submitting the missing ones)."""
         return all(self.submit(scenario_yaml, policy, s).done() for s in seeds)
@@ -107,10 +124,24 @@ WORKER_NICENESS = 10
 imports and runs yield to the pages' own drawing, which is what a visitor waits for."""
 
 
+PARENT_CHECK_S = 1.0
+"""How often a worker checks that the server that started it still runs (seconds)."""
+
+
+def _exit_with_parent(parent: int) -> None:
+    """End the worker once its server is gone (a stopped server must not leave a worker running
+    the rest of its queue)."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_S)
+    os._exit(0)
+
+
 def _warm_worker() -> None:
     """Start-up of a worker: a lower CPU priority (:data:`WORKER_NICENESS`) and one core for the
     agent's network, leaving the machine to the pages first, and torch, the shipped model and the
     observation kernel load now, not in the first run."""
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True,
+                     name="gpusched-worker-watch").start()
     if hasattr(os, "nice"):
         with contextlib.suppress(OSError):
             os.nice(WORKER_NICENESS)
@@ -129,3 +160,8 @@ def _warm_worker() -> None:
 
 def _run(scenario_yaml: str, policy: str, seed: int) -> Result:
     return run_policy(scenario_from_yaml(scenario_yaml, source="background run"), policy, seed=seed)
+
+
+def _mean(scenario_yaml: str, policy: str, seeds: tuple[int, ...], metric: str) -> float:
+    scenario = scenario_from_yaml(scenario_yaml, source="background run")
+    return float(sum(run_policy(scenario, policy, seed=s).metrics[metric] for s in seeds) / len(seeds))

@@ -41,10 +41,11 @@ def training_available() -> bool:
 
 
 QUEUE_HEURISTICS: tuple[str, ...] = ("fitfirst", "easy", "sjf", "priority", "wfp3", "las", "srtf",
-                                     "easy+fastest_fit")
+                                     "easy+fastest_fit", "fastest_move", "las+fastest_move")
 """The queue-aware heuristics the dashboard offers (each order with Best-Fit, including the
-preemptive ``las`` and ``srtf``, and EASY with Fastest-Fit); any other ``ORDER+PLACEMENT`` runs
-from the command line."""
+preemptive ``las`` and ``srtf``, EASY with Fastest-Fit, and Fastest-Fit that moves running jobs
+to faster GPUs, alone and with LAS, the best pair on ``gavel-108gpu``); any other
+``ORDER+PLACEMENT`` runs from the command line."""
 
 
 def dashboard_policies() -> list[str]:
@@ -59,9 +60,10 @@ def dashboard_policies() -> list[str]:
 
 def with_queue_pairs(options: list[str], pairs: tuple[str, ...] | list[str]) -> list[str]:
     """``options`` with every ``ORDER+PLACEMENT`` pair of ``pairs`` added (so the rule Home names
-    best is there), each FIFO placement ``X`` shown as its pair ``fcfs+X`` when that pair is
-    offered: the two are the same rule (``gpusched.policies.queue``), and Home names it by the pair.
-    A name whose label is already offered (``sjf`` is ``sjf+best_fit``) is offered once.
+    best is there), each FIFO placement ``X`` run as its pair ``fcfs+X`` when that pair is
+    offered: the two are the same rule (``gpusched.policies.queue``) with one display name, and
+    Home runs it by the pair. A name whose label is already offered (``sjf`` is ``sjf+best_fit``)
+    is offered once.
 
     :param options: policy names a page offers (registry names).
     :param pairs: ``ORDER+PLACEMENT`` names to add.

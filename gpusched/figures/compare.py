@@ -19,6 +19,7 @@ from gpusched.core.metric_names import (
 )
 from gpusched.experiment.paired import METHOD_NAMES, interval_method, mean_interval
 from gpusched.experiment.runner import Comparison
+from gpusched.experiment.scorecard import TAIL_WAIT_METRIC
 from gpusched.figures.style import (
     TARGET_BAND_FILL,
     apply_layout,
@@ -30,7 +31,7 @@ from gpusched.figures.words import signed as signed_number
 from gpusched.policies import policy_label
 
 BAR_METRICS: tuple[str, ...] = (
-    "avg_jct_min", "avg_wait_min", "p95_wait_min", "avg_slowdown", "speed_loss_min", "avg_bsld",
+    "avg_jct_min", "avg_wait_min", TAIL_WAIT_METRIC, "avg_slowdown", "speed_loss_min", "avg_bsld",
     "weighted_wait_min", "avg_util", "util_in_band_frac", "gini", "jobs_completed",
 )
 """The metrics shown as bars, in order (titles, units and scales from
@@ -41,11 +42,30 @@ FAILURE_BAR_METRICS: tuple[str, ...] = (
 )
 """The bars of failures and preemption (shown when some run has a failure or a preemption)."""
 
+MOVE_BAR_METRICS: tuple[str, ...] = ("migrations", "migration_restore_gpu_hours")
+"""The bars of moves (a placement that moves running jobs to faster GPUs,
+:mod:`gpusched.policies.migration`), shown when some run moved a job."""
+
+
+def _any_positive(comparison: Comparison, key: str) -> bool:
+    runs = comparison.runs
+    return key in runs.columns and bool((runs[key] > 0).any())
+
+
+def moved_jobs(comparison: Comparison) -> bool:
+    """Whether some run of the comparison moved a running job to other GPUs."""
+    return _any_positive(comparison, "migrations")
+
 
 def has_disruptions(comparison: Comparison) -> bool:
-    """Whether some run of the comparison had a node failure or a preemption."""
-    runs = comparison.runs
-    return bool(((runs["node_failures"] > 0) | (runs["preemptions"] > 0)).any())
+    """Whether some run of the comparison had a node failure, a preemption or a move."""
+    return any(_any_positive(comparison, k) for k in ("node_failures", "preemptions", "migrations"))
+
+
+def disruption_metrics(comparison: Comparison) -> tuple[str, ...]:
+    """The bars of a comparison's disruptions: :data:`FAILURE_BAR_METRICS`, and
+    :data:`MOVE_BAR_METRICS` when some run moved a job."""
+    return FAILURE_BAR_METRICS + (MOVE_BAR_METRICS if moved_jobs(comparison) else ())
 
 
 OCCUPANCY_NOTE = ("GPU occupancy is the share of the cluster's GPU compute held by running jobs. Slow "
@@ -170,11 +190,11 @@ def metric_bars_figure(comparison: Comparison, metric_keys: Sequence[str] | None
 
 
 TABLE_METRICS: tuple[str, ...] = (
-    "avg_jct_min", "avg_wait_min", "p95_wait_min", "p99_wait_min", "max_wait_min", "avg_slowdown",
+    "avg_jct_min", "avg_wait_min", TAIL_WAIT_METRIC, "max_wait_min", "avg_slowdown",
     "speed_loss_min", "avg_bsld", "weighted_wait_min", "backfilled_jobs", "avg_util",
     "util_in_band_frac", "gini", "stall_min", "makespan_min", "jobs_completed", "jobs_unfinished",
     "goodput", "lost_gpu_hours", "restore_gpu_hours", "node_failures", "jobs_interrupted",
-    "preemptions", "total_reward",
+    "preemptions", *MOVE_BAR_METRICS, "total_reward",
 )
 """Columns of the results table, in order (headers from :func:`metric_title`)."""
 
@@ -194,17 +214,17 @@ def results_table(comparison: Comparison, metrics: Sequence[str] = TABLE_METRICS
 
 
 RESULT_SECTIONS: dict[str, tuple[str, ...]] = {
-    "Time to result and waits": ("avg_jct_min", "avg_wait_min", "p95_wait_min", "p99_wait_min",
-                                 "max_wait_min"),
+    "Time to result and waits": ("avg_jct_min", "avg_wait_min", TAIL_WAIT_METRIC, "max_wait_min"),
     "Slowdown and order": ("avg_slowdown", "avg_bsld", "speed_loss_min", "weighted_wait_min",
                            "backfilled_jobs"),
     "Use of the cluster": ("avg_util", "util_in_band_frac", "gini", "stall_min", "makespan_min"),
     "Jobs and reward": ("jobs_completed", "jobs_unfinished", "total_reward"),
     "Failures and preemption": ("goodput", "lost_gpu_hours", "restore_gpu_hours", "node_failures",
                                 "jobs_interrupted", "preemptions"),
+    "Moves": MOVE_BAR_METRICS,
 }
 """The results table's columns in sections of at most six, each shown as a table of its own: one
-table of all 24 would run far past the page's edge."""
+table of all 25 would run far past the page's edge."""
 
 
 def results_sections(comparison: Comparison) -> dict[str, pd.DataFrame]:
@@ -215,6 +235,8 @@ def results_sections(comparison: Comparison) -> dict[str, pd.DataFrame]:
     for section, keys in RESULT_SECTIONS.items():
         part = table[[metric_title(k) for k in keys]]
         if section == "Failures and preemption" and not has_disruptions(comparison):
+            continue
+        if section == "Moves" and not moved_jobs(comparison):
             continue
         out[section] = part
     return out
@@ -369,7 +391,7 @@ def _all_zero(part: pd.DataFrame) -> bool:
 FOREST_TITLE_CHARS = 34
 """Longest line of a forest-plot panel's title (characters): a third of a 1,280 px page holds it."""
 
-FOREST_METRICS: tuple[str, ...] = ("avg_jct_min", "avg_wait_min", "p99_wait_min", "avg_slowdown",
+FOREST_METRICS: tuple[str, ...] = ("avg_jct_min", "avg_wait_min", TAIL_WAIT_METRIC, "avg_slowdown",
                                    "speed_loss_min", "jobs_completed")
 """The metrics the Compare page draws in its forest plot."""
 

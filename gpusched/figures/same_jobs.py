@@ -12,6 +12,7 @@ from gpusched.agent.plugin import shipped_model_for
 from gpusched.core.metric_names import format_metric, metric_title
 from gpusched.experiment.identical import identical_groups
 from gpusched.experiment.runner import Comparison
+from gpusched.experiment.scorecard import TAIL_WAIT_METRIC
 from gpusched.figures.words import signed
 from gpusched.policies import policy_label
 
@@ -59,7 +60,7 @@ def identity_notes(comparison: Comparison, window: int) -> list[str]:
     return notes
 
 
-AGENT_TABLE_METRICS: tuple[str, ...] = ("avg_jct_min", "avg_wait_min", "p99_wait_min")
+AGENT_TABLE_METRICS: tuple[str, ...] = ("avg_jct_min", "avg_wait_min", TAIL_WAIT_METRIC)
 """The columns of the agents' table (headers from :func:`metric_title`)."""
 
 

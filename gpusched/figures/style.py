@@ -13,6 +13,7 @@ import math
 import plotly.graph_objects as go
 
 from gpusched.agent import AGENT_POLICY, ROLLOUT_AGENT_POLICY
+from gpusched.policies.migration import MOVING_PLACEMENT
 
 POLICY_COLORS: dict[str, str] = {
     "first_fit": "#2563EB",
@@ -22,6 +23,7 @@ POLICY_COLORS: dict[str, str] = {
     "least_loaded_fit": "#D97706",
     "best_fit": "#059669",
     "random": "#6B7280",
+    MOVING_PLACEMENT: "#4D7C0F",
     AGENT_POLICY: "#7C3AED",
     ROLLOUT_AGENT_POLICY: "#A855F7",
     "fgd": "#C026D3",

@@ -284,10 +284,24 @@ def _split_queue_name(name: str) -> tuple[str, str]:
     return order, placement
 
 
+SAME_AS_PLACEMENT = "fcfs"
+"""The order that adds nothing to its placement: ``fcfs+X`` starts the head job only, which is what
+the FIFO placement ``X`` does alone on any window (:mod:`gpusched.policies.queue`), so the two
+names are one rule and share one display name, the placement's (``First-Fit``)."""
+
+
+def queue_label(order: str, placement: str) -> str:
+    """The display name of ``ORDER+PLACEMENT``: ``SJF + First-Fit``, and for FCFS the placement's
+    own (:data:`SAME_AS_PLACEMENT`: ``fcfs+first_fit`` is ``First-Fit``, as ``first_fit`` is)."""
+    if order == SAME_AS_PLACEMENT:
+        return policy_label(placement)
+    return f"{ORDER_LABELS[order]} + {policy_label(placement)}"
+
+
 def _queue_info(name: str) -> PolicyInfo:
     order, placement = _split_queue_name(name)
     base = policy_info(placement)
-    return PolicyInfo(name, f"{ORDER_LABELS[order]} + {policy_label(placement)}",
+    return PolicyInfo(name, queue_label(order, placement),
                       lambda seed: queue_policy(name, seed), heuristic=False, slow=base.slow)
 
 
@@ -326,12 +340,12 @@ register("cheapest_fit", lambda seed: CheapestFit(), label="Cheapest-Fit", heuri
 # Fastest-Fit that moves running jobs to faster GPUs as they free up (gpusched.policies.migration);
 # alone it is FCFS with it. Without speeds it is Best-Fit, so it stays out of the default list.
 register(MOVING_PLACEMENT, lambda seed: FastestMove(QueuePolicy("fcfs", FastestFit(), MOVING_PLACEMENT)),
-         label="Fastest-Fit + moves", heuristic=False)
+         label="Fastest-Fit (with moves)", heuristic=False)
 # Queue-aware heuristics (gpusched.policies.queue): an order alone places with Best-Fit;
 # ``ORDER+PLACEMENT`` names any FIFO placement.
 for _order in ORDERS:
     register(_order, lambda seed, _o=_order: queue_policy(_o, seed),
-             label=f"{ORDER_LABELS[_order]} + Best-Fit", heuristic=False)
+             label=queue_label(_order, "best_fit"), heuristic=False)
 # Planners over forks of the simulator (see gpusched.policies.lookahead): ``lookahead`` plays the
 # real future (a bound and a teacher), ``queue_lookahead`` only the jobs that have arrived.
 register("lookahead", lambda seed: Lookahead(BestFit()), heuristic=False, slow=True)

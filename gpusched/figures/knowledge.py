@@ -1,0 +1,185 @@
+"""What the scheduler knows: the same jobs when the scheduler is told each job's run time exactly,
+told it with an error, not told it, or predicts it from history, and what not knowing costs each
+rule (:mod:`gpusched.experiment.knowledge` measures it; :mod:`gpusched.dashboard.knowledge` turns
+its table into the frames drawn here).
+
+The frames: ``means`` has one row per (policy, setting) with ``mean``, ``low``, ``high`` (the 95 %
+interval of the mean over seeds, never below 0) and ``refused`` (the rule reads run times and the
+setting declares none); ``cost`` has one row per (policy, setting other than exact) with ``diff``
+(the setting minus exact, paired seed by seed), ``low``, ``high``, ``n`` (seeds) and ``interval``
+(its kind: ``t`` or ``bootstrap``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from gpusched.core.metric_names import metric_name, metric_title
+from gpusched.experiment.paired import METHOD_NAMES
+from gpusched.figures.style import apply_layout
+from gpusched.figures.words import signed
+from gpusched.policies import policy_label
+
+SETTING_WORDS: dict[str, str] = {
+    "exact": "told exactly",
+    "lognormal 1": "told with an error",
+    "none": "not told",
+    "history": "predicted from history",
+}
+"""Each setting of what the scheduler is told, in words (the keys are the settings' labels of
+:data:`gpusched.experiment.knowledge.SETTINGS`)."""
+
+SETTING_NOTES: dict[str, str] = {
+    "exact": "the scheduler reads each job's true run time",
+    "lognormal 1": "each declared run time is the true one times a random factor (lognormal, "
+                   "σ = 1: within a factor of 2.7 for two jobs in three)",
+    "none": "no run time is declared; rules that read run times are refused",
+    "history": "each job's run time is predicted from similar jobs that finished before it arrived",
+}
+"""What each setting means, one line each (the page's tooltips and captions)."""
+
+SETTING_COLORS: dict[str, str] = {"exact": "#1D4ED8", "lognormal 1": "#D97706", "none": "#6B7280",
+                                  "history": "#059669"}
+"""One colour per setting (the bars of one rule are its settings)."""
+
+REFUSED = "refused: reads run times"
+"""What a cell of a rule that needs run times says under a setting that declares none."""
+
+
+def setting_word(setting: str) -> str:
+    """A setting in words (its label itself when it has no words)."""
+    return SETTING_WORDS.get(setting, setting)
+
+
+def _color(setting: str, k: int) -> str:
+    spare = ("#7C3AED", "#DB2777", "#0891B2", "#92400E")
+    return SETTING_COLORS.get(setting, spare[k % len(spare)])
+
+
+def _values(series: pd.Series) -> list[float | None]:
+    """A series as plot values: rounded, ``None`` (no bar) where it is NaN."""
+    return [None if pd.isna(v) else round(float(v), 3) for v in series]
+
+
+def knowledge_means_figure(means: pd.DataFrame, metric: str = "avg_jct_min",
+                           n_seeds: int | None = None) -> go.Figure:
+    """One group of bars per rule, one bar per setting: the mean of ``metric`` over the seeds,
+    with its 95 % interval (never below 0). A refused combination has no bar; its rule's label
+    says which settings refused it.
+
+    :param means: the means frame of the module docstring.
+    :param metric: the metric drawn (its title and scale from the names table).
+    :param n_seeds: seeds behind each mean (for the subtitle).
+    """
+    name = metric_name(metric)
+    policies = list(dict.fromkeys(means["policy"]))
+    settings = list(dict.fromkeys(means["setting"]))
+    refused = {p: [setting_word(s) for s in settings
+                   if bool(means[(means["policy"] == p) & (means["setting"] == s)]["refused"].any())]
+               for p in policies}
+    labels = [policy_label(p) + (f"<br>(refused when {', '.join(refused[p])})" if refused[p] else "")
+              for p in policies]
+    fig = go.Figure()
+    for k, setting in enumerate(settings):
+        part = means[means["setting"] == setting].set_index("policy").reindex(policies)
+        ok = ~part["refused"].fillna(True).astype(bool)
+        y = (part["mean"] * name.scale).where(ok)
+        low = (part["low"] * name.scale).where(ok)
+        high = (part["high"] * name.scale).where(ok)
+        fig.add_trace(go.Bar(
+            x=labels, y=_values(y), name=setting_word(setting), marker_color=_color(setting, k),
+            error_y={"type": "data", "symmetric": False, "array": _values(high - y),
+                     "arrayminus": _values(y - low), "color": "#374151", "thickness": 1.2,
+                     "visible": (n_seeds or 0) > 1},
+            hovertemplate="%{x}<br>" + setting_word(setting) + ": %{y:,.1f}<extra></extra>"))
+    seeds = f" over {n_seeds} seed(s)" if n_seeds else ""
+    apply_layout(fig, title=f"{metric_title(metric)} of each rule by what it is told{seeds}", height=460)
+    fig.update_layout(barmode="group", bargap=0.25, margin={"t": 110},
+                      title={"subtitle": {"text": "Bars: mean over the seeds; error bars: its 95 % "
+                                                  "interval, never below 0.", "font": {"size": 12}}},
+                      legend={"y": 1.0, "yref": "container", "yanchor": "top"})
+    fig.update_yaxes(title_text=metric_title(metric), rangemode="tozero")
+    return fig
+
+
+def cost_of_not_knowing_figure(cost: pd.DataFrame, metric: str = "avg_jct_min") -> go.Figure:
+    """What not knowing costs each rule: per rule, one dot per setting other than exact at the
+    mean paired difference (setting minus exact, seed by seed) with its 95 % interval; a
+    difference may be negative (a guess that happens to help), so the axis is not cut at 0.
+
+    :param cost: the cost frame of the module docstring.
+    """
+    name = metric_name(metric)
+    policies = list(dict.fromkeys(cost["policy"]))
+    labels = {p: policy_label(p) for p in policies}
+    fig = go.Figure()
+    settings = list(dict.fromkeys(cost["setting"]))
+    for k, setting in enumerate(settings):
+        part = cost[cost["setting"] == setting].set_index("policy").reindex(policies).dropna(subset=["diff"])
+        diff, low, high = (part[c].to_numpy(float) * name.scale for c in ("diff", "low", "high"))
+        kinds = [METHOD_NAMES.get(str(i), str(i)) for i in part["interval"]]
+        fig.add_trace(go.Scatter(
+            x=diff.round(3).tolist(), y=[labels[p] for p in part.index], mode="markers",
+            name=setting_word(setting), marker={"size": 11, "color": _color(setting, k + 1)},
+            error_x={"type": "data", "symmetric": False, "array": (high - diff).round(3).tolist(),
+                     "arrayminus": (diff - low).round(3).tolist(), "thickness": 1.4},
+            customdata=np.c_[low.round(2), high.round(2), kinds].tolist(),
+            hovertemplate="%{y}<br>" + setting_word(setting) + ": %{x:+,.1f} against told exactly"
+                          "<br>95 % interval (%{customdata[2]}): %{customdata[0]} to "
+                          "%{customdata[1]}<extra></extra>"))
+    kinds = sorted({METHOD_NAMES.get(str(i), str(i)) for i in cost["interval"]})
+    apply_layout(fig, title=f"What not knowing costs: {metric_title(metric)}, against told exactly",
+                 height=max(320, 120 + 46 * len(policies)))
+    fig.add_vline(x=0, line={"color": "#9CA3AF", "dash": "dot"})
+    fig.update_layout(margin={"t": 110, "l": 200},
+                      title={"subtitle": {"text": "Dots: mean difference on the same jobs, seed by seed "
+                                                  f"(right of the line: worse); bars: 95 % interval "
+                                                  f"({', '.join(kinds)}).", "font": {"size": 12}}},
+                      legend={"y": 1.0, "yref": "container", "yanchor": "top"})
+    fig.update_xaxes(title_text=f"difference ({name.unit or 'units'})", zeroline=False)
+    fig.update_yaxes(autorange="reversed")
+    return fig
+
+
+def knowledge_table(means: pd.DataFrame, metric: str = "avg_jct_min") -> pd.DataFrame:
+    """The means as a table: one row per rule, one column per setting (in words), each cell the
+    mean with its 95 % interval, or :data:`REFUSED`."""
+    name = metric_name(metric)
+    digits = name.decimals
+
+    def cell(row) -> str:
+        if bool(row["refused"]):
+            return REFUSED
+        m, lo, hi = (row[c] * name.scale for c in ("mean", "low", "high"))
+        if np.isnan(lo) or np.isnan(hi):
+            return f"{m:,.{digits}f}"
+        return f"{m:,.{digits}f} [{lo:,.{digits}f}, {hi:,.{digits}f}]"
+
+    shown = means.assign(cell=means.apply(cell, axis=1), setting=means["setting"].map(setting_word))
+    table = shown.pivot(index="policy", columns="setting", values="cell")
+    table = table.reindex(index=list(dict.fromkeys(means["policy"])),
+                          columns=[setting_word(s) for s in dict.fromkeys(means["setting"])])
+    table.index = [policy_label(p) for p in table.index]
+    table.columns.name = None
+    return table
+
+
+def cost_table(cost: pd.DataFrame, metric: str = "avg_jct_min") -> pd.DataFrame:
+    """The cost of not knowing as a table: rule, setting (in words), the mean paired difference
+    with its 95 % interval, the interval's kind and the seeds."""
+    name = metric_name(metric)
+    d = name.decimals
+
+    def diff(row) -> str:
+        v = [row[c] * name.scale for c in ("diff", "low", "high")]
+        return f"{signed(v[0], d)} [{signed(v[1], d)}, {signed(v[2], d)}]"
+
+    return pd.DataFrame({
+        "rule": [policy_label(p) for p in cost["policy"]],
+        "told": [setting_word(s) for s in cost["setting"]],
+        "against told exactly [95 % interval]": cost.apply(diff, axis=1).tolist(),
+        "interval": [METHOD_NAMES.get(str(i), str(i)) for i in cost["interval"]],
+        "seeds": cost["n"].astype(int).tolist(),
+    })
