@@ -22,6 +22,8 @@ PAGES = [
     st.Page("views/compare.py", title="Compare", icon=":material/bar_chart:", url_path="compare"),
     st.Page("views/stalls.py", title="Least-Loaded stalls", icon=":material/traffic:",
             url_path="stalls"),
+    st.Page("views/knowledge.py", title="What the scheduler knows", icon=":material/psychology:",
+            url_path="knowledge"),
     st.Page("views/traces.py", title="Real traces", icon=":material/dataset:", url_path="traces"),
     st.Page("views/sweeps.py", title="Sweeps", icon=":material/grid_on:", url_path="sweeps"),
 ]

@@ -18,15 +18,16 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PAGES = {"home": "", "cluster": "cluster", "agent": "agent", "replay": "replay",
-         "compare": "compare", "stalls": "stalls", "traces": "traces", "sweeps": "sweeps"}
+         "compare": "compare", "stalls": "stalls", "knowledge": "knowledge", "traces": "traces",
+         "sweeps": "sweeps"}
 """Page name → URL path of every page."""
 PAGE_TITLES = {"home": "Home", "cluster": "Cluster & workload", "agent": "Agent", "replay": "Replay",
-               "compare": "Compare", "stalls": "Least-Loaded stalls", "traces": "Real traces",
-               "sweeps": "Sweeps"}
+               "compare": "Compare", "stalls": "Least-Loaded stalls",
+               "knowledge": "What the scheduler knows", "traces": "Real traces", "sweeps": "Sweeps"}
 """Page name → its title in the navigation; the browser tab reads ``"TITLE · gpusched"``."""
 SCREEN_SIZES = ((1440, 900), (1280, 720))
 """Viewports (width, height in pixels) every page is screenshotted and checked at."""
-CHART_PAGES = {"home", "cluster", "replay", "compare", "stalls", "traces", "sweeps"}
+CHART_PAGES = {"home", "cluster", "replay", "compare", "stalls", "knowledge", "traces", "sweeps"}
 """Pages that draw at least one Plotly chart."""
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 """Selector that matches once the page's script has finished running."""

@@ -16,7 +16,7 @@ from gpusched.dashboard.policies import dashboard_policies
 from gpusched.policies import policy_label, policy_names, queue_policy_names
 
 PAGES = [None, "views/cluster.py", "views/agent.py", "views/replay.py", "views/compare.py",
-         "views/stalls.py", "views/traces.py", "views/sweeps.py"]
+         "views/stalls.py", "views/traces.py", "views/sweeps.py", "views/knowledge.py"]
 UNITS = {"GPU", "GB", "CPU", "CSV", "YAML", "JSON", "ID", "MIN"}
 """Capitalised words everyone reads without help: units and file formats."""
 ABBREVIATION = re.compile(r"(?<![\w\-./`#])[A-Z]{2,}[0-9]*(?![\w\-./])")

@@ -12,7 +12,7 @@ from raw_names import figure_texts, raw_in
 from gpusched.core.metric_names import METRIC_NAMES
 
 PAGES = [None, "views/replay.py", "views/compare.py", "views/stalls.py", "views/sweeps.py",
-         "views/agent.py", "views/traces.py", "views/cluster.py"]
+         "views/agent.py", "views/traces.py", "views/cluster.py", "views/knowledge.py"]
 TITLES = {m.title: m for m in METRIC_NAMES.values()}
 
 

@@ -42,7 +42,7 @@ def test_a_refused_rule_reads_refused_not_blank():
     assert list(table.columns) == [SETTING_WORDS["exact"], SETTING_WORDS["none"]]
     assert list(table.index) == [policy_label("fcfs+first_fit"), policy_label("sjf+fastest_fit")]
     assert table.loc[policy_label("sjf+fastest_fit"), SETTING_WORDS["none"]] == REFUSED
-    assert table.loc[policy_label("sjf+fastest_fit"), SETTING_WORDS["exact"]] == "60.0 [50.0, 70.0]"
+    assert table.loc[policy_label("sjf+fastest_fit"), SETTING_WORDS["exact"]] == "60.0 [50, 70]"
 
 
 def test_the_means_figure_draws_one_bar_per_setting_and_none_for_a_refused_rule():

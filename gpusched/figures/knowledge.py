@@ -145,7 +145,7 @@ def cost_of_not_knowing_figure(cost: pd.DataFrame, metric: str = "avg_jct_min") 
 
 def knowledge_table(means: pd.DataFrame, metric: str = "avg_jct_min") -> pd.DataFrame:
     """The means as a table: one row per rule, one column per setting (in words), each cell the
-    mean with its 95 % interval, or :data:`REFUSED`."""
+    mean with its 95 % interval (its bounds one digit coarser than the mean), or :data:`REFUSED`."""
     name = metric_name(metric)
     digits = name.decimals
 
@@ -155,7 +155,8 @@ def knowledge_table(means: pd.DataFrame, metric: str = "avg_jct_min") -> pd.Data
         m, lo, hi = (row[c] * name.scale for c in ("mean", "low", "high"))
         if np.isnan(lo) or np.isnan(hi):
             return f"{m:,.{digits}f}"
-        return f"{m:,.{digits}f} [{lo:,.{digits}f}, {hi:,.{digits}f}]"
+        bound = max(digits - 1, 0)  # the bounds one digit coarser: four settings fit a 1280 px page
+        return f"{m:,.{digits}f} [{lo:,.{bound}f}, {hi:,.{bound}f}]"
 
     shown = means.assign(cell=means.apply(cell, axis=1), setting=means["setting"].map(setting_word))
     table = shown.pivot(index="policy", columns="setting", values="cell")
