@@ -884,22 +884,6 @@ URGENCY_JCT_CUT = 0.15
 """The JCT target: the agent's mean at least this share below the best pair's."""
 
 
-def _best_pair(t: KnowledgeTable, setting: str, metric: str, among: list[str]) -> str | None:
-    """The policy of ``among`` with the best mean of ``metric`` under ``setting``."""
-    means = {p: t.values(setting, p, metric).mean() for p in among}
-    means = {p: m for p, m in means.items() if not math.isnan(m)}
-    if not means:
-        return None
-    pick = max if metric == "slo_attainment" else min
-    return pick(means, key=means.__getitem__)
-
-
-def _paired_cells(t: KnowledgeTable, setting: str, a: str, b: str, metric: str) -> PairedDifference:
-    x, y = t.values(setting, a, metric), t.values(setting, b, metric)
-    return paired_difference(x.to_numpy(), y.reindex(x.index).to_numpy(),
-                             method="bootstrap" if metric == "p99_wait_min" else "t")
-
-
 def urgency_targets_section(known: dict[str, KnowledgeTable]) -> list[str]:
     """The urgency agent's targets, met or not, from its rows in the knowledge tables: mean JCT
     against the best pair under ``history`` (and the clairvoyant best told exactly beside it),
@@ -919,27 +903,28 @@ def urgency_targets_section(known: dict[str, KnowledgeTable]) -> list[str]:
         if t is None or agent not in t.policies:
             continue
         pairs = [p for p in t.policies if p != agent]
-        best = _best_pair(t, "history", "avg_jct_min", pairs)
-        bound = _best_pair(t, "exact", "avg_jct_min", pairs)
+        best = t.best("history", among=pairs)
+        bound = t.best("exact", among=pairs)
         a = t.values("history", agent, "avg_jct_min").mean()
         b = t.values("history", best, "avg_jct_min").mean()
-        d = _paired_cells(t, "history", agent, best, "avg_jct_min")
-        w = _paired_cells(t, "history", agent, best, "p99_wait_min")
+        d = t.paired("history", agent, best)
+        w = t.paired("history", agent, best, "p99_wait_min")
         cut = (1 - URGENCY_JCT_CUT) * b
         a99, b99 = (t.values("history", p, "p99_wait_min").mean() for p in (agent, best))
-        lines.append(f"| `{name}` | {a:,.1f} | `{best}` | {b:,.1f} | {_interval(d.mean, d.low, d.high)} | "
+        jct, wait = (_interval(x["diff"], x["low"], x["high"]) for x in (d, w))
+        lines.append(f"| `{name}` | {a:,.1f} | `{best}` | {b:,.1f} | {jct} | "
                      f"{(a - b) / b:+.1%} | ≤ {cut:,.1f} | {'yes' if a <= cut else 'no'} | "
-                     f"{_interval(w.mean, w.low, w.high)} | {'yes' if a99 <= b99 else 'no'} | "
+                     f"{wait} | {'yes' if a99 <= b99 else 'no'} | "
                      f"`{bound}` {t.values('exact', bound, 'avg_jct_min').mean():,.1f} |")
     t = known.get(URGENCY_DEADLINE_TABLE)
     if t is not None and agent in t.policies:
-        edf = _best_pair(t, "history", "slo_attainment", [p for p in t.policies if p.startswith("edf")])
+        edf = t.best("history", "slo_attainment", among=[p for p in t.policies if p.startswith("edf")])
         a, e = (t.values("history", p, "slo_attainment").mean() * 100 for p in (agent, edf))
-        d = _paired_cells(t, "history", agent, edf, "slo_attainment")
+        d = t.paired("history", agent, edf, "slo_attainment")
         lines += ["", f"With deadlines (`{URGENCY_DEADLINE_TABLE}`, `history`): the agent meets "
                   f"{a:.1f} % of deadlines against {e:.1f} % for `{edf}`, the best EDF pair "
-                  f"({signed(d.mean * 100, 1)} points [{signed(d.low * 100, 1)}, "
-                  f"{signed(d.high * 100, 1)}]): **target {'met' if a >= e else 'missed'}**."]
+                  f"({signed(d['diff'] * 100, 1)} points [{signed(d['low'] * 100, 1)}, "
+                  f"{signed(d['high'] * 100, 1)}]): **target {'met' if a >= e else 'missed'}**."]
     return lines
 
 

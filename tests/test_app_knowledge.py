@@ -8,7 +8,8 @@ import time
 
 from apptest_support import assert_clean, open_page, plotly_specs
 
-from gpusched.dashboard.knowledge import KNOWLEDGE_PRESETS, shipped_table
+from gpusched.dashboard.knowledge import KNOWLEDGE_PRESETS
+from gpusched.experiment.knowledge import shipped_knowledge
 from gpusched.figures.headline import seed_range
 from gpusched.figures.knowledge import REFUSED, setting_word
 
@@ -16,12 +17,12 @@ PAGE = "views/knowledge.py"
 
 
 def _shipped_preset() -> str:
-    return next(name for name in KNOWLEDGE_PRESETS if shipped_table(name) is not None)
+    return next(name for name in KNOWLEDGE_PRESETS if shipped_knowledge(name) is not None)
 
 
 def test_the_page_opens_on_a_shipped_comparison_named_with_its_seeds():
     name = _shipped_preset()
-    table = shipped_table(name)
+    table = shipped_knowledge(name)
     at = open_page(PAGE)
     at.selectbox(key="knowledge_preset").set_value(name).run()
     assert_clean(at)

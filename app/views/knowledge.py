@@ -15,10 +15,9 @@ from gpusched.dashboard.knowledge import (
     cost_frame,
     means_frame,
     refused_rules,
-    shipped_table,
 )
 from gpusched.dashboard.policies import policy_help
-from gpusched.experiment.knowledge import KnowledgeTable
+from gpusched.experiment.knowledge import KnowledgeTable, shipped_knowledge
 from gpusched.figures.headline import seed_range
 from gpusched.figures.knowledge import (
     REFUSED,
@@ -37,7 +36,7 @@ POLL_S = 1.0  # how often a live comparison's progress is read (seconds)
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _shipped(name: str) -> KnowledgeTable | None:
-    return shipped_table(name)
+    return shipped_knowledge(name)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

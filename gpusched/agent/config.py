@@ -244,12 +244,11 @@ class TrainConfig:
     def training_scenario(self):  # noqa: ANN201 - a Scenario (imported late: it loads presets)
         """The scenario every training and evaluation run uses: :attr:`scenario`, with
         :attr:`declared_run_time` in place of its own when set."""
+        from gpusched.workload.declared import told
         from gpusched.workload.scenario import load_scenario
 
         scenario = load_scenario(self.scenario)
-        if self.declared_run_time is None:
-            return scenario
-        return scenario.with_overrides(**{"workload.declared_run_time": self.declared_run_time})
+        return scenario if self.declared_run_time is None else told(scenario, self.declared_run_time)
 
     def check(self) -> None:
         """Validate every field against its type and bounds, then the fields against each other

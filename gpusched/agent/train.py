@@ -46,6 +46,7 @@ from gpusched.env.env import GPUSchedulerEnv
 from gpusched.policies import get_policy, policy_label
 from gpusched.policies.objective import OBJECTIVES
 from gpusched.policies.registry import reads_run_times
+from gpusched.workload.declared import is_undeclared
 from gpusched.workload.files import check_output_file
 from gpusched.workload.scenario import Scenario, load_scenario, make_simulator
 
@@ -164,7 +165,7 @@ def evaluate(agent: LoadedAgent, scenario: str | Scenario, seeds: list[int], bas
     and the baselines over ``seeds`` (a baseline that reads run times the scenario does not declare
     is left out)."""
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
-    if sc.workload.declared_run_time == "none":
+    if is_undeclared(sc.workload.declared_run_time):
         baselines = tuple(b for b in baselines if not reads_run_times(b))
     out: dict[str, dict[str, float]] = {}
     for name in (AGENT_POLICY, *baselines):

@@ -34,6 +34,7 @@ class UrgencyTotals:
         self.weight = np.array([j.weight for j in jobs], dtype=float)
         self.due = self.arrival + np.array([np.inf if j.deadline_min is None else j.deadline_min
                                             for j in jobs], dtype=float)
+        self._deadlines = bool(np.isfinite(self.due).any())
 
     def at(self, t_min: float, end_min: np.ndarray) -> tuple[float, float, int]:
         """The totals at time ``t_min``: weighted job-minutes in the system, job-minutes past a
@@ -44,5 +45,5 @@ class UrgencyTotals:
         until = np.fmin(end_min, t_min)  # NaN (still in the system) reads t
         weighted = float(np.dot(self.weight, np.maximum(until - self.arrival, 0.0)))
         past = until - self.due
-        late = float(np.maximum(past, 0.0).sum()) if np.isfinite(self.due).any() else 0.0
+        late = float(np.maximum(past, 0.0).sum()) if self._deadlines else 0.0
         return weighted, late, int((past > 0.0).sum())

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
 
 from gpusched.agent.names import AGENT_POLICY
-from gpusched.experiment.knowledge import SETTINGS, KnowledgeTable, knowledge_comparison, shipped_knowledge
+from gpusched.experiment.knowledge import SETTINGS, KnowledgeTable, knowledge_comparison
 from gpusched.experiment.paired import interval_method, mean_interval
-from gpusched.policies import reads_run_times
 from gpusched.workload.scenario import load_scenario
 
 KNOWLEDGE_PRESETS: tuple[str, ...] = ("gavel-108gpu-heavy", "openb-replay-heavy", "fleet-16gpu")
@@ -37,22 +35,11 @@ METRIC = "avg_jct_min"
 """The metric the page compares by: time to result."""
 
 
-def _columns(frame: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
-    """``frame`` with ``names`` as columns (moved out of its index when they are index levels)."""
-    present = [n for n in names if n in (frame.index.names or [])]
-    return frame.reset_index(level=present) if present else frame
-
-
-def table_runs(table: KnowledgeTable) -> pd.DataFrame:
-    """The table's runs, one row per (setting, policy, seed), with those as columns."""
-    return _columns(table.runs, ("setting", "policy", "seed")).reset_index(drop=True)
-
-
 def means_frame(table: KnowledgeTable, metric: str = METRIC) -> pd.DataFrame:
     """One row per (policy, setting) in the table's order: ``mean``, ``low`` and ``high`` of
     ``metric`` over the seeds (a 95 % interval of the metric's kind, never below 0) and
     ``refused`` (every run of the combination was refused)."""
-    runs = table_runs(table)
+    runs = table.runs
     rows = []
     for policy in table.policies:
         for setting in table.settings:
@@ -69,8 +56,7 @@ def means_frame(table: KnowledgeTable, metric: str = METRIC) -> pd.DataFrame:
 def cost_frame(table: KnowledgeTable, metric: str = METRIC) -> pd.DataFrame:
     """The cost of not knowing (:meth:`KnowledgeTable.cost_of_not_knowing`), one row per (policy,
     setting other than exact) with those as columns, refused combinations left out."""
-    cost = _columns(table.cost_of_not_knowing(metric), ("policy", "setting")).reset_index(drop=True)
-    return cost.dropna(subset=["diff"]).reset_index(drop=True)
+    return table.cost_of_not_knowing(metric).dropna(subset=["diff"]).reset_index(drop=True)
 
 
 def agent_among(table: KnowledgeTable) -> bool:
@@ -79,13 +65,8 @@ def agent_among(table: KnowledgeTable) -> bool:
 
 
 def refused_rules(table: KnowledgeTable) -> list[str]:
-    """The table's rules that read run times (refused when none is declared)."""
-    return [p for p in table.policies if reads_run_times(p)]
-
-
-def shipped_table(scenario_name: str) -> KnowledgeTable | None:
-    """The shipped benchmark's table of a preset, or ``None`` (absent, or not readable)."""
-    return shipped_knowledge(scenario_name)
+    """The table's rules that were refused where no run time is declared (they read run times)."""
+    return [p for p in table.policies if "none" in table.settings and table.is_refused("none", p)]
 
 
 @dataclass
@@ -117,9 +98,8 @@ class LiveKnowledge:
         """Share of the runs done (0-1)."""
         return self.done / self.total if self.total else 0.0
 
-    def _progress(self, *args) -> None:
-        if len(args) >= 2 and all(isinstance(a, int) for a in args[:2]):
-            self.done, self.total = int(args[0]), int(args[1])
+    def _progress(self, done: int, total: int) -> None:
+        self.done, self.total = done, total
 
     def _work(self) -> None:
         try:

@@ -280,31 +280,36 @@ class WindowObservationBuilder:
             self._speed, fits, single, job_num, job_type, speed_row, len(window), globals_in, gpus_block,
             jobs_block, pairs, glob)
         if self.version >= 4:
-            gpus_block, jobs_block = self._version_4(sim, window, gpus_block, jobs_block)
+            # each window job's restore plus declared remaining work (reference-speed minutes;
+            # NaN where none is declared), read by versions 4 and 5
+            left = np.array([sim.resume_cost_min(i) + sim.declared_left_min(i) for i in window])
+            gpus_block, jobs_block = self._version_4(sim, window, left, gpus_block, jobs_block)
         if self.version >= 5:
-            jobs_block = self._version_5(sim, window, jobs_block)
+            jobs_block = self._version_5(sim, window, left, jobs_block)
         return {"gpus": gpus_block, "gpu_present": self._present.copy(), "jobs": jobs_block,
                 "job_present": job_present, "pairs": pairs, "globals": glob}
 
-    def _version_4(self, sim: SchedulerView, window: list[int], gpus_block: np.ndarray,
+    def _version_4(self, sim: SchedulerView, window: list[int], left: np.ndarray, gpus_block: np.ndarray,
                    jobs_block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The version-3 blocks with version 4's columns appended (see :data:`GPU_FEATURES_V4` and
-        :data:`JOB_FEATURES_V4`)."""
+        :data:`JOB_FEATURES_V4`); ``left`` is each window job's restore plus declared remaining
+        work."""
         down = np.zeros((self.max_gpus, 1), dtype=np.float32)
         down[: self.n, 0] = sim.gpu_down()
         extra = np.zeros((self.max_window, 3), dtype=np.float32)
         if window:
             k = len(window)
             extra[:k, 0] = np.log1p(sim.attained_service_gpu_min(window)) / _LOG_GPU_DAYS
-            extra[:k, 1] = [np.log1p(sim.resume_cost_min(i) + sim.declared_left_min(i)) / _LOG_DAY
-                            for i in window]
+            extra[:k, 1] = np.log1p(left) / _LOG_DAY
             extra[:k, 2] = sim.stopped(window)
             if self.version in UNTOLD_OBS_VERSIONS:
                 np.nan_to_num(extra, copy=False, nan=0.0)
         return np.concatenate([gpus_block, down], axis=1), np.concatenate([jobs_block, extra], axis=1)
 
-    def _version_5(self, sim: SchedulerView, window: list[int], jobs_block: np.ndarray) -> np.ndarray:
-        """The version-4 job block with version 5's columns appended (:data:`JOB_FEATURES_V5`)."""
+    def _version_5(self, sim: SchedulerView, window: list[int], left: np.ndarray,
+                   jobs_block: np.ndarray) -> np.ndarray:
+        """The version-4 job block with version 5's columns appended (:data:`JOB_FEATURES_V5`);
+        ``left`` as for :meth:`_version_4`."""
         extra = np.zeros((self.max_window, len(JOB_FEATURES_V5) - len(JOB_FEATURES_V4)), dtype=np.float32)
         if window:
             k, jobs, now = len(window), sim.jobs, sim.time_min
@@ -315,7 +320,6 @@ class WindowObservationBuilder:
             extra[:k, 0] = known
             extra[:k, 1] = known & (basis >= 0)
             extra[:k, 2] = np.log1p(np.maximum(basis, 0)) / _LOG_BASIS
-            left = np.array([sim.resume_cost_min(i) + sim.declared_left_min(i) for i in window])
             left = np.where(known, left / sim.best_speed[idx], 0.0)
             for r, i in enumerate(window):
                 j = jobs[i]

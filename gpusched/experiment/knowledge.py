@@ -2,10 +2,10 @@
 exactly, with an error, not at all, or from history (``workload.declared_run_time``).
 
 Each setting of :data:`SETTINGS` is the scenario with only ``workload.declared_run_time`` replaced
-(:func:`told`): the cluster, the arrivals and the true run times of a seed stay the same, so a
-policy's runs under two settings are paired seed by seed. A policy that reads run times is refused
-under ``none`` (:func:`gpusched.experiment.runner.check_told`); its rows are kept, marked
-``refused``, with NaN metrics.
+(:func:`gpusched.workload.declared.told`): the cluster, the arrivals and the true run times of a
+seed stay the same, so a policy's runs under two settings are paired seed by seed. A policy that
+reads run times is refused under ``none`` (:func:`gpusched.experiment.runner.check_told`); its rows
+are kept, marked ``refused``, with NaN metrics.
 
 - :meth:`KnowledgeTable.cost_of_not_knowing`: per policy and setting, the paired mean difference of
   a metric against the same policy told exactly (positive: not knowing costs that much);
@@ -38,6 +38,7 @@ from gpusched.experiment.runner import check_told, run_policy
 from gpusched.experiment.scorecard import LOWER_IS_BETTER
 from gpusched.paths import URGENCY_RESULTS
 from gpusched.policies import get_policy
+from gpusched.workload.declared import told
 from gpusched.workload.scenario import Scenario
 
 SETTINGS: tuple[tuple[str, str | dict], ...] = (
@@ -58,13 +59,6 @@ BEST_COLUMNS: tuple[str, ...] = ("setting", "policy", "best", "mean", "diff", "l
 """The columns of :meth:`KnowledgeTable.against_best`: the setting, the policy, the best policy of
 the setting, the policy's mean, and its mean paired difference against the best with its 95 %
 interval, the seeds paired and the interval's name."""
-
-
-def told(scenario: Scenario, declared: str | dict) -> Scenario:
-    """The scenario with only ``workload.declared_run_time`` replaced by ``declared`` (the older
-    ``runtime_estimate_error`` key is cleared with it)."""
-    return scenario.with_overrides(**{"workload.declared_run_time": declared,
-                                      "workload.runtime_estimate_error": None})
 
 
 def refused(scenario: Scenario, policy: str) -> bool:
@@ -148,16 +142,25 @@ class KnowledgeTable:
                              **_paired(values, exact, metric)})
         return pd.DataFrame(rows, columns=list(COST_COLUMNS))
 
-    def best(self, setting: str, metric: str = "avg_jct_min") -> str | None:
-        """The policy with the best mean of ``metric`` under ``setting`` (lower or higher as
-        :func:`lower_is_better` says; ``None`` when every policy was refused)."""
+    def best(self, setting: str, metric: str = "avg_jct_min",
+             among: Sequence[str] | None = None) -> str | None:
+        """The policy (of ``among``, default all) with the best mean of ``metric`` under
+        ``setting`` (lower or higher as :func:`lower_is_better` says; ``None`` when every one was
+        refused)."""
         self._check(metric)
-        means = {p: _mean(self.values(setting, p, metric)) for p in self.policies}
+        among = self.policies if among is None else among
+        means = {p: _mean(self.values(setting, p, metric)) for p in among}
         means = {p: m for p, m in means.items() if not math.isnan(m)}
         if not means:
             return None
         pick = min if lower_is_better(metric) else max
         return pick(means, key=means.__getitem__)
+
+    def paired(self, setting: str, a: str, b: str, metric: str = "avg_jct_min") -> dict[str, Any]:
+        """Policy ``a`` against ``b`` under ``setting``, seed by seed: the mean difference ``a - b``
+        with its 95 % interval (``diff``, ``low``, ``high``, ``n``, ``interval``)."""
+        self._check(metric)
+        return _paired(self.values(setting, a, metric), self.values(setting, b, metric), metric)
 
     def against_best(self, metric: str = "avg_jct_min") -> pd.DataFrame:
         """Per setting and policy, the metric's mean and its paired mean difference against the

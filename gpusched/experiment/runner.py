@@ -12,6 +12,7 @@ from gpusched.core.result import Result
 from gpusched.errors import ScenarioError, shorten
 from gpusched.policies import get_policy
 from gpusched.policies.registry import reads_run_times
+from gpusched.workload.declared import is_undeclared
 from gpusched.workload.scenario import Scenario, make_simulator
 
 
@@ -21,7 +22,7 @@ def check_told(scenario: Scenario, policy: str) -> None:
 
     :raises ScenarioError: one line naming the scenario, the key and the policy.
     """
-    if scenario.workload.declared_run_time == "none" and reads_run_times(policy):
+    if is_undeclared(scenario.workload.declared_run_time) and reads_run_times(policy):
         raise ScenarioError(f"scenario '{scenario.name}', workload.declared_run_time: none declares no "
                             f"run time, but '{shorten(policy)}' reads them (use an order that does not, "
                             "such as las or fcfs, or declared_run_time: history)")

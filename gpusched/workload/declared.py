@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import math
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpusched.core.estimator import UndeclaredRuntime
 from gpusched.core.history_estimator import DEFAULT_KEYS, DEFAULT_PRIOR_MIN, KEY_FIELDS, HistoryEstimator
 from gpusched.limits import MAX_ESTIMATE_ERROR
+
+if TYPE_CHECKING:
+    from gpusched.workload.scenario import Scenario
 
 MODES: tuple[str, ...] = ("exact", "none", "history")
 """The modes written as a word (``lognormal`` takes its sigma: ``{lognormal: 1.0}``)."""
@@ -114,3 +117,11 @@ def estimator_factory(declared: str | dict[str, Any] | None):  # noqa: ANN201 - 
 def is_undeclared(declared: str | dict[str, Any] | None) -> bool:
     """Whether nothing is declared (``none``)."""
     return declared == "none"
+
+
+def told(scenario: Scenario, declared: str | dict) -> Scenario:
+    """The scenario with only ``workload.declared_run_time`` replaced by ``declared`` (the older
+    ``runtime_estimate_error`` key is cleared with it): the same jobs, told their run times
+    otherwise."""
+    return scenario.with_overrides(**{"workload.declared_run_time": declared,
+                                      "workload.runtime_estimate_error": None})
