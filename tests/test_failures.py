@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from gpusched.core.cluster import Cluster, NodeGroup
+from gpusched.core.events import NODE
 from gpusched.core.failures import CheckpointSpec, FailureSpec, NodeFailures, RepairSpec
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import Simulator
@@ -149,7 +150,9 @@ def test_the_mean_ettr_of_one_job_matches_the_closed_form_of_kokolis_et_al(inter
 def _run_failing_at(sim: Simulator, *events: tuple[float, int]):
     """Run First-Fit with the drawn failures replaced by these (time, node) ones (each failed
     node's repair and next failure are still drawn)."""
-    sim.failure_process.events = sorted((t, NodeFailures.FAIL, n) for t, n in events)
+    sim.events.drop(NODE)
+    for t, n in events:
+        sim.events.push(t, NODE, (NodeFailures.FAIL, n), n)
     policy = get_policy("first_fit")
     while not sim.done:
         sim.step(policy.select(sim.state, sim.head_job))
@@ -299,8 +302,12 @@ def test_the_limits_keep_every_up_time_and_repair_finite():
                  FailureSpec(node_failures_per_1000_node_days=1e6,
                              repair_min=RepairSpec(median=MIN_REPAIR_MIN, mean=MAX_REPAIR_MIN))):
         process = NodeFailures(10, spec, seed=0, start_min=0.0)
-        times = [process.pop()[0] for _ in range(100_000)]
-        assert all(math.isfinite(t) for t in times) and process.next_min() < math.inf
+        times = [t for t, _, _ in process.first]
+        t, kind = times[0], NodeFailures.FAIL
+        for _ in range(100_000):  # one node's failures and repairs, drawn in turn
+            t, kind = process.next_after(t, kind, 0)
+            times.append(t)
+        assert all(math.isfinite(t) for t in times)
 
 
 def test_lost_work_adds_up_to_the_runs_metrics():

@@ -4,13 +4,13 @@ no mutable state with its parent; the view's epochs move at every disruption."""
 from __future__ import annotations
 
 import copy
-import heapq
 from collections import deque
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
+from gpusched.core.events import COMPLETION
 from gpusched.core.simulator import Simulator
 from gpusched.core.view import SchedulerView, as_scheduler
 from gpusched.policies import (
@@ -45,11 +45,10 @@ def _with_other_truth(sim: Simulator) -> None:
     declared = sim.declared_min
     sim.jobs = [replace(j, duration_min=float(rng.uniform(1.0, 3000.0)), estimate_min=float(d))
                 for j, d in zip(sim.jobs, declared.tolist(), strict=True)]
-    rec, events = sim.record, sim.events
-    for _, i in events.running:
+    rec = sim.record
+    for i in sim.running:
         rec.run_min[i] = float(rng.uniform(1.0, 3000.0))
-    events.running = [(float(rec.start_min[i] + rec.run_min[i]), i) for _, i in events.running]
-    heapq.heapify(events.running)
+    sim.events.retime(COMPLETION, lambda i: float(rec.start_min[i] + rec.run_min[i]))
 
 
 def _policies() -> list[str]:
@@ -131,7 +130,7 @@ def test_epochs_move_at_every_completion_and_disruption():
 # ---------------------------------------------------------------------------- forks
 SHARED = {"cluster", "jobs", "speeds", "speed_model", "gang_rule", "restore", "failures", "checkpoint",
           "reward_spec", "util_band", "_arrival_min", "_estimator0", "best_speed", "declared_min",
-          "declared_best_min", "reward", "arrival_min", "failure_seed"}
+          "declared_best_min", "reward", "arrival_min", "failure_seed", "spec"}
 """Attributes a fork shares with its parent: immutable, or read-only arrays."""
 
 

@@ -1,151 +1,150 @@
-"""The simulator's one event queue, with an explicit order for events at the same instant.
+"""The simulator's one event heap, SimPy's shape: ``(time, rank, sequence, kind, payload)``.
 
-Four classes of event move a run forward: a running job's *completion*, a *wakeup* a policy asked
-for (:meth:`gpusched.core.simulator.Simulator.request_wakeup`), a node's *failure or repair*
-(:mod:`gpusched.core.failures`) and a job's *arrival*. The queue keeps each class in its own
-structure (a heap of (end time, arrival index) for completions, a heap of times for wakeups, the
-failure process's own heap, and a cursor into the arrival times, which are sorted), and
-:meth:`EventQueue.pop_due` hands out every event due by a time in the class order
-:data:`EVENT_ORDER`: completions first (in end-time order, then arrival index), then wakeups, then
-node failures and repairs (in the failure process's order), then arrivals (in arrival order). The
-simulator handles each class completely before the next, so a job that completes at the instant
-its node fails is complete, and a job that arrives then finds the node down.
+Every future event of a run is one entry of one heap (SimPy's ``Environment`` keeps
+``(time, priority, id, event)``; simpy/core.py). Entries pop in order of their time (minutes),
+then their *rank* (the order of kinds at one instant), then their *sequence* (the order within a
+kind at one instant, given by whoever pushes it). A *kind* is a name with a rank and a handler
+(:class:`EventKinds`); the loop (:meth:`EventHeap.run_due`) pops every entry due by a time and
+hands the entries of one kind at one instant to that kind's handler together, as
+``handler(run, t, payloads)`` (``run`` is the run state the loop advances, ``t`` the instant in
+minutes, ``payloads`` in sequence order). A kind is handled completely before the next rank.
 
-A mechanism that adds an event class (a migration that finishes, a deadline) adds it here, at its
-place in :data:`EVENT_ORDER`, and nowhere else.
+The kinds of the simulator (:data:`EVENT_ORDER`, in rank order at one instant):
+
+- ``completion``: a running job's true end (sequence and payload: its arrival index);
+- ``wakeup``: a decision time a policy asked for (payload: the time; a time is pushed once);
+- ``node``: a node's failure or repair (:mod:`gpusched.core.failures`; payload ``(kind, node)``,
+  sequence ``kind * nodes + node``, the failure process's own order);
+- ``arrival``: the next job's arrival. Only the next arrival is in the heap: its handler takes
+  every job arriving by the instant from the sorted arrival times (a cursor) and pushes the
+  next one.
+
+So a job that completes at the instant its node fails is complete, and a job that arrives then
+finds the node down. A new kind of event is a handler and a rank (:meth:`EventKinds.register`),
+pushed with :meth:`EventHeap.push`; nothing else changes.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from gpusched.core.failures import NodeFailures
+COMPLETION, WAKEUP, NODE, ARRIVAL = "completion", "wakeup", "node", "arrival"
+"""The simulator's kinds of event."""
 
-EVENT_ORDER: tuple[str, ...] = ("completion", "wakeup", "node", "arrival")
-"""The classes of event, in the order they are handled at one instant."""
+EVENT_ORDER: tuple[str, ...] = (COMPLETION, WAKEUP, NODE, ARRIVAL)
+"""The simulator's kinds, in the order they are handled at one instant (their ranks 0-3)."""
 
+Handler = Callable[[Any, float, list], None]
+"""``handler(run, t, payloads)``: handles every event of its kind due at instant ``t``."""
 
-class DueEvents(NamedTuple):
-    """Every event due by a time, by class (see :data:`EVENT_ORDER`): the fields of the plain
-    tuple :meth:`EventQueue.pop_due` returns (a plain tuple, on the hot path).
-
-    :param completions: arrival indices of the jobs that complete, in end-time order.
-    :param wakeups: how many wakeups were due.
-    :param node_events: ``(kind, node)`` of every failure (``NodeFailures.FAIL``) and repair, in order.
-    :param arrivals: arrival indices of the jobs that arrive (a range, in arrival order).
-    """
-
-    completions: list[int]
-    wakeups: int
-    node_events: list[tuple[int, int]]
-    arrivals: range
+_heappush, _heappop = heapq.heappush, heapq.heappop
 
 
-class EventQueue:
-    """Every future event of one run (see the module docstring).
+class EventKinds:
+    """The kinds of event of a simulator: each one's rank and handler (a fork takes a copy)."""
 
-    :param arrival_min: the jobs' arrival times (minutes), sorted (shared, never changed).
-    :param failures: the node failure process (``None``: nodes never fail).
-    """
+    __slots__ = ("handlers", "ranks")
 
-    __slots__ = ("arrival_min", "failures", "next_arrival", "running", "wakeups")
+    def __init__(self):
+        self.ranks: dict[str, float] = {}
+        self.handlers: dict[str, Handler] = {}
 
-    def __init__(self, arrival_min: Sequence[float], failures: NodeFailures | None):
-        self.arrival_min = arrival_min
-        self.failures = failures
-        self.next_arrival = 0
-        """Arrival index of the next job to arrive."""
-        self.running: list[tuple[float, int]] = []
-        """Heap of (true end time in minutes, arrival index) of the running jobs."""
-        self.wakeups: list[float] = []
-        """Heap of the decision times policies asked for (minutes)."""
-
-    def copy(self, k: int, keep_failures: bool = True) -> EventQueue:
-        """An independent copy that knows the first ``k`` jobs' arrivals (and the failure process,
-        copied, if ``keep_failures``)."""
-        twin = object.__new__(EventQueue)
-        twin.arrival_min = self.arrival_min[:k] if k < len(self.arrival_min) else self.arrival_min
-        twin.failures = None if self.failures is None or not keep_failures else self.failures.copy()
-        twin.next_arrival = self.next_arrival
-        twin.running = list(self.running)
-        twin.wakeups = list(self.wakeups)
+    def copy(self) -> EventKinds:
+        """An independent copy."""
+        twin = EventKinds()
+        twin.ranks.update(self.ranks)
+        twin.handlers.update(self.handlers)
         return twin
 
-    @property
-    def arrivals_left(self) -> int:
-        """Jobs that have not arrived yet."""
-        return len(self.arrival_min) - self.next_arrival
+    def register(self, kind: str, rank: float, handler: Handler) -> None:
+        """Add (or replace) a kind: its events at one instant are handled after every kind of a
+        lower rank and before every kind of a higher one.
 
-    def next_min(self, queued: bool) -> float | None:
-        """Time of the next event (minutes), ``None`` if there is none. A failure, a repair or a
-        wakeup counts only while another event is to come or ``queued`` (jobs wait): a run with
-        nothing left to do ends without waiting for the next failure."""
-        k, arrival_min, running = self.next_arrival, self.arrival_min, self.running
-        if k < len(arrival_min):
-            t = arrival_min[k]
-            if running and running[0][0] < t:
-                t = running[0][0]
-        else:
-            t = running[0][0] if running else None
-        failures, wakeups = self.failures, self.wakeups
-        if failures is not None and (t is not None or queued):
-            t_node = failures.next_min()
-            t = t_node if t is None else min(t, t_node)
-        if wakeups and (t is not None or queued):
-            t = wakeups[0] if t is None else min(t, wakeups[0])
-        return t
+        :param kind: its name.
+        :param rank: its place at one instant (the simulator's kinds are ranked 0 to 3, see
+            :data:`EVENT_ORDER`; a rank between two of them puts it between them).
+        :param handler: ``handler(run, t, payloads)``.
+        """
+        if not math.isfinite(rank):
+            raise ValueError(f"event kind '{kind}': rank must be finite (got {rank})")
+        self.ranks[kind] = rank
+        self.handlers[kind] = handler
+
+
+class EventHeap:
+    """Every future event of one run (see the module docstring).
+
+    :param kinds: the kinds of event.
+    """
+
+    __slots__ = ("heap", "kinds", "wakeups")
+
+    def __init__(self, kinds: EventKinds):
+        self.kinds = kinds
+        self.heap: list[tuple[float, float, int, str, Any]] = []
+        """The entries, a heap of ``(time, rank, sequence, kind, payload)``."""
+        self.wakeups: set[float] = set()
+        """The decision times policies asked for that are still to come (minutes)."""
+
+    def copy(self, kinds: EventKinds) -> EventHeap:
+        """An independent copy (the entries are immutable tuples) whose kinds are ``kinds``."""
+        twin = object.__new__(EventHeap)
+        twin.kinds = kinds
+        twin.heap = list(self.heap)
+        twin.wakeups = set(self.wakeups)
+        return twin
+
+    def push(self, time_min: float, kind: str, payload: Any = None, sequence: int = 0) -> None:
+        """Add an event of a registered kind at ``time_min``."""
+        _heappush(self.heap, (time_min, self.kinds.ranks[kind], sequence, kind, payload))
 
     def push_completion(self, end_min: float, job_idx: int) -> None:
         """A job started: it completes at ``end_min`` unless it stops first."""
-        heapq.heappush(self.running, (end_min, job_idx))
-
-    def drop_running(self, victims: Sequence[int]) -> None:
-        """Forget the completions of jobs that stopped."""
-        if victims:
-            gone = set(victims)
-            self.running = [e for e in self.running if e[1] not in gone]
-            heapq.heapify(self.running)
+        _heappush(self.heap, (end_min, 0, job_idx, COMPLETION, job_idx))
 
     def push_wakeup(self, t_min: float, now_min: float) -> None:
         """Make ``t_min`` a decision point, if it is later than ``now_min`` and not one already."""
         if t_min > now_min and math.isfinite(t_min) and t_min not in self.wakeups:
-            heapq.heappush(self.wakeups, float(t_min))
+            self.wakeups.add(float(t_min))
+            _heappush(self.heap, (float(t_min), 1, 0, WAKEUP, float(t_min)))
 
-    def pop_due(self, t: float) -> tuple[Sequence[int], int, Sequence[tuple[int, int]], range]:
-        """Remove and return every event due at or before ``t``, by class in :data:`EVENT_ORDER`
-        (the fields of :class:`DueEvents`; a class with no event due is an empty tuple)."""
-        running = self.running
-        completions: list[int] | tuple = ()
-        if running and running[0][0] <= t:
-            completions = []
-            while running and running[0][0] <= t:
-                completions.append(heapq.heappop(running)[1])
-        wakeups = self.wakeups
-        n_wakeups = 0
-        while wakeups and wakeups[0] <= t:
-            heapq.heappop(wakeups)
-            n_wakeups += 1
-        node_events: list[tuple[int, int]] | tuple = ()
-        failures = self.failures
-        if failures is not None and failures.next_min() <= t:
-            node_events = []
-            while failures.next_min() <= t:
-                _, kind, node = failures.pop()
-                node_events.append((kind, node))
-        first = k = self.next_arrival
-        arrival_min, n = self.arrival_min, len(self.arrival_min)
-        while k < n and arrival_min[k] <= t:
-            k += 1
-        self.next_arrival = k
-        return completions, n_wakeups, node_events, range(first, k)
+    def drop(self, kind: str, payloads: Iterable[Any] | None = None) -> None:
+        """Forget the events of ``kind`` (with these payloads, or all of them): the completions
+        of jobs that stopped, the failures a fork does not foresee."""
+        gone = None if payloads is None else set(payloads)
+        if gone is not None and not gone:
+            return
+        heap = self.heap  # changed in place: the loop holds it
+        heap[:] = [e for e in heap if e[3] != kind or (gone is not None and e[4] not in gone)]
+        heapq.heapify(heap)
 
-    def pop_arrivals(self, t: float) -> range:
-        """Remove and return the arrivals due at or before ``t`` (the start of a run)."""
-        first = k = self.next_arrival
-        while k < len(self.arrival_min) and self.arrival_min[k] <= t:
-            k += 1
-        self.next_arrival = k
-        return range(first, k)
+    def retime(self, kind: str, time_of: Callable[[Any], float]) -> None:
+        """Move every event of ``kind`` to ``time_of(payload)`` (a fork that takes declared run
+        times as true moves the completions to the declared ends)."""
+        heap = self.heap
+        heap[:] = [(time_of(e[4]), *e[1:]) if e[3] == kind else e for e in heap]
+        heapq.heapify(heap)
+
+    def pending(self, kind: str) -> list[tuple[float, Any]]:
+        """``(time, payload)`` of every event of ``kind`` to come, soonest first."""
+        return [(e[0], e[4]) for e in sorted(self.heap) if e[3] == kind]
+
+    def next_min(self) -> float | None:
+        """Time of the next event (minutes), ``None`` if there is none."""
+        return self.heap[0][0] if self.heap else None
+
+    def run_due(self, run: Any, t: float) -> None:
+        """Pop every event due by ``t`` and hand each kind's events at one instant to its
+        handler, in the heap's order; stop early once ``run.done`` (a handler ended the run)."""
+        heap, handlers = self.heap, self.kinds.handlers
+        while heap and heap[0][0] <= t:
+            kind, payload = _heappop(heap)[3:]
+            batch = [payload]
+            while heap and heap[0][0] <= t and heap[0][3] == kind:
+                batch.append(_heappop(heap)[4])
+            handlers[kind](run, t, batch)
+            if run.done:
+                return

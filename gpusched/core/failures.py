@@ -37,7 +37,6 @@ way a run without ``horizon_min`` could go on for ever. Two rules keep every run
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Sequence
 from statistics import NormalDist
@@ -196,7 +195,9 @@ def safety_horizon_min(jobs: Sequence[Job], failures: FailureSpec, restore_min: 
 
 
 class NodeFailures:
-    """The failure and repair times of every node, drawn lazily in time order.
+    """The failure and repair times of every node, drawn lazily in time order: the nodes' first
+    failures when it is made, each node's next event when its last one is handled (the
+    simulator's event heap, :mod:`gpusched.core.events`, holds the events to come).
 
     :param n_nodes: nodes of the cluster.
     :param spec: the rate and the repair-time distribution.
@@ -209,14 +210,15 @@ class NodeFailures:
 
     def __init__(self, n_nodes: int, spec: FailureSpec, seed: int, start_min: float):
         self.spec = spec
+        self.n_nodes = n_nodes
         self.rng = np.random.default_rng(seed)
         self._mttf = spec.node_mttf_min
         self._mu, self._sigma = spec.repair_min.mu_sigma
-        self.events: list[tuple[float, int, int]] = []  # (time, kind, node), a heap
+        self.first: tuple[tuple[float, int, int], ...] = ()
+        """``(time, kind, node)`` of every node's first failure."""
         if math.isfinite(self._mttf):
             draws = self.rng.exponential(self._mttf, size=n_nodes)
-            self.events = [(start_min + float(d), self.FAIL, n) for n, d in enumerate(draws)]
-            heapq.heapify(self.events)
+            self.first = tuple((start_min + float(d), self.FAIL, n) for n, d in enumerate(draws))
 
     def copy(self) -> NodeFailures:
         """An independent copy (its generator continues from the same state)."""
@@ -224,27 +226,16 @@ class NodeFailures:
         twin.__dict__.update(self.__dict__)
         twin.rng = np.random.default_rng()
         twin.rng.bit_generator.state = self.rng.bit_generator.state
-        twin.events = list(self.events)
         return twin
 
-    def next_min(self) -> float:
-        """Time of the next failure or repair (minutes; ``inf`` when there is none)."""
-        return self.events[0][0] if self.events else math.inf
-
-    def next_repair_pending(self) -> bool:
-        """Whether some node is down, waiting for its repair."""
-        return any(kind == self.REPAIR for _, kind, _ in self.events)
-
-    def pop(self) -> tuple[float, int, int]:
-        """The next event ``(time, kind, node)``; draws the node's next event after it."""
-        t, kind, node = heapq.heappop(self.events)
+    def next_after(self, t: float, kind: int, node: int) -> tuple[float, int]:
+        """``(time, kind)`` of the node's next event after its event of ``kind`` at ``t``
+        (minutes): its repair after a failure, its next failure after a repair (drawn now)."""
         if kind == self.FAIL:
             sigma = self._sigma
             repair = float(self.rng.lognormal(self._mu, sigma)) if sigma > 0 else math.exp(self._mu)
-            heapq.heappush(self.events, (t + repair, self.REPAIR, node))
-        else:
-            heapq.heappush(self.events, (t + float(self.rng.exponential(self._mttf)), self.FAIL, node))
-        return t, kind, node
+            return t + repair, self.REPAIR
+        return t + float(self.rng.exponential(self._mttf)), self.FAIL
 
 
 def checkpointed_min(progress_min: float, saved_min: float, interval_min: float | None) -> float:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gpusched.core.events import COMPLETION
 from gpusched.core.jobs import Job
 from gpusched.core.readonly import QUEUE_OPS
 
@@ -62,6 +63,7 @@ def start(sim: Simulator, job_idx: int, job: Job, gpus: tuple[int, ...]) -> None
     rec.run_min[job_idx] = run
     rec.declared_end_min[job_idx] = now + declared
     sim.events.push_completion(now + run, job_idx)
+    sim.running[job_idx] = None
 
 
 def complete(sim: Simulator, job_idx: int) -> None:
@@ -72,6 +74,7 @@ def complete(sim: Simulator, job_idx: int) -> None:
     state.release(sim.jobs[job_idx], gpus)
     sim.integrals.on_util_change(used, gpus, before)
     rec.end_min[job_idx] = rec.start_min[job_idx] + rec.run_min[job_idx]
+    del sim.running[job_idx]
 
 
 def stop(sim: Simulator, job_idx: int, kind: str) -> None:
@@ -124,6 +127,13 @@ def _end_run(sim: Simulator, job_idx: int, kind: str) -> None:
     list.__setitem__(rec.job_gpus, job_idx, ())
 
 
+def _drop_completions(sim: Simulator, victims: list[int]) -> None:
+    """Forget the completions of jobs that stopped."""
+    sim.events.drop(COMPLETION, victims)
+    for idx in victims:
+        del sim.running[idx]
+
+
 def is_running(sim: Simulator, job_idx: int) -> bool:
     """Whether the job with this arrival index holds GPUs now."""
     rec = sim.record
@@ -141,7 +151,7 @@ def preempt(sim: Simulator, job_idx: int) -> None:
         raise ValueError(f"cannot preempt job index {job_idx} yet: it has run less than "
                          f"{sim.preemption_min_run_min:g} min since it last started")
     stop(sim, job_idx, "preemption")
-    sim.events.drop_running([job_idx])
+    _drop_completions(sim, [job_idx])
     sim.preemptions += 1
     sim.disrupted()
 
@@ -167,7 +177,7 @@ def migrate(sim: Simulator, job_idx: int, gang: tuple[int, ...]) -> None:
         raise ValueError(f"cannot migrate job index {job_idx} to GPUs {list(gang)}: it does not fit "
                          "there once its own GPUs are freed")
     _end_run(sim, job_idx, "migration")
-    sim.events.drop_running([job_idx])
+    _drop_completions(sim, [job_idx])
     start(sim, job_idx, job, gang)
     lives = sim.record.lives
     lives.moved_restore_min[job_idx] = lives.restore_min[job_idx]
@@ -179,10 +189,10 @@ def fail_node(sim: Simulator, node: int) -> None:
     """Stop every job whose gang holds the node (they lose the progress since their last
     checkpoint) and take the node out of every fit."""
     holds, job_gpus = sim.gang_rule.holds_node, sim.record.job_gpus
-    victims = sorted(i for _, i in sim.events.running if holds(job_gpus[i], node))
+    victims = sorted(i for i in sim.running if holds(job_gpus[i], node))
     for idx in victims:
         stop(sim, idx, "failure")
-    sim.events.drop_running(victims)
+    _drop_completions(sim, victims)
     sim.state.set_node_down(node, True)
     sim.node_failures += 1
     sim.node_events.append((sim.time_min, node, "failure"))

@@ -73,9 +73,12 @@ from its arrival to its final end; its wait is every minute it spent queued; its
 (``run_min``) every minute it held GPUs, restores and lost work included; its start is its first
 start.
 
-**Events.** There are no ticks. Time is in minutes (float). At one instant completions are
-handled first, then node failures and repairs, then arrivals, then decisions (one event queue,
-:mod:`gpusched.core.events`, with this order explicit).
+**Events.** There are no ticks. Time is in minutes (float). Every future event is one entry of
+one heap, ``(time, rank, sequence, kind, payload)`` (:mod:`gpusched.core.events`), and each kind
+has a handler. At one instant completions are handled first, then wakeups, then node failures
+and repairs, then arrivals, then decisions; the events of one kind at one instant go to its
+handler together. A new kind of event is a handler and a rank
+(:meth:`EventKinds.register <gpusched.core.events.EventKinds.register>`).
 
 **End of a run.** A run ends when every job has finished, at ``horizon_min``, or on a dead stall
 (nothing running, no arrival left, no node waiting for its repair, and the policy holds). A run
@@ -121,7 +124,7 @@ from gpusched.core import accounting, lifecycle
 from gpusched.core.accounting import BSLD_FLOOR_MIN, Integrals
 from gpusched.core.cluster import EPS, Cluster, ClusterState
 from gpusched.core.estimator import DeclaredRuntime, RuntimeEstimator
-from gpusched.core.events import EventQueue
+from gpusched.core.events import ARRIVAL, COMPLETION, NODE, WAKEUP, EventHeap, EventKinds
 from gpusched.core.failures import CheckpointSpec, FailureSpec, NodeFailures, safety_horizon_min
 from gpusched.core.gang import GangRule, SameNodeGang
 from gpusched.core.jobs import Job, check_jobs_feasible
@@ -303,6 +306,10 @@ class Simulator:
         """Whether ``horizon_min`` is the run's safety horizon (failures and no horizon given)."""
         if self.safety_horizon:
             self.horizon_min = safety_horizon_min(self.jobs, self.failures, self.restore_min, speeds)
+        self.event_kinds = EventKinds()
+        """The kinds of event of this simulator and its forks (:mod:`gpusched.core.events`)."""
+        for kind, rank, handler in SIMULATOR_EVENTS:
+            self.event_kinds.register(kind, rank, handler)
         self.reset()
 
     # ------------------------------------------------------------------ state
@@ -330,7 +337,17 @@ class Simulator:
         failure_process = (None if self.failures is None else
                            NodeFailures(self.cluster.n_nodes, self.failures, self.failure_seed,
                                         self.time_min))
-        self.events = EventQueue(self._arrival_min, failure_process)
+        self.failure_process = failure_process
+        """The node failures and repairs (``None`` without failures)."""
+        self.events = EventHeap(self.event_kinds)
+        if failure_process is not None:
+            n_nodes = self.cluster.n_nodes
+            for t, kind, node in failure_process.first:
+                self.events.push(t, NODE, (kind, node), kind * n_nodes + node)
+        self.running: dict[int, None] = {}
+        """Arrival indices of the running jobs, in the order they (re)started."""
+        self.next_arrival = 0
+        """Arrival index of the next job to arrive."""
         self.node_failures = 0
         self.preemptions = 0
         self.migrations = 0
@@ -350,7 +367,7 @@ class Simulator:
         """(time, job index, GPUs, restore minutes) of every resumption."""
         self.node_events: list[tuple[float, int, str]] = []
         """(time, node, ``failure`` or ``repair``)."""
-        _extend(self.queue, self.events.pop_arrivals(self.time_min))
+        _extend(self.queue, self._take_arrivals(self.time_min))
         if self.estimator.learns:
             self._declare_arrivals(self.queue)
         view = self.__dict__.get("view")
@@ -387,11 +404,6 @@ class Simulator:
         if view is not None:
             view.declared_changed(arrivals)
 
-    @property
-    def failure_process(self) -> NodeFailures | None:
-        """The node failures and repairs still to come (``None`` without failures)."""
-        return self.events.failures
-
     def _estimates_changed(self) -> None:
         """The estimator learned: re-read the declared times; the view drops what it cached from
         them, and plans made around the old ones are stale (a disruption)."""
@@ -417,7 +429,7 @@ class Simulator:
             declared run times, which it then takes as their run times), and its run ends when
             those jobs are done; it foresees no node failure and no repair.
         """
-        k = self.events.next_arrival if arrived_only else len(self.jobs)
+        k = self.next_arrival if arrived_only else len(self.jobs)
         twin = copy.copy(self)
         twin.jobs = self.jobs[:k] if arrived_only else self.jobs
         twin.estimator = self.estimator.copy(k)
@@ -430,7 +442,15 @@ class Simulator:
         twin.queue = JobQueue(self.queue)
         twin.record = self.record.copy(k)
         # A fork that knows only what a scheduler knows foresees no failure and no repair.
-        twin.events = self.events.copy(k, keep_failures=not arrived_only)
+        twin.event_kinds = self.event_kinds.copy()
+        twin.events = self.events.copy(twin.event_kinds)
+        twin.running = dict(self.running)
+        twin._arrival_min = self._arrival_min[:k] if arrived_only else self._arrival_min
+        if self.failure_process is not None:
+            twin.failure_process = None if arrived_only else self.failure_process.copy()
+        if arrived_only:
+            twin.events.drop(NODE)
+            twin.events.drop(ARRIVAL)
         if arrived_only and (self.estimator.learns or any(j.estimate_min is not None for j in twin.jobs)):
             twin._forget_true_run_times()
         twin.integrals = self.integrals.copy()
@@ -453,9 +473,8 @@ class Simulator:
         for idx in range(len(self.jobs)):
             if not np.isnan(rec.start_min[idx]) and np.isnan(rec.end_min[idx]):
                 rec.run_min[idx] = rec.declared_end_min[idx] - rec.start_min[idx]
-        events = self.events
-        events.running = [(max(float(rec.declared_end_min[i]), self.time_min), i) for _, i in events.running]
-        heapq.heapify(events.running)
+        now = self.time_min
+        self.events.retime(COMPLETION, lambda i: max(float(rec.declared_end_min[i]), now))
 
     def gpu_release_min(self) -> tuple[list[float], list[float]]:
         """Minutes from now until each GPU's first and last running job ends by their declared
@@ -515,7 +534,7 @@ class Simulator:
 
     def running_indices(self) -> list[int]:
         """Arrival indices of the running jobs (any order)."""
-        return [i for _, i in self.events.running]
+        return list(self.running)
 
     def progress_min(self, job_idx: int) -> float:
         """The job's progress now (reference-speed minutes): its saved state plus, while it runs,
@@ -565,17 +584,22 @@ class Simulator:
     @property
     def arrivals_left(self) -> int:
         """Jobs that have not arrived yet."""
-        return self.events.arrivals_left
+        return len(self._arrival_min) - self.next_arrival
 
     @property
     def running_count(self) -> int:
         """Jobs running now."""
-        return len(self.events.running)
+        return len(self.running)
 
-    def next_event_min(self) -> float | None:
-        """Time of the next arrival, completion, or (while jobs are left) node failure or repair
-        (minutes), ``None`` if there is none."""
-        return self.events.next_min(bool(self.queue))
+    def _next_min(self, queued: bool) -> float | None:
+        """Time of the next event (minutes), ``None`` if there is none. An event other than an
+        arrival or a completion (a failure, a repair, a wakeup) counts only while a job runs,
+        one is to arrive, or ``queued`` (jobs wait): a run with nothing left to do ends without
+        waiting for the next failure."""
+        if not (queued or self.running or self.next_arrival < len(self._arrival_min)):
+            return None
+        heap = self.events.heap
+        return heap[0][0] if heap else None
 
     def request_wakeup(self, t_min: float) -> None:
         """Make ``t_min`` a decision point (if it is later than now): a policy that will want to
@@ -585,10 +609,9 @@ class Simulator:
     def hold_would_dead_stall(self) -> bool:
         """Whether holding now would end the run (nothing running, no arrival left, and no node
         waiting for its repair)."""
-        events = self.events
-        if events.running or events.arrivals_left or events.wakeups:
+        if self.running or self.next_arrival < len(self._arrival_min) or self.events.wakeups:
             return False
-        return events.failures is None or self.state.down is None
+        return self.failure_process is None or self.state.down is None
 
     # ------------------------------------------------------------------ driving
     def run(self, policy) -> Result:
@@ -682,9 +705,9 @@ class Simulator:
         return ()
 
     def _hold(self, job_idx: int, job: Job) -> None:
-        events, state = self.events, self.state
-        next_t = events.next_min(True)  # the queue has a head
-        if next_t is None or (not events.running and self.hold_would_dead_stall()):
+        state = self.state
+        next_t = self._next_min(True)  # the queue has a head
+        if next_t is None or (not self.running and self.hold_would_dead_stall()):
             self._finish("dead_stall")
             return
         # The head's mask is usually cached already (the policy just asked for it).
@@ -705,10 +728,9 @@ class Simulator:
     def _advance_to_decision(self) -> None:
         """Move the clock until the queue has a head job (with :attr:`decide_at_events`: to the
         next event), or end the run."""
-        events = self.events
         while not self.queue and not self.done:
-            next_t = events.next_min(False)
-            if next_t is None or (not events.running and not events.arrivals_left):
+            next_t = self._next_min(False)
+            if next_t is None or (not self.running and self.next_arrival >= len(self._arrival_min)):
                 self._finish("completed")
                 return
             self._jump_to(next_t)
@@ -716,48 +738,34 @@ class Simulator:
                 return
 
     def _jump_to(self, t: float) -> None:
-        """Accumulate the integrals up to ``t`` and handle every event at ``t``, by class in the
+        """Accumulate the integrals up to ``t`` and handle every event at ``t``, by kind in the
         order of :data:`gpusched.core.events.EVENT_ORDER`."""
         if self.horizon_min is not None and t > self.horizon_min:
             self._accumulate(self.horizon_min)
             self._finish("horizon")
             return
-        events = self.events
         dt = t - self.time_min
         if dt > 0:
-            self.integrals.accumulate(dt, len(self.queue), len(events.running), self.state.idle_gpus)
+            self.integrals.accumulate(dt, len(self.queue), len(self.running), self.state.idle_gpus)
         self.time_min = t
-        completions, _, node_events, arrivals = events.pop_due(t)
-        if completions:
-            complete = lifecycle.complete
-            for job_idx in completions:
-                complete(self, job_idx)
-            if self.estimator.learns:
-                estimator, jobs = self.estimator, self.jobs
-                for job_idx in completions:
-                    estimator.observe_completion(job_idx, jobs[job_idx], jobs[job_idx].duration_min)
-                if estimator.epoch != self.estimates_epoch:
-                    self._estimates_changed()
-            self.jobs_completed += len(completions)
-            self.epoch += 1
-            self.integrals.completions(len(completions))
-        for kind, node in node_events:
-            if kind == NodeFailures.FAIL:
-                lifecycle.fail_node(self, node)
-            else:
-                lifecycle.repair_node(self, node)
-        if self.safety_horizon and self.node_failures >= SAFETY_MAX_NODE_FAILURES:
-            self._finish("safety_horizon")
-            return
-        if arrivals:
-            _extend(self.queue, arrivals)
-            if self.estimator.learns:
-                self._declare_arrivals(arrivals)
+        self.events.run_due(self, t)
+
+    def _take_arrivals(self, t: float) -> range:
+        """Take every job arriving by ``t`` from the arrival cursor and push the next arrival."""
+        first = k = self.next_arrival
+        arrival_min = self._arrival_min
+        n = len(arrival_min)
+        while k < n and arrival_min[k] <= t:
+            k += 1
+        self.next_arrival = k
+        if k < n:
+            heapq.heappush(self.events.heap, (arrival_min[k], 3, k, ARRIVAL, k))
+        return range(first, k)
 
     def _accumulate(self, t: float) -> None:
         dt = t - self.time_min
         if dt > 0:
-            self.integrals.accumulate(dt, len(self.queue), len(self.events.running), self.state.idle_gpus)
+            self.integrals.accumulate(dt, len(self.queue), len(self.running), self.state.idle_gpus)
         self.time_min = t
 
     def _finish(self, reason: str) -> None:
@@ -799,3 +807,50 @@ class Simulator:
             scenario=scenario_name, policy=policy_name, seed=seed, metrics=metrics,
             jobs=jobs, timeline=timeline, cluster=self.cluster, end_reason=self.end_reason,
         )
+
+
+def _on_completions(sim: Simulator, t: float, completions: list[int]) -> None:
+    complete = lifecycle.complete
+    for job_idx in completions:
+        complete(sim, job_idx)
+    if sim.estimator.learns:
+        estimator, jobs = sim.estimator, sim.jobs
+        for job_idx in completions:
+            estimator.observe_completion(job_idx, jobs[job_idx], jobs[job_idx].duration_min)
+        if estimator.epoch != sim.estimates_epoch:
+            sim._estimates_changed()
+    sim.jobs_completed += len(completions)
+    sim.epoch += 1
+    sim.integrals.completions(len(completions))
+
+
+def _on_wakeups(sim: Simulator, t: float, times: list[float]) -> None:
+    sim.events.wakeups.difference_update(times)
+
+
+def _on_node_events(sim: Simulator, t: float, node_events: list[tuple[int, int]]) -> None:
+    failures, events = sim.failure_process, sim.events
+    n_nodes = failures.n_nodes
+    for kind, node in node_events:
+        t_next, kind_next = failures.next_after(t, kind, node)
+        events.push(t_next, NODE, (kind_next, node), kind_next * n_nodes + node)
+    for kind, node in node_events:
+        if kind == NodeFailures.FAIL:
+            lifecycle.fail_node(sim, node)
+        else:
+            lifecycle.repair_node(sim, node)
+    if sim.safety_horizon and sim.node_failures >= SAFETY_MAX_NODE_FAILURES:
+        sim._finish("safety_horizon")
+
+
+def _on_arrivals(sim: Simulator, t: float, _: list) -> None:
+    arrivals = sim._take_arrivals(t)
+    _extend(sim.queue, arrivals)
+    if sim.estimator.learns:
+        sim._declare_arrivals(arrivals)
+
+
+SIMULATOR_EVENTS: tuple[tuple[str, int, object], ...] = (
+    (COMPLETION, 0, _on_completions), (WAKEUP, 1, _on_wakeups), (NODE, 2, _on_node_events),
+    (ARRIVAL, 3, _on_arrivals))
+"""The simulator's kinds of event, their ranks and handlers (:mod:`gpusched.core.events`)."""

@@ -230,14 +230,13 @@ class SchedulerView:
     @property
     def arrivals_left(self) -> int:
         """Jobs that have not arrived yet."""
-        events = self._sim.events
-        return len(events.arrival_min) - events.next_arrival
+        return self._sim.arrivals_left
 
     # ------------------------------------------------------------ running jobs
     @property
     def running_count(self) -> int:
         """Jobs running now."""
-        return len(self._sim.events.running)
+        return len(self._sim.running)
 
 
 
