@@ -35,7 +35,7 @@ def test_one_candidate_is_the_greedy_agent(scenario_name, agent, with_rollouts):
     rollout = get_policy(with_rollouts)
     rollout.candidates = 1
     same = _run(scenario, rollout, seed=2, n_jobs=60)
-    assert same.job_gpus == greedy.job_gpus
+    assert same.record.job_gpus == greedy.record.job_gpus
     assert same.metrics() == greedy.metrics()
     assert rollout.forks == 0
 

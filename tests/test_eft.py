@@ -135,7 +135,7 @@ def test_eft_never_starves_and_never_delays_a_reservation(groups, n_jobs, rate, 
     assert result.end_reason == "completed"
     assert result.metrics["jobs_completed"] == n_jobs
     for idx, promised in policy.promised.items():
-        assert sim.start_min[idx] <= promised + 1e-6, (idx, sim.start_min[idx], promised)
+        assert sim.record.start_min[idx] <= promised + 1e-6, (idx, sim.record.start_min[idx], promised)
 
 
 # ---------------------------------------------------------------------------- the JCT lookahead

@@ -43,7 +43,7 @@ def _random_episode(env: GPUSchedulerEnv, seed: int, **reset_kwargs) -> tuple[fl
         obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(mask))))
         assert env.observation_space.contains(obs)
         fresh = ObservationBuilder(env.sim.cluster, env.max_gpus, env.queue_window, env.vram_scale_gb)
-        for key, value in fresh.observe(env.sim, env._fits).items():  # the cached block is never stale
+        for key, value in fresh.observe(env.sim.view, env._fits).items():  # the cached block is never stale
             assert np.array_equal(obs[key], value), key
         total += reward
         done = terminated or truncated
@@ -68,7 +68,7 @@ def test_fixed_workload_seed_replays_the_cli_run():
     done = False
     while not done:
         sim = env.sim
-        choice = policy.select(sim.state, sim.head_job)
+        choice = policy.select(sim.state, sim.view.head_job)
         _, _, terminated, truncated, info = env.step(env.hold_action if choice == -1 else choice)
         done = terminated or truncated
     expected = run_policy(scenario, "best_fit", seed=7, n_jobs=50).metrics
@@ -134,7 +134,7 @@ def test_version_2_adds_release_times_and_the_next_jobs_one_by_one():
     env.step(0)
     obs, *_ = env.step(0)
     assert env.observation_space.contains(obs)
-    assert env.sim.head_job.id == 2
+    assert env.sim.view.head_job.id == 2
     g, log_day = len(GPU_FEATURES), np.log1p(1440.0)
     assert obs["gpus"][0, g] == np.float32(np.log1p(30.0) / log_day)  # first release on GPU 0
     assert obs["gpus"][0, g + 1] == np.float32(np.log1p(90.0) / log_day)  # last release on GPU 0

@@ -14,7 +14,7 @@ from gpusched.workload.synthetic import generate_jobs
 
 def _check_mask(env: GPUSchedulerEnv) -> None:
     sim, mask = env.sim, env.action_masks()
-    job, state, n = sim.head_job, sim.state, sim.cluster.n_gpus
+    job, state, n = sim.view.head_job, sim.state, sim.cluster.n_gpus
     assert not mask[n:env.max_gpus].any(), "padding slots are never valid"
     assert mask[-1] == (not sim.hold_would_dead_stall())
     single = state.single_gpu_fit(job)
@@ -50,4 +50,4 @@ def test_masks_are_exact(groups, n_jobs, rate, seed):
             assert info["placed"], "a valid GPU action always places the job"
         done = terminated or truncated
     assert info["end_reason"] == "completed"
-    assert not env.sim.misroutes
+    assert not env.sim.log.misroutes

@@ -74,8 +74,8 @@ def test_failures_and_wakeups_alone_do_not_keep_a_run_going():
     cluster = Cluster([NodeGroup("A100-80GB", 80.0, 1)])
     sim = Simulator(cluster, [job(0, 0.0, 10.0)], failures=SPEC)
     sim.request_wakeup(3.0)
-    assert sim._next_min(queued=True) == 3.0  # the job waits
-    assert sim._next_min(queued=False) is None  # had it not been queued, nothing would be left
+    assert sim.run_state.next_min(queued=True) == 3.0  # the job waits
+    assert sim.run_state.next_min(queued=False) is None  # had it not been queued, nothing would be left
     sim.step(0)
     assert sim.done and sim.time_min == 10.0 and sim.end_reason == "completed"
 
@@ -110,6 +110,6 @@ def test_a_job_ending_when_its_node_fails_completes_and_an_arrival_then_finds_th
     table = sim.jobs_table().set_index("id")
     assert table.loc[0, "finished"] and table.loc[0, "end_min"] == 10.0
     assert table.loc[0, "interruptions"] == 0
-    repair = next(t for t, _, kind in sim.node_events if kind == "repair")
-    assert sim.node_events[0] == (10.0, 0, "failure")
+    repair = next(t for t, _, kind in sim.log.node_events if kind == "repair")
+    assert sim.log.node_events[0] == (10.0, 0, "failure")
     assert table.loc[1, "start_min"] == repair > 10.0

@@ -155,7 +155,7 @@ def _run_failing_at(sim: Simulator, *events: tuple[float, int]):
         sim.events.push(t, NODE, (NodeFailures.FAIL, n), n)
     policy = get_policy("first_fit")
     while not sim.done:
-        sim.step(policy.select(sim.state, sim.head_job))
+        sim.step(policy.select(sim.state, sim.view.head_job))
     return sim.result("first_fit")
 
 
@@ -241,7 +241,7 @@ def test_a_fork_copies_the_failure_process_and_the_stops():
             slot, action = policy.decide(s.view)
             s.step(action, slot)
     assert sim.metrics() == twin.metrics()
-    assert sim.stops == twin.stops and sim.node_events == twin.node_events
+    assert sim.log.stops == twin.log.stops and sim.log.node_events == twin.log.node_events
 
 
 # ---------------------------------------------------------------------------- the environment

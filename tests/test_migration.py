@@ -138,7 +138,7 @@ def test_an_invalid_migration_raises():
     with pytest.raises(ValueError, match="not running"):
         sim.step(Migrate(2, (0,)))
     sim.step(HOLD)  # to minute 20, job 2 arrives
-    assert sim.time_min == 20.0 and sim.preemptible(1)
+    assert sim.time_min == 20.0 and sim.view.preemptible(1)
     with pytest.raises(ValueError, match="does not fit"):  # the V100 holds job 0
         sim.step(Migrate(1, (0,)))
     with pytest.raises(ValueError, match="runs there already"):
@@ -161,7 +161,7 @@ def test_with_an_empty_queue_only_hold_preempt_or_migrate_apply():
     sim.step(HOLD)  # job 1 ends at 60 + 5 + 585 = 650
     assert sim.time_min == 650.0
     sim.step(HOLD)
-    assert sim.done and sim.end_reason == "completed" and sim.end_min.tolist() == [60.0, 650.0]
+    assert sim.done and sim.end_reason == "completed" and sim.record.end_min.tolist() == [60.0, 650.0]
 
 
 def test_a_migration_is_a_disruption_and_a_fork_copies_its_state():

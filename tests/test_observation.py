@@ -28,7 +28,7 @@ LOG_DAY = math.log1p(1440.0)
 def reference_observation(sim, max_gpus: int, queue_window: int = 8,
                           scale: float = 80.0) -> dict[str, np.ndarray]:
     """The version-1 observation, feature by feature, from the definitions in GPU_FEATURES etc."""
-    c, state, job = sim.cluster, sim.state, sim.head_job
+    c, state, job = sim.cluster, sim.state, sim.view.head_job
     n = c.n_gpus
     node_size = c.node_gpu_count[c.gpu_node].astype(float)
     block = np.zeros((max_gpus, len(GPU_FEATURES)))
@@ -66,7 +66,7 @@ def reference_observation(sim, max_gpus: int, queue_window: int = 8,
                  min(sum(j.gpus * j.compute for j in window) / n, 2.0),
                  max((j.vram_gb for j in window), default=0.0) / scale,
                  state.compute_used.mean(), state.vram_used_gb.sum() / total_vram,
-                 min(sim.running_count / n, 2.0)]
+                 min(sim.view.running_count / n, 2.0)]
     time_vec = [min((sim.time_min - sim.start_time_min) / (7 * 1440.0), 1.0),
                 1.0 - sim.arrivals_left / len(sim.jobs)]
     present = np.zeros(max_gpus)

@@ -41,12 +41,12 @@ def test_version_4_extends_version_3_feature_by_feature_on_a_run_with_failures_a
             np.testing.assert_array_equal(b[k], a[k])
         down = b["gpus"][:, GPU_FEATURES_V4.index("down")]
         np.testing.assert_array_equal(down, sim.gpu_down().astype(np.float32))
-        window = sim.window_indices()
+        window = sim.view.window_indices()
         jobs = b["jobs"][: len(window)]
         attained = sim.attained_service_gpu_min(window)
         np.testing.assert_allclose(jobs[:, JOB_FEATURES_V4.index("attained")],
                                    np.log1p(attained) / np.log1p(8 * 1440.0), rtol=1e-5)
-        remaining = [sim.resume_cost_min(i) + sim.declared_left_min(i) for i in window]
+        remaining = [sim.view.resume_cost_min(i) + sim.view.declared_left_min(i) for i in window]
         np.testing.assert_allclose(jobs[:, JOB_FEATURES_V4.index("remaining")],
                                    np.log1p(remaining) / LOG_DAY, rtol=1e-5)
         resumed = jobs[:, JOB_FEATURES_V4.index("resumed")]

@@ -125,11 +125,11 @@ def test_planners_on_arrived_jobs_never_read_the_future(name):
         sim.run(policy)
         assert policy.forks > 0
         runs.append(sim)
-    early = [i for i in range(30) if runs[0].start_min[i] < cut]
+    early = [i for i in range(30) if runs[0].record.start_min[i] < cut]
     assert len(early) > 10
     for i in early:
-        assert runs[0].start_min[i] == runs[1].start_min[i]
-        assert runs[0].job_gpus[i] == runs[1].job_gpus[i]
+        assert runs[0].record.start_min[i] == runs[1].record.start_min[i]
+        assert runs[0].record.job_gpus[i] == runs[1].record.job_gpus[i]
     assert runs[0].metrics()["jobs_completed"] == 60
 
 
@@ -140,12 +140,12 @@ def test_fork_of_arrived_jobs_forgets_the_future():
     sim = make_simulator(load_scenario("phase1-4gpu"), seed=2, n_jobs=50)
     policy = get_policy("first_fit")
     for _ in range(25):
-        sim.step(policy.select(sim.state, sim.head_job))
+        sim.step(policy.select(sim.state, sim.view.head_job))
     known = sim.fork(arrived_only=True)
     assert len(known.jobs) == len(sim.jobs) - sim.arrivals_left < 50
     assert known.arrivals_left == 0
     while not known.done:
-        known.step(policy.select(known.state, known.head_job))
+        known.step(policy.select(known.state, known.view.head_job))
     assert known.metrics()["jobs_completed"] == len(known.jobs)
     assert len(sim.jobs) == 50 and not sim.done  # the original is untouched
 
@@ -172,7 +172,7 @@ def test_order_plus_lookahead_evaluates_the_job_the_order_chose(name, monkeypatc
     def finish(sim, first, base, slot=0):
         idx, now = sim.queue[slot], sim.time_min
         wait = real_finish(sim, first, base, slot)
-        forks.append((len(decisions) - 1, idx, first == HOLD or bool(sim.start_min[idx] == now)))
+        forks.append((len(decisions) - 1, idx, first == HOLD or bool(sim.record.start_min[idx] == now)))
         return wait
 
     monkeypatch.setattr(QueuePolicy, "decide", decide)
@@ -202,7 +202,7 @@ def test_lookahead_under_easy_weighs_only_the_gpus_away_from_the_reservation():
     planner.bind(sim.view)
     allowed = np.array([False, False, True, True])
     view = MaskedState(sim.view.state, allowed)  # EASY masks the state its view shows
-    job = sim.jobs[sim.window_indices()[2]]
+    job = sim.jobs[sim.view.window_indices()[2]]
     assert planner.options(view, job) == [(2,), (3,), HOLD]
     action = planner.select(view, job)
     assert action == HOLD or set(action) <= {2, 3}

@@ -91,7 +91,7 @@ def test_a_preemption_frees_a_whole_gang_on_one_node():
 def test_the_preempt_action_is_checked():
     sim = Simulator(one_a100(), [job(0, 0.0, 100.0), job(1, 4.0, 5.0)], window=4)
     sim.step(0, 0)
-    assert sim.time_min == 4.0 and sim.is_running(0) and not sim.preemptible(0)
+    assert sim.time_min == 4.0 and sim.is_running(0) and not sim.view.preemptible(0)
     with pytest.raises(ValueError, match="yet"):
         sim.step(Preempt(0))
     with pytest.raises(ValueError, match="not running"):
@@ -107,11 +107,13 @@ def test_the_observation_accessors():
     sim.step(0, 0)
     assert sim.time_min == 30.0
     assert sim.attained_service_gpu_min([0, 1]).tolist() == [60.0, 0.0]
-    assert sim.remaining_work_min(0) == 70.0 and sim.remaining_work_min(1) == 10.0
+    left = sim.lifecycle.remaining_work_min
+    assert left(sim.run_state, 0) == 70.0 and left(sim.run_state, 1) == 10.0
     assert not sim.gpu_down().any()
     sim.step(Preempt(0))
-    assert sim.remaining_work_min(0) == 70.0 and sim.declared_left_min(0) == 70.0
-    assert sim.resume_cost_min(0) == 3.0 and list(sim.queue) == [0, 1]
+    assert sim.lifecycle.remaining_work_min(sim.run_state, 0) == 70.0
+    assert sim.view.declared_left_min(0) == 70.0
+    assert sim.view.resume_cost_min(0) == 3.0 and list(sim.queue) == [0, 1]
 
 
 def test_the_preemptive_pairs_are_shipped_apart_from_homes():

@@ -57,7 +57,7 @@ def _first_decision(policy: str, jobs: list[Job], cluster: Cluster, window: int 
     """The first decision after ``running`` jobs were started (on the given GPUs)."""
     sim = Simulator(cluster, [j for j, _ in running] + jobs, window=window)
     for j, gpu in running:
-        assert sim.step(gpu, sim.window_jobs().index(j))
+        assert sim.step(gpu, sim.view.window_jobs().index(j))
     p = get_policy(policy)
     if hasattr(p, "bind"):
         p.bind(sim.view)
@@ -112,9 +112,9 @@ def test_fastest_fit_picks_the_fastest_gpu_then_best_fit():
     policy = get_policy("fastest_fit")
     policy.bind(sim.view)
     # Both A100s run batch jobs at 1.0; Best-Fit prefers the 40 GB one (less VRAM left).
-    assert policy.select(sim.state, sim.head_job) == 2
+    assert policy.select(sim.state, sim.view.head_job) == 2
     unbound = get_policy("fastest_fit")  # no speed table: plain Best-Fit (the T4)
-    assert unbound.select(sim.state, sim.head_job) == 0
+    assert unbound.select(sim.state, sim.view.head_job) == 0
 
 
 # ---------------------------------------------------------------------------- EASY
@@ -171,7 +171,7 @@ def test_no_backfilled_job_delays_the_head_jobs_reservation(groups, n_jobs, rate
     result = sim.run(policy)
     assert result.metrics["jobs_completed"] == n_jobs
     for idx, promised in policy.reservations.items():
-        assert sim.start_min[idx] <= promised + 1e-6, (idx, sim.start_min[idx], promised)
+        assert sim.record.start_min[idx] <= promised + 1e-6, (idx, sim.record.start_min[idx], promised)
 
 
 # ---------------------------------------------------------------------------- names

@@ -111,11 +111,11 @@ def test_every_run_the_limits_allow_ends_by_its_horizon_or_its_safety_horizon(ru
     failing = run["failures"] is not None and run["failures"].node_failures_per_1000_node_days > 0
     bound = None
     if run["horizon"] is None and failing:
-        bound = safety_horizon_min(sim.jobs, run["failures"], sim.restore_min, sim.speeds)
+        bound = safety_horizon_min(sim.jobs, run["failures"], sim.checkpoint_restore_min, sim.speeds)
         assert sim.horizon_min == bound
     result = sim.run(get_policy(policy))
     assert sim.done and math.isfinite(sim.time_min)
-    assert all(math.isfinite(t) for t, _, _ in sim.node_events)
+    assert all(math.isfinite(t) for t, _, _ in sim.log.node_events)
     limit = run["horizon"] if run["horizon"] is not None else bound
     if limit is not None:
         assert sim.time_min <= limit + 1e-9

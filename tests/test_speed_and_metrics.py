@@ -73,7 +73,7 @@ def test_rules_read_the_declared_time_and_the_simulator_runs_the_true_one():
     sim = Simulator(cluster, [job(0, duration=30, estimate=90.0)])
     assert sim.declared_min.tolist() == [90.0]
     sim.run(get_policy("first_fit"))
-    assert sim.run_min[0] == 30 and sim.declared_end_min[0] == 90
+    assert sim.record.run_min[0] == 30 and sim.record.declared_end_min[0] == 90
 
 
 def test_estimate_errors_are_seeded_log_normal_and_leave_the_jobs_alone():
@@ -130,9 +130,9 @@ def test_window_stall_counts_holds_while_a_later_window_job_fits():
     sim = Simulator(cluster, jobs, window=4)
     assert sim.step(0)
     assert not sim.step(HOLD) and sim.time_min == 1  # job 1 fits nowhere: blocked, not a stall
-    assert sim.stall_min == 0
+    assert sim.integrals.stall_min == 0
     assert not sim.step(HOLD) and sim.time_min == 20  # job 2 fitted beside job 0: a stall
-    assert sim.stall_min == pytest.approx(19)
+    assert sim.integrals.stall_min == pytest.approx(19)
 
 
 # ---------------------------------------------------------------------------- scenario keys

@@ -7,7 +7,6 @@ import json
 import numpy as np
 import pytest
 
-from gpusched.core import lifecycle
 from gpusched.core.cluster import Cluster, ClusterState, NodeGroup
 from gpusched.core.gang import SpreadGang, spread_rule
 from gpusched.core.gavel_speeds import gavel_speed_table, spread_speed_table
@@ -96,15 +95,15 @@ def test_packed_gang_keeps_the_consolidated_speed_and_no_value_means_no_penalty(
     cluster = _gavel_cluster([NodeGroup("V100", 16, 4, count=1), NodeGroup("V100", 16, 1, count=2)])
     speeds = GpuSpeeds(cluster, gavel_speed_table())
     sim = Simulator(cluster, [_job(0, 4)], speeds=speeds)
-    assert sim.speed_of(sim.jobs[0], (0, 1, 2, 3)) == 1.0
-    assert sim.speed_of(sim.jobs[0], (0, 1, 4, 5)) == pytest.approx(
+    assert sim.speed_model.of(sim.jobs[0], (0, 1, 2, 3)) == 1.0
+    assert sim.speed_model.of(sim.jobs[0], (0, 1, 4, 5)) == pytest.approx(
         _measured("V100", 4, True) / _measured("V100", 4, False))
     # A job model the table does not name: no penalty, unless cluster.spread_speed says otherwise.
     plain = _job(1, 2, model=None)
-    assert sim.speed_of(plain, (4, 5)) == 1.0
+    assert sim.speed_model.of(plain, (4, 5)) == 1.0
     slow = Simulator(Cluster([NodeGroup("V100", 16, 1, count=2)], gang=spread_rule(default_factor=0.5)),
                      [plain])
-    assert slow.speed_of(plain, (0, 1)) == 0.5 and not slow.speed_model.uniform
+    assert slow.speed_model.of(plain, (0, 1)) == 0.5 and not slow.speed_model.uniform
 
 
 def test_spread_penalty_three_values_of_the_json():
@@ -122,9 +121,9 @@ def test_a_failure_of_one_node_stops_the_spread_gang():
     assert sim.time_min == 10.0
     assert isinstance(sim.gang_rule, SpreadGang)
     assert sim.gang_rule.holds_node((0, 1, 2), 2) and not sim.gang_rule.holds_node((0, 1, 2), 3)
-    lifecycle.fail_node(sim, 2)  # the gang's last node
+    sim.lifecycle.fail_node(sim.run_state, 2)  # the gang's last node
     assert not sim.is_running(0) and sim.is_running(1)
-    assert [s[1] for s in sim.stops] == [0] and list(sim.queue) == [0, 2]
+    assert [s[1] for s in sim.log.stops] == [0] and list(sim.queue) == [0, 2]
     assert sim.state.jobs_running.tolist() == [0, 0, 0, 1]
     # While node 2 is down, GPUs 0, 1 and 3 cannot form the gang (GPU 3 is busy).
     assert not sim.state.fit_mask(sim.jobs[0]).any()
@@ -186,7 +185,7 @@ def test_fastest_fit_ranks_spread_gangs_by_their_spread_speed():
     # ResNet-18 (batch 64) on 2 GPUs: V100 and P100 are both spread; the penalties differ.
     cluster = _gavel_cluster([NodeGroup("P100", 16, 1, count=2), NodeGroup("V100", 16, 1, count=2)])
     sim = Simulator(cluster, [_job(0, 2)], speeds=GpuSpeeds(cluster, gavel_speed_table()))
-    spread = {g: sim.speed_of(sim.jobs[0], gang) for g, gang in (("P100", (0, 1)), ("V100", (2, 3)))}
+    spread = {g: sim.speed_model.of(sim.jobs[0], gang) for g, gang in (("P100", (0, 1)), ("V100", (2, 3)))}
     result = sim.run(get_policy("fastest_fit"))
     chosen = cluster.gpu_model[result.jobs["gpu_ids"].iloc[0][0]]
     assert chosen == max(spread, key=spread.get)
@@ -205,7 +204,7 @@ def test_env_masks_follow_the_spread_rule():
         if sim.done:
             break
         mask = env.action_masks()
-        job = sim.head_job
+        job = sim.view.head_job
         fits = sim.state.fit_mask(job)
         assert mask[:sim.cluster.n_gpus].tolist() == fits.tolist()
         choices = np.flatnonzero(mask[:-1])
@@ -222,7 +221,7 @@ def test_the_observation_tells_a_spread_gang_from_a_packed_one():
     room, size, fits = (GPU_FEATURES.index(n) for n in ("node_room", "node_size", "head_fits"))
     for gpus, spread in ((2, False), (3, True)):
         sim = Simulator(cluster, [_job(0, gpus)])
-        obs = builder.observe(sim.view, sim.state.fit_mask(sim.head_job))["gpus"]
+        obs = builder.observe(sim.view, sim.state.fit_mask(sim.view.head_job))["gpus"]
         free_on_node = np.rint(obs[:, room] * obs[:, size] * 8)
         spans = (obs[:, fits] > 0) & (free_on_node < gpus)
         assert spans.any() == spread

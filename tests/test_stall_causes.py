@@ -16,11 +16,11 @@ def _misroute_cause(cluster: Cluster, placed: list[tuple], job, gpu: int) -> str
     jobs = [j for j, _ in placed] + [job]
     sim = Simulator(cluster, jobs)
     for j, gpus in placed:
-        assert sim.head_job.id == j.id
+        assert sim.view.head_job.id == j.id
         assert sim.step(tuple(gpus) if len(gpus) > 1 else gpus[0])
-    assert sim.head_job.id == job.id
+    assert sim.view.head_job.id == job.id
     assert sim.step(gpu) is False
-    (_, job_id, sent_to, cause), = sim.misroutes
+    (_, job_id, sent_to, cause), = sim.log.misroutes
     assert (job_id, sent_to) == (job.id, gpu)
     metrics = sim.metrics()
     assert metrics["misroutes"] == 1 and metrics[f"misroutes_{cause}"] == 1

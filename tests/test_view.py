@@ -41,9 +41,9 @@ def _scenario():
 def _with_other_truth(sim: Simulator) -> None:
     """Draw every job's true duration and every running job's true end anew (in no relation to
     the declared ones, which stay: each job's ``estimate_min`` becomes its declared time)."""
-    rng = np.random.default_rng(len(sim.holds) + sim.decisions)
+    rng = np.random.default_rng(len(sim.log.holds) + sim.decisions)
     declared = sim.declared_min
-    sim.jobs = [replace(j, duration_min=float(rng.uniform(1.0, 3000.0)), estimate_min=float(d))
+    sim.run_state.jobs = [replace(j, duration_min=float(rng.uniform(1.0, 3000.0)), estimate_min=float(d))
                 for j, d in zip(sim.jobs, declared.tolist(), strict=True)]
     rec = sim.record
     for i in sim.running:
@@ -75,7 +75,7 @@ def test_no_decision_depends_on_a_true_duration_with_history_estimates(name):
 def _check_no_true_duration(name: str, scenario, deadlines: bool = False) -> None:
     sim = make_simulator(scenario, seed=3, n_jobs=60)
     if deadlines:
-        sim.jobs = [replace(j, deadline_min=1.5 * j.duration_min if j.id % 2 else None) for j in sim.jobs]
+        sim.all_jobs = [replace(j, deadline_min=1.5 * j.duration_min if j.id % 2 else None) for j in sim.jobs]
     policy = as_scheduler(get_policy(name, seed=0))
     sim.reset()
     policy.bind(sim.view)
@@ -130,8 +130,9 @@ def test_epochs_move_at_every_completion_and_disruption():
 # ---------------------------------------------------------------------------- forks
 SHARED = {"cluster", "jobs", "speeds", "speed_model", "gang_rule", "restore", "failures", "checkpoint",
           "reward_spec", "util_band", "_arrival_min", "_estimator0", "best_speed", "declared_min",
-          "declared_best_min", "reward", "arrival_min", "failure_seed", "spec"}
-"""Attributes a fork shares with its parent: immutable, or read-only arrays."""
+          "declared_best_min", "reward", "arrival_min", "failure_seed", "spec", "all_jobs", "lifecycle"}
+"""Attributes a fork shares with its parent: immutable, or read-only arrays (the lifecycle holds
+only the mechanisms)."""
 
 
 def _mutable_parts(obj, path="sim", seen=None, out=None, depth=0):

@@ -42,7 +42,7 @@ def test_gymnasium_and_sb3_env_checkers_pass():
 def _check_window_mask(env: GPUSchedulerEnv) -> None:
     sim, mask = env.sim, env.action_masks()
     state, n, g_slots = sim.state, sim.cluster.n_gpus, env.max_gpus
-    window = sim.window_jobs()
+    window = sim.view.window_jobs()
     assert mask.shape == (env.max_window * g_slots + 1,)
     assert mask[-1] == (not sim.hold_would_dead_stall() or not mask[:-1].any())
     grid = mask[:-1].reshape(env.max_window, g_slots)
@@ -83,20 +83,20 @@ def test_window_masks_are_exact(groups, n_jobs, rate, seed, window):
         if action != env.hold_action:
             assert info["placed"], "a valid (slot, GPU) action always starts that job"
         done = terminated or truncated
-    assert info["end_reason"] == "completed" and not env.sim.misroutes
+    assert info["end_reason"] == "completed" and not env.sim.log.misroutes
 
 
 def test_pair_features_follow_the_speeds_and_the_fit():
     env = _env()
     obs, _ = env.reset(seed=3, options={"workload_seed": 3})
     sim, n = env.sim, env.sim.cluster.n_gpus
-    job = sim.window_jobs()[0]
+    job = sim.view.window_jobs()[0]
     fits = sim.state.fit_mask(job)
     pairs = obs["pairs"][0, :n]
     np.testing.assert_array_equal(pairs[:, 0] == 1.0, fits)
     speeds = [DEFAULT_SPEEDS.get(m, {}).get(job.type, 1.0) for m in sim.cluster.gpu_model]
     np.testing.assert_allclose(pairs[:, 3], speeds, rtol=1e-6)
-    assert obs["job_present"][: len(sim.window_jobs())].all() and not obs["pairs"][:, n:].any()
+    assert obs["job_present"][: len(sim.view.window_jobs())].all() and not obs["pairs"][:, n:].any()
 
 
 # ---------------------------------------------------------------------------- the network

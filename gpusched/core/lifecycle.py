@@ -1,207 +1,346 @@
-"""A job's lifecycle: start, complete, stop (a failure or a preemption), resume and migrate.
+"""A job's lifecycle: start, complete, stop (a failure or a preemption), resume and migrate, and
+the handlers of the simulator's kinds of event.
 
-Each function changes one simulator's cluster state, per-job record
-(:mod:`gpusched.core.jobs_record`), event queue (:mod:`gpusched.core.events`) and integrals
-(:mod:`gpusched.core.accounting`) together, by the rules of :mod:`gpusched.core.simulator`'s
-docstring; the speed (:mod:`gpusched.core.speed_model`), the gang's nodes
-(:mod:`gpusched.core.gang`) and what a stop keeps and a resumption pays
-(:mod:`gpusched.core.restore`) come from the simulator's mechanisms. A transition that
-disrupts the run (a failure, a preemption, a migration) ends by calling
-:meth:`Simulator.disrupted <gpusched.core.simulator.Simulator.disrupted>`, which bumps the view
-epoch every cached plan checks. A migration is a stop that keeps the job off the queue and a
-resumption on its new gang at the same instant (one stop and one resume in the run's record).
+:class:`Lifecycle` holds the mechanisms a transition asks (the speed model,
+:mod:`gpusched.core.speed_model`; the gang rule, :mod:`gpusched.core.gang`; the restore model,
+:mod:`gpusched.core.restore`; the preemption guard) and nothing of a run: each method reads and
+writes the run state it is given (:mod:`gpusched.core.run_state`: the cluster state, the per-job
+record, the event heap, the integrals and the log) together, by the rules of
+:mod:`gpusched.core.simulator`'s docstring. A transition that disrupts the run (a failure, a
+preemption, a migration) ends with :meth:`RunState.disrupted
+<gpusched.core.run_state.RunState.disrupted>`, which bumps the view epoch every cached plan
+checks. A migration is a stop that keeps the job off the queue and a resumption on its new gang
+at the same instant (one stop and one resume in the run's log). :meth:`Lifecycle.apply` applies
+a batch of changes decided at once (:class:`~gpusched.core.actions.Batch`).
 """
 
 from __future__ import annotations
 
 import bisect
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 import numpy as np
 
-from gpusched.core.events import COMPLETION
+from gpusched.core.actions import Batch
+from gpusched.core.cluster import EPS
+from gpusched.core.events import COMPLETION, NODE
+from gpusched.core.failures import NodeFailures
+from gpusched.core.gang import GangRule
 from gpusched.core.jobs import Job
 from gpusched.core.readonly import QUEUE_OPS
+from gpusched.core.restore import RestoreModel
+from gpusched.core.run_state import RunState
+from gpusched.core.speed_model import SpeedModel
 
-if TYPE_CHECKING:
-    from gpusched.core.simulator import Simulator
-
-_insert = QUEUE_OPS[3]
-
-
-def _release(sim: Simulator, job: Job, gpus: tuple[int, ...]) -> None:
-    state = sim.state
-    before = [float(state.compute_used[g]) for g in gpus]
-    state.release(job, gpus)
-    sim.integrals.on_util_change(state.compute_used, gpus, before)
+_extend, _popleft, _delete, _insert = QUEUE_OPS
 
 
-def start(sim: Simulator, job_idx: int, job: Job, gpus: tuple[int, ...]) -> None:
-    """Start (or resume, after a stop) the job on ``gpus``: its true and declared ends there."""
-    state = sim.state
-    used = state.compute_used
-    before = [float(used[g]) for g in gpus]
-    state.place(job, gpus)
-    sim.integrals.on_util_change(used, gpus, before)
-    rec, now = sim.record, sim.time_min
-    rec.start_min[job_idx] = now
-    list.__setitem__(rec.job_gpus, job_idx, gpus)
-    model = sim.speed_model
-    speed = 1.0 if model.uniform else model.of(job, gpus)  # uniform: every gang runs at 1.0
-    rec.gang_speed[job_idx] = speed
-    lives = rec.lives
-    if lives is not None and lives.stopped[job_idx]:  # a resumption
-        saved, restore = float(lives.saved_min[job_idx]), sim.restore.restore_min(job, gpus)
-        lives.restore_min[job_idx] = restore
-        run = restore + max(job.duration_min - saved, 0.0) / speed
-        declared = restore + max(float(sim.declared_min[job_idx]) - saved, 0.0) / speed
-        sim.resumes.append((now, job_idx, gpus, restore))
-    else:
-        run = job.duration_min / speed
-        declared = sim.declared_min[job_idx] / speed
-    rec.run_min[job_idx] = run
-    rec.declared_end_min[job_idx] = now + declared
-    sim.events.push_completion(now + run, job_idx)
-    sim.running[job_idx] = None
+class Lifecycle:
+    """The transitions of a job and the handlers of events (see the module docstring).
 
-
-def complete(sim: Simulator, job_idx: int) -> None:
-    """The job's run ended at its true end: free its GPUs."""
-    rec, state = sim.record, sim.state
-    gpus, used = rec.job_gpus[job_idx], state.compute_used
-    before = [float(used[g]) for g in gpus]
-    state.release(sim.jobs[job_idx], gpus)
-    sim.integrals.on_util_change(used, gpus, before)
-    rec.end_min[job_idx] = rec.start_min[job_idx] + rec.run_min[job_idx]
-    del sim.running[job_idx]
-
-
-def stop(sim: Simulator, job_idx: int, kind: str) -> None:
-    """Stop a running job (``failure`` or ``preemption``): count its progress, keep what the
-    restore model keeps, free its GPUs, and put it back in the queue at its arrival position. The
-    caller drops its completion from the event queue."""
-    _end_run(sim, job_idx, kind)
-    queue = sim.queue
-    _insert(queue, bisect.bisect_right(queue, job_idx), job_idx)  # bisect.insort, on the read-only queue
-
-
-def _end_run(sim: Simulator, job_idx: int, kind: str) -> None:
-    """End a running job's run for ``kind`` (``failure``, ``preemption`` or ``migration``):
-    count its progress, keep what the restore model keeps, and free its GPUs."""
-    rec = sim.record
-    lives, job, now = rec.ensure_lives(), sim.jobs[job_idx], sim.time_min
-    gpus = rec.job_gpus[job_idx]
-    start_min = float(rec.start_min[job_idx])
-    speed = sim.speed_model.of(job, gpus)
-    restore = float(lives.restore_min[job_idx])
-    held = now - start_min
-    done = max(held - restore, 0.0) * speed
-    saved = float(lives.saved_min[job_idx])
-    progress = saved + done
-    kept = sim.restore.kept_min(job, kind, progress, saved)
-    if kind == "preemption":
-        lives.preemptions[job_idx] += 1
-    elif kind == "migration":
-        lives.migrations[job_idx] += 1
-    else:
-        lives.interruptions[job_idx] += 1
-    lost = progress - kept
-    if np.isnan(lives.first_start_min[job_idx]):
-        lives.first_start_min[job_idx] = start_min
-    lives.stopped[job_idx] = True
-    lives.held_min[job_idx] += held
-    lives.work_min[job_idx] += done
-    lives.lost_min[job_idx] += lost
-    lives.lost_held_min[job_idx] += lost / speed
-    lives.restored_min[job_idx] += min(restore, held)
-    lives.moved_restored_min[job_idx] += min(float(lives.moved_restore_min[job_idx]), held)
-    lives.saved_min[job_idx] = kept
-    lives.restore_min[job_idx] = 0.0
-    lives.moved_restore_min[job_idx] = 0.0
-    sim.stops.append((now, job_idx, kind, start_min, gpus, lost, lost / speed))
-    _release(sim, job, gpus)
-    rec.start_min[job_idx] = np.nan
-    rec.run_min[job_idx] = np.nan
-    rec.declared_end_min[job_idx] = np.nan
-    list.__setitem__(rec.job_gpus, job_idx, ())
-
-
-def _drop_completions(sim: Simulator, victims: list[int]) -> None:
-    """Forget the completions of jobs that stopped."""
-    sim.events.drop(COMPLETION, victims)
-    for idx in victims:
-        del sim.running[idx]
-
-
-def is_running(sim: Simulator, job_idx: int) -> bool:
-    """Whether the job with this arrival index holds GPUs now."""
-    rec = sim.record
-    return bool(rec.job_gpus[job_idx]) and math.isnan(rec.end_min[job_idx])
-
-
-def preempt(sim: Simulator, job_idx: int) -> None:
-    """Preempt a running job that may be preempted (see the simulator's docstring).
-
-    :raises ValueError: if it does not run, or may not be preempted yet.
+    :param speed_model: the speed model.
+    :param gang_rule: the gang rule.
+    :param restore: the restore model.
+    :param preemption_min_run_min: minutes a job runs after it (re)starts, not counting its
+        restore, before it may be preempted or moved.
+    :param max_node_failures: end the run (``safety_horizon``) after this many node failures, or
+        ``None`` never.
     """
-    if not 0 <= job_idx < len(sim.jobs) or not is_running(sim, job_idx):
-        raise ValueError(f"cannot preempt job index {job_idx}: it is not running")
-    if not sim.preemptible(job_idx):
-        raise ValueError(f"cannot preempt job index {job_idx} yet: it has run less than "
-                         f"{sim.preemption_min_run_min:g} min since it last started")
-    stop(sim, job_idx, "preemption")
-    _drop_completions(sim, [job_idx])
-    sim.preemptions += 1
-    sim.disrupted()
 
+    def __init__(self, speed_model: SpeedModel, gang_rule: GangRule, restore: RestoreModel,
+                 preemption_min_run_min: float, max_node_failures: int | None):
+        self.speed_model = speed_model
+        self.gang_rule = gang_rule
+        self.restore = restore
+        self.preemption_min_run_min = preemption_min_run_min
+        self.max_node_failures = max_node_failures
 
-def migrate(sim: Simulator, job_idx: int, gang: tuple[int, ...]) -> None:
-    """Move a running job that may be preempted to ``gang`` (see the simulator's docstring): it
-    saves its progress, frees its GPUs and resumes on ``gang`` now, after its restore there.
+    # ------------------------------------------------------------ transitions
+    def start(self, run: RunState, job_idx: int, job: Job, gpus: tuple[int, ...]) -> None:
+        """Start (or resume, after a stop) the job on ``gpus``: its true and declared ends there."""
+        state = run.state
+        used = state.compute_used
+        before = [float(used[g]) for g in gpus]
+        state.place(job, gpus)
+        run.integrals.on_util_change(used, gpus, before)
+        rec, now = run.record, run.time_min
+        rec.start_min[job_idx] = now
+        list.__setitem__(rec.job_gpus, job_idx, gpus)
+        model = self.speed_model
+        speed = 1.0 if model.uniform else model.of(job, gpus)  # uniform: every gang runs at 1.0
+        rec.gang_speed[job_idx] = speed
+        lives = rec.lives
+        if lives is not None and lives.stopped[job_idx]:  # a resumption
+            saved, restore = float(lives.saved_min[job_idx]), self.restore.restore_min(job, gpus)
+            lives.restore_min[job_idx] = restore
+            duration = restore + max(job.duration_min - saved, 0.0) / speed
+            declared = restore + max(float(run.declared_min[job_idx]) - saved, 0.0) / speed
+            run.log.resumes.append((now, job_idx, gpus, restore))
+        else:
+            duration = job.duration_min / speed
+            declared = run.declared_min[job_idx] / speed
+        rec.run_min[job_idx] = duration
+        rec.declared_end_min[job_idx] = now + declared
+        run.events.push_completion(now + duration, job_idx)
+        run.running[job_idx] = None
 
-    :raises ValueError: if it does not run, may not move yet, or does not fit on ``gang`` once
-        its own GPUs are freed (or ``gang`` is the gang it holds).
-    """
-    if not 0 <= job_idx < len(sim.jobs) or not is_running(sim, job_idx):
-        raise ValueError(f"cannot migrate job index {job_idx}: it is not running")
-    if not sim.preemptible(job_idx):
-        raise ValueError(f"cannot migrate job index {job_idx} yet: it has run less than "
-                         f"{sim.preemption_min_run_min:g} min since it last started")
-    job, held = sim.jobs[job_idx], sim.record.job_gpus[job_idx]
-    if sorted(gang) == sorted(held):
-        raise ValueError(f"cannot migrate job index {job_idx} to {list(gang)}: it runs there already")
-    freed = sim.state.copy()
-    freed.release(job, held)
-    if not sim.gang_rule.can_place(freed, job, gang):
-        raise ValueError(f"cannot migrate job index {job_idx} to GPUs {list(gang)}: it does not fit "
-                         "there once its own GPUs are freed")
-    _end_run(sim, job_idx, "migration")
-    _drop_completions(sim, [job_idx])
-    start(sim, job_idx, job, gang)
-    lives = sim.record.lives
-    lives.moved_restore_min[job_idx] = lives.restore_min[job_idx]
-    sim.migrations += 1
-    sim.disrupted()
+    def start_queued(self, run: RunState, slot: int, gpus: tuple[int, ...]) -> None:
+        """Start the queued job in window ``slot`` on ``gpus`` (a gang that fits)."""
+        queue = run.queue
+        job_idx = queue[slot]
+        if slot:
+            _delete(queue, slot)
+        else:
+            _popleft(queue)
+        lives = run.record.lives
+        if lives is None or not lives.stopped[job_idx]:
+            run.record.start_slot[job_idx] = slot  # a resumption keeps its first start's slot
+        self.start(run, job_idx, run.jobs[job_idx], gpus)
 
+    def complete(self, run: RunState, job_idx: int) -> None:
+        """The job's run ended at its true end: free its GPUs."""
+        rec, state = run.record, run.state
+        gpus, used = rec.job_gpus[job_idx], state.compute_used
+        before = [float(used[g]) for g in gpus]
+        state.release(run.jobs[job_idx], gpus)
+        run.integrals.on_util_change(used, gpus, before)
+        rec.end_min[job_idx] = rec.start_min[job_idx] + rec.run_min[job_idx]
+        del run.running[job_idx]
 
-def fail_node(sim: Simulator, node: int) -> None:
-    """Stop every job whose gang holds the node (they lose the progress since their last
-    checkpoint) and take the node out of every fit."""
-    holds, job_gpus = sim.gang_rule.holds_node, sim.record.job_gpus
-    victims = sorted(i for i in sim.running if holds(job_gpus[i], node))
-    for idx in victims:
-        stop(sim, idx, "failure")
-    _drop_completions(sim, victims)
-    sim.state.set_node_down(node, True)
-    sim.node_failures += 1
-    sim.node_events.append((sim.time_min, node, "failure"))
-    sim.disrupted()
+    def stop(self, run: RunState, job_idx: int, kind: str) -> None:
+        """Stop a running job (``failure`` or ``preemption``): count its progress, keep what the
+        restore model keeps, free its GPUs, and put it back in the queue at its arrival position.
+        The caller drops its completion from the event heap."""
+        self._end_run(run, job_idx, kind)
+        queue = run.queue
+        _insert(queue, bisect.bisect_right(queue, job_idx), job_idx)  # bisect.insort, on the read-only queue
 
+    def _end_run(self, run: RunState, job_idx: int, kind: str) -> None:
+        """End a running job's run for ``kind`` (``failure``, ``preemption`` or ``migration``):
+        count its progress, keep what the restore model keeps, and free its GPUs."""
+        rec = run.record
+        lives, job, now = rec.ensure_lives(), run.jobs[job_idx], run.time_min
+        gpus = rec.job_gpus[job_idx]
+        start_min = float(rec.start_min[job_idx])
+        speed = self.speed_model.of(job, gpus)
+        restore = float(lives.restore_min[job_idx])
+        held = now - start_min
+        done = max(held - restore, 0.0) * speed
+        saved = float(lives.saved_min[job_idx])
+        progress = saved + done
+        kept = self.restore.kept_min(job, kind, progress, saved)
+        if kind == "preemption":
+            lives.preemptions[job_idx] += 1
+        elif kind == "migration":
+            lives.migrations[job_idx] += 1
+        else:
+            lives.interruptions[job_idx] += 1
+        lost = progress - kept
+        if np.isnan(lives.first_start_min[job_idx]):
+            lives.first_start_min[job_idx] = start_min
+        lives.stopped[job_idx] = True
+        lives.held_min[job_idx] += held
+        lives.work_min[job_idx] += done
+        lives.lost_min[job_idx] += lost
+        lives.lost_held_min[job_idx] += lost / speed
+        lives.restored_min[job_idx] += min(restore, held)
+        lives.moved_restored_min[job_idx] += min(float(lives.moved_restore_min[job_idx]), held)
+        lives.saved_min[job_idx] = kept
+        lives.restore_min[job_idx] = 0.0
+        lives.moved_restore_min[job_idx] = 0.0
+        run.log.stops.append((now, job_idx, kind, start_min, gpus, lost, lost / speed))
+        state = run.state
+        before = [float(state.compute_used[g]) for g in gpus]
+        state.release(job, gpus)
+        run.integrals.on_util_change(state.compute_used, gpus, before)
+        rec.start_min[job_idx] = np.nan
+        rec.run_min[job_idx] = np.nan
+        rec.declared_end_min[job_idx] = np.nan
+        list.__setitem__(rec.job_gpus, job_idx, ())
 
-def repair_node(sim: Simulator, node: int) -> None:
-    """The node is back in every fit."""
-    sim.state.set_node_down(node, False)
-    sim.node_events.append((sim.time_min, node, "repair"))
-    sim.disrupted()
+    @staticmethod
+    def _drop_completions(run: RunState, victims: list[int]) -> None:
+        """Forget the completions of jobs that stopped."""
+        run.events.drop(COMPLETION, victims)
+        for idx in victims:
+            del run.running[idx]
 
+    def _check_may_move(self, run: RunState, job_idx: int, verb: str) -> None:
+        if not 0 <= job_idx < len(run.jobs) or not run.is_running(job_idx):
+            raise ValueError(f"cannot {verb} job index {job_idx}: it is not running")
+        if not self.preemptible(run, job_idx):
+            raise ValueError(f"cannot {verb} job index {job_idx} yet: it has run less than "
+                             f"{self.preemption_min_run_min:g} min since it last started")
+
+    def preempt(self, run: RunState, job_idx: int, disrupt: bool = True) -> None:
+        """Preempt a running job that may be preempted (see the simulator's docstring).
+
+        :param disrupt: bump the view's epochs (a batch bumps them once, at its end).
+        :raises ValueError: if it does not run, or may not be preempted yet.
+        """
+        self._check_may_move(run, job_idx, "preempt")
+        self.stop(run, job_idx, "preemption")
+        self._drop_completions(run, [job_idx])
+        if disrupt:
+            run.disrupted()
+
+    def migrate(self, run: RunState, job_idx: int, gang: tuple[int, ...], disrupt: bool = True) -> None:
+        """Move a running job that may be preempted to ``gang`` (see the simulator's docstring): it
+        saves its progress, frees its GPUs and resumes on ``gang`` now, after its restore there.
+
+        :param disrupt: bump the view's epochs (a batch bumps them once, at its end).
+        :raises ValueError: if it does not run, may not move yet, or does not fit on ``gang`` once
+            its own GPUs are freed (or ``gang`` is the gang it holds).
+        """
+        self._check_may_move(run, job_idx, "migrate")
+        job, held = run.jobs[job_idx], run.record.job_gpus[job_idx]
+        if sorted(gang) == sorted(held):
+            raise ValueError(f"cannot migrate job index {job_idx} to {list(gang)}: it runs there already")
+        freed = run.state.copy()
+        freed.release(job, held)
+        if not self.gang_rule.can_place(freed, job, gang):
+            raise ValueError(f"cannot migrate job index {job_idx} to GPUs {list(gang)}: it does not fit "
+                             "there once its own GPUs are freed")
+        self._end_run(run, job_idx, "migration")
+        self._drop_completions(run, [job_idx])
+        self.start(run, job_idx, job, gang)
+        lives = run.record.lives
+        lives.moved_restore_min[job_idx] = lives.restore_min[job_idx]
+        if disrupt:
+            run.disrupted()
+
+    def apply(self, run: RunState, batch: Batch) -> None:
+        """Apply a batch of changes at one instant (see the simulator's docstring): every stop,
+        then every move, then every start, each in the order given, then one disruption.
+
+        :raises ValueError: if a change is not possible when its turn comes (the changes before
+            it stay applied).
+        """
+        for job_idx in batch.stop:
+            self.preempt(run, int(job_idx), disrupt=False)
+        for move in batch.move:
+            self.migrate(run, int(move.job), tuple(int(g) for g in move.gang), disrupt=False)
+        for job_idx, gang in batch.start:
+            job_idx, gang = int(job_idx), tuple(int(g) for g in gang)
+            queue = run.queue
+            if job_idx not in queue:
+                raise ValueError(f"cannot start job index {job_idx}: it is not queued")
+            job = run.jobs[job_idx]
+            if not self.gang_rule.can_place(run.state, job, gang):
+                raise ValueError(f"cannot start job index {job_idx} on GPUs {list(gang)}: it does not fit")
+            self.start_queued(run, queue.index(job_idx), gang)
+        if batch.stop or batch.move:
+            run.disrupted()
+
+    def fail_node(self, run: RunState, node: int) -> None:
+        """Stop every job whose gang holds the node (they lose the progress since their last
+        checkpoint) and take the node out of every fit."""
+        holds, job_gpus = self.gang_rule.holds_node, run.record.job_gpus
+        victims = sorted(i for i in run.running if holds(job_gpus[i], node))
+        for idx in victims:
+            self.stop(run, idx, "failure")
+        self._drop_completions(run, victims)
+        run.state.set_node_down(node, True)
+        run.log.node_events.append((run.time_min, node, "failure"))
+        run.disrupted()
+
+    def repair_node(self, run: RunState, node: int) -> None:
+        """The node is back in every fit."""
+        run.state.set_node_down(node, False)
+        run.log.node_events.append((run.time_min, node, "repair"))
+        run.disrupted()
+
+    # ------------------------------------------------------------ reads of the mechanisms
+    def preemptible(self, run: RunState, job_idx: int) -> bool:
+        """Whether the job runs now and has run ``preemption_min_run_min`` since it last started
+        or resumed, after its restore."""
+        if job_idx not in run.running:
+            return False
+        lives = run.record.lives
+        restore = 0.0 if lives is None else float(lives.restore_min[job_idx])
+        ran = run.time_min - float(run.record.start_min[job_idx]) - restore
+        return ran >= self.preemption_min_run_min - EPS
+
+    def declared_left_min(self, run: RunState, job_idx: int) -> float:
+        """The declared work the job has left when it next starts (reference-speed minutes): its
+        declared run time less the progress it resumes from (never negative)."""
+        lives = run.record.lives
+        if lives is None or not lives.stopped[job_idx]:
+            return float(run.declared_min[job_idx])
+        return max(float(run.declared_min[job_idx] - lives.saved_min[job_idx]), 0.0)
+
+    def resume_cost_min(self, run: RunState, job_idx: int) -> float:
+        """Minutes the job spends restoring when it next starts (the restore model's if it
+        stopped before, else 0)."""
+        lives = run.record.lives
+        if lives is None or not lives.stopped[job_idx]:
+            return 0.0
+        return self.restore.restore_min(run.jobs[job_idx], ())
+
+    def declared_run_min(self, run: RunState, job_idx: int, gpus: Sequence[int]) -> float:
+        """The declared run time (minutes) of the job on ``gpus``: for a job that stopped before,
+        its restore plus its declared remaining work there."""
+        speed = self.speed_model.of(run.jobs[job_idx], gpus)
+        return self.resume_cost_min(run, job_idx) + self.declared_left_min(run, job_idx) / speed
+
+    def progress_min(self, run: RunState, job_idx: int) -> float:
+        """The job's true progress now (reference-speed minutes): its saved state plus, while it
+        runs, what its current run has done after its restore."""
+        rec = run.record
+        lives = rec.lives
+        saved = 0.0 if lives is None else float(lives.saved_min[job_idx])
+        if job_idx not in run.running:
+            return float(run.jobs[job_idx].duration_min) if not math.isnan(rec.end_min[job_idx]) else saved
+        restore = 0.0 if lives is None else float(lives.restore_min[job_idx])
+        done = max(run.time_min - float(rec.start_min[job_idx]) - restore, 0.0)
+        return saved + done * self.speed_model.of(run.jobs[job_idx], rec.job_gpus[job_idx])
+
+    def remaining_work_min(self, run: RunState, job_idx: int) -> float:
+        """The true work the job has left (reference-speed minutes; 0 once it has finished)."""
+        return max(float(run.jobs[job_idx].duration_min) - self.progress_min(run, job_idx), 0.0)
+
+    # ------------------------------------------------------------ event handlers
+    def on_completions(self, run: RunState, t: float, completions: list[int]) -> None:
+        """Jobs end at their true end: free their GPUs; a learning estimator learns from them."""
+        for job_idx in completions:
+            self.complete(run, job_idx)
+        estimator = run.estimator
+        if estimator.learns:
+            jobs = run.jobs
+            for job_idx in completions:
+                estimator.observe_completion(job_idx, jobs[job_idx], jobs[job_idx].duration_min)
+            if estimator.epoch != run.estimates_epoch:
+                run.estimates_changed()
+        run.jobs_completed += len(completions)
+        run.epoch += 1
+        run.integrals.completions(len(completions))
+
+    @staticmethod
+    def on_wakeups(run: RunState, t: float, times: list[float]) -> None:
+        """Decision times a policy asked for: nothing changes but the clock."""
+        run.events.wakeups.difference_update(times)
+
+    def on_node_events(self, run: RunState, t: float, node_events: list[tuple[int, int]]) -> None:
+        """Nodes fail or are repaired (each one's next event is drawn first, in order); the run
+        ends after :attr:`max_node_failures`."""
+        failures, events = run.failures, run.events
+        n_nodes = failures.n_nodes
+        for kind, node in node_events:
+            t_next, kind_next = failures.next_after(t, kind, node)
+            events.push(t_next, NODE, (kind_next, node), kind_next * n_nodes + node)
+        for kind, node in node_events:
+            if kind == NodeFailures.FAIL:
+                self.fail_node(run, node)
+            else:
+                self.repair_node(run, node)
+        if self.max_node_failures is not None and run.node_failures >= self.max_node_failures:
+            run.finish("safety_horizon")
+
+    @staticmethod
+    def on_arrivals(run: RunState, t: float, _: list) -> None:
+        """Jobs arrive: they join the queue (a learning estimator fixes their run times)."""
+        arrivals = run.take_arrivals(t)
+        _extend(run.queue, arrivals)
+        if run.estimator.learns:
+            run.declare_arrivals(arrivals)

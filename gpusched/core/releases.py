@@ -5,22 +5,36 @@ its VRAM and compute (:func:`gpusched.core.cluster.release_into`) at its declare
 (``declared_end_min``), soonest first, the jobs with the same end at one instant. EASY's
 reservation (:mod:`gpusched.policies.queue`) replays it over the whole cluster, EFT's earliest
 start (:mod:`gpusched.policies.eft`) node by node, and the observations' release-time features
-(:meth:`Simulator.gpu_release_min <gpusched.core.simulator.Simulator.gpu_release_min>`) read each
+(:meth:`SchedulerView.gpu_release_min <gpusched.core.view.SchedulerView.gpu_release_min>`) read each
 GPU's first and last release. :class:`ReleaseTimeline` is that replay, taken from a scheduler's
 view (:mod:`gpusched.core.view`): declared times only, never the true ends.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import groupby
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from gpusched.core.cluster import release_into
+import numpy as np
+
+from gpusched.core.cluster import Cluster, release_into
 from gpusched.core.jobs import Job
 
-if TYPE_CHECKING:
-    from gpusched.core.view import SchedulerView
+
+class SchedulerView(Protocol):
+    """What the replay reads of a scheduler's view (:class:`gpusched.core.view.SchedulerView`,
+    not imported here: the view imports the replay)."""
+
+    cluster: Cluster
+    jobs: Sequence[Job]
+    job_gpus: Sequence[tuple[int, ...]]
+    declared_end_min: np.ndarray
+
+    @property
+    def time_min(self) -> float: ...
+
+    def running_indices(self) -> list[int]: ...
 
 
 class ReleaseTimeline:

@@ -29,61 +29,61 @@ from gpusched.core.cluster import EPS
 from gpusched.core.prices import run_costs_usd
 
 if TYPE_CHECKING:
-    from gpusched.core.simulator import Simulator
+    from gpusched.core.run_state import RunState
 
 
-def deadlines_due_min(sim: Simulator) -> np.ndarray:
+def deadlines_due_min(run: RunState) -> np.ndarray:
     """Per job, its deadline as a time of the run (minutes; NaN without one)."""
     return np.array([np.nan if j.deadline_min is None else j.arrival_min + j.deadline_min
-                     for j in sim.jobs], dtype=float)
+                     for j in run.jobs], dtype=float)
 
 
-def met_deadline(sim: Simulator, due: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def met_deadline(run: RunState, due: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per job, whether it has a deadline and whether it finished by it (a job without one: by
     finishing).
 
-    :param due: :func:`deadlines_due_min` of ``sim``, if the caller has it already.
+    :param due: :func:`deadlines_due_min` of ``run``, if the caller has it already.
     """
-    due = deadlines_due_min(sim) if due is None else due
+    due = deadlines_due_min(run) if due is None else due
     has = ~np.isnan(due)
-    end = sim.end_min
+    end = run.record.end_min
     finished = ~np.isnan(end)
     met = finished & (~has | (end <= np.where(has, due, 0.0) + EPS))
     return has, met
 
 
-def job_costs_usd(sim: Simulator, held_min: np.ndarray) -> np.ndarray:
+def job_costs_usd(run: RunState, held_min: np.ndarray) -> np.ndarray:
     """Per job, USD paid for the GPUs it held over all its runs.
 
     :param held_min: the minutes each job's current or last run has held GPUs
         (:func:`gpusched.core.accounting.current_run`).
     """
     held = held_min
-    return run_costs_usd(sim.job_gpus, held, sim.stops, sim.gpu_price_usd_per_hour)
+    return run_costs_usd(run.record.job_gpus, held, run.log.stops, run.prices)
 
 
-def prediction_log_error(sim: Simulator) -> np.ndarray:
+def prediction_log_error(run: RunState) -> np.ndarray:
     """Per job, ``|ln(declared / true)|`` (NaN where no run time was declared or it is not > 0)."""
-    declared = np.asarray(sim.declared_min, dtype=float)
-    true = np.array([j.duration_min for j in sim.jobs], dtype=float)
+    declared = np.asarray(run.declared_min, dtype=float)
+    true = np.array([j.duration_min for j in run.jobs], dtype=float)
     ok = np.isfinite(declared) & (declared > 0) & (true > 0)
     return np.where(ok, np.abs(np.log(np.where(ok, declared, 1.0) / np.where(ok, true, 1.0))), np.nan)
 
 
-def urgency_metrics(sim: Simulator, jct: np.ndarray, held_min: np.ndarray) -> dict[str, float]:
+def urgency_metrics(run: RunState, jct: np.ndarray, held_min: np.ndarray) -> dict[str, float]:
     """The run's deadline, weight, cost and prediction metrics (see the module docstring).
 
     :param jct: each job's JCT (minutes), as the time to result counts it.
     :param held_min: the minutes each job's current or last run has held GPUs.
     """
-    due = deadlines_due_min(sim)
-    has, met = met_deadline(sim, due)
-    end = np.where(np.isnan(sim.end_min), sim.time_min, sim.end_min)
+    due = deadlines_due_min(run)
+    has, met = met_deadline(run, due)
+    end = np.where(np.isnan(run.record.end_min), run.time_min, run.record.end_min)
     late = np.where(has, end - np.where(has, due, 0.0), 0.0)
     late_ones = has & (late > EPS)
-    weight = np.array([j.weight for j in sim.jobs], dtype=float)
-    cost = float(job_costs_usd(sim, held_min).sum())
-    error = prediction_log_error(sim)
+    weight = np.array([j.weight for j in run.jobs], dtype=float)
+    cost = float(job_costs_usd(run, held_min).sum())
+    error = prediction_log_error(run)
     known = ~np.isnan(error)
     return {
         "slo_attainment": float(met[has].mean()) if has.any() else 1.0,
@@ -95,24 +95,24 @@ def urgency_metrics(sim: Simulator, jct: np.ndarray, held_min: np.ndarray) -> di
     }
 
 
-def urgency_columns(sim: Simulator, held_min: np.ndarray) -> dict[str, np.ndarray]:
+def urgency_columns(run: RunState, held_min: np.ndarray) -> dict[str, np.ndarray]:
     """The jobs table's columns, at speed 1.0 in minutes: ``declared_min`` (the run time the
     scheduler was told; NaN when it was told none, with ``none`` or ``history``),
     ``predicted_min`` (the estimator's prediction, which the scheduler read instead; NaN without a
     learning estimator), ``true_duration_min`` (the truth, equal to ``duration_min``),
     ``prediction_basis`` (completed jobs a prediction rests on; 0 otherwise), ``deadline_met`` and
     ``cost_usd``."""
-    _, met = met_deadline(sim)
-    basis = getattr(sim.estimator, "basis", None)
-    read = np.asarray(sim.declared_min, dtype=float)
+    _, met = met_deadline(run)
+    basis = getattr(run.estimator, "basis", None)
+    read = np.asarray(run.declared_min, dtype=float)
     nothing = np.full(len(read), np.nan)
-    learns = sim.estimator.learns
+    learns = run.estimator.learns
     return {
         "declared_min": nothing if learns else read.copy(),
         "predicted_min": read.copy() if learns else nothing,
-        "true_duration_min": np.array([j.duration_min for j in sim.jobs], dtype=float),
-        "prediction_basis": (np.zeros(len(sim.jobs), dtype=np.int64) if basis is None
+        "true_duration_min": np.array([j.duration_min for j in run.jobs], dtype=float),
+        "prediction_basis": (np.zeros(len(run.jobs), dtype=np.int64) if basis is None
                              else np.asarray(basis).copy()),
         "deadline_met": met,
-        "cost_usd": job_costs_usd(sim, held_min),
+        "cost_usd": job_costs_usd(run, held_min),
     }

@@ -36,19 +36,32 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 from itertools import islice
 from operator import attrgetter
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import numpy as np
 
+from gpusched.core.actions import Action
 from gpusched.core.cluster import Cluster, ClusterState
 from gpusched.core.jobs import Job
 from gpusched.core.readonly import FrozenList, ReadOnlyState
 from gpusched.core.releases import ReleaseTimeline, gpu_release_min
+from gpusched.core.run_state import RunState
 
-if TYPE_CHECKING:
-    from gpusched.core.simulator import Action, Simulator
+
+class Simulator(Protocol):
+    """What the view reads of the simulator it shows (:class:`gpusched.core.simulator.Simulator`,
+    not imported here: the simulator imports the view): its fixed parts, its mechanisms, its run
+    state and its forks."""
+
+    cluster: Cluster
+    window: int
+    run_state: RunState
+    view: SchedulerView
+
+    def fork(self, arrived_only: bool = False) -> Simulator: ...
 
 
 class SchedulerView:
@@ -90,7 +103,7 @@ class SchedulerView:
     """The simulator's own read-only answers, bound once per run (no frame of the view's on the
     hot path)."""
     TAKEN = (*FIXED, *BOUND)
-    __slots__ = ("_jobs", "_sim", *TAKEN)
+    __slots__ = ("_jobs", "_run", "_sim", *TAKEN)
 
     cluster: Cluster
     state: ClusterState
@@ -102,22 +115,29 @@ class SchedulerView:
 
     def refresh(self, keep_jobs: bool = False) -> None:
         """Take the run's fixed parts again (the simulator calls it when a run starts)."""
-        sim, rec, put = self._sim, self._sim.record, object.__setattr__
+        sim, put = self._sim, object.__setattr__
+        run = sim.run_state
+        rec, life = run.record, sim.lifecycle
+        put(self, "_run", run)
+        run.watcher = self
         if not keep_jobs:
             put(self, "_jobs", None)
-        for name in ("cluster", "window", "speeds", "speed_model", "preemption_min_run_min",
-                     "start_time_min", "queue"):
+        for name in ("cluster", "window", "speeds", "speed_model", "preemption_min_run_min"):
             put(self, name, getattr(sim, name))
+        put(self, "start_time_min", run.start_time_min)
+        put(self, "queue", run.queue)
         self._take_declared()
-        put(self, "state", ReadOnlyState(sim.state))
+        put(self, "state", ReadOnlyState(run.state))
         for name in ("start_min", "declared_end_min", "gang_speed"):
             put(self, name, rec.readonly[name])
         put(self, "job_gpus", rec.job_gpus)
-        for name in self.BOUND:
-            put(self, name, getattr(sim, name))
+        for name in ("hold_would_dead_stall", "is_running", "running_indices"):
+            put(self, name, getattr(run, name))
+        for name in ("declared_left_min", "resume_cost_min", "declared_run_min", "preemptible"):
+            put(self, name, partial(getattr(life, name), run))
 
     def _take_declared(self) -> None:
-        sim, put = self._sim, object.__setattr__
+        sim, put = self._run, object.__setattr__
         for name in ("declared_min", "declared_best_min", "best_speed"):
             frozen = getattr(sim, name).view()
             frozen.flags.writeable = False
@@ -140,15 +160,15 @@ class SchedulerView:
 
     # Plain reads of the simulator's counters (C-level getters: the observation reads them at
     # every step).
-    time_min = property(attrgetter("_sim.time_min"), doc="The clock (minutes).")
-    done = property(attrgetter("_sim.done"), doc="Whether the run is over.")
-    epoch = property(attrgetter("_sim.epoch"),
+    time_min = property(attrgetter("_run.time_min"), doc="The clock (minutes).")
+    done = property(attrgetter("_run.done"), doc="Whether the run is over.")
+    epoch = property(attrgetter("_run.epoch"),
                      doc="Changes at every completion and every disruption (see the module docstring).")
-    plan_epoch = property(attrgetter("_sim.disruptions"),
+    plan_epoch = property(attrgetter("_run.disruptions"),
                           doc="Changes at every disruption: a failure, a repair, a preemption a "
                               "migration.")
-    jobs_completed = property(attrgetter("_sim.jobs_completed"), doc="Jobs completed so far.")
-    estimates_epoch = property(attrgetter("_sim.estimates_epoch"),
+    jobs_completed = property(attrgetter("_run.jobs_completed"), doc="Jobs completed so far.")
+    estimates_epoch = property(attrgetter("_run.estimates_epoch"),
                                doc="Changes whenever the run-time estimator learned (see "
                                    ":meth:`estimates_changed`).")
 
@@ -162,7 +182,7 @@ class SchedulerView:
         if jobs is None:
             jobs = FrozenList(j if j.estimate_min is None and j.duration_min == d
                               else replace(j, duration_min=float(d), estimate_min=None)
-                              for j, d in zip(self._sim.jobs, self.declared_min.tolist(), strict=True))
+                              for j, d in zip(self._run.jobs, self.declared_min.tolist(), strict=True))
             object.__setattr__(self, "_jobs", jobs)
         return jobs
 
@@ -173,7 +193,7 @@ class SchedulerView:
         jobs = self._jobs
         if jobs is None:
             return
-        declared, sim_jobs = self.declared_min, self._sim.jobs
+        declared, sim_jobs = self.declared_min, self._run.jobs
         for i in indices:
             job = replace(sim_jobs[i], duration_min=float(declared[i]), estimate_min=None)
             list.__setitem__(jobs, i, job)
@@ -201,11 +221,11 @@ class SchedulerView:
     def attained_service_gpu_min(self, indices: Sequence[int]) -> np.ndarray:
         """GPU-minutes each job has held GPUs so far, over all its runs (Tiresias's attained
         service): the one definition every order and observation reads."""
-        return self._sim.attained_service_gpu_min(indices)
+        return self._run.attained_service_gpu_min(indices)
 
     def stopped(self, indices: Sequence[int]) -> np.ndarray:
         """Per job, whether it ever stopped (a failure, a preemption or a migration)."""
-        lives = self._sim.record.lives
+        lives = self._run.record.lives
         return np.zeros(len(indices), dtype=bool) if lives is None else lives.stopped[list(indices)]
 
     # ------------------------------------------------------------ the queue
@@ -213,7 +233,7 @@ class SchedulerView:
     def head_job(self) -> Job | None:
         """The job at the head of the queue (as declared), or ``None`` when the run is over."""
         queue = self.queue
-        if not queue or self._sim.done:
+        if not queue or self._run.done:
             return None
         jobs = self._jobs
         return (jobs if jobs is not None else self.jobs)[queue[0]]
@@ -230,13 +250,13 @@ class SchedulerView:
     @property
     def arrivals_left(self) -> int:
         """Jobs that have not arrived yet."""
-        return self._sim.arrivals_left
+        return self._run.arrivals_left
 
     # ------------------------------------------------------------ running jobs
     @property
     def running_count(self) -> int:
         """Jobs running now."""
-        return len(self._sim.running)
+        return len(self._run.running)
 
 
 
@@ -244,7 +264,7 @@ class SchedulerView:
 
     def run_restore_min(self, indices: np.ndarray) -> np.ndarray | float:
         """The restore of each job's current run (minutes; 0.0 when no job ever stopped)."""
-        lives = self._sim.record.lives
+        lives = self._run.record.lives
         return 0.0 if lives is None else lives.restore_min[indices]
 
     def running_by_declared_end(self) -> list[tuple[float, int]]:
@@ -262,19 +282,20 @@ class SchedulerView:
 
     def gpu_down(self) -> np.ndarray:
         """Per GPU, whether its node is down; read-only."""
-        return self._sim.gpu_down()
+        return self._run.gpu_down()
 
     # ------------------------------------------------------------ requests and forks
     def request_wakeup(self, t_min: float) -> None:
-        """Ask for a decision at ``t_min`` (see :meth:`Simulator.request_wakeup
-        <gpusched.core.simulator.Simulator.request_wakeup>`)."""
-        self._sim.request_wakeup(t_min)
+        """Ask for a decision at ``t_min`` (minutes; if it is later than now): a policy that will
+        want to act then, with nothing else happening (a job that becomes preemptible), asks for
+        it."""
+        self._run.request_wakeup(t_min)
 
     def request_event_decisions(self) -> None:
         """Ask to decide at every event of this run, even while the queue is empty (a policy that
         moves running jobs when GPUs free up; then ``decide`` may answer ``HOLD`` or ``Migrate``
         with an empty queue). It lasts until the run is reset; a fork does not inherit it."""
-        self._sim.decide_at_events = True
+        self._run.decide_at_events = True
 
     def restore_min_on(self, job_idx: int, gpus: Sequence[int]) -> float:
         """Minutes the job would spend restoring if it resumed on ``gpus`` (the restore model's:
@@ -309,7 +330,7 @@ class _CopiedView(SchedulerView):
     __slots__ = ()
 
     def __getattr__(self, name: str):
-        if name in SchedulerView.TAKEN:
+        if name in SchedulerView.TAKEN or name == "_run":
             self.refresh(keep_jobs=True)
             object.__setattr__(self, "__class__", SchedulerView)
             return object.__getattribute__(self, name)

@@ -343,7 +343,7 @@ class GPUSchedulerEnv(gym.Env):
         elif self.builder is None or self.builder.cluster is not cluster:
             self.builder = ObservationBuilder(cluster, self.max_gpus, self.queue_window, self.vram_scale_gb,
                                               self.obs_version)
-        self._last_total = self.sim.total_reward
+        self._last_total = self.sim.integrals.total_reward
         self._n_gpus = cluster.n_gpus
         return self._observe(), self._info()
 
@@ -396,7 +396,7 @@ class GPUSchedulerEnv(gym.Env):
         else:
             sim = self.sim
             gang = [int(g) for g in choice]
-            window = sim.window_indices()
+            window = sim.view.window_indices()
             if not gang or slot >= len(window):
                 return None
             job, wanted = sim.jobs[window[slot]], sorted(gang)
@@ -437,8 +437,8 @@ class GPUSchedulerEnv(gym.Env):
         if self.render_mode != "ansi" or self.sim is None:
             return None
         sim, c = self.sim, self.sim.cluster
-        lines = [f"t={sim.time_min:.1f} min  queue={len(sim.queue)}  running={sim.running_count}"]
-        job = sim.head_job
+        lines = [f"t={sim.time_min:.1f} min  queue={len(sim.queue)}  running={sim.view.running_count}"]
+        job = sim.view.head_job
         if job is not None:
             lines.append(f"head job {job.id}: {job.gpus} GPU x {job.vram_gb:g} GB, compute {job.compute:.2f}")
         for g in range(c.n_gpus):

@@ -42,7 +42,9 @@ class TrainingReward(gym.Wrapper):
 
     def _totals(self) -> tuple[int, float, float, float, float]:
         sim = self.env.unwrapped.sim
-        return sim.jobs_completed, sim.waiting_job_min, sim.in_band_min, sim.gini_min, sim.system_job_min
+        totals = sim.integrals
+        return (sim.jobs_completed, totals.waiting_job_min, totals.in_band_min, totals.gini_min,
+                totals.system_job_min)
 
     def reset(self, **kwargs: Any):
         obs, info = self.env.reset(**kwargs)
