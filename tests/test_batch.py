@@ -1,0 +1,144 @@
+"""A batched action (stop these, move those, start these at one instant) gives the same run as its
+changes answered one decision at a time, where both are possible; it is one decision with one
+bump of the view's epochs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gpusched.core.actions import Batch, Migrate, Preempt
+from gpusched.core.cluster import Cluster, NodeGroup
+from gpusched.core.failures import CheckpointSpec
+from gpusched.core.jobs import Job
+from gpusched.core.simulator import Simulator
+from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
+from gpusched.policies import get_policy
+from gpusched.workload.synthetic import generate_jobs
+
+FIRST_FIT = get_policy("first_fit")
+
+
+def _simulator(seed: int, with_speeds: bool) -> Simulator:
+    cluster = Cluster([NodeGroup("A100-80GB", 80.0, 4, 2), NodeGroup("V100-32GB", 32.0, 4, 1)])
+    jobs = generate_jobs(40, 30.0, {"training": 0.5, "inference": 0.2, "batch": 0.3},
+                         np.random.default_rng(seed), cluster.max_vram_gb_for_gpus())
+    speeds = GpuSpeeds(cluster, DEFAULT_SPEEDS) if with_speeds else None
+    return Simulator(cluster, jobs, window=40, speeds=speeds, preemption_min_run_min=1.0,
+                     checkpoint=CheckpointSpec(interval_min=30.0, restore_min=2.0))
+
+
+def _first_fit_until_done(sim: Simulator) -> None:
+    while not sim.done:
+        sim.step(FIRST_FIT.select(sim.state, sim.view.head_job))
+
+
+def _free_gang(sim: Simulator, job: Job, rng: np.random.Generator) -> tuple[int, ...] | None:
+    """A gang where ``job`` fits now, picked at random among the GPUs where it fits, or ``None``."""
+    fits = np.flatnonzero(sim.state.fit_mask(job))
+    for gpu in rng.permutation(fits).tolist():
+        gang = sim.gang_rule.gang_for(sim.state, job, gpu)
+        if gang:
+            return gang
+    return None
+
+
+def _one_at_a_time(sim: Simulator, rng: np.random.Generator) -> Batch:
+    """Apply random possible changes to ``sim`` one decision at a time (stops, then moves, then
+    starts) and return them as one batch."""
+    view, stops, moves, starts = sim.view, [], [], []
+    for idx in rng.permutation(sorted(view.running_indices())).tolist():
+        if view.preemptible(idx) and rng.random() < 0.5:
+            sim.step(Preempt(idx))
+            stops.append(idx)
+    for idx in rng.permutation(sorted(view.running_indices())).tolist():
+        if not view.preemptible(idx) or rng.random() < 0.5:
+            continue
+        held = view.job_gpus[idx]
+        freed = sim.state.copy()
+        freed.release(sim.jobs[idx], held)
+        gang = _free_gang_on(sim, freed, sim.jobs[idx], rng)
+        if gang is not None and sorted(gang) != sorted(held):
+            sim.step(Migrate(idx, gang))
+            moves.append(Migrate(idx, gang))
+    for idx in list(sim.queue):  # the queue empties at the last start, if at all
+        gang = _free_gang(sim, sim.jobs[idx], rng)
+        if gang is not None and rng.random() < 0.7:
+            assert sim.step(gang, list(sim.queue).index(idx))
+            starts.append((idx, gang))
+    return Batch(tuple(stops), tuple(moves), tuple(starts))
+
+
+def _free_gang_on(sim: Simulator, state, job: Job, rng: np.random.Generator) -> tuple[int, ...] | None:
+    fits = np.flatnonzero(state.fit_mask(job))
+    for gpu in rng.permutation(fits).tolist():
+        gang = sim.gang_rule.gang_for(state, job, gpu)
+        if gang:
+            return gang
+    return None
+
+
+def _same_run(a: Simulator, b: Simulator) -> None:
+    assert a.metrics() == b.metrics()
+    pd.testing.assert_frame_equal(a.jobs_table(), b.jobs_table())
+    for part in ("holds", "misroutes", "stops", "resumes", "node_events"):
+        assert getattr(a.log, part) == getattr(b.log, part), part
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**31 - 1), st.integers(5, 40), st.booleans())
+def test_a_batch_gives_the_same_run_as_its_changes_one_decision_at_a_time(seed, steps, with_speeds):
+    sim = _simulator(seed % 1000, with_speeds)
+    for _ in range(steps):
+        if sim.done:
+            return
+        sim.step(FIRST_FIT.select(sim.state, sim.view.head_job))
+    batched = sim.fork()
+    epoch = batched.view.epoch
+    batch = _one_at_a_time(sim, np.random.default_rng(seed))
+    if not (batch.stop or batch.move or batch.start):
+        return
+    decisions = batched.decisions
+    assert batched.step(batch)
+    assert batched.decisions == decisions + 1
+    assert batched.view.epoch == epoch + (1 if batch.stop or batch.move else 0)
+    assert batched.time_min == sim.time_min and list(batched.queue) == list(sim.queue)
+    _first_fit_until_done(sim)
+    _first_fit_until_done(batched)
+    _same_run(sim, batched)
+
+
+def _small() -> Simulator:
+    cluster = Cluster([NodeGroup("A100-80GB", 80.0, 2, 2)])
+    jobs = [Job(id=i, type="training", arrival_min=0.0, duration_min=100.0, gpus=1, vram_gb=40.0,
+                compute=1.0) for i in range(5)]
+    return Simulator(cluster, jobs, window=5, preemption_min_run_min=1.0)
+
+
+def test_a_batch_applies_stops_then_moves_then_starts_at_one_instant():
+    sim = _small()
+    for gpu in range(4):
+        sim.step(gpu)
+    sim.request_wakeup(20.0)
+    sim.step(-1)
+    assert sim.time_min == 20.0
+    # stop job 0 (GPU 0), move job 1 from GPU 1 to GPU 0, start job 4 on GPU 1
+    assert sim.step(Batch(stop=(0,), move=(Migrate(1, (0,)),), start=((4, (1,)),)))
+    assert sim.time_min == 20.0 and list(sim.queue) == [0]
+    assert sim.record.job_gpus[1] == (0,) and sim.record.job_gpus[4] == (1,)
+    assert [s[2] for s in sim.log.stops] == ["preemption", "migration"]
+
+
+def test_an_impossible_change_in_a_batch_raises():
+    sim = _small()
+    for gpu in range(4):
+        sim.step(gpu)
+    with pytest.raises(ValueError, match="not running"):
+        sim.step(Batch(stop=(4,)))
+    with pytest.raises(ValueError, match="does not fit"):
+        sim.step(Batch(start=((4, (0,)),)))
+    with pytest.raises(ValueError, match="not queued"):
+        sim.step(Batch(start=((0, (0,)),)))
