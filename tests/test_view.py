@@ -130,9 +130,10 @@ def test_epochs_move_at_every_completion_and_disruption():
 # ---------------------------------------------------------------------------- forks
 SHARED = {"cluster", "jobs", "speeds", "speed_model", "gang_rule", "restore", "failures", "checkpoint",
           "reward_spec", "util_band", "_arrival_min", "_estimator0", "best_speed", "declared_min",
-          "declared_best_min", "reward", "arrival_min", "failure_seed", "spec", "all_jobs", "lifecycle"}
+          "declared_best_min", "reward", "arrival_min", "failure_seed", "spec", "all_jobs", "lifecycle",
+          "setup"}
 """Attributes a fork shares with its parent: immutable, or read-only arrays (the lifecycle holds
-only the mechanisms)."""
+only the mechanisms, the setup only the run's fixed parts)."""
 
 
 def _mutable_parts(obj, path="sim", seen=None, out=None, depth=0):

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gpusched.core.actions import Batch
+from gpusched.core.actions import HOLD, Action, Batch
 from gpusched.core.cluster import EPS
 from gpusched.core.events import COMPLETION, NODE
 from gpusched.core.failures import NodeFailures
@@ -34,6 +34,8 @@ from gpusched.core.run_state import RunState
 from gpusched.core.speed_model import SpeedModel
 
 _extend, _popleft, _delete, _insert = QUEUE_OPS
+_GPU_INDEX = (int, np.integer)
+"""The types of an action that names one GPU."""
 
 
 class Lifecycle:
@@ -84,6 +86,28 @@ class Lifecycle:
         rec.declared_end_min[job_idx] = now + declared
         run.events.push_completion(now + duration, job_idx)
         run.running[job_idx] = None
+
+    def resolve(self, run: RunState, job: Job, action: Action) -> tuple[int, ...]:
+        """The gang a placement asks for (a GPU index, a gang or :data:`HOLD`), or ``()`` for a
+        HOLD or a gang where the job does not fit (recorded as a misroute, with its cause)."""
+        rule, state, n_gpus = self.gang_rule, run.state, run.cluster.n_gpus
+        if isinstance(action, _GPU_INDEX):
+            gpu = int(action)
+            if gpu == HOLD:
+                return ()
+            if not 0 <= gpu < n_gpus:
+                raise ValueError(f"policy chose GPU {gpu}, outside 0..{n_gpus - 1}")
+            gang = rule.gang_for(state, job, gpu)
+            if not gang:
+                run.log.misroutes.append((run.time_min, job.id, gpu, state.misroute_cause(job, gpu)))
+            return gang
+        gang = tuple(int(g) for g in action)
+        if rule.can_place(state, job, gang):
+            return gang
+        first = gang[0] if gang and 0 <= gang[0] < n_gpus else HOLD
+        cause = state.misroute_cause(job, first) if first != HOLD else "gang"
+        run.log.misroutes.append((run.time_min, job.id, first, cause))
+        return ()
 
     def start_queued(self, run: RunState, slot: int, gpus: tuple[int, ...]) -> None:
         """Start the queued job in window ``slot`` on ``gpus`` (a gang that fits)."""
@@ -324,7 +348,7 @@ class Lifecycle:
     def on_node_events(self, run: RunState, t: float, node_events: list[tuple[int, int]]) -> None:
         """Nodes fail or are repaired (each one's next event is drawn first, in order); the run
         ends after :attr:`max_node_failures`."""
-        failures, events = run.failures, run.events
+        failures, events = run.failure_process, run.events
         n_nodes = failures.n_nodes
         for kind, node in node_events:
             t_next, kind_next = failures.next_after(t, kind, node)

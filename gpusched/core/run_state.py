@@ -111,7 +111,7 @@ class RunState:
         self.decisions = 0
         self.integrals = Integrals(self.state.compute_used, cluster.n_gpus, util_band, reward)
         self.log = RunLog()
-        self.failures = failures
+        self.failure_process = failures
         """The node failure process (``None`` without failures)."""
         self.events = EventHeap(kinds)
         if failures is not None:
@@ -153,7 +153,8 @@ class RunState:
         twin.record = self.record.copy(k)
         twin.events = self.events.copy(kinds)
         twin.running = dict(self.running)
-        twin.failures = None if self.failures is None or arrived_only else self.failures.copy()
+        failures = self.failure_process
+        twin.failure_process = None if failures is None or arrived_only else failures.copy()
         if arrived_only:  # it foresees no failure, no repair and no arrival
             twin.events.drop(NODE)
             twin.events.drop(ARRIVAL)
@@ -253,7 +254,7 @@ class RunState:
         asked for, and no node waiting for its repair)."""
         if self.running or self.next_arrival < len(self.arrival_min) or self.events.wakeups:
             return False
-        return self.failures is None or self.state.down is None
+        return self.failure_process is None or self.state.down is None
 
     def request_wakeup(self, t_min: float) -> None:
         """Make ``t_min`` a decision point (if it is later than now): a policy that will want to

@@ -102,22 +102,18 @@ that had not yet arrived at ``horizon_min`` is reported as unfinished with a wai
 never negative).
 
 **Components.** :class:`Simulator` is the loop: :meth:`Simulator.step`, :meth:`Simulator.fork`
-and :meth:`Simulator.result`. Everything a step changes is one run state
-(:mod:`gpusched.core.run_state`: the clock, the cluster state, the queue, the per-job record
-:mod:`gpusched.core.jobs_record`, the event heap :mod:`gpusched.core.events`, the integrals
-:mod:`gpusched.core.integrals` and the run's log), copied in one place when the simulator forks;
-the transitions of a job and the handlers of events are :mod:`gpusched.core.lifecycle`, which
-reads and writes the run state; the metrics and the jobs table are
-:mod:`gpusched.core.accounting` (the integrals and the reward are updated at every jump of the
-clock, in the order the golden files fix; the metrics and the jobs table only when a run is
-packaged); the mechanisms behind one interface each are the speed model
-(:mod:`gpusched.core.speed_model`), the gang rule (:mod:`gpusched.core.gang`), the restore model
-(:mod:`gpusched.core.restore`) and the run-time estimator (:mod:`gpusched.core.estimator`; when a
-learning estimator's ``epoch`` moves, the run state re-reads the declared times and the view
-drops what it cached from them). Schedulers read the run through :attr:`Simulator.view`
-(:mod:`gpusched.core.view`), the one read API, read-only in fact (:mod:`gpusched.core.readonly`:
-the state, the queue and the per-job GPU list refuse every write); a plan around the running
-jobs replays their releases at their declared ends through
+and :meth:`Simulator.result`. Its fixed parts are :mod:`gpusched.core.run_setup`; everything a
+step changes is one run state (:mod:`gpusched.core.run_state`: the clock, the cluster state, the
+queue, the per-job record, the event heap :mod:`gpusched.core.events`, the integrals and the
+run's log), copied in one place when the simulator forks; the transitions of a job and the
+handlers of events are :mod:`gpusched.core.lifecycle`, which reads and writes the run state; the
+metrics, the jobs table and the packaging are :mod:`gpusched.core.accounting`. The integrals and
+the reward are updated at every jump of the clock, in the order the golden files fix. The
+mechanisms behind one interface each are the speed model, the gang rule, the restore model and
+the run-time estimator (when a learning estimator's ``epoch`` moves, the run state re-reads the
+declared times and the view drops what it cached from them). Schedulers read the run through
+:attr:`Simulator.view` (:mod:`gpusched.core.view`), the one read API, read-only in fact; a plan
+around the running jobs replays their releases at their declared ends through
 :class:`~gpusched.core.releases.ReleaseTimeline`, the one replay.
 
 The simulator can be driven step by step (:meth:`Simulator.step`, used by the Gymnasium
@@ -126,8 +122,6 @@ environment) or run to the end with a policy (:meth:`Simulator.run`).
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Mapping, Sequence
 from itertools import islice
 
 import numpy as np
@@ -137,161 +131,60 @@ from gpusched.core import accounting
 from gpusched.core.accounting import BSLD_FLOOR_MIN
 from gpusched.core.actions import HOLD, Action, Batch, Migrate, Preempt
 from gpusched.core.cluster import Cluster
-from gpusched.core.estimator import DeclaredRuntime, RuntimeEstimator
 from gpusched.core.events import ARRIVAL, COMPLETION, NODE, WAKEUP, EventKinds
-from gpusched.core.failures import CheckpointSpec, FailureSpec, NodeFailures, safety_horizon_min
-from gpusched.core.gang import GangRule, SameNodeGang
-from gpusched.core.jobs import Job, check_jobs_feasible
+from gpusched.core.jobs import Job
 from gpusched.core.lifecycle import Lifecycle
-from gpusched.core.prices import gpu_prices
 from gpusched.core.readonly import QUEUE_OPS
-from gpusched.core.restore import CheckpointRestore, RestoreModel
 from gpusched.core.result import Result
-from gpusched.core.reward import RewardSpec
-from gpusched.core.run_state import RunState
-from gpusched.core.speed import GpuSpeeds
-from gpusched.core.speed_model import SpeedModel, TableSpeeds
-from gpusched.core.timeline import Timeline
+from gpusched.core.run_setup import DEFAULT_PREEMPTION_MIN_RUN_MIN, RunSetup
 from gpusched.core.view import PlacementScheduler, SchedulerView, as_scheduler
 from gpusched.limits import SAFETY_MAX_NODE_FAILURES
 
 __all__ = ["BSLD_FLOOR_MIN", "DEFAULT_PREEMPTION_MIN_RUN_MIN", "HOLD", "Action", "Batch", "Migrate",
            "Preempt", "Simulator"]
 
-DEFAULT_PREEMPTION_MIN_RUN_MIN = 10.0
-"""Minutes a job runs (after its restore) since it last started before it may be preempted."""
-
 _extend = QUEUE_OPS[0]
-_GPU_INDEX = (int, np.integer)
-"""The types of an action that names one GPU."""
 _CHANGES = (Preempt, Migrate, Batch)
 """The types of an action on running jobs (or several jobs at once)."""
 
 
 class Simulator:
-    """Run one workload on one cluster: the loop (see the module docstring). Its run state is
-    :attr:`run_state` (:class:`~gpusched.core.run_state.RunState`); reading an attribute the simulator
-    does not have reads the run state's (``sim.time_min``, ``sim.record``, ``sim.log``).
+    """Run one workload on one cluster: the loop (see the module docstring).
+
+    Its fixed parts are :attr:`setup` (:class:`~gpusched.core.run_setup.RunSetup`, whose
+    parameters ``options`` are), its state :attr:`run_state`
+    (:class:`~gpusched.core.run_state.RunState`); reading an attribute the simulator does not
+    have reads the setup's, else the run state's (``sim.window``, ``sim.time_min``, ``sim.log``).
 
     :param cluster: the cluster topology.
     :param jobs: the workload (any order; ids must be unique).
-    :param reward: reward weights (see :mod:`gpusched.core.reward`).
-    :param util_band: target band of cluster utilisation (fractions 0-1).
-    :param horizon_min: end the run at this time (minutes), or ``None`` to run until done (with
-        failures: until done or the safety horizon).
-    :param check_feasible: refuse jobs that no node could ever hold (raises
-        :class:`~gpusched.errors.InfeasibleJobError`).
-    :param window: queued jobs the scheduler may start (1 is a strict FIFO queue).
-    :param speeds: relative GPU speeds per job type (``None``: every GPU at speed 1.0).
-    :param failures: node failures and repairs (``None`` or a rate of 0: nodes never fail).
-    :param failure_seed: seed of the failure process (see
-        :meth:`~gpusched.core.failures.FailureSpec.seed_for`).
-    :param checkpoint: which job types checkpoint, how often, and the restore time (``None``: no
-        job checkpoints, and a resumption costs nothing).
-    :param preemption_min_run_min: minutes a job runs after it (re)starts, not counting its
-        restore, before it may be preempted (must be > 0).
-    :param speed_model: the speed model (default: :class:`~gpusched.core.speed_model.TableSpeeds`
-        of ``speeds``).
-    :param gang_rule: the gang rule (default: the cluster's own, else
-        :class:`~gpusched.core.gang.SameNodeGang`).
-    :param restore: the restore model (default:
-        :class:`~gpusched.core.restore.CheckpointRestore` of ``checkpoint``).
-    :param estimator: the run-time estimator, or a function of the jobs in arrival order that
-        builds one (default: :class:`~gpusched.core.estimator.DeclaredRuntime`).
-    :param prices: USD per GPU-hour per GPU model (default: the shipped table of
-        :mod:`gpusched.core.prices`); fixed for the run, read by the cost metrics and by
-        price-aware placements, never by the dynamics.
+    :param options: the run's options (:class:`~gpusched.core.run_setup.RunSetup`).
     """
 
-    def __init__(
-        self,
-        cluster: Cluster,
-        jobs: Sequence[Job],
-        *,
-        reward: RewardSpec | None = None,
-        util_band: tuple[float, float] = (0.6, 0.8),
-        horizon_min: float | None = None,
-        check_feasible: bool = True,
-        window: int = 1,
-        speeds: GpuSpeeds | None = None,
-        failures: FailureSpec | None = None,
-        failure_seed: int = 0,
-        checkpoint: CheckpointSpec | None = None,
-        preemption_min_run_min: float = DEFAULT_PREEMPTION_MIN_RUN_MIN,
-        speed_model: SpeedModel | None = None,
-        gang_rule: GangRule | None = None,
-        restore: RestoreModel | None = None,
-        estimator: RuntimeEstimator | Callable[[list[Job]], RuntimeEstimator] | None = None,
-        prices: Mapping[str, float] | None = None,
-    ):
-        if check_feasible:
-            check_jobs_feasible(jobs, cluster)
-        if window < 1:
-            raise ValueError(f"window must be at least 1, got {window}")
-        if not preemption_min_run_min > 0:
-            raise ValueError(f"preemption_min_run_min must be > 0, got {preemption_min_run_min}")
-        self.cluster = cluster
-        self.window = int(window)
-        self.speeds = speeds
-        self.speed_model: SpeedModel = speed_model or TableSpeeds(cluster, speeds)
-        self.gang_rule: GangRule = gang_rule or cluster.gang_rule or SameNodeGang(cluster)
-        self.all_jobs: list[Job] = sorted(jobs, key=lambda j: (j.arrival_min, j.id))
-        """The workload in arrival order (a run's own jobs are :attr:`run_state`'s)."""
-        if callable(estimator) and not hasattr(estimator, "declared_min"):
-            estimator = estimator(self.all_jobs)
-        self._estimator0: RuntimeEstimator = estimator or DeclaredRuntime(self.all_jobs)
-        self.gpu_price_usd_per_hour = gpu_prices(cluster.gpu_model, prices)
-        self.gpu_price_usd_per_hour.flags.writeable = False
-        """USD per GPU-hour of each GPU (NaN: no price), by GPU index."""
-        self._best_speed = self.speed_model.best(self.all_jobs)
-        self._best_speed.flags.writeable = False  # shared with every fork
-        self.reward_spec = reward or RewardSpec()
-        self.util_band = util_band
-        self.horizon_min = horizon_min
-        rate = 0.0 if failures is None else failures.node_failures_per_1000_node_days
-        self.failures = failures if rate > 0 else None
-        self.failure_seed = int(failure_seed)
-        self.checkpoint = checkpoint
-        self.preemption_min_run_min = float(preemption_min_run_min)
-        self.restore: RestoreModel = restore or CheckpointRestore(checkpoint)
-        self.checkpoint_restore_min = 0.0 if checkpoint is None else float(checkpoint.restore_min)
-        """Minutes a resumed job spends loading its state before it progresses (the default
-        restore model's)."""
-        self.safety_horizon = horizon_min is None and self.failures is not None and bool(self.all_jobs)
-        """Whether ``horizon_min`` is the run's safety horizon (failures and no horizon given)."""
-        if self.safety_horizon:
-            self.horizon_min = safety_horizon_min(self.all_jobs, self.failures,
-                                                  self.checkpoint_restore_min, speeds)
-        self.lifecycle = Lifecycle(self.speed_model, self.gang_rule, self.restore,
-                                   self.preemption_min_run_min,
-                                   SAFETY_MAX_NODE_FAILURES if self.safety_horizon else None)
+    def __init__(self, cluster: Cluster, jobs: list[Job], **options):
+        self.setup = setup = RunSetup(cluster, jobs, **options)
+        """The run's fixed parts (:mod:`gpusched.core.run_setup`)."""
+        self.lifecycle = life = Lifecycle(setup.speed_model, setup.gang_rule, setup.restore,
+                                          setup.preemption_min_run_min,
+                                          SAFETY_MAX_NODE_FAILURES if setup.safety_horizon else None)
         """The transitions of a job and the handlers of events (:mod:`gpusched.core.lifecycle`)."""
         self.event_kinds = EventKinds()
         """The kinds of event of this simulator (:mod:`gpusched.core.events`; a fork takes a copy)."""
-        life = self.lifecycle
         for rank, (kind, handler) in enumerate(((COMPLETION, life.on_completions), (WAKEUP, life.on_wakeups),
                                                 (NODE, life.on_node_events), (ARRIVAL, life.on_arrivals))):
             self.event_kinds.register(kind, rank, handler)
         self.reset()
 
     def __getattr__(self, name: str):
-        """Reads of the run state (:attr:`run_state`) the simulator does not have itself."""
-        if name.startswith("__") or name == "run_state":
+        """Reads of the setup's or the run state's attributes (the simulator has neither)."""
+        if name.startswith("__") or name in ("setup", "run_state"):
             raise AttributeError(name)
-        return getattr(self.run_state, name)
+        fixed = self.setup.__dict__
+        return fixed[name] if name in fixed else getattr(self.run_state, name)
 
-    # ------------------------------------------------------------------ state
     def reset(self) -> None:
         """Start the run over and advance to the first decision point."""
-        jobs = self.all_jobs
-        failures = (None if self.failures is None else
-                    NodeFailures(self.cluster.n_nodes, self.failures, self.failure_seed,
-                                 jobs[0].arrival_min if jobs else 0.0))
-        self.run_state = run = RunState(self.cluster, jobs, self._best_speed,
-                                        self._estimator0.copy(len(jobs)),
-                                  self.gpu_price_usd_per_hour, self.speed_model.uniform,
-                                  self.speeds is not None, self.util_band, self.reward_spec,
-                                  self.event_kinds, failures)
+        self.run_state = run = self.setup.start(self.event_kinds)
         """Everything a step changes (:mod:`gpusched.core.run_state`)."""
         _extend(run.queue, run.take_arrivals(run.time_min))
         if run.estimator.learns:
@@ -305,11 +198,10 @@ class Simulator:
         self._advance_to_decision()
 
     def fork(self, arrived_only: bool = False) -> Simulator:
-        """An independent copy of the run so far, for lookahead search (planners, oracles).
-
-        The copy shares the immutable cluster and jobs and the mechanisms and copies the run
-        state (:meth:`RunState.copy <gpusched.core.run_state.RunState.copy>`), so stepping
-        either one leaves the other as it was.
+        """An independent copy of the run so far, for lookahead search (planners, oracles): it
+        shares the setup and the mechanisms and copies the run state
+        (:meth:`RunState.copy <gpusched.core.run_state.RunState.copy>`), so stepping either one
+        leaves the other as it was.
 
         :param arrived_only: forget the jobs that have not arrived yet: the copy knows what a
             real scheduler knows now (the cluster, the running jobs and the queue, with their
@@ -380,38 +272,17 @@ class Simulator:
                 raise ValueError(f"the queue is empty: only HOLD, Preempt or Migrate apply (got {action!r})")
             self._advance_to_decision()
             return False
-        if not 0 <= slot < min(self.window, len(queue)):
-            raise ValueError(f"window slot {slot} is outside 0..{min(self.window, len(queue)) - 1}")
+        window = self.setup.window
+        if not 0 <= slot < min(window, len(queue)):
+            raise ValueError(f"window slot {slot} is outside 0..{min(window, len(queue)) - 1}")
         run.decisions += 1
-        gpus = self._resolve(run.jobs[queue[slot]], action)
+        gpus = self.lifecycle.resolve(run, run.jobs[queue[slot]], action)
         if gpus:
             self.lifecycle.start_queued(run, slot, gpus)
             self._advance_to_decision()
             return True
         self._hold(run.jobs[queue[0]])
         return False
-
-    def _resolve(self, job: Job, action: Action) -> tuple[int, ...]:
-        """The gang an action asks for, or ``()`` for a HOLD or a GPU where the job does not fit."""
-        rule, run, n_gpus = self.gang_rule, self.run_state, self.cluster.n_gpus
-        state = run.state
-        if isinstance(action, _GPU_INDEX):
-            gpu = int(action)
-            if gpu == HOLD:
-                return ()
-            if not 0 <= gpu < n_gpus:
-                raise ValueError(f"policy chose GPU {gpu}, outside 0..{n_gpus - 1}")
-            gang = rule.gang_for(state, job, gpu)
-            if not gang:
-                run.log.misroutes.append((run.time_min, job.id, gpu, state.misroute_cause(job, gpu)))
-            return gang
-        gang = tuple(int(g) for g in action)
-        if rule.can_place(state, job, gang):
-            return gang
-        first = gang[0] if gang and 0 <= gang[0] < n_gpus else HOLD
-        cause = state.misroute_cause(job, first) if first != HOLD else "gang"
-        run.log.misroutes.append((run.time_min, job.id, first, cause))
-        return ()
 
     def _hold(self, job: Job) -> None:
         run = self.run_state
@@ -422,10 +293,11 @@ class Simulator:
             return
         # The head's mask is usually cached already (the policy just asked for it).
         could_fit = np.count_nonzero(state.fit_mask(job)) > 0
-        if not could_fit and self.window > 1:
+        window = self.setup.window
+        if not could_fit and window > 1:
             fits, jobs = state.fits_somewhere, run.jobs
-            could_fit = any(fits(jobs[i]) for i in islice(run.queue, 1, self.window))
-        now, horizon = run.time_min, self.horizon_min
+            could_fit = any(fits(jobs[i]) for i in islice(run.queue, 1, window))
+        now, horizon = run.time_min, self.setup.horizon_min
         until = next_t if horizon is None else min(next_t, horizon)
         idle = state.idle_gpus - state.down_gpus  # a down GPU is not idle capacity
         run.integrals.hold(until - now, idle, could_fit)
@@ -451,7 +323,7 @@ class Simulator:
     def _jump_to(self, t: float) -> None:
         """Accumulate the integrals up to ``t`` and handle every event at ``t``, by kind in the
         order of :data:`gpusched.core.events.EVENT_ORDER`."""
-        run, horizon = self.run_state, self.horizon_min
+        run, horizon = self.run_state, self.setup.horizon_min
         if horizon is not None and t > horizon:
             t, end = horizon, True
         else:
@@ -461,41 +333,18 @@ class Simulator:
             run.integrals.accumulate(dt, len(run.queue), len(run.running), run.state.idle_gpus)
         run.time_min = t
         if end:
-            run.finish("safety_horizon" if self.safety_horizon else "horizon", horizon)
+            run.finish("safety_horizon" if self.setup.safety_horizon else "horizon", horizon)
             return
         run.events.run_due(run, t)
 
-    # ------------------------------------------------------------------ results
     def jobs_table(self) -> pd.DataFrame:
-        """One row per submitted job (see :func:`gpusched.core.accounting.jobs_table`)."""
+        """One row per submitted job (:func:`gpusched.core.accounting.jobs_table`)."""
         return accounting.jobs_table(self.run_state)
 
     def metrics(self) -> dict[str, float]:
-        """The per-run metrics (keys of :data:`gpusched.core.metrics.METRIC_KEYS`; see
-        :func:`gpusched.core.accounting.metrics`)."""
+        """The per-run metrics (:func:`gpusched.core.accounting.metrics`)."""
         return accounting.metrics(self.run_state)
 
     def result(self, policy_name: str = "", scenario_name: str = "", seed: int | None = None) -> Result:
-        """Package the finished run (metrics, jobs table, timeline).
-
-        The tables hold a new list per job and no reference cycle, so the cyclic garbage
-        collector is paused while they are built: its passes over the run's live objects
-        would otherwise cost about a third of the packaging of 100,000 jobs."""
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            run = self.run_state
-            jobs = self.jobs_table()
-            log = run.log
-            timeline = Timeline.from_run(self.cluster, run.jobs, jobs, log.holds, log.misroutes,
-                                         run.start_time_min, run.time_min,
-                                         last_start_min=run.record.start_min, stops=log.stops,
-                                         resumes=log.resumes, node_events=log.node_events)
-            metrics = self.metrics()
-        finally:
-            if collecting:
-                gc.enable()
-        return Result(
-            scenario=scenario_name, policy=policy_name, seed=seed, metrics=metrics,
-            jobs=jobs, timeline=timeline, cluster=self.cluster, end_reason=self.run_state.end_reason,
-        )
+        """Package the finished run (:func:`gpusched.core.accounting.package`)."""
+        return accounting.package(self.run_state, policy_name, scenario_name, seed)
