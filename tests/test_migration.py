@@ -174,7 +174,7 @@ def test_a_migration_is_a_disruption_and_a_fork_copies_its_state():
     assert (sim.epoch, sim.disruptions) == (before[0] + 1, before[1] + 1)
     twin = sim.fork()
     assert twin.migrations == 1 and twin.record.lives.migrations.tolist() == [0, 1, 0, 0]
-    assert twin.record.lives.moved_restore_min[1] == RESTORE_MIN
+    assert twin.record.lives.current_moved_restore_min[1] == RESTORE_MIN
     twin.record.lives.migrations[1] = 7
     twin.migrations = 7
     assert sim.record.lives.migrations[1] == 1 and sim.migrations == 1

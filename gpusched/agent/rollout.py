@@ -164,16 +164,16 @@ class WindowRolloutScheduler(WindowAgentScheduler):
             active = [f for f in active if not f.done]
         return [finished_score(f, self.objective) for f in forks]
 
-    def decide(self, sim: SchedulerView) -> tuple[int, Action]:
+    def decide(self, view: SchedulerView) -> tuple[int, Action]:
         """The best of the network's top options by rollout: a (slot, GPU) or ``(0, HOLD)``."""
         if self._builder is None:
             raise RuntimeError("WindowRolloutScheduler needs bind(view) before decide()")
-        logits = self._decide([sim])[0]
+        logits = self._decide([view])[0]
         valid = np.flatnonzero(np.isfinite(logits))
         ranked = valid[np.argsort(-logits[valid], kind="stable")][: self.candidates]
         options = [self._builder.decode(int(a)) for a in ranked]
         if len(options) > 1:
-            options[0] = options[_search(self, sim, options,
+            options[0] = options[_search(self, view, options,
                                          lambda fork, option: fork.step(option[1], option[0]))]
         return options[0]
 

@@ -48,13 +48,13 @@ class AgentScheduler:
         self._builder: ObservationBuilder | None = None
         self._policy = None
 
-    def bind(self, sim: SchedulerView) -> None:
+    def bind(self, view: SchedulerView) -> None:
         """Attach to a run's view before its first decision (called by ``Simulator.run``)."""
         meta = self.agent.meta
-        check_agent_told(sim, int(meta["obs_version"]), self.name)
-        n = sim.cluster.n_gpus
-        self._sim = sim
-        self._builder = ObservationBuilder(sim.cluster, n, int(meta.get("queue_window", 8)),
+        check_agent_told(view, int(meta["obs_version"]), self.name)
+        n = view.cluster.n_gpus
+        self._sim = view
+        self._builder = ObservationBuilder(view.cluster, n, int(meta.get("queue_window", 8)),
                                            float(meta.get("vram_scale_gb", 80.0)), int(meta["obs_version"]))
         if self._policy is None or self._policy.observation_space["gpus"].shape[0] != n:
             self._policy = self.agent.policy(n)
@@ -122,21 +122,21 @@ class WindowAgentScheduler:
         self._builder: WindowObservationBuilder | None = None
         self._policy = None
 
-    def bind(self, sim: SchedulerView) -> None:
+    def bind(self, view: SchedulerView) -> None:
         """Attach to a run's view before its first decision (called by ``Simulator.run``)."""
-        n, w = sim.cluster.n_gpus, sim.window
-        check_agent_told(sim, int(self.agent.meta["obs_version"]), self.name)
-        self._builder = WindowObservationBuilder(sim.cluster, n, w, sim.speeds,
+        n, w = view.cluster.n_gpus, view.window
+        check_agent_told(view, int(self.agent.meta["obs_version"]), self.name)
+        self._builder = WindowObservationBuilder(view.cluster, n, w, view.speeds,
                                                  float(self.agent.meta.get("vram_scale_gb", 80.0)),
                                                  int(self.agent.meta["obs_version"]))
         self._policy = self.agent.policy(n, w)
 
-    def decide(self, sim: SchedulerView) -> tuple[int, Action]:
+    def decide(self, view: SchedulerView) -> tuple[int, Action]:
         """The agent's (window slot, GPU) for the current decision, or ``(0, HOLD)``."""
         if self._builder is None:
             raise RuntimeError("WindowAgentScheduler needs bind(view) before decide()")
         builder = self._builder
-        action = act(self._policy, builder.observe(sim), builder.mask(sim))
+        action = act(self._policy, builder.observe(view), builder.mask(view))
         return builder.decode(action)
 
 

@@ -120,7 +120,7 @@ def current_run(run: RunState) -> tuple[np.ndarray, np.ndarray]:
     until = np.where(np.isnan(end), run.time_min, end)
     held = np.where(on, np.minimum(until - np.where(on, start, 0.0), np.where(on, run.record.run_min, 0.0)),
                     0.0)
-    restore = 0.0 if run.record.lives is None else run.record.lives.restore_min
+    restore = 0.0 if run.record.lives is None else run.record.lives.current_restore_min
     return held, np.maximum(held - restore, 0.0)
 
 def work_and_restore(run: RunState) -> tuple[np.ndarray, np.ndarray]:
@@ -133,7 +133,7 @@ def work_and_restore(run: RunState) -> tuple[np.ndarray, np.ndarray]:
         work = np.where(after > 0, after * duration / np.where(after > 0, run.record.run_min, 1.0), 0.0)
         return work, np.zeros(len(run.jobs))
     return (lives.work_min + after * run.record.gang_speed,
-            lives.restored_min + np.minimum(held, lives.restore_min))
+            lives.ended_restore_min + np.minimum(held, lives.current_restore_min))
 
 def metrics(run: RunState) -> dict[str, float]:
     """The per-run metrics (keys of :data:`gpusched.core.metrics.METRIC_KEYS`)."""
@@ -185,7 +185,7 @@ def failure_metrics(run: RunState) -> dict[str, float]:
     lost_gpu_min = float((lives.lost_held_min * gpus).sum())
     restore_gpu_min = float((restored * gpus).sum())
     useful = held_gpu_min - lost_gpu_min - restore_gpu_min
-    moved = lives.moved_restored_min + np.minimum(held, lives.moved_restore_min)
+    moved = lives.ended_moved_restore_min + np.minimum(held, lives.current_moved_restore_min)
     return {
         "node_failures": run.node_failures,
         "jobs_interrupted": int((lives.interruptions > 0).sum()),

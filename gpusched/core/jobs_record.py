@@ -22,15 +22,18 @@ class JobLives:
     (counts), ``first_start_min``,
     and over the runs that ended in a stop: ``held_min`` (minutes on GPUs), ``work_min``
     (progress, reference-speed minutes), ``lost_min`` (progress thrown away, reference-speed
-    minutes), ``lost_held_min`` (the minutes on GPUs that progress took), ``restored_min``
+    minutes), ``lost_held_min`` (the minutes on GPUs that progress took), ``ended_restore_min``
     (minutes spent restoring); ``saved_min`` (the progress the job resumes from, reference-speed
-    minutes) and ``restore_min`` (the restore of its current run, minutes); of migrations,
-    ``moved_restored_min`` (minutes spent restoring after a migration, over the runs that ended)
-    and ``moved_restore_min`` (the restore of its current run if a migration began it, minutes).
+    minutes) and ``current_restore_min`` (the restore of its current run, minutes); of
+    migrations, ``ended_moved_restore_min`` (minutes spent restoring after a migration, over the
+    runs that ended) and ``current_moved_restore_min`` (the restore of its current run if a
+    migration began it, minutes). ``ended_*`` sums the runs that ended; ``current_*`` is the
+    current run's alone.
     """
 
-    FIELDS = ("held_min", "work_min", "lost_min", "lost_held_min", "restored_min", "saved_min",
-              "restore_min", "first_start_min", "moved_restored_min", "moved_restore_min")
+    FIELDS = ("held_min", "work_min", "lost_min", "lost_held_min", "ended_restore_min", "saved_min",
+              "current_restore_min", "first_start_min", "ended_moved_restore_min",
+              "current_moved_restore_min")
     COUNTS = ("stopped", "interruptions", "preemptions", "migrations")
 
     def __init__(self, n: int):

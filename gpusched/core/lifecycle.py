@@ -74,8 +74,8 @@ class Lifecycle:
         rec.gang_speed[job_idx] = speed
         lives = rec.lives
         if lives is not None and lives.stopped[job_idx]:  # a resumption
-            saved, restore = float(lives.saved_min[job_idx]), self.restore.restore_min(job, gpus)
-            lives.restore_min[job_idx] = restore
+            saved, restore = float(lives.saved_min[job_idx]), self.restore.resume_cost_min(job, gpus)
+            lives.current_restore_min[job_idx] = restore
             duration = restore + max(job.duration_min - saved, 0.0) / speed
             declared = restore + max(float(run.declared_min[job_idx]) - saved, 0.0) / speed
             run.log.resumes.append((now, job_idx, gpus, restore))
@@ -148,7 +148,7 @@ class Lifecycle:
         gpus = rec.job_gpus[job_idx]
         start_min = float(rec.start_min[job_idx])
         speed = self.speed_model.of(job, gpus)
-        restore = float(lives.restore_min[job_idx])
+        restore = float(lives.current_restore_min[job_idx])
         held = now - start_min
         done = max(held - restore, 0.0) * speed
         saved = float(lives.saved_min[job_idx])
@@ -168,11 +168,11 @@ class Lifecycle:
         lives.work_min[job_idx] += done
         lives.lost_min[job_idx] += lost
         lives.lost_held_min[job_idx] += lost / speed
-        lives.restored_min[job_idx] += min(restore, held)
-        lives.moved_restored_min[job_idx] += min(float(lives.moved_restore_min[job_idx]), held)
+        lives.ended_restore_min[job_idx] += min(restore, held)
+        lives.ended_moved_restore_min[job_idx] += min(float(lives.current_moved_restore_min[job_idx]), held)
         lives.saved_min[job_idx] = kept
-        lives.restore_min[job_idx] = 0.0
-        lives.moved_restore_min[job_idx] = 0.0
+        lives.current_restore_min[job_idx] = 0.0
+        lives.current_moved_restore_min[job_idx] = 0.0
         run.log.stops.append((now, job_idx, kind, start_min, gpus, lost, lost / speed))
         state = run.state
         before = [float(state.compute_used[g]) for g in gpus]
@@ -230,7 +230,7 @@ class Lifecycle:
         self._drop_completions(run, [job_idx])
         self.start(run, job_idx, job, gang)
         lives = run.record.lives
-        lives.moved_restore_min[job_idx] = lives.restore_min[job_idx]
+        lives.current_moved_restore_min[job_idx] = lives.current_restore_min[job_idx]
         if disrupt:
             run.disrupted()
 
@@ -282,7 +282,7 @@ class Lifecycle:
         if job_idx not in run.running:
             return False
         lives = run.record.lives
-        restore = 0.0 if lives is None else float(lives.restore_min[job_idx])
+        restore = 0.0 if lives is None else float(lives.current_restore_min[job_idx])
         ran = run.time_min - float(run.record.start_min[job_idx]) - restore
         return ran >= self.preemption_min_run_min - EPS
 
@@ -300,7 +300,7 @@ class Lifecycle:
         lives = run.record.lives
         if lives is None or not lives.stopped[job_idx]:
             return 0.0
-        return self.restore.restore_min(run.jobs[job_idx], ())
+        return self.restore.resume_cost_min(run.jobs[job_idx], ())
 
     def declared_run_min(self, run: RunState, job_idx: int, gpus: Sequence[int]) -> float:
         """The declared run time (minutes) of the job on ``gpus``: for a job that stopped before,
@@ -316,7 +316,7 @@ class Lifecycle:
         saved = 0.0 if lives is None else float(lives.saved_min[job_idx])
         if job_idx not in run.running:
             return float(run.jobs[job_idx].duration_min) if not math.isnan(rec.end_min[job_idx]) else saved
-        restore = 0.0 if lives is None else float(lives.restore_min[job_idx])
+        restore = 0.0 if lives is None else float(lives.current_restore_min[job_idx])
         done = max(run.time_min - float(rec.start_min[job_idx]) - restore, 0.0)
         return saved + done * self.speed_model.of(run.jobs[job_idx], rec.job_gpus[job_idx])
 

@@ -20,7 +20,7 @@ from gpusched.core.jobs import Job
 class RestoreModel(Protocol):
     """What a job keeps when it stops, and the restore it pays when it resumes."""
 
-    def restore_min(self, job: Job, gpus: Sequence[int]) -> float:
+    def resume_cost_min(self, job: Job, gpus: Sequence[int]) -> float:
         """Minutes ``job`` spends restoring when it resumes on ``gpus``."""
         ...
 
@@ -42,7 +42,7 @@ class CheckpointRestore:
         self.checkpoint = checkpoint
         self.restore = 0.0 if checkpoint is None else float(checkpoint.restore_min)
 
-    def restore_min(self, job: Job, gpus: Sequence[int]) -> float:
+    def resume_cost_min(self, job: Job, gpus: Sequence[int]) -> float:
         return self.restore
 
     def kept_min(self, job: Job, kind: str, progress_min: float, saved_min: float) -> float:

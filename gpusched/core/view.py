@@ -265,7 +265,7 @@ class SchedulerView:
     def run_restore_min(self, indices: np.ndarray) -> np.ndarray | float:
         """The restore of each job's current run (minutes; 0.0 when no job ever stopped)."""
         lives = self._run.record.lives
-        return 0.0 if lives is None else lives.restore_min[indices]
+        return 0.0 if lives is None else lives.current_restore_min[indices]
 
     def running_by_declared_end(self) -> list[tuple[float, int]]:
         """The running jobs as (declared end in minutes, arrival index), soonest first."""
@@ -300,7 +300,7 @@ class SchedulerView:
     def restore_min_on(self, job_idx: int, gpus: Sequence[int]) -> float:
         """Minutes the job would spend restoring if it resumed on ``gpus`` (the restore model's:
         what a migration there costs before it progresses)."""
-        return self._sim.restore.restore_min(self._sim.jobs[job_idx], gpus)
+        return self._sim.restore.resume_cost_min(self._sim.jobs[job_idx], gpus)
 
     def fork(self) -> Simulator:
         """A new simulator that knows what the view shows: the arrived jobs, their declared run

@@ -146,7 +146,7 @@ class ObservationBuilder:
         self._vec_split = (len(JOB_FEATURES), self._vec_len - len(TIME_FEATURES))
 
     # ---------------------------------------------------------------- mask
-    def mask(self, sim, fits: np.ndarray | None) -> np.ndarray:
+    def mask(self, view, fits: np.ndarray | None) -> np.ndarray:
         """Valid actions: GPUs where the head job fits (``fits``), then HOLD (last).
 
         HOLD is valid unless holding would dead-stall the run; it is also valid when nothing else
@@ -155,7 +155,7 @@ class ObservationBuilder:
         mask = self._zero_mask.copy()
         if fits is not None:
             mask[:self.n] = fits
-        mask[-1] = not sim.hold_would_dead_stall() or not mask.any()
+        mask[-1] = not view.hold_would_dead_stall() or not mask.any()
         return mask
 
     # ---------------------------------------------------------------- observation
@@ -174,19 +174,19 @@ class ObservationBuilder:
             self._job_key = job
         return self._job_part
 
-    def _queue_window(self, sim, queue, q_len: int) -> np.ndarray:
+    def _queue_window(self, view, queue, q_len: int) -> np.ndarray:
         """Count, total GPUs x VRAM (GB), total GPUs x compute and largest VRAM (GB) of the jobs
         behind the head, up to ``queue_window`` of them.
 
         The FIFO queue only loses its head and gains arrivals at its tail, so the window is fixed
         by the head job and the queue length (capped at the window): that pair keys the cache.
         """
-        key = (sim, queue[0], min(q_len, self.queue_window + 1)) if q_len else None
+        key = (view, queue[0], min(q_len, self.queue_window + 1)) if q_len else None
         if key is not None and self._window_key == key:
             return self._window
         nxt_count = nxt_vram = nxt_compute = nxt_max = 0.0
         if q_len > 1:
-            jobs = sim.jobs
+            jobs = view.jobs
             for i in islice(queue, 1, self.queue_window + 1):
                 j = jobs[i]
                 nxt_count += 1.0
@@ -197,31 +197,31 @@ class ObservationBuilder:
         self._window = np.array((nxt_count, nxt_vram, nxt_compute, nxt_max))
         self._window_key = key
         if self.obs_version >= 2:
-            self._next_jobs = self._next_job_features(sim, queue)
+            self._next_jobs = self._next_job_features(view, queue)
         return self._window
 
-    def _next_job_features(self, sim, queue) -> np.ndarray:
+    def _next_job_features(self, view, queue) -> np.ndarray:
         """Version 2: the :data:`NEXT_JOBS` jobs behind the head one by one, zeros past the queue."""
         values: list[float] = []
         for i in islice(queue, 1, NEXT_JOBS + 1):
-            j = sim.jobs[i]
+            j = view.jobs[i]
             values += (j.gpus * 0.125, j.vram_gb / self.scale, j.compute,
                        math.log1p(j.duration_min) / LOG_DAY)
         return np.array((*values, *(0.0,) * (len(QUEUE_FEATURES_V2) - len(values))))
 
-    def _release_features(self, sim, gpus: np.ndarray) -> np.ndarray:
+    def _release_features(self, view, gpus: np.ndarray) -> np.ndarray:
         """Version 2: the per-GPU block widened by the release-time features."""
-        first, last = sim.gpu_release_min()
+        first, last = view.gpu_release_min()
         wide = np.zeros((self.max_gpus, gpus.shape[1] + len(GPU_FEATURES_V2)), dtype=np.float32)
         wide[:, :gpus.shape[1]] = gpus
         wide[:self.n, gpus.shape[1]] = np.log1p(first) / LOG_DAY
         wide[:self.n, gpus.shape[1] + 1] = np.log1p(last) / LOG_DAY
         return wide
 
-    def observe(self, sim, fits: np.ndarray | None) -> dict[str, np.ndarray]:
+    def observe(self, view, fits: np.ndarray | None) -> dict[str, np.ndarray]:
         """The observation for the simulator's current decision (``fits`` is the head's fit mask)."""
-        state = sim.state
-        job: Job | None = sim.head_job
+        state = view.state
+        job: Job | None = view.head_job
         if job is None or fits is None:
             job_part, fits = _NO_JOB, self._no_fit
             single = fits
@@ -231,22 +231,22 @@ class ObservationBuilder:
             job_part = self._job_features(state, job)
             single = state.single_gpu_fit(job)
             vram_gb, vram_frac, compute, gpus = job.vram_gb, job.vram_frac, job.compute, job.gpus
-            wait_min = sim.time_min - job.arrival_min
-        queue = sim.queue
+            wait_min = view.time_min - job.arrival_min
+        queue = view.queue
         q_len = len(queue)
-        window = self._queue_window(sim, queue, q_len)
-        n_jobs = len(sim.declared_min)
+        window = self._queue_window(view, queue, q_len)
+        n_jobs = len(view.declared_min)
         gpus_block = np.empty(self._block_shape, dtype=np.float32)
         vec = np.empty(self._vec_len, dtype=np.float32)
         observation_arrays(
             self._gpu_static, self._constants, self._gpu_node, self._node_count,
             state.vram_free_gb, state.vram_used_gb, state.compute_used, state.jobs_running, fits, single,
             job_part, vram_gb, vram_frac, compute, gpus, wait_min, window, self._next_jobs, q_len,
-            sim.running_count, sim.time_min - sim.start_time_min,
-            1.0 - sim.arrivals_left / n_jobs if n_jobs else 1.0, gpus_block, vec)
+            view.running_count, view.time_min - view.start_time_min,
+            1.0 - view.arrivals_left / n_jobs if n_jobs else 1.0, gpus_block, vec)
         j_end, q_end = self._vec_split
         if self.obs_version >= 2:
-            gpus_block = self._release_features(sim, gpus_block)
+            gpus_block = self._release_features(view, gpus_block)
         return {
             "gpus": gpus_block,
             "gpu_present": self._present.copy(),

@@ -198,30 +198,30 @@ class WindowObservationBuilder:
         self._fits = np.zeros((max_window, self.n), dtype=bool)
         self._single = np.zeros((max_window, self.n), dtype=bool)
 
-    def _window_fits(self, sim: SchedulerView) -> tuple[list[int], np.ndarray, np.ndarray]:
+    def _window_fits(self, view: SchedulerView) -> tuple[list[int], np.ndarray, np.ndarray]:
         """The window's arrival indices and their gang and single-GPU fit masks (from the
         simulator's own :class:`~gpusched.core.cluster.ClusterState`), once per decision."""
-        window = sim.window_indices() if not sim.done else []
-        key = (sim.state.version, tuple(window))
-        if sim.state is not self._key_state or key != self._key:  # the state itself, not its id
+        window = view.window_indices() if not view.done else []
+        key = (view.state.version, tuple(window))
+        if view.state is not self._key_state or key != self._key:  # the state itself, not its id
             fits, single = self._fits, self._single
             fits[:] = False
             single[:] = False
-            state, jobs = sim.state, sim.jobs
+            state, jobs = view.state, view.jobs
             for k, idx in enumerate(window[: self.max_window]):
                 fits[k] = state.fit_mask(jobs[idx])
                 single[k] = state.single_gpu_fit(jobs[idx])
-            self._key, self._key_state = key, sim.state
+            self._key, self._key_state = key, view.state
         return window, self._fits, self._single
 
-    def mask(self, sim: SchedulerView) -> np.ndarray:
+    def mask(self, view: SchedulerView) -> np.ndarray:
         """Valid actions: every (slot, GPU) where that window job fits, then HOLD (last). HOLD is
         valid unless holding would dead-stall the run, or when nothing else is."""
-        _, fits, _ = self._window_fits(sim)
+        _, fits, _ = self._window_fits(view)
         mask = np.zeros(self.hold_action + 1, dtype=bool)
         grid = mask[: self.hold_action].reshape(self.max_window, self.max_gpus)
         grid[:, : self.n] = fits
-        mask[-1] = not sim.hold_would_dead_stall() or not mask.any()
+        mask[-1] = not view.hold_would_dead_stall() or not mask.any()
         return mask
 
     def decode(self, action: int) -> tuple[int, int]:
@@ -242,38 +242,38 @@ class WindowObservationBuilder:
             self._speed = np.vstack([self._speed, np.asarray(row, dtype=float)[None, :]])
         return k
 
-    def observe(self, sim: SchedulerView) -> dict[str, np.ndarray]:
+    def observe(self, view: SchedulerView) -> dict[str, np.ndarray]:
         """The observation for the simulator's current decision."""
-        window, fits, single = self._window_fits(sim)
+        window, fits, single = self._window_fits(view)
         window = window[: self.max_window]
-        jobs, now = sim.jobs, sim.time_min
+        jobs, now = view.jobs, view.time_min
         job_num = np.zeros((self.max_window, 7))
         job_type = np.zeros(self.max_window, dtype=np.int64)
         job_present = np.zeros(self.max_window, dtype=np.float32)
         for k, idx in enumerate(window):
             j = jobs[idx]
-            job_num[k] = (j.gpus, j.vram_gb, j.vram_frac, j.compute, sim.declared_min[idx], j.priority,
+            job_num[k] = (j.gpus, j.vram_gb, j.vram_frac, j.compute, view.declared_min[idx], j.priority,
                           now - j.arrival_min)
             job_type[k] = TYPE_INDEX.get(j.type, 3)
             job_present[k] = 1.0
         if self.version in UNTOLD_OBS_VERSIONS:  # an undeclared run time reads 0 (``known`` says so)
             np.nan_to_num(job_num, copy=False, nan=0.0)
         speed_row = job_type.copy()
-        if not sim.speed_model.uniform:
+        if not view.speed_model.uniform:
             for k, idx in enumerate(window):
                 if jobs[idx].model is not None:
-                    speed_row[k] = self._speed_row_of(sim.speed_model.row(jobs[idx]))
-        first, last = sim.gpu_release_min()
+                    speed_row[k] = self._speed_row_of(view.speed_model.row(jobs[idx]))
+        first, last = view.gpu_release_min()
         if self.version in UNTOLD_OBS_VERSIONS:
             first, last = np.nan_to_num(first, nan=0.0), np.nan_to_num(last, nan=0.0)
         n_jobs = len(jobs)
-        globals_in = np.array([len(sim.queue), sim.running_count, now - sim.start_time_min,
-                               1.0 - sim.arrivals_left / n_jobs if n_jobs else 1.0, float(sim.window)])
+        globals_in = np.array([len(view.queue), view.running_count, now - view.start_time_min,
+                               1.0 - view.arrivals_left / n_jobs if n_jobs else 1.0, float(view.window)])
         gpus_block = np.empty((self.max_gpus, N_WINDOW_GPU_FEATURES), dtype=np.float32)
         jobs_block = np.empty((self.max_window, N_WINDOW_JOB_FEATURES), dtype=np.float32)
         pairs = np.empty((self.max_window, self.max_gpus, N_PAIR_FEATURES), dtype=np.float32)
         glob = np.empty(N_WINDOW_GLOBAL_FEATURES, dtype=np.float32)
-        state = sim.state
+        state = view.state
         window_observation_arrays(
             self._gpu_static, self._constants, self._gpu_node, self._node_count, state.vram_free_gb,
             state.vram_used_gb, state.compute_used, state.jobs_running, np.asarray(first), np.asarray(last),
@@ -282,45 +282,45 @@ class WindowObservationBuilder:
         if self.version >= 4:
             # each window job's restore plus declared remaining work (reference-speed minutes;
             # NaN where none is declared), read by versions 4 and 5
-            left = np.array([sim.resume_cost_min(i) + sim.declared_left_min(i) for i in window])
-            gpus_block, jobs_block = self._version_4(sim, window, left, gpus_block, jobs_block)
+            left = np.array([view.resume_cost_min(i) + view.declared_left_min(i) for i in window])
+            gpus_block, jobs_block = self._version_4(view, window, left, gpus_block, jobs_block)
         if self.version >= 5:
-            jobs_block = self._version_5(sim, window, left, jobs_block)
+            jobs_block = self._version_5(view, window, left, jobs_block)
         return {"gpus": gpus_block, "gpu_present": self._present.copy(), "jobs": jobs_block,
                 "job_present": job_present, "pairs": pairs, "globals": glob}
 
-    def _version_4(self, sim: SchedulerView, window: list[int], left: np.ndarray, gpus_block: np.ndarray,
+    def _version_4(self, view: SchedulerView, window: list[int], left: np.ndarray, gpus_block: np.ndarray,
                    jobs_block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The version-3 blocks with version 4's columns appended (see :data:`GPU_FEATURES_V4` and
         :data:`JOB_FEATURES_V4`); ``left`` is each window job's restore plus declared remaining
         work."""
         down = np.zeros((self.max_gpus, 1), dtype=np.float32)
-        down[: self.n, 0] = sim.gpu_down()
+        down[: self.n, 0] = view.gpu_down()
         extra = np.zeros((self.max_window, 3), dtype=np.float32)
         if window:
             k = len(window)
-            extra[:k, 0] = np.log1p(sim.attained_service_gpu_min(window)) / _LOG_GPU_DAYS
+            extra[:k, 0] = np.log1p(view.attained_service_gpu_min(window)) / _LOG_GPU_DAYS
             extra[:k, 1] = np.log1p(left) / _LOG_DAY
-            extra[:k, 2] = sim.stopped(window)
+            extra[:k, 2] = view.stopped(window)
             if self.version in UNTOLD_OBS_VERSIONS:
                 np.nan_to_num(extra, copy=False, nan=0.0)
         return np.concatenate([gpus_block, down], axis=1), np.concatenate([jobs_block, extra], axis=1)
 
-    def _version_5(self, sim: SchedulerView, window: list[int], left: np.ndarray,
+    def _version_5(self, view: SchedulerView, window: list[int], left: np.ndarray,
                    jobs_block: np.ndarray) -> np.ndarray:
         """The version-4 job block with version 5's columns appended (:data:`JOB_FEATURES_V5`);
         ``left`` as for :meth:`_version_4`."""
         extra = np.zeros((self.max_window, len(JOB_FEATURES_V5) - len(JOB_FEATURES_V4)), dtype=np.float32)
         if window:
-            k, jobs, now = len(window), sim.jobs, sim.time_min
+            k, jobs, now = len(window), view.jobs, view.time_min
             idx = np.asarray(window, dtype=np.int64)
-            declared = sim.declared_min[idx]
+            declared = view.declared_min[idx]
             known = ~np.isnan(declared)
-            basis = sim.declared_basis(window)
+            basis = view.declared_basis(window)
             extra[:k, 0] = known
             extra[:k, 1] = known & (basis >= 0)
             extra[:k, 2] = np.log1p(np.maximum(basis, 0)) / _LOG_BASIS
-            left = np.where(known, left / sim.best_speed[idx], 0.0)
+            left = np.where(known, left / view.best_speed[idx], 0.0)
             for r, i in enumerate(window):
                 j = jobs[i]
                 if j.deadline_min is not None:

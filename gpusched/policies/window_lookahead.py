@@ -56,12 +56,12 @@ class WindowLookahead:
         self._base.bind(view)
         self.forks = 0
 
-    def options(self, sim: SchedulerView) -> list[tuple[int, Action]]:
+    def options(self, view: SchedulerView) -> list[tuple[int, Action]]:
         """The distinct actions it weighs: (slot, gang) pairs, then ``(0, HOLD)`` when safe."""
-        state, cluster = sim.state, sim.cluster
+        state, cluster = view.state, view.cluster
         out: list[tuple[int, Action]] = []
-        for slot, idx in enumerate(sim.window_indices()):
-            job = sim.jobs[idx]
+        for slot, idx in enumerate(view.window_indices()):
+            job = view.jobs[idx]
             seen: set[tuple] = set()
             for gpu in np.flatnonzero(state.fit_mask(job)):
                 gang = state.gang_for(job, int(gpu))
@@ -71,7 +71,7 @@ class WindowLookahead:
                 if key not in seen:
                     seen.add(key)
                     out.append((slot, gang))
-        if not sim.hold_would_dead_stall():
+        if not view.hold_would_dead_stall():
             out.append((0, HOLD))
         return out
 
@@ -88,19 +88,19 @@ class WindowLookahead:
         self.forks += 1
         return finished_score(fork, self.objective)
 
-    def decide(self, sim: SchedulerView) -> tuple[int, Action]:
+    def decide(self, view: SchedulerView) -> tuple[int, Action]:
         """The best action by search (ties: the base heuristic's own choice)."""
         if self._base is None:
             raise RuntimeError("WindowLookahead needs bind(view) before decide (Simulator.run does it)")
-        default_slot, default = self._base.decide(sim)
+        default_slot, default = self._base.decide(view)
         if not isinstance(default, int | np.integer):
             default = tuple(int(g) for g in default)
-        options = self.options(sim)
+        options = self.options(view)
         if len(options) <= 1:
             return options[0] if options else (0, HOLD)
-        scores = [self._score(sim, slot, action) for slot, action in options]
+        scores = [self._score(view, slot, action) for slot, action in options]
         best = min(scores)
-        default_score = self._score(sim, default_slot, default)
+        default_score = self._score(view, default_slot, default)
         if default_score <= best:
             return default_slot, default
         k = int(np.argmin(scores))

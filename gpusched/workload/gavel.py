@@ -78,17 +78,6 @@ def mean_duration_min() -> float:
             + LONG_PROBABILITY * _log_uniform_mean(*LONG_EXPONENT_RANGE))
 
 
-def duration_cdf(minutes: np.ndarray) -> np.ndarray:
-    """The distribution function of the duration (minutes), for goodness-of-fit tests."""
-    x = np.log10(np.asarray(minutes, dtype=float))
-
-    def uniform(lo: float, hi: float) -> np.ndarray:
-        return np.clip((x - lo) / (hi - lo), 0.0, 1.0)
-
-    return ((1.0 - LONG_PROBABILITY) * uniform(*SHORT_EXPONENT_RANGE)
-            + LONG_PROBABILITY * uniform(*LONG_EXPONENT_RANGE))
-
-
 def demand_shares(multi_gpu: bool) -> dict[tuple[str, int], float]:
     """(job model, GPUs) -> its share of the expected demand ``E[gpus * duration]`` (the duration
     does not depend on the class, so the share is ``P(model, gpus) * gpus / E[gpus]``)."""
