@@ -106,8 +106,8 @@ class Timeline:
 
         :param last_start_min: per job, the start of its current or last run (the table's
             ``start_min`` is its first start; they differ only for jobs that stopped and resumed).
-        :param stops: the simulator's stops (see :attr:`Simulator.stops
-            <gpusched.core.simulator.Simulator.stops>`).
+        :param stops: the simulator's stops (see :class:`RunLog
+            <gpusched.core.run_state.RunLog>`).
         :param resumes: the simulator's resumptions.
         :param node_events: the simulator's node failures and repairs.
         """

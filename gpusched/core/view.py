@@ -16,7 +16,7 @@ decision.
 failure or repair, a preemption, a migration), :attr:`SchedulerView.plan_epoch` at every
 disruption only: a plan made around the running jobs' declared ends (an EASY or EFT reservation)
 keys on one of them, and a mechanism that disrupts the run bumps both in one place
-(:meth:`Simulator.disrupted <gpusched.core.simulator.Simulator.disrupted>`).
+(:meth:`RunState.disrupted <gpusched.core.run_state.RunState.disrupted>`).
 
 **Forks.** :meth:`SchedulerView.fork` is a new simulator that knows only what the view shows (the
 arrived jobs, with their declared run times as their run times, and no failures to come).

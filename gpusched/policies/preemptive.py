@@ -5,7 +5,7 @@ and ``srtf`` alone mean ``+best_fit``, and every placement works (``las+eft``, `
 ...). At each decision the order ranks the window's jobs by its key. Walking that ranking, the
 first job that fits now starts (the placement places it), as with ``sjf``. Before it, a job that
 fits nowhere may *preempt*: if stopping running jobs that rank strictly below it, and that may be
-preempted (:meth:`~gpusched.core.simulator.Simulator.preemptible`: they have run
+preempted (:attr:`SchedulerView.preemptible <gpusched.core.view.SchedulerView>`: they have run
 ``preemption_min_run_min`` since they last started), would make it fit on one node, the policy
 answers :class:`~gpusched.core.simulator.Preempt` for the worst-ranked of them on the node that
 needs the fewest stops (then the lowest node). It preempts one job per decision; the next decision,
