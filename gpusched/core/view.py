@@ -51,7 +51,7 @@ from gpusched.core.releases import ReleaseTimeline, gpu_release_min
 from gpusched.core.run_state import RunState
 
 
-class Simulator(Protocol):
+class ShownSimulator(Protocol):
     """What the view reads of the simulator it shows (:class:`gpusched.core.simulator.Simulator`,
     not imported here: the simulator imports the view): its fixed parts, its mechanisms, its run
     state and its forks."""
@@ -61,7 +61,7 @@ class Simulator(Protocol):
     run_state: RunState
     view: SchedulerView
 
-    def fork(self, arrived_only: bool = False) -> Simulator: ...
+    def fork(self, arrived_only: bool = False) -> ShownSimulator: ...
 
 
 class SchedulerView:
@@ -109,7 +109,7 @@ class SchedulerView:
     state: ClusterState
     queue: deque[int]
 
-    def __init__(self, sim: Simulator):
+    def __init__(self, sim: ShownSimulator):
         object.__setattr__(self, "_sim", sim)
         self.refresh()
 
@@ -302,18 +302,18 @@ class SchedulerView:
         what a migration there costs before it progresses)."""
         return self._sim.restore.resume_cost_min(self._sim.jobs[job_idx], gpus)
 
-    def fork(self) -> Simulator:
+    def fork(self) -> ShownSimulator:
         """A new simulator that knows what the view shows: the arrived jobs, their declared run
         times taken as true, and no failure to come."""
         return self._sim.fork(arrived_only=True)
 
-    def clairvoyant_fork(self) -> Simulator:
+    def clairvoyant_fork(self) -> ShownSimulator:
         """The one door to the truth: a copy of the whole run, future arrivals, true durations
         and failures included. For planners meant to be clairvoyant (bounds) only."""
         return self._sim.fork()
 
 
-def _copied_view(sim: Simulator, jobs: list[Job] | None) -> SchedulerView:
+def _copied_view(sim: ShownSimulator, jobs: list[Job] | None) -> SchedulerView:
     """A view of ``sim`` whose fixed parts are taken at their first use (``sim`` may still be
     being copied)."""
     view = object.__new__(_CopiedView)
