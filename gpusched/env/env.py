@@ -357,7 +357,8 @@ class GPUSchedulerEnv(gym.Env):
         return self.builder.observe(view, self._fits)
 
     def _info(self) -> dict[str, Any]:
-        return {"time_min": self.sim.time_min, "jobs_completed": self.sim.jobs_completed}
+        run = self.sim.run_state
+        return {"time_min": run.time_min, "jobs_completed": run.jobs_completed}
 
     def action_masks(self) -> np.ndarray:
         """Valid actions for the current decision (bool, length ``action_space.n``; HOLD last)."""
@@ -376,7 +377,7 @@ class GPUSchedulerEnv(gym.Env):
         if not self.windowed:
             return 0, self.to_sim_action(action)
         slot, gpu = self.builder.decode(action)
-        if slot >= min(self.sim.window, len(self.sim.queue)):
+        if slot >= min(self.sim.setup.window, len(self.sim.run_state.queue)):
             return 0, HOLD
         return slot, gpu
 
@@ -409,7 +410,7 @@ class GPUSchedulerEnv(gym.Env):
     def step(self, action: int):
         """Apply one decision; the reward is the change of the simulator's ``total_reward``."""
         sim = self.sim
-        if sim is None or sim.done:
+        if sim is None or sim.run_state.done:
             raise RuntimeError("the episode is over; call reset()")
         if self.windowed:
             slot, gpu = self.to_sim_decision(action)
@@ -418,18 +419,19 @@ class GPUSchedulerEnv(gym.Env):
             if gpu >= self._n_gpus or gpu < 0:
                 gpu = HOLD
         placed = sim.step(gpu, slot)
-        total = sim.integrals.total_reward
+        run = sim.run_state
+        total = run.integrals.total_reward
         reward = total - self._last_total
         self._last_total = total
         obs = self._observe()
         info = self._info()
         info["placed"] = placed
         terminated = truncated = False
-        if sim.done:
-            truncated = sim.end_reason in ("horizon", "safety_horizon")
+        if run.done:
+            truncated = run.end_reason in ("horizon", "safety_horizon")
             terminated = not truncated
             info["metrics"] = sim.metrics()
-            info["end_reason"] = sim.end_reason
+            info["end_reason"] = run.end_reason
         return obs, float(reward), terminated, truncated, info
 
     def render(self) -> str | None:

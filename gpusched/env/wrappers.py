@@ -37,13 +37,13 @@ class TrainingReward(gym.Wrapper):
         self._last_urgency = (0.0, 0.0, 0)
 
     def _urgency_now(self) -> tuple[float, float, int]:
-        sim = self.env.unwrapped.sim
-        return self._urgency.at(sim.time_min, sim.record.end_min)
+        run = self.env.unwrapped.sim.run_state
+        return self._urgency.at(run.time_min, run.record.end_min)
 
     def _totals(self) -> tuple[int, float, float, float, float]:
-        sim = self.env.unwrapped.sim
-        totals = sim.integrals
-        return (sim.jobs_completed, totals.waiting_job_min, totals.in_band_min, totals.gini_min,
+        run = self.env.unwrapped.sim.run_state
+        totals = run.integrals
+        return (run.jobs_completed, totals.waiting_job_min, totals.in_band_min, totals.gini_min,
                 totals.system_job_min)
 
     def reset(self, **kwargs: Any):
