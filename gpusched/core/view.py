@@ -239,14 +239,46 @@ class SchedulerView:
         """Jobs running now."""
         return len(self._sim.events.running)
 
-
-
-
-
     def run_restore_min(self, indices: np.ndarray) -> np.ndarray | float:
         """The restore of each job's current run (minutes; 0.0 when no job ever stopped)."""
         lives = self._sim.record.lives
         return 0.0 if lives is None else lives.restore_min[indices]
+
+    # ------------------------------------------------------------ what every rule derives
+    def left_best_min(self, idx: int) -> float:
+        """A waiting job's declared remaining run time on the best GPU it could get (minutes): its
+        restore still to come plus its declared remaining work at its best speed. The remaining
+        time of ``srtf`` and of the orders of urgency, and a running job's counterpart is
+        :meth:`running_left_best_min`."""
+        return self.resume_cost_min(idx) + self.declared_left_min(idx) / float(self.best_speed[idx])
+
+    def running_left_best_min(self, indices: np.ndarray) -> np.ndarray:
+        """Running jobs' declared remaining run time on the best GPU they could get (minutes), on
+        the scale of :meth:`left_best_min`: what remains of their restore plus their declared work
+        left (their declared end less now less that restore, at their gang's speed) at their best
+        speed. A running job and the same job preempted rank alike (the preempted one a restore
+        later)."""
+        now = self.time_min
+        restore_left = np.maximum(self.start_min[indices] + self.run_restore_min(indices) - now, 0.0)
+        left = np.maximum(self.declared_end_min[indices] - now - restore_left, 0.0)
+        return left * self.gang_speed[indices] / self.best_speed[indices] + restore_left
+
+    def may_stop_from_min(self, indices: np.ndarray) -> np.ndarray:
+        """When each running job may first be preempted or moved (minutes): the start of its run
+        plus its restore plus ``preemption_min_run_min`` (the simulator's guard,
+        :meth:`Simulator.preemptible <gpusched.core.simulator.Simulator.preemptible>`, refuses
+        earlier ones)."""
+        return self.start_min[indices] + self.run_restore_min(indices) + self.preemption_min_run_min
+
+    def gang_of(self, job: Job, action: Action, state: ClusterState | None = None) -> tuple[int, ...]:
+        """The GPUs a placement's answer for ``job`` takes on ``state`` (the view's by default; a
+        masked state may be given): the gang the gang rule forms at a GPU index, or a gang given
+        whole; ``()`` for ``HOLD`` or where the job does not fit."""
+        state = self.state if state is None else state
+        if isinstance(action, int | np.integer):
+            return () if int(action) < 0 else state.gang_for(job, int(action))
+        gang = tuple(int(g) for g in action)
+        return gang if state.can_place(job, gang) else ()
 
     def running_by_declared_end(self) -> list[tuple[float, int]]:
         """The running jobs as (declared end in minutes, arrival index), soonest first."""

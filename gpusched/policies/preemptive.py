@@ -63,16 +63,13 @@ class _Keys:
     def waiting(self, idx: int) -> float:
         view = self.view
         if self.order == "srtf":
-            return view.resume_cost_min(idx) + view.declared_left_min(idx) / float(view.best_speed[idx])
+            return view.left_best_min(idx)
         return float(las_queue(float(view.attained_service_gpu_min([idx])[0])))
 
     def running(self, idx: np.ndarray) -> np.ndarray:
         view = self.view
         if self.order == "srtf":
-            now = view.time_min
-            restore_left = np.maximum(view.start_min[idx] + view.run_restore_min(idx) - now, 0.0)
-            left = np.maximum(view.declared_end_min[idx] - now - restore_left, 0.0)
-            return left * view.gang_speed[idx] / view.best_speed[idx] + restore_left
+            return view.running_left_best_min(idx)
         return las_queue(view.attained_service_gpu_min(idx)).astype(float)
 
 
@@ -91,7 +88,7 @@ def preemption_for(view: SchedulerView, order: str, keys: _Keys | None = None) -
         return None  # the best-ranked job starts now, without a preemption
     keys = keys or _Keys(order, view)
     idx = np.array(running, dtype=np.int64)
-    ready = view.start_min[idx] + view.run_restore_min(idx) + view.preemption_min_run_min
+    ready = view.may_stop_from_min(idx)
     may = ready <= view.time_min + EPS
     if may.any():
         ok, run_key = idx[may], keys.running(idx[may])

@@ -112,8 +112,7 @@ def _las_key(view: SchedulerView) -> Callable[[int], float]:
 
 
 def _srtf_key(view: SchedulerView) -> Callable[[int], float]:
-    best = view.best_speed
-    return lambda i: view.resume_cost_min(i) + view.declared_left_min(i) / float(best[i])
+    return view.left_best_min
 
 
 RUN_TIME_ORDERS: frozenset[str] = frozenset({"sjf", "wfp3", "srtf", "easy", "qssf", "least_slack"})
@@ -226,14 +225,6 @@ class MaskedState:
 
     def can_place(self, job: Job, gpus: Sequence[int]) -> bool:
         return self._state.can_place(job, gpus) and bool(self._allowed[list(gpus)].all())
-
-
-def _gang(state, job: Job, action: Action) -> tuple[int, ...]:
-    """The GPUs an action takes (``()`` for HOLD or a GPU where the job does not fit)."""
-    if isinstance(action, int | np.integer):
-        return () if int(action) == HOLD else state.gang_for(job, int(action))
-    gang = tuple(int(g) for g in action)
-    return gang if state.can_place(job, gang) else ()
 
 
 class Reservation:
@@ -371,13 +362,13 @@ class EasyBackfill(QueuePolicy):
             if not state.fits_somewhere(job):
                 continue
             res = res or self._reservation(view, head)
-            gang = _gang(state, job, self.placement.select(state, job))
+            gang = view.gang_of(job, self.placement.select(state, job), state)
             if gang and (view.time_min + view.declared_run_min(idx, gang) <= res.start_min + EPS
                          or not res.gpus[list(gang)].any()):
                 return slot, gang
             masked = MaskedState(state, ~res.gpus)  # place it away from the reserved GPUs
             if masked.fit_mask(job).any():
-                gang = _gang(masked, job, self.placement.select(masked, job))
+                gang = view.gang_of(job, self.placement.select(masked, job), masked)
                 if gang:
                     return slot, gang
         return 0, HOLD

@@ -26,19 +26,13 @@ from collections.abc import Callable
 from gpusched.core.view import SchedulerView
 
 
-def _left_best_min(view: SchedulerView) -> Callable[[int], float]:
-    """A job's declared remaining run time on the best GPU (minutes), its restore included."""
-    best = view.best_speed
-    return lambda i: view.resume_cost_min(i) + view.declared_left_min(i) / float(best[i])
-
-
 def _due_min(view: SchedulerView, i: int) -> float:
     job = view.jobs[i]
     return math.inf if job.deadline_min is None else job.arrival_min + job.deadline_min
 
 
 def _qssf_key(view: SchedulerView) -> Callable[[int], float]:
-    left, jobs = _left_best_min(view), view.jobs
+    left, jobs = view.left_best_min, view.jobs
     return lambda i: left(i) * jobs[i].gpus
 
 
@@ -47,7 +41,7 @@ def _edf_key(view: SchedulerView) -> Callable[[int], float]:
 
 
 def _least_slack_key(view: SchedulerView) -> Callable[[int], float]:
-    left, now = _left_best_min(view), view.time_min
+    left, now = view.left_best_min, view.time_min
 
     def slack(i: int) -> float:
         due = _due_min(view, i)
