@@ -165,7 +165,7 @@ def test_order_plus_lookahead_evaluates_the_job_the_order_chose(name, monkeypatc
 
     def decide(self, sim):
         window = sim.window_indices()
-        slot = self.order(sim, window)
+        slot = self.pick(sim, window)
         decisions.append((-1 if slot is None else window[slot], window[0]))
         return real_decide(self, sim)
 

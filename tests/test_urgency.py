@@ -20,7 +20,7 @@ from gpusched.errors import ScenarioError
 from gpusched.experiment.runner import run_policy
 from gpusched.policies import get_policy
 from gpusched.policies.cheapest import CheapestFit
-from gpusched.policies.queue import ranked_slots
+from gpusched.policies.orders import ORDERS
 from gpusched.policies.registry import reads_run_times
 from gpusched.workload.scenario import load_scenario
 
@@ -141,8 +141,8 @@ def test_qssf_ranks_by_gpus_times_declared_run_time():
     sim.step((0, 1, 2, 3))
     view = sim.view
     # service: 40 GPU-min, 30, 2 x 5 (declared) = 10
-    assert ranked_slots("qssf", view, view.window_indices()) == [2, 1, 0]
-    assert ranked_slots("sjf", view, view.window_indices()) == [2, 0, 1]
+    assert ORDERS["qssf"].ranked(view, view.window_indices()) == [2, 1, 0]
+    assert ORDERS["sjf"].ranked(view, view.window_indices()) == [2, 0, 1]
 
 
 def test_edf_and_least_slack_on_a_small_queue():
@@ -152,8 +152,8 @@ def test_edf_and_least_slack_on_a_small_queue():
     sim = _queued(jobs)
     view = sim.view
     assert view.time_min == 10.0
-    assert ranked_slots("edf", view, view.window_indices()) == [1, 0, 2]
-    assert ranked_slots("least_slack", view, view.window_indices()) == [0, 1, 2]
+    assert ORDERS["edf"].ranked(view, view.window_indices()) == [1, 0, 2]
+    assert ORDERS["least_slack"].ranked(view, view.window_indices()) == [0, 1, 2]
 
 
 def test_which_policies_read_run_times():
