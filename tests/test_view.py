@@ -299,6 +299,8 @@ class MeanOfCompletions:
     completed ones (the declared times until the first completion)."""
 
     learns = True
+    declares = True
+    basis = None
 
     def __init__(self, jobs):
         self.declared_min = np.array([j.duration_min if j.estimate_min is None else j.estimate_min

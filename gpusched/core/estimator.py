@@ -39,6 +39,10 @@ class RuntimeEstimator(Protocol):
     declares: bool
     """Whether it declares run times at all (``False`` only for ``declared_run_time: none``)."""
 
+    basis: np.ndarray | None
+    """Per job, how many completed jobs its run time was predicted from (int64; 0 for a
+    prediction's prior), or ``None`` when run times are declared, not predicted."""
+
     epoch: int
     """Changes whenever :attr:`declared_min` changes (a learning estimator bumps it once it has
     learned): the simulator then re-reads the declared times, and the view drops what it cached
@@ -66,6 +70,7 @@ class DeclaredRuntime:
     learns = False
     declares = True
     epoch = 0
+    basis = None
 
     def __init__(self, jobs: Sequence[Job]):
         self.declared_min = np.array([j.duration_min if j.estimate_min is None else j.estimate_min

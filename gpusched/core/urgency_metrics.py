@@ -103,7 +103,7 @@ def urgency_columns(sim: Simulator, held_min: np.ndarray) -> dict[str, np.ndarra
     ``prediction_basis`` (completed jobs a prediction rests on; 0 otherwise), ``deadline_met`` and
     ``cost_usd``."""
     _, met = met_deadline(sim)
-    basis = getattr(sim.estimator, "basis", None)
+    basis = sim.estimator.basis
     read = np.asarray(sim.declared_min, dtype=float)
     nothing = np.full(len(read), np.nan)
     learns = sim.estimator.learns

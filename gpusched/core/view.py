@@ -187,13 +187,13 @@ class SchedulerView:
     def run_times_declared(self) -> bool:
         """Whether run times are declared or predicted at all (``False`` only under
         ``workload.declared_run_time: none``, where every declared run time is NaN)."""
-        return bool(getattr(self._sim.estimator, "declares", True))
+        return self._sim.estimator.declares
 
     def declared_basis(self, indices: Sequence[int]) -> np.ndarray:
         """Per job, how many completed jobs its run time was predicted from (a learning
         estimator's :attr:`~gpusched.core.history_estimator.HistoryEstimator.basis`; 0 for its
         prior), or -1 where the run time is declared, not predicted (int64)."""
-        basis = getattr(self._sim.estimator, "basis", None)
+        basis = self._sim.estimator.basis
         if basis is None:
             return np.full(len(indices), -1, dtype=np.int64)
         return basis[np.asarray(indices, dtype=np.int64)]
