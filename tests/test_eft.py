@@ -3,12 +3,15 @@ Best-Fit when GPUs have no speeds."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import node_groups, random_simulator
 
 from gpusched.core.cluster import Cluster, NodeGroup
+from gpusched.core.estimator import DeclaredRuntime
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import Simulator
 from gpusched.core.speed import GpuSpeeds
@@ -21,10 +24,9 @@ A100_T4_SPEEDS = {"A100-80GB": {"training": 1.0}, "T4-16GB": {"training": 0.2}}
 """The hand-built case's speeds: a training job runs 5 times as long on the T4."""
 
 
-def training(job_id: int, arrival: float, duration: float, *, vram: float = 10.0,
-             estimate: float | None = None) -> Job:
+def training(job_id: int, arrival: float, duration: float, *, vram: float = 10.0) -> Job:
     return Job(id=job_id, type="training", arrival_min=arrival, duration_min=duration, gpus=1,
-               vram_gb=vram, compute=1.0, estimate_min=estimate)
+               vram_gb=vram, compute=1.0)
 
 
 def a100_and_t4() -> Cluster:
@@ -67,8 +69,9 @@ def test_eft_reads_declared_run_times_not_true_ones():
     """The first job declares 500 minutes on the A100: waiting for it would finish at 590, so EFT
     starts the second job on the T4 at once (finishing at 451)."""
     cluster = a100_and_t4()
-    sim = Simulator(cluster, [training(0, 0.0, 20.0, estimate=500.0), training(1, 1.0, 90.0)],
-                    window=4, speeds=GpuSpeeds(cluster, A100_T4_SPEEDS))
+    sim = Simulator(cluster, [training(0, 0.0, 20.0), training(1, 1.0, 90.0)],
+                    window=4, speeds=GpuSpeeds(cluster, A100_T4_SPEEDS),
+                    estimator=partial(DeclaredRuntime, estimates={0: 500.0}))
     jobs = sim.run(get_policy("sjf+eft")).jobs.set_index("id")
     assert jobs.loc[1, "gpu_ids"] == [1] and jobs.loc[1, "start_min"] == 1.0
 

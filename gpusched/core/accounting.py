@@ -168,7 +168,7 @@ def jobs_table(sim: Simulator) -> pd.DataFrame:
         "vram_gb": [j.vram_gb for j in sim.jobs],
         "compute": [j.compute for j in sim.jobs],
         "priority": [j.priority for j in sim.jobs],
-        **job_columns(sim.jobs),
+        **job_columns(sim.jobs, sim.estimator.estimate_min),
         "node": node,
         "gpu_ids": [list(g) for g in sim.job_gpus],
         "wait_min": wait,

@@ -160,8 +160,7 @@ class SchedulerView:
         below the queue's, a running or a finished job's)."""
         jobs = self._jobs
         if jobs is None:
-            jobs = FrozenList(j if j.estimate_min is None and j.duration_min == d
-                              else replace(j, duration_min=float(d), estimate_min=None)
+            jobs = FrozenList(j if j.duration_min == d else replace(j, duration_min=float(d))
                               for j, d in zip(self._sim.jobs, self.declared_min.tolist(), strict=True))
             object.__setattr__(self, "_jobs", jobs)
         return jobs
@@ -175,7 +174,7 @@ class SchedulerView:
             return
         declared, sim_jobs = self.declared_min, self._sim.jobs
         for i in indices:
-            job = replace(sim_jobs[i], duration_min=float(declared[i]), estimate_min=None)
+            job = replace(sim_jobs[i], duration_min=float(declared[i]))
             list.__setitem__(jobs, i, job)
 
     @property

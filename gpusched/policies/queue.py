@@ -4,9 +4,9 @@ Each is named ``ORDER+PLACEMENT``: the ORDER picks a job among the window (the f
 queued jobs, in arrival order; see :mod:`gpusched.core.simulator`), and the PLACEMENT, any
 registered FIFO policy (``first_fit``, ``best_fit``, ``fastest_fit``, ``fgd``, ...), places it.
 ``ORDER`` alone means ``ORDER+best_fit``. Orders that read run times read the *declared* ones
-(``Job.estimate_min``), as Slurm users declare a time limit, on the best GPU the job could get
-(declared duration / the best speed any gang of the cluster offers it; without a speed table, the
-declared duration). With the placement ``eft`` (earliest finish time,
+(the run-time estimator's, :mod:`gpusched.core.estimator`), as Slurm users declare a time limit,
+on the best GPU the job could get (declared duration / the best speed any gang of the cluster
+offers it; without a speed table, the declared duration). With the placement ``eft`` (earliest finish time,
 :mod:`gpusched.policies.eft`) the order ranks every window job and each may wait for a faster
 gang with a reservation.
 
