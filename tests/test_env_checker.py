@@ -43,7 +43,7 @@ def _random_episode(env: GPUSchedulerEnv, seed: int, **reset_kwargs) -> tuple[fl
         obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(mask))))
         assert env.observation_space.contains(obs)
         fresh = ObservationBuilder(env.sim.cluster, env.max_gpus, env.queue_window, env.vram_scale_gb)
-        for key, value in fresh.observe(env.sim, env._fits).items():  # the cached block is never stale
+        for key, value in fresh.observe(env.sim.view, env._fits).items():  # the cached block is never stale
             assert np.array_equal(obs[key], value), key
         total += reward
         done = terminated or truncated
