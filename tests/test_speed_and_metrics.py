@@ -157,3 +157,17 @@ def test_queue_speed_and_estimate_keys_round_trip_and_are_checked():
         with pytest.raises(ScenarioError, match=where):
             scenario_from_dict({**data, **bad})
     assert "queue" not in load_scenario("phase1-8gpu").to_yaml()
+
+
+@pytest.mark.parametrize("preset", ["phase1-8gpu", "gavel-108gpu", "openb-sample"])
+def test_the_lognormal_estimator_draws_in_the_order_the_workload_is_generated(preset):
+    """``{lognormal: σ}`` draws one factor per job from ``default_rng([seed, 0x5EED])`` in the order
+    the workload is generated (the draws the jobs carried before they carried the truth only): the
+    simulator's arrival order is that order for every generator."""
+    scenario = load_scenario(preset).with_overrides(**{"workload.declared_run_time": {"lognormal": 0.7}})
+    generated = scenario.jobs(seed=5, n_jobs=200)
+    factors = np.exp(0.7 * np.random.default_rng([5, 0x5EED]).standard_normal(len(generated)))
+    drawn = {j.id: round(j.duration_min * float(f), 6) for j, f in zip(generated, factors, strict=True)}
+    sim = make_simulator(scenario, seed=5, n_jobs=200)
+    assert [j.id for j in sim.jobs] == [j.id for j in generated]
+    assert sim.declared_min.tolist() == [drawn[j.id] for j in sim.jobs]
