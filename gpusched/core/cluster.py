@@ -220,7 +220,7 @@ class ClusterState:
         self.version = 0
         self._fit_cache: tuple[int, Job, np.ndarray, np.ndarray] | None = None
         self._fit_version = -1
-        self._fit_by_request: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self._fit_by_job: dict[int, tuple[Job, np.ndarray, np.ndarray]] = {}
         self._free_version = -1
         self._most_free = (0.0, 0.0)
 
@@ -228,7 +228,7 @@ class ClusterState:
         """An independent copy (the cached fit masks are read-only and may be shared)."""
         twin = object.__new__(ClusterState)
         twin.__dict__.update(self.__dict__)
-        twin._fit_by_request = {}
+        twin._fit_by_job = {}
         for name in ("vram_used_gb", "vram_free_gb", "compute_used", "compute_free", "jobs_running",
                      "node_cpu_used", "node_memory_used"):
             setattr(twin, name, getattr(self, name).copy())
@@ -246,16 +246,12 @@ class ClusterState:
         if cache is not None and cache[0] == self.version and cache[1] is job:
             return cache[2], cache[3]
         if self._fit_version != self.version:  # masks of several jobs per state (a queue window)
-            self._fit_by_request.clear()
+            self._fit_by_job.clear()
             self._fit_version = self.version
-        # Keyed by what decides the masks, so a job and the same job as a scheduler sees it
-        # (:class:`~gpusched.core.jobs.DeclaredJob`) share them.
-        request = (job.gpus, job.vram_gb, job.vram_frac, job.compute, job.gpu_spec, job.cpu_milli,
-                   job.memory_mib)
-        hit = self._fit_by_request.get(request)
-        if hit is not None:
-            self._fit_cache = (self.version, job, hit[0], hit[1])
-            return hit
+        hit = self._fit_by_job.get(id(job))
+        if hit is not None and hit[0] is job:
+            self._fit_cache = (self.version, job, hit[1], hit[2])
+            return hit[1], hit[2]
         c = self.cluster
         single = (self.vram_free_gb >= self.vram_need_gb(job) - EPS) & (
             self.compute_free >= job.compute - EPS)
@@ -273,7 +269,7 @@ class ClusterState:
             gang.flags.writeable = False
         single.flags.writeable = False
         self._fit_cache = (self.version, job, single, gang)
-        self._fit_by_request[request] = (single, gang)
+        self._fit_by_job[id(job)] = (job, single, gang)
         return single, gang
 
     def single_gpu_fit(self, job: Job) -> np.ndarray:

@@ -60,38 +60,6 @@ class Job:
     deadline_min: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class DeclaredJob:
-    """A job as a scheduler sees it (:attr:`gpusched.core.view.SchedulerView.jobs`): every field of
-    its :class:`Job` but the true run time, which a scheduler never reads; in its place
-    ``declared_min``, the run time it is told (minutes at speed 1.0; NaN when none is declared).
-    The cluster's fit masks, gang rules and speed models read it as they read a :class:`Job`.
-    """
-
-    id: int
-    type: str
-    arrival_min: float
-    declared_min: float
-    gpus: int
-    vram_gb: float
-    compute: float
-    priority: int = 2
-    vram_frac: float = 0.0
-    cpu_milli: float = 0.0
-    memory_mib: float = 0.0
-    gpu_spec: tuple[str, ...] | None = None
-    model: str | None = None
-    weight: float = 1.0
-    deadline_min: float | None = None
-
-
-def declared_job(job: Job, declared_min: float) -> DeclaredJob:
-    """``job`` as a scheduler sees it, told ``declared_min`` (minutes at speed 1.0)."""
-    return DeclaredJob(job.id, job.type, job.arrival_min, declared_min, job.gpus, job.vram_gb,
-                       job.compute, job.priority, job.vram_frac, job.cpu_milli, job.memory_mib,
-                       job.gpu_spec, job.model, job.weight, job.deadline_min)
-
-
 def check_jobs_feasible(jobs: Sequence[Job], cluster) -> None:
     """Refuse a job that no node of ``cluster`` could ever hold, even when empty.
 

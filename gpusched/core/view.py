@@ -4,11 +4,11 @@
 :class:`SchedulerView`, never the :class:`~gpusched.core.simulator.Simulator` itself. It shows
 what a real scheduler knows now: the clock, the cluster and its state (fit masks, free VRAM and
 compute, down nodes), the queue and its window, the arrived jobs with their *declared* run times
-(:attr:`SchedulerView.jobs` carries each job as a :class:`~gpusched.core.jobs.DeclaredJob`, whose
-``declared_min`` is what it was told and which has no true ``duration_min`` to read), the running
-jobs with their GPUs, starts, gang speeds and declared ends, and each job's attained service and
-saved progress. The true durations, the true ends of running jobs and the failure process stay
-inside the simulator. Its arrays are read-only; :meth:`SchedulerView.request_wakeup` and
+(:attr:`SchedulerView.jobs` carries each job with ``duration_min`` set to its declared time, so a
+rule that reads a job's duration reads what was declared), the running jobs with their GPUs,
+starts, gang speeds and declared ends, and each job's attained service and saved progress. The
+true durations, the true ends of running jobs and the failure process stay inside the simulator.
+Its arrays are read-only; :meth:`SchedulerView.request_wakeup` and
 :meth:`SchedulerView.request_event_decisions` are the requests a scheduler may make, besides its
 decision.
 
@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
+from dataclasses import replace
 from itertools import islice
 from operator import attrgetter
 from typing import TYPE_CHECKING, Protocol
@@ -42,7 +43,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from gpusched.core.cluster import Cluster, ClusterState
-from gpusched.core.jobs import DeclaredJob, Job, declared_job
+from gpusched.core.jobs import Job
 from gpusched.core.readonly import FrozenList, ReadOnlyState
 from gpusched.core.releases import ReleaseTimeline, gpu_release_min
 
@@ -153,13 +154,14 @@ class SchedulerView:
 
     # ------------------------------------------------------------ jobs, as declared
     @property
-    def jobs(self) -> list[DeclaredJob]:
-        """Every job by arrival index as declared (:class:`~gpusched.core.jobs.DeclaredJob`:
-        ``declared_min`` its declared run time at speed 1.0; no true run time). Read only the
-        arrived ones (an index below the queue's, a running or a finished job's)."""
+    def jobs(self) -> list[Job]:
+        """Every job by arrival index, with ``duration_min`` its declared run time at speed 1.0
+        (the job itself when it declares its true one). Read only the arrived ones (an index
+        below the queue's, a running or a finished job's)."""
         jobs = self._jobs
         if jobs is None:
-            jobs = FrozenList(map(declared_job, self._sim.jobs, self.declared_min.tolist()))
+            jobs = FrozenList(j if j.duration_min == d else replace(j, duration_min=float(d))
+                              for j, d in zip(self._sim.jobs, self.declared_min.tolist(), strict=True))
             object.__setattr__(self, "_jobs", jobs)
         return jobs
 
@@ -172,7 +174,7 @@ class SchedulerView:
             return
         declared, sim_jobs = self.declared_min, self._sim.jobs
         for i in indices:
-            job = declared_job(sim_jobs[i], float(declared[i]))
+            job = replace(sim_jobs[i], duration_min=float(declared[i]))
             list.__setitem__(jobs, i, job)
 
     @property
@@ -207,7 +209,7 @@ class SchedulerView:
 
     # ------------------------------------------------------------ the queue
     @property
-    def head_job(self) -> DeclaredJob | None:
+    def head_job(self) -> Job | None:
         """The job at the head of the queue (as declared), or ``None`` when the run is over."""
         queue = self.queue
         if not queue or self._sim.done:
@@ -219,7 +221,7 @@ class SchedulerView:
         """Arrival indices of the window's jobs, in arrival order."""
         return list(islice(self.queue, self.window))
 
-    def window_jobs(self) -> list[DeclaredJob]:
+    def window_jobs(self) -> list[Job]:
         """The window's jobs (as declared), in arrival order."""
         jobs = self.jobs
         return [jobs[i] for i in self.window_indices()]

@@ -1,7 +1,7 @@
 """``cheapest_fit``: the cheapest GPUs on which a job still meets its deadline, else the fastest.
 
 Among the gangs where the job fits now, each is judged by the job's declared (or predicted) run
-time on it, ``declared_min / speed`` (the job as the view shows it; a job
+time on it, ``duration / speed`` (the job as the view shows it, so the declared duration; a job
 that resumes is judged on its whole declared run, which can only overstate it):
 
 1. the gangs on which it would end by its deadline (``arrival + deadline_min``; every gang for a
@@ -62,7 +62,7 @@ class CheapestFit:
             if not gang or gang in seen:
                 continue
             seen.add(gang)
-            run = job.declared_min / speed_of(job, gang)
+            run = job.duration_min / speed_of(job, gang)
             per_hour = math.inf if prices is None else float(prices[list(gang)].sum())
             cost = math.inf if math.isnan(per_hour) else run / 60.0 * per_hour
             if now + run <= due + EPS:
