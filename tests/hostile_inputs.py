@@ -1727,6 +1727,8 @@ URGENCY_CASES: list[Case] = [
     _scenario_case("declared and the older key", "numbers",
                    {"workload.declared_run_time": "exact", "workload.runtime_estimate_error": 1.0},
                    "workload", "not both"),
+    _scenario_case("declared listed without a job list", "numbers",
+                   {"workload.declared_run_time": "listed"}, "workload", "has no job list"),
     Case("declared none with sjf", "policies",
          ("simulate", "--scenario", "{tmp}/s.yaml", "--policy", "sjf+first_fit"),
          {"s.yaml": scenario_yaml({"workload.declared_run_time": "none"})},

@@ -10,9 +10,10 @@ from page_text import page_texts
 
 from gpusched.dashboard.headline import HEADLINE_BASELINE
 from gpusched.policies import policy_label
-from gpusched.policies.registry import ORDER_LABELS, SAME_AS_PLACEMENT
+from gpusched.policies.orders import ORDERS
+from gpusched.policies.registry import SAME_AS_PLACEMENT
 
-SECOND_NAME = f"{ORDER_LABELS[SAME_AS_PLACEMENT]} + "
+SECOND_NAME = f"{ORDERS[SAME_AS_PLACEMENT].label} + "
 """How an FCFS pair would be named if it had a name of its own (``FCFS + First-Fit``)."""
 
 

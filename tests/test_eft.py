@@ -3,29 +3,30 @@ Best-Fit when GPUs have no speeds."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import node_groups, random_simulator
 
 from gpusched.core.cluster import Cluster, NodeGroup
+from gpusched.core.estimator import DeclaredRuntime
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import Simulator
 from gpusched.core.speed import GpuSpeeds
 from gpusched.policies import get_policy, preemptive_policy_names, queue_policy_names, urgency_policy_names
 from gpusched.policies.eft import EarliestFinishQueue, earliest_finish
-from gpusched.policies.queue import ORDERS, PREEMPTIVE_ORDERS
-from gpusched.policies.urgency import URGENCY_KEYS
+from gpusched.policies.orders import ORDERS
 from gpusched.workload.scenario import load_scenario, make_simulator
 
 A100_T4_SPEEDS = {"A100-80GB": {"training": 1.0}, "T4-16GB": {"training": 0.2}}
 """The hand-built case's speeds: a training job runs 5 times as long on the T4."""
 
 
-def training(job_id: int, arrival: float, duration: float, *, vram: float = 10.0,
-             estimate: float | None = None) -> Job:
+def training(job_id: int, arrival: float, duration: float, *, vram: float = 10.0) -> Job:
     return Job(id=job_id, type="training", arrival_min=arrival, duration_min=duration, gpus=1,
-               vram_gb=vram, compute=1.0, estimate_min=estimate)
+               vram_gb=vram, compute=1.0)
 
 
 def a100_and_t4() -> Cluster:
@@ -68,8 +69,9 @@ def test_eft_reads_declared_run_times_not_true_ones():
     """The first job declares 500 minutes on the A100: waiting for it would finish at 590, so EFT
     starts the second job on the T4 at once (finishing at 451)."""
     cluster = a100_and_t4()
-    sim = Simulator(cluster, [training(0, 0.0, 20.0, estimate=500.0), training(1, 1.0, 90.0)],
-                    window=4, speeds=GpuSpeeds(cluster, A100_T4_SPEEDS))
+    sim = Simulator(cluster, [training(0, 0.0, 20.0), training(1, 1.0, 90.0)],
+                    window=4, speeds=GpuSpeeds(cluster, A100_T4_SPEEDS),
+                    estimator=partial(DeclaredRuntime, estimates={0: 500.0}))
     jobs = sim.run(get_policy("sjf+eft")).jobs.set_index("id")
     assert jobs.loc[1, "gpu_ids"] == [1] and jobs.loc[1, "start_min"] == 1.0
 
@@ -91,12 +93,12 @@ def test_a_later_job_may_use_reserved_gpus_only_if_it_ends_before_the_reservatio
 # ---------------------------------------------------------------------------- the registry
 def test_every_order_pairs_with_eft_among_the_shipped_pairs():
     names, preemptive, urgency = queue_policy_names(), preemptive_policy_names(), urgency_policy_names()
-    for order in ORDERS:
+    for order, spec in ORDERS.items():
         policy = get_policy(f"{order}+eft")
-        if order in PREEMPTIVE_ORDERS:  # shipped apart, and wrapped in their preemption
+        if spec.preempts is not None:  # shipped apart, and wrapped in their preemption
             assert f"{order}+eft" in preemptive and f"{order}+eft" not in names
             policy = policy.inner
-        elif order in URGENCY_KEYS:  # listed apart: they act on deadlines and predictions
+        elif spec.urgency:  # listed apart: they act on deadlines and predictions
             assert f"{order}+eft" in urgency and f"{order}+eft" not in names
         else:
             assert f"{order}+eft" in names
@@ -125,7 +127,7 @@ settings_eft = settings(max_examples=40, deadline=None, suppress_health_check=[H
 
 @settings_eft
 @given(node_groups, st.integers(5, 50), st.floats(5.0, 60.0), st.integers(0, 2**31 - 1),
-       st.sampled_from([1, 2, 4, 16]), st.sampled_from([o for o in ORDERS if o not in PREEMPTIVE_ORDERS]),
+       st.sampled_from([1, 2, 4, 16]), st.sampled_from([o for o, s in ORDERS.items() if s.preempts is None]),
        st.booleans())
 def test_eft_never_starves_and_never_delays_a_reservation(groups, n_jobs, rate, seed, window, order,
                                                           with_speeds):

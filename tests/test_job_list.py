@@ -72,7 +72,7 @@ def test_the_documented_defaults(tmp_path):
     job = jobs[1]
     assert (job.type, job.model, job.compute, job.vram_gb, job.priority, job.weight) == \
         ("trace", None, 1.0, 0.0, 2, 1.0)
-    assert job.deadline_min is None and job.estimate_min is None and job.gpu_spec is None
+    assert job.deadline_min is None and job.gpu_spec is None
     assert jobs[0].model == "CycleGAN"
 
 
@@ -92,3 +92,42 @@ def test_an_error_names_the_file_line_and_column(tmp_path):
     path.write_text("id,arrival_min,model,gpus,duration_min\n0,0,,1,30\n1,0,,1,-4\n", encoding="utf-8")
     with pytest.raises(TraceError, match=r"jobs\.csv', line 3, column 'duration_min': must be >= 0"):
         read_job_list(path)
+
+
+def _listed_scenario(tmp_path, declared: str | None):
+    """A job list whose second job declares 1 minute but runs 200 (and the others declare their
+    truth), on one GPU, under ``declared`` (``None``: the key left out)."""
+    path = tmp_path / "jobs.csv"
+    path.write_text("id,arrival_min,model,gpus,duration_min,estimate_min\n"
+                    "0,0,,1,100,\n1,1,,1,200,1\n2,2,,1,50,\n", encoding="utf-8")
+    workload = {"jobs": 3, "trace": {"jobs": str(path)}}
+    if declared is not None:
+        workload["declared_run_time"] = declared
+    return scenario_from_dict({"name": "listed", "cluster": {"nodes": [
+        {"gpu_model": "A100-80GB", "vram_gb": 80, "gpus_per_node": 1, "count": 1}]},
+        "queue": {"window": 4}, "workload": workload})
+
+
+@pytest.mark.parametrize(("declared", "told"), [("exact", [100.0, 200.0, 50.0]),
+                                                ("listed", [100.0, 1.0, 50.0]),
+                                                (None, [100.0, 1.0, 50.0])])
+def test_an_estimate_column_is_told_under_listed_only(tmp_path, declared, told):
+    """``exact`` tells the true run times whatever the list's ``estimate_min`` says; ``listed`` (the
+    default for a job list) tells the column. SJF shows it: told 1 minute, job 1 goes before job 2."""
+    sim = make_simulator(_listed_scenario(tmp_path, declared))
+    assert sim.declared_min.tolist() == told
+    assert [j.duration_min for j in sim.view.jobs] == told
+    assert [j.duration_min for j in sim.jobs] == [100.0, 200.0, 50.0]  # the jobs carry the truth only
+    jobs = sim.run(get_policy("sjf+first_fit")).jobs.set_index("id")
+    first = 1 if told[1] < told[2] else 2
+    assert jobs.loc[first, "start_min"] == 100.0
+    estimates = jobs["estimate_min"]  # what the table writes back: the estimates told
+    if declared == "exact":
+        assert estimates.isna().all()
+    else:
+        assert estimates.loc[1] == 1.0 and estimates.drop(1).isna().all()
+
+
+def test_listed_without_a_job_list_is_refused():
+    with pytest.raises(ValueError, match="has no job list"):
+        load_scenario("fleet-16gpu").with_overrides(**{"workload.declared_run_time": "listed"})

@@ -137,7 +137,7 @@ def test_a_setting_replaces_the_older_estimate_error_key_too(scenario):
     old = scenario.with_overrides(**{"workload.runtime_estimate_error": 0.5})
     variant = told(old, {"lognormal": 1.0})
     assert variant.workload.runtime_estimate_error is None
-    assert variant.workload.estimate_error == 1.0
+    assert variant.workload.declared_mode == {"lognormal": 1.0}
 
 
 def test_the_best_of_a_setting_is_paired_against_the_best_told_exactly(table):

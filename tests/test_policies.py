@@ -165,7 +165,7 @@ def test_order_plus_lookahead_evaluates_the_job_the_order_chose(name, monkeypatc
 
     def decide(self, sim):
         window = sim.window_indices()
-        slot = self.order(sim, window)
+        slot = self.pick(sim, window)
         decisions.append((-1 if slot is None else window[slot], window[0]))
         return real_decide(self, sim)
 
@@ -202,7 +202,7 @@ def test_lookahead_under_easy_weighs_only_the_gpus_away_from_the_reservation():
     planner.bind(sim.view)
     allowed = np.array([False, False, True, True])
     view = MaskedState(sim.view.state, allowed)  # EASY masks the state its view shows
-    job = sim.jobs[sim.view.window_indices()[2]]
+    job = sim.view.jobs[sim.view.window_indices()[2]]  # as its view shows it
     assert planner.options(view, job) == [(2,), (3,), HOLD]
     action = planner.select(view, job)
     assert action == HOLD or set(action) <= {2, 3}

@@ -157,3 +157,23 @@ def test_preemptive_orders_finish_every_job_with_failures_too(groups, n_jobs, se
                     failure_seed=seed, checkpoint=CheckpointSpec(interval_min=20.0, restore_min=1.0))
     result = sim.run(get_policy(order))
     assert result.end_reason == "completed" and result.jobs["finished"].all()
+
+
+def test_the_views_remaining_time_guard_and_gang_agree_across_a_preemption():
+    """The one remaining time (``srtf``'s, the urgency orders'): a running job ranks as the same job
+    preempted, a restore earlier; the guard is its start plus its restore plus the minimum run."""
+    cluster = Cluster([NodeGroup("A100-80GB", 80.0, 2)])
+    sim = Simulator(cluster, [job(0, 0.0, 100.0, gpus=2), job(1, 30.0, 10.0)], window=4,
+                    checkpoint=CheckpointSpec(interval_min=10.0, restore_min=3.0),
+                    preemption_min_run_min=5.0)
+    view = sim.view
+    assert view.left_best_min(0) == 100.0  # waiting, never stopped: its declared run
+    sim.step(0, 0)
+    running = np.array([0])
+    assert view.running_left_best_min(running).tolist() == [70.0]
+    assert view.may_stop_from_min(running).tolist() == [5.0]
+    sim.step(Preempt(0))
+    assert view.left_best_min(0) == 70.0 + 3.0
+    jobs = view.jobs
+    assert view.gang_of(jobs[0], HOLD) == () and sorted(view.gang_of(jobs[0], 1)) == [0, 1]
+    assert view.gang_of(jobs[1], (1,)) == (1,) and view.gang_of(jobs[0], (0,)) == ()

@@ -94,15 +94,17 @@ queue_policies = st.sampled_from(["fitfirst", "easy", "sjf", "priority", "wfp3",
 
 
 def _queue_run(groups, n_jobs, rate, seed, window, speeds, error, policy):
+    from functools import partial
+
+    from gpusched.core.estimator import LognormalRuntime
     from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
-    from gpusched.workload.synthetic import with_estimates
 
     cluster = Cluster(groups)
     jobs = generate_jobs(n_jobs, rate, {"training": 0.4, "inference": 0.3, "batch": 0.3},
                          np.random.default_rng(seed), cluster.max_vram_gb_for_gpus())
-    jobs = with_estimates(jobs, error, seed)
     sim = Simulator(cluster, jobs, window=window,
-                    speeds=GpuSpeeds(cluster, DEFAULT_SPEEDS) if speeds else None)
+                    speeds=GpuSpeeds(cluster, DEFAULT_SPEEDS) if speeds else None,
+                    estimator=partial(LognormalRuntime, sigma=error, seed=seed))
     return cluster, sim.run(get_policy(policy, seed=seed))
 
 

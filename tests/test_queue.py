@@ -3,6 +3,8 @@ FIFO policies unchanged on any window."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from conftest import make_job
 from hypothesis import HealthCheck, given, settings
@@ -10,6 +12,7 @@ from hypothesis import strategies as st
 from strategies import node_groups, random_simulator
 
 from gpusched.core.cluster import Cluster, NodeGroup
+from gpusched.core.estimator import DeclaredRuntime
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import HOLD, Simulator
 from gpusched.errors import UnknownPolicyError
@@ -19,9 +22,9 @@ from gpusched.workload.scenario import load_scenario, make_simulator
 
 
 def job(job_id: int, *, arrival: float = 0.0, duration: float = 10.0, gpus: int = 1, vram: float = 8.0,
-        compute: float = 0.5, priority: int = 2, estimate: float | None = None) -> Job:
+        compute: float = 0.5, priority: int = 2) -> Job:
     return Job(id=job_id, type="batch", arrival_min=arrival, duration_min=duration, gpus=gpus,
-               vram_gb=vram, compute=compute, priority=priority, estimate_min=estimate)
+               vram_gb=vram, compute=compute, priority=priority)
 
 
 def one_a100() -> Cluster:
@@ -53,9 +56,12 @@ def test_a_fifo_policy_answers_for_the_head_and_never_backfills():
 
 # ---------------------------------------------------------------------------- the orders, by hand
 def _first_decision(policy: str, jobs: list[Job], cluster: Cluster, window: int = 8,
-                    running: list[tuple[Job, int]] = ()) -> tuple[int, object]:
-    """The first decision after ``running`` jobs were started (on the given GPUs)."""
-    sim = Simulator(cluster, [j for j, _ in running] + jobs, window=window)
+                    running: list[tuple[Job, int]] = (), estimates: dict[int, float] | None = None,
+                    ) -> tuple[int, object]:
+    """The first decision after ``running`` jobs were started (on the given GPUs), with the
+    run times ``estimates`` declares by job id (the true ones for the others)."""
+    sim = Simulator(cluster, [j for j, _ in running] + jobs, window=window,
+                    estimator=partial(DeclaredRuntime, estimates=estimates))
     for j, gpu in running:
         assert sim.step(gpu, sim.view.window_jobs().index(j))
     p = get_policy(policy)
@@ -75,9 +81,8 @@ def test_fitfirst_starts_the_first_window_job_that_fits():
 def test_sjf_starts_the_shortest_declared_job_that_fits():
     # The A100 runs a 50 GB job; job 4 is the shortest but its 40 GB do not fit now.
     busy = job(0, vram=50, duration=100)
-    jobs = [job(1, duration=50), job(2, duration=5, estimate=40.0), job(3, duration=30),
-            job(4, duration=1, vram=40)]
-    slot, _ = _first_decision("sjf", jobs, one_a100(), running=[(busy, 0)])
+    jobs = [job(1, duration=50), job(2, duration=5), job(3, duration=30), job(4, duration=1, vram=40)]
+    slot, _ = _first_decision("sjf", jobs, one_a100(), running=[(busy, 0)], estimates={2: 40.0})
     assert slot == 2  # job 3 (30 min declared); job 2 declares 40 although it runs 5
 
 
@@ -148,8 +153,9 @@ def test_easy_backfills_a_long_job_away_from_the_reserved_gpus():
 
 def test_the_reservation_is_the_first_declared_end_that_frees_enough():
     cluster = Cluster([NodeGroup("A100-80GB", 80, 2)])
-    sim = Simulator(cluster, [job(0, vram=50, duration=30, estimate=20.0), job(1, vram=50, duration=80),
-                              job(2, vram=70, gpus=2)], window=4)
+    sim = Simulator(cluster, [job(0, vram=50, duration=30), job(1, vram=50, duration=80),
+                              job(2, vram=70, gpus=2)], window=4,
+                    estimator=partial(DeclaredRuntime, estimates={0: 20.0}))
     assert sim.step(0) and sim.step(1)
     res = reservation(sim.view, 2)
     # Declared ends: job 0 at 20 (its true end is 30), job 1 at 80; the 2-GPU head needs both.

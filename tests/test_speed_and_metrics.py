@@ -3,10 +3,13 @@ wait, backfilled jobs, busy GPU-hours) on runs computed by hand."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 
 from gpusched.core.cluster import Cluster, NodeGroup
+from gpusched.core.estimator import DeclaredRuntime
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import HOLD, Simulator
 from gpusched.core.speed import DEFAULT_SPEEDS, REFERENCE_MODEL, GpuSpeeds
@@ -16,9 +19,9 @@ from gpusched.workload.scenario import load_scenario, make_simulator, scenario_f
 
 
 def job(job_id: int, *, arrival: float = 0.0, duration: float = 10.0, gpus: int = 1, vram: float = 8.0,
-        compute: float = 0.5, priority: int = 2, type_: str = "batch", estimate: float | None = None) -> Job:
+        compute: float = 0.5, priority: int = 2, type_: str = "batch") -> Job:
     return Job(id=job_id, type=type_, arrival_min=arrival, duration_min=duration, gpus=gpus, vram_gb=vram,
-               compute=compute, priority=priority, estimate_min=estimate)
+               compute=compute, priority=priority)
 
 
 # ---------------------------------------------------------------------------- speed
@@ -70,7 +73,7 @@ def test_run_min_matches_the_table_on_a_preset():
 # ---------------------------------------------------------------------------- declared run times
 def test_rules_read_the_declared_time_and_the_simulator_runs_the_true_one():
     cluster = Cluster([NodeGroup("A100-80GB", 80, 1)])
-    sim = Simulator(cluster, [job(0, duration=30, estimate=90.0)])
+    sim = Simulator(cluster, [job(0, duration=30)], estimator=partial(DeclaredRuntime, estimates={0: 90.0}))
     assert sim.declared_min.tolist() == [90.0]
     sim.run(get_policy("first_fit"))
     assert sim.record.run_min[0] == 30 and sim.record.declared_end_min[0] == 90
@@ -81,12 +84,14 @@ def test_estimate_errors_are_seeded_log_normal_and_leave_the_jobs_alone():
     noisy = base.model_dump(mode="json", exclude_none=True)
     noisy["workload"]["runtime_estimate_error"] = 0.5
     noisy = scenario_from_dict(noisy)
-    exact, est = base.jobs(seed=3), noisy.jobs(seed=3)
-    assert [j.duration_min for j in exact] == [j.duration_min for j in est]
-    log_ratio = np.log([j.estimate_min / j.duration_min for j in est])
+    exact, est = make_simulator(base, seed=3), make_simulator(noisy, seed=3)
+    assert est.jobs == exact.jobs  # the jobs carry their true run times only
+    truth = np.array([j.duration_min for j in est.jobs])
+    log_ratio = np.log(est.estimator.estimate_min / truth)
     assert abs(log_ratio.mean()) < 0.12 and log_ratio.std() == pytest.approx(0.5, rel=0.15)
-    assert [j.estimate_min for j in noisy.jobs(seed=3)] == [j.estimate_min for j in est]
-    assert all(j.estimate_min is None for j in exact)
+    assert est.declared_min.tolist() == est.estimator.estimate_min.tolist()
+    assert make_simulator(noisy, seed=3).declared_min.tolist() == est.declared_min.tolist()
+    assert exact.estimator.estimate_min is None and exact.declared_min.tolist() == truth.tolist()
 
 
 # ---------------------------------------------------------------------------- queue metrics by hand
@@ -152,3 +157,17 @@ def test_queue_speed_and_estimate_keys_round_trip_and_are_checked():
         with pytest.raises(ScenarioError, match=where):
             scenario_from_dict({**data, **bad})
     assert "queue" not in load_scenario("phase1-8gpu").to_yaml()
+
+
+@pytest.mark.parametrize("preset", ["phase1-8gpu", "gavel-108gpu", "openb-sample"])
+def test_the_lognormal_estimator_draws_in_the_order_the_workload_is_generated(preset):
+    """``{lognormal: σ}`` draws one factor per job from ``default_rng([seed, 0x5EED])`` in the order
+    the workload is generated (the draws the jobs carried before they carried the truth only): the
+    simulator's arrival order is that order for every generator."""
+    scenario = load_scenario(preset).with_overrides(**{"workload.declared_run_time": {"lognormal": 0.7}})
+    generated = scenario.jobs(seed=5, n_jobs=200)
+    factors = np.exp(0.7 * np.random.default_rng([5, 0x5EED]).standard_normal(len(generated)))
+    drawn = {j.id: round(j.duration_min * float(f), 6) for j, f in zip(generated, factors, strict=True)}
+    sim = make_simulator(scenario, seed=5, n_jobs=200)
+    assert [j.id for j in sim.jobs] == [j.id for j in generated]
+    assert sim.declared_min.tolist() == [drawn[j.id] for j in sim.jobs]

@@ -5,6 +5,7 @@ no estimate reads the future."""
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpusched.core.cluster import Cluster, NodeGroup
+from gpusched.core.estimator import DeclaredRuntime
 from gpusched.core.history_estimator import HistoryEstimator
 from gpusched.core.jobs import Job
 from gpusched.core.prices import PRICE_TABLE_USD_PER_GPU_HOUR, gang_prices_usd_per_hour, gpu_prices, price_of
@@ -20,16 +22,15 @@ from gpusched.errors import ScenarioError
 from gpusched.experiment.runner import run_policy
 from gpusched.policies import get_policy
 from gpusched.policies.cheapest import CheapestFit
-from gpusched.policies.queue import ranked_slots
+from gpusched.policies.orders import ORDERS
 from gpusched.policies.registry import reads_run_times
 from gpusched.workload.scenario import load_scenario
 
 
 def _job(i: int, arrival: float, duration: float, *, model: str | None = None, gpus: int = 1,
-         type: str = "training", deadline: float | None = None, weight: float = 1.0,
-         estimate: float | None = None) -> Job:
+         type: str = "training", deadline: float | None = None, weight: float = 1.0) -> Job:
     return Job(i, type, arrival, duration, gpus, 4.0, 1.0, model=model, deadline_min=deadline,
-               weight=weight, estimate_min=estimate)
+               weight=weight)
 
 
 def _one_gpu(model: str = "T4-16GB", count: int = 1) -> Cluster:
@@ -136,13 +137,13 @@ def _queued(jobs: list[Job], window: int = 8) -> Simulator:
 def test_qssf_ranks_by_gpus_times_declared_run_time():
     cluster = Cluster([NodeGroup("T4-16GB", 16.0, 4, 1)])
     jobs = [_job(0, 0.0, 100.0, gpus=4), _job(1, 1.0, 10.0, gpus=4), _job(2, 1.0, 30.0, gpus=1),
-            _job(3, 1.0, 12.0, gpus=2, estimate=5.0)]
-    sim = Simulator(cluster, jobs, window=8)
+            _job(3, 1.0, 12.0, gpus=2)]
+    sim = Simulator(cluster, jobs, window=8, estimator=partial(DeclaredRuntime, estimates={3: 5.0}))
     sim.step((0, 1, 2, 3))
     view = sim.view
     # service: 40 GPU-min, 30, 2 x 5 (declared) = 10
-    assert ranked_slots("qssf", view, view.window_indices()) == [2, 1, 0]
-    assert ranked_slots("sjf", view, view.window_indices()) == [2, 0, 1]
+    assert ORDERS["qssf"].ranked(view, view.window_indices()) == [2, 1, 0]
+    assert ORDERS["sjf"].ranked(view, view.window_indices()) == [2, 0, 1]
 
 
 def test_edf_and_least_slack_on_a_small_queue():
@@ -152,8 +153,8 @@ def test_edf_and_least_slack_on_a_small_queue():
     sim = _queued(jobs)
     view = sim.view
     assert view.time_min == 10.0
-    assert ranked_slots("edf", view, view.window_indices()) == [1, 0, 2]
-    assert ranked_slots("least_slack", view, view.window_indices()) == [0, 1, 2]
+    assert ORDERS["edf"].ranked(view, view.window_indices()) == [1, 0, 2]
+    assert ORDERS["least_slack"].ranked(view, view.window_indices()) == [0, 1, 2]
 
 
 def test_which_policies_read_run_times():

@@ -10,6 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from gpusched.core.estimator import DeclaredRuntime
 from gpusched.core.events import COMPLETION
 from gpusched.core.simulator import Simulator
 from gpusched.core.view import SchedulerView, as_scheduler
@@ -40,11 +41,14 @@ def _scenario():
 
 def _with_other_truth(sim: Simulator) -> None:
     """Draw every job's true duration and every running job's true end anew (in no relation to
-    the declared ones, which stay: each job's ``estimate_min`` becomes its declared time)."""
+    the declared ones, which stay: each job's declared time becomes its estimate)."""
     rng = np.random.default_rng(len(sim.log.holds) + sim.decisions)
     declared = sim.declared_min
-    sim.run_state.jobs = [replace(j, duration_min=float(rng.uniform(1.0, 3000.0)), estimate_min=float(d))
-                for j, d in zip(sim.jobs, declared.tolist(), strict=True)]
+    run = sim.run_state
+    run.jobs = [replace(j, duration_min=float(rng.uniform(1.0, 3000.0))) for j in run.jobs]
+    if not run.estimator.learns:
+        estimates = {j.id: d for j, d in zip(run.jobs, declared.tolist(), strict=True)}
+        run.estimator = DeclaredRuntime(run.jobs, estimates)
     rec = sim.record
     for i in sim.running:
         rec.run_min[i] = float(rng.uniform(1.0, 3000.0))
@@ -300,10 +304,12 @@ class MeanOfCompletions:
     completed ones (the declared times until the first completion)."""
 
     learns = True
+    declares = True
+    basis = None
+    estimate_min = None
 
     def __init__(self, jobs):
-        self.declared_min = np.array([j.duration_min if j.estimate_min is None else j.estimate_min
-                                      for j in jobs], dtype=float)
+        self.declared_min = np.array([j.duration_min for j in jobs], dtype=float)
         self.done = np.zeros(len(jobs), dtype=bool)
         self.work: list[float] = []
         self.epoch = 0

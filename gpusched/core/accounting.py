@@ -94,7 +94,7 @@ def jobs_table(run: RunState) -> pd.DataFrame:
         "vram_gb": [j.vram_gb for j in run.jobs],
         "compute": [j.compute for j in run.jobs],
         "priority": [j.priority for j in run.jobs],
-        **job_columns(run.jobs),
+        **job_columns(run.jobs, run.estimator.estimate_min),
         "node": node,
         "gpu_ids": [list(g) for g in run.record.job_gpus],
         "wait_min": wait,

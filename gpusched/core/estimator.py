@@ -3,11 +3,15 @@
 Schedulers read *declared* run times, never true ones (:mod:`gpusched.core.view`). The
 :class:`RuntimeEstimator` answers them, by arrival index, at speed 1.0 (reference-speed minutes),
 and may learn, but only from what a real scheduler sees: a job's true run time once it has
-completed (:meth:`RuntimeEstimator.observe_completion`). The shipped estimator
-(:class:`DeclaredRuntime`) takes the user's declared time (``Job.estimate_min``, the true
-``duration_min`` when absent) and learns nothing; :class:`UndeclaredRuntime` declares nothing (every
-run time NaN: ``workload.declared_run_time: none``); an online estimator
-(:mod:`gpusched.core.history_estimator`) replaces them alone.
+completed (:meth:`RuntimeEstimator.observe_completion`). A job carries its true run time only
+(``Job.duration_min``); every mode of ``workload.declared_run_time`` is an estimator:
+
+- ``exact``: :class:`DeclaredRuntime` without estimates, each job's true run time;
+- ``listed``: :class:`DeclaredRuntime` with a job list's ``estimate_min`` column, by job id (the
+  true run time where a job has none);
+- ``{lognormal: SIGMA}``: :class:`LognormalRuntime`, the true run time times a log-normal error;
+- ``none``: :class:`UndeclaredRuntime`, nothing (every run time NaN);
+- ``history``: the online estimator of :mod:`gpusched.core.history_estimator`.
 
 **A learning estimator fixes a job's estimate at its arrival.** The simulator calls
 :meth:`RuntimeEstimator.fix_at_arrival` for every arriving job (only if ``learns``), after the
@@ -19,7 +23,7 @@ updated in place for those jobs then (:meth:`Simulator._declare_arrivals
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -38,6 +42,17 @@ class RuntimeEstimator(Protocol):
 
     declares: bool
     """Whether it declares run times at all (``False`` only for ``declared_run_time: none``)."""
+
+    basis: np.ndarray | None
+    """Per job, how many completed jobs its run time was predicted from (int64; 0 for a
+    prediction's prior), or ``None`` when run times are declared, not predicted."""
+
+    estimate_min: np.ndarray | None
+    """Per job, the run time declared apart from its true one (a user's estimate: a job list's
+    ``estimate_min``, a log-normal draw; minutes at speed 1.0, NaN for a job without one), or
+    ``None`` when no job has one. A fork that knows only what a scheduler knows takes the
+    declared times as true when some job has one (or the estimator learns), and the jobs table
+    writes it as its ``estimate_min`` column."""
 
     epoch: int
     """Changes whenever :attr:`declared_min` changes (a learning estimator bumps it once it has
@@ -58,19 +73,25 @@ class RuntimeEstimator(Protocol):
 
 
 class DeclaredRuntime:
-    """The user's declared run times, learning nothing (see the module docstring).
+    """Declared run times that learn nothing: each job's estimate where it has one, its true run
+    time otherwise (see the module docstring).
 
     :param jobs: the jobs, in arrival order.
+    :param estimates: job id -> its declared run time (minutes at speed 1.0); ``None`` or a job
+        left out: the job declares its true run time.
     """
 
     learns = False
     declares = True
     epoch = 0
+    basis = None
 
-    def __init__(self, jobs: Sequence[Job]):
-        self.declared_min = np.array([j.duration_min if j.estimate_min is None else j.estimate_min
-                                      for j in jobs], dtype=float)
+    def __init__(self, jobs: Sequence[Job], estimates: Mapping[int, float] | None = None):
+        given = [None if estimates is None else estimates.get(j.id) for j in jobs]
+        self.declared_min = np.array([j.duration_min if e is None else e
+                                      for j, e in zip(jobs, given, strict=True)], dtype=float)
         self.declared_min.flags.writeable = False  # its copies share it
+        self.estimate_min = _given(np.array([np.nan if e is None else e for e in given], dtype=float))
 
     def observe_completion(self, job_idx: int, job: Job, work_min: float) -> None:
         return None
@@ -81,7 +102,43 @@ class DeclaredRuntime:
     def copy(self, k: int) -> DeclaredRuntime:
         twin = object.__new__(type(self))
         twin.declared_min = self.declared_min[:k]
+        twin.estimate_min = None if self.estimate_min is None else _given(self.estimate_min[:k])
         return twin
+
+
+def _given(estimate_min: np.ndarray) -> np.ndarray | None:
+    """``estimate_min`` read-only, or ``None`` when no job has an estimate."""
+    if np.isnan(estimate_min).all():
+        return None
+    estimate_min.flags.writeable = False
+    return estimate_min
+
+
+ESTIMATE_STREAM = 0x5EED
+"""Second word of the seed of the log-normal estimates' generator: ``default_rng([seed, 0x5EED])``,
+so that drawing estimates never changes the jobs themselves."""
+
+
+class LognormalRuntime(DeclaredRuntime):
+    """The run times a user would declare: ``estimate = duration * exp(sigma * Z)``, ``Z ~ N(0,
+    1)`` (a multiplicative log-normal error, median-unbiased), rounded to 6 decimals, drawn in
+    arrival order from a generator of its own seeded with ``[seed, ESTIMATE_STREAM]``
+    (``workload.declared_run_time: {lognormal: SIGMA}``, or the older
+    ``workload.runtime_estimate_error: SIGMA``). A sigma of 0 declares the true run times.
+
+    :param jobs: the jobs, in arrival order.
+    :param sigma: sigma of the log-normal error (log-minutes, >= 0).
+    :param seed: the workload seed.
+    """
+
+    def __init__(self, jobs: Sequence[Job], sigma: float, seed: int):
+        if not sigma:
+            super().__init__(jobs)
+            return
+        rng = np.random.default_rng([seed, ESTIMATE_STREAM])
+        factors = np.exp(sigma * rng.standard_normal(len(jobs)))
+        super().__init__(jobs, {job.id: round(job.duration_min * float(f), 6)
+                                for job, f in zip(jobs, factors, strict=True)})
 
 
 class UndeclaredRuntime(DeclaredRuntime):
@@ -97,3 +154,4 @@ class UndeclaredRuntime(DeclaredRuntime):
     def __init__(self, jobs: Sequence[Job]):
         self.declared_min = np.full(len(jobs), np.nan)
         self.declared_min.flags.writeable = False
+        self.estimate_min = None

@@ -58,6 +58,7 @@ class HistoryEstimator:
 
     learns = True
     declares = True
+    estimate_min = None
     epoch = 0
     """An estimate is fixed at its job's arrival and never changes after it (the simulator hands
     each arrival's estimate to the view), so no estimate a scheduler holds goes stale."""

@@ -10,8 +10,11 @@ Where jobs come from (the synthetic generator, a real trace) is :mod:`gpusched.w
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from gpusched.errors import InfeasibleJobError
 
@@ -32,8 +35,6 @@ class Job:
     :param cpu_milli: CPU request on the node (milli-cores), 0 for none.
     :param memory_mib: memory request on the node (MiB), 0 for none.
     :param gpu_spec: GPU models the job may run on, ``None`` for any.
-    :param estimate_min: the run time declared to the scheduler, at speed 1.0 (minutes); ``None``
-        declares ``duration_min`` exactly.
     :param model: the job model, a free label such as ``ResNet-50 (batch size 64)`` that a speed
         table may name (:mod:`gpusched.core.speed`); ``None`` for none.
     :param weight: the job's priority weight (> 0; Gavel's generator draws 1 or 5). Carried
@@ -54,7 +55,6 @@ class Job:
     cpu_milli: float = 0.0
     memory_mib: float = 0.0
     gpu_spec: tuple[str, ...] | None = None
-    estimate_min: float | None = None
     model: str | None = None
     weight: float = 1.0
     deadline_min: float | None = None
@@ -81,19 +81,26 @@ def check_jobs_feasible(jobs: Sequence[Job], cluster) -> None:
 
 JOB_TABLE_COLUMNS: tuple[str, ...] = ("model", "weight", "deadline_min", "estimate_min", "vram_frac",
                                       "cpu_milli", "memory_mib", "gpu_spec")
-"""The job fields a jobs table carries beside its id, type, arrival, duration, GPUs, VRAM, compute
-and priority, so that the table reads back as the same jobs
-(:mod:`gpusched.workload.job_list`)."""
+"""The columns a jobs table carries beside its id, type, arrival, duration, GPUs, VRAM, compute
+and priority (the job's other fields, and the run time declared apart from its true one), so
+that the table reads back as the same jobs and estimates (:mod:`gpusched.workload.job_list`)."""
 
 
-def job_columns(jobs: Sequence[Job]) -> dict[str, list]:
+def job_columns(jobs: Sequence[Job], estimate_min: np.ndarray | None = None) -> dict[str, list]:
     """The :data:`JOB_TABLE_COLUMNS` of ``jobs``, one list each: ``None`` where a job has no model,
-    deadline or declared run time, and ``gpu_spec`` as ``|``-separated models (empty for any)."""
+    deadline or estimate, and ``gpu_spec`` as ``|``-separated models (empty for any).
+
+    :param estimate_min: each job's run time declared apart from its true one (the run-time
+        estimator's :attr:`~gpusched.core.estimator.RuntimeEstimator.estimate_min`; NaN or
+        ``None`` for none), written so that the table reads back as a job list with them.
+    """
+    estimates = [None] * len(jobs) if estimate_min is None else [
+        None if math.isnan(e) else e for e in estimate_min.tolist()]
     return {
         "model": [j.model for j in jobs],
         "weight": [j.weight for j in jobs],
         "deadline_min": [j.deadline_min for j in jobs],
-        "estimate_min": [j.estimate_min for j in jobs],
+        "estimate_min": estimates,
         "vram_frac": [j.vram_frac for j in jobs],
         "cpu_milli": [j.cpu_milli for j in jobs],
         "memory_mib": [j.memory_mib for j in jobs],

@@ -158,7 +158,7 @@ class RunState:
         if arrived_only:  # it foresees no failure, no repair and no arrival
             twin.events.drop(NODE)
             twin.events.drop(ARRIVAL)
-            if self.estimator.learns or any(j.estimate_min is not None for j in twin.jobs):
+            if self.estimator.learns or twin.estimator.estimate_min is not None:
                 twin._forget_true_run_times()
         twin.integrals = self.integrals.copy()
         twin.log = self.log.copy(k)

@@ -23,8 +23,9 @@ through its read-only view (:mod:`gpusched.core.view`), never the simulator.
 **Speed and declared run times.** A job's ``duration_min`` is its run time at speed 1.0 (on the
 reference GPU). With a speed table (:mod:`gpusched.core.speed`) it runs for
 ``duration_min / speed`` on its gang, at the speed of its slowest GPU. What the scheduler knows of a
-job's run time is its declared time (``Job.estimate_min``, ``duration_min`` when absent): rules
-and agents read declared times, the simulator runs the true ones.
+job's run time is its declared time, the run-time estimator's (:mod:`gpusched.core.estimator`;
+a job carries its true run time only): rules and agents read declared times, the simulator runs
+the true ones.
 
 **Time to result.** A job's *ideal run time* is ``duration_min / best speed``, where the best speed
 is the fastest that any gang of this cluster that could ever hold the job offers it (its type's

@@ -103,7 +103,7 @@ def urgency_columns(run: RunState, held_min: np.ndarray) -> dict[str, np.ndarray
     ``prediction_basis`` (completed jobs a prediction rests on; 0 otherwise), ``deadline_met`` and
     ``cost_usd``."""
     _, met = met_deadline(run)
-    basis = getattr(run.estimator, "basis", None)
+    basis = run.estimator.basis
     read = np.asarray(run.declared_min, dtype=float)
     nothing = np.full(len(read), np.nan)
     learns = run.estimator.learns

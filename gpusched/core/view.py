@@ -180,8 +180,7 @@ class SchedulerView:
         below the queue's, a running or a finished job's)."""
         jobs = self._jobs
         if jobs is None:
-            jobs = FrozenList(j if j.estimate_min is None and j.duration_min == d
-                              else replace(j, duration_min=float(d), estimate_min=None)
+            jobs = FrozenList(j if j.duration_min == d else replace(j, duration_min=float(d))
                               for j, d in zip(self._run.jobs, self.declared_min.tolist(), strict=True))
             object.__setattr__(self, "_jobs", jobs)
         return jobs
@@ -195,7 +194,7 @@ class SchedulerView:
             return
         declared, sim_jobs = self.declared_min, self._run.jobs
         for i in indices:
-            job = replace(sim_jobs[i], duration_min=float(declared[i]), estimate_min=None)
+            job = replace(sim_jobs[i], duration_min=float(declared[i]))
             list.__setitem__(jobs, i, job)
 
     @property
@@ -207,13 +206,13 @@ class SchedulerView:
     def run_times_declared(self) -> bool:
         """Whether run times are declared or predicted at all (``False`` only under
         ``workload.declared_run_time: none``, where every declared run time is NaN)."""
-        return bool(getattr(self._sim.estimator, "declares", True))
+        return self._sim.estimator.declares
 
     def declared_basis(self, indices: Sequence[int]) -> np.ndarray:
         """Per job, how many completed jobs its run time was predicted from (a learning
         estimator's :attr:`~gpusched.core.history_estimator.HistoryEstimator.basis`; 0 for its
         prior), or -1 where the run time is declared, not predicted (int64)."""
-        basis = getattr(self._sim.estimator, "basis", None)
+        basis = self._sim.estimator.basis
         if basis is None:
             return np.full(len(indices), -1, dtype=np.int64)
         return basis[np.asarray(indices, dtype=np.int64)]
@@ -258,14 +257,45 @@ class SchedulerView:
         """Jobs running now."""
         return len(self._run.running)
 
-
-
-
-
     def run_restore_min(self, indices: np.ndarray) -> np.ndarray | float:
         """The restore of each job's current run (minutes; 0.0 when no job ever stopped)."""
         lives = self._run.record.lives
         return 0.0 if lives is None else lives.current_restore_min[indices]
+
+    # ------------------------------------------------------------ what every rule derives
+    def left_best_min(self, idx: int) -> float:
+        """A waiting job's declared remaining run time on the best GPU it could get (minutes): its
+        restore still to come plus its declared remaining work at its best speed. The remaining
+        time of ``srtf`` and of the orders of urgency, and a running job's counterpart is
+        :meth:`running_left_best_min`."""
+        return self.resume_cost_min(idx) + self.declared_left_min(idx) / float(self.best_speed[idx])
+
+    def running_left_best_min(self, indices: np.ndarray) -> np.ndarray:
+        """Running jobs' declared remaining run time on the best GPU they could get (minutes), on
+        the scale of :meth:`left_best_min`: what remains of their restore plus their declared work
+        left (their declared end less now less that restore, at their gang's speed) at their best
+        speed. A running job and the same job preempted rank alike (the preempted one a restore
+        later)."""
+        now = self.time_min
+        restore_left = np.maximum(self.start_min[indices] + self.run_restore_min(indices) - now, 0.0)
+        left = np.maximum(self.declared_end_min[indices] - now - restore_left, 0.0)
+        return left * self.gang_speed[indices] / self.best_speed[indices] + restore_left
+
+    def may_stop_from_min(self, indices: np.ndarray) -> np.ndarray:
+        """When each running job may first be preempted or moved (minutes): the start of its run
+        plus its restore plus ``preemption_min_run_min`` (the simulator's guard,
+        :meth:`preemptible`, refuses earlier ones)."""
+        return self.start_min[indices] + self.run_restore_min(indices) + self.preemption_min_run_min
+
+    def gang_of(self, job: Job, action: Action, state: ClusterState | None = None) -> tuple[int, ...]:
+        """The GPUs a placement's answer for ``job`` takes on ``state`` (the view's by default; a
+        masked state may be given): the gang the gang rule forms at a GPU index, or a gang given
+        whole; ``()`` for ``HOLD`` or where the job does not fit."""
+        state = self.state if state is None else state
+        if isinstance(action, int | np.integer):
+            return () if int(action) < 0 else state.gang_for(job, int(action))
+        gang = tuple(int(g) for g in action)
+        return gang if state.can_place(job, gang) else ()
 
     def running_by_declared_end(self) -> list[tuple[float, int]]:
         """The running jobs as (declared end in minutes, arrival index), soonest first."""

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 
 from gpusched.agent import AGENT_POLICY, ROLLOUT_AGENT_POLICY
 from gpusched.policies.migration import MOVING_PLACEMENT
+from gpusched.policies.registry import SAME_AS_PLACEMENT
 
 POLICY_COLORS: dict[str, str] = {
     "first_fit": "#2563EB",
@@ -44,8 +45,9 @@ ORDER_COLORS: dict[str, str] = {
     "las": "#B45309",
     "srtf": "#1E3A8A",
 }
-"""One colour per queue order: an ``ORDER+PLACEMENT`` policy takes its order's colour, and
-``fcfs+PLACEMENT`` (the FIFO placement itself) its placement's."""
+"""One colour per queue order (the orders are :data:`gpusched.policies.orders.ORDERS`; an order
+without a colour here takes a spare one): an ``ORDER+PLACEMENT`` policy takes its order's colour,
+and ``fcfs+PLACEMENT`` (the FIFO placement itself) its placement's."""
 
 _EXTRA_COLORS: tuple[str, ...] = ("#0891B2", "#BE185D", "#65A30D", "#EA580C", "#0F766E", "#854D0E")
 
@@ -99,7 +101,7 @@ def policy_color(name: str) -> str:
     if base in POLICY_COLORS:
         return POLICY_COLORS[base]
     order, _, placement = base.partition("+")
-    if order == "fcfs" and placement:
+    if order == SAME_AS_PLACEMENT and placement:
         return policy_color(placement)
     if order in ORDER_COLORS:
         return ORDER_COLORS[order]

@@ -17,7 +17,7 @@ Wu, "Performance-effective and low-complexity task scheduling for heterogeneous 
 TPDS 13(3), 2002), with EASY's reservations (Lifka, JSSPP 1995) so that no job waits forever.
 
 **With an order** (``ORDER+eft``, :func:`gpusched.policies.registry.queue_policy`): the order ranks
-the window's jobs (:func:`gpusched.policies.queue.ranked_slots`); the first whose earliest finish
+the window's jobs (:meth:`gpusched.policies.order_spec.OrderSpec.ranked`); the first whose earliest finish
 starts now starts. When the order's choice waits, the order goes on to its next job:
 
 - ``fcfs+eft`` looks at the head job alone: it starts or the queue holds;
@@ -52,7 +52,7 @@ from gpusched.core.jobs import Job
 from gpusched.core.releases import ReleaseTimeline
 from gpusched.core.simulator import HOLD, Action
 from gpusched.core.view import SchedulerView
-from gpusched.policies.queue import ranked_slots
+from gpusched.policies.order_spec import OrderSpec
 
 
 @dataclass(frozen=True)
@@ -352,12 +352,14 @@ class EarliestFinishQueue:
     ``promised`` records the first reservation of every job that held one (arrival index -> start
     time, minutes), so that a test can check that no job starts later than it was promised.
 
-    :param order: the order's name (a key of :data:`gpusched.policies.queue.ORDERS`).
+    :param order: the order (its spec, :data:`gpusched.policies.orders.ORDERS`); which waiting
+        jobs hold reservations is its :attr:`~gpusched.policies.order_spec.OrderSpec.reserves`.
     :param name: registry name reported in results.
     """
 
-    def __init__(self, order: str, name: str):
+    def __init__(self, order: OrderSpec, name: str):
         self.order = order
+        self._reserves = order.reserves
         self.name = name
         self.held: dict[int, Plan] = {}
         self.promised: dict[int, float] = {}
@@ -383,7 +385,7 @@ class EarliestFinishQueue:
                                speeds=speeds)
 
     def _may_reserve(self, slot: int) -> bool:
-        return self.order != "fcfs" and (self.order != "easy" or slot == 0)
+        return self._reserves == "all" or (self._reserves == "head" and slot == 0)
 
     def decide(self, view: SchedulerView) -> tuple[int, Action]:
         if view.plan_epoch != self._plan_epoch:  # a failure, repair or preemption: plan again
@@ -391,7 +393,7 @@ class EarliestFinishQueue:
             self._plan_epoch = view.plan_epoch
         now, held = view.time_min, self.held
         window = view.window_indices()
-        for slot in ranked_slots(self.order, view, window):
+        for slot in self.order.ranked(view, window):
             idx = window[slot]
             others = [p for j, p in held.items() if j != idx]
             mine = held.get(idx)
@@ -415,6 +417,6 @@ class EarliestFinishQueue:
             if self._may_reserve(slot) and plan.start_min < float("inf"):
                 held[idx] = plan.reserved(view)
                 self.promised.setdefault(idx, plan.start_min)
-            if self.order == "fcfs":
+            if self.order.head_only:
                 break
         return 0, HOLD

@@ -79,7 +79,7 @@ def move_for(view: SchedulerView, fit: FastestFit) -> tuple[Migrate | None, floa
     restore_left = np.maximum(view.start_min[idx] + restore - now, 0.0)
     speed_now = view.gang_speed[idx]
     work = np.maximum(view.declared_end_min[idx] - now - restore_left, 0.0) * speed_now
-    ready = view.start_min[idx] + restore + view.preemption_min_run_min
+    ready = view.may_stop_from_min(idx)
     wake = float("inf")
     for k, job_idx in enumerate(running):
         if work[k] <= 0.0:
@@ -91,7 +91,7 @@ def move_for(view: SchedulerView, fit: FastestFit) -> tuple[Migrate | None, floa
             bound = fastest_free[id(row)] = float(row[free].max())
         if bound <= speed_now[k] + 1e-12:
             continue  # no free GPU is faster for it
-        gang = _gang(state, job, fit.select(state, job))
+        gang = view.gang_of(job, fit.select(state, job))
         if not gang:
             continue
         speed_new = view.speed_model.of(job, gang)
@@ -106,13 +106,6 @@ def move_for(view: SchedulerView, fit: FastestFit) -> tuple[Migrate | None, floa
             return Migrate(job_idx, gang), wake
         wake = min(wake, float(ready[k]))
     return None, wake
-
-
-def _gang(state: ClusterState, job: Job, action: Action) -> tuple[int, ...]:
-    """The GPUs a placement's answer takes (``()`` for HOLD)."""
-    if isinstance(action, int | np.integer):
-        return () if int(action) == HOLD else state.gang_for(job, int(action))
-    return tuple(int(g) for g in action)
 
 
 class FastestMove:

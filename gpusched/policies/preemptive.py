@@ -48,35 +48,58 @@ from gpusched.core.cluster import EPS, release_into
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import Action, Preempt
 from gpusched.core.view import SchedulerView
-from gpusched.policies.queue import LAS_THRESHOLDS_GPU_MIN, PREEMPTIVE_ORDERS, las_queue, ranked_slots
+from gpusched.policies.order_spec import OrderSpec, PreemptionRank
+from gpusched.policies.queue import LAS_THRESHOLDS_GPU_MIN, las_queue
 
-__all__ = ["LAS_THRESHOLDS_GPU_MIN", "PREEMPTIVE_ORDERS", "Preemptive", "las_queue", "preemption_for"]
+__all__ = ["LAS_THRESHOLDS_GPU_MIN", "LasRank", "Preemptive", "SrtfRank", "las_queue", "preemption_for"]
 
 
-class _Keys:
-    """The order's key of waiting and running jobs, on one scale (lower goes first)."""
+class SrtfRank:
+    """``srtf``'s rank: a job's declared remaining time on the best GPU it could get
+    (:meth:`~gpusched.core.view.SchedulerView.left_best_min` waiting,
+    :meth:`~gpusched.core.view.SchedulerView.running_left_best_min` running).
 
-    def __init__(self, order: str, view: SchedulerView):
-        self.order, self.view = order, view
+    :param view: the run.
+    """
+
+    def __init__(self, view: SchedulerView):
+        self.view = view
+        self.waiting = view.left_best_min
+        self.running = view.running_left_best_min
+
+    def changes_min(self, idx: np.ndarray) -> None:
+        """A running job's rank only falls as it runs: no change asks for a decision."""
+        return None
+
+
+class LasRank:
+    """``las``'s rank: the queue of a job's attained service (:func:`las_queue`).
+
+    :param view: the run.
+    """
+
+    def __init__(self, view: SchedulerView):
+        self.view = view
         self.gpus = np.array([j.gpus for j in view.jobs], dtype=float)
 
     def waiting(self, idx: int) -> float:
-        view = self.view
-        if self.order == "srtf":
-            return view.resume_cost_min(idx) + view.declared_left_min(idx) / float(view.best_speed[idx])
-        return float(las_queue(float(view.attained_service_gpu_min([idx])[0])))
+        return float(las_queue(float(self.view.attained_service_gpu_min([idx])[0])))
 
     def running(self, idx: np.ndarray) -> np.ndarray:
+        return las_queue(self.view.attained_service_gpu_min(idx)).astype(float)
+
+    def changes_min(self, idx: np.ndarray) -> np.ndarray:
+        """When each running job crosses into its next queue (minutes; ``inf`` past the last
+        threshold)."""
         view = self.view
-        if self.order == "srtf":
-            now = view.time_min
-            restore_left = np.maximum(view.start_min[idx] + view.run_restore_min(idx) - now, 0.0)
-            left = np.maximum(view.declared_end_min[idx] - now - restore_left, 0.0)
-            return left * view.gang_speed[idx] / view.best_speed[idx] + restore_left
-        return las_queue(view.attained_service_gpu_min(idx)).astype(float)
+        gpus = self.gpus[idx]
+        attained = view.attained_service_gpu_min(idx)
+        nxt = np.asarray(LAS_THRESHOLDS_GPU_MIN)[np.minimum(las_queue(attained),
+                                                             len(LAS_THRESHOLDS_GPU_MIN) - 1)]
+        return np.where(attained < nxt, view.time_min + (nxt - attained) / gpus, np.inf)
 
 
-def preemption_for(view: SchedulerView, order: str, keys: _Keys | None = None) -> int | None:
+def preemption_for(view: SchedulerView, order: OrderSpec, keys: PreemptionRank | None = None) -> int | None:
     """The running job (arrival index) the preemptive ``order`` stops now, or ``None`` (see the
     module docstring). When the best-ranked waiting job fits nowhere and no preemption helps now,
     it asks the simulator to decide again when the next running job becomes preemptible (or, for
@@ -85,13 +108,13 @@ def preemption_for(view: SchedulerView, order: str, keys: _Keys | None = None) -
     if not running:
         return None
     window = view.window_indices()
-    ranked = ranked_slots(order, view, window)
+    ranked = order.ranked(view, window)
     state, jobs = view.state, view.jobs
     if not ranked or state.fits_somewhere(jobs[window[ranked[0]]]):
         return None  # the best-ranked job starts now, without a preemption
-    keys = keys or _Keys(order, view)
+    keys = keys or order.preempts(view)
     idx = np.array(running, dtype=np.int64)
-    ready = view.start_min[idx] + view.run_restore_min(idx) + view.preemption_min_run_min
+    ready = view.may_stop_from_min(idx)
     may = ready <= view.time_min + EPS
     if may.any():
         ok, run_key = idx[may], keys.running(idx[may])
@@ -114,18 +137,14 @@ def preemption_for(view: SchedulerView, order: str, keys: _Keys | None = None) -
     return None
 
 
-def _wake_for_next_chance(view: SchedulerView, keys: _Keys, idx: np.ndarray, ready: np.ndarray,
+def _wake_for_next_chance(view: SchedulerView, keys: PreemptionRank, idx: np.ndarray, ready: np.ndarray,
                           may: np.ndarray) -> None:
-    """Ask to decide again when a running job next becomes preemptible, or (``las``) moves to a
-    later queue: nothing else may happen then."""
+    """Ask to decide again when a running job next becomes preemptible, or its rank changes by
+    itself (``las``: it moves to a later queue): nothing else may happen then."""
     times = ready[~may]
-    if keys.order == "las":
-        gpus = keys.gpus[idx]
-        attained = view.attained_service_gpu_min(idx)
-        nxt = np.asarray(LAS_THRESHOLDS_GPU_MIN)[np.minimum(las_queue(attained),
-                                                             len(LAS_THRESHOLDS_GPU_MIN) - 1)]
-        crossing = np.where(attained < nxt, view.time_min + (nxt - attained) / gpus, np.inf)
-        times = np.concatenate([times, crossing])
+    changes = keys.changes_min(idx)
+    if changes is not None:
+        times = np.concatenate([times, changes])
     if times.size:
         view.request_wakeup(float(times.min()))
 
@@ -190,21 +209,21 @@ class Preemptive:
     docstring), else let ``inner`` (the order with its placement) decide.
 
     :param inner: the ``ORDER+PLACEMENT`` policy that starts jobs.
-    :param order: ``las`` or ``srtf``.
+    :param order: a preemptive order (its spec's ``preempts`` is set: ``las``, ``srtf``).
     :param name: registry name reported in results.
     """
 
-    def __init__(self, inner: Any, order: str, name: str):
-        if order not in PREEMPTIVE_ORDERS:
-            raise ValueError(f"'{order}' is not a preemptive order ({', '.join(PREEMPTIVE_ORDERS)})")
+    def __init__(self, inner: Any, order: OrderSpec, name: str):
+        if order.preempts is None:
+            raise ValueError(f"'{order.name}' is not a preemptive order")
         self.inner = inner
         self.order = order
         self.name = name
-        self._keys: _Keys | None = None
+        self._keys: PreemptionRank | None = None
 
     def bind(self, view: SchedulerView) -> None:
         """Attach to the simulator (and attach the inner policy)."""
-        self._keys = _Keys(self.order, view)
+        self._keys = self.order.preempts(view)
         if hasattr(self.inner, "bind"):
             self.inner.bind(view)
 
@@ -212,7 +231,7 @@ class Preemptive:
         """``(0, Preempt(job))``, or the inner policy's decision."""
         keys = self._keys
         if keys is None or keys.view is not view:
-            keys = self._keys = _Keys(self.order, view)
+            keys = self._keys = self.order.preempts(view)
         victim = preemption_for(view, self.order, keys)
         if victim is not None:
             return 0, Preempt(victim)

@@ -4,9 +4,9 @@ Each is named ``ORDER+PLACEMENT``: the ORDER picks a job among the window (the f
 queued jobs, in arrival order; see :mod:`gpusched.core.simulator`), and the PLACEMENT, any
 registered FIFO policy (``first_fit``, ``best_fit``, ``fastest_fit``, ``fgd``, ...), places it.
 ``ORDER`` alone means ``ORDER+best_fit``. Orders that read run times read the *declared* ones
-(``Job.estimate_min``), as Slurm users declare a time limit, on the best GPU the job could get
-(declared duration / the best speed any gang of the cluster offers it; without a speed table, the
-declared duration). With the placement ``eft`` (earliest finish time,
+(the run-time estimator's, :mod:`gpusched.core.estimator`), as Slurm users declare a time limit,
+on the best GPU the job could get (declared duration / the best speed any gang of the cluster
+offers it; without a speed table, the declared duration). With the placement ``eft`` (earliest finish time,
 :mod:`gpusched.policies.eft`) the order ranks every window job and each may wait for a faster
 gang with a reservation.
 
@@ -33,7 +33,8 @@ gang with a reservation.
 
 Which orders read run times: ``sjf``, ``wfp3``, ``srtf``, ``easy``, ``qssf`` and ``least_slack``
 (and every order with the placement ``eft``); ``fcfs``, ``fitfirst``, ``priority``, ``las`` and
-``edf`` do not (:data:`RUN_TIME_ORDERS`).
+``edf`` do not. Each order's facts (its key, label, traits) are its one spec in
+:data:`gpusched.policies.orders.ORDERS` (:mod:`gpusched.policies.order_spec`).
 
 Ties go to the earliest arrival (the lowest window slot).
 """
@@ -49,42 +50,24 @@ from gpusched.core.jobs import Job
 from gpusched.core.simulator import HOLD, Action
 from gpusched.core.view import SchedulerView
 from gpusched.policies.base import Policy
-from gpusched.policies.urgency import URGENCY_KEYS, URGENCY_LABELS
-
-Order = Callable[[SchedulerView, Sequence[int]], int | None]
-"""Picks a window slot among the slots whose job fits now (``None`` when none should start)."""
-
-OrderKey = Callable[[SchedulerView], Callable[[int], float]]
-"""An order's sort key: given the simulator, a function of a job's arrival index (lower first)."""
+from gpusched.policies.order_spec import OrderSpec
 
 
-def _fitting_slots(view: SchedulerView, window: Sequence[int]) -> list[int]:
-    fits, jobs = view.state.fits_somewhere, view.jobs
-    return [k for k, i in enumerate(window) if fits(jobs[i])]
-
-
-def _best(view: SchedulerView, window: Sequence[int], key: Callable[[int], float]) -> int | None:
-    """The fitting slot with the smallest ``key`` (arrival order on ties)."""
-    slots = _fitting_slots(view, window)
-    return min(slots, key=lambda k: (key(window[k]), k)) if slots else None
-
-
-def _fitfirst(view: SchedulerView, window: Sequence[int]) -> int | None:
-    slots = _fitting_slots(view, window)
-    return slots[0] if slots else None
-
-
-def _sjf_key(view: SchedulerView) -> Callable[[int], float]:
+def sjf_key(view: SchedulerView) -> Callable[[int], float]:
+    """The sort key of ``sjf``: the declared run time on the best GPU (minutes)."""
     declared = view.declared_best_min
     return lambda i: float(declared[i])
 
 
-def _priority_key(view: SchedulerView) -> Callable[[int], float]:
+def priority_key(view: SchedulerView) -> Callable[[int], float]:
+    """The sort key of ``priority``: the highest priority first."""
     jobs = view.jobs
     return lambda i: -jobs[i].priority
 
 
-def _wfp3_key(view: SchedulerView) -> Callable[[int], float]:
+def wfp3_key(view: SchedulerView) -> Callable[[int], float]:
+    """The sort key of ``wfp3``: minus RLScheduler's WFP3 score, ``(wait / declared run time on the best
+    GPU)^3 * gpus``."""
     now, jobs, declared = view.time_min, view.jobs, view.declared_best_min
 
     def score(i: int) -> float:
@@ -105,83 +88,30 @@ def las_queue(attained_gpu_min: np.ndarray | float) -> np.ndarray:
     return np.searchsorted(LAS_THRESHOLDS_GPU_MIN, attained_gpu_min, side="right")
 
 
-def _las_key(view: SchedulerView) -> Callable[[int], float]:
+def las_key(view: SchedulerView) -> Callable[[int], float]:
+    """The sort key of ``las``: the queue of a window job's attained service (:func:`las_queue`)."""
     window = view.window_indices()  # an order ranks the window's jobs alone
     queues = dict(zip(window, las_queue(view.attained_service_gpu_min(window)).tolist(), strict=True))
     return lambda i: float(queues[i])
 
 
-def _srtf_key(view: SchedulerView) -> Callable[[int], float]:
-    best = view.best_speed
-    return lambda i: view.resume_cost_min(i) + view.declared_left_min(i) / float(best[i])
-
-
-RUN_TIME_ORDERS: frozenset[str] = frozenset({"sjf", "wfp3", "srtf", "easy", "qssf", "least_slack"})
-"""The orders that read declared (or predicted) run times."""
-
-ORDER_KEYS: dict[str, OrderKey | None] = {
-    "fcfs": None,
-    "fitfirst": None,
-    "easy": None,
-    "sjf": _sjf_key,
-    "priority": _priority_key,
-    "wfp3": _wfp3_key,
-    "las": _las_key,
-    "srtf": _srtf_key,
-    **URGENCY_KEYS,
-}
-"""Each order's sort key (``None``: arrival order)."""
-
-
-def _keyed(key: OrderKey) -> Order:
-    return lambda view, window: _best(view, window, key(view))
-
-
-ORDERS: dict[str, Order | None] = {
-    "fcfs": None,
-    "fitfirst": _fitfirst,
-    "easy": None,
-    "sjf": _keyed(_sjf_key),
-    "priority": _keyed(_priority_key),
-    "wfp3": _keyed(_wfp3_key),
-    "las": _keyed(_las_key),
-    "srtf": _keyed(_srtf_key),
-    **{name: _keyed(key) for name, key in URGENCY_KEYS.items()},
-}
-"""The job orders (``fcfs`` and ``easy`` are written as classes of their own; ``las`` and ``srtf``
-also preempt, through :class:`gpusched.policies.preemptive.Preemptive`)."""
-
-PREEMPTIVE_ORDERS: tuple[str, ...] = ("las", "srtf")
-"""The orders that preempt (:mod:`gpusched.policies.preemptive`)."""
-
-
-def ranked_slots(order: str, view: SchedulerView, window: Sequence[int]) -> list[int]:
-    """Every window slot in the order's preference, fitting now or not (``fcfs``: the head only;
-    ``fitfirst`` and ``easy``: arrival order; the others by their key, arrival order on ties)."""
-    if order == "fcfs":
-        return [0] if window else []
-    key = ORDER_KEYS[order]
-    if key is None:
-        return list(range(len(window)))
-    of = key(view)
-    return sorted(range(len(window)), key=lambda k: (of(window[k]), k))
-
-ORDER_LABELS: dict[str, str] = {"fcfs": "FCFS", "fitfirst": "Fit-first", "easy": "EASY", "sjf": "SJF",
-                                "priority": "Priority", "wfp3": "WFP3", "las": "LAS", "srtf": "SRTF",
-                                **URGENCY_LABELS}
-"""Display names of the orders."""
+def srtf_key(view: SchedulerView) -> Callable[[int], float]:
+    """The sort key of ``srtf``: the declared remaining time on the best GPU
+    (:meth:`~gpusched.core.view.SchedulerView.left_best_min`)."""
+    return view.left_best_min
 
 
 class QueuePolicy:
     """ORDER+PLACEMENT: the order picks a window slot, the FIFO placement policy places its job.
 
-    :param order: name of the order (a key of :data:`ORDERS`).
+    :param order: the order (its spec, :data:`gpusched.policies.orders.ORDERS`).
     :param placement: the FIFO policy that places the chosen job.
     :param name: registry name reported in results.
     """
 
-    def __init__(self, order: str, placement: Policy, name: str):
-        self.order = ORDERS[order]
+    def __init__(self, order: OrderSpec, placement: Policy, name: str):
+        self.order = order
+        self.pick = None if order.head_only else order.pick
         self.placement = placement
         self.name = name
 
@@ -193,7 +123,7 @@ class QueuePolicy:
     def decide(self, view: SchedulerView) -> tuple[int, Action]:
         """The slot to start and its placement, or ``(0, HOLD)``."""
         window = view.window_indices()
-        slot = 0 if self.order is None else self.order(view, window)
+        slot = 0 if self.pick is None else self.pick(view, window)
         if slot is None:
             return 0, HOLD
         return slot, self.placement.select(view.state, view.jobs[window[slot]])
@@ -226,14 +156,6 @@ class MaskedState:
 
     def can_place(self, job: Job, gpus: Sequence[int]) -> bool:
         return self._state.can_place(job, gpus) and bool(self._allowed[list(gpus)].all())
-
-
-def _gang(state, job: Job, action: Action) -> tuple[int, ...]:
-    """The GPUs an action takes (``()`` for HOLD or a GPU where the job does not fit)."""
-    if isinstance(action, int | np.integer):
-        return () if int(action) == HOLD else state.gang_for(job, int(action))
-    gang = tuple(int(g) for g in action)
-    return gang if state.can_place(job, gang) else ()
 
 
 class Reservation:
@@ -339,8 +261,8 @@ class EasyBackfill(QueuePolicy):
     time), so that a test can check that no head job starts later than it was promised.
     """
 
-    def __init__(self, placement: Policy, name: str):
-        super().__init__("easy", placement, name)
+    def __init__(self, order: OrderSpec, placement: Policy, name: str):
+        super().__init__(order, placement, name)
         self._cache: tuple[int, int, Reservation] | None = None
         self.reservations: dict[int, float] = {}
 
@@ -371,13 +293,13 @@ class EasyBackfill(QueuePolicy):
             if not state.fits_somewhere(job):
                 continue
             res = res or self._reservation(view, head)
-            gang = _gang(state, job, self.placement.select(state, job))
+            gang = view.gang_of(job, self.placement.select(state, job), state)
             if gang and (view.time_min + view.declared_run_min(idx, gang) <= res.start_min + EPS
                          or not res.gpus[list(gang)].any()):
                 return slot, gang
             masked = MaskedState(state, ~res.gpus)  # place it away from the reserved GPUs
             if masked.fit_mask(job).any():
-                gang = _gang(masked, job, self.placement.select(masked, job))
+                gang = view.gang_of(job, self.placement.select(masked, job), masked)
                 if gang:
                     return slot, gang
         return 0, HOLD

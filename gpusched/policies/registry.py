@@ -31,16 +31,9 @@ from gpusched.policies.heuristics import (
 )
 from gpusched.policies.lookahead import Lookahead
 from gpusched.policies.migration import MOVING_PLACEMENT, FastestMove
+from gpusched.policies.orders import ORDERS
 from gpusched.policies.preemptive import Preemptive
-from gpusched.policies.queue import (
-    ORDER_LABELS,
-    ORDERS,
-    PREEMPTIVE_ORDERS,
-    RUN_TIME_ORDERS,
-    EasyBackfill,
-    QueuePolicy,
-)
-from gpusched.policies.urgency import URGENCY_KEYS
+from gpusched.policies.queue import EasyBackfill, QueuePolicy
 from gpusched.policies.window_lookahead import WindowLookahead
 
 PolicyFactory = Callable[[int], Policy]
@@ -63,9 +56,17 @@ class PolicyInfo:
     :param placement: it may be the PLACEMENT of ``ORDER+PLACEMENT``: it places any job it is
         given (``select(state, job)``), not only the head job. The agent chooses by itself and
         registers with ``placement=False``.
-    :param run_times: it reads declared run times, so that it cannot run where none is declared
-        (a plug-in says so here; the built-in orders and placements are listed in
-        :data:`RUN_TIME_POLICIES` and :data:`~gpusched.policies.queue.RUN_TIME_ORDERS`).
+    :param run_times: it reads declared (or predicted) run times, so that it cannot run where none
+        is declared (:func:`reads_run_times`): the one definition, given at registration (an
+        order's from its :class:`~gpusched.policies.order_spec.OrderSpec`; ``ORDER+PLACEMENT``
+        reads them when either part does). The clairvoyant bounds (``lookahead``,
+        ``lookahead_jct``) read the true run times through their named door and do not.
+    :param plans_window: as the placement of an order, it plans every window job the order ranks
+        itself instead of placing the one job the order picked (``eft``:
+        :class:`~gpusched.policies.eft.EarliestFinishQueue`).
+    :param moves_from: it moves running jobs up, and places jobs as the placement it names
+        (``fastest_move`` places as ``fastest_fit``): ``ORDER+it`` is ``ORDER+moves_from`` with
+        the moves first (:class:`~gpusched.policies.migration.FastestMove`).
     """
 
     name: str
@@ -75,6 +76,8 @@ class PolicyInfo:
     slow: bool = False
     placement: bool = True
     run_times: bool = False
+    plans_window: bool = False
+    moves_from: str | None = None
 
 
 _REGISTRY: dict[str, PolicyInfo] = {}
@@ -85,12 +88,15 @@ _plugins: dict[str, str] = {}
 
 
 def register(name: str, factory: PolicyFactory, *, label: str | None = None, heuristic: bool = True,
-             slow: bool = False, placement: bool = True, run_times: bool = False) -> None:
+             slow: bool = False, placement: bool = True, run_times: bool = False,
+             plans_window: bool = False, moves_from: str | None = None) -> None:
     """Add a policy (or replace one of the same name). Heuristics form the default policy list of
     ``compare``; ``slow`` policies run in the dashboard's background worker; only ``placement``
     policies may place the job an order chose (``ORDER+PLACEMENT``); ``run_times`` policies read
-    declared run times (:func:`reads_run_times`)."""
-    _REGISTRY[name] = PolicyInfo(name, label or name, factory, heuristic, slow, placement, run_times)
+    declared run times (:func:`reads_run_times`); ``plans_window`` and ``moves_from`` say how a
+    placement joins an order (:class:`PolicyInfo`)."""
+    _REGISTRY[name] = PolicyInfo(name, label or name, factory, heuristic, slow, placement, run_times,
+                                 plans_window, moves_from)
 
 
 def register_prefix(prefix: str, resolver: Callable[[str, int], Policy],
@@ -190,26 +196,16 @@ def is_slow(name: str) -> bool:
         return False
 
 
-RUN_TIME_POLICIES: frozenset[str] = frozenset({"eft", "cheapest_fit", "queue_lookahead"})
-"""The placements and planners that read declared (or predicted) run times; the orders that do
-are :data:`gpusched.policies.queue.RUN_TIME_ORDERS`. The clairvoyant bounds (``lookahead``,
-``lookahead_jct``) read the true run times through their named door and are not among them."""
-
-
 def reads_run_times(name: str) -> bool:
     """Whether the policy ``name`` (``ORDER+PLACEMENT`` or alone) reads declared or predicted run
-    times, so that it cannot run when none is declared (``declared_run_time: none``)."""
-    order, _, placement = name.partition("+")
-    if not placement:
-        if order in RUN_TIME_ORDERS or order in RUN_TIME_POLICIES:
-            return True
-        if ":" in name:  # NAME:ARG (a model file) is checked when it runs: its traits are NAME's
-            return False
-        try:
-            return policy_info(name).run_times
-        except UnknownPolicyError:
-            return False
-    return order in RUN_TIME_ORDERS or placement.partition(":")[0] in RUN_TIME_POLICIES
+    times, so that it cannot run when none is declared (``declared_run_time: none``): its
+    :attr:`PolicyInfo.run_times` (``False`` for a name the registry does not know)."""
+    if ":" in name and "+" not in name:  # NAME:ARG (a model file) is checked when it runs
+        return False
+    try:
+        return policy_info(name).run_times
+    except UnknownPolicyError:
+        return False
 
 
 def get_policy(name: str, seed: int = 0) -> Policy:
@@ -234,8 +230,8 @@ def queue_policy_names() -> list[str]:
     :data:`QUEUE_PLACEMENTS`. The preemptive orders are left out (:func:`preemptive_policy_names`):
     Home measures every pair listed here, and without failures or a restore time a preemption
     costs nothing, which would flatter them."""
-    return [f"{order}+{placement}" for order in ORDERS
-            if order not in PREEMPTIVE_ORDERS and order not in URGENCY_KEYS
+    return [f"{spec.name}+{placement}" for spec in ORDERS.values()
+            if spec.preempts is None and not spec.urgency
             for placement in QUEUE_PLACEMENTS]
 
 
@@ -244,14 +240,15 @@ def urgency_policy_names() -> list[str]:
     with each of :data:`QUEUE_PLACEMENTS` and with ``cheapest_fit``. They are listed apart from
     :func:`queue_policy_names` (the pairs Home measures): they act on deadlines and predictions
     that most presets do not have."""
-    return [f"{order}+{placement}" for order in URGENCY_KEYS
+    return [f"{spec.name}+{placement}" for spec in ORDERS.values() if spec.urgency
             for placement in (*QUEUE_PLACEMENTS, "cheapest_fit")]
 
 
 def preemptive_policy_names() -> list[str]:
-    """Every shipped preemptive heuristic: ``las`` and ``srtf`` with each of
-    :data:`QUEUE_PLACEMENTS`."""
-    return [f"{order}+{placement}" for order in PREEMPTIVE_ORDERS for placement in QUEUE_PLACEMENTS]
+    """Every shipped preemptive heuristic: each order that preempts (``las``, ``srtf``) with each
+    of :data:`QUEUE_PLACEMENTS`."""
+    return [f"{spec.name}+{placement}" for spec in ORDERS.values() if spec.preempts is not None
+            for placement in QUEUE_PLACEMENTS]
 
 
 def moving_policy_names() -> list[str]:
@@ -295,31 +292,36 @@ def queue_label(order: str, placement: str) -> str:
     own (:data:`SAME_AS_PLACEMENT`: ``fcfs+first_fit`` is ``First-Fit``, as ``first_fit`` is)."""
     if order == SAME_AS_PLACEMENT:
         return policy_label(placement)
-    return f"{ORDER_LABELS[order]} + {policy_label(placement)}"
+    return f"{ORDERS[order].label} + {policy_label(placement)}"
 
 
 def _queue_info(name: str) -> PolicyInfo:
     order, placement = _split_queue_name(name)
     base = policy_info(placement)
-    return PolicyInfo(name, queue_label(order, placement),
-                      lambda seed: queue_policy(name, seed), heuristic=False, slow=base.slow)
+    return PolicyInfo(name, queue_label(order, placement), lambda seed: queue_policy(name, seed),
+                      heuristic=False, slow=base.slow, run_times=ORDERS[order].run_times or base.run_times)
 
 
 def queue_policy(name: str, seed: int = 0) -> QueuePolicy | EarliestFinishQueue | Preemptive | FastestMove:
-    """The queue-aware heuristic ``ORDER+PLACEMENT`` (``ORDER`` alone: ``ORDER+best_fit``; with
-    the placement ``eft``, :class:`~gpusched.policies.eft.EarliestFinishQueue`; a preemptive order
-    wrapped in :class:`~gpusched.policies.preemptive.Preemptive`; with the placement
-    ``fastest_move``, the order with Fastest-Fit wrapped in
-    :class:`~gpusched.policies.migration.FastestMove`)."""
+    """The queue-aware heuristic ``ORDER+PLACEMENT`` (``ORDER`` alone: ``ORDER+best_fit``),
+    composed from the traits of the order (:class:`~gpusched.policies.order_spec.OrderSpec`) and
+    of the placement (:class:`PolicyInfo`): a placement that ``moves_from`` another is the order
+    with that one, wrapped in :class:`~gpusched.policies.migration.FastestMove`; one that
+    ``plans_window`` schedules the order's window itself
+    (:class:`~gpusched.policies.eft.EarliestFinishQueue`); any other places the job the order picks
+    (:class:`~gpusched.policies.queue.EasyBackfill` for an order that ``backfills``, else
+    :class:`~gpusched.policies.queue.QueuePolicy`); an order that ``preempts`` wraps it in
+    :class:`~gpusched.policies.preemptive.Preemptive`."""
     order, placement = _split_queue_name(name if "+" in name else f"{name}+best_fit")
-    if placement == MOVING_PLACEMENT:
-        return FastestMove(queue_policy(f"{order}+fastest_fit", seed), name)
-    if placement == "eft":
-        inner = EarliestFinishQueue(order, name)
+    spec, info = ORDERS[order], policy_info(placement)
+    if info.moves_from is not None:
+        return FastestMove(queue_policy(f"{order}+{info.moves_from}", seed), name)
+    if info.plans_window:
+        inner = EarliestFinishQueue(spec, name)
     else:
         base = get_policy(placement, seed)
-        inner = EasyBackfill(base, name) if order == "easy" else QueuePolicy(order, base, name)
-    return Preemptive(inner, order, name) if order in PREEMPTIVE_ORDERS else inner
+        inner = EasyBackfill(spec, base, name) if spec.backfills else QueuePolicy(spec, base, name)
+    return Preemptive(inner, spec, name) if spec.preempts is not None else inner
 
 
 register("first_fit", lambda seed: FirstFit(), label="First-Fit")
@@ -334,23 +336,26 @@ register("random", lambda seed: RandomFit(seed), label="Random")
 register("fastest_fit", lambda seed: FastestFit(), label="Fastest-Fit")
 # Earliest finish time (gpusched.policies.eft): waits for a faster gang when that finishes sooner.
 # Without speeds it is Best-Fit, so it stays out of the default (FIFO) list.
-register("eft", lambda seed: EarliestFinish(), label="EFT", heuristic=False)
+register("eft", lambda seed: EarliestFinish(), label="EFT", heuristic=False, run_times=True,
+         plans_window=True)
 # The cheapest GPUs on which the job meets its deadline (gpusched.policies.cheapest).
-register("cheapest_fit", lambda seed: CheapestFit(), label="Cheapest-Fit", heuristic=False)
+register("cheapest_fit", lambda seed: CheapestFit(), label="Cheapest-Fit", heuristic=False,
+         run_times=True)
 # Fastest-Fit that moves running jobs to faster GPUs as they free up (gpusched.policies.migration);
 # alone it is FCFS with it. Without speeds it is Best-Fit, so it stays out of the default list.
-register(MOVING_PLACEMENT, lambda seed: FastestMove(QueuePolicy("fcfs", FastestFit(), MOVING_PLACEMENT)),
-         label="Fastest-Fit (with moves)", heuristic=False)
+register(MOVING_PLACEMENT,
+         lambda seed: FastestMove(QueuePolicy(ORDERS["fcfs"], FastestFit(), MOVING_PLACEMENT)),
+         label="Fastest-Fit (with moves)", heuristic=False, moves_from="fastest_fit")
 # Queue-aware heuristics (gpusched.policies.queue): an order alone places with Best-Fit;
 # ``ORDER+PLACEMENT`` names any FIFO placement.
-for _order in ORDERS:
-    register(_order, lambda seed, _o=_order: queue_policy(_o, seed),
-             label=queue_label(_order, "best_fit"), heuristic=False)
+for _order in ORDERS.values():
+    register(_order.name, lambda seed, _o=_order.name: queue_policy(_o, seed),
+             label=queue_label(_order.name, "best_fit"), heuristic=False, run_times=_order.run_times)
 # Planners over forks of the simulator (see gpusched.policies.lookahead): ``lookahead`` plays the
 # real future (a bound and a teacher), ``queue_lookahead`` only the jobs that have arrived.
 register("lookahead", lambda seed: Lookahead(BestFit()), heuristic=False, slow=True)
 register("queue_lookahead", lambda seed: Lookahead(BestFit(), "queue_lookahead", arrived_only=True),
-         heuristic=False, slow=True)
+         heuristic=False, slow=True, run_times=True)
 # The clairvoyant bound in the window agent's action space, by time to result (see
 # gpusched.policies.window_lookahead); its base is SJF with Fastest-Fit, among the best pairs by JCT
 # on fleet-16gpu and, unlike First-Fit, blind to the order in which the nodes are listed.

@@ -26,42 +26,30 @@ from collections.abc import Callable
 from gpusched.core.view import SchedulerView
 
 
-def _left_best_min(view: SchedulerView) -> Callable[[int], float]:
-    """A job's declared remaining run time on the best GPU (minutes), its restore included."""
-    best = view.best_speed
-    return lambda i: view.resume_cost_min(i) + view.declared_left_min(i) / float(best[i])
-
-
 def _due_min(view: SchedulerView, i: int) -> float:
     job = view.jobs[i]
     return math.inf if job.deadline_min is None else job.arrival_min + job.deadline_min
 
 
-def _qssf_key(view: SchedulerView) -> Callable[[int], float]:
-    left, jobs = _left_best_min(view), view.jobs
+def qssf_key(view: SchedulerView) -> Callable[[int], float]:
+    """The sort key of ``qssf``: the predicted service, GPUs times the declared remaining time on the best
+    GPU."""
+    left, jobs = view.left_best_min, view.jobs
     return lambda i: left(i) * jobs[i].gpus
 
 
-def _edf_key(view: SchedulerView) -> Callable[[int], float]:
+def edf_key(view: SchedulerView) -> Callable[[int], float]:
+    """The sort key of ``edf``: the due time, ``arrival + deadline_min`` (``inf`` without a deadline)."""
     return lambda i: _due_min(view, i)
 
 
-def _least_slack_key(view: SchedulerView) -> Callable[[int], float]:
-    left, now = _left_best_min(view), view.time_min
+def least_slack_key(view: SchedulerView) -> Callable[[int], float]:
+    """The sort key of ``least_slack``: the slack, due time less now less the declared remaining time on
+    the best GPU."""
+    left, now = view.left_best_min, view.time_min
 
     def slack(i: int) -> float:
         due = _due_min(view, i)
         return math.inf if due == math.inf else due - now - left(i)
 
     return slack
-
-
-URGENCY_KEYS: dict[str, Callable[[SchedulerView], Callable[[int], float]]] = {
-    "qssf": _qssf_key,
-    "edf": _edf_key,
-    "least_slack": _least_slack_key,
-}
-"""Each order's sort key."""
-
-URGENCY_LABELS: dict[str, str] = {"qssf": "QSSF", "edf": "EDF", "least_slack": "Least slack"}
-"""Display names of the orders."""

@@ -1,32 +1,38 @@
 """What the scheduler is told of each job's run time: the scenario key ``workload.declared_run_time``.
 
-- ``exact`` (the default): every job declares its true run time (bit for bit what a scenario
-  without the key does);
+- ``exact``: every job declares its true run time, whatever a job list's ``estimate_min`` column
+  says (the default without a job list);
+- ``listed``: a job list's ``estimate_min`` column, the true run time where a job has none (the
+  default with a job list, so a jobs table reads back with its estimates); refused without one;
 - ``{lognormal: SIGMA}``: each declared time is ``duration * exp(SIGMA * Z)``, ``Z ~ N(0, 1)``, from
-  a generator of its own (:func:`gpusched.workload.synthetic.with_estimates`); it replaces
-  ``workload.runtime_estimate_error: SIGMA``, which is still read, with a note;
+  a generator of its own (:class:`~gpusched.core.estimator.LognormalRuntime`); it replaces
+  ``workload.runtime_estimate_error: SIGMA``, which is still read as this mode, with a note;
 - ``none``: nothing is declared (:class:`~gpusched.core.estimator.UndeclaredRuntime`); a policy
   that reads run times is refused on such a run, in one line
   (:func:`gpusched.policies.registry.reads_run_times`), unless the run is given an estimator;
 - ``history``, or ``{history: {keys: [[model, gpus], [model], ...], prior_min: 60, min_samples:
   1}}``: the online estimator of :mod:`gpusched.core.history_estimator`, which predicts an
   arriving job's run time from the jobs completed before it arrived.
+
+Each mode is an estimator (:mod:`gpusched.core.estimator`), built by :func:`estimator_factory`;
+a job carries its true run time only.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from gpusched.core.estimator import UndeclaredRuntime
+from gpusched.core.estimator import DeclaredRuntime, LognormalRuntime, UndeclaredRuntime
 from gpusched.core.history_estimator import DEFAULT_KEYS, DEFAULT_PRIOR_MIN, KEY_FIELDS, HistoryEstimator
 from gpusched.limits import MAX_ESTIMATE_ERROR
 
 if TYPE_CHECKING:
     from gpusched.workload.scenario import Scenario
 
-MODES: tuple[str, ...] = ("exact", "none", "history")
+MODES: tuple[str, ...] = ("exact", "none", "history", "listed")
 """The modes written as a word (``lognormal`` takes its sigma: ``{lognormal: 1.0}``)."""
 
 HISTORY_OPTIONS: tuple[str, ...] = ("keys", "prior_min", "min_samples")
@@ -93,25 +99,42 @@ def _check_history(options: Any) -> dict[str, Any]:
     return {"keys": [list(k) for k in keys], "prior_min": float(prior), "min_samples": int(samples)}
 
 
-def lognormal_sigma(declared: str | dict[str, Any] | None, old_error: float | None) -> float | None:
-    """The sigma of the log-normal error of the declared run times (``None``: none)."""
-    if isinstance(declared, dict) and "lognormal" in declared:
-        return declared["lognormal"]
-    return old_error
+def resolved(declared: str | dict[str, Any] | None, old_error: float | None,
+             job_list: bool) -> str | dict[str, Any]:
+    """The mode a workload runs under: ``declared`` when given; else the older key's
+    ``{lognormal: old_error}``; else ``listed`` for a job list and ``exact`` otherwise."""
+    if declared is not None:
+        return declared
+    if old_error is not None:
+        return {"lognormal": float(old_error)}
+    return "listed" if job_list else "exact"
 
 
-def estimator_factory(declared: str | dict[str, Any] | None):  # noqa: ANN201 - a factory or None
-    """A function of the jobs (arrival order) that builds the run's estimator, or ``None`` for the
-    user's declared times (``exact``, ``lognormal``)."""
-    if declared == "none":
+def estimator_factory(mode: str | dict[str, Any], seed: int,
+                      listed: Callable[[], Mapping[int, float]] | None = None):  # noqa: ANN201
+    """A function of the jobs (arrival order) that builds the run's estimator for ``mode`` (a
+    :func:`resolved` mode).
+
+    :param seed: the workload seed (the log-normal draws' generator is seeded from it).
+    :param listed: reads the job list's estimates (job id -> minutes), for ``listed``.
+    :raises ValueError: ``listed`` without a job list.
+    """
+    if mode == "exact":
+        return DeclaredRuntime
+    if mode == "listed":
+        if listed is None:
+            raise ValueError("listed tells the scheduler a job list's estimate_min column, and this "
+                             "workload has no job list (workload.trace.jobs)")
+        return partial(DeclaredRuntime, estimates=listed())
+    if mode == "none":
         return UndeclaredRuntime
-    if declared == "history":
+    if mode == "history":
         return HistoryEstimator
-    if isinstance(declared, dict) and "history" in declared:
-        o = declared["history"]
-        return partial(HistoryEstimator, keys=[tuple(k) for k in o["keys"]], prior_min=o["prior_min"],
-                       min_samples=o["min_samples"])
-    return None
+    if "lognormal" in mode:
+        return partial(LognormalRuntime, sigma=mode["lognormal"], seed=seed)
+    o = mode["history"]
+    return partial(HistoryEstimator, keys=[tuple(k) for k in o["keys"]], prior_min=o["prior_min"],
+                   min_samples=o["min_samples"])
 
 
 def is_undeclared(declared: str | dict[str, Any] | None) -> bool:

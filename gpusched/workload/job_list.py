@@ -15,10 +15,14 @@ Columns (``id,arrival_min,model,gpus,duration_min`` are required, in any order):
 | ``priority`` | 1 (low) to 3 (high) | 2 |
 | ``weight`` | priority weight (> 0) | 1.0 |
 | ``deadline_min`` | deadline, minutes after arrival | none |
-| ``estimate_min`` | run time declared to the scheduler (minutes at speed 1.0) | ``duration_min`` |
+| ``estimate_min`` | run time its user declares (minutes at speed 1.0; see below) | ``duration_min`` |
 | ``vram_frac`` | extra VRAM per GPU as a share of its capacity (0-1) | 0 |
 | ``cpu_milli``, ``memory_mib`` | node CPU (milli-cores) and memory (MiB) requests | 0 |
 | ``gpu_spec`` | GPU models it may run on, ``|``-separated | any |
+
+``estimate_min`` is told to the scheduler only under ``workload.declared_run_time: listed``, which
+is what a scenario with a job list and without the key reads; ``exact`` tells the true run times
+whatever the column says (:mod:`gpusched.workload.declared`).
 
 An absent ``model`` or ``type`` gets no entry of a speed table: the type ``trace`` is not in the
 shipped table, so such a job runs at speed 1.0 everywhere unless a table names ``trace``. Other
@@ -116,9 +120,25 @@ def read_job_list(path: str | Path, *, max_jobs: int | None = None,
     :param max_jobs: keep the first ``max_jobs`` jobs by arrival (ties by id).
     :param check_model: refuses a job the scenario's speed table cannot run (``speed: gavel``
         and a model it did not measure at that GPU count), naming its line.
-    :return: the jobs sorted by arrival, then id.
+    :return: the jobs sorted by arrival, then id (a job carries its true run time only; its
+        ``estimate_min`` is :func:`read_listed_estimates`'s).
     :raises TraceError: one line naming the file, the line and the column.
     """
+    return _read(path, max_jobs, check_model)[0]
+
+
+def read_listed_estimates(path: str | Path) -> dict[int, float]:
+    """A job list's ``estimate_min`` column: job id -> the run time its user declares (minutes at
+    speed 1.0), for the jobs that have one; what the scheduler is told under
+    ``workload.declared_run_time: listed`` (:class:`~gpusched.core.estimator.DeclaredRuntime`).
+
+    :raises TraceError: as :func:`read_job_list`.
+    """
+    return _read(path, None, None)[1]
+
+
+def _read(path: str | Path, max_jobs: int | None,
+          check_model: ModelCheck | None) -> tuple[list[Job], dict[int, float]]:
     path = Path(path)
     frame = read_csv_columns(path, JOB_LIST_COLUMNS, max_bytes=MAX_JOB_LIST_BYTES)
     if len(frame) > MAX_JOBS:
@@ -166,11 +186,11 @@ def read_job_list(path: str | Path, *, max_jobs: int | None = None,
     order = np.lexsort((ids, arrival))
     if max_jobs is not None:
         order = order[:max_jobs]
+    listed = {int(ids[i]): float(estimate[i]) for i in order.tolist() if not np.isnan(estimate[i])}
     return [Job(id=int(ids[i]), type=types[i] or DEFAULT_TYPE, arrival_min=float(arrival[i]),
                 duration_min=float(duration[i]), gpus=int(gpus[i]), vram_gb=float(vram[i]),
                 compute=float(compute[i]), priority=int(priority[i]), vram_frac=float(vram_frac[i]),
                 cpu_milli=float(cpu[i]), memory_mib=float(memory[i]), gpu_spec=specs[i],
-                estimate_min=None if np.isnan(estimate[i]) else float(estimate[i]),
                 model=models[i] or None, weight=float(weight[i]),
                 deadline_min=None if np.isnan(deadline[i]) else float(deadline[i]))
-            for i in order.tolist()]
+            for i in order.tolist()], listed

@@ -108,7 +108,7 @@ from gpusched.limits import (
     TIME_COMPRESSION_RANGE,
 )
 from gpusched.paths import SCENARIOS_DIR
-from gpusched.workload.declared import check_declared, estimator_factory, lognormal_sigma
+from gpusched.workload.declared import check_declared, estimator_factory, resolved
 from gpusched.workload.files import is_file, load_yaml_mapping, read_user_text
 from gpusched.workload.gavel import JOB_TYPE as GAVEL_JOB_TYPE
 from gpusched.workload.gavel import gavel_rate_for_load, generate_gavel_jobs, scale_factor_probabilities
@@ -118,7 +118,6 @@ from gpusched.workload.synthetic import (
     generate_jobs,
     left_out_shapes,
     rate_for_load,
-    with_estimates,
 )
 
 DEFAULT_MIX = {"training": 0.3, "inference": 0.4, "batch": 0.3}
@@ -223,8 +222,9 @@ class WorkloadSpec(_Strict):
         "estimate = duration * exp(sigma * Z), Z ~ N(0, 1); absent or 0 declares them exactly "
         "(read as declared_run_time: {lognormal: sigma}, with a note)"))
     declared_run_time: Any = Field(None, description=(
-        "what the scheduler is told of run times: exact (default), none, history, {lognormal: "
-        "SIGMA} or {history: {keys, prior_min, min_samples}} (gpusched.workload.declared)"))
+        "what the scheduler is told of run times: exact (default), listed (a job list's "
+        "estimate_min column; the default with a job list), none, history, {lognormal: SIGMA} or "
+        "{history: {keys, prior_min, min_samples}} (gpusched.workload.declared)"))
     trace: WorkloadTrace | None = None
     generator: Literal["synthetic", "gavel"] = Field("synthetic", description=(
         "synthetic: the job types of gpusched.workload.synthetic; gavel: Gavel's generator "
@@ -245,12 +245,21 @@ class WorkloadSpec(_Strict):
         if self.declared_run_time is not None and self.runtime_estimate_error is not None:
             raise ValueError("give either 'declared_run_time' or the older 'runtime_estimate_error', "
                              "not both")
+        if self.declared_run_time == "listed" and not self._has_job_list:
+            raise ValueError("declared_run_time: listed tells a job list's estimate_min column, and "
+                             "this workload has no job list (workload.trace.jobs)")
         return self
 
     @property
-    def estimate_error(self) -> float | None:
-        """Sigma of the log-normal error of the declared run times (``None``: none)."""
-        return lognormal_sigma(self.declared_run_time, self.runtime_estimate_error)
+    def declared_mode(self) -> str | dict[str, Any]:
+        """What the scheduler is told (:func:`gpusched.workload.declared.resolved`): the key's
+        mode, the older key's log-normal, or by default ``listed`` for a job list and ``exact``
+        otherwise."""
+        return resolved(self.declared_run_time, self.runtime_estimate_error, self._has_job_list)
+
+    @property
+    def _has_job_list(self) -> bool:
+        return self.trace is not None and self.trace.jobs is not None
 
     @model_validator(mode="after")
     def _generator_keys(self) -> WorkloadSpec:
@@ -488,7 +497,17 @@ class Scenario(_Strict):
         return {"failures": self.failures,
                 "failure_seed": 0 if self.failures is None else self.failures.seed_for(seed),
                 "checkpoint": self.checkpoint, "preemption_min_run_min": self.preemption_min_run_min,
-                "estimator": estimator_factory(self.workload.declared_run_time), "prices": self.prices}
+                "estimator": self.estimator_factory(seed), "prices": self.prices}
+
+    def estimator_factory(self, workload_seed: int | None = None):  # noqa: ANN201 - a factory
+        """The run-time estimator of the scenario's mode (:attr:`WorkloadSpec.declared_mode`), as a
+        function of the jobs (:func:`gpusched.workload.declared.estimator_factory`), its
+        log-normal draws seeded from ``workload_seed`` (the scenario's by default)."""
+        w = self.workload
+        seed = w.seed if workload_seed is None else workload_seed
+        listed = (None if w.trace is None or w.trace.jobs is None
+                  else functools.partial(_listed_estimates, w.trace.jobs))
+        return estimator_factory(w.declared_mode, seed, listed)
 
     def speed_table(self) -> dict[str, dict[str, Any]] | None:
         """The relative GPU speeds (GPU model -> job type or job model -> speed, or for Gavel's
@@ -639,26 +658,23 @@ class Scenario(_Strict):
         cluster = cluster or self.build_cluster(seed)
         if w.trace is not None and w.trace.jobs is not None:
             jobs = _job_list(w.trace.jobs, n_jobs or w.jobs, self._model_check())
-            jobs = [self._restricted(j) for j in jobs]
-            return with_estimates(jobs, w.estimate_error, seed), {}
+            return [self._restricted(j) for j in jobs], {}
         if w.generator == "gavel":
             self._check_gavel_gangs(cluster)
             jobs = generate_gavel_jobs(n_jobs or w.jobs, self.arrival_rate_per_hour(cluster),
                                        np.random.default_rng(seed), multi_gpu=bool(w.multi_gpu),
                                        weights=bool(w.weights), deadlines=bool(w.deadlines))
-            jobs = [self._restricted(j) for j in jobs]
-            return with_estimates(jobs, w.estimate_error, seed), {}
+            return [self._restricted(j) for j in jobs], {}
         if w.trace is None:
             rng = np.random.default_rng(seed)
-            jobs = generate_jobs(n_jobs or w.jobs, self.arrival_rate_per_hour(cluster), w.mix, rng,
-                                 cluster.max_vram_gb_for_gpus())
-            return with_estimates(jobs, w.estimate_error, seed), {}
+            return generate_jobs(n_jobs or w.jobs, self.arrival_rate_per_hour(cluster), w.mix, rng,
+                                 cluster.max_vram_gb_for_gpus()), {}
         from gpusched.workload.trace_jobs import hostable_jobs, openb_jobs
 
         pods = _openb_pods(w.trace.pods)
         jobs, cpu_only = openb_jobs(pods, time_compression=w.trace.time_compression,
                                     max_jobs=n_jobs or w.jobs)
-        kept = with_estimates(hostable_jobs(jobs, cluster), w.estimate_error, seed)
+        kept = hostable_jobs(jobs, cluster)
         return kept, {"cpu_only_pods": cpu_only, "unhostable_pods": len(jobs) - len(kept)}
 
     def _check_gavel_gangs(self, cluster: Cluster) -> None:
@@ -783,6 +799,22 @@ def _job_list(path: str, n_jobs: int, check) -> list[Job]:  # noqa: ANN001 - a M
     from gpusched.workload.job_list import read_job_list
 
     return read_job_list(path, max_jobs=n_jobs, check_model=check)
+
+
+def _listed_estimates(path: str) -> dict[int, float]:
+    """A job list's ``estimate_min`` column by job id, read once per version of the file."""
+    try:
+        stat = Path(path).stat()
+    except OSError:  # the reader says what is wrong, in one line
+        return _listed_estimates_of.__wrapped__(path, 0, 0)
+    return _listed_estimates_of(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _listed_estimates_of(path: str, mtime_ns: int, size: int) -> dict[int, float]:
+    from gpusched.workload.job_list import read_listed_estimates
+
+    return read_listed_estimates(path)
 
 
 @functools.lru_cache(maxsize=8)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -262,30 +262,6 @@ def rate_for_load(load: float, mix: Mapping[str, float], cluster: Cluster,
     every GPU at 1.0), in jobs per hour."""
     rows = None if speeds is None else {t: speeds.row(t) for t in mix}
     return arrival_rate_for_load(load, mix, cluster.n_gpus, cluster.max_vram_gb_for_gpus(), rows)
-
-
-# ---------------------------------------------------------------------------- declared run times
-ESTIMATE_STREAM = 0x5EED
-"""Second word of the seed of the run-time estimates' generator: ``default_rng([seed, 0x5EED])``,
-so that drawing estimates never changes the jobs themselves."""
-
-
-def with_estimates(jobs: list[Job], error: float | None, seed: int) -> list[Job]:
-    """The jobs with the run times a user would declare: ``estimate = duration * exp(error * Z)``,
-    ``Z ~ N(0, 1)`` (a multiplicative log-normal error, median-unbiased), drawn from a generator of
-    its own seeded with ``[seed, ESTIMATE_STREAM]``. ``error`` absent or 0 returns ``jobs``
-    unchanged (declared run times are exact).
-
-    :param jobs: the workload.
-    :param error: sigma of the log-normal error (log-minutes).
-    :param seed: the workload seed.
-    """
-    if not error:
-        return jobs
-    rng = np.random.default_rng([seed, ESTIMATE_STREAM])
-    factors = np.exp(error * rng.standard_normal(len(jobs)))
-    return [replace(job, estimate_min=round(job.duration_min * float(f), 6))
-            for job, f in zip(jobs, factors, strict=True)]
 
 
 # ---------------------------------------------------------------------------- what is left out
