@@ -120,6 +120,12 @@ cluster's capacity, inclusive)."""
 SPEED_RANGE: tuple[float, float] = (0.001, 100.0)
 """Smallest and largest relative GPU speed in a speed table (inclusive)."""
 
+MIN_SPREAD_SPEED = 0.001
+"""Smallest ``cluster.spread_speed`` (the speed factor of a gang spread over nodes, at most 1): a
+spread gang then runs at least a thousandth as fast, as the slowest speed of a table
+(``SPEED_RANGE``), so every run time, cost and metric stays finite (a subnormal factor such as
+5e-324 made them infinite)."""
+
 MAX_ESTIMATE_ERROR = 3.0
 """Largest ``workload.runtime_estimate_error`` (sigma of a log-normal: 3 spreads estimates over
 about a factor of 20 either way)."""

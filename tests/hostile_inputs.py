@@ -1785,7 +1785,7 @@ SPREAD_CASES: list[Case] = [
                  "cluster.gang_placement"),
     _spread_case("spread gang placement empty", "types", {"cluster.gang_placement": None},
                  "cluster.gang_placement"),
-    _spread_case("spread speed zero", "numbers", {"cluster.spread_speed": 0}, "spread_speed", "> 0"),
+    _spread_case("spread speed zero", "numbers", {"cluster.spread_speed": 0}, "spread_speed", ">= 0.001"),
     _spread_case("spread speed above one", "numbers", {"cluster.spread_speed": 1.5}, "spread_speed", "<= 1"),
     _spread_case("spread speed nan", "numbers", {"cluster.spread_speed": float("nan")}, "spread_speed",
                  "finite"),

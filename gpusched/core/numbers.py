@@ -1,5 +1,5 @@
 """The strict number types of every user's file: a number is an int or a float, never a boolean
-or text.
+or text; a flag is ``true`` or ``false``, never a number or text.
 
 pydantic alone would turn ``true`` into 1 and ``"0.5"`` into 0.5. Scenarios (every block, the
 ``failures:``, ``checkpoint:`` and ``queue:`` blocks included), sweep specs, model sidecars and
@@ -47,3 +47,30 @@ says ``allow_inf_nan=False``)."""
 
 Whole = Annotated[int, BeforeValidator(refuse_bool_and_text("a whole number", whole=True))]
 """A whole number in a user's file (``2.0`` is 2, ``2.5`` is refused), never a boolean or text."""
+
+
+def refuse_number_and_text(value: Any) -> Any:
+    """A before-validator of a flag: ``1``, ``0``, ``"yes"`` and ``"true"`` are not ``true`` or
+    ``false`` (pydantic would read each as a boolean)."""
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    if isinstance(value, str | bytes):
+        raise ValueError(f"must be true or false, not text (got {shown(value)})")
+    raise ValueError(f"must be true or false (got {shown(value)})")
+
+
+Flag = Annotated[bool, BeforeValidator(refuse_number_and_text)]
+"""A flag in a user's file: ``true`` or ``false`` (YAML's booleans), never a number or text."""
+
+
+def read_as_text(value: Any) -> str:
+    """How a message shows a user's value that should have been a number: for text that reads as
+    one (YAML reads ``1e0`` and ``1_0`` as text: it needs a decimal point, ``1.0e0``), it says so."""
+    if isinstance(value, str):
+        try:
+            float(value)
+        except ValueError:
+            return f"the text {shown(value)}"
+        return (f"the text {shown(value)}: YAML reads it as text, not a number; write it with a "
+                "decimal point and no quotes, e.g. 1.0e0")
+    return shown(value)

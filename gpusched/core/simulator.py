@@ -274,6 +274,10 @@ class Simulator:
         self.speed_model: SpeedModel = speed_model or TableSpeeds(cluster, speeds)
         self.gang_rule: GangRule = gang_rule or cluster.gang_rule or SameNodeGang(cluster)
         self.jobs: list[Job] = sorted(jobs, key=lambda j: (j.arrival_min, j.id))
+        if horizon_min is not None and self.jobs and horizon_min < self.jobs[0].arrival_min:
+            # the clock starts at the first arrival: an earlier horizon would run it backwards
+            raise ValueError(f"horizon_min ({horizon_min:g}) is before the first arrival "
+                             f"({self.jobs[0].arrival_min:g})")
         self._arrival_min = [j.arrival_min for j in self.jobs]
         if callable(estimator) and not hasattr(estimator, "declared_min"):
             estimator = estimator(self.jobs)

@@ -18,7 +18,7 @@ Columns (``id,arrival_min,model,gpus,duration_min`` are required, in any order):
 | ``estimate_min`` | run time declared to the scheduler (minutes at speed 1.0) | ``duration_min`` |
 | ``vram_frac`` | extra VRAM per GPU as a share of its capacity (0-1) | 0 |
 | ``cpu_milli``, ``memory_mib`` | node CPU (milli-cores) and memory (MiB) requests | 0 |
-| ``gpu_spec`` | GPU models it may run on, ``|``-separated | any |
+| ``gpu_spec`` | GPU models it may run on, ``|``-separated (no empty name) | any |
 
 An absent ``model`` or ``type`` gets no entry of a speed table: the type ``trace`` is not in the
 shipped table, so such a job runs at speed 1.0 everywhere unless a table names ``trace``. Other
@@ -27,8 +27,9 @@ of the above and the run's results) reads back as the same jobs.
 
 The file is read by the trace machinery of :mod:`gpusched.workload.openb`
 (:func:`~gpusched.workload.openb.read_csv_columns`, :func:`~gpusched.workload.openb.numeric_column`):
-at most :data:`gpusched.limits.MAX_JOB_LIST_BYTES`, UTF-8, and every problem is one line naming
-the file, the line and the column (:class:`~gpusched.workload.openb.TraceError`).
+at most :data:`gpusched.limits.MAX_JOB_LIST_BYTES`, UTF-8, no column named twice, no row with more
+cells than the header, and every problem is one line naming the file, the line (blank lines
+counted) and the column (:class:`~gpusched.workload.openb.TraceError`).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from gpusched.limits import (
     MAX_QUANTITY,
     MAX_VRAM_GB,
 )
-from gpusched.workload.openb import TraceError, numeric_column, read_csv_columns
+from gpusched.workload.openb import TraceError, numeric_column, read_csv_columns, row_line
 from gpusched.workload.synthetic import JOB_TYPES
 
 JOB_LIST_COLUMNS: tuple[str, ...] = ("id", "arrival_min", "model", "gpus", "duration_min")
@@ -70,12 +71,32 @@ DEFAULT_TYPE = "trace"
 NONE = float("nan")
 """The default of an optional column whose absence means "none" (``deadline_min``)."""
 
-ModelCheck = Callable[[str | None, int], str | None]
-"""Given a job's model and GPU count, why a speed table cannot run it (``None`` if it can)."""
+RowCheck = Callable[[Job], tuple[str, str] | None]
+"""Given a job of the list, the column and the reason the scenario cannot run it as given
+(``None`` if it can): under ``speed: gavel``, a model Gavel did not measure at its GPU count, a
+share of a GPU, or a ``gpu_spec`` naming none of the GPU models that can run it."""
 
 
-def _where(path: Path, i: int, column: str) -> str:
-    return f"trace '{path}', line {i + 2}, column '{column}'"
+def _where(path: Path, frame: pd.DataFrame, i: int, column: str) -> str:
+    return f"trace '{path}', line {row_line(frame, i)}, column '{column}'"
+
+
+def _gpu_specs(frame: pd.DataFrame, path: Path) -> list[tuple[str, ...] | None]:
+    """The ``gpu_spec`` of each row: ``None`` for an empty cell (any GPU), else its ``|``-separated
+    GPU models; a cell that names no model (``|``) or an empty one (``K80||V100``) is refused, as
+    it would otherwise read as "any GPU"."""
+    out: list[tuple[str, ...] | None] = []
+    for i, cell in enumerate(_texts(frame, "gpu_spec")):
+        if not cell:
+            out.append(None)
+            continue
+        names = tuple(t.strip() for t in cell.split("|"))
+        if not all(names):
+            raise TraceError(f"{_where(path, frame, i, 'gpu_spec')}: '{cell[:40]}' holds an empty GPU "
+                             "model name (give models separated by '|', e.g. K80|V100, or an empty "
+                             "cell for any GPU)")
+        out.append(tuple(dict.fromkeys(names)))
+    return out
 
 
 def _number(frame: pd.DataFrame, path: Path, column: str, *, default: float | None, low: float,
@@ -92,12 +113,13 @@ def _number(frame: pd.DataFrame, path: Path, column: str, *, default: float | No
     if bad.any():
         i = int(np.argmax(bad))
         rule = f"> {low:g}" if strict_low else f">= {low:g}"
-        raise TraceError(f"{_where(path, i, column)}: must be {rule} (got {frame[column].iloc[i].strip()})")
+        raise TraceError(f"{_where(path, frame, i, column)}: must be {rule} "
+                         f"(got {frame[column].iloc[i].strip()})")
     if integer:
         fractional = ~np.isnan(values) & (values != np.floor(values))
         if fractional.any():
             i = int(np.argmax(fractional))
-            raise TraceError(f"{_where(path, i, column)}: must be a whole number "
+            raise TraceError(f"{_where(path, frame, i, column)}: must be a whole number "
                              f"(got {frame[column].iloc[i].strip()})")
     if default is not None:
         values = np.where(np.isnan(values), default, values)
@@ -109,13 +131,13 @@ def _texts(frame: pd.DataFrame, column: str) -> list[str]:
 
 
 def read_job_list(path: str | Path, *, max_jobs: int | None = None,
-                  check_model: ModelCheck | None = None) -> list[Job]:
+                  check_row: RowCheck | None = None) -> list[Job]:
     """Read and validate a job list.
 
     :param path: the CSV file.
     :param max_jobs: keep the first ``max_jobs`` jobs by arrival (ties by id).
-    :param check_model: refuses a job the scenario's speed table cannot run (``speed: gavel``
-        and a model it did not measure at that GPU count), naming its line.
+    :param check_row: refuses a job the scenario cannot run as given (:data:`RowCheck`), naming
+        its line and column.
     :return: the jobs sorted by arrival, then id.
     :raises TraceError: one line naming the file, the line and the column.
     """
@@ -142,35 +164,36 @@ def read_job_list(path: str | Path, *, max_jobs: int | None = None,
     seen: dict[int, int] = {}
     for i, job_id in enumerate(ids.astype(np.int64).tolist()):
         if job_id in seen:
-            raise TraceError(f"{_where(path, i, 'id')}: duplicate id {job_id} (also on line "
-                             f"{seen[job_id] + 2})")
+            raise TraceError(f"{_where(path, frame, i, 'id')}: duplicate id {job_id} (also on line "
+                             f"{row_line(frame, seen[job_id])})")
         seen[job_id] = i
     types = _texts(frame, "type")
     for i, t in enumerate(types):
         if t and t not in LIST_TYPES:
-            raise TraceError(f"{_where(path, i, 'type')}: unknown job type '{t[:40]}' (known: "
+            raise TraceError(f"{_where(path, frame, i, 'type')}: unknown job type '{t[:40]}' (known: "
                              f"{', '.join(LIST_TYPES)}; empty for none)")
     models = _texts(frame, "model")
     for i, m in enumerate(models):
         if len(m) > MAX_MODEL_CHARS:
-            raise TraceError(f"{_where(path, i, 'model')}: longer than {MAX_MODEL_CHARS} characters "
-                             f"('{m[:40]}...')")
+            raise TraceError(f"{_where(path, frame, i, 'model')}: longer than {MAX_MODEL_CHARS} "
+                             f"characters ('{m[:40]}...')")
         if any(ord(c) < 32 for c in m):
-            raise TraceError(f"{_where(path, i, 'model')}: holds a control character")
-        if check_model is not None:
-            problem = check_model(m or None, int(gpus[i]))
-            if problem:
-                raise TraceError(f"{_where(path, i, 'model')}: {problem}")
-    specs = [tuple(t.strip() for t in s.split("|") if t.strip()) or None
-             for s in _texts(frame, "gpu_spec")]
-    order = np.lexsort((ids, arrival))
-    if max_jobs is not None:
-        order = order[:max_jobs]
-    return [Job(id=int(ids[i]), type=types[i] or DEFAULT_TYPE, arrival_min=float(arrival[i]),
+            raise TraceError(f"{_where(path, frame, i, 'model')}: holds a control character")
+    specs = _gpu_specs(frame, path)
+    jobs = [Job(id=int(ids[i]), type=types[i] or DEFAULT_TYPE, arrival_min=float(arrival[i]),
                 duration_min=float(duration[i]), gpus=int(gpus[i]), vram_gb=float(vram[i]),
                 compute=float(compute[i]), priority=int(priority[i]), vram_frac=float(vram_frac[i]),
                 cpu_milli=float(cpu[i]), memory_mib=float(memory[i]), gpu_spec=specs[i],
                 estimate_min=None if np.isnan(estimate[i]) else float(estimate[i]),
                 model=models[i] or None, weight=float(weight[i]),
                 deadline_min=None if np.isnan(deadline[i]) else float(deadline[i]))
-            for i in order.tolist()]
+            for i in range(len(frame))]
+    if check_row is not None:
+        for i, job in enumerate(jobs):
+            problem = check_row(job)
+            if problem:
+                raise TraceError(f"{_where(path, frame, i, problem[0])}: {problem[1]}")
+    order = np.lexsort((ids, arrival))
+    if max_jobs is not None:
+        order = order[:max_jobs]
+    return [jobs[i] for i in order.tolist()]
