@@ -346,7 +346,8 @@ CASES: list[Case] = [
         {"s.yaml": VALID.replace("t\n", "t\x1b\n", 1)},
         ("control character",),
     ),
-    Case("scenario is a folder", "files", _simulate("adir.yaml"), {"adir.yaml/keep": "x"}, ("not found",)),
+    Case("scenario is a folder", "files", _simulate("adir.yaml"), {"adir.yaml/keep": "x"},
+         ("is a folder, not a file",)),
     Case(
         "sweep utf-16",
         "files",
@@ -1639,6 +1640,24 @@ def _row(row: str, header: str = JOB_LIST_HEADER) -> str:
     return header + "0,0,CycleGAN,1,30\n" + row + "\n"
 
 
+def _job_list_scenario_case(id: str, cls: str, changes: dict[str, Any], csv: str, *needles: str,
+                            expect: str = "error", extra: dict[str, str] | None = None) -> Case:
+    """A case of :data:`JOB_LIST_SCENARIO` with ``changes`` and the job list ``csv``."""
+    files = {"s.yaml": scenario_yaml(changes, JOB_LIST_SCENARIO), "jobs.csv": csv, **(extra or {})}
+    return Case(id, cls, _simulate(), files, needles, expect)
+
+
+GAVEL_SCENARIO: dict[str, Any] = {
+    "name": "gv",
+    "cluster": {"nodes": [{"gpu_model": m, "vram_gb": 16, "gpus_per_node": 8, "count": 1}
+                          for m in ("K80", "P100", "V100")]},
+    "workload": {"jobs": 10, "arrival_rate_per_hour": 2, "generator": "gavel", "multi_gpu": True,
+                 "seed": 0},
+    "speed": "gavel",
+}
+"""A small valid scenario of Gavel's generator on Gavel's three GPU models."""
+
+
 JOB_LIST_CASES: list[Case] = [
     _job_list_case("job list runs", JOB_LIST_CSV, "jobs_completed", speed="gavel", expect="ok"),
     _job_list_case("job list nan duration", _row("1,0,,1,nan"), "line 3", "'duration_min'",
@@ -1690,6 +1709,73 @@ JOB_LIST_CASES: list[Case] = [
                    {"speed": {"T4-16GB": {"models": {"training": 2}}}}, "not a job type"),
     _scenario_case("speed model nan", "speed", {"speed": {"T4-16GB": {"models": {"X": float("nan")}}}},
                    "'X' jobs on 'T4-16GB'", "SPEED_RANGE"),
+    # silently wrong once (exit 0, wrong numbers): now refused, or right
+    _job_list_scenario_case("job list horizon before the first arrival", "silent", {"horizon_min": 50},
+                            JOB_LIST_HEADER + "0,100,CycleGAN,1,30\n1,105,CycleGAN,1,30\n",
+                            "horizon_min", "later than the first job's arrival", "minute 100"),
+    _job_list_scenario_case("job list model named like a type", "silent",
+                            {"speed": {"K80": {"inference": 0.5}}}, _row("1,0,inference,1,30"),
+                            "jobs_completed", expect="ok"),
+    _job_list_case("job list gpu spec gavel cannot run", _row("1,0,ResNet-50 (batch size 128),2,30,K80",
+                                                                 JOB_LIST_HEADER[:-1] + ",gpu_spec\n"),
+                   "line 3", "'gpu_spec'", "names none of the GPU models", "P100, V100", speed="gavel"),
+    # silently accepted once: refused, or said in a note
+    _job_list_case("job list column twice", "id,arrival_min,model,gpus,duration_min,gpus\n0,0,,1,30,2\n",
+                   "column 'gpus' is named twice", "columns 4 and 6"),
+    _job_list_case("job list gpu spec only a separator",
+                   _row("1,0,,1,30,|", JOB_LIST_HEADER[:-1] + ",gpu_spec\n"),
+                   "line 3", "'gpu_spec'", "empty GPU model name"),
+    _job_list_case("job list gpu spec empty name", _row("1,0,,1,30,K80||V100",
+                                                        JOB_LIST_HEADER[:-1] + ",gpu_spec\n"),
+                   "line 3", "'gpu_spec'", "empty GPU model name"),
+    _job_list_scenario_case("job list time compression", "silent", {"workload.trace.time_compression": 60},
+                            JOB_LIST_CSV, "'s.yaml'", "time_compression applies to pod lists"),
+    _job_list_case("job list half gpus under gavel", _row("1,0,CycleGAN,1,30,0.5",
+                                                          JOB_LIST_HEADER[:-1] + ",compute\n"),
+                   "line 3", "'compute'", "must be 1 under speed: gavel", speed="gavel"),
+    _scenario_case("speed model key with a space", "speed",
+                   {"speed": {"T4-16GB": {"models": {"ResNet-50 ": 2.0}}}}, "begins or ends with a space"),
+    _scenario_case("speed model key empty models", "messages", {"speed": {"T4-16GB": {"models": None}}},
+                   "models: must map job models to speeds"),
+    Case("speed default on gavel gpus", "silent", _simulate(),
+         {"s.yaml": scenario_yaml({"speed": "default", "workload.arrival_rate_per_hour": 1,
+                                   "workload.mix": {"training": 1.0}},
+                                  {**JOB_LIST_SCENARIO, "workload": {"jobs": 3, "seed": 0}})},
+         ("note: speed: default", "'K80', 'P100', 'V100'", "speed 1.0", "speed: gavel"), "ok"),
+    _scenario_case("gavel flag as text", "types", {"workload.multi_gpu": "yes"}, "workload.multi_gpu",
+                   "must be true or false, not text", base=GAVEL_SCENARIO),
+    _scenario_case("gavel flag as true text", "types", {"workload.weights": "true"}, "workload.weights",
+                   "must be true or false, not text", base=GAVEL_SCENARIO),
+    _scenario_case("gavel flag as one", "types", {"workload.deadlines": 1}, "workload.deadlines",
+                   "must be true or false (got 1)", base=GAVEL_SCENARIO),
+    _scenario_case("gavel flag as zero", "types", {"workload.multi_gpu": 0}, "workload.multi_gpu",
+                   "must be true or false (got 0)", base=GAVEL_SCENARIO),
+    _scenario_case("gavel generator with a mix", "silent", {"workload.mix": {"training": 1.0}}, "workload",
+                   "'mix' does not apply to the gavel generator", base=GAVEL_SCENARIO),
+    # unclear messages once
+    _job_list_case("job list too many cells", _row("1,0,,1,30,7"), "line 3", "6 cells",
+                   "the header names 5 columns"),
+    _job_list_case("job list bad row after blank lines", JOB_LIST_HEADER + "0,0,,1,30\n\n\n1,0,,1,nan\n",
+                   "line 5", "'duration_min'"),
+    _job_list_case("job list short row", JOB_LIST_HEADER + "0,0,,1,30\n1,0,,1\n", "line 3",
+                   "'duration_min'", "no cell: the row has 4 of the header's 5"),
+    _job_list_scenario_case("job list cpu fits no node", "messages",
+                            {"cluster.nodes": [{"gpu_model": "V100", "vram_gb": 16, "gpus_per_node": 8,
+                                                "cpu_milli": 8000}]},
+                            _row("1,0,,1,30,64000", JOB_LIST_HEADER[:-1] + ",cpu_milli\n"),
+                            "jobs.csv", "64000 milli-cores of CPU", "most CPU of a node: 8000"),
+    _job_list_scenario_case("job list memory fits no node", "messages",
+                            {"cluster.nodes": [{"gpu_model": "V100", "vram_gb": 16, "gpus_per_node": 8,
+                                                "memory_mib": 1024}]},
+                            _row("1,0,,1,30,4096", JOB_LIST_HEADER[:-1] + ",memory_mib\n"),
+                            "jobs.csv", "4096 MiB of memory", "most memory of a node: 1024"),
+    _job_list_scenario_case("job list spread gang over a model's gpus", "messages",
+                            {"cluster.gang_placement": "spread",
+                             "cluster.nodes": [{"gpu_model": "V100", "vram_gb": 16, "gpus_per_node": 1,
+                                                "count": 4}]},
+                            _row("1,0,,8,30"), "jobs.csv", "8 GPU(s)", "most GPUs of one model: 4"),
+    _job_list_scenario_case("job list is a folder", "messages", {"workload.trace.jobs": "{tmp}/folder/"},
+                            JOB_LIST_CSV, "is a folder, not a file", extra={"folder/x.txt": "x"}),
 ]
 """Hostile job lists, Gavel speeds and Gavel generator keys."""
 
@@ -1742,6 +1828,25 @@ URGENCY_CASES: list[Case] = [
     _price_case("prices negative", {"T4-16GB": -0.35}, "'T4-16GB'", "between 0 and"),
     _price_case("prices text", {"T4-16GB": "cheap"}, "'T4-16GB'", "must be a number"),
     _price_case("prices not a mapping", [0.35], "must map GPU models"),
+    _price_case("prices in another letter case", {"a100-80gb": 3.0}, "'a100-80gb'",
+                "which the cluster names 'A100-80GB'", "case included"),
+    _price_case("prices one gpu in two cases", {"T4-16GB": 0.35, "t4-16gb": 9.0}, "'t4-16gb'",
+                "which the cluster names 'T4-16GB'"),
+    _price_case("prices by family", {"T4": 0.35}, "'T4'", "which the cluster lacks", "exactly"),
+    _price_case("prices read as text", {"T4-16GB": "1e0"}, "'T4-16GB'", "the text '1e0'",
+                "YAML reads it as text"),
+    Case("prices partial table", "silent", _simulate(),
+         {"s.yaml": scenario_yaml({"prices": {"T4-16GB": 0.35}})},
+         ("note: prices names no price for A100-80GB", "cost nothing"), "ok"),
+    _declared_case("declared exact as a mapping", {"exact": 1}, "'exact' takes no options",
+                   "declared_run_time: exact"),
+    _declared_case("declared lognormal read as text", {"lognormal": "1e0"}, "the text '1e0'",
+                   "YAML reads it as text", "write 1.0"),
+    _declared_case("declared history field twice", {"history": {"keys": [["model", "model"]]}},
+                   "history.keys[0]", "'model' twice"),
+    _declared_case("declared history key twice",
+                   {"history": {"keys": [["model", "gpus"], ["gpus", "model"]]}},
+                   "history.keys[1]", "the same key as history.keys[0]"),
     _job_list_case("job list negative deadline", _row("1,0,,1,30,-5", DEADLINE_HEADER),
                    "line 3", "'deadline_min'", "got -5"),
     _job_list_case("job list nan weight", _row("1,0,,1,30,nan", JOB_LIST_HEADER[:-1] + ",weight\n"),
@@ -1789,6 +1894,8 @@ SPREAD_CASES: list[Case] = [
     _spread_case("spread speed above one", "numbers", {"cluster.spread_speed": 1.5}, "spread_speed", "<= 1"),
     _spread_case("spread speed nan", "numbers", {"cluster.spread_speed": float("nan")}, "spread_speed",
                  "finite"),
+    _spread_case("spread speed subnormal", "numbers", {"cluster.spread_speed": 5e-324}, "spread_speed",
+                 ">= 0.001"),
     _spread_case("spread speed quoted", "types", {"cluster.spread_speed": "0.5"}, "spread_speed"),
     _spread_case("spread speed boolean", "types", {"cluster.spread_speed": True}, "spread_speed"),
     _spread_case("spread speed on one-node gangs", "silent",

@@ -8,6 +8,7 @@ training settings use these types, so the same value is refused the same way eve
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any
 
 import numpy as np
@@ -33,7 +34,7 @@ def refuse_bool_and_text(what: str, whole: bool = False):
         if isinstance(value, bool | np.bool_):
             raise ValueError(f"must be {what}, not true or false (got {value!r})")
         if isinstance(value, str | bytes):
-            raise ValueError(f"must be {what}, not text (got {shown(value)})")
+            raise ValueError(f"must be {what}, not text (got {shown(value)}{yaml_number_hint(value)})")
         if whole and isinstance(value, float) and value.is_integer():
             return int(value)
         return value
@@ -63,14 +64,27 @@ Flag = Annotated[bool, BeforeValidator(refuse_number_and_text)]
 """A flag in a user's file: ``true`` or ``false`` (YAML's booleans), never a number or text."""
 
 
+def yaml_number_hint(value: Any) -> str:
+    """For text that reads as a finite number (``"1e0"``: YAML reads a number without a decimal
+    point or with an unsigned exponent as text), how to write it as a number in YAML; else ``""``."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        number = float(value)
+    except ValueError:
+        return ""
+    if not math.isfinite(number):
+        return ""
+    written = repr(number)
+    if "e" in written:
+        mantissa, exponent = written.split("e")
+        written = f"{mantissa if '.' in mantissa else mantissa + '.0'}e{exponent}"
+    return f": YAML reads it as text, not a number; write {written} without quotes"
+
+
 def read_as_text(value: Any) -> str:
-    """How a message shows a user's value that should have been a number: for text that reads as
-    one (YAML reads ``1e0`` and ``1_0`` as text: it needs a decimal point, ``1.0e0``), it says so."""
+    """How a message shows a user's value that should have been a number: ``the text '1e0'``, with
+    :func:`yaml_number_hint` when the text reads as a number, and the value itself otherwise."""
     if isinstance(value, str):
-        try:
-            float(value)
-        except ValueError:
-            return f"the text {shown(value)}"
-        return (f"the text {shown(value)}: YAML reads it as text, not a number; write it with a "
-                "decimal point and no quotes, e.g. 1.0e0")
+        return f"the text {shown(value)}{yaml_number_hint(value)}"
     return shown(value)

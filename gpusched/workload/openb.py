@@ -40,7 +40,7 @@ import pandas as pd
 from gpusched.errors import GpuschedError
 from gpusched.limits import MAX_GPUS, MAX_GPUS_PER_NODE, MAX_NODES, MAX_QUANTITY, MAX_TRACE_BYTES
 from gpusched.paths import TRACES_DIR
-from gpusched.workload.files import is_file, read_user_text
+from gpusched.workload.files import is_dir, is_file, read_user_text
 
 #: VRAM per GPU (GB) for each openb GPU model; G2 and G3 are assumptions (see the module docstring).
 GPU_VRAM_GB: dict[str, float] = {
@@ -83,6 +83,8 @@ def resolve_trace(name: str | Path) -> Path:
     path = Path(name)
     if is_file(path):
         return path
+    if is_dir(path):
+        raise TraceError(f"trace '{name}': is a folder, not a file")
     bundled = TRACES_DIR / f"{path.stem}.csv"
     if path.suffix in ("", ".csv") and path.parent == Path(".") and is_file(bundled):
         return bundled
@@ -180,7 +182,7 @@ def read_csv_columns(path: Path, required: tuple[str, ...], *,
 
     :raises TraceError: one line naming the file (and the line, for a bad row).
     """
-    if Path(path).is_dir():
+    if is_dir(path):
         raise TraceError(f"trace '{path}': is a folder, not a file")
     if not is_file(path):
         raise TraceError(f"trace '{path}': no such file")

@@ -81,14 +81,14 @@ from gpusched.core.gavel_speeds import (
     spread_speed_table,
     unknown_gpu_models,
 )
-from gpusched.core.jobs import Job
-from gpusched.core.numbers import Flag, Number, Whole
+from gpusched.core.jobs import Job, check_jobs_feasible
+from gpusched.core.numbers import Flag, Number, Whole, read_as_text
 from gpusched.core.numbers import shown as _shown
 from gpusched.core.prices import check_price_keys, check_price_table, unpriced_note
 from gpusched.core.reward import RewardSpec
 from gpusched.core.simulator import DEFAULT_PREEMPTION_MIN_RUN_MIN, Simulator
 from gpusched.core.speed import DEFAULT_SPEEDS, MODELS_KEY, GpuSpeeds
-from gpusched.errors import ScenarioError
+from gpusched.errors import InfeasibleJobError, ScenarioError
 from gpusched.limits import (
     ARRIVAL_RATE_RANGE_PER_HOUR,
     LOAD_RANGE,
@@ -110,7 +110,7 @@ from gpusched.limits import (
 )
 from gpusched.paths import SCENARIOS_DIR
 from gpusched.workload.declared import check_declared, estimator_factory, lognormal_sigma
-from gpusched.workload.files import is_file, load_yaml_mapping, read_user_text
+from gpusched.workload.files import is_dir, is_file, load_yaml_mapping, read_user_text
 from gpusched.workload.gavel import JOB_TYPE as GAVEL_JOB_TYPE
 from gpusched.workload.gavel import gavel_rate_for_load, generate_gavel_jobs, scale_factor_probabilities
 from gpusched.workload.synthetic import (
@@ -374,7 +374,8 @@ def _speed_entries(name: str, row: dict) -> list[tuple[str, Any]]:
 def _check_speed_value(name: str, what: str, factor: Any) -> None:
     """Refuse a speed that is not a finite number within :data:`SPEED_RANGE`."""
     if isinstance(factor, bool) or not isinstance(factor, int | float):
-        raise ValueError(f"the speed of {what} jobs on '{name}' must be a number (got {_shown(factor)})")
+        raise ValueError(f"the speed of {what} jobs on '{name}' must be a number "
+                         f"(got {read_as_text(factor)})")
     if not (math.isfinite(factor) and SPEED_RANGE[0] <= factor <= SPEED_RANGE[1]):
         raise ValueError(f"the speed of {what} jobs on '{name}' must be between "
                          f"{SPEED_RANGE[0]:g} and {SPEED_RANGE[1]:g} (SPEED_RANGE; got {factor!r})")
@@ -716,6 +717,10 @@ class Scenario(_Strict):
         if w.trace is not None and w.trace.jobs is not None:
             jobs = _job_list(w.trace.jobs, n_jobs or w.jobs, self._row_check())
             jobs = [self._restricted(j) for j in jobs]
+            try:
+                check_jobs_feasible(jobs, cluster)
+            except InfeasibleJobError as exc:  # named with its file, as every row problem is
+                raise InfeasibleJobError(f"trace '{w.trace.jobs}': {exc}") from None
             return with_estimates(jobs, w.estimate_error, seed), {}
         if w.generator == "gavel":
             self._check_gavel_gangs(cluster)
@@ -963,6 +968,8 @@ def load_scenario(ref: str | Path) -> Scenario:
                 f"unknown scenario '{ref}': not a preset ({', '.join(preset_names())}) "
                 "and not a file")
         path = preset
+    if is_dir(path):
+        raise ScenarioError(f"scenario file '{ref}': is a folder, not a file")
     if not is_file(path):
         raise ScenarioError(f"scenario file '{ref}' not found")
     text = read_user_text(path, label=f"scenario '{path.name}'", max_bytes=MAX_YAML_BYTES,
