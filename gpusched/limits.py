@@ -75,6 +75,11 @@ MAX_JOB_LIST_BYTES = 128 * 1024 * 1024
 """Largest job list (``workload.trace.jobs``, bytes; the jobs table that ``--jobs-csv`` writes,
 results columns included, takes about 170-200 bytes a job: 20 MB for 100,000 jobs)."""
 
+MIN_DURATION_MIN = 1e-6
+"""Shortest ``duration_min`` of a job in a job list (minutes, 60 microseconds; an openb trace job
+keeps 6 decimals of a minute, so none is shorter): a job's slowdown divides by its run time, so a
+subnormal one (5e-324) once made ``avg_slowdown`` infinite."""
+
 MAX_JOB_WEIGHT = 1e6
 """Largest priority weight of a job in a job list (``weight``; Gavel's generator draws 1 or 5)."""
 

@@ -8,7 +8,7 @@ Columns (``id,arrival_min,model,gpus,duration_min`` are required, in any order):
 | ``arrival_min`` | arrival (minutes from the start) | required |
 | ``model`` | job model, a label a speed table may name (``ResNet-50 (batch size 64)``) | no model |
 | ``gpus`` | GPUs, all on one node | required |
-| ``duration_min`` | run time on a speed-1.0 GPU (minutes) | required |
+| ``duration_min`` | run time on a speed-1.0 GPU (minutes, at least ``MIN_DURATION_MIN``) | required |
 | ``type`` | job type: ``training``, ``inference``, ``batch`` or ``trace`` | ``trace`` |
 | ``vram_gb`` | VRAM per GPU (GB) | 0: fits on any GPU of the cluster |
 | ``compute`` | compute share per GPU (0-1] | 1.0: the job does not share its GPUs |
@@ -50,6 +50,7 @@ from gpusched.limits import (
     MAX_MODEL_CHARS,
     MAX_QUANTITY,
     MAX_VRAM_GB,
+    MIN_DURATION_MIN,
 )
 from gpusched.workload.openb import TraceError, numeric_column, read_csv_columns, row_line
 from gpusched.workload.synthetic import JOB_TYPES
@@ -147,8 +148,8 @@ def read_job_list(path: str | Path, *, max_jobs: int | None = None,
         raise TraceError(f"trace '{path}': {len(frame):,} jobs, more than the limit of {MAX_JOBS:,}")
     ids = _number(frame, path, "id", default=None, low=0, high=MAX_QUANTITY, integer=True)
     arrival = _number(frame, path, "arrival_min", default=None, low=0, high=MAX_HORIZON_MIN)
-    duration = _number(frame, path, "duration_min", default=None, low=0, high=MAX_HORIZON_MIN,
-                       strict_low=True)
+    duration = _number(frame, path, "duration_min", default=None, low=MIN_DURATION_MIN,
+                       high=MAX_HORIZON_MIN)
     gpus = _number(frame, path, "gpus", default=None, low=1, high=MAX_GPUS_PER_NODE, integer=True)
     vram = _number(frame, path, "vram_gb", default=0.0, low=0, high=MAX_VRAM_GB)
     compute = _number(frame, path, "compute", default=1.0, low=0, high=1.0, strict_low=True)

@@ -700,8 +700,10 @@ class Scenario(_Strict):
         """
         jobs, left_out = self._draw_jobs(seed, n_jobs, cluster)
         if self.horizon_min is not None and jobs and self.horizon_min <= jobs[0].arrival_min:
-            where = ("the job list's" if self.workload.trace is not None else
-                     f"seed {self.workload.seed if seed is None else seed}'s")
+            trace = self.workload.trace
+            where = ("the job list's" if trace is not None and trace.jobs is not None
+                     else "the pod list's" if trace is not None
+                     else f"seed {self.workload.seed if seed is None else seed}'s")
             raise ScenarioError(
                 f"scenario '{self.name}', horizon_min: must be later than the first job's arrival "
                 f"(got {self.horizon_min:g}, and {where} first job arrives at minute "
