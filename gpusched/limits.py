@@ -76,12 +76,19 @@ MAX_JOB_LIST_BYTES = 128 * 1024 * 1024
 results columns included, takes about 170-200 bytes a job: 20 MB for 100,000 jobs)."""
 
 MIN_DURATION_MIN = 1e-6
-"""Shortest ``duration_min`` of a job in a job list (minutes, 60 microseconds; an openb trace job
-keeps 6 decimals of a minute, so none is shorter): a job's slowdown divides by its run time, so a
-subnormal one (5e-324) once made ``avg_slowdown`` infinite."""
+"""Shortest run time a user gives: a job list's ``duration_min`` and ``estimate_min`` and a history
+estimator's ``prior_min`` (minutes, 60 microseconds; an openb trace job keeps 6 decimals of a
+minute, so none is shorter). A slowdown divides by the run time and a prediction error takes the
+log of declared / true, so a subnormal one (5e-324) once made ``avg_slowdown`` or
+``prediction_error_log`` infinite."""
 
 MAX_JOB_WEIGHT = 1e6
 """Largest priority weight of a job in a job list (``weight``; Gavel's generator draws 1 or 5)."""
+
+MIN_JOB_WEIGHT = 1e-6
+"""Smallest priority weight of a job in a job list (``weight``): the weighted metrics multiply each
+job's time by its weight, and a subnormal weight (5e-324) rounds those products to a few steps,
+so a weighted mean came out wrong (1.0 for jobs of 1.2 minutes)."""
 
 MAX_MODEL_CHARS = 200
 """Longest job model name in a job list (characters; Gavel's longest is 33)."""

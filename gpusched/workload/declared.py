@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from gpusched.core.estimator import UndeclaredRuntime
 from gpusched.core.history_estimator import DEFAULT_KEYS, DEFAULT_PRIOR_MIN, KEY_FIELDS, HistoryEstimator
 from gpusched.core.numbers import read_as_text
-from gpusched.limits import MAX_ESTIMATE_ERROR
+from gpusched.limits import MAX_ESTIMATE_ERROR, MIN_DURATION_MIN
 
 if TYPE_CHECKING:
     from gpusched.workload.scenario import Scenario
@@ -95,9 +95,9 @@ def _check_history(options: Any) -> dict[str, Any]:
                              f"({list(key)}); a later copy could never be the first to hold enough jobs")
     prior = options.get("prior_min", DEFAULT_PRIOR_MIN)
     if isinstance(prior, bool) or not isinstance(prior, int | float) or not math.isfinite(prior) \
-            or not 0 < prior <= MAX_PRIOR_MIN:
-        raise ValueError(f"history.prior_min: must be a number of minutes in (0, {MAX_PRIOR_MIN:g}] "
-                         f"(got {read_as_text(prior)})")
+            or not MIN_DURATION_MIN <= prior <= MAX_PRIOR_MIN:
+        raise ValueError(f"history.prior_min: must be a number of minutes from {MIN_DURATION_MIN:g} "
+                         f"(MIN_DURATION_MIN) to {MAX_PRIOR_MIN:g} (got {read_as_text(prior)})")
     samples = options.get("min_samples", 1)
     if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= 10**6:
         raise ValueError("history.min_samples: must be a whole number from 1 to 1000000 "

@@ -8,14 +8,14 @@ Columns (``id,arrival_min,model,gpus,duration_min`` are required, in any order):
 | ``arrival_min`` | arrival (minutes from the start) | required |
 | ``model`` | job model, a label a speed table may name (``ResNet-50 (batch size 64)``) | no model |
 | ``gpus`` | GPUs, all on one node | required |
-| ``duration_min`` | run time on a speed-1.0 GPU (minutes, at least ``MIN_DURATION_MIN``) | required |
+| ``duration_min`` | run time on a speed-1.0 GPU (minutes, >= 1e-6: ``MIN_DURATION_MIN``) | required |
 | ``type`` | job type: ``training``, ``inference``, ``batch`` or ``trace`` | ``trace`` |
 | ``vram_gb`` | VRAM per GPU (GB) | 0: fits on any GPU of the cluster |
 | ``compute`` | compute share per GPU (0-1] | 1.0: the job does not share its GPUs |
 | ``priority`` | 1 (low) to 3 (high) | 2 |
-| ``weight`` | priority weight (> 0) | 1.0 |
+| ``weight`` | priority weight (1e-6 to 1e6: ``MIN_JOB_WEIGHT``, ``MAX_JOB_WEIGHT``) | 1.0 |
 | ``deadline_min`` | deadline, minutes after arrival | none |
-| ``estimate_min`` | run time declared to the scheduler (minutes at speed 1.0) | ``duration_min`` |
+| ``estimate_min`` | run time declared to the scheduler (minutes at speed 1.0, >= 1e-6) | ``duration_min`` |
 | ``vram_frac`` | extra VRAM per GPU as a share of its capacity (0-1) | 0 |
 | ``cpu_milli``, ``memory_mib`` | node CPU (milli-cores) and memory (MiB) requests | 0 |
 | ``gpu_spec`` | GPU models it may run on, ``|``-separated (no empty name) | any |
@@ -51,6 +51,7 @@ from gpusched.limits import (
     MAX_QUANTITY,
     MAX_VRAM_GB,
     MIN_DURATION_MIN,
+    MIN_JOB_WEIGHT,
 )
 from gpusched.workload.openb import TraceError, numeric_column, read_csv_columns, row_line
 from gpusched.workload.synthetic import JOB_TYPES
@@ -154,11 +155,11 @@ def read_job_list(path: str | Path, *, max_jobs: int | None = None,
     vram = _number(frame, path, "vram_gb", default=0.0, low=0, high=MAX_VRAM_GB)
     compute = _number(frame, path, "compute", default=1.0, low=0, high=1.0, strict_low=True)
     priority = _number(frame, path, "priority", default=2.0, low=1, high=3, integer=True)
-    weight = _number(frame, path, "weight", default=1.0, low=0, high=MAX_JOB_WEIGHT, strict_low=True)
+    weight = _number(frame, path, "weight", default=1.0, low=MIN_JOB_WEIGHT, high=MAX_JOB_WEIGHT)
     deadline = _number(frame, path, "deadline_min", default=NONE, low=0, high=MAX_HORIZON_MIN,
                        strict_low=True)
-    estimate = _number(frame, path, "estimate_min", default=NONE, low=0, high=MAX_HORIZON_MIN,
-                       strict_low=True)
+    estimate = _number(frame, path, "estimate_min", default=NONE, low=MIN_DURATION_MIN,
+                       high=MAX_HORIZON_MIN)
     vram_frac = _number(frame, path, "vram_frac", default=0.0, low=0, high=1.0)
     cpu = _number(frame, path, "cpu_milli", default=0.0, low=0, high=MAX_QUANTITY)
     memory = _number(frame, path, "memory_mib", default=0.0, low=0, high=MAX_QUANTITY)
