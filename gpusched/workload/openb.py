@@ -196,7 +196,7 @@ def read_csv_columns(path: Path, required: tuple[str, ...], *,
     try:
         for record in reader:
             start, end = end + 1, reader.line_num
-            if not any(cell.strip() for cell in record):  # a blank line
+            if not record or (len(record) == 1 and not record[0].strip()):  # a blank line
                 continue
             if header is None:
                 header = [c.strip() for c in record]
