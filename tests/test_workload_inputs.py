@@ -169,3 +169,30 @@ def test_a_trace_clusters_price_keys_are_checked_once_it_is_built():
     scenario = scenario_from_yaml(yaml.safe_dump(data), source="tr.yaml")
     with pytest.raises(GpuschedError, match=r"prices: names the GPU model 'H100', which the cluster lacks"):
         make_simulator(scenario)
+
+
+# ---------------------------------------------------------------------------- the CSV reader
+def test_a_bad_row_is_named_by_its_line_in_the_file(tmp_path):
+    """Blank lines, Windows line ends and a quoted cell over two lines all count: the bad cell is
+    on line 6 of the file, whatever its row number."""
+    path = tmp_path / "jobs.csv"
+    path.write_bytes(b'\r\nid,arrival_min,model,gpus,duration_min\r\n0,0,"two\r\nlines",1,30\r\n\r\n'
+                     b"1,0,,1,x\r\n")
+    from gpusched.workload.job_list import read_job_list
+
+    with pytest.raises(TraceError, match=r"line 6, column 'duration_min': must be a number \(got 'x'\)"):
+        read_job_list(path)
+
+
+@pytest.mark.parametrize(("csv", "needle"), [
+    (HEADER + "0,0,,1,30,9\n", r"line 2: 6 cells, but the header names 5 columns"),
+    ("id,arrival_min,model,gpus,duration_min,id\n0,0,,1,30,1\n", r"column 'id' is named twice"),
+    (HEADER + "0,0,,1\n", r"line 2, column 'duration_min': .*no cell: the row has 4 of the header's 5"),
+])
+def test_a_row_that_does_not_match_its_header_is_refused_saying_how(tmp_path, csv, needle):
+    path = tmp_path / "jobs.csv"
+    path.write_text(csv, encoding="utf-8")
+    from gpusched.workload.job_list import read_job_list
+
+    with pytest.raises(TraceError, match=needle):
+        read_job_list(path)

@@ -199,7 +199,8 @@ class Simulator:
     :param reward: reward weights (see :mod:`gpusched.core.reward`).
     :param util_band: target band of cluster utilisation (fractions 0-1).
     :param horizon_min: end the run at this time (minutes), or ``None`` to run until done (with
-        failures: until done or the safety horizon).
+        failures: until done or the safety horizon). Not before the first arrival, where the
+        clock starts (``ValueError``; a scenario refuses it naming ``horizon_min``).
     :param check_feasible: refuse jobs that no node could ever hold (raises
         :class:`~gpusched.errors.InfeasibleJobError`).
     :param window: queued jobs the scheduler may start (1 is a strict FIFO queue).
