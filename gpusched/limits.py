@@ -75,8 +75,20 @@ MAX_JOB_LIST_BYTES = 128 * 1024 * 1024
 """Largest job list (``workload.trace.jobs``, bytes; the jobs table that ``--jobs-csv`` writes,
 results columns included, takes about 170-200 bytes a job: 20 MB for 100,000 jobs)."""
 
+MIN_DURATION_MIN = 1e-6
+"""Shortest run time a user gives: a job list's ``duration_min`` and ``estimate_min`` and a history
+estimator's ``prior_min`` (minutes, 60 microseconds; an openb trace job keeps 6 decimals of a
+minute, so none is shorter). A slowdown divides by the run time and a prediction error takes the
+log of declared / true, so a subnormal one (5e-324) once made ``avg_slowdown`` or
+``prediction_error_log`` infinite."""
+
 MAX_JOB_WEIGHT = 1e6
 """Largest priority weight of a job in a job list (``weight``; Gavel's generator draws 1 or 5)."""
+
+MIN_JOB_WEIGHT = 1e-6
+"""Smallest priority weight of a job in a job list (``weight``): the weighted metrics multiply each
+job's time by its weight, and a subnormal weight (5e-324) rounds those products to a few steps,
+so a weighted mean came out wrong (1.0 for jobs of 1.2 minutes)."""
 
 MAX_MODEL_CHARS = 200
 """Longest job model name in a job list (characters; Gavel's longest is 33)."""
@@ -119,6 +131,12 @@ cluster's capacity, inclusive)."""
 
 SPEED_RANGE: tuple[float, float] = (0.001, 100.0)
 """Smallest and largest relative GPU speed in a speed table (inclusive)."""
+
+MIN_SPREAD_SPEED = 0.001
+"""Smallest ``cluster.spread_speed`` (the speed factor of a gang spread over nodes, at most 1): a
+spread gang then runs at least a thousandth as fast, as the slowest speed of a table
+(``SPEED_RANGE``), so every run time, cost and metric stays finite (a subnormal factor such as
+5e-324 made them infinite)."""
 
 MAX_ESTIMATE_ERROR = 3.0
 """Largest ``workload.runtime_estimate_error`` (sigma of a log-normal: 3 spreads estimates over

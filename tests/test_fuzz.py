@@ -11,7 +11,10 @@ finite), JSON with a key given twice (refused naming the key), speed tables, the
 sweep overrides (refused before any run,
 or every grid point builds), ``train --set`` values (refused before anything starts, or the model
 the run would write is one the loader accepts), model sidecars (refused in one line, or a working
-agent loads), and sweep spec names (refused, or the sweep writes inside ``sweeps/<name>`` only).
+agent loads), sweep spec names (refused, or the sweep writes inside ``sweeps/<name>`` only), job
+lists (refused naming the file, or every job runs at its own model's or type's speed with finite
+metrics), speed tables with ``models:``, price tables (every GPU at its own model's price), history
+keys (no field or key twice) and the Gavel generator's block (flags are real booleans).
 
 CI runs Hypothesis's default number of examples per test (``max_examples``, 100); for a longer
 search, ``pytest tests/test_fuzz.py --hypothesis-profile=slow`` (registered in ``conftest.py``).
@@ -32,7 +35,15 @@ from typing import Any
 
 import numpy as np
 import yaml
-from hostile_inputs import BASE_SCENARIO, FAIL_SCENARIO, NODES_CSV, PODS_CSV, SWEEP_SPEC
+from hostile_inputs import (
+    BASE_SCENARIO,
+    FAIL_SCENARIO,
+    GAVEL_SCENARIO,
+    JOB_LIST_SCENARIO,
+    NODES_CSV,
+    PODS_CSV,
+    SWEEP_SPEC,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import MODELS
@@ -42,6 +53,10 @@ from gpusched.agent.models import MODELS_DIR_ENV, Sidecar, load_agent, sha256_of
 from gpusched.agent.train import sidecar_settings
 from gpusched.cli import main
 from gpusched.cli.train import _apply_overrides
+from gpusched.core.gavel_speeds import measured_scales, runnable_gpu_models
+from gpusched.core.history_estimator import KEY_FIELDS
+from gpusched.core.prices import gpu_prices
+from gpusched.core.speed import MODELS_KEY
 from gpusched.errors import GpuschedError
 from gpusched.fgd.allocation import run_allocation
 from gpusched.limits import (
@@ -62,6 +77,7 @@ from gpusched.sweep.spec import RUN_KEYS, load_sweep
 from gpusched.workload.files import decode_user_bytes, load_json_text
 from gpusched.workload.openb import read_openb_nodes, read_openb_pods
 from gpusched.workload.scenario import (
+    DEFAULT_MIX,
     SPEED_JOB_TYPES,
     load_scenario,
     make_simulator,
@@ -210,21 +226,23 @@ CSV_CELLS = ["", " ", "inf", "-inf", "nan", "1e20", "-1", "0", "1.5", "9" * 30, 
 
 
 @st.composite
-def mutated_csv(draw, text: str) -> str:
-    """A CSV with some cells, rows or columns changed, or cut at a random byte."""
+def mutated_csv(draw, text: str, cells: list[str] | None = None) -> str:
+    """A CSV with some cells, rows or columns changed, or cut at a random byte (cells drawn from
+    ``cells``, :data:`CSV_CELLS` by default)."""
+    cells = CSV_CELLS if cells is None else cells
     rows = [line.split(",") for line in text.strip().split("\n")]
     for _ in range(draw(st.integers(1, 4))):
         op = draw(st.sampled_from(["cell", "cell", "cell", "drop row", "drop column", "extra column", "cut"]))
         r = draw(st.integers(0, len(rows) - 1))
         if op == "cell":
-            rows[r][draw(st.integers(0, len(rows[r]) - 1))] = draw(st.sampled_from(CSV_CELLS))
+            rows[r][draw(st.integers(0, len(rows[r]) - 1))] = draw(st.sampled_from(cells))
         elif op == "drop row" and len(rows) > 1:
             del rows[r]
         elif op == "drop column":
             c = draw(st.integers(0, len(rows[0]) - 1))
             rows = [row[:c] + row[c + 1:] for row in rows]
         elif op == "extra column":
-            rows = [[*row, draw(st.sampled_from(CSV_CELLS))] for row in rows]
+            rows = [[*row, draw(st.sampled_from(cells))] for row in rows]
         else:
             joined = "\n".join(",".join(row) for row in rows)
             return joined[: draw(st.integers(0, len(joined)))]
@@ -304,11 +322,250 @@ def test_speed_tables_load_or_fail_in_one_line_and_loaded_ones_simulate(table, w
         return
     table = scenario.speed_table() or {}
     for row in table.values():
-        assert set(row) <= set(SPEED_JOB_TYPES)
-        assert all(type(v) is float and SPEED_RANGE[0] <= v <= SPEED_RANGE[1] for v in row.values())
+        assert set(row) - {MODELS_KEY} <= set(SPEED_JOB_TYPES)
+        assert all(type(v) is float and SPEED_RANGE[0] <= v <= SPEED_RANGE[1]
+                   for t, v in row.items() if t != MODELS_KEY)
     note = scenario.speed_note()
     assert note is None or (note.startswith("note: ") and "\n" not in note)
     _simulates(scenario, "sjf")
+
+
+# ---------------------------------------------------------------------------- job lists and their keys
+# Job lists, speed tables with ``models:``, prices, history keys and Gavel's generator: each is
+# refused in one line, or what loads is what was written (exact names, real booleans, no key twice)
+# and runs with finite metrics, every job at the speed its own model or type gives it.
+JOB_LIST_FULL = (
+    "id,arrival_min,model,gpus,duration_min,type,vram_gb,compute,priority,weight,deadline_min,estimate_min,"
+    "vram_frac,cpu_milli,memory_mib,gpu_spec\n"
+    "0,0,CycleGAN,1,30,training,4,1,2,1,60,25,0,1000,2048,\n"
+    "1,5,ResNet-50 (batch size 128),2,90,,0,1,3,5,,,0,,,P100|V100\n"
+    "2,12,inference,1,45,inference,8,1,1,1,,,0.1,,,K80\n"
+    "3,20,,1,15,batch,0,0.5,2,1,,,0,,,\n")
+"""A job list with every column: a Gavel model, a gang Gavel cannot run on K80s, a model spelt like
+a job type and a job that shares its GPU."""
+
+JOB_LIST_CELLS = [*CSV_CELLS, "|", "K80||V100", "K80", "V100|K80", "inference", "training", "CycleGAN",
+                  "ResNet-50 (batch size 128)", "0.5", "2", "100000", "gpus"]
+"""Cells a job list's mutation draws: numbers at and beyond their limits, separators, job models
+and types, and a header name (a column given twice)."""
+
+LIST_SPEEDS: list[Any] = [None, "default", "gavel",
+                          {"K80": {"inference": 0.5, "training": 0.8, MODELS_KEY: {"CycleGAN": 2.0}},
+                           "V100": {"batch": 3.0}}]
+
+
+@st.composite
+def job_list_text(draw) -> str:
+    """:data:`JOB_LIST_FULL` mutated, with blank lines put between its rows."""
+    text = draw(mutated_csv(JOB_LIST_FULL, JOB_LIST_CELLS))
+    lines = text.split("\n")
+    for _ in range(draw(st.integers(0, 2))):
+        lines.insert(draw(st.integers(0, len(lines))), draw(st.sampled_from(["", " ", ",,"])))
+    return "\n".join(lines)
+
+
+def _expected_speed(table: dict, gpu_model: str, job) -> float:  # noqa: ANN001 - a Job
+    """A job's speed on a GPU model read from a scenario's own table: its model's entry under
+    ``models``, else its type's, else 1.0 (the documented rule, written out apart from GpuSpeeds)."""
+    row = table.get(gpu_model, {})
+    models = row.get(MODELS_KEY, {})
+    if job.model is not None and job.model in models:
+        return models[job.model]
+    return row.get(job.type, 1.0)
+
+
+@FUZZ
+@given(job_list_text(), st.sampled_from(LIST_SPEEDS), st.sampled_from([None, 1, 8, 1e4]),
+       st.sampled_from(["node", "spread"]))
+def test_job_lists_load_or_fail_in_one_line_and_loaded_ones_run_at_their_own_speeds(csv, speed, horizon,
+                                                                                    gang):
+    """A job list with cells, rows and columns changed, blank lines, a column given twice, under
+    each kind of speed table and a horizon: refused in one line naming the file, or every job has
+    a ``gpu_spec`` that names models (never an empty one, read as "any GPU"), under ``speed:
+    gavel`` whole GPUs and a model it can run, and the run's metrics are finite and not negative."""
+    doc = copy.deepcopy(JOB_LIST_SCENARIO)
+    doc["cluster"]["gang_placement"] = gang
+    if speed is not None:
+        doc["speed"] = speed
+    if horizon is not None:
+        doc["horizon_min"] = horizon
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "jobs.csv").write_text(csv, encoding="utf-8")
+        text = yaml.safe_dump(doc, sort_keys=False).replace("{tmp}", folder)
+        try:
+            scenario = scenario_from_yaml(text, source="fuzz.yaml")
+            sim = make_simulator(scenario)
+        except GpuschedError as exc:  # a check made once the jobs are read names the scenario
+            _assert_one_line(exc, "scenario '")
+            return
+        result = sim.run(get_policy("first_fit"))
+    for job in sim.jobs:
+        assert job.gpu_spec is None or (job.gpu_spec and all(job.gpu_spec)), job
+        if speed == "gavel":
+            assert job.compute == 1.0
+            if job.model is not None:
+                assert job.gpus in measured_scales()[job.model]
+                assert set(job.gpu_spec or runnable_gpu_models(job.model, job.gpus)) <= set(
+                    runnable_gpu_models(job.model, job.gpus))
+        elif isinstance(speed, dict):
+            row = sim.speeds.row_of_job(job)
+            for g, gpu_model in enumerate(sim.cluster.gpu_model):
+                assert row[g] == _expected_speed(speed, gpu_model, job), (job, gpu_model)
+    for key in ("makespan_min", "avg_jct_min", "cost_usd", "gpu_hours", "avg_wait_min"):
+        assert math.isfinite(result.metrics[key]) and result.metrics[key] >= 0, (key, result.metrics)
+    assert (result.jobs["wait_min"] >= 0).all()
+
+
+MODEL_KEYS = ["ResNet", " ResNet", "ResNet ", "inference", "training", "", "models",
+              "ResNet-50 (batch size 64)"]
+
+
+@FUZZ
+@given(st.dictionaries(st.sampled_from(["A100-80GB", "T4-16GB", "K80"]),
+                       st.one_of(st.fixed_dictionaries(
+                           {}, optional={"training": hostile_value | st.floats(0.001, 100),
+                                         "inference": st.floats(0.001, 100),
+                                         MODELS_KEY: st.one_of(
+                                             st.none(), hostile_value,
+                                             st.dictionaries(st.sampled_from(MODEL_KEYS),
+                                                             hostile_value | st.floats(0.001, 100),
+                                                             max_size=3))}),
+                                 hostile_value),
+                       min_size=1, max_size=3))
+def test_speed_tables_with_models_load_or_fail_in_one_line_and_keep_models_apart_from_types(table):
+    """A speed table whose rows name job models under ``models:``: refused in one line, or every
+    model key is a name a job can carry (no job type, no leading or trailing space), and a job's
+    speed comes from its model's entry, else its type's, never from a type spelt like its model."""
+    doc = copy.deepcopy(BASE_SCENARIO) | {"speed": table}
+    try:
+        scenario = scenario_from_yaml(yaml.safe_dump(doc, sort_keys=False), source="fuzz.yaml")
+    except GpuschedError as exc:
+        _assert_one_line(exc, "scenario 'fuzz.yaml'")
+        return
+    checked = scenario.speed_table()
+    for row in checked.values():
+        for model, factor in row.get(MODELS_KEY, {}).items():
+            assert model == model.strip() and model and model not in SPEED_JOB_TYPES
+            assert type(factor) is float and SPEED_RANGE[0] <= factor <= SPEED_RANGE[1]
+    cluster = scenario.build_cluster()
+    speeds = scenario.gpu_speeds(cluster)
+    from gpusched.core.jobs import Job
+
+    for model, job_type in [("ResNet", "trace"), ("inference", "trace"), ("training", "batch"),
+                            (None, "training"), ("ResNet-50 (batch size 64)", "inference")]:
+        job = Job(id=0, type=job_type, arrival_min=0.0, duration_min=1.0, gpus=1, vram_gb=0.0, compute=1.0,
+                  model=model)
+        row = speeds.row_of_job(job)
+        for g, gpu_model in enumerate(cluster.gpu_model):
+            assert row[g] == _expected_speed(checked, gpu_model, job)
+
+
+PRICE_KEYS: list[Any] = ["A100-80GB", "a100-80gb", "T4-16GB", "t4-16gb", "T4", "A100", "H100", "", " ", 1,
+                         None]
+
+
+@FUZZ
+@given(st.one_of(hostile_value, st.dictionaries(st.sampled_from(PRICE_KEYS),
+                                                hostile_value | st.floats(0, 2000), max_size=4)))
+def test_price_tables_load_or_fail_in_one_line_and_price_each_model_exactly(table):
+    """A ``prices:`` table: refused in one line, or every key is a GPU model of the cluster
+    spelt exactly, each GPU pays its own model's price (no other row's), the note names exactly the
+    unpriced models, and the run's cost is finite and not negative."""
+    doc = copy.deepcopy(BASE_SCENARIO) | {"prices": table}
+    try:
+        scenario = scenario_from_yaml(yaml.safe_dump(doc, sort_keys=False), source="fuzz.yaml")
+    except GpuschedError as exc:
+        _assert_one_line(exc, "scenario 'fuzz.yaml'")
+        return
+    cluster = scenario.build_cluster()
+    if scenario.prices is None:  # no table: the shipped one, and no note
+        assert table is None and scenario.prices_note(cluster) is None
+        return
+    models = list(dict.fromkeys(cluster.gpu_model))
+    assert set(scenario.prices) <= set(models)
+    prices = gpu_prices(cluster.gpu_model, scenario.prices)
+    for price, model in zip(prices.tolist(), cluster.gpu_model, strict=True):
+        assert price == scenario.prices[model] if model in scenario.prices else math.isnan(price)
+    missing = [m for m in models if m not in scenario.prices]
+    note = scenario.prices_note(cluster)
+    assert (note is None) == (not missing)
+    assert note is None or (all(m in note for m in missing) and "\n" not in note)
+    result = _simulates(scenario)
+    assert result.metrics["cost_usd"] >= 0
+
+
+history_keys = st.one_of(
+    hostile_value,
+    st.lists(st.one_of(st.lists(st.sampled_from([*KEY_FIELDS, "user", ""]), max_size=4), hostile_value),
+             max_size=5))
+
+
+@FUZZ
+@given(history_keys, st.one_of(st.none(), st.sampled_from([0, 1e-300, 60, 1e6, 2e6, "60", "1e0", True])))
+def test_history_keys_load_or_fail_in_one_line_and_loaded_ones_name_each_field_and_key_once(keys, prior):
+    """``declared_run_time: {history: {keys, prior_min}}``: refused in one line, or no key names a
+    field twice, no two keys group by the same fields, and a run that reads the estimates ends
+    with finite metrics."""
+    options: dict[str, Any] = {"keys": keys}
+    if prior is not None:
+        options["prior_min"] = prior
+    doc = copy.deepcopy(BASE_SCENARIO)
+    doc["workload"]["declared_run_time"] = {"history": options}
+    try:
+        scenario = scenario_from_yaml(yaml.safe_dump(doc, sort_keys=False), source="fuzz.yaml")
+    except GpuschedError as exc:
+        _assert_one_line(exc, "scenario 'fuzz.yaml'")
+        return
+    checked = scenario.workload.declared_run_time["history"]
+    as_sets = [frozenset(k) for k in checked["keys"]]
+    assert all(len(set(k)) == len(k) for k in checked["keys"]) and len(set(as_sets)) == len(as_sets)
+    assert type(checked["prior_min"]) is float and math.isfinite(checked["prior_min"])
+    _simulates(scenario, "sjf+first_fit")
+
+
+GAVEL_VALUES: dict[str, Any] = {
+    "multi_gpu": st.sampled_from([True, False, "yes", "true", 1, 0, "no", [], None]),
+    "weights": st.sampled_from([True, False, "yes", 1, 0, 1.0, None]),
+    "deadlines": st.sampled_from([True, False, "true", 0, None]),
+    "mix": st.sampled_from([dict(DEFAULT_MIX), {"training": 1.0}, {}, "training", None]),
+    "load": st.one_of(st.sampled_from([0.1, 0, -1, 1e9, "0.5", True, None]), st.floats(0, 200)),
+    "arrival_rate_per_hour": st.sampled_from([2, 0, "2", None]),
+    "jobs": st.sampled_from([1, 10, 0, 2.5, "10"]),
+    "generator": st.sampled_from(["gavel", "Gavel", "synthetic", 1]),
+}
+"""Each key of the Gavel generator's block, with valid values, values beyond their limits and
+values of the wrong type (numbers and text for a flag)."""
+
+
+@FUZZ
+@given(st.dictionaries(st.sampled_from(sorted(GAVEL_VALUES)), st.just(None), min_size=1, max_size=4),
+       st.data())
+def test_gavel_generator_blocks_load_or_fail_in_one_line_and_flags_are_real_booleans(keys, data):
+    """Gavel's generator block: refused in one line, or every flag is a YAML boolean (never a
+    number or text read as one), no mix is given for it, and its jobs are Gavel's: training jobs on
+    whole GPUs, one GPU each without ``multi_gpu``, weights of 1 or 5."""
+    doc = copy.deepcopy(GAVEL_SCENARIO)
+    for key in keys:
+        value = data.draw(GAVEL_VALUES[key], label=key)
+        if value is None:
+            doc["workload"].pop(key, None)
+        else:
+            doc["workload"][key] = value
+    try:
+        scenario = scenario_from_yaml(yaml.safe_dump(doc, sort_keys=False), source="fuzz.yaml")
+    except GpuschedError as exc:
+        _assert_one_line(exc, "scenario 'fuzz.yaml'")
+        return
+    w = scenario.workload
+    for flag in (w.multi_gpu, w.weights, w.deadlines):
+        assert flag is None or type(flag) is bool
+    if w.generator != "gavel":
+        return
+    assert w.mix == DEFAULT_MIX
+    jobs = scenario.jobs(n_jobs=min(w.jobs, 25))
+    assert all(j.type == "training" and j.compute == 1.0 and j.weight in (1.0, 5.0) for j in jobs)
+    assert w.multi_gpu or all(j.gpus == 1 for j in jobs)
+    _simulates(scenario)
 
 
 @FUZZ

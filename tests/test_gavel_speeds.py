@@ -9,6 +9,7 @@ from gpusched.core.gavel_speeds import (
     GAVEL_THROUGHPUTS_SHA256,
     distributed_models,
     file_sha256,
+    gavel_speed_rows,
     gavel_speed_table,
     job_models,
     measured_scales,
@@ -62,7 +63,7 @@ def test_the_table_has_gavels_models_and_scales():
 
 def test_a_gang_uses_the_throughput_at_its_scale_factor():
     cluster = Cluster([NodeGroup("K80", 12.0, 4), NodeGroup("V100", 16.0, 4)])
-    speeds = GpuSpeeds(cluster, gavel_speed_table())
+    speeds = GpuSpeeds(cluster, gavel_speed_rows())
     one = Job(0, "training", 0.0, 60.0, 1, 0.0, 1.0, model="ResNet-18 (batch size 64)")
     four = Job(1, "training", 0.0, 60.0, 4, 0.0, 1.0, model="ResNet-18 (batch size 64)")
     table = gavel_speed_table()["K80"]["ResNet-18 (batch size 64)"]

@@ -12,7 +12,7 @@ from gpusched.core.speed import GpuSpeeds
 from gpusched.policies.registry import get_policy
 
 CLUSTER = Cluster([NodeGroup("A", 80.0, 1), NodeGroup("B", 80.0, 1)])
-TABLE = {"A": {"training": 0.5, "ResNet": 2.0, "Gang": {2: 3.0}},
+TABLE = {"A": {"training": 0.5, "models": {"ResNet": 2.0, "Gang": {2: 3.0}}},
          "B": {"training": 0.8}}
 
 

@@ -224,12 +224,21 @@ def test_without_deadlines_every_finished_job_is_on_time():
     assert result.metrics["slo_attainment"] == 1.0 and result.metrics["deadline_miss_min"] == 0.0
 
 
-def test_prices_match_models_by_family_and_memory():
-    assert price_of("V100-32GB", PRICE_TABLE_USD_PER_GPU_HOUR) == 2.48
-    assert price_of("t4", PRICE_TABLE_USD_PER_GPU_HOUR) == 0.35
-    assert math.isnan(price_of("A100-80GB", PRICE_TABLE_USD_PER_GPU_HOUR))
-    assert price_of("A100-40GB", PRICE_TABLE_USD_PER_GPU_HOUR) == 2.939
+def test_the_shipped_prices_match_models_by_family_and_memory():
+    assert price_of("V100-32GB") == PRICE_TABLE_USD_PER_GPU_HOUR["V100"] == 2.48
+    assert price_of("t4") == 0.35
+    assert math.isnan(price_of("A100-80GB"))
+    assert price_of("A100-40GB") == 2.939
     assert gpu_prices(["K80", "L4-24GB"]).tolist()[0] == 0.45
+
+
+def test_a_scenario_table_prices_each_model_exactly():
+    """``{V100: 1.0, V100-32GB: 5.0}`` once charged a V100-32GB the V100's price (the first row
+    that fitted); each model now takes its own row, and a model no row names has no price."""
+    table = {"V100": 1.0, "V100-32GB": 5.0}
+    assert gpu_prices(["V100", "V100-32GB", "V100-16GB"], table).tolist()[:2] == [1.0, 5.0]
+    assert math.isnan(gpu_prices(["V100-16GB"], table)[0])
+    assert math.isnan(price_of("V100-32GB", {"V100": 1.0}))
 
 
 # ---------------------------------------------------------------------------- the scenario key

@@ -42,9 +42,11 @@ from gpusched.workload.scenario import Scenario, list_presets, load_scenario
 
 
 def _notes(scenario: Scenario, seed: int) -> None:
-    """Print the scenario's ``note:`` lines on stderr: left-out job shapes, unused speed rows."""
+    """Print the scenario's ``note:`` lines on stderr: left-out job shapes, unused speed rows,
+    GPU models the speed or price table does not name."""
     cluster = scenario.build_cluster(seed)
-    for note in (scenario.left_out_note(cluster), scenario.speed_note(cluster), scenario.declared_note()):
+    for note in (scenario.left_out_note(cluster), scenario.speed_note(cluster), scenario.declared_note(),
+                 scenario.prices_note(cluster)):
         if note:
             print(note, file=sys.stderr)
 

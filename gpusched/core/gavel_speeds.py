@@ -33,6 +33,7 @@ import functools
 import hashlib
 import json
 
+from gpusched.core.speed import MODELS_KEY
 from gpusched.paths import GAVEL_THROUGHPUTS
 
 GAVEL_GPU_MODELS: tuple[str, ...] = ("K80", "P100", "V100")
@@ -100,6 +101,12 @@ def gavel_speed_table() -> dict[str, dict[str, dict[int, float]]]:
                 rows.setdefault(job_model, {})[scale] = value / reference[(job_model, scale)]
         table[model] = rows
     return table
+
+
+def gavel_speed_rows() -> dict[str, dict[str, dict[str, dict[int, float]]]]:
+    """:func:`gavel_speed_table` as the rows of :class:`gpusched.core.speed.GpuSpeeds`: each GPU
+    model's job models under :data:`~gpusched.core.speed.MODELS_KEY` (no job type entries)."""
+    return {gpu: {MODELS_KEY: rows} for gpu, rows in gavel_speed_table().items()}
 
 
 def runnable_gpu_models(job_model: str, gpus: int) -> tuple[str, ...]:

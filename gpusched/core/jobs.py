@@ -63,7 +63,9 @@ class Job:
 def check_jobs_feasible(jobs: Sequence[Job], cluster) -> None:
     """Refuse a job that no node of ``cluster`` could ever hold, even when empty.
 
-    :raises InfeasibleJobError: naming the first such job and what it asked for.
+    :raises InfeasibleJobError: naming the first such job, what it asked for, and the cluster's
+        largest offer of what it asked (GPUs of one node, or of one GPU model with spread gangs;
+        VRAM; node CPU and memory).
     """
     for job in jobs:
         if not cluster.could_ever_hold(job):
@@ -72,11 +74,38 @@ def check_jobs_feasible(jobs: Sequence[Job], cluster) -> None:
                 asked = f"{job.gpus} GPU(s) with {job.vram_frac:g} of a GPU each"
             if job.gpu_spec:
                 asked += f" of model {'|'.join(job.gpu_spec)}"
+            if job.cpu_milli:
+                asked += f", {job.cpu_milli:g} milli-cores of CPU"
+            if job.memory_mib:
+                asked += f", {job.memory_mib:g} MiB of memory"
             raise InfeasibleJobError(
                 f"job {job.id} ({job.type}) asks for {asked}, but no node of the cluster "
-                f"could ever hold it (largest node: {cluster.max_gpus_per_node} GPUs, "
-                f"largest GPU: {cluster.max_vram_gb:g} GB)"
+                f"could ever hold it ({_largest_offer(job, cluster)})"
             )
+
+
+def _largest_offer(job: Job, cluster) -> str:
+    """The cluster's largest offer of what ``job`` asks for, for a message: the GPUs one gang may
+    take (of one node, or with spread gangs of one GPU model), the largest GPU, and the largest
+    node's CPU and memory when the job asks for them."""
+    if getattr(cluster, "gang_placement", "node") == "spread":
+        per_model: dict[str, int] = {}
+        for model in cluster.gpu_model:
+            per_model[model] = per_model.get(model, 0) + 1
+        parts = [f"most GPUs of one model: {max(per_model.values())}"]
+    else:
+        parts = [f"largest node: {cluster.max_gpus_per_node} GPUs"]
+    parts.append(f"largest GPU: {cluster.max_vram_gb:g} GB")
+    for asked, have, what, unit in ((job.cpu_milli, cluster.node_cpu_milli, "CPU", "milli-cores"),
+                                    (job.memory_mib, cluster.node_memory_mib, "memory", "MiB")):
+        if asked:
+            most = float(np.max(have))
+            parts.append(f"most {what} of a node: " + (f"{most:g} {unit}" if np.isfinite(most)
+                                                       else "no limit"))
+    if job.gpu_spec:
+        present = sorted(set(job.gpu_spec) & set(cluster.gpu_model))
+        parts.append(f"its models in the cluster: {', '.join(present) if present else 'none'}")
+    return ", ".join(parts)
 
 
 JOB_TABLE_COLUMNS: tuple[str, ...] = ("model", "weight", "deadline_min", "estimate_min", "vram_frac",

@@ -17,9 +17,16 @@ P100 1.46, V100 2.48, T4 0.35, A100 (40 GB) 2.939. No price for the A100 80 GB o
 found in a source that could be cited; they are left out (priced at nothing, and named by
 :func:`unpriced_models`).
 
-**Matching a cluster's GPU model** (``A100-80GB``, ``v100``): a row applies to a model whose name
-equals the row's, ignoring case, or begins with the row's name and ``-`` (``V100-32GB`` takes
-``V100``); a row that names the memory (``A100-40GB``) applies to that memory only.
+**One lookup, by exact GPU model.** A GPU's price is its model's entry in the run's table,
+the model named exactly as the cluster names it (case included): :func:`gpu_prices`. A scenario's
+``prices:`` table (:func:`check_price_table`) must name GPU models of the cluster exactly; a key
+that matches one only when case is ignored (``v100`` for ``V100``; so also the same model given
+twice in two cases) and a key the cluster lacks are refused, and the cluster's models it leaves
+out are unpriced (:func:`unpriced_models`; the command line says so in a ``note:``). The shipped
+table prices products, not a cluster's names: :func:`shipped_prices` resolves it once for a
+cluster, a product's price going to a model named like it, ignoring case, or beginning with its
+name and ``-`` (``V100-32GB`` takes ``V100``; ``A100-40GB`` names the memory, so it applies to that
+memory only), before the same exact lookup.
 """
 
 from __future__ import annotations
@@ -29,6 +36,9 @@ from collections.abc import Mapping, Sequence
 from itertools import chain
 
 import numpy as np
+
+from gpusched.core.numbers import read_as_text
+from gpusched.core.numbers import shown as shown_value
 
 PRICES_READ = "2026-12-01"
 """The date the shipped prices were read."""
@@ -51,25 +61,42 @@ MAX_PRICE_USD_PER_GPU_HOUR = 1000.0
 """The largest price a scenario's table may give (USD per GPU-hour)."""
 
 
-def price_of(model: str, table: Mapping[str, float]) -> float:
-    """The price of a GPU model by the matching rule of the module docstring (NaN: none)."""
-    name = model.lower()
-    for row, price in table.items():
-        r = row.lower()
-        if name == r or name.startswith(r + "-"):
-            return float(price)
-    return math.nan
+def _product_matches(model: str, product: str) -> bool:
+    """Whether a cluster's GPU model is the shipped table's ``product`` (see the module docstring)."""
+    name, p = model.lower(), product.lower()
+    return name == p or name.startswith(p + "-")
+
+
+def shipped_prices(gpu_models: Sequence[str]) -> dict[str, float]:
+    """The shipped table resolved for a cluster's GPU models: exact model -> USD per GPU-hour, for
+    the models one of its products matches (the first in table order; the others are unpriced)."""
+    out: dict[str, float] = {}
+    for model in dict.fromkeys(gpu_models):
+        for product, price in PRICE_TABLE_USD_PER_GPU_HOUR.items():
+            if _product_matches(model, product):
+                out[model] = float(price)
+                break
+    return out
+
+
+def price_of(model: str, table: Mapping[str, float] | None = None) -> float:
+    """The price of a GPU model, named exactly as the cluster names it (NaN: none). ``table`` is a
+    checked scenario table; without one, the shipped table resolved for ``model``."""
+    table = shipped_prices([model]) if table is None else table
+    price = table.get(model)
+    return math.nan if price is None else float(price)
 
 
 def gpu_prices(gpu_models: Sequence[str], table: Mapping[str, float] | None = None) -> np.ndarray:
-    """USD per GPU-hour of each GPU (NaN where its model has no price), by GPU index.
+    """USD per GPU-hour of each GPU (NaN where its model has no price), by GPU index: one exact
+    lookup of each GPU's model.
 
     :param gpu_models: each GPU's model (``Cluster.gpu_model``).
-    :param table: model -> USD per GPU-hour (default: :data:`PRICE_TABLE_USD_PER_GPU_HOUR`).
+    :param table: exact GPU model -> USD per GPU-hour (default: the shipped table, resolved for
+        these models by :func:`shipped_prices`).
     """
-    table = PRICE_TABLE_USD_PER_GPU_HOUR if table is None else table
-    cache: dict[str, float] = {}
-    return np.array([cache.setdefault(m, price_of(m, table)) for m in gpu_models], dtype=float)
+    table = shipped_prices(gpu_models) if table is None else table
+    return np.array([table.get(m, math.nan) for m in gpu_models], dtype=float)
 
 
 def unpriced_models(gpu_models: Sequence[str], prices: np.ndarray) -> list[str]:
@@ -77,28 +104,60 @@ def unpriced_models(gpu_models: Sequence[str], prices: np.ndarray) -> list[str]:
     return list(dict.fromkeys(m for m, p in zip(gpu_models, prices.tolist(), strict=True) if math.isnan(p)))
 
 
-def check_price_table(table: object, gpu_models: Sequence[str]) -> dict[str, float]:
+def check_price_table(table: object, gpu_models: Sequence[str] | None) -> dict[str, float]:
     """A scenario's ``prices:`` table checked against the cluster's GPU models.
 
+    :param gpu_models: the cluster's GPU models (``None`` when they are not known yet, a trace's
+        cluster: the keys are checked against them once it is built).
     :raises ValueError: for a table that is not a mapping of names to finite prices within
-        ``0..MAX_PRICE_USD_PER_GPU_HOUR``, or a row that matches none of the cluster's models.
+        ``0..MAX_PRICE_USD_PER_GPU_HOUR``, or a key that names no GPU model of the cluster exactly
+        (one that matches only when case is ignored is named with the cluster's spelling).
     """
     if not isinstance(table, dict) or not table:
         raise ValueError("must map GPU models to USD per GPU-hour, e.g. {T4-16GB: 0.35}")
-    known = list(dict.fromkeys(gpu_models))
     out: dict[str, float] = {}
     for model, price in table.items():
         shown = str(model)[:40]
+        if not isinstance(model, str):
+            raise ValueError(f"a key must be a GPU model's name (got {shown_value(model)})")
         if isinstance(price, bool) or not isinstance(price, int | float):
-            raise ValueError(f"the price of '{shown}' must be a number (got {type(price).__name__})")
+            raise ValueError(f"the price of '{shown}' must be a number (got {read_as_text(price)})")
         if not (math.isfinite(price) and 0 <= price <= MAX_PRICE_USD_PER_GPU_HOUR):
             raise ValueError(f"the price of '{shown}' must be between 0 and "
                              f"{MAX_PRICE_USD_PER_GPU_HOUR:g} USD per GPU-hour (got {price})")
-        if not any(not math.isnan(price_of(m, {str(model): 1.0})) for m in known):
-            raise ValueError(f"names the GPU model '{shown}', which the cluster lacks "
-                             f"(its models: {', '.join(known)})")
-        out[str(model)] = float(price)
+        out[model] = float(price)
+    if gpu_models is not None:
+        check_price_keys(out, gpu_models)
     return out
+
+
+def check_price_keys(table: Mapping[str, float], gpu_models: Sequence[str]) -> None:
+    """Refuse a key of a checked table that names no GPU model of the cluster exactly.
+
+    :raises ValueError: naming the key, and the cluster's spelling when only the case differs.
+    """
+    known = list(dict.fromkeys(gpu_models))
+    for model in table:
+        if model in known:
+            continue
+        shown = model[:40]
+        same = [m for m in known if m.lower() == model.lower()]
+        if same:
+            raise ValueError(f"names the GPU model '{shown}', which the cluster names '{same[0]}' "
+                             "(prices name GPU models exactly, case included)")
+        raise ValueError(f"names the GPU model '{shown}', which the cluster lacks "
+                         f"(its models: {', '.join(known)}; prices name them exactly)")
+
+
+def unpriced_note(table: Mapping[str, float], gpu_models: Sequence[str]) -> str | None:
+    """The ``note:`` line naming the cluster's GPU models a scenario's ``prices:`` table leaves
+    out, whose GPUs then cost nothing (``None`` when it prices every model)."""
+    missing = [m for m in dict.fromkeys(gpu_models) if m not in table]
+    if not missing:
+        return None
+    return (f"note: prices names no price for {', '.join(m[:40] for m in missing[:8])}"
+            f"{f' and {len(missing) - 8} more' if len(missing) > 8 else ''}: their GPUs cost nothing "
+            "in cost_usd and cheapest_fit")
 
 
 def run_costs_usd(job_gpus: Sequence[Sequence[int]], held_min: np.ndarray, stops: Sequence[tuple],

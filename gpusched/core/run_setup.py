@@ -36,7 +36,8 @@ class RunSetup:
     :param reward: reward weights (see :mod:`gpusched.core.reward`).
     :param util_band: target band of cluster utilisation (fractions 0-1).
     :param horizon_min: end the run at this time (minutes), or ``None`` to run until done (with
-        failures: until done or the safety horizon).
+        failures: until done or the safety horizon). Not before the first arrival, where the
+        clock starts (``ValueError``; a scenario refuses it naming ``horizon_min``).
     :param check_feasible: refuse jobs that no node could ever hold (raises
         :class:`~gpusched.errors.InfeasibleJobError`).
     :param window: queued jobs the scheduler may start (1 is a strict FIFO queue).
@@ -96,6 +97,10 @@ class RunSetup:
         self.all_jobs: list[Job] = sorted(jobs, key=lambda j: (j.arrival_min, j.id))
         """The workload in arrival order (a run's own jobs, which a fork may cut or change, are
         :attr:`RunState.jobs <gpusched.core.run_state.RunState>`)."""
+        if horizon_min is not None and self.all_jobs and horizon_min < self.all_jobs[0].arrival_min:
+            # the clock starts at the first arrival: an earlier horizon would run it backwards
+            raise ValueError(f"horizon_min ({horizon_min:g}) is before the first arrival "
+                             f"({self.all_jobs[0].arrival_min:g})")
         if callable(estimator) and not hasattr(estimator, "declared_min"):
             estimator = estimator(self.all_jobs)
         self._estimator0: RuntimeEstimator = estimator or DeclaredRuntime(self.all_jobs)

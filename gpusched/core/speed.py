@@ -4,13 +4,15 @@ A job's ``duration_min`` is its run time at speed 1.0, on the reference GPU (A10
 shipped table, V100 in Gavel's, :mod:`gpusched.core.gavel_speeds`). On a gang it runs at the speed
 of its slowest GPU, so its run time is ``duration_min / min(speed of its GPUs for the job)``.
 
-**Resolution.** A table maps GPU model -> key -> speed, where a key is a job model
-(``Job.model``, e.g. ``ResNet-50 (batch size 64)``) or a job type (``Job.type``). For each GPU
-model, a job's speed is, in this order:
+**Resolution.** A table maps GPU model -> row. A row maps job types (``Job.type``) to speeds,
+and under its key :data:`MODELS_KEY` (``models``) job models (``Job.model``, e.g. ``ResNet-50
+(batch size 64)``) to speeds: the two kinds of name are kept apart, so a job model spelt like a job
+type (a job list's ``model`` column holding ``inference``) never takes that type's speed. For each
+GPU model, a job's speed is, in this order:
 
-1. its model's entry, if the job has a model and the GPU model's row names it; an entry may give
-   one speed, or a speed per gang size (GPUs, as measured tables do): then the entry for the job's
-   GPU count, and if it has none, the next rule;
+1. its model's entry under ``models``, if the job has a model and the row names it there; an entry
+   may give one speed, or a speed per gang size (GPUs, as measured tables do): then the entry for
+   the job's GPU count, and if it has none, the next rule;
 2. its type's entry, if the row names the type;
 3. 1.0 (a GPU model the table does not name, or a job it names neither by model nor by type).
 
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -66,26 +69,32 @@ A100-80GB (see the module docstring for the sources)."""
 
 
 SpeedEntry = float | Mapping[int, float]
-"""A table entry: one speed, or a speed per gang size (GPUs -> speed)."""
+"""A job model's entry: one speed, or a speed per gang size (GPUs -> speed)."""
+
+MODELS_KEY = "models"
+"""The key of a speed table's row that maps job models to speeds (every other key is a job type)."""
 
 
 class GpuSpeeds:
     """A speed table resolved for one cluster: the speed of every GPU, per job type and per job.
 
     :param cluster: the cluster.
-    :param table: GPU model -> job type or job model -> relative speed (> 0), or for a job model
-        a speed per gang size (GPUs -> speed); see the module docstring for the resolution order.
+    :param table: GPU model -> job type -> relative speed (> 0), and under :data:`MODELS_KEY` job
+        model -> a speed or a speed per gang size (GPUs -> speed); see the module docstring for
+        the resolution order.
     """
 
-    def __init__(self, cluster: Cluster, table: Mapping[str, Mapping[str, SpeedEntry]]):
-        self._table = {m: dict(row) for m, row in table.items()}
-        types = sorted({t for row in table.values() for t, v in row.items()
-                        if not isinstance(v, Mapping)})
+    def __init__(self, cluster: Cluster, table: Mapping[str, Mapping[str, Any]]):
+        self._types = {m: {t: float(v) for t, v in row.items() if t != MODELS_KEY}
+                       for m, row in table.items()}
+        self._models = {m: dict(row.get(MODELS_KEY) or {}) for m, row in table.items()}
+        types = sorted({t for row in self._types.values() for t in row})
         names, self._inverse = np.unique(np.array(cluster.gpu_model, dtype=str), return_inverse=True)
         self._names = names.tolist()
         self._rows: dict[str, np.ndarray] = {}
         for job_type in types:
-            row = np.array([table.get(m, {}).get(job_type, 1.0) for m in cluster.gpu_model], dtype=float)
+            row = np.array([self._types.get(m, {}).get(job_type, 1.0) for m in cluster.gpu_model],
+                           dtype=float)
             row.flags.writeable = False
             self._rows[job_type] = row
         self._ones = np.ones(cluster.n_gpus)
@@ -107,13 +116,12 @@ class GpuSpeeds:
     def speed_for(self, gpu_model: str, model: str | None, job_type: str, gpus: int) -> float:
         """The speed of one GPU model for a job of ``model`` and ``job_type`` on ``gpus`` GPUs,
         resolved as the module docstring says."""
-        row = self._table.get(gpu_model, {})
-        entry = row.get(model) if model is not None else None
+        entry = self._models.get(gpu_model, {}).get(model) if model is not None else None
         if isinstance(entry, Mapping):
             entry = entry.get(gpus)
         if entry is None:
-            entry = row.get(job_type)
-        return 1.0 if entry is None or isinstance(entry, Mapping) else float(entry)
+            entry = self._types.get(gpu_model, {}).get(job_type)
+        return 1.0 if entry is None else float(entry)
 
     def row_of_job(self, job: Job) -> np.ndarray:
         """The speed of every GPU for ``job`` (read-only), cached by its model, type and GPU count."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -56,16 +57,22 @@ def random_mix(rng: np.random.Generator, base: dict[str, float],
     return {k: float(s) for k, s in zip(keys, shares, strict=True)}
 
 
-def perturbed_speeds(rng: np.random.Generator, table: Mapping[str, Mapping[str, float]],
-                     sigma: float) -> dict[str, dict[str, float]]:
+def perturbed_speeds(rng: np.random.Generator, table: Mapping[str, Mapping[str, Any]],
+                     sigma: float) -> dict[str, dict[str, Any]]:
     """A speed table perturbed around ``table``: every factor but the reference GPU's times
     ``exp(sigma * Z)``, ``Z ~ N(0, 1)``, clipped to 0.05-1.5 (every draw from ``rng``, in the
-    table's order)."""
-    from gpusched.core.speed import REFERENCE_MODEL
+    table's order; a row's job models under ``models`` and their speeds per gang size too)."""
+    from gpusched.core.speed import MODELS_KEY, REFERENCE_MODEL
 
-    out: dict[str, dict[str, float]] = {}
+    def perturb(model: str, f: Any) -> Any:
+        if isinstance(f, Mapping):  # a job model's speed per gang size
+            return {g: perturb(model, v) for g, v in f.items()}
+        return (float(f) if model == REFERENCE_MODEL
+                else float(np.clip(f * np.exp(sigma * rng.standard_normal()), 0.05, 1.5)))
+
+    out: dict[str, dict[str, Any]] = {}
     for model, row in table.items():
-        out[model] = {t: (float(f) if model == REFERENCE_MODEL
-                          else float(np.clip(f * np.exp(sigma * rng.standard_normal()), 0.05, 1.5)))
-                      for t, f in row.items()}
+        out[model] = {t: ({m: perturb(model, f) for m, f in entries.items()} if t == MODELS_KEY
+                          else perturb(model, entries))
+                      for t, entries in row.items()}
     return out

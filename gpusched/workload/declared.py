@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from gpusched.core.estimator import DeclaredRuntime, LognormalRuntime, UndeclaredRuntime
 from gpusched.core.history_estimator import DEFAULT_KEYS, DEFAULT_PRIOR_MIN, KEY_FIELDS, HistoryEstimator
-from gpusched.limits import MAX_ESTIMATE_ERROR
+from gpusched.core.numbers import read_as_text
+from gpusched.limits import MAX_ESTIMATE_ERROR, MIN_DURATION_MIN
 
 if TYPE_CHECKING:
     from gpusched.workload.scenario import Scenario
@@ -60,10 +61,13 @@ def check_declared(value: Any) -> str | dict[str, Any]:
         if isinstance(arg, bool) or not isinstance(arg, int | float) or not math.isfinite(arg) \
                 or not 0 <= arg <= MAX_ESTIMATE_ERROR:
             raise ValueError(f"lognormal: sigma must be a number between 0 and {MAX_ESTIMATE_ERROR:g} "
-                             f"(got {str(arg)[:40]})")
+                             f"(got {read_as_text(arg)})")
         return {"lognormal": float(arg)}
     if mode == "history":
         return {"history": _check_history(arg)}
+    if mode in MODES:
+        raise ValueError(f"'{mode}' takes no options: write declared_run_time: {mode}, a word, not a "
+                         f"mapping (got {{{mode}: {str(arg)[:40]}}})")
     raise ValueError(f"unknown mode '{str(mode)[:40]}' (known: {', '.join(MODES)}, lognormal)")
 
 
@@ -82,20 +86,28 @@ def _check_history(options: Any) -> dict[str, Any]:
             or not all(isinstance(k, list) and len(k) <= len(KEY_FIELDS) for k in keys):
         raise ValueError("history.keys: must be a list of 1 to 16 keys, each a list of job fields "
                          f"({', '.join(KEY_FIELDS)}), finest first")
-    for key in keys:
+    for n, key in enumerate(keys):
         for field in key:
             if field not in KEY_FIELDS:
                 raise ValueError(f"history.keys: unknown job field '{str(field)[:40]}' "
                                  f"(known: {', '.join(KEY_FIELDS)})")
+        if len(set(key)) < len(key):
+            twice = next(f for i, f in enumerate(key) if f in key[:i])
+            raise ValueError(f"history.keys[{n}]: lists the field '{twice}' twice (a key groups jobs "
+                             "by each field once)")
+        first = next((i for i, other in enumerate(keys[:n]) if set(other) == set(key)), None)
+        if first is not None:
+            raise ValueError(f"history.keys[{n}]: the same key as history.keys[{first}] "
+                             f"({list(key)}); a later copy could never be the first to hold enough jobs")
     prior = options.get("prior_min", DEFAULT_PRIOR_MIN)
     if isinstance(prior, bool) or not isinstance(prior, int | float) or not math.isfinite(prior) \
-            or not 0 < prior <= MAX_PRIOR_MIN:
-        raise ValueError(f"history.prior_min: must be a number of minutes in (0, {MAX_PRIOR_MIN:g}] "
-                         f"(got {str(prior)[:40]})")
+            or not MIN_DURATION_MIN <= prior <= MAX_PRIOR_MIN:
+        raise ValueError(f"history.prior_min: must be a number of minutes from {MIN_DURATION_MIN:g} "
+                         f"(MIN_DURATION_MIN) to {MAX_PRIOR_MIN:g} (got {read_as_text(prior)})")
     samples = options.get("min_samples", 1)
     if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= 10**6:
         raise ValueError("history.min_samples: must be a whole number from 1 to 1000000 "
-                         f"(got {str(samples)[:40]})")
+                         f"(got {read_as_text(samples)})")
     return {"keys": [list(k) for k in keys], "prior_min": float(prior), "min_samples": int(samples)}
 
 

@@ -65,6 +65,15 @@ def is_file(path: str | Path) -> bool:
         return False
 
 
+def is_dir(path: str | Path) -> bool:
+    """Whether ``path`` is a folder: ``False``, not an error, for a name the system cannot look up
+    (so a message can say "is a folder" where "no such file" would mislead)."""
+    try:
+        return Path(path).is_dir()
+    except (OSError, ValueError):
+        return False
+
+
 def decode_user_bytes(data: bytes, *, label: str, max_bytes: int,
                       error: type[GpuschedError] = GpuschedError) -> str:
     """The text of a user's file, given as bytes (an upload, or a file already read).

@@ -29,6 +29,7 @@ allocation experiment counts milli-GPU and never VRAM.
 
 from __future__ import annotations
 
+import csv
 import io
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +40,7 @@ import pandas as pd
 from gpusched.errors import GpuschedError
 from gpusched.limits import MAX_GPUS, MAX_GPUS_PER_NODE, MAX_NODES, MAX_QUANTITY, MAX_TRACE_BYTES
 from gpusched.paths import TRACES_DIR
-from gpusched.workload.files import is_file, read_user_text
+from gpusched.workload.files import is_dir, is_file, read_user_text
 
 #: VRAM per GPU (GB) for each openb GPU model; G2 and G3 are assumptions (see the module docstring).
 GPU_VRAM_GB: dict[str, float] = {
@@ -82,6 +83,8 @@ def resolve_trace(name: str | Path) -> Path:
     path = Path(name)
     if is_file(path):
         return path
+    if is_dir(path):
+        raise TraceError(f"trace '{name}': is a folder, not a file")
     bundled = TRACES_DIR / f"{path.stem}.csv"
     if path.suffix in ("", ".csv") and path.parent == Path(".") and is_file(bundled):
         return bundled
@@ -101,6 +104,7 @@ class OpenbNodes:
     :param memory_mib: memory capacity (MiB).
     :param gpus: GPU count (0 for a CPU-only node).
     :param model: GPU model ("" for a CPU-only node).
+    :param lines: the line of the file each node is on (empty: line ``i + 2``).
     """
 
     source: str
@@ -109,9 +113,14 @@ class OpenbNodes:
     memory_mib: np.ndarray
     gpus: np.ndarray
     model: tuple[str, ...]
+    lines: tuple[int, ...] = ()
 
     def __len__(self) -> int:
         return len(self.name)
+
+    def line(self, i: int) -> int:
+        """The line of the file node ``i`` is on."""
+        return self.lines[i] if self.lines else i + 2
 
     @property
     def total_gpus(self) -> int:
@@ -133,6 +142,7 @@ class OpenbPods:
     :param creation_time_s: creation time (seconds from the trace start); NaN if absent.
     :param deletion_time_s: deletion time (seconds); NaN if absent.
     :param scheduled_time_s: time the pod was scheduled (seconds); NaN if absent or never.
+    :param lines: the line of the file each pod is on (empty: line ``i + 2``).
     """
 
     source: str
@@ -145,9 +155,14 @@ class OpenbPods:
     creation_time_s: np.ndarray
     deletion_time_s: np.ndarray
     scheduled_time_s: np.ndarray
+    lines: tuple[int, ...] = ()
 
     def __len__(self) -> int:
         return len(self.name)
+
+    def line(self, i: int) -> int:
+        """The line of the file pod ``i`` is on."""
+        return self.lines[i] if self.lines else i + 2
 
     @property
     def total_gpu_milli(self) -> int:
@@ -158,25 +173,79 @@ class OpenbPods:
 def read_csv_columns(path: Path, required: tuple[str, ...], *,
                      max_bytes: int = MAX_TRACE_BYTES) -> pd.DataFrame:
     """Read a CSV as strings (at most ``max_bytes``) and check that every required column is
-    present and that it has rows (the reader of every trace CSV, job lists included)."""
+    present and that it has rows (the reader of every trace CSV, job lists included).
+
+    Blank lines are skipped; :func:`row_line` gives the line of the file each row starts on (so a
+    message names the right line after blank lines or a quoted cell that spans lines). A column
+    named twice, and a row with more cells than the header names, are refused (the extra cells
+    would be dropped or shift the row); a row with fewer cells reads the missing ones as empty.
+
+    :raises TraceError: one line naming the file (and the line, for a bad row).
+    """
+    if is_dir(path):
+        raise TraceError(f"trace '{path}': is a folder, not a file")
     if not is_file(path):
         raise TraceError(f"trace '{path}': no such file")
     text = read_user_text(path, label=f"trace '{path}'", max_bytes=max_bytes, error=TraceError)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    header: list[str] | None = None
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    cells: list[int] = []
+    end = 0
     try:
-        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-        first = str(err).splitlines()[0] if str(err) else type(err).__name__
-        raise TraceError(f"trace '{path}': not a readable CSV file ({first})") from err
-    frame.columns = [c.strip() for c in frame.columns]
-    missing = [c for c in required if c not in frame.columns]
+        for record in reader:
+            start, end = end + 1, reader.line_num
+            if not record or (len(record) == 1 and not record[0].strip()):  # a blank line
+                continue
+            if header is None:
+                header = [c.strip() for c in record]
+                continue
+            if len(record) > len(header):
+                raise TraceError(f"trace '{path}', line {start}: {len(record)} cells, but the header "
+                                 f"names {len(header)} columns")
+            rows.append(record + [""] * (len(header) - len(record)))
+            lines.append(start)
+            cells.append(len(record))
+    except csv.Error as err:
+        raise TraceError(f"trace '{path}': not a readable CSV file ({err}, line "
+                         f"{reader.line_num})") from None
+    if header is None:
+        raise TraceError(f"trace '{path}': not a readable CSV file (it has no header line)")
+    seen: dict[str, int] = {}
+    for k, name in enumerate(header):
+        if name in seen:
+            raise TraceError(f"trace '{path}': column '{name[:40]}' is named twice (columns "
+                             f"{seen[name] + 1} and {k + 1}); the second would be ignored")
+        seen[name] = k
+    missing = [c for c in required if c not in header]
     if missing:
         raise TraceError(
             f"trace '{path}': missing column '{missing[0]}' "
-            f"(expected columns {', '.join(required)}; found {_columns_found(frame.columns)})"
+            f"(expected columns {', '.join(required)}; found {_columns_found(header)})"
         )
-    if frame.empty:
+    if not rows:
         raise TraceError(f"trace '{path}': has a header but no rows")
+    frame = pd.DataFrame(rows, columns=header, dtype=str)
+    frame.attrs["lines"] = np.array(lines, dtype=np.int64)
+    frame.attrs["cells"] = np.array(cells, dtype=np.int64)
     return frame
+
+
+def empty_cell(frame: pd.DataFrame, i: int, column: str) -> str:
+    """How a message names the empty cell of row ``i`` in ``column``: ``an empty cell``, or for a
+    row too short to reach the column, that it has no such cell."""
+    cells = frame.attrs.get("cells")
+    if cells is not None and list(frame.columns).index(column) >= cells[i]:
+        return f"no cell: the row has {int(cells[i])} of the header's {len(frame.columns)}"
+    return "an empty cell"
+
+
+def row_line(frame: pd.DataFrame, i: int) -> int:
+    """The line of the file on which row ``i`` of a frame of :func:`read_csv_columns` starts (the
+    header is line 1 when the file has no blank line before it)."""
+    lines = frame.attrs.get("lines")
+    return int(lines[i]) if lines is not None else i + 2
 
 
 def _columns_found(columns) -> str:
@@ -197,29 +266,30 @@ def numeric_column(
     bad = np.isnan(values) & ~(empty & optional)
     if bad.any():
         i = int(np.argmax(bad))
-        got = "an empty cell" if empty[i] else repr(raw.iloc[i])
+        got = empty_cell(frame, i, column) if empty[i] else repr(raw.iloc[i])
         raise TraceError(
-            f"trace '{path}', line {i + 2}, column '{column}': must be a number (got {got})"
+            f"trace '{path}', line {row_line(frame, i)}, column '{column}': must be a number (got {got})"
         )
     negative = values < 0
     if negative.any():
         i = int(np.argmax(negative))
         raise TraceError(
-            f"trace '{path}', line {i + 2}, column '{column}': must be >= 0 (got {raw.iloc[i]})"
+            f"trace '{path}', line {row_line(frame, i)}, column '{column}': must be >= 0 (got {raw.iloc[i]})"
         )
     too_big = ~np.isnan(values) & ~(values <= maximum)
     if too_big.any():
         i = int(np.argmax(too_big))
         rule = "a finite number" if np.isinf(values[i]) else f"<= {maximum:g}"
         raise TraceError(
-            f"trace '{path}', line {i + 2}, column '{column}': must be {rule} (got {raw.iloc[i]})"
+            f"trace '{path}', line {row_line(frame, i)}, column '{column}': must be {rule} "
+            f"(got {raw.iloc[i]})"
         )
     if integer:
         fractional = ~np.isnan(values) & (values != np.floor(values))
         if fractional.any():
             i = int(np.argmax(fractional))
             raise TraceError(
-                f"trace '{path}', line {i + 2}, column '{column}': must be a whole number "
+                f"trace '{path}', line {row_line(frame, i)}, column '{column}': must be a whole number "
                 f"(got {raw.iloc[i]})"
             )
         return values.astype(np.int64)
@@ -249,7 +319,7 @@ def read_openb_nodes(path: str | Path) -> OpenbNodes:
     for i, (g, m) in enumerate(zip(gpus, model, strict=True)):
         if g > 0 and not m:
             raise TraceError(
-                f"trace '{path}', line {i + 2}, column 'model': empty for a node with {g} GPUs"
+                f"trace '{path}', line {row_line(frame, i)}, column 'model': empty for a node with {g} GPUs"
             )
     return OpenbNodes(
         source=str(path),
@@ -258,6 +328,7 @@ def read_openb_nodes(path: str | Path) -> OpenbNodes:
         memory_mib=mem,
         gpus=gpus,
         model=model,
+        lines=tuple(int(n) for n in frame.attrs["lines"]),
     )
 
 
@@ -282,7 +353,7 @@ def read_openb_pods(path: str | Path, *, max_gpus_per_node: int | None = None) -
     if bad.any():
         i = int(np.argmax(bad))
         raise TraceError(
-            f"trace '{path}', line {i + 2}, column 'gpu_milli': must be between 1 and 1000 "
+            f"trace '{path}', line {row_line(frame, i)}, column 'gpu_milli': must be between 1 and 1000 "
             f"for a pod "
             f"with num_gpu {num_gpu[i]} (got {milli[i]})"
         )
@@ -290,7 +361,7 @@ def read_openb_pods(path: str | Path, *, max_gpus_per_node: int | None = None) -
     if partial_multi.any():
         i = int(np.argmax(partial_multi))
         raise TraceError(
-            f"trace '{path}', line {i + 2}, column 'gpu_milli': a pod with num_gpu "
+            f"trace '{path}', line {row_line(frame, i)}, column 'gpu_milli': a pod with num_gpu "
             f"{num_gpu[i]} must ask "
             f"for whole GPUs (1000), got {milli[i]}"
         )
@@ -299,7 +370,7 @@ def read_openb_pods(path: str | Path, *, max_gpus_per_node: int | None = None) -
         if too_big.any():
             i = int(np.argmax(too_big))
             raise TraceError(
-                f"trace '{path}', line {i + 2}, column 'num_gpu': {num_gpu[i]} GPUs, "
+                f"trace '{path}', line {row_line(frame, i)}, column 'num_gpu': {num_gpu[i]} GPUs, "
                 f"but no node holds "
                 f"more than {max_gpus_per_node}"
             )
@@ -322,7 +393,7 @@ def read_openb_pods(path: str | Path, *, max_gpus_per_node: int | None = None) -
     if backwards.any():
         i = int(np.argmax(backwards))
         raise TraceError(
-            f"trace '{path}', line {i + 2}, column 'deletion_time': must not be before "
+            f"trace '{path}', line {row_line(frame, i)}, column 'deletion_time': must not be before "
             f"creation_time (got {times['deletion_time'][i]:g} < {times['creation_time'][i]:g})"
         )
     return OpenbPods(
@@ -336,4 +407,5 @@ def read_openb_pods(path: str | Path, *, max_gpus_per_node: int | None = None) -
         creation_time_s=times["creation_time"],
         deletion_time_s=times["deletion_time"],
         scheduled_time_s=times["scheduled_time"],
+        lines=tuple(int(n) for n in frame.attrs["lines"]),
     )

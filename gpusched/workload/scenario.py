@@ -74,21 +74,21 @@ from gpusched.core.gang import spread_rule
 from gpusched.core.gavel_speeds import (
     GAVEL_GPU_MODELS,
     describe_measured,
-    gavel_speed_table,
+    gavel_speed_rows,
     job_models,
     measured_scales,
     runnable_gpu_models,
     spread_speed_table,
     unknown_gpu_models,
 )
-from gpusched.core.jobs import Job
-from gpusched.core.numbers import Number, Whole
+from gpusched.core.jobs import Job, check_jobs_feasible
+from gpusched.core.numbers import Flag, Number, Whole, read_as_text
 from gpusched.core.numbers import shown as _shown
-from gpusched.core.prices import check_price_table
+from gpusched.core.prices import check_price_keys, check_price_table, unpriced_note
 from gpusched.core.reward import RewardSpec
 from gpusched.core.simulator import DEFAULT_PREEMPTION_MIN_RUN_MIN, Simulator
-from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
-from gpusched.errors import ScenarioError
+from gpusched.core.speed import DEFAULT_SPEEDS, MODELS_KEY, GpuSpeeds
+from gpusched.errors import InfeasibleJobError, ScenarioError
 from gpusched.limits import (
     ARRIVAL_RATE_RANGE_PER_HOUR,
     LOAD_RANGE,
@@ -104,12 +104,13 @@ from gpusched.limits import (
     MAX_VRAM_GB,
     MAX_WINDOW,
     MAX_YAML_BYTES,
+    MIN_SPREAD_SPEED,
     SPEED_RANGE,
     TIME_COMPRESSION_RANGE,
 )
 from gpusched.paths import SCENARIOS_DIR
 from gpusched.workload.declared import check_declared, estimator_factory, resolved
-from gpusched.workload.files import is_file, load_yaml_mapping, read_user_text
+from gpusched.workload.files import is_dir, is_file, load_yaml_mapping, read_user_text
 from gpusched.workload.gavel import JOB_TYPE as GAVEL_JOB_TYPE
 from gpusched.workload.gavel import gavel_rate_for_load, generate_gavel_jobs, scale_factor_probabilities
 from gpusched.workload.synthetic import (
@@ -158,12 +159,17 @@ class WorkloadTrace(_Strict):
         "that --jobs-csv wrote reads back)"))
     time_compression: Number = Field(1.0, ge=TIME_COMPRESSION_RANGE[0], le=TIME_COMPRESSION_RANGE[1],
                                     description="trace seconds per simulated second (pod lists; a "
-                                                "job list's times are minutes and ignore it)")
+                                                "job list's times are minutes: any value but 1 is "
+                                                "refused there)")
 
     @model_validator(mode="after")
     def _one_list(self) -> WorkloadTrace:
         if (self.pods is None) == (self.jobs is None):
             raise ValueError("give either 'pods' (an openb pod list) or 'jobs' (a job list)")
+        if self.jobs is not None and self.time_compression != 1.0:
+            raise ValueError(f"time_compression applies to pod lists (trace seconds); a job list's "
+                             f"times are minutes and are not compressed (got {self.time_compression:g}: "
+                             "drop the key)")
         return self
 
 
@@ -175,7 +181,7 @@ class ClusterSpec(_Strict):
     gang_placement: Literal["node", "spread"] = Field("node", description=(
         "node: a gang lies on one node; spread: a gang may span nodes of one GPU model, the "
         "fewest it can (gpusched.core.gang.SpreadGang)"))
-    spread_speed: Number | None = Field(None, gt=0, le=1, description=(
+    spread_speed: Number | None = Field(None, ge=MIN_SPREAD_SPEED, le=1, description=(
         "speed factor of a gang spread over nodes where the speed table has no measured "
         "unconsolidated value (absent: 1.0, no penalty); only with gang_placement: spread"))
 
@@ -229,10 +235,10 @@ class WorkloadSpec(_Strict):
     generator: Literal["synthetic", "gavel"] = Field("synthetic", description=(
         "synthetic: the job types of gpusched.workload.synthetic; gavel: Gavel's generator "
         "(gpusched.workload.gavel)"))
-    multi_gpu: bool | None = Field(None, description=(
+    multi_gpu: Flag | None = Field(None, description=(
         "gavel: draw Gavel's scale factors (1, 2, 4 or 8 GPUs); absent or false: every job 1 GPU"))
-    weights: bool | None = Field(None, description="gavel: priority weights, 5 with probability 0.2")
-    deadlines: bool | None = Field(None, description=(
+    weights: Flag | None = Field(None, description="gavel: priority weights, 5 with probability 0.2")
+    deadlines: Flag | None = Field(None, description=(
         "gavel: deadlines at 1.2x, 2x or 10x the duration, each with probability 1/3"))
 
     @field_validator("declared_run_time", mode="before")
@@ -268,6 +274,9 @@ class WorkloadSpec(_Strict):
             raise ValueError(f"'{gavel_keys[0]}' belongs to the gavel generator (generator: gavel)")
         if self.generator == "gavel" and self.trace is not None:
             raise ValueError("'generator' draws the jobs; a trace has its own")
+        if self.generator == "gavel" and self.mix != DEFAULT_MIX:
+            raise ValueError("'mix' does not apply to the gavel generator (every job of Gavel's is a "
+                             "training job of one of its 26 models): drop the key")
         return self
 
     @model_validator(mode="after")
@@ -312,8 +321,6 @@ SpeedSpec = Literal["default", "gavel"] | dict[str, dict[str, Any]]
 speeds, :mod:`gpusched.core.gavel_speeds`) or GPU model -> job type -> speed, where a row may also
 hold ``models:``, job model -> speed."""
 
-MODELS_KEY = "models"
-"""The key of a speed table's row that maps job models to speeds."""
 
 SPEED_JOB_TYPES: tuple[str, ...] = (*JOB_TYPES, "trace")
 """The job types a speed table's rows may name: the synthetic types and ``trace`` (trace jobs)."""
@@ -355,9 +362,9 @@ def _speed_entries(name: str, row: dict) -> list[tuple[str, Any]]:
 
     :raises ValueError: for a ``models:`` value that is not a mapping of names to speeds.
     """
-    models = row.get(MODELS_KEY)
-    if models is None:
+    if MODELS_KEY not in row:
         return list(row.items())
+    models = row[MODELS_KEY]
     if not isinstance(models, dict):
         raise ValueError(f"the row of '{name}', {MODELS_KEY}: must map job models to speeds "
                          f"(got {_shown(models)})")
@@ -365,6 +372,10 @@ def _speed_entries(name: str, row: dict) -> list[tuple[str, Any]]:
         if not isinstance(model, str) or not model.strip() or model in SPEED_JOB_TYPES:
             raise ValueError(f"the row of '{name}', {MODELS_KEY}: a job model must be a name, not a "
                              f"job type or empty (got {_shown(model)})")
+        if model != model.strip():
+            raise ValueError(f"the row of '{name}', {MODELS_KEY}: the job model {_shown(model)} begins "
+                             "or ends with a space, so no job could match it (a job list's models "
+                             "are read without them)")
         _check_speed_value(name, f"'{model[:40]}'", factor)
     return [(t, f) for t, f in row.items() if t != MODELS_KEY]
 
@@ -372,17 +383,11 @@ def _speed_entries(name: str, row: dict) -> list[tuple[str, Any]]:
 def _check_speed_value(name: str, what: str, factor: Any) -> None:
     """Refuse a speed that is not a finite number within :data:`SPEED_RANGE`."""
     if isinstance(factor, bool) or not isinstance(factor, int | float):
-        raise ValueError(f"the speed of {what} jobs on '{name}' must be a number (got {_shown(factor)})")
+        raise ValueError(f"the speed of {what} jobs on '{name}' must be a number "
+                         f"(got {read_as_text(factor)})")
     if not (math.isfinite(factor) and SPEED_RANGE[0] <= factor <= SPEED_RANGE[1]):
         raise ValueError(f"the speed of {what} jobs on '{name}' must be between "
                          f"{SPEED_RANGE[0]:g} and {SPEED_RANGE[1]:g} (SPEED_RANGE; got {factor!r})")
-
-
-def flat_speed_table(speed: dict[str, dict[str, Any]]) -> dict[str, dict[str, float]]:
-    """A checked table with each row's ``models:`` merged into it: GPU model -> job type or job
-    model -> speed (the table of :class:`gpusched.core.speed.GpuSpeeds`)."""
-    return {gpu: {**{t: f for t, f in row.items() if t != MODELS_KEY}, **row.get(MODELS_KEY, {})}
-            for gpu, row in speed.items()}
 
 
 class Scenario(_Strict):
@@ -411,8 +416,7 @@ class Scenario(_Strict):
         if prices is None:
             return None
         cluster = info.data.get("cluster")
-        models = ([n.gpu_model for n in cluster.nodes] if cluster is not None and cluster.nodes
-                  else list(prices) if isinstance(prices, dict) else [])
+        models = [n.gpu_model for n in cluster.nodes] if cluster is not None and cluster.nodes else None
         return check_price_table(prices, models)
 
     @field_validator("checkpoint")
@@ -470,8 +474,21 @@ class Scenario(_Strict):
 
     def speed_note(self, cluster: Cluster | None = None) -> str | None:
         """The one ``note:`` line naming the rows of the scenario's own speed table for GPU models
-        that ``cluster`` (the scenario's own if omitted) does not have, which therefore do nothing
-        (``None`` when every row is used, or for ``speed: default``, the shared shipped table)."""
+        that ``cluster`` (the scenario's own if omitted) does not have, which therefore do nothing;
+        for ``speed: default``, the one naming the cluster's GPU models the shipped table does not
+        name, which run every job at 1.0 (``None`` when every row is used and every GPU model
+        named)."""
+        if self.speed == "default":
+            cluster = cluster or self.build_cluster()
+            unnamed = [m for m in dict.fromkeys(cluster.gpu_model) if m not in DEFAULT_SPEEDS]
+            if not unnamed:
+                return None
+            named = ", ".join(_shown(m) for m in unnamed[:5]) + (f" and {len(unnamed) - 5} more"
+                                                                 if len(unnamed) > 5 else "")
+            hint = ("; Gavel measured K80, P100 and V100: speed: gavel"
+                    if set(unnamed) & set(GAVEL_GPU_MODELS) else "")
+            return (f"note: speed: default (the shipped table of {', '.join(DEFAULT_SPEEDS)}) does not "
+                    f"name {named}, so every job runs at speed 1.0 there{hint}")
         if not isinstance(self.speed, dict):
             return None
         cluster = cluster or self.build_cluster()
@@ -489,6 +506,32 @@ class Scenario(_Strict):
         """Minutes a job runs after it (re)starts before it may be preempted."""
         value = None if self.queue is None else self.queue.preemption_min_run_min
         return DEFAULT_PREEMPTION_MIN_RUN_MIN if value is None else value
+
+    def prices_note(self, cluster: Cluster | None = None) -> str | None:
+        """The one ``note:`` line naming the GPU models of ``cluster`` (the scenario's own if
+        omitted) that the scenario's ``prices:`` table leaves unpriced (``None`` without a table,
+        or when it prices every model).
+
+        :raises ScenarioError: for a key that names no GPU model of a trace's cluster exactly (a
+            node list's are checked when the scenario is read).
+        """
+        if self.prices is None:
+            return None
+        cluster = cluster or self.build_cluster()
+        self.check_prices(cluster)
+        return unpriced_note(self.prices, cluster.gpu_model)
+
+    def check_prices(self, cluster: Cluster) -> None:
+        """Refuse a ``prices:`` key that names no GPU model of ``cluster`` exactly (the keys of a
+        trace's cluster are known only once it is sampled).
+
+        :raises ScenarioError: naming ``prices`` and the key.
+        """
+        if self.prices is not None:
+            try:
+                check_price_keys(self.prices, cluster.gpu_model)
+            except ValueError as exc:
+                raise ScenarioError(f"scenario '{self.name}', prices: {exc}") from None
 
     def simulator_options(self, workload_seed: int | None = None) -> dict[str, Any]:
         """The failure, checkpoint and preemption settings of a :class:`Simulator` for this
@@ -510,13 +553,14 @@ class Scenario(_Strict):
         return estimator_factory(w.declared_mode, seed, listed)
 
     def speed_table(self) -> dict[str, dict[str, Any]] | None:
-        """The relative GPU speeds (GPU model -> job type or job model -> speed, or for Gavel's
-        table a speed per gang size), or ``None`` (every GPU at 1.0)."""
+        """The relative GPU speeds as :class:`~gpusched.core.speed.GpuSpeeds` reads them (GPU
+        model -> job type -> speed, and under ``models`` job model -> speed, or for Gavel's table a
+        speed per gang size), or ``None`` (every GPU at 1.0)."""
         if self.speed is None:
             return None
         if self.speed == "gavel":
-            return gavel_speed_table()
-        return DEFAULT_SPEEDS if self.speed == "default" else flat_speed_table(self.speed)
+            return gavel_speed_rows()
+        return DEFAULT_SPEEDS if self.speed == "default" else self.speed
 
     @property
     def n_gpus(self) -> int:
@@ -598,23 +642,39 @@ class Scenario(_Strict):
         if len(runnable) == len(GAVEL_GPU_MODELS):
             return job
         spec = runnable if job.gpu_spec is None else tuple(m for m in job.gpu_spec if m in runnable)
+        if not spec:  # never read as "any GPU" (a job list's rows are checked before: _row_check)
+            raise ScenarioError(f"scenario '{self.name}': job {job.id} may run on no GPU model Gavel "
+                                f"can run '{job.model}' on {job.gpus} GPU(s) on")
         return replace(job, gpu_spec=spec)
 
-    def _model_check(self):  # noqa: ANN202 - a ModelCheck or None
-        """For ``speed: gavel``, the check a job list's rows pass: a model Gavel measured at the
-        job's GPU count (``None`` otherwise: any model, any label)."""
+    def _row_check(self):  # noqa: ANN202 - a RowCheck or None
+        """For ``speed: gavel``, the check a job list's rows pass (``None`` otherwise: any model,
+        any label): a model Gavel measured at the job's GPU count; whole GPUs (``compute`` 1.0:
+        Gavel measured each job alone on its GPUs, so two jobs sharing one GPU at their solo
+        speeds would each run as fast as alone, a speed nobody measured); and a ``gpu_spec`` that
+        names at least one GPU model Gavel can run the job on."""
         if self.speed != "gavel":
             return None
 
-        def check(model: str | None, gpus: int) -> str | None:
-            if model is None:
-                return None
-            scales = measured_scales().get(model)
-            if scales is None:
-                return (f"'{model[:40]}' is not one of Gavel's 26 job models (speed: gavel; e.g. "
-                        f"'{job_models()[0]}')")
-            if gpus not in scales:
-                return f"'{model[:40]}' was {describe_measured(model)}, not on {gpus}"
+        def check(job: Job) -> tuple[str, str] | None:
+            model = job.model
+            if model is not None:
+                scales = measured_scales().get(model)
+                if scales is None:
+                    return "model", (f"'{model[:40]}' is not one of Gavel's 26 job models (speed: "
+                                     f"gavel; e.g. '{job_models()[0]}')")
+                if job.gpus not in scales:
+                    return "model", f"'{model[:40]}' was {describe_measured(model)}, not on {job.gpus}"
+            if job.compute < 1.0:
+                return "compute", (f"must be 1 under speed: gavel (got {job.compute:g}): Gavel "
+                                   "measured each job alone on whole GPUs, so a job sharing a GPU "
+                                   "would run at a solo speed nobody measured")
+            if model is not None and job.gpu_spec is not None:
+                runnable = runnable_gpu_models(model, job.gpus)
+                if not set(job.gpu_spec) & set(runnable):
+                    return "gpu_spec", (f"'{'|'.join(job.gpu_spec)[:40]}' names none of the GPU models "
+                                        f"Gavel can run '{model[:40]}' on {job.gpus} GPU(s) on "
+                                        f"({', '.join(runnable)})")
             return None
 
         return check
@@ -652,13 +712,37 @@ class Scenario(_Strict):
     def trace_jobs(self, seed: int | None = None, n_jobs: int | None = None,
                    cluster: Cluster | None = None) -> tuple[list[Job], dict[str, int]]:
         """The jobs, and for a trace workload the pods left out (never silently):
-        ``{"cpu_only_pods": …, "unhostable_pods": …}`` (empty for a synthetic workload)."""
+        ``{"cpu_only_pods": …, "unhostable_pods": …}`` (empty for a synthetic workload).
+
+        :raises ScenarioError: for a ``horizon_min`` that ends the run before its first job
+            arrives (every time of the run would then run backwards from that arrival).
+        """
+        jobs, left_out = self._draw_jobs(seed, n_jobs, cluster)
+        if self.horizon_min is not None and jobs and self.horizon_min <= jobs[0].arrival_min:
+            trace = self.workload.trace
+            where = ("the job list's" if trace is not None and trace.jobs is not None
+                     else "the pod list's" if trace is not None
+                     else f"seed {self.workload.seed if seed is None else seed}'s")
+            raise ScenarioError(
+                f"scenario '{self.name}', horizon_min: must be later than the first job's arrival "
+                f"(got {self.horizon_min:g}, and {where} first job arrives at minute "
+                f"{jobs[0].arrival_min:g}); a run ends at its horizon, so none of its jobs would run")
+        return jobs, left_out
+
+    def _draw_jobs(self, seed: int | None, n_jobs: int | None,
+                   cluster: Cluster | None) -> tuple[list[Job], dict[str, int]]:
+        """:meth:`trace_jobs` before the horizon is checked."""
         w = self.workload
         seed = w.seed if seed is None else seed
         cluster = cluster or self.build_cluster(seed)
         if w.trace is not None and w.trace.jobs is not None:
-            jobs = _job_list(w.trace.jobs, n_jobs or w.jobs, self._model_check())
-            return [self._restricted(j) for j in jobs], {}
+            jobs = _job_list(w.trace.jobs, n_jobs or w.jobs, self._row_check())
+            jobs = [self._restricted(j) for j in jobs]
+            try:
+                check_jobs_feasible(jobs, cluster)
+            except InfeasibleJobError as exc:  # named with its file, as every row problem is
+                raise InfeasibleJobError(f"trace '{w.trace.jobs}': {exc}") from None
+            return jobs, {}
         if w.generator == "gavel":
             self._check_gavel_gangs(cluster)
             jobs = generate_gavel_jobs(n_jobs or w.jobs, self.arrival_rate_per_hour(cluster),
@@ -795,10 +879,10 @@ def _gavel_models_message(other: list[str]) -> str:
             f"{', '.join(GAVEL_GPU_MODELS)}; the cluster names {shown}")
 
 
-def _job_list(path: str, n_jobs: int, check) -> list[Job]:  # noqa: ANN001 - a ModelCheck or None
+def _job_list(path: str, n_jobs: int, check) -> list[Job]:  # noqa: ANN001 - a RowCheck or None
     from gpusched.workload.job_list import read_job_list
 
-    return read_job_list(path, max_jobs=n_jobs, check_model=check)
+    return read_job_list(path, max_jobs=n_jobs, check_row=check)
 
 
 def _listed_estimates(path: str) -> dict[int, float]:
@@ -919,6 +1003,8 @@ def load_scenario(ref: str | Path) -> Scenario:
                 f"unknown scenario '{ref}': not a preset ({', '.join(preset_names())}) "
                 "and not a file")
         path = preset
+    if is_dir(path):
+        raise ScenarioError(f"scenario file '{ref}': is a folder, not a file")
     if not is_file(path):
         raise ScenarioError(f"scenario file '{ref}' not found")
     text = read_user_text(path, label=f"scenario '{path.name}'", max_bytes=MAX_YAML_BYTES,
@@ -936,6 +1022,7 @@ def make_simulator(scenario: Scenario, seed: int | None = None,
     """A simulator on the scenario's cluster and workload (``seed``/``n_jobs`` override it), with
     its queue window, GPU speeds, failures and checkpoints."""
     cluster = scenario.build_cluster(seed)
+    scenario.check_prices(cluster)
     jobs = scenario.jobs(seed=seed, n_jobs=n_jobs, cluster=cluster)
     return Simulator(cluster, jobs, reward=scenario.reward, util_band=scenario.util_band,
                      horizon_min=scenario.horizon_min, window=scenario.window,

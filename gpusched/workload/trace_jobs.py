@@ -66,7 +66,7 @@ def openb_cluster(nodes: OpenbNodes, n_nodes: int | None = None, seed: int = 0, 
         model = nodes.model[i]
         if model not in GPU_VRAM_GB:
             raise TraceError(
-                f"trace '{nodes.source}', line {i + 2}, column 'model': unknown GPU model '{model}'"
+                f"trace '{nodes.source}', line {nodes.line(i)}, column 'model': unknown GPU model '{model}'"
             )
         groups.append(
             NodeGroup(
@@ -98,7 +98,7 @@ def openb_jobs(
     if np.isnan(created[gpu]).any() or np.isnan(deleted[gpu]).any():
         i = int(np.argmax(gpu & (np.isnan(created) | np.isnan(deleted))))
         raise TraceError(
-            f"trace '{pods.source}', line {i + 2}: a trace-driven workload needs creation_time and "
+            f"trace '{pods.source}', line {pods.line(i)}: a trace-driven workload needs creation_time and "
             "deletion_time for every GPU pod"
         )
     started = np.where(np.isnan(pods.scheduled_time_s), created, pods.scheduled_time_s)
@@ -150,7 +150,7 @@ def _check_positive_durations(pods: OpenbPods, order: np.ndarray, duration_min: 
     seconds = float(duration_min[shortest]) * 60.0 * time_compression
     largest = seconds / 60.0 / 10.0 ** -DURATION_DECIMALS
     raise TraceError(
-        f"trace '{pods.source}', line {shortest + 2} (pod '{pods.name[shortest][:40]}'): at "
+        f"trace '{pods.source}', line {pods.line(shortest)} (pod '{pods.name[shortest][:40]}'): at "
         f"time_compression {time_compression:g} its run time of {seconds:g} s becomes "
         f"{seconds / 60.0 / time_compression:.2g} min, which rounds to 0; use a time_compression "
         f"of at most {largest:.6g}"
