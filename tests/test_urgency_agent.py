@@ -30,7 +30,7 @@ from gpusched.env.window import (
     window_observation_space,
 )
 from gpusched.env.wrappers import TrainingReward
-from gpusched.errors import GpuschedError
+from gpusched.errors import GpuschedError, ScenarioError
 from gpusched.experiment.runner import run_policy
 from gpusched.policies import get_policy
 from gpusched.workload.scenario import load_scenario, make_simulator
@@ -167,9 +167,12 @@ def test_urgency_settings_and_a_bad_declared_run_time_are_refused_in_one_line():
 def test_a_model_that_reads_declared_run_times_is_refused_where_none_is_declared():
     scenario = load_scenario("fleet-16gpu").with_overrides(
         **{"workload.declared_run_time": "none", "workload.jobs": 20})
-    with pytest.raises(ModelError, match="declared_run_time: none") as err:
-        run_policy(scenario, "ppo:ppo-window.zip", seed=0)  # a model file: checked by its version
-    assert "\n" not in str(err.value)
+    with pytest.raises(ScenarioError, match="declared_run_time: none") as err:
+        run_policy(scenario, "ppo:ppo-window.zip", seed=0)  # a model file: by its sidecar's version
+    assert "'ppo:ppo-window.zip' reads them" in str(err.value) and "\n" not in str(err.value)
+    sim = make_simulator(scenario, 0)
+    with pytest.raises(ModelError, match="declared_run_time: none"):  # and again when it binds
+        get_policy("ppo:ppo-window.zip").bind(sim.view)
 
 
 # ---------------------------------------------------------------------------- training and loading
@@ -256,7 +259,7 @@ def _teacher_steps(config: TrainConfig, seed: int):
 
 
 def test_the_shipped_agents_that_read_run_times_are_refused_before_a_run_where_none_is_declared():
-    from gpusched.experiment.runner import check_told
+    from gpusched.policies.preflight import check_told
     from gpusched.policies.registry import reads_run_times
 
     scenario = _gavel("none")

@@ -80,6 +80,7 @@ class PolicyInfo:
 _REGISTRY: dict[str, PolicyInfo] = {}
 _PREFIX_RESOLVERS: dict[str, Callable[[str, int], Policy]] = {}
 _PREFIX_CHECKS: dict[str, Callable[[str], object]] = {}
+_PREFIX_RUN_TIMES: dict[str, Callable[[str], bool]] = {}
 _plugins: dict[str, str] = {}
 """Entry points read so far: name -> ``""`` when it loaded, else the one-line reason it failed."""
 
@@ -94,16 +95,22 @@ def register(name: str, factory: PolicyFactory, *, label: str | None = None, heu
 
 
 def register_prefix(prefix: str, resolver: Callable[[str, int], Policy],
-                    check: Callable[[str], object] | None = None) -> None:
+                    check: Callable[[str], object] | None = None,
+                    run_times: Callable[[str], bool] | None = None) -> None:
     """Resolve names of the form ``prefix:ARG`` (e.g. ``ppo:PATH``) with ``resolver(arg, seed)``.
     ``prefix`` itself must be registered: ``prefix:ARG`` shares its label and traits.
 
     :param check: called as ``check(arg)`` by :func:`check_policy` to refuse a bad ``ARG`` (a
         missing model) without building the policy; raises a ``GpuschedError``.
+    :param run_times: called as ``run_times(arg)`` by :func:`reads_run_times`: whether the policy
+        ``ARG`` names reads declared run times (a model, by its observation version); ``False``
+        for an ``ARG`` it cannot read (:func:`check_policy` refuses that).
     """
     _PREFIX_RESOLVERS[prefix] = resolver
     if check is not None:
         _PREFIX_CHECKS[prefix] = check
+    if run_times is not None:
+        _PREFIX_RUN_TIMES[prefix] = run_times
 
 
 def _load_plugins() -> None:
@@ -203,8 +210,11 @@ def reads_run_times(name: str) -> bool:
     if not placement:
         if order in RUN_TIME_ORDERS or order in RUN_TIME_POLICIES:
             return True
-        if ":" in name:  # NAME:ARG (a model file) is checked when it runs: its traits are NAME's
-            return False
+        prefix, sep, arg = name.partition(":")
+        if sep:  # NAME:ARG (a model file): as its prefix's plug-in reads ARG
+            _load_plugins()
+            check = _PREFIX_RUN_TIMES.get(prefix)
+            return bool(check(arg)) if check is not None else False
         try:
             return policy_info(name).run_times
         except UnknownPolicyError:
