@@ -329,9 +329,9 @@ def _check_grid_points(grid: SimulateGrid, scenario: Scenario, where: str) -> No
         if body in seen:
             first = seen[body]
             key = next(k for k in keys if first[k] != changes[k] or repr(first[k]) != repr(changes[k]))
-            raise SweepError(f"{where}, simulate.overrides.{shorten(key, 40)}: "
-                             f"{shorten(repr(first[key]), 30)} and {shorten(repr(changes[key]), 30)} run "
-                             "the same scenario once read; give each value once")
+            shown = [shorten(json.dumps(v, default=str), 30) for v in (first[key], changes[key])]
+            raise SweepError(f"{where}, simulate.overrides.{shorten(key, 40)}: {shown[0]} and {shown[1]} "
+                             "run the same scenario once read; give each value once")
         seen[body] = changes
         for j, policy in enumerate(grid.policies):
             try:
