@@ -207,7 +207,9 @@ LIST_SCENARIO: dict[str, Any] = {
 }
 """A small scenario of a plain job list, ``{tmp}/jobs.csv`` (largest node: 2 GPUs)."""
 
-FITS_CSV = "id,arrival_min,model,gpus,duration_min\n" + "".join(f"{i},{i * 5},CycleGAN,1,30\n" for i in range(3))
+FITS_CSV = "id,arrival_min,model,gpus,duration_min\n" + "".join(
+    f"{i},{i * 5},CycleGAN,1,30\n" for i in range(3)
+)
 NEVER_FITS_CSV = FITS_CSV + "3,20,CycleGAN,8,30\n"
 """A job list whose last job asks for 8 GPUs on one node, which no node of :data:`LIST_SCENARIO`
 could ever hold."""
@@ -1250,7 +1252,11 @@ CASES: list[Case] = [
         "train fifo agent told none",
         "training",
         _train_set("declared_run_time=none"),
-        needles=("training settings, declared_run_time", "observation version 1 reads them", "--urgency none"),
+        needles=(
+            "training settings, declared_run_time",
+            "observation version 1 reads them",
+            "--urgency none",
+        ),
     ),
     Case(
         "train window agent told none",
@@ -1518,7 +1524,10 @@ CASES: list[Case] = [
             "s.yaml": scenario_yaml(base=LIST_SCENARIO),
             "jobs.csv": FITS_CSV,
         },
-        ("sweep spec 'spec.yaml', simulate.scenarios[0], simulate.overrides (workload.trace.jobs=", "nope.csv"),
+        (
+            "sweep spec 'spec.yaml', simulate.scenarios[0], simulate.overrides (workload.trace.jobs=",
+            "nope.csv",
+        ),
     ),
     Case(
         "sweep job list override malformed",
