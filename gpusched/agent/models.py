@@ -9,7 +9,8 @@ never used. Instead :func:`load_agent`:
 2. requires the sidecar (UTF-8 JSON of at most :data:`gpusched.limits.MAX_SIDECAR_BYTES`, every
    number finite: ``NaN`` and ``Infinity`` are refused), and validates every field it knows with
    :class:`Sidecar` (format, observation version, network width, slots, queue windows, VRAM
-   scale, sha256, and the training facts and evaluation), each with its type and bounds;
+   scale, sha256, and the training facts, the settings' ``declared_run_time`` and the evaluation),
+   each with its type and bounds;
 3. checks the zip's sha256 against the sidecar;
 4. builds the network in code from the sidecar and reads only the zip's ``policy.pth`` with
    ``torch.load(weights_only=True)``, then ``load_state_dict(strict=True)``.
