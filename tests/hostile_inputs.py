@@ -1302,6 +1302,28 @@ CASES: list[Case] = [
         files={"jobs.csv": NEVER_FITS_CSV},
     ),
     _train_scenario_case("train on a missing job list", {}, "jobs.csv", base=LIST_SCENARIO),
+    Case(
+        "train fifo agent with loads",
+        "training",
+        _train("--randomize", "--loads", "0.2-0.4"),
+        needles=("training settings, random_loads (--loads)", "FIFO agent's, which would ignore it"),
+    ),
+    Case(
+        "train fifo agent with a speed sigma",
+        "training",
+        _train_set("speed_sigma=0.3"),
+        needles=("training settings, speed_sigma", "would ignore it"),
+    ),
+    _train_scenario_case(
+        "train randomized on a job list without loads",
+        {},
+        "training settings, randomize (--randomize)",
+        "no arrival rate",
+        "--loads",
+        extra=("--randomize",),
+        base=LIST_SCENARIO,
+        files={"jobs.csv": FITS_CSV},
+    ),
     # --- the newer surfaces: policy names ----------------------------------------------------------
     Case(
         "agent as a placement",

@@ -122,3 +122,21 @@ def test_train_urgency_keeps_the_gpu_slots_asked_for_and_the_sidecar_records_the
     config = config_from_args(_train_args("--urgency", "history", "--set", "randomize=true"))
     assert config.randomize is True  # a --set after --urgency is kept, and recorded
     assert sidecar_settings(config, config.training_scenario())["randomize"] is True
+
+
+@pytest.mark.parametrize(("extra", "needle"), [
+    (("--randomize", "--loads", "0.2-0.4"), "random_loads (--loads): randomises a window agent's"),
+    (("--set", "speed_sigma=0.2"), "speed_sigma (--speed-sigma): randomises a window agent's"),
+    (("--set", "random_windows=[1,4]"), "random_windows: randomises a window agent's"),
+])
+def test_train_refuses_window_settings_a_fifo_agent_would_ignore(extra, needle):
+    """A FIFO agent's environment never reads the window agent's randomisation: it once trained
+    without it and the sidecar recorded it as used."""
+    from gpusched.cli.train import config_from_args
+    from gpusched.errors import GpuschedError
+
+    with pytest.raises(GpuschedError) as err:
+        config_from_args(_train_args(*extra))
+    assert needle in str(err.value) and "\n" not in str(err.value)
+    config = config_from_args(_train_args("--windows", "1-4", *extra))  # a window agent reads them
+    assert config.obs_version == 4

@@ -342,6 +342,12 @@ def _check_together(config: TrainConfig) -> None:
         refuse("random_gpus", f"the largest random cluster ({config.random_gpus[1]} GPUs) must fit "
                               f"max_gpus ({config.max_gpus})")
     windowed = config.obs_version in WINDOW_OBS_VERSIONS
+    if not windowed:  # a FIFO agent's environment never reads them: refused, not ignored
+        for key, unset in (("random_loads (--loads)", None), ("speed_sigma (--speed-sigma)", 0.0),
+                           ("unit_speed_prob", 0.0), ("random_windows", None)):
+            if getattr(config, key.split()[0]) != unset:
+                refuse(key, f"randomises a window agent's episodes (--windows), but observation version "
+                            f"{config.obs_version} is a FIFO agent's, which would ignore it")
     if windowed and config.random_windows and config.random_windows[1] > config.max_window:
         refuse("random_windows", f"the longest window ({config.random_windows[1]}) must fit "
                                  f"max_window ({config.max_window})")
@@ -371,6 +377,12 @@ def _check_together(config: TrainConfig) -> None:
     if windowed and scenario.window > config.max_window:
         refuse("max_window", f"scenario '{scenario.name}' has a queue window of {scenario.window}, "
                              f"more than max_window ({config.max_window})")
+    if config.randomize and config.random_loads is None:
+        try:  # a random cluster's jobs arrive at the scenario's rate, scaled by its VRAM
+            scenario.arrival_rate_per_hour()
+        except GpuschedError as exc:
+            refuse("randomize (--randomize)", f"random clusters draw jobs at the scenario's arrival rate, "
+                                              f"but {exc}; give random_loads too (--loads LO-HI)")
     _check_runs(config, scenario)
 
 
