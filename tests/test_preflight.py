@@ -127,3 +127,32 @@ def test_a_sweep_axis_of_values_that_differ_is_kept(tmp_path):
     spec = _sweep(tmp_path, {"workload.load": [0.2, 0.4]},
                   scenarios=[str(tmp_path / "s.yaml"), "ll-stall-mini"])
     assert spec.run_count() == 4
+
+
+def test_under_none_a_sweep_refuses_exactly_the_policies_a_run_refuses(tmp_path):
+    """Every fast registered policy and queue pair on a scenario that declares no run time: the
+    sweep's spec check refuses it if and only if its run is refused."""
+    from gpusched.experiment.runner import run_policy
+    from gpusched.policies import is_slow, policy_names, queue_policy_names
+
+    (tmp_path / "s.yaml").write_text(NONE_SCENARIO, encoding="utf-8")
+    scenario = load_scenario(str(tmp_path / "s.yaml"))
+    names = [n for n in dict.fromkeys(policy_names() + queue_policy_names()) if not is_slow(n)]
+    refused = 0
+    for name in names:
+        spec = {"name": "p", "simulate": {"scenarios": [str(tmp_path / "s.yaml")], "policies": [name],
+                                          "seeds": [0]}}
+        (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+        try:
+            load_sweep(tmp_path / "spec.yaml")
+            sweep_refuses = False
+        except SweepError:
+            sweep_refuses = True
+        try:
+            run_policy(scenario, name, seed=0, n_jobs=6)
+            run_refuses = False
+        except GpuschedError:
+            run_refuses = True
+        assert sweep_refuses == run_refuses, name
+        refused += run_refuses
+    assert 0 < refused < len(names)  # some read run times, some do not
