@@ -4,10 +4,9 @@ Before the first run, both check every argument (every policy name, so that a la
 never loses the runs already made), what the runs would refuse (the check ``sweep`` and
 ``train`` share, :func:`gpusched.policies.preflight.check_runs`) and that every output file can be
 written (by creating a temporary file where it goes; two outputs on one file are refused), and
-print on stderr the
-``note:`` lines naming the job shapes a synthetic workload leaves out because the cluster could
-never hold them, and the speed-table rows that name a GPU model the cluster lacks. The output
-files are written together at the end, or not at all.
+print on stderr the ``note:`` lines naming the job shapes a synthetic workload leaves out because
+the cluster could never hold them, and the speed-table rows that name a GPU model the cluster
+lacks. The output files are written together at the end, or not at all.
 """
 
 from __future__ import annotations

@@ -305,6 +305,12 @@ def check_sweep(spec: SweepSpec, source: str = "<dict>") -> None:
                     raise SweepError(f"{label}, allocation.{where}: {exc}") from None
 
 
+_NOT_BUILT = {"name", "description", "reward", "util_band"}
+"""Scenario keys that building a run's simulator does not read: grid points that differ only in
+them are built once by :func:`_check_grid_points` (a sweep over reward weights on
+``gavel-108gpu`` builds one simulator, about half a second, not one per weight)."""
+
+
 def _check_grid_points(grid: SimulateGrid, scenario: Scenario, where: str) -> None:
     """Check every grid point of ``scenario`` as ``simulate`` would check its runs
     (:func:`gpusched.policies.preflight.check_runs`, with the grid's first seed), and refuse two
@@ -317,6 +323,7 @@ def _check_grid_points(grid: SimulateGrid, scenario: Scenario, where: str) -> No
 
     keys = sorted(grid.overrides)
     seen: dict[str, dict[str, Any]] = {}
+    checked: set[str] = set()
     for combo in itertools.product(*(grid.overrides[k] for k in keys)):
         changes = dict(zip(keys, combo, strict=True))
         point = ", ".join(f"{k}={shorten(repr(v), 30)}" for k, v in changes.items())
@@ -338,6 +345,10 @@ def _check_grid_points(grid: SimulateGrid, scenario: Scenario, where: str) -> No
                 check_told(run, policy)
             except GpuschedError as exc:
                 raise SweepError(f"{at}, simulate.policies[{j}]: {exc}") from None
+        built = json.dumps(run.model_dump(mode="json", exclude=_NOT_BUILT), sort_keys=True, default=str)
+        if built in checked:  # the same cluster and workload: built once
+            continue
+        checked.add(built)
         try:
             check_runs(run, [], seed=grid.seeds[0])
         except GpuschedError as exc:
