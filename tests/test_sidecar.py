@@ -109,6 +109,7 @@ def test_a_checked_config_keeps_its_values_in_their_types_so_the_loader_accepts_
 
     config = TrainConfig(scenario="ll-stall-mini")
     config.set("timesteps", 0.0)
+    config.set("obs_version", 4)  # a window agent's: a FIFO agent refuses random_windows
     config.set("random_windows", [1, 4])
     config.check()
     assert type(config.timesteps) is int and config.random_windows == (1, 4)
