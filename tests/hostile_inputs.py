@@ -200,6 +200,29 @@ def _train_set(key_value: str) -> tuple[str, ...]:
     return _train("--set", key_value)
 
 
+LIST_SCENARIO: dict[str, Any] = {
+    "name": "jl",
+    "cluster": BASE_SCENARIO["cluster"],
+    "workload": {"jobs": 4, "seed": 0, "trace": {"jobs": "{tmp}/jobs.csv"}},
+}
+"""A small scenario of a plain job list, ``{tmp}/jobs.csv`` (largest node: 2 GPUs)."""
+
+FITS_CSV = "id,arrival_min,model,gpus,duration_min\n" + "".join(
+    f"{i},{i * 5},CycleGAN,1,30\n" for i in range(3)
+)
+NEVER_FITS_CSV = FITS_CSV + "3,20,CycleGAN,8,30\n"
+"""A job list whose last job asks for 8 GPUs on one node, which no node of :data:`LIST_SCENARIO`
+could ever hold."""
+
+
+def _train_scenario_case(id: str, changes: dict[str, Any], *needles: str, extra: tuple[str, ...] = (),
+                         base: dict | None = None, files: dict[str, str] | None = None) -> Case:
+    """``train`` on ``{tmp}/s.yaml`` (``base``, default :data:`BASE_SCENARIO`, with ``changes``),
+    refused before training starts."""
+    argv = ("train", "--scenario", "{tmp}/s.yaml", "--timesteps", "10", "--out", "{tmp}/m.zip", *extra)
+    return Case(id, "training", argv, {"s.yaml": scenario_yaml(changes, base), **(files or {})}, needles)
+
+
 
 FAIL_SCENARIO: dict[str, Any] = {
     **BASE_SCENARIO,
@@ -1225,6 +1248,83 @@ CASES: list[Case] = [
         _train("--max-gpus", "100000"),
         needles=("--max-gpus", "limit on GPUs"),
     ),
+    # train refuses what its evaluation (or its teacher) could not run, and flags --urgency overrides
+    Case(
+        "train fifo agent told none",
+        "training",
+        _train_set("declared_run_time=none"),
+        needles=(
+            "training settings, declared_run_time",
+            "observation version 1 reads them",
+            "--urgency none",
+        ),
+    ),
+    Case(
+        "train window agent told none",
+        "training",
+        _train("--windows", "1-4", "--set", "declared_run_time=none"),
+        needles=("training settings, declared_run_time", "observation version 4 reads them"),
+    ),
+    _train_scenario_case(
+        "train on a scenario that declares none",
+        {"workload.declared_run_time": "none"},
+        "scenario 't', workload.declared_run_time",
+        "observation version 1 reads them",
+    ),
+    Case(
+        "train urgency none with a teacher that reads run times",
+        "training",
+        _train("--urgency", "none", "--set", "bc_policy=sjf+first_fit"),
+        needles=("training settings, bc_policy", "'sjf+first_fit' reads them"),
+    ),
+    Case(
+        "train urgency with randomize",
+        "training",
+        _train("--urgency", "history", "--randomize"),
+        needles=("--urgency", "leave out --randomize"),
+    ),
+    Case(
+        "train urgency with speed sigma",
+        "training",
+        _train("--urgency", "none", "--speed-sigma", "0.2"),
+        needles=("--urgency", "leave out --speed-sigma"),
+    ),
+    Case(
+        "train urgency with fewer gpu slots than the cluster",
+        "training",
+        _train("--urgency", "history", "--max-gpus", "2"),
+        needles=("max_gpus (--max-gpus)", "has 3 GPUs"),
+    ),
+    _train_scenario_case(
+        "train on a job list that never fits",
+        {},
+        "job 3",
+        base=LIST_SCENARIO,
+        files={"jobs.csv": NEVER_FITS_CSV},
+    ),
+    _train_scenario_case("train on a missing job list", {}, "jobs.csv", base=LIST_SCENARIO),
+    Case(
+        "train fifo agent with loads",
+        "training",
+        _train("--randomize", "--loads", "0.2-0.4"),
+        needles=("training settings, random_loads (--loads)", "FIFO agent's, which would ignore it"),
+    ),
+    Case(
+        "train fifo agent with a speed sigma",
+        "training",
+        _train_set("speed_sigma=0.3"),
+        needles=("training settings, speed_sigma", "would ignore it"),
+    ),
+    _train_scenario_case(
+        "train randomized on a job list without loads",
+        {},
+        "training settings, randomize (--randomize)",
+        "no arrival rate",
+        "--loads",
+        extra=("--randomize",),
+        base=LIST_SCENARIO,
+        files={"jobs.csv": FITS_CSV},
+    ),
     # --- the newer surfaces: policy names ----------------------------------------------------------
     Case(
         "agent as a placement",
@@ -1319,6 +1419,24 @@ CASES: list[Case] = [
         "finite",
     ),
     _sidecar_case("eval seeds text", {"eval": {"seeds": "all", "avg": {}}}, "eval.seeds"),
+    _sidecar_case(
+        "config declared_run_time junk",
+        {"config": {**SHIPPED_SIDECAR["config"], "declared_run_time": "banana"}},
+        "sidecar 'm.json', config.declared_run_time",
+        "'banana'",
+    ),
+    _sidecar_case(
+        "config declared_run_time lognormal text",
+        {"config": {**SHIPPED_SIDECAR["config"], "declared_run_time": {"lognormal": "1"}}},
+        "config.declared_run_time",
+        "lognormal",
+    ),
+    _sidecar_case(
+        "config declared_run_time a list",
+        {"config": {**SHIPPED_SIDECAR["config"], "declared_run_time": ["none"]}},
+        "config.declared_run_time",
+        "got list",
+    ),
     # --- the newer surfaces: sweep specs checked before the first run -----------------------------
     _sweep_case(
         "sweep queue window 0",
@@ -1378,6 +1496,109 @@ CASES: list[Case] = [
         {"name": "a", "allocation": {"pods": ["nope"], "policies": ["fgd"], "seeds": [1]}},
         "allocation.pods[0]",
         "no such file",
+    ),
+    # every grid point passes the check simulate makes before its run (gpusched.policies.preflight)
+    _sweep_case(
+        "sweep policy that reads run times under none",
+        "sweep",
+        _set(
+            _set(SWEEP_SPEC, "simulate.policies", ["first_fit", "sjf+first_fit"]),
+            "simulate.overrides",
+            {"workload.declared_run_time": ["exact", "none"]},
+        ),
+        "sweep spec 'spec.yaml'",
+        "workload.declared_run_time='none'",
+        "simulate.policies[1]",
+        "'sjf+first_fit' reads them",
+    ),
+    Case(
+        "sweep model that reads run times under none",
+        "sweep",
+        ("sweep", "{tmp}/spec.yaml", "--workers", "1", "--out", "{tmp}/out"),
+        {
+            "spec.yaml": yaml.safe_dump(
+                _set(
+                    _set(SWEEP_SPEC, "simulate.policies", ["ppo:models/m.zip"]),
+                    "simulate.overrides",
+                    {"workload.declared_run_time": ["none"]},
+                )
+            ),
+            "models/m.zip": SHIPPED_ZIP,
+            "models/m.json": json.dumps(SHIPPED_SIDECAR),
+        },
+        ("simulate.policies[0]", "'ppo:models/m.zip' reads them"),
+    ),
+    Case(
+        "sweep job list override missing",
+        "sweep",
+        ("sweep", "{tmp}/spec.yaml", "--workers", "1", "--out", "{tmp}/out"),
+        {
+            "spec.yaml": yaml.safe_dump(
+                {
+                    "name": "sw",
+                    "simulate": {
+                        "scenarios": ["{tmp}/s.yaml"],
+                        "policies": ["first_fit"],
+                        "seeds": [0],
+                        "overrides": {"workload.trace.jobs": ["{tmp}/jobs.csv", "{tmp}/nope.csv"]},
+                    },
+                }
+            ),
+            "s.yaml": scenario_yaml(base=LIST_SCENARIO),
+            "jobs.csv": FITS_CSV,
+        },
+        (
+            "sweep spec 'spec.yaml', simulate.scenarios[0], simulate.overrides (workload.trace.jobs=",
+            "nope.csv",
+        ),
+    ),
+    Case(
+        "sweep job list override malformed",
+        "sweep",
+        ("sweep", "{tmp}/spec.yaml", "--workers", "1", "--out", "{tmp}/out"),
+        {
+            "spec.yaml": yaml.safe_dump(
+                {
+                    "name": "sw",
+                    "simulate": {
+                        "scenarios": ["{tmp}/s.yaml"],
+                        "policies": ["first_fit"],
+                        "seeds": [0],
+                        "overrides": {"workload.trace.jobs": ["{tmp}/bad.csv"]},
+                    },
+                }
+            ),
+            "s.yaml": scenario_yaml(base=LIST_SCENARIO),
+            "jobs.csv": FITS_CSV,
+            "bad.csv": "id,arrival_min,gpus\n0,0,1\n",
+        },
+        ("simulate.overrides (workload.trace.jobs=", "bad.csv"),
+    ),
+    Case(
+        "sweep job list that never fits",
+        "sweep",
+        ("sweep", "{tmp}/spec.yaml", "--workers", "1", "--out", "{tmp}/out"),
+        {
+            "spec.yaml": yaml.safe_dump(_set(SWEEP_SPEC, "simulate.scenarios", ["{tmp}/s.yaml"])),
+            "s.yaml": scenario_yaml(base=LIST_SCENARIO),
+            "jobs.csv": NEVER_FITS_CSV,
+        },
+        ("sweep spec 'spec.yaml', simulate.scenarios[0]", "job 3"),
+    ),
+    _sweep_case(
+        "sweep axis true and quoted true",
+        "sweep",
+        {
+            "name": "sw",
+            "simulate": {
+                "scenarios": ["gavel-108gpu"],
+                "policies": ["first_fit"],
+                "seeds": [0],
+                "overrides": {"workload.jobs": [5], "workload.multi_gpu": [True, "true"]},
+            },
+        },
+        "sweep spec 'spec.yaml', simulate.scenarios[0], simulate.overrides",
+        "workload.multi_gpu",
     ),
     # --- the newer surfaces: messages and notes -----------------------------------------------------
     Case(

@@ -84,3 +84,59 @@ def test_train_set_overrides_are_checked():
     assert config.ent_coef == 0.02 and config.eval_seeds == (7, 8) and config.bc_policy == "first_fit"
     with pytest.raises(GpuschedError, match="TrainConfig field"):
         _apply_overrides(config, ["no_such_knob=1"])
+
+
+def _train_args(*extra: str):
+    from gpusched.cli.main import build_parser
+
+    return build_parser().parse_args(["train", "--scenario", "ll-stall-mini", "--timesteps", "10",
+                                      "--out", "models/m.zip", *extra])
+
+
+@pytest.mark.parametrize(("extra", "needle"), [
+    (("--urgency", "history", "--randomize"), "--urgency trains on the scenario's own cluster"),
+    (("--urgency", "none", "--speed-sigma", "0.2"), "--urgency trains on the scenario's own GPU speeds"),
+    (("--urgency", "history", "--max-gpus", "2"), "max_gpus (--max-gpus): scenario 'll-stall-mini' has 3"),
+])
+def test_train_urgency_refuses_the_flags_it_once_overwrote(extra, needle):
+    """``--urgency`` once set randomize, speed_sigma and max_gpus to its own values without a word,
+    and the sidecar recorded other values than asked."""
+    from gpusched.cli.train import config_from_args
+    from gpusched.errors import GpuschedError
+
+    with pytest.raises(GpuschedError) as err:
+        config_from_args(_train_args(*extra))
+    assert needle in str(err.value) and "\n" not in str(err.value)
+
+
+def test_train_urgency_keeps_the_gpu_slots_asked_for_and_the_sidecar_records_them():
+    from gpusched.agent.train import sidecar_settings
+    from gpusched.cli.train import config_from_args
+
+    config = config_from_args(_train_args("--urgency", "history", "--max-gpus", "40"))
+    side = sidecar_settings(config, config.training_scenario())
+    assert config.max_gpus == side["max_gpus"] == side["config"]["max_gpus"] == 40
+    assert side["randomize"] is False and side["config"]["speed_sigma"] == 0.0
+    config = config_from_args(_train_args("--urgency", "history"))  # not asked: the default slots
+    assert config.max_gpus == 16
+    config = config_from_args(_train_args("--urgency", "history", "--set", "randomize=true"))
+    assert config.randomize is True  # a --set after --urgency is kept, and recorded
+    assert sidecar_settings(config, config.training_scenario())["randomize"] is True
+
+
+@pytest.mark.parametrize(("extra", "needle"), [
+    (("--randomize", "--loads", "0.2-0.4"), "random_loads (--loads): randomises a window agent's"),
+    (("--set", "speed_sigma=0.2"), "speed_sigma (--speed-sigma): randomises a window agent's"),
+    (("--set", "random_windows=[1,4]"), "random_windows: randomises a window agent's"),
+])
+def test_train_refuses_window_settings_a_fifo_agent_would_ignore(extra, needle):
+    """A FIFO agent's environment never reads the window agent's randomisation: it once trained
+    without it and the sidecar recorded it as used."""
+    from gpusched.cli.train import config_from_args
+    from gpusched.errors import GpuschedError
+
+    with pytest.raises(GpuschedError) as err:
+        config_from_args(_train_args(*extra))
+    assert needle in str(err.value) and "\n" not in str(err.value)
+    config = config_from_args(_train_args("--windows", "1-4", *extra))  # a window agent reads them
+    assert config.obs_version == 4

@@ -57,6 +57,7 @@ from gpusched.core.gavel_speeds import measured_scales, runnable_gpu_models
 from gpusched.core.history_estimator import KEY_FIELDS
 from gpusched.core.prices import gpu_prices
 from gpusched.core.speed import MODELS_KEY
+from gpusched.env.window import UNTOLD_OBS_VERSIONS
 from gpusched.errors import GpuschedError
 from gpusched.fgd.allocation import run_allocation
 from gpusched.limits import (
@@ -72,8 +73,10 @@ from gpusched.limits import (
     VRAM_SCALE_RANGE_GB,
 )
 from gpusched.paths import SHIPPED_MODELS_DIR
-from gpusched.policies import get_policy
+from gpusched.policies import get_policy, reads_run_times
+from gpusched.sweep.runner import execute_run
 from gpusched.sweep.spec import RUN_KEYS, load_sweep
+from gpusched.workload.declared import check_declared, is_undeclared
 from gpusched.workload.files import decode_user_bytes, load_json_text
 from gpusched.workload.openb import read_openb_nodes, read_openb_pods
 from gpusched.workload.scenario import (
@@ -588,31 +591,48 @@ OVERRIDE_KEYS = ["workload.load", "workload.arrival_rate_per_hour", "queue.windo
                  "util_band", "workload.runtime_estimate_error", "workload.trace.pods", "nope.key",
                  "avg_wait_min", "failures.node_failures_per_1000_node_days", "failures.repair_min.median",
                  "failures.seed", "checkpoint.interval_min", "checkpoint.restore_min",
-                 "queue.preemption_min_run_min"]
+                 "queue.preemption_min_run_min", "workload.declared_run_time", "workload.trace.jobs"]
+OVERRIDE_WORDS = ["none", "history", "exact", "true", "nope.csv", "", "None"]
+"""Words an override value may be: what ``declared_run_time`` reads, and what it does not."""
+SWEEP_POLICIES = ["first_fit", "sjf+first_fit", "las+first_fit", "easy"]
+"""Policies a fuzzed sweep runs: some read run times (refused under ``none``), some do not."""
 
 
 @FUZZ
 @given(st.dictionaries(st.sampled_from(OVERRIDE_KEYS),
-                       st.lists(hostile_value | st.floats(0.01, 50) | st.integers(1, 40), max_size=3),
+                       st.lists(hostile_value | st.floats(0.01, 50) | st.integers(1, 40)
+                                | st.sampled_from(OVERRIDE_WORDS), max_size=3),
                        min_size=1, max_size=3),
-       st.sampled_from(["ll-stall-mini", "phase1-4gpu", "fleet-16gpu", "fleet-16gpu-failures"]))
-def test_sweep_overrides_are_refused_up_front_or_every_grid_point_builds(overrides, scenario_name):
+       st.sampled_from(["ll-stall-mini", "phase1-4gpu", "fleet-16gpu", "fleet-16gpu-failures"]),
+       st.lists(st.sampled_from(SWEEP_POLICIES), min_size=1, max_size=2, unique=True))
+def test_sweep_overrides_are_refused_up_front_or_every_grid_point_builds(overrides, scenario_name, policies):
+    """A spec is refused in one line, or every grid point builds and the first runs of each
+    policy are not refused (a policy that reads run times under ``none``, a missing job list, two
+    values that run one scenario: once every run failed with exit 1 after the spec check passed)."""
     doc = copy.deepcopy(SWEEP_SPEC)
     doc["simulate"]["scenarios"] = [scenario_name]
+    doc["simulate"]["policies"] = policies
     doc["simulate"]["overrides"] = overrides
     spec = _sweep_spec_or_refusal(doc)
     if spec is None:
         return
     scenario = load_scenario(scenario_name)
+    built_once: dict[str, dict] = {}
     for params in spec.runs():  # what load_sweep accepted, no run can refuse as input
         changes = {k: v for k, v in params.items() if k not in RUN_KEYS}
         built = scenario.with_overrides(**changes)
         assert built.name == scenario.name
+        body = json.dumps(built.model_dump(mode="json"), sort_keys=True, default=str)
+        assert built_once.setdefault(body, changes) == changes, "two grid points run one scenario"
+    for params in spec.runs()[:len(policies)]:  # the first grid point, each policy: a short run
+        row, _ = execute_run({**params, "workload.jobs": 8, "horizon_min": 2000})
+        assert row["error"] == "", row["error"]
 
 
 SET_RAW = ["0", "-1", "1", "2", "1e9", "1e20", "true", "false", "null", '"64"', '"0.5"', "NaN", "Infinity",
            "-Infinity", "[1,16]", "[16,1]", "[1,500]", "[]", "{}", '{"wait": true}', '{"colour": 1}', "abc",
-           "1.5", "2.0", "1e-300", "9" * 30, "", "best_fit", "fcfs+ppo", "x.zip", "[0.1,0.5]", "[true,2]"]
+           "1.5", "2.0", "1e-300", "9" * 30, "", "best_fit", "fcfs+ppo", "x.zip", "[0.1,0.5]", "[true,2]",
+           "none", "history", '{"lognormal": 1}', "sjf+first_fit", "las+fastest_fit", "5"]
 
 
 @FUZZ
@@ -637,12 +657,16 @@ def test_set_values_are_refused_or_give_a_model_the_loader_accepts(pairs):
             "sha256": "0" * 64}
     Sidecar.model_validate(json.loads(json.dumps(meta, allow_nan=False)))
     assert TrainConfig.from_json(config.to_json()) == config
+    scenario = config.training_scenario()  # what the run is told, its evaluation and teacher run
+    if is_undeclared(scenario.workload.declared_run_time):
+        assert config.obs_version in UNTOLD_OBS_VERSIONS
+        assert config.bc_policy is None or not reads_run_times(config.bc_policy)
 
 
 SIDECAR_BASES = [json.loads((SHIPPED_MODELS_DIR / f"{name}.json").read_text())
-                 for name in ("ppo-default", "ppo-window")]
+                 for name in ("ppo-default", "ppo-window", "ppo-urgency")]
 SHIPPED_ZIPS = {f"{name}.zip": sha256_of(SHIPPED_MODELS_DIR / f"{name}.zip")
-                for name in ("ppo-default", "ppo-window")}
+                for name in ("ppo-default", "ppo-window", "ppo-urgency")}
 
 
 @FUZZ
@@ -670,6 +694,8 @@ def test_mutated_sidecars_are_refused_in_one_line_or_load_a_working_agent(doc):
     assert 1 <= int(agent.meta.get("max_window", 1)) <= MAX_WINDOW
     assert 1 <= int(agent.meta["max_gpus"]) <= MAX_GPUS
     assert 1 <= int(agent.meta["hidden"]) <= MAX_SIDECAR_HIDDEN
+    told = (agent.meta.get("config") or {}).get("declared_run_time")
+    assert told is None or check_declared(told) is not None  # what the model was told is a setting
 
 
 SWEEP_NAMES = ["/", "..", ".", "../up", "a/../../up", "/tmp/abs", "..\\up", "a\x00b", "\x1b[2J", "~", "-rf",

@@ -109,6 +109,7 @@ def test_a_checked_config_keeps_its_values_in_their_types_so_the_loader_accepts_
 
     config = TrainConfig(scenario="ll-stall-mini")
     config.set("timesteps", 0.0)
+    config.set("obs_version", 4)  # a window agent's: a FIFO agent refuses random_windows
     config.set("random_windows", [1, 4])
     config.check()
     assert type(config.timesteps) is int and config.random_windows == (1, 4)
@@ -135,3 +136,32 @@ def test_an_agent_whose_scores_are_not_finite_fails_loudly_never_takes_the_first
     with pytest.raises(ModelError, match="NaN or infinite") as caught:
         sim.run(scheduler)
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("value", [None, "exact", "none", "history", {"lognormal": 1.0},
+                                   {"history": {"keys": [["model"]], "prior_min": 30, "min_samples": 2}}])
+def test_a_sidecar_keeps_every_declared_run_time_training_can_write(value, tmp_path):
+    shutil.copy(SHIPPED, tmp_path / "m.zip")
+    raw = json.loads(SHIPPED.with_suffix(".json").read_text())
+    raw["config"] = {**raw["config"], "declared_run_time": value}
+    (tmp_path / "m.json").write_text(json.dumps(raw))
+    assert load_sidecar(tmp_path / "m.zip")["config"]["declared_run_time"] == value
+
+
+@pytest.mark.parametrize("value", ["banana", "", 5, True, ["none"], {"lognormal": "1"},
+                                   {"lognormal": 1, "history": None}, {"history": {"keys": [["colour"]]}}])
+def test_a_sidecar_whose_config_declared_run_time_is_junk_is_refused_at_load(value, tmp_path):
+    """It once loaded and ran; now it is refused in one line naming the file and the key."""
+    shutil.copy(SHIPPED, tmp_path / "m.zip")
+    raw = json.loads(SHIPPED.with_suffix(".json").read_text())
+    raw["config"] = {**raw["config"], "declared_run_time": value}
+    (tmp_path / "m.json").write_text(json.dumps(raw))
+    with pytest.raises(ModelError) as err:
+        read_sidecar(tmp_path / "m.zip")
+    text = str(err.value)
+    assert text.startswith("sidecar 'm.json', config.declared_run_time:") and "\n" not in text, text
+
+
+def test_the_shipped_urgency_sidecar_names_what_it_was_told():
+    meta = read_sidecar(SHIPPED_MODELS_DIR / "ppo-urgency.zip")
+    assert meta["config"]["declared_run_time"] == "history"

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 from agent_support import assert_reloads_and_reproduces
 from test_view import _with_other_truth
 
-from gpusched.agent.config import URGENCY_TEACHER, TrainConfig
+from gpusched.agent.config import URGENCY_TEACHER, URGENCY_UNTOLD_TEACHER, TrainConfig, urgency_teacher
 from gpusched.agent.models import ModelError
 from gpusched.core.cluster import Cluster, NodeGroup
 from gpusched.core.history_estimator import HistoryEstimator
@@ -30,9 +31,10 @@ from gpusched.env.window import (
     window_observation_space,
 )
 from gpusched.env.wrappers import TrainingReward
-from gpusched.errors import GpuschedError
+from gpusched.errors import GpuschedError, ScenarioError
 from gpusched.experiment.runner import run_policy
-from gpusched.policies import get_policy
+from gpusched.paths import SCENARIOS_DIR
+from gpusched.policies import get_policy, reads_run_times
 from gpusched.workload.scenario import load_scenario, make_simulator
 
 COL = {name: k for k, name in enumerate(JOB_FEATURES_V5)}
@@ -167,9 +169,74 @@ def test_urgency_settings_and_a_bad_declared_run_time_are_refused_in_one_line():
 def test_a_model_that_reads_declared_run_times_is_refused_where_none_is_declared():
     scenario = load_scenario("fleet-16gpu").with_overrides(
         **{"workload.declared_run_time": "none", "workload.jobs": 20})
-    with pytest.raises(ModelError, match="declared_run_time: none") as err:
-        run_policy(scenario, "ppo:ppo-window.zip", seed=0)  # a model file: checked by its version
-    assert "\n" not in str(err.value)
+    with pytest.raises(ScenarioError, match="declared_run_time: none") as err:
+        run_policy(scenario, "ppo:ppo-window.zip", seed=0)  # a model file: by its sidecar's version
+    assert "'ppo:ppo-window.zip' reads them" in str(err.value) and "\n" not in str(err.value)
+    sim = make_simulator(scenario, 0)
+    with pytest.raises(ModelError, match="declared_run_time: none"):  # and again when it binds
+        get_policy("ppo:ppo-window.zip").bind(sim.view)
+
+
+def test_the_urgency_teacher_is_one_that_runs_under_the_setting():
+    """Under ``none`` the urgency agent imitates a pair that reads no run time (it once imitated
+    qssf+fastest_fit, which simulate refuses there, and learnt from NaN run times)."""
+    from gpusched.policies.preflight import check_told
+
+    for declared, teacher in (("history", URGENCY_TEACHER), ("none", URGENCY_UNTOLD_TEACHER)):
+        config = TrainConfig(scenario="ll-stall-mini")
+        config.urgency_agent(declared)
+        config.check()
+        assert config.bc_policy == teacher == urgency_teacher(config.training_scenario())
+        check_told(config.training_scenario(), config.bc_policy)  # simulate would run it
+    with pytest.raises(ScenarioError, match="reads them"):
+        check_told(config.training_scenario(), URGENCY_TEACHER)
+    config = TrainConfig(scenario="ll-stall-mini", bc_policy=None)
+    config.urgency_agent("none")
+    assert config.bc_policy is None  # no warm start stays none
+
+
+@pytest.mark.parametrize("windows", [None, (1, 4)])
+@pytest.mark.parametrize("how", ["set", "scenario"])
+def test_train_refuses_an_observation_that_reads_run_times_where_none_is_declared(windows, how, tmp_path):
+    """The FIFO and window observations read declared run times: under ``none`` they once gave NaN
+    logits and a traceback; now the settings are refused before anything starts."""
+    scenario = "ll-stall-mini"
+    if how == "scenario":
+        doc = yaml.safe_load((SCENARIOS_DIR / "ll-stall-mini.yaml").read_text(encoding="utf-8"))
+        doc["workload"]["declared_run_time"] = "none"
+        scenario = str(tmp_path / "none.yaml")
+        Path(scenario).write_text(yaml.safe_dump(doc), encoding="utf-8")
+    config = TrainConfig(scenario=scenario, declared_run_time="none" if how == "set" else None)
+    if windows:
+        config.window_agent(windows, 0.0)
+    with pytest.raises(GpuschedError) as err:
+        config.check()
+    text = str(err.value)
+    key = "training settings, declared_run_time" if how == "set" else "workload.declared_run_time"
+    assert key in text and f"observation version {config.obs_version} reads them" in text, text
+    assert "\n" not in text
+    config.urgency_agent("none")  # version 5 reads no run time: accepted
+    config.check()
+
+
+def test_an_urgency_agent_under_none_trains_from_its_valid_teacher_on_finite_observations(tmp_path):
+    from gpusched.agent.train import collect_heuristic, train
+
+    config = TrainConfig(scenario="ll-stall-mini", timesteps=64, n_envs=1, out=str(tmp_path / "u.zip"),
+                         log_dir=str(tmp_path / "runs"), progress=False)
+    config.urgency_agent("none")
+    config.n_steps, config.batch_size, config.n_epochs = 64, 32, 1
+    config.bc_episodes, config.bc_epochs, config.dagger_rounds = 1, 2, 0
+    config.eval_seeds, config.eval_freq = (900,), 64
+    data = collect_heuristic(config, seed=1)
+    assert all(np.isfinite(v).all() for v in data["obs"].values()) and len(data["actions"]) > 0
+    meta = train(config, log=lambda _: None)
+    side = json.loads((tmp_path / "u.json").read_text(encoding="utf-8"))
+    assert side["warm_start"]["policy"] == side["config"]["bc_policy"] == URGENCY_UNTOLD_TEACHER
+    assert side["config"]["declared_run_time"] == "none"
+    assert meta["eval"]["avg"]["ppo"]["jobs_completed"] == 30
+    baselines = [name for name in meta["eval"]["avg"] if name != "ppo"]
+    assert baselines and not any(reads_run_times(name) for name in baselines)
 
 
 # ---------------------------------------------------------------------------- training and loading
@@ -256,7 +323,7 @@ def _teacher_steps(config: TrainConfig, seed: int):
 
 
 def test_the_shipped_agents_that_read_run_times_are_refused_before_a_run_where_none_is_declared():
-    from gpusched.experiment.runner import check_told
+    from gpusched.policies.preflight import check_told
     from gpusched.policies.registry import reads_run_times
 
     scenario = _gavel("none")

@@ -54,6 +54,13 @@ URGENCY_TEACHER = "qssf+fastest_fit"
 QSSF orders by history's predictions, Fastest-Fit places by the measured speeds; among the best
 pairs that read no true run time on ``gavel-108gpu-heavy`` (tuning seeds 900-901)."""
 
+URGENCY_UNTOLD_TEACHER = "las+fastest_fit"
+"""The urgency agent's teacher where no run time is declared (``declared_run_time: none``, under
+which :data:`URGENCY_TEACHER` is refused: it reads run times): LAS orders by attained service,
+Fastest-Fit places by the measured speeds. On ``gavel-108gpu-heavy`` under ``none`` (tuning seeds
+900-901) its mean JCT is 1,481.1 min against 1,499.4 for ``fcfs+fastest_fit`` (``edf+fastest_fit``
+ties it: the preset has no deadlines)."""
+
 URGENCY_EVAL_SEEDS: tuple[int, ...] = (900, 901, 902)
 """The seeds an urgency agent's weights are chosen on: ``gavel-108gpu``'s tuning seeds, never the
 held-out seeds its tables report."""
@@ -217,12 +224,18 @@ class TrainConfig:
         self.n_steps, self.gamma = 1024, 0.999
         self.train_reward = {"completion": 0.0, "wait": 0.0, "util_band": 0.0, "imbalance": 0.0, "jct": 1.0}
 
-    def urgency_agent(self, declared_run_time: str = "history") -> None:
+    def urgency_agent(self, declared_run_time: str = "history", max_gpus: int | None = None) -> None:
         """Make this an urgency agent's run (``docs/agent.md``, "The urgency agent"): a window agent
         (:meth:`window_agent`'s settings, on the scenario's own cluster and window) reading
         observation version 5, told run times only as ``declared_run_time`` tells them (history's
-        predictions by default), warm-started by imitating :data:`URGENCY_TEACHER` under the same
-        setting."""
+        predictions by default), warm-started by imitating :func:`urgency_teacher` under the same
+        setting. A random cluster, a speed perturbation or other windows are no part of it (the
+        command line refuses ``--randomize`` and ``--speed-sigma`` with ``--urgency``; a ``--set``
+        after it is kept, and the sidecar records it).
+
+        :param max_gpus: the GPU slots the user asked for (:meth:`check` refuses fewer than the
+            scenario's GPUs); ``None``: the scenario's GPUs, or :attr:`max_gpus` if larger.
+        """
         from gpusched.env.window import URGENCY_OBS_VERSION
 
         self.window_agent((1, self.max_window), speed_sigma=0.0, unit_speed_prob=0.0)
@@ -231,10 +244,10 @@ class TrainConfig:
         self.obs_version = URGENCY_OBS_VERSION
         self.declared_run_time = declared_run_time
         scenario = self.training_scenario()
-        self.max_gpus = max(self.max_gpus, scenario.n_gpus)
+        self.max_gpus = max(self.max_gpus, scenario.n_gpus) if max_gpus is None else max_gpus
         self.max_window = max(self.max_window, scenario.window)
         if self.bc_policy:
-            self.bc_policy = URGENCY_TEACHER
+            self.bc_policy = urgency_teacher(scenario)
         # a run of 2,000 jobs on 108 GPUs is ~70 times a fleet-16gpu episode's decisions x GPUs:
         # fewer, longer episodes (the budget of ``docs/agent.md``: within an hour on 2 cores)
         self.bc_episodes, self.bc_epochs = 8, 10
@@ -285,6 +298,19 @@ class TrainConfig:
         setattr(self, name, _from_json_value(value))
 
 
+def urgency_teacher(scenario) -> str:  # noqa: ANN001 - a Scenario (imported late: it loads presets)
+    """The heuristic an urgency agent imitates on ``scenario``: :data:`URGENCY_TEACHER`, or
+    :data:`URGENCY_UNTOLD_TEACHER` where the scenario declares no run time, which the first reads
+    (the sidecar's ``warm_start.policy`` names the one used)."""
+    from gpusched.policies.preflight import check_told
+
+    try:
+        check_told(scenario, URGENCY_TEACHER)
+    except GpuschedError:
+        return URGENCY_UNTOLD_TEACHER
+    return URGENCY_TEACHER
+
+
 @functools.cache
 def _adapter() -> TypeAdapter:
     return TypeAdapter(TrainConfig)
@@ -316,6 +342,12 @@ def _check_together(config: TrainConfig) -> None:
         refuse("random_gpus", f"the largest random cluster ({config.random_gpus[1]} GPUs) must fit "
                               f"max_gpus ({config.max_gpus})")
     windowed = config.obs_version in WINDOW_OBS_VERSIONS
+    if not windowed:  # a FIFO agent's environment never reads them: refused, not ignored
+        for key, unset in (("random_loads (--loads)", None), ("speed_sigma (--speed-sigma)", 0.0),
+                           ("unit_speed_prob", 0.0), ("random_windows", None)):
+            if getattr(config, key.split()[0]) != unset:
+                refuse(key, f"randomises a window agent's episodes (--windows), but observation version "
+                            f"{config.obs_version} is a FIFO agent's, which would ignore it")
     if windowed and config.random_windows and config.random_windows[1] > config.max_window:
         refuse("random_windows", f"the longest window ({config.random_windows[1]}) must fit "
                                  f"max_window ({config.max_window})")
@@ -340,11 +372,45 @@ def _check_together(config: TrainConfig) -> None:
             refuse("declared_run_time", str(exc))
     scenario = config.training_scenario()
     if scenario.n_gpus > config.max_gpus:
-        refuse("max_gpus", f"scenario '{scenario.name}' has {scenario.n_gpus} GPUs, more than "
-                           f"max_gpus ({config.max_gpus})")
+        refuse("max_gpus (--max-gpus)", f"scenario '{scenario.name}' has {scenario.n_gpus} GPUs, more "
+                                        f"than max_gpus ({config.max_gpus})")
     if windowed and scenario.window > config.max_window:
         refuse("max_window", f"scenario '{scenario.name}' has a queue window of {scenario.window}, "
                              f"more than max_window ({config.max_window})")
+    if config.randomize and config.random_loads is None:
+        try:  # a random cluster's jobs arrive at the scenario's rate, scaled by its VRAM
+            scenario.arrival_rate_per_hour()
+        except GpuschedError as exc:
+            refuse("randomize (--randomize)", f"random clusters draw jobs at the scenario's arrival rate, "
+                                              f"but {exc}; give random_loads too (--loads LO-HI)")
+    _check_runs(config, scenario)
+
+
+def _check_runs(config: TrainConfig, scenario) -> None:  # noqa: ANN001 - a Scenario
+    """Refuse what the run's evaluation (or its teacher) could not run, before training starts:
+    the check ``simulate`` makes (:func:`gpusched.policies.preflight.check_runs`) for the teacher
+    on the training scenario and its first evaluation seed, and an observation that reads declared
+    run times (every version but :data:`~gpusched.env.window.UNTOLD_OBS_VERSIONS`) where the
+    scenario declares none: its network would read NaN, and ``simulate`` refuses such a model.
+
+    :raises GpuschedError: one line naming the setting (or the scenario's key) and what to use.
+    """
+    from gpusched.env.window import UNTOLD_OBS_VERSIONS, URGENCY_OBS_VERSION
+    from gpusched.policies.preflight import check_runs, check_told
+    from gpusched.workload.declared import is_undeclared
+
+    where = ("training settings, declared_run_time" if config.declared_run_time is not None
+             else f"scenario '{scenario.name}', workload.declared_run_time")
+    if is_undeclared(scenario.workload.declared_run_time) and config.obs_version not in UNTOLD_OBS_VERSIONS:
+        raise GpuschedError(f"{where}: none declares no run time, but observation version "
+                            f"{config.obs_version} reads them (train an urgency agent, --urgency none, "
+                            f"whose version {URGENCY_OBS_VERSION} does not; or declared_run_time: history)")
+    if config.bc_policy is not None:
+        try:
+            check_told(scenario, config.bc_policy)
+        except GpuschedError as exc:
+            raise GpuschedError(f"training settings, bc_policy (the warm start's teacher): {exc}") from None
+    check_runs(scenario, [], seed=config.eval_seeds[0], n_jobs=config.n_jobs)
 
 
 def field_names() -> list[str]:

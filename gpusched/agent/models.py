@@ -9,7 +9,8 @@ never used. Instead :func:`load_agent`:
 2. requires the sidecar (UTF-8 JSON of at most :data:`gpusched.limits.MAX_SIDECAR_BYTES`, every
    number finite: ``NaN`` and ``Infinity`` are refused), and validates every field it knows with
    :class:`Sidecar` (format, observation version, network width, slots, queue windows, VRAM
-   scale, sha256, and the training facts and evaluation), each with its type and bounds;
+   scale, sha256, and the training facts, the settings' ``declared_run_time`` and the evaluation),
+   each with its type and bounds;
 3. checks the zip's sha256 against the sidecar;
 4. builds the network in code from the sidecar and reads only the zip's ``policy.pth`` with
    ``torch.load(weights_only=True)``, then ``load_state_dict(strict=True)``.
@@ -79,6 +80,24 @@ class SidecarEval(BaseModel):
     avg: dict[str, dict[str, _Metric]]
 
 
+def _declared(value: Any) -> Any:
+    """A training config's ``declared_run_time``: ``null`` (the scenario's own) or a value
+    ``workload.declared_run_time`` accepts (:func:`gpusched.workload.declared.check_declared`)."""
+    from gpusched.workload.declared import check_declared
+
+    return None if value is None else check_declared(value)
+
+
+class SidecarConfig(BaseModel):
+    """A sidecar's ``config`` (every setting of the run, :class:`~gpusched.agent.config.TrainConfig`
+    as JSON): every number finite; the settings that say what the model was told are checked
+    (a model from before a setting existed has none, and is kept as written)."""
+
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
+
+    declared_run_time: Annotated[Any, BeforeValidator(_declared)] = None
+
+
 class Sidecar(BaseModel):
     """The fields of a sidecar, with their types and bounds (strict: a string, a float where a
     whole number belongs, ``true`` for a number, ``null`` where a value belongs, a list, a
@@ -116,7 +135,7 @@ class Sidecar(BaseModel):
     training_time_s: float = Field(None, strict=True, ge=0, le=MAX_QUANTITY)
     warm_start: dict[str, Any] | None = None
     selected: dict[str, Any] | None = None
-    config: dict[str, Any] = Field(None)
+    config: SidecarConfig = Field(None)
     eval: SidecarEval = Field(None)
 
 

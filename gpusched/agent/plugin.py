@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from gpusched.agent.models import LoadedAgent, load_agent, read_sidecar, resolve_model
+from gpusched.agent.models import LoadedAgent, ModelError, load_agent, read_sidecar, resolve_model
 from gpusched.agent.names import AGENT_POLICY, ROLLOUT_AGENT_POLICY, URGENCY_AGENT_POLICY
 from gpusched.core.simulator import Action
 from gpusched.core.view import SchedulerView, as_scheduler
@@ -107,6 +107,20 @@ def check_model(ref: str) -> None:
     read_sidecar(resolve_model(ref))
 
 
+def model_reads_run_times(ref: str) -> bool:
+    """Whether the model ``ref`` reads declared run times: its sidecar's observation version is not
+    one of :data:`~gpusched.env.window.UNTOLD_OBS_VERSIONS` (``False`` for a model that cannot be
+    read, which :func:`check_model` refuses). Read from the sidecar, without importing torch, so
+    that a run where none is declared refuses it before it starts."""
+    from gpusched.env.window import UNTOLD_OBS_VERSIONS
+
+    try:
+        meta = read_sidecar(resolve_model(ref))
+    except ModelError:
+        return False
+    return int(meta["obs_version"]) not in UNTOLD_OBS_VERSIONS
+
+
 def urgency_policy(seed: int = 0) -> Policy:
     """The shipped urgency agent (:data:`~gpusched.paths.URGENCY_MODEL`), loaded safely.
 
@@ -119,18 +133,19 @@ def urgency_policy(seed: int = 0) -> Policy:
 def register_policies() -> None:
     """Register ``ppo``, ``ppo_rollout`` (and their ``NAME:PATH`` forms) and ``ppo_urgency`` with
     the registry. The shipped ``ppo`` models read declared run times (observation versions 1 and 4),
-    so ``ppo`` and ``ppo_rollout`` are refused where none is declared; ``ppo_urgency`` is not (a
-    ``ppo:PATH`` model is checked by its version when it binds:
-    :func:`~gpusched.agent.scheduler.check_agent_told`).
+    so ``ppo`` and ``ppo_rollout`` are refused where none is declared; ``ppo_urgency`` is not; a
+    ``ppo:PATH`` model is refused by the version its sidecar names (:func:`model_reads_run_times`)
+    before a run starts, and again when it binds (:func:`~gpusched.agent.scheduler.check_agent_told`).
 
     Neither may be the placement of ``ORDER+PLACEMENT``: the agent chooses the job itself (the
     window agent) or was trained on the head job only (the FIFO agent)."""
     register(AGENT_POLICY, lambda seed: ppo_policy(None, seed), label="PPO agent",
              heuristic=False, slow=True, placement=False, run_times=True)
-    register_prefix(AGENT_POLICY, lambda path, seed: ppo_policy(path, seed), check=check_model)
+    register_prefix(AGENT_POLICY, lambda path, seed: ppo_policy(path, seed), check=check_model,
+                    run_times=model_reads_run_times)
     register(ROLLOUT_AGENT_POLICY, lambda seed: ppo_policy(None, seed, rollout=True),
              label="PPO agent + rollouts", heuristic=False, slow=True, placement=False, run_times=True)
     register_prefix(ROLLOUT_AGENT_POLICY, lambda path, seed: ppo_policy(path, seed, rollout=True),
-                    check=check_model)
+                    check=check_model, run_times=model_reads_run_times)
     register(URGENCY_AGENT_POLICY, urgency_policy, label="PPO agent (urgency)", heuristic=False,
              slow=True, placement=False)

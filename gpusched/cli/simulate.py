@@ -1,11 +1,12 @@
 """``gpusched scenarios``, ``gpusched simulate`` and ``gpusched compare``: runs of the simulator.
 
 Before the first run, both check every argument (every policy name, so that a late failure
-never loses the runs already made) and that every output file can be written (by creating a
-temporary file where it goes; two outputs on one file are refused), and print on stderr the
-``note:`` lines naming the job shapes a synthetic workload leaves out because the cluster could
-never hold them, and the speed-table rows that name a GPU model the cluster lacks. The output
-files are written together at the end, or not at all.
+never loses the runs already made), what the runs would refuse (the check ``sweep`` and
+``train`` share, :func:`gpusched.policies.preflight.check_runs`) and that every output file can be
+written (by creating a temporary file where it goes; two outputs on one file are refused), and
+print on stderr the ``note:`` lines naming the job shapes a synthetic workload leaves out because
+the cluster could never hold them, and the speed-table rows that name a GPU model the cluster
+lacks. The output files are written together at the end, or not at all.
 """
 
 from __future__ import annotations
@@ -33,10 +34,11 @@ from gpusched.cli.args import (
 from gpusched.core.metrics import METRIC_KEYS
 from gpusched.errors import GpuschedError, shorten
 from gpusched.experiment.budget import check_run_count
-from gpusched.experiment.runner import check_told, compare, run_policy
+from gpusched.experiment.runner import compare, run_policy
 from gpusched.experiment.scorecard import scorecard
 from gpusched.limits import MAX_SEEDS
 from gpusched.policies import check_policy, get_policy, heuristic_names
+from gpusched.policies.preflight import check_runs
 from gpusched.workload.files import write_together
 from gpusched.workload.scenario import Scenario, list_presets, load_scenario
 
@@ -52,7 +54,7 @@ def _notes(scenario: Scenario, seed: int) -> None:
 
 
 def _check_policy(name: str) -> None:
-    """Refuse a policy name (and, for the agent, its model) before any run."""
+    """Refuse a policy name (and, for the agent, its model, loaded) before any run."""
     check_policy(name)
     get_policy(name)
 
@@ -71,10 +73,10 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario)
-    _check_policy(args.policy)
-    check_told(scenario, args.policy)
-    check_outputs([("--json", args.json), ("--jobs-csv", args.jobs_csv)])
     seed = scenario.workload.seed if args.seed is None else args.seed
+    _check_policy(args.policy)
+    check_runs(scenario, [args.policy], seed, args.jobs)
+    check_outputs([("--json", args.json), ("--jobs-csv", args.jobs_csv)])
     _notes(scenario, seed)
     result = run_policy(scenario, args.policy, seed=seed, n_jobs=args.jobs)
     print(f"scenario {scenario.name} · policy {args.policy} · seed {seed} · "
@@ -119,8 +121,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.baseline is not None and args.baseline not in policies:
         raise GpuschedError(f"--baseline '{shorten(args.baseline)}' is not among --policies "
                             f"({shorten(', '.join(policies), 200)})")
-    for name in policies:
-        check_told(scenario, name)
+    check_runs(scenario, policies, seeds[0], args.jobs)
     _notes(scenario, seeds[0])
     comparison = compare(scenario, policies, seeds, n_jobs=args.jobs)
     mean, spread = comparison.summary(), comparison.spread()

@@ -1,6 +1,7 @@
 """The ``gpusched sweep SPEC.yaml`` command (local or Ray backends, resumable).
 
-The spec (every grid point's scenario and every policy, :func:`gpusched.sweep.spec.check_sweep`),
+The spec (every grid point's scenario and every policy, and every grid point through the check
+``simulate`` makes before its run: :func:`gpusched.sweep.spec.check_sweep`),
 the run count (``--max-runs``) and ``--out`` (or ``sweeps/<name>``: the name is one plain folder
 name) are checked before the first run; see :func:`gpusched.sweep.runner.run_sweep`. A sweep in
 which a run failed writes every row, says how many failed on stderr, and exits with code 1.

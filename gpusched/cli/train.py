@@ -67,8 +67,12 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         config.bc_policy = None
     if args.urgency and args.windows:
         raise GpuschedError("--urgency trains on the scenario's own window: leave out --windows")
+    if args.urgency and args.randomize:
+        raise GpuschedError("--urgency trains on the scenario's own cluster: leave out --randomize")
+    if args.urgency and args.speed_sigma:
+        raise GpuschedError("--urgency trains on the scenario's own GPU speeds: leave out --speed-sigma")
     if args.urgency:
-        config.urgency_agent(args.urgency)
+        config.urgency_agent(args.urgency, max_gpus=args.max_gpus)
     elif args.windows:
         config.window_agent(args.windows, args.speed_sigma)
     elif args.speed_sigma:

@@ -4,7 +4,7 @@ exactly, with an error, not at all, or from history (``workload.declared_run_tim
 Each setting of :data:`SETTINGS` is the scenario with only ``workload.declared_run_time`` replaced
 (:func:`gpusched.workload.declared.told`): the cluster, the arrivals and the true run times of a
 seed stay the same, so a policy's runs under two settings are paired seed by seed. A policy that
-reads run times is refused under ``none`` (:func:`gpusched.experiment.runner.check_told`); its rows
+reads run times is refused under ``none`` (:func:`gpusched.policies.preflight.check_told`); its rows
 are kept, marked ``refused``, with NaN metrics.
 
 - :meth:`KnowledgeTable.cost_of_not_knowing`: per policy and setting, the paired mean difference of
@@ -34,10 +34,11 @@ import pandas as pd
 from gpusched.core.metrics import METRIC_KEYS
 from gpusched.errors import ScenarioError
 from gpusched.experiment.paired import METHOD_NAMES, interval_method, paired_difference
-from gpusched.experiment.runner import check_told, run_policy
+from gpusched.experiment.runner import run_policy
 from gpusched.experiment.scorecard import LOWER_IS_BETTER
 from gpusched.paths import URGENCY_RESULTS
 from gpusched.policies import get_policy
+from gpusched.policies.preflight import check_told
 from gpusched.workload.declared import told
 from gpusched.workload.scenario import Scenario
 
@@ -62,7 +63,7 @@ interval, the seeds paired and the interval's name."""
 
 
 def refused(scenario: Scenario, policy: str) -> bool:
-    """Whether :func:`~gpusched.experiment.runner.check_told` refuses ``policy`` on ``scenario``."""
+    """Whether :func:`~gpusched.policies.preflight.check_told` refuses ``policy`` on ``scenario``."""
     try:
         check_told(scenario, policy)
     except ScenarioError:

@@ -9,29 +9,15 @@ import pandas as pd
 
 from gpusched.core.metrics import METRIC_KEYS
 from gpusched.core.result import Result
-from gpusched.errors import ScenarioError, shorten
 from gpusched.policies import get_policy
-from gpusched.policies.registry import reads_run_times
-from gpusched.workload.declared import is_undeclared
+from gpusched.policies.preflight import check_told
 from gpusched.workload.scenario import Scenario, make_simulator
-
-
-def check_told(scenario: Scenario, policy: str) -> None:
-    """Refuse a policy that reads run times on a scenario that declares none
-    (``workload.declared_run_time: none``; give ``history`` for an estimator).
-
-    :raises ScenarioError: one line naming the scenario, the key and the policy.
-    """
-    if is_undeclared(scenario.workload.declared_run_time) and reads_run_times(policy):
-        raise ScenarioError(f"scenario '{scenario.name}', workload.declared_run_time: none declares no "
-                            f"run time, but '{shorten(policy)}' reads them (use an order that does not, "
-                            "such as las or fcfs, or declared_run_time: history)")
 
 
 def run_policy(scenario: Scenario, policy: str, seed: int | None = None,
                n_jobs: int | None = None) -> Result:
     """Run one policy (by registry name) on the scenario's workload for ``seed`` (refused by
-    :func:`check_told` when it reads run times the scenario does not declare)."""
+    :func:`~gpusched.policies.preflight.check_told` when it reads run times the scenario does not declare)."""
     check_told(scenario, policy)
     seed = scenario.workload.seed if seed is None else seed
     sim = make_simulator(scenario, seed, n_jobs)

@@ -83,6 +83,7 @@ class PolicyInfo:
 _REGISTRY: dict[str, PolicyInfo] = {}
 _PREFIX_RESOLVERS: dict[str, Callable[[str, int], Policy]] = {}
 _PREFIX_CHECKS: dict[str, Callable[[str], object]] = {}
+_PREFIX_RUN_TIMES: dict[str, Callable[[str], bool]] = {}
 _plugins: dict[str, str] = {}
 """Entry points read so far: name -> ``""`` when it loaded, else the one-line reason it failed."""
 
@@ -100,16 +101,22 @@ def register(name: str, factory: PolicyFactory, *, label: str | None = None, heu
 
 
 def register_prefix(prefix: str, resolver: Callable[[str, int], Policy],
-                    check: Callable[[str], object] | None = None) -> None:
+                    check: Callable[[str], object] | None = None,
+                    run_times: Callable[[str], bool] | None = None) -> None:
     """Resolve names of the form ``prefix:ARG`` (e.g. ``ppo:PATH``) with ``resolver(arg, seed)``.
     ``prefix`` itself must be registered: ``prefix:ARG`` shares its label and traits.
 
     :param check: called as ``check(arg)`` by :func:`check_policy` to refuse a bad ``ARG`` (a
         missing model) without building the policy; raises a ``GpuschedError``.
+    :param run_times: called as ``run_times(arg)`` by :func:`reads_run_times`: whether the policy
+        ``ARG`` names reads declared run times (a model, by its observation version); ``False``
+        for an ``ARG`` it cannot read (:func:`check_policy` refuses that).
     """
     _PREFIX_RESOLVERS[prefix] = resolver
     if check is not None:
         _PREFIX_CHECKS[prefix] = check
+    if run_times is not None:
+        _PREFIX_RUN_TIMES[prefix] = run_times
 
 
 def _load_plugins() -> None:
@@ -199,9 +206,13 @@ def is_slow(name: str) -> bool:
 def reads_run_times(name: str) -> bool:
     """Whether the policy ``name`` (``ORDER+PLACEMENT`` or alone) reads declared or predicted run
     times, so that it cannot run when none is declared (``declared_run_time: none``): its
-    :attr:`PolicyInfo.run_times` (``False`` for a name the registry does not know)."""
-    if ":" in name and "+" not in name:  # NAME:ARG (a model file) is checked when it runs
-        return False
+    :attr:`PolicyInfo.run_times`, or for ``NAME:ARG`` (a model file) what its prefix's plug-in
+    reads of ARG (``False`` for a name the registry does not know)."""
+    prefix, sep, arg = name.partition(":")
+    if sep and "+" not in name:
+        _load_plugins()
+        check = _PREFIX_RUN_TIMES.get(prefix)
+        return bool(check(arg)) if check is not None else False
     try:
         return policy_info(name).run_times
     except UnknownPolicyError:

@@ -29,8 +29,12 @@ runs (counted without expanding them).
 
 :func:`load_sweep` then checks every run before the first one starts (:func:`check_sweep`): each
 scenario loads, every grid point's scenario (a scenario with one combination of override values)
-validates, and every policy name is known (the agent's model file is checked too), so a bad
-override or policy is one line and exit code 2, not a sweep of failed runs.
+validates, every policy name is known (the agent's model file is checked too), and every grid
+point passes the check ``simulate`` makes before its run (:func:`gpusched.policies.preflight.check_runs`:
+a policy that reads run times where none is declared, a job list that is missing, malformed or
+holds a job no node could ever hold), with the grid's first seed. Two values of one override key
+that run the same scenario once read (``[true, "true"]``) are refused: their runs would repeat each
+other. So a bad override or policy is one line and exit code 2, not a sweep of failed runs.
 """
 
 from __future__ import annotations
@@ -280,19 +284,12 @@ def check_sweep(spec: SweepSpec, source: str = "<dict>") -> None:
                 check_policy(name)
             except GpuschedError as exc:
                 raise SweepError(f"{label}, simulate.policies[{i}]: {exc}") from None
-        keys = sorted(g.overrides)
         for i, name in enumerate(g.scenarios):
             try:
                 scenario = load_scenario(name)
             except GpuschedError as exc:
                 raise SweepError(f"{label}, simulate.scenarios[{i}]: {exc}") from None
-            for combo in itertools.product(*(g.overrides[k] for k in keys)):
-                changes = dict(zip(keys, combo, strict=True))
-                try:
-                    scenario.with_overrides(**changes)
-                except GpuschedError as exc:
-                    point = ", ".join(f"{k}={shorten(repr(v), 30)}" for k, v in changes.items())
-                    raise SweepError(f"{label}, simulate.overrides ({point}): {exc}") from None
+            _check_grid_points(g, scenario, f"{label}, simulate.scenarios[{i}]")
     if spec.allocation is not None:
         a = spec.allocation
         for i, name in enumerate(a.policies):
@@ -306,6 +303,56 @@ def check_sweep(spec: SweepSpec, source: str = "<dict>") -> None:
                 except GpuschedError as exc:
                     where = key if key == "nodes" else f"pods[{i}]"
                     raise SweepError(f"{label}, allocation.{where}: {exc}") from None
+
+
+_NOT_BUILT = {"name", "description", "reward", "util_band"}
+"""Scenario keys that building a run's simulator does not read: grid points that differ only in
+them are built once by :func:`_check_grid_points` (a sweep over reward weights on
+``gavel-108gpu`` builds one simulator, about half a second, not one per weight)."""
+
+
+def _check_grid_points(grid: SimulateGrid, scenario: Scenario, where: str) -> None:
+    """Check every grid point of ``scenario`` as ``simulate`` would check its runs
+    (:func:`gpusched.policies.preflight.check_runs`, with the grid's first seed), and refuse two
+    override values that run the same scenario once read (``[true, "true"]``, where the key reads
+    the text as the value): their runs would repeat each other.
+
+    :raises SweepError: naming ``where``, the override key or the policy, and the grid point.
+    """
+    from gpusched.policies.preflight import check_runs, check_told
+
+    keys = sorted(grid.overrides)
+    seen: dict[str, dict[str, Any]] = {}
+    checked: set[str] = set()
+    for combo in itertools.product(*(grid.overrides[k] for k in keys)):
+        changes = dict(zip(keys, combo, strict=True))
+        point = ", ".join(f"{k}={shorten(repr(v), 30)}" for k, v in changes.items())
+        at = f"{where}, simulate.overrides ({point})" if changes else where
+        try:
+            run = scenario.with_overrides(**changes) if changes else scenario
+        except GpuschedError as exc:
+            raise SweepError(f"{at}: {exc}") from None
+        body = json.dumps(run.model_dump(mode="json"), sort_keys=True, default=str)
+        if body in seen:
+            first = seen[body]
+            key = next(k for k in keys if first[k] != changes[k] or repr(first[k]) != repr(changes[k]))
+            shown = [shorten(json.dumps(v, default=str), 30) for v in (first[key], changes[key])]
+            raise SweepError(f"{where}, simulate.overrides.{shorten(key, 40)}: {shown[0]} and {shown[1]} "
+                             "run the same scenario once read; give each value once")
+        seen[body] = changes
+        for j, policy in enumerate(grid.policies):
+            try:
+                check_told(run, policy)
+            except GpuschedError as exc:
+                raise SweepError(f"{at}, simulate.policies[{j}]: {exc}") from None
+        built = json.dumps(run.model_dump(mode="json", exclude=_NOT_BUILT), sort_keys=True, default=str)
+        if built in checked:  # the same cluster and workload: built once
+            continue
+        checked.add(built)
+        try:
+            check_runs(run, [], seed=grid.seeds[0])
+        except GpuschedError as exc:
+            raise SweepError(f"{at}: {exc}") from None
 
 
 def sweep_from_dict(data: Any, source: str = "<dict>") -> SweepSpec:
