@@ -1,0 +1,239 @@
+"""The phases of Shockwave's jobs: how ``accordion`` and ``gns`` jobs change their batch size.
+
+Shockwave's simulator (``uw-mad-dash/shockwave``, ``scheduler/scheduler.py``) changes a dynamic
+job's batch size at the end of a round: ``_simulate_accordion`` and ``_simulate_gns`` decide from
+the job's epoch count, ``_scale_bs_and_iters`` applies the change (new batch size, its measured
+throughput from the throughputs file, the steps left rescaled so that the number of epochs is
+kept). This module turns a job of the trace into :class:`gpusched.core.phases.JobPhases` by the
+same rules, applied at epoch boundaries.
+
+**Epochs.** An epoch is one pass over the model's dataset (:data:`DATASET_SAMPLES`, Shockwave's
+``dataset_size_dict``): ``ceil(samples / B)`` steps at batch size ``B``. A job holds
+``total_steps / ceil(samples / B0)`` epochs at its initial batch size ``B0`` (the last one may be
+partial); every batch size runs whole epochs of its own steps, so the job's epochs are kept
+whatever its batch sizes (as ``_scale_bs_and_iters`` keeps them).
+
+**When the batch size changes.** Shockwave decides from ``c``, the number of epochs the job has
+started. We apply a decision made while epoch ``k - 1`` runs (``c = k``) from epoch ``k`` on:
+
+- ``accordion`` (``_simulate_accordion``; Accordion, Agarwal et al., MLSys 2021): in a *critical
+  regime* the job runs at its initial batch size, outside it at its model's largest
+  (:data:`MAX_BATCH`). Critical (:func:`accordion_critical`): ``LM`` while ``c < 10``;
+  ``Recommendation`` while ``c < 30`` (B0 512 or 1,024), ``c < 40`` (2,048) or ``c < 10`` (4,096 or
+  8,192); ``ResNet-50`` while ``c mod 30 < 10``; ``ResNet-18`` while ``c < 10`` (``c < 20`` for B0
+  256), ``150 <= c < 160`` or ``250 <= c < 260``. ``Transformer``, ``CycleGAN`` and ``A3C`` never
+  change (as ``get_accordion_bs_pattern`` in ``scheduler/utils.py`` leaves them).
+- ``gns`` (``_simulate_gns``; the gradient noise scale): the job follows the pattern of
+  ``get_gns_bs_pattern`` (``scheduler/utils.py``, :data:`GNS_STEPS`): from given epochs, a multiple
+  (2, 4, 8, 16) of its initial batch size, for given (model, B0, GPUs), capped at the model's
+  largest (:data:`GNS_LIMIT`). When the pattern at epoch ``c`` or ``c + 1`` is above its batch
+  size, the job doubles it: so it reaches each step of the pattern one epoch early, one doubling
+  at a time.
+- A change is refused, and the job keeps its batch size, when its initial batch size is its
+  model's largest (:data:`MAX_BATCH`), when it is already at its model's largest, or when the
+  throughputs file has no entry for the new job type at its GPU count on a GPU type of the cluster
+  (as ``_scale_bs_and_iters`` refuses it).
+
+**What this leaves to the rounds.** In Shockwave's simulator a decision is taken at the end of a
+round and applied at the end of the job's next round, and applying it counts the epoch in progress
+as done (``ceil`` of the epochs run). Both depend on rounds; here the change lands exactly at the
+next epoch boundary, and the epoch in progress is run to its end.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from gpusched.core.phases import JobPhases, Phase
+from gpusched.workload.openb import TraceError
+from gpusched.workload.shockwave import (
+    TACC_GPUS,
+    ShockwaveJob,
+    ShockwaveThroughputs,
+    ShockwaveTrace,
+)
+
+DATASET_SAMPLES: dict[str, int] = {
+    "ResNet-18": 50_000,      # CIFAR-10
+    "ResNet-50": 100_000,     # ImageNet, as Shockwave samples it
+    "Transformer": 10_000,    # Multi30k
+    "LM": 59_675,             # Wikitext-2
+    "Recommendation": 117_907,  # ML-20M
+    "CycleGAN": 6_287,        # monet2photo
+    "A3C": 4,                 # no dataset
+}
+"""Samples in one epoch of each model's dataset (Shockwave's ``dataset_size_dict``)."""
+
+MAX_BATCH: dict[str, int] = {"LM": 80, "ResNet-18": 256, "ResNet-50": 128, "Recommendation": 8192}
+"""The largest batch size of each model whose batch size may change (``max_bs_dict``)."""
+
+GNS_LIMIT: dict[str, int] = {**MAX_BATCH, "Transformer": 128}
+"""The cap of the gradient-noise-scale pattern (``bs_limit`` of ``get_gns_bs_pattern``)."""
+
+GNS_STEPS: dict[tuple[str, int, int], tuple[tuple[int, int], ...]] = {
+    ("ResNet-18", 16, 1): ((31, 2), (41, 4), (51, 8), (71, 16)),
+    ("ResNet-18", 32, 1): ((21, 2), (31, 4), (51, 8)),
+    ("ResNet-18", 64, 1): ((11, 2), (31, 4)),
+    ("ResNet-18", 128, 1): ((11, 2),),
+    ("ResNet-18", 16, 2): ((21, 2), (31, 4), (91, 8), (111, 16)),
+    ("ResNet-18", 32, 2): ((11, 2), (21, 4), (41, 8)),
+    ("ResNet-18", 64, 2): ((21, 2), (41, 4)),
+    ("ResNet-18", 128, 2): ((41, 2),),
+    ("ResNet-18", 16, 4): ((11, 2), (21, 4), (81, 8), (91, 16)),
+    ("ResNet-18", 32, 4): ((21, 2), (31, 4), (61, 8)),
+    ("ResNet-18", 64, 4): ((11, 2), (61, 4)),
+    ("ResNet-18", 128, 4): ((11, 2),),
+    ("ResNet-50", 64, 1): ((101, 2),),
+    ("ResNet-50", 32, 2): ((101, 2), (111, 4)),
+    ("ResNet-50", 64, 2): ((81, 2),),
+    ("ResNet-50", 32, 4): ((131, 2), (221, 4)),
+    ("ResNet-50", 64, 4): ((191, 2),),
+    ("LM", 5, 1): ((31, 2), (41, 4), (61, 8), (71, 16)),
+    ("LM", 10, 1): ((11, 2), (21, 4), (41, 8)),
+    ("LM", 20, 1): ((11, 2), (41, 4)),
+    ("LM", 40, 1): ((11, 2),),
+    ("LM", 5, 2): ((31, 2), (51, 4), (61, 8), (71, 16)),
+    ("LM", 10, 2): ((11, 2), (31, 4), (41, 8)),
+    ("LM", 20, 2): ((31, 2), (41, 4)),
+    ("LM", 40, 2): ((11, 2),),
+    ("LM", 5, 4): ((11, 2), (31, 4), (71, 8), (91, 16)),
+    ("LM", 10, 4): ((11, 2), (31, 4), (61, 8)),
+    ("LM", 20, 4): ((11, 2), (61, 4)),
+    ("LM", 40, 4): ((61, 2),),
+    ("Recommendation", 512, 1): ((21, 2), (41, 4), (71, 8), (91, 16)),
+    ("Recommendation", 1024, 1): ((21, 2), (51, 4), (91, 8)),
+    ("Recommendation", 2048, 1): ((21, 2), (41, 4)),
+    ("Recommendation", 4096, 1): ((41, 2),),
+}
+"""``get_gns_bs_pattern``: for (model, initial batch size, GPUs), the epochs (0-based) from which
+the pattern is each multiple of the initial batch size. Any other job keeps its batch size."""
+
+_RECOMMENDATION_HEAD = {512: 30, 1024: 30, 2048: 40, 4096: 10, 8192: 10}
+
+
+def accordion_critical(model: str, initial_batch: int, started_epochs: int) -> bool | None:
+    """Whether an ``accordion`` job is in a critical regime after starting ``started_epochs``
+    epochs (``_simulate_accordion``); ``None`` where Shockwave has no rule (its simulator would
+    stop), ``True`` for a model whose batch size never changes."""
+    c = started_epochs
+    if model == "LM":
+        return c < 10
+    if model == "Recommendation":
+        head = _RECOMMENDATION_HEAD.get(initial_batch)
+        return None if head is None else c < head
+    if model == "ResNet-50":
+        return c % 30 < 10
+    if model == "ResNet-18":
+        head = 20 if initial_batch == 256 else 10
+        return c < head or 150 <= c < 160 or 250 <= c < 260
+    if model in ("Transformer", "CycleGAN", "A3C"):
+        return True
+    return None
+
+
+def gns_pattern(model: str, initial_batch: int, gpus: int, epoch: int) -> int:
+    """The batch size ``get_gns_bs_pattern`` gives a ``gns`` job for ``epoch`` (0-based)."""
+    multiple = 1
+    for start, factor in GNS_STEPS.get((model, initial_batch, gpus), ()):
+        if epoch >= start:
+            multiple = factor
+    return min(initial_batch * multiple, GNS_LIMIT.get(model, initial_batch * multiple))
+
+
+def _where(trace: ShockwaveTrace, job: ShockwaveJob) -> str:
+    return f"trace '{trace.source}', line {job.id + 1}"
+
+
+def epochs_of(job: ShockwaveJob) -> float:
+    """The job's epochs: its total steps over the steps of one epoch at its initial batch size."""
+    return job.total_steps / math.ceil(DATASET_SAMPLES[job.model] / job.batch_size)
+
+
+def batch_size_schedule(trace: ShockwaveTrace, job: ShockwaveJob, throughputs: ShockwaveThroughputs,
+                        gpu_models: Iterable[str] = tuple(TACC_GPUS)) -> tuple[int, ...]:
+    """The batch size of each epoch of ``job`` (see the module docstring), one per epoch it starts.
+
+    :param trace: the trace the job is from (for messages).
+    :param job: a job of the trace with a batch size and a model of :data:`DATASET_SAMPLES`.
+    :param throughputs: the throughputs file (a new batch size needs an entry there).
+    :param gpu_models: the cluster's GPU types (an entry is needed on each).
+    :raises TraceError: for an ``accordion`` job Shockwave has no rule for.
+    """
+    initial = job.batch_size
+    n_epochs = math.ceil(epochs_of(job) - 1e-12)
+    if job.mode == "static" or n_epochs <= 1:
+        return (initial,) * n_epochs
+    models = tuple(gpu_models)
+
+    def measured(batch: int) -> bool:
+        key = (f"{job.model} (batch size {batch})", job.scale_factor)
+        return all(key in throughputs.consolidated.get(g, {}) for g in models)
+
+    if job.mode == "accordion" and accordion_critical(job.model, initial, 0) is None:
+        raise TraceError(f"{_where(trace, job)}, column 'job_type': Shockwave has no Accordion rule "
+                         f"for {job.model} at batch size {initial}")
+    frozen = MAX_BATCH.get(job.model) == initial
+    schedule = [initial]
+    batch = initial
+    for k in range(1, n_epochs):
+        new = batch
+        if job.mode == "accordion":
+            critical = accordion_critical(job.model, initial, k)
+            largest = MAX_BATCH.get(job.model, initial)
+            if batch == initial and not critical and batch != largest:
+                new = largest
+            elif batch != initial and critical:
+                new = initial
+        elif (max(gns_pattern(job.model, initial, job.scale_factor, k),
+                  gns_pattern(job.model, initial, job.scale_factor, k + 1)) > batch
+              and batch != GNS_LIMIT.get(job.model)):
+            new = 2 * batch
+        if new != batch and not frozen and measured(new):
+            batch = new
+        schedule.append(batch)
+    return tuple(schedule)
+
+
+def job_phases(trace: ShockwaveTrace, job: ShockwaveJob, throughputs: ShockwaveThroughputs,
+               gpu_models: Iterable[str] = tuple(TACC_GPUS)) -> JobPhases:
+    """The phases of one job: consecutive epochs at one batch size make a phase, with that batch
+    size's measured throughput on every GPU type of the throughputs file.
+
+    A ``static`` job, or one whose model is not in :data:`DATASET_SAMPLES` or that names no batch
+    size, is one phase of ``total_steps`` steps.
+
+    :raises TraceError: naming the line, for a job whose initial job type has no throughput on any
+        GPU type, or an ``accordion`` job Shockwave has no rule for.
+    """
+    def speeds(job_type: str) -> dict[str, float]:
+        return {g: throughputs.steps_per_s(g, job_type, job.scale_factor)
+                for g in throughputs.gpu_models}
+
+    first = speeds(job.job_type)
+    if not any(v > 0 for v in first.values()):
+        raise TraceError(f"{_where(trace, job)}, column 'job_type': throughputs '{throughputs.source}' "
+                         f"has no throughput for {job.job_type!r} on {job.scale_factor} GPU(s)")
+    if job.mode == "static" or job.batch_size is None or job.model not in DATASET_SAMPLES:
+        return JobPhases.rigid(job.total_steps, first, job.batch_size)
+    schedule = batch_size_schedule(trace, job, throughputs, gpu_models)
+    epochs = epochs_of(job)
+    phases: list[Phase] = []
+    start = 0
+    for k in range(1, len(schedule) + 1):
+        if k < len(schedule) and schedule[k] == schedule[start]:
+            continue
+        batch = schedule[start]
+        span = min(k, epochs) - start  # the last epoch may be partial
+        steps = span * math.ceil(DATASET_SAMPLES[job.model] / batch)
+        job_type = f"{job.model} (batch size {batch})"
+        phases.append(Phase(steps, first if batch == job.batch_size else speeds(job_type), batch, span))
+        start = k
+    return JobPhases(tuple(phases))
+
+
+def trace_phases(trace: ShockwaveTrace, throughputs: ShockwaveThroughputs,
+                 gpu_models: Iterable[str] = tuple(TACC_GPUS)) -> tuple[JobPhases, ...]:
+    """The phases of every job of the trace, in line order (index = job id)."""
+    models = tuple(gpu_models)
+    return tuple(job_phases(trace, job, throughputs, models) for job in trace.jobs)
