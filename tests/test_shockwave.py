@@ -121,3 +121,25 @@ def test_the_shipped_settings_and_results_files_are_there():
             data = json.loads((SHOCKWAVE_RESULTS_DIR / f"{policy}.{kind}.json").read_text(encoding="utf-8"))
             assert len(data["jct_s"]) == 120 and data["time_per_iteration_s"] == 120
             assert data["avg_jct_s"] == pytest.approx(sum(data["jct_s"]) / 120)
+
+
+def test_the_shipped_files_are_the_ones_their_readmes_name():
+    """Each file listed with a sha256 in ``assets/shockwave/README.md`` and the Philly sample in
+    ``assets/philly/README.md`` hash to what the README says, and every shipped file is listed."""
+    import hashlib
+    import re
+
+    from gpusched.paths import PHILLY_SAMPLE, SHOCKWAVE_DIR
+
+    readme = (SHOCKWAVE_DIR / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `([^`]+)` \| ([\d,]+) \| ([0-9a-f]{64}) \|$", readme, flags=re.MULTILINE)
+    listed = {name: digest for name, _, digest in rows}
+    shipped = {p.relative_to(SHOCKWAVE_DIR).as_posix() for p in SHOCKWAVE_DIR.rglob("*")
+               if p.is_file() and p.name not in ("README.md", "LICENSE")}
+    assert set(listed) == shipped and len(shipped) == 9
+    for name, size, digest in rows:
+        data = (SHOCKWAVE_DIR / name).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == digest and len(data) == int(size.replace(",", "")), name
+    assert "MIT License" in (SHOCKWAVE_DIR / "LICENSE").read_text(encoding="utf-8")
+    philly = (PHILLY_SAMPLE.parent / "README.md").read_text(encoding="utf-8")
+    assert hashlib.sha256(PHILLY_SAMPLE.read_bytes()).hexdigest() in philly
