@@ -993,6 +993,11 @@ READER_CASES: list[ReaderCase] = [
                       "'null'", "must be a number"),
     _throughputs_case("sw throughputs null huge", _with_entry("('LM (batch size 10)', 1)", {"null": 1e300}),
                       "'null'", "<= 1e+15"),
+    _throughputs_case("sw throughputs gpu type in two cases", SW_THROUGHPUTS_DOC | {"V100": {}}, "'V100'",
+                      "the same GPU type as 'v100'"),
+    _throughputs_case("sw throughputs job key twice",
+                      _with_entry("('LM (batch size 10)', 01)", {"null": 1.0}),
+                      "('LM (batch size 10)', 01)", "the same job type and GPUs"),
     _throughputs_case("sw throughputs only spread gangs",
                       {"v100_unconsolidated": SW_THROUGHPUTS_DOC["v100_unconsolidated"]}, "no throughput"),
     # --- Shockwave's settings -----------------------------------------------------------------------

@@ -373,6 +373,7 @@ def read_shockwave_throughputs(path: str | Path) -> ShockwaveThroughputs:
         raise TraceError(f"{label}: expected a mapping of GPU types, got {type(data).__name__}")
     consolidated: dict[str, dict[tuple[str, int], float]] = {}
     unconsolidated: dict[str, dict[tuple[str, int], float]] = {}
+    spelled: dict[str, str] = {}
     for gpu_key, entries in data.items():
         where = f"{label}, {gpu_key[:40]!r}"
         if not gpu_key or len(gpu_key) > MAX_MODEL_CHARS:
@@ -382,6 +383,10 @@ def read_shockwave_throughputs(path: str | Path) -> ShockwaveThroughputs:
             raise TraceError(f"{where}: expected a mapping of job types, got {type(entries).__name__}")
         spread = gpu_key.endswith(UNCONSOLIDATED)
         name = _gpu_name(gpu_key[: -len(UNCONSOLIDATED)] if spread else gpu_key)
+        other = spelled.setdefault(f"{name}{UNCONSOLIDATED if spread else ''}", gpu_key)
+        if other != gpu_key:
+            raise TraceError(f"{where}: the same GPU type as {other[:40]!r} (GPU types are read "
+                             f"upper-cased, as {name})")
         table = (unconsolidated if spread else consolidated).setdefault(name, {})
         for job_key, entry in entries.items():
             at = f"{where}, {job_key[:60]!r}"
@@ -394,6 +399,8 @@ def read_shockwave_throughputs(path: str | Path) -> ShockwaveThroughputs:
                                  f"{type(entry).__name__}")
             if "null" not in entry:
                 raise TraceError(f"{at}: has no 'null' throughput (the job running alone)")
+            if (match["type"], int(gpus)) in table:
+                raise TraceError(f"{at}: the same job type and GPUs as another key of {gpu_key[:40]!r}")
             table[(match["type"], int(gpus))] = _json_number(entry["null"], f"{at}, 'null'", low=0,
                                                              high=MAX_QUANTITY)
     if not any(consolidated.values()):
