@@ -826,8 +826,8 @@ class ReaderCase:
 
     :param id: a short unique name.
     :param reader: ``shockwave trace`` (reads ``w.trace``), ``shockwave throughputs`` (``t.json``),
-        ``shockwave settings`` (``c.json``), ``shockwave phases`` (``w.trace`` with ``t.json``) or
-        ``philly`` (``p.csv``).
+        ``shockwave settings`` (``c.json``), ``shockwave phases`` (``w.trace`` with ``t.json``),
+        ``shockwave results`` (``r.json``) or ``philly`` (``p.csv``).
     :param files: the files, by name (text or bytes); absent ones are the valid files below.
     :param needles: texts the one error line must hold.
     """
@@ -882,8 +882,17 @@ PHILLY_CSV = ("timestamp,duration,num_gpus,gpu_time,cluster\n"
               "2017-10-09 06:13:36,2759.0,8,22072.0,6214e9\n")
 """A valid four-job Philly CSV (submissions out of order, as in the trace)."""
 
+RESULT_DOC: dict[str, Any] = {
+    "policy": "fifo", "kind": "physical", "avg_jct_s": 200.0, "makespan_s": 500.0, "cluster_util": 0.5,
+    "time_per_iteration_s": 120, "rounds": 9, "jct_s": [100.0, 250.0, 250.0],
+    "finish_time_fairness": [1.0, 1.5, 0.9],
+    "throughput_timeline": {"0": [[1, 94.9, 10]], "1": [[2, 40.5, 32], [3, 5.5, 256]], "2": []},
+}
+"""A valid outcome file of three jobs (Shockwave's results format)."""
+
 READER_FILES: dict[str, str] = {"w.trace": SW_TRACE, "t.json": SW_THROUGHPUTS,
-                                "c.json": json.dumps(SW_CONFIG_DOC), "p.csv": PHILLY_CSV}
+                                "c.json": json.dumps(SW_CONFIG_DOC), "p.csv": PHILLY_CSV,
+                                "r.json": json.dumps(RESULT_DOC)}
 """The valid file each reader reads when a case does not give its own."""
 
 
@@ -916,6 +925,11 @@ def _config_case(id: str, changes: dict[str, Any], *needles: str, drop: str | No
     if drop:
         del doc[drop]
     return ReaderCase(id, "shockwave settings", {"c.json": json.dumps(doc)}, ("c.json", *needles))
+
+
+def _result_case(id: str, changes: dict[str, Any], *needles: str) -> ReaderCase:
+    doc = copy.deepcopy(RESULT_DOC) | changes
+    return ReaderCase(id, "shockwave results", {"r.json": json.dumps(doc)}, ("r.json", *needles))
 
 
 def _philly_case(id: str, text: str | bytes, *needles: str) -> ReaderCase:
@@ -1024,6 +1038,21 @@ READER_CASES: list[ReaderCase] = [
                {"w.trace": _line2(job_type="Recommendation (batch size 300)", total_steps="9000"),
                 "t.json": json.dumps(_with_entry("('Recommendation (batch size 300)', 1)", {"null": 50.0}))},
                ("w.trace", "line 2", "no Accordion rule", "Recommendation at batch size 300")),
+    # --- Shockwave's outcomes ------------------------------------------------------------------------
+    _result_case("sw results average not the mean", {"avg_jct_s": 210.0}, "'avg_jct_s'", "not the mean"),
+    _result_case("sw results unknown kind", {"kind": "emulated"}, "'kind'", "physical, simulation"),
+    _result_case("sw results jct 0", {"jct_s": [0.0, 300.0, 300.0]}, "'jct_s'[0]", "> 0"),
+    _result_case("sw results lengths differ", {"finish_time_fairness": [1.0]}, "'finish_time_fairness'",
+                 "1 values for 3 jobs"),
+    _result_case("sw results unknown job", {"throughput_timeline": {"3": []}}, "'throughput_timeline'",
+                 "job id from 0 to 2"),
+    _result_case("sw results bad entry", {"throughput_timeline": {"0": [[1, 94.9]]}}, "[0]",
+                 "[round, steps/s, batch size]"),
+    _result_case("sw results batch size fraction", {"throughput_timeline": {"0": [[1, 94.9, 10.5]]}},
+                 "[0][2]", "whole number"),
+    ReaderCase("sw results missing key", "shockwave results",
+               {"r.json": json.dumps({k: v for k, v in RESULT_DOC.items() if k != "rounds"})},
+               ("r.json", "'rounds'", "missing")),
     # --- Philly -----------------------------------------------------------------------------------------
     _philly_case("philly utf-16", PHILLY_CSV.encode("utf-16"), "UTF-16"),
     _philly_case("philly header only", PHILLY_CSV.splitlines()[0] + "\n", "no rows"),

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 import yaml
 from hostile_inputs import (
     BASE_SCENARIO,
@@ -38,6 +39,7 @@ from hostile_inputs import (
     NODES_CSV,
     PHILLY_CSV,
     PODS_CSV,
+    RESULT_DOC,
     SW_CONFIG_DOC,
     SW_THROUGHPUTS,
     SW_THROUGHPUTS_DOC,
@@ -86,6 +88,7 @@ from gpusched.workload.shockwave import (
     read_shockwave_trace,
 )
 from gpusched.workload.shockwave_phases import trace_phases
+from gpusched.workload.shockwave_results import read_shockwave_result
 from gpusched.workload.trace_jobs import openb_jobs
 
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -319,14 +322,15 @@ def test_mutated_philly_files_load_or_fail_in_one_line_and_loaded_ones_are_whole
 
 
 @FUZZ
-@given(mutated([SW_THROUGHPUTS_DOC, SW_CONFIG_DOC]))
-def test_mutated_shockwave_throughputs_and_settings_load_or_fail_in_one_line(doc):
+@given(mutated([SW_THROUGHPUTS_DOC, SW_CONFIG_DOC, RESULT_DOC]))
+def test_mutated_shockwave_throughputs_settings_and_outcomes_load_or_fail_in_one_line(doc):
     text = json.dumps(doc)  # NaN and Infinity among the values are written as such
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "x.json"
         path.write_text(text, encoding="utf-8")
         for read, starts in ((read_shockwave_throughputs, "throughputs '"),
-                             (read_shockwave_config, "Shockwave settings '")):
+                             (read_shockwave_config, "Shockwave settings '"),
+                             (read_shockwave_result, "results '")):
             try:
                 loaded = read(path)
             except GpuschedError as exc:
@@ -337,9 +341,13 @@ def test_mutated_shockwave_throughputs_and_settings_load_or_fail_in_one_line(doc
                 values = [v for table in (*loaded.consolidated.values(), *loaded.unconsolidated.values())
                           for v in table.values()]
                 assert values and all(math.isfinite(v) and v >= 0 for v in values)
-            else:
+            elif read is read_shockwave_config:
                 bases = loaded.log_approximation_bases
                 assert bases and all(b > a for a, b in zip(bases, bases[1:], strict=False))
+            else:
+                assert len(loaded.jct_s) == len(loaded.finish_time_fairness) and (loaded.jct_s > 0).all()
+                assert loaded.avg_jct_s == pytest.approx(float(np.mean(loaded.jct_s)))
+                assert all(job < len(loaded.jct_s) for job in loaded.timeline)
 
 def _sweep_spec_or_refusal(doc: dict):
     """``doc`` written as a sweep spec file and loaded; ``None`` when it is refused, after checking

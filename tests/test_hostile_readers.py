@@ -18,6 +18,7 @@ from gpusched.workload.shockwave import (
     read_shockwave_trace,
 )
 from gpusched.workload.shockwave_phases import trace_phases
+from gpusched.workload.shockwave_results import read_shockwave_result
 
 
 def _read(reader: str, folder: Path):  # noqa: ANN202 - whatever the reader returns
@@ -30,6 +31,8 @@ def _read(reader: str, folder: Path):  # noqa: ANN202 - whatever the reader retu
     if reader == "shockwave phases":
         return trace_phases(read_shockwave_trace(folder / "w.trace"),
                             read_shockwave_throughputs(folder / "t.json"))
+    if reader == "shockwave results":
+        return read_shockwave_result(folder / "r.json")
     if reader == "philly":
         return read_philly(folder / "p.csv")
     raise AssertionError(f"unknown reader {reader!r}")
@@ -43,7 +46,8 @@ def _write(files: dict[str, str | bytes], folder: Path) -> None:
             (folder / name).write_text(content, encoding="utf-8")
 
 
-READERS = ("shockwave trace", "shockwave throughputs", "shockwave settings", "shockwave phases", "philly")
+READERS = ("shockwave trace", "shockwave throughputs", "shockwave settings", "shockwave phases",
+           "shockwave results", "philly")
 
 
 @pytest.mark.parametrize("reader", READERS)
