@@ -83,6 +83,10 @@ MAX_MODEL_CHARS = 200
 """Longest job model name in a job list, job type in a Shockwave trace, GPU type in its throughputs
 or virtual cluster in a Philly CSV (characters; Gavel's longest model is 33)."""
 
+MAX_PHASES = 100_000
+"""Most phases of all the jobs of a Shockwave trace together, once their batch-size changes are
+worked out (the shipped 120-job trace has 227)."""
+
 MAX_SIDECAR_BYTES = 1024 * 1024
 """Largest model sidecar JSON (bytes; the shipped one is under 3 KB)."""
 

@@ -915,8 +915,13 @@ def _throughputs_case(id: str, doc_or_text: Any, *needles: str) -> ReaderCase:
 
 
 def _with_entry(key: str, value: Any, gpu: str = "v100") -> dict[str, Any]:
+    return _with_entries({key: value}, gpu)
+
+
+def _with_entries(entries: dict[str, Any], gpu: str = "v100") -> dict[str, Any]:
+    """:data:`SW_THROUGHPUTS_DOC` with ``entries`` added to (or replacing those of) ``gpu``."""
     doc = copy.deepcopy(SW_THROUGHPUTS_DOC)
-    doc[gpu][key] = value
+    doc[gpu] |= entries
     return doc
 
 
@@ -1038,6 +1043,15 @@ READER_CASES: list[ReaderCase] = [
                {"w.trace": _line2(job_type="Recommendation (batch size 300)", total_steps="9000"),
                 "t.json": json.dumps(_with_entry("('Recommendation (batch size 300)', 1)", {"null": 50.0}))},
                ("w.trace", "line 2", "no Accordion rule", "Recommendation at batch size 300")),
+    ReaderCase("sw phases no dataset size", "shockwave phases",
+               {"w.trace": _line2(job_type="BERT (batch size 8)", mode="gns"),
+                "t.json": json.dumps(_with_entry("('BERT (batch size 8)', 1)", {"null": 9.0}))},
+               ("w.trace", "line 2", "no dataset size for BERT")),
+    ReaderCase("sw phases too many changes", "shockwave phases",
+               {"w.trace": _line2(job_type="ResNet-50 (batch size 32)", total_steps="100000000000000"),
+                "t.json": json.dumps(_with_entries({"('ResNet-50 (batch size 32)', 1)": {"null": 5.9},
+                                                    "('ResNet-50 (batch size 128)', 1)": {"null": 1.6}}))},
+               ("w.trace", "line 2", "changes so often", "MAX_PHASES (100,000)")),
     # --- Shockwave's outcomes ------------------------------------------------------------------------
     _result_case("sw results average not the mean", {"avg_jct_s": 210.0}, "'avg_jct_s'", "not the mean"),
     _result_case("sw results unknown kind", {"kind": "emulated"}, "'kind'", "physical, simulation"),

@@ -19,7 +19,7 @@ from gpusched.workload.shockwave import (
 from gpusched.workload.shockwave_phases import (
     DATASET_SAMPLES,
     accordion_critical,
-    batch_size_schedule,
+    batch_size_runs,
     epochs_of,
     gns_pattern,
     job_phases,
@@ -55,7 +55,7 @@ def test_a_gns_lm_job_doubles_its_batch_size_one_epoch_before_the_pattern(tmp_pa
     trace, table = _files(tmp_path, [_line("LM (batch size 10)", 25 * 5968, "gns")])
     job = trace.jobs[0]
     assert epochs_of(job) == 25
-    assert batch_size_schedule(trace, job, table, ["V100"]) == (10,) * 10 + (20,) * 10 + (40,) * 5
+    assert batch_size_runs(trace, job, table, ["V100"]) == ((0, 10), (10, 20), (20, 40))
     phases = job_phases(trace, job, table, ["V100"])
     assert [(p.batch_size, p.epochs, p.work_steps) for p in phases.phases] == [
         (10, 10, 59680), (20, 10, 29840), (40, 5, 7460)]
@@ -153,3 +153,93 @@ def test_phases_need_a_measured_initial_job_type(tmp_path):
     trace, table = _files(tmp_path, [_line("LM (batch size 10)", 100, "gns")], speeds=unmeasured)
     with pytest.raises(TraceError, match=r"line 1, column 'job_type': .* no throughput"):
         job_phases(trace, trace.jobs[0], table)
+
+
+def _per_epoch(job, measured) -> list[int]:  # noqa: ANN001 - a plain reading of the rules
+    """The batch size of each epoch, decided epoch by epoch as the module docstring says: the
+    decision taken while epoch k - 1 runs (k epochs started) holds from epoch k."""
+    from gpusched.workload.shockwave_phases import GNS_LIMIT, MAX_BATCH
+
+    initial, n = job.batch_size, math.ceil(epochs_of(job) - 1e-12)
+    sizes = [initial]
+    for k in range(1, n):
+        batch, new = sizes[-1], sizes[-1]
+        if job.mode == "accordion":
+            largest = MAX_BATCH.get(job.model, initial)
+            critical = accordion_critical(job.model, initial, k)
+            if batch == initial and not critical and batch != largest:
+                new = largest
+            elif batch != initial and critical:
+                new = initial
+        elif job.mode == "gns":
+            ahead = max(gns_pattern(job.model, initial, job.scale_factor, k),
+                        gns_pattern(job.model, initial, job.scale_factor, k + 1))
+            if ahead > batch and batch != GNS_LIMIT.get(job.model):
+                new = 2 * batch
+        if new != batch and MAX_BATCH.get(job.model) != initial and measured(new):
+            batch = new
+        sizes.append(batch)
+    return sizes
+
+
+def test_the_runs_are_the_rules_read_epoch_by_epoch(tmp_path):
+    """Every gns pattern and every accordion model, at several lengths, and with a batch size the
+    throughputs lack: the run-length computation gives the batch sizes an epoch-by-epoch reading
+    of the rules gives."""
+    from gpusched.workload.shockwave_phases import GNS_STEPS
+
+    batches = {"ResNet-18": (16, 32, 64, 128, 256), "ResNet-50": (16, 32, 64, 128), "LM": (5, 10, 20, 40, 80),
+               "Recommendation": (512, 1024, 2048, 4096, 8192), "Transformer": (16, 32, 64, 128)}
+    shapes = {(model, b, g) for model, sizes in batches.items() for b in sizes for g in (1, 2, 4)}
+    shapes |= set(GNS_STEPS)
+    lines, missing = [], ("ResNet-18 (batch size 256)", 4)  # not measured: refused changes
+    for model, batch, gpus in sorted(shapes):
+        steps_per_epoch = math.ceil(DATASET_SAMPLES[model] / batch)
+        for epochs in (0.5, 10.5, 35, 161, 300):
+            for mode in ("accordion", "gns"):
+                steps = math.ceil(epochs * steps_per_epoch)
+                fields = (f"{model} (batch size {batch})", "x", "d", "-s", "0", str(steps), str(gpus), mode,
+                          "1", "-1", "100", "0")
+                lines.append("\t".join(fields) + "\n")
+    doc = {"v100": {f"('{m} (batch size {b})', {g})": {"null": 1.0} for m, b, g in shapes
+                    if (f"{m} (batch size {b})", g) != missing}}
+    (tmp_path / "t.json").write_text(json.dumps(doc), encoding="utf-8")
+    (tmp_path / "w.trace").write_text("".join(lines), encoding="utf-8")
+    trace, table = read_shockwave_trace(tmp_path / "w.trace"), read_shockwave_throughputs(tmp_path / "t.json")
+    changed = 0
+    for job in trace.jobs:
+        def measured(batch: int, job=job) -> bool:  # noqa: ANN001
+            return (f"{job.model} (batch size {batch})", job.scale_factor) != missing
+        runs = batch_size_runs(trace, job, table, ["V100"])
+        n = math.ceil(epochs_of(job) - 1e-12)
+        ends = [start for start, _ in runs[1:]] + [n]
+        expanded = [b for (start, b), end in zip(runs, ends, strict=True) for _ in range(start, end)]
+        assert expanded == _per_epoch(job, measured), (job.id, job.job_type, job.mode, job.scale_factor)
+        assert all(a[1] != b[1] for a, b in zip(runs, runs[1:], strict=False))
+        changed += len(runs) > 1
+    assert changed > 100  # the comparison covers many changes, not only jobs that keep one size
+
+
+def test_a_job_too_long_to_list_its_changes_is_refused(tmp_path):
+    # ResNet-50 under Accordion changes its batch size twice every 30 epochs: 10^14 steps at batch
+    # size 32 are 3.2e10 epochs, far more phases than MAX_PHASES.
+    trace, table = _files(tmp_path, [_line("ResNet-50 (batch size 32)", 10**14, "accordion")])
+    with pytest.raises(TraceError, match=r"line 1: its batch size changes so often .* \(100,000\)"):
+        trace_phases(trace, table)
+    # The same number of steps as an LM gns job changes three times at most: it is read, and fast.
+    trace, table = _files(tmp_path, [_line("LM (batch size 10)", 10**14, "gns")])
+    assert len(trace_phases(trace, table)[0]) == 4
+
+
+def test_a_scale_down_the_cluster_cannot_measure_is_refused_for_good(tmp_path):
+    # The V100 lacks ResNet-50 at batch size 32 (the K80 has it): the job scales up to 128 at
+    # epoch 10 and never comes back, where the rules would take it back to 32 at epoch 30.
+    speeds = dict(SPEEDS, **{"ResNet-50 (batch size 32)": {"k80": 1.0}})
+    doc = {gpu: {f"('{t}', 1)": {"null": s[gpu]} for t, s in speeds.items() if gpu in s}
+           for gpu in ("v100", "k80")}
+    (tmp_path / "t.json").write_text(json.dumps(doc), encoding="utf-8")
+    line = _line("ResNet-50 (batch size 32)", 35 * 3125, "accordion")
+    (tmp_path / "w.trace").write_text(line, encoding="utf-8")
+    trace, table = read_shockwave_trace(tmp_path / "w.trace"), read_shockwave_throughputs(tmp_path / "t.json")
+    assert batch_size_runs(trace, trace.jobs[0], table, ["V100"]) == ((0, 32), (10, 128))
+    assert batch_size_runs(trace, trace.jobs[0], table, ["K80"]) == ((0, 32), (10, 128), (30, 32))

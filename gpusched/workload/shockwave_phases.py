@@ -43,9 +43,10 @@ next epoch boundary, and the epoch in progress is run to its end.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from gpusched.core.phases import JobPhases, Phase
+from gpusched.limits import MAX_PHASES
 from gpusched.workload.openb import TraceError
 from gpusched.workload.shockwave import (
     TACC_GPUS,
@@ -150,20 +151,43 @@ def epochs_of(job: ShockwaveJob) -> float:
     return job.total_steps / math.ceil(DATASET_SAMPLES[job.model] / job.batch_size)
 
 
-def batch_size_schedule(trace: ShockwaveTrace, job: ShockwaveJob, throughputs: ShockwaveThroughputs,
-                        gpu_models: Iterable[str] = tuple(TACC_GPUS)) -> tuple[int, ...]:
-    """The batch size of each epoch of ``job`` (see the module docstring), one per epoch it starts.
+def _critical_runs(model: str, initial: int, n_epochs: int) -> Iterator[tuple[int, bool]]:
+    """``(first epoch, critical)`` for each run of epochs below ``n_epochs`` that
+    :func:`accordion_critical` treats alike, in order (one per regime change, not per epoch)."""
+    if model == "ResNet-50":  # periodic: 10 critical epochs in every 30
+        for base in range(0, n_epochs, 30):
+            yield base, True
+            if base + 10 < n_epochs:
+                yield base + 10, False
+        return
+    edges = {0, n_epochs}
+    if model == "LM":
+        edges |= {10}
+    elif model == "Recommendation":
+        edges |= {_RECOMMENDATION_HEAD[initial]}
+    elif model == "ResNet-18":
+        edges |= {20 if initial == 256 else 10, 150, 160, 250, 260}
+    for edge in sorted(e for e in edges if e < n_epochs):
+        yield edge, bool(accordion_critical(model, initial, edge))
+
+
+def batch_size_runs(trace: ShockwaveTrace, job: ShockwaveJob, throughputs: ShockwaveThroughputs,
+                    gpu_models: Iterable[str] = tuple(TACC_GPUS),
+                    max_runs: int = MAX_PHASES) -> tuple[tuple[int, int], ...]:
+    """The job's batch sizes by epoch (see the module docstring), as runs: ``(first epoch, batch
+    size)`` for each change, the first at epoch 0, consecutive runs of different batch sizes. It
+    takes one step per change, not per epoch.
 
     :param trace: the trace the job is from (for messages).
     :param job: a job of the trace with a batch size and a model of :data:`DATASET_SAMPLES`.
     :param throughputs: the throughputs file (a new batch size needs an entry there).
     :param gpu_models: the cluster's GPU types (an entry is needed on each).
-    :raises TraceError: for an ``accordion`` job Shockwave has no rule for.
+    :param max_runs: the most runs it may have.
+    :raises TraceError: for an ``accordion`` job Shockwave has no rule for, or more runs than
+        ``max_runs``.
     """
     initial = job.batch_size
     n_epochs = math.ceil(epochs_of(job) - 1e-12)
-    if job.mode == "static" or n_epochs <= 1:
-        return (initial,) * n_epochs
     models = tuple(gpu_models)
 
     def measured(batch: int) -> bool:
@@ -173,38 +197,56 @@ def batch_size_schedule(trace: ShockwaveTrace, job: ShockwaveJob, throughputs: S
     if job.mode == "accordion" and accordion_critical(job.model, initial, 0) is None:
         raise TraceError(f"{_where(trace, job)}, column 'job_type': Shockwave has no Accordion rule "
                          f"for {job.model} at batch size {initial}")
-    frozen = MAX_BATCH.get(job.model) == initial
-    schedule = [initial]
-    batch = initial
-    for k in range(1, n_epochs):
-        new = batch
-        if job.mode == "accordion":
-            critical = accordion_critical(job.model, initial, k)
-            largest = MAX_BATCH.get(job.model, initial)
-            if batch == initial and not critical and batch != largest:
-                new = largest
-            elif batch != initial and critical:
-                new = initial
-        elif (max(gns_pattern(job.model, initial, job.scale_factor, k),
-                  gns_pattern(job.model, initial, job.scale_factor, k + 1)) > batch
-              and batch != GNS_LIMIT.get(job.model)):
-            new = 2 * batch
-        if new != batch and not frozen and measured(new):
-            batch = new
-        schedule.append(batch)
-    return tuple(schedule)
+    runs = [(0, initial)]
+    if job.mode == "static" or n_epochs <= 1 or MAX_BATCH.get(job.model) == initial:
+        return tuple(runs)
+
+    def change(epoch: int, batch: int) -> None:
+        if len(runs) >= max_runs:
+            raise TraceError(f"{_where(trace, job)}: its batch size changes so often that the trace "
+                             f"would hold more than MAX_PHASES ({MAX_PHASES:,}) phases")
+        runs.append((epoch, batch))
+
+    if job.mode == "accordion":
+        largest = MAX_BATCH.get(job.model, initial)
+        if largest == initial or not measured(largest):
+            return tuple(runs)
+        back = measured(initial)
+        for epoch, critical in _critical_runs(job.model, initial, n_epochs):
+            current = runs[-1][1]
+            if epoch == 0:
+                continue
+            if not critical and current == initial:
+                change(epoch, largest)
+            elif critical and current != initial:
+                if not back:  # the scale-down is refused for good
+                    break
+                change(epoch, initial)
+        return tuple(runs)
+    cap = GNS_LIMIT.get(job.model)
+    last = 0
+    for start, factor in GNS_STEPS.get((job.model, initial, job.scale_factor), ()):
+        target = min(initial * factor, cap) if cap else initial * factor
+        while runs[-1][1] < target and runs[-1][1] != cap:
+            epoch = max(start - 1, last + 1)  # the pattern one epoch ahead, one doubling an epoch
+            doubled = 2 * runs[-1][1]
+            if epoch >= n_epochs or not measured(doubled):
+                return tuple(runs)
+            change(epoch, doubled)
+            last = epoch
+    return tuple(runs)
 
 
 def job_phases(trace: ShockwaveTrace, job: ShockwaveJob, throughputs: ShockwaveThroughputs,
-               gpu_models: Iterable[str] = tuple(TACC_GPUS)) -> JobPhases:
-    """The phases of one job: consecutive epochs at one batch size make a phase, with that batch
-    size's measured throughput on every GPU type of the throughputs file.
+               gpu_models: Iterable[str] = tuple(TACC_GPUS), max_phases: int = MAX_PHASES) -> JobPhases:
+    """The phases of one job: each run of epochs at one batch size (:func:`batch_size_runs`) is a
+    phase, with that batch size's measured throughput on every GPU type of the throughputs file.
 
-    A ``static`` job, or one whose model is not in :data:`DATASET_SAMPLES` or that names no batch
-    size, is one phase of ``total_steps`` steps.
+    A ``static`` job, or one that names no batch size, is one phase of ``total_steps`` steps.
 
     :raises TraceError: naming the line, for a job whose initial job type has no throughput on any
-        GPU type, or an ``accordion`` job Shockwave has no rule for.
+        GPU type, a dynamic job of a model with no known dataset size, an ``accordion`` job
+        Shockwave has no rule for, or more than ``max_phases`` phases.
     """
     def speeds(job_type: str) -> dict[str, float]:
         return {g: throughputs.steps_per_s(g, job_type, job.scale_factor)
@@ -214,26 +256,40 @@ def job_phases(trace: ShockwaveTrace, job: ShockwaveJob, throughputs: ShockwaveT
     if not any(v > 0 for v in first.values()):
         raise TraceError(f"{_where(trace, job)}, column 'job_type': throughputs '{throughputs.source}' "
                          f"has no throughput for {job.job_type!r} on {job.scale_factor} GPU(s)")
-    if job.mode == "static" or job.batch_size is None or job.model not in DATASET_SAMPLES:
+    if job.mode == "static" or job.batch_size is None:
         return JobPhases.rigid(job.total_steps, first, job.batch_size)
-    schedule = batch_size_schedule(trace, job, throughputs, gpu_models)
+    if job.model not in DATASET_SAMPLES:
+        raise TraceError(f"{_where(trace, job)}, column 'job_type': a {job.mode} job counts its work in "
+                         f"epochs, and Shockwave knows no dataset size for {job.model} (it knows "
+                         f"{', '.join(DATASET_SAMPLES)})")
+    runs = batch_size_runs(trace, job, throughputs, gpu_models, max_phases)
     epochs = epochs_of(job)
-    phases: list[Phase] = []
-    start = 0
-    for k in range(1, len(schedule) + 1):
-        if k < len(schedule) and schedule[k] == schedule[start]:
-            continue
-        batch = schedule[start]
-        span = min(k, epochs) - start  # the last epoch may be partial
-        steps = span * math.ceil(DATASET_SAMPLES[job.model] / batch)
-        job_type = f"{job.model} (batch size {batch})"
-        phases.append(Phase(steps, first if batch == job.batch_size else speeds(job_type), batch, span))
-        start = k
+    ends = [start for start, _ in runs[1:]] + [epochs]  # the last epoch may be partial
+    cache: dict[int, dict[str, float]] = {job.batch_size: first}
+    phases = []
+    for (start, batch), end in zip(runs, ends, strict=True):
+        if batch not in cache:
+            cache[batch] = speeds(f"{job.model} (batch size {batch})")
+        span = end - start
+        phases.append(Phase(span * math.ceil(DATASET_SAMPLES[job.model] / batch), cache[batch], batch, span))
     return JobPhases(tuple(phases))
 
 
 def trace_phases(trace: ShockwaveTrace, throughputs: ShockwaveThroughputs,
                  gpu_models: Iterable[str] = tuple(TACC_GPUS)) -> tuple[JobPhases, ...]:
-    """The phases of every job of the trace, in line order (index = job id)."""
+    """The phases of every job of the trace, in line order (index = job id).
+
+    :raises TraceError: as :func:`job_phases`, or when the jobs' phases together exceed
+        :data:`gpusched.limits.MAX_PHASES`.
+    """
     models = tuple(gpu_models)
-    return tuple(job_phases(trace, job, throughputs, models) for job in trace.jobs)
+    out = []
+    left = MAX_PHASES
+    for job in trace.jobs:
+        if left <= 0:
+            raise TraceError(f"{_where(trace, job)}: the trace's jobs have more than {MAX_PHASES:,} "
+                             "phases in all (limit MAX_PHASES)")
+        phases = job_phases(trace, job, throughputs, models, max_phases=left)
+        left -= len(phases)
+        out.append(phases)
+    return tuple(out)
