@@ -22,7 +22,10 @@ started. We apply a decision made while epoch ``k - 1`` runs (``c = k``) from ep
   ``Recommendation`` while ``c < 30`` (B0 512 or 1,024), ``c < 40`` (2,048) or ``c < 10`` (4,096 or
   8,192); ``ResNet-50`` while ``c mod 30 < 10``; ``ResNet-18`` while ``c < 10`` (``c < 20`` for B0
   256), ``150 <= c < 160`` or ``250 <= c < 260``. ``Transformer``, ``CycleGAN`` and ``A3C`` never
-  change (as ``get_accordion_bs_pattern`` in ``scheduler/utils.py`` leaves them).
+  change (as ``get_accordion_bs_pattern`` in ``scheduler/utils.py`` leaves them). These are the
+  simulator's regimes; the pattern its Shockwave policy plans with (``get_accordion_bs_pattern``)
+  adds two for Recommendation (epochs 60-69 and 80-89) and keeps the first 30 % of a job in the
+  regime, which the simulator does not.
 - ``gns`` (``_simulate_gns``; the gradient noise scale): the job follows the pattern of
   ``get_gns_bs_pattern`` (``scheduler/utils.py``, :data:`GNS_STEPS`): from given epochs, a multiple
   (2, 4, 8, 16) of its initial batch size, for given (model, B0, GPUs), capped at the model's
