@@ -25,6 +25,7 @@ from gpusched.limits import (
     MAX_YAML_DEPTH,
 )
 from gpusched.paths import SHIPPED_MODELS_DIR
+from gpusched.workload.shockwave import TRACE_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -845,8 +846,6 @@ SW_FIELDS: tuple[str, ...] = ("LM (batch size 10)", "python3 main.py --batch_siz
 
 def sw_line(**changes: str) -> str:
     """A trace line with some fields changed (by column name)."""
-    from gpusched.workload.shockwave import TRACE_COLUMNS
-
     fields = dict(zip(TRACE_COLUMNS, SW_FIELDS, strict=True)) | changes
     return "\t".join(fields.values()) + "\n"
 
@@ -903,9 +902,7 @@ def _trace_case(id: str, text: str | bytes, *needles: str, reader: str = "shockw
 def _line2(**changes: str) -> str:
     """:data:`SW_TRACE` with its second line's fields changed."""
     lines = SW_TRACE.splitlines(keepends=True)
-    fields = dict(zip(("job_type", "command", "working_directory", "num_steps_arg", "needs_data_dir",
-                       "total_steps", "scale_factor", "mode", "priority_weight", "SLO", "duration",
-                       "arrival_time"), lines[1].rstrip("\n").split("\t"), strict=True)) | changes
+    fields = dict(zip(TRACE_COLUMNS, lines[1].rstrip("\n").split("\t"), strict=True)) | changes
     return lines[0] + "\t".join(fields.values()) + "\n" + lines[2]
 
 
