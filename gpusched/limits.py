@@ -69,7 +69,8 @@ MAX_YAML_BYTES = 1024 * 1024
 
 MAX_TRACE_BYTES = 16 * 1024 * 1024
 """Largest openb node or pod list (bytes; the bundled pod lists are under 600 KB, about 8,000
-pods, so this leaves room for about 200,000 pods)."""
+pods, so this leaves room for about 200,000 pods), and largest Shockwave trace, throughputs or
+settings file and Philly CSV (the whole processed Philly trace, 82,247 jobs, is 3.3 MB)."""
 
 MAX_JOB_LIST_BYTES = 128 * 1024 * 1024
 """Largest job list (``workload.trace.jobs``, bytes; the jobs table that ``--jobs-csv`` writes,
@@ -91,7 +92,12 @@ job's time by its weight, and a subnormal weight (5e-324) rounds those products 
 so a weighted mean came out wrong (1.0 for jobs of 1.2 minutes)."""
 
 MAX_MODEL_CHARS = 200
-"""Longest job model name in a job list (characters; Gavel's longest is 33)."""
+"""Longest job model name in a job list, job type in a Shockwave trace, GPU type in its throughputs
+or virtual cluster in a Philly CSV (characters; Gavel's longest model is 33)."""
+
+MAX_PHASES = 100_000
+"""Most phases of all the jobs of a Shockwave trace together, once their batch-size changes are
+worked out (the shipped 120-job trace has 227)."""
 
 MAX_SIDECAR_BYTES = 1024 * 1024
 """Largest model sidecar JSON (bytes; the shipped one is under 3 KB)."""

@@ -24,6 +24,27 @@ TRACES_DIR = ASSETS_DIR / "traces"
 GAVEL_THROUGHPUTS = ASSETS_DIR / "gavel" / "simulation_throughputs.json"
 """Gavel's measured throughputs (Narayanan et al., OSDI 2020; MIT licence, beside the file)."""
 
+SHOCKWAVE_DIR = ASSETS_DIR / "shockwave"
+"""Shockwave's 32-GPU TACC cluster (Zheng et al., NSDI 2023; MIT licence, beside the files): its
+trace, throughputs, policy settings and per-policy results."""
+
+SHOCKWAVE_TRACE = SHOCKWAVE_DIR / "tacc-120jobs.trace"
+"""Shockwave's 120-job trace (one job a line, 12 tab-separated columns)."""
+
+SHOCKWAVE_THROUGHPUTS = SHOCKWAVE_DIR / "tacc_throughputs.json"
+"""Throughputs measured on the TACC cluster (steps per second per GPU type, job type and GPUs)."""
+
+SHOCKWAVE_CONFIG = SHOCKWAVE_DIR / "tacc_32gpus.config.json"
+"""The Shockwave policy's settings as used on the TACC cluster."""
+
+SHOCKWAVE_RESULTS_DIR = SHOCKWAVE_DIR / "results"
+"""Per-policy outcomes: ``POLICY.physical.json`` (the real cluster) and ``POLICY.simulation.json``
+(Shockwave's own simulator)."""
+
+PHILLY_SAMPLE = ASSETS_DIR / "philly" / "philly-sample.csv"
+"""A few hundred rows of Microsoft's Philly trace as processed by Pollux and Sia (attribution
+beside the file); the full trace is read from a path the user gives."""
+
 SWEEPS_DIR = ASSETS_DIR / "sweeps"
 """Shipped sweep specs."""
 

@@ -16,8 +16,16 @@ from typing import Any
 
 import yaml
 
-from gpusched.limits import MAX_GPUS, MAX_NAME_CHARS, MAX_NODES, MAX_YAML_BYTES, MAX_YAML_DEPTH
+from gpusched.limits import (
+    MAX_GPUS,
+    MAX_NAME_CHARS,
+    MAX_NODES,
+    MAX_TRACE_BYTES,
+    MAX_YAML_BYTES,
+    MAX_YAML_DEPTH,
+)
 from gpusched.paths import SHIPPED_MODELS_DIR
+from gpusched.workload.shockwave import TRACE_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -827,6 +835,293 @@ CASES: list[Case] = [
         {"nodes.csv": "sn,cpu_milli,memory_mib,gpu,model\nc0,64000,262144,0,\n", "pods.csv": PODS_CSV},
         ("no GPU node",),
     ),
+]
+
+
+# ---------------------------------------------------------------------------- Shockwave and Philly
+# Shockwave's trace, throughputs and settings (gpusched/workload/shockwave.py), the phases built from
+# them (gpusched/workload/shockwave_phases.py), and Microsoft's Philly trace
+# (gpusched/workload/philly.py). No preset reads them yet, so the command line cannot reach them:
+# each row hands its files straight to a reader (tests/test_hostile_readers.py), which must raise
+# the project's one error type with one line that names the file and the line, column or key.
+# Once a preset reads them, their rows join the command-line catalog.
+@dataclass(frozen=True)
+class ReaderCase:
+    """One hostile file handed straight to a reader.
+
+    :param id: a short unique name.
+    :param reader: ``shockwave trace`` (reads ``w.trace``), ``shockwave throughputs`` (``t.json``),
+        ``shockwave settings`` (``c.json``), ``shockwave phases`` (``w.trace`` with ``t.json``),
+        ``shockwave results`` (``r.json``) or ``philly`` (``p.csv``).
+    :param files: the files, by name (text or bytes); absent ones are the valid files below.
+    :param needles: texts the one error line must hold.
+    """
+
+    id: str
+    reader: str
+    files: dict[str, str | bytes]
+    needles: tuple[str, ...]
+
+
+SW_FIELDS: tuple[str, ...] = ("LM (batch size 10)", "python3 main.py --batch_size 10", "language_modeling",
+                              "--steps", "1", "134583", "1", "gns", "1", "-1.000000", "1418", "0")
+"""One valid trace line's fields (the first job of Shockwave's TACC trace)."""
+
+
+def sw_line(**changes: str) -> str:
+    """A trace line with some fields changed (by column name)."""
+    fields = dict(zip(TRACE_COLUMNS, SW_FIELDS, strict=True)) | changes
+    return "\t".join(fields.values()) + "\n"
+
+
+SW_TRACE = (sw_line()
+            + sw_line(job_type="ResNet-18 (batch size 32)", total_steps="143450", mode="accordion",
+                      duration="3338", arrival_time="55")
+            + sw_line(job_type="ResNet-50 (batch size 64)", total_steps="5279", mode="static",
+                      duration="895", arrival_time="64"))
+"""A valid three-job trace: a gns, an accordion and a static job."""
+
+SW_THROUGHPUTS_DOC: dict[str, Any] = {
+    gpu: {f"('{job_type}', 1)": {"null": speed, f"('{job_type}', 1)": [speed / 2, speed / 2]}
+          for job_type, speed in (("LM (batch size 10)", 94.9), ("LM (batch size 20)", 68.1),
+                                  ("LM (batch size 40)", 46.8), ("LM (batch size 80)", 21.7),
+                                  ("ResNet-18 (batch size 32)", 43.0), ("ResNet-18 (batch size 256)", 6.3),
+                                  ("ResNet-50 (batch size 64)", 3.1))}
+    for gpu in ("v100", "v100_unconsolidated")
+}
+"""Valid throughputs for the jobs of :data:`SW_TRACE` and the batch sizes they change to."""
+
+SW_THROUGHPUTS = json.dumps(SW_THROUGHPUTS_DOC)
+
+SW_CONFIG_DOC: dict[str, Any] = {"future_rounds": 20, "k": 1e-3, "lambda": 12.0, "rhomax": 1.0,
+                                 "log_approximation_bases": [0.0, 0.2, 0.4, 0.6, 0.8, 1.0], "gpu_ram": 16,
+                                 "solver_rel_gap": 1e-3, "solver_num_threads": 24, "solver_timeout": 15}
+"""Valid Shockwave settings (those of the TACC run)."""
+
+PHILLY_CSV = ("timestamp,duration,num_gpus,gpu_time,cluster\n"
+              "2017-10-09 07:01:55,66.0,1,66.0,11cb48\n"
+              "2017-10-09 06:13:03,2951.0,2,5902.0,6214e9\n"
+              "2017-09-29 07:58:32,860662.0,1,860662.0,6c71a0\n"
+              "2017-10-09 06:13:36,2759.0,8,22072.0,6214e9\n")
+"""A valid four-job Philly CSV (submissions out of order, as in the trace)."""
+
+RESULT_DOC: dict[str, Any] = {
+    "policy": "fifo", "kind": "physical", "avg_jct_s": 200.0, "makespan_s": 500.0, "cluster_util": 0.5,
+    "time_per_iteration_s": 120, "rounds": 9, "jct_s": [100.0, 250.0, 250.0],
+    "finish_time_fairness": [1.0, 1.5, 0.9],
+    "throughput_timeline": {"0": [[1, 94.9, 10]], "1": [[2, 40.5, 32], [3, 5.5, 256]], "2": []},
+}
+"""A valid outcome file of three jobs (Shockwave's results format)."""
+
+READER_FILES: dict[str, str] = {"w.trace": SW_TRACE, "t.json": SW_THROUGHPUTS,
+                                "c.json": json.dumps(SW_CONFIG_DOC), "p.csv": PHILLY_CSV,
+                                "r.json": json.dumps(RESULT_DOC)}
+"""The valid file each reader reads when a case does not give its own."""
+
+
+def _trace_case(id: str, text: str | bytes, *needles: str, reader: str = "shockwave trace") -> ReaderCase:
+    return ReaderCase(id, reader, {"w.trace": text}, ("w.trace", *needles))
+
+
+def _line2(**changes: str) -> str:
+    """:data:`SW_TRACE` with its second line's fields changed."""
+    lines = SW_TRACE.splitlines(keepends=True)
+    fields = dict(zip(TRACE_COLUMNS, lines[1].rstrip("\n").split("\t"), strict=True)) | changes
+    return lines[0] + "\t".join(fields.values()) + "\n" + lines[2]
+
+
+def _throughputs_case(id: str, doc_or_text: Any, *needles: str) -> ReaderCase:
+    text = doc_or_text if isinstance(doc_or_text, str | bytes) else json.dumps(doc_or_text)
+    return ReaderCase(id, "shockwave throughputs", {"t.json": text}, ("t.json", *needles))
+
+
+def _with_entry(key: str, value: Any, gpu: str = "v100") -> dict[str, Any]:
+    return _with_entries({key: value}, gpu)
+
+
+def _with_entries(entries: dict[str, Any], gpu: str = "v100") -> dict[str, Any]:
+    """:data:`SW_THROUGHPUTS_DOC` with ``entries`` added to (or replacing those of) ``gpu``."""
+    doc = copy.deepcopy(SW_THROUGHPUTS_DOC)
+    doc[gpu] |= entries
+    return doc
+
+
+def _config_case(id: str, changes: dict[str, Any], *needles: str, drop: str | None = None) -> ReaderCase:
+    doc = copy.deepcopy(SW_CONFIG_DOC) | changes
+    if drop:
+        del doc[drop]
+    return ReaderCase(id, "shockwave settings", {"c.json": json.dumps(doc)}, ("c.json", *needles))
+
+
+def _result_case(id: str, changes: dict[str, Any], *needles: str) -> ReaderCase:
+    doc = copy.deepcopy(RESULT_DOC) | changes
+    return ReaderCase(id, "shockwave results", {"r.json": json.dumps(doc)}, ("r.json", *needles))
+
+
+def _philly_case(id: str, text: str | bytes, *needles: str) -> ReaderCase:
+    return ReaderCase(id, "philly", {"p.csv": text}, ("p.csv", *needles))
+
+
+def _philly_row(row: str) -> str:
+    """:data:`PHILLY_CSV` with its third data row (line 4) replaced."""
+    lines = PHILLY_CSV.splitlines(keepends=True)
+    return "".join(lines[:3]) + row + "\n" + lines[4]
+
+
+READER_CASES: list[ReaderCase] = [
+    # --- Shockwave's trace ------------------------------------------------------------------------
+    _trace_case("sw trace empty", "", "holds no job"),
+    _trace_case("sw trace utf-16", SW_TRACE.encode("utf-16"), "UTF-16"),
+    _trace_case("sw trace binary", bytes(range(256)), "NUL bytes"),
+    _trace_case("sw trace too large", b"x" * (MAX_TRACE_BYTES + 1), "larger than the limit"),
+    _trace_case("sw trace 11 fields", SW_TRACE.replace("\t-1.000000", "", 1), "line 1", "11 tab-separated"),
+    _trace_case("sw trace comma separated", SW_TRACE.replace("\t", ","), "line 1", "1 tab-separated"),
+    _trace_case("sw trace blank line", SW_TRACE.replace("\n", "\n\n", 1), "line 2", "blank"),
+    _trace_case("sw trace no batch size", _line2(job_type="ResNet-18"), "line 2", "'job_type'",
+                "accordion job changes its batch size"),
+    _trace_case("sw trace job type with spaces", _line2(job_type="Res Net (batch size 3)"), "line 2",
+                "'job_type'", "batch size"),
+    _trace_case("sw trace batch size 0", _line2(job_type="ResNet-18 (batch size 0)"), "line 2", "from 1"),
+    _trace_case("sw trace unknown mode", _line2(mode="elastic"), "line 2", "'mode'",
+                "static, accordion, gns"),
+    _trace_case("sw trace steps 0", _line2(total_steps="0"), "line 2", "'total_steps'", ">= 1"),
+    _trace_case("sw trace steps fraction", _line2(total_steps="1.5"), "line 2", "'total_steps'", "whole"),
+    _trace_case("sw trace steps nan", _line2(total_steps="nan"), "line 2", "'total_steps'", "a number"),
+    _trace_case("sw trace steps inf", _line2(total_steps="inf"), "line 2", "'total_steps'", "a number"),
+    _trace_case("sw trace steps 1e400", _line2(total_steps="1e400"), "line 2", "'total_steps'", "finite"),
+    _trace_case("sw trace steps huge", _line2(total_steps="1e20"), "line 2", "'total_steps'", "<= 1e+15"),
+    _trace_case("sw trace steps hex", _line2(total_steps="0x10"), "line 2", "'total_steps'", "a number"),
+    _trace_case("sw trace steps underscore", _line2(total_steps="1_000"), "line 2", "a number"),
+    _trace_case("sw trace steps arabic digits", _line2(total_steps="\u0661\u0662"), "line 2", "a number"),
+    _trace_case("sw trace steps true", _line2(total_steps="true"), "line 2", "a number"),
+    _trace_case("sw trace gpus 0", _line2(scale_factor="0"), "line 2", "'scale_factor'", ">= 1"),
+    _trace_case("sw trace gpus 65", _line2(scale_factor="65"), "line 2", "'scale_factor'", "<= 64"),
+    _trace_case("sw trace data dir 2", _line2(needs_data_dir="2"), "line 2", "'needs_data_dir'", "<= 1"),
+    _trace_case("sw trace weight 0", _line2(priority_weight="0"), "line 2", "'priority_weight'", "> 0"),
+    _trace_case("sw trace weight huge", _line2(priority_weight="1e7"), "line 2", "'priority_weight'"),
+    _trace_case("sw trace slo 0", _line2(SLO="0"), "line 2", "'SLO'", "negative for none"),
+    _trace_case("sw trace duration negative", _line2(duration="-5"), "line 2", "'duration'", "> 0"),
+    _trace_case("sw trace duration empty", _line2(duration=""), "line 2", "'duration'", "a number"),
+    _trace_case("sw trace arrival negative", _line2(arrival_time="-1"), "line 2", "'arrival_time'", ">= 0"),
+    _trace_case("sw trace arrival backwards", _line2(arrival_time="70"), "line 3", "'arrival_time'",
+                "arrival order"),
+    _trace_case("sw trace control character", _line2(command="run\x1b[2J"), "line 2", "'command'",
+                "control character"),
+    _trace_case("sw trace job type too long", _line2(job_type="R" * 300 + " (batch size 1)"), "line 2",
+                "longer than 200"),
+    # --- Shockwave's throughputs --------------------------------------------------------------------
+    _throughputs_case("sw throughputs not json", "{'v100': 1}", "not valid JSON"),
+    _throughputs_case("sw throughputs nan", SW_THROUGHPUTS.replace("94.9", "NaN", 1), "finite"),
+    _throughputs_case("sw throughputs infinity", SW_THROUGHPUTS.replace("94.9", "1e400", 1), "finite"),
+    _throughputs_case("sw throughputs key twice", '{"v100": {}, "v100": {}}', "duplicate key 'v100'"),
+    _throughputs_case("sw throughputs deep", "[" * 100_000 + "]" * 100_000, "nested too deep"),
+    _throughputs_case("sw throughputs a list", "[1, 2]", "expected a mapping of GPU types"),
+    _throughputs_case("sw throughputs gpu not a mapping", {"v100": [1, 2]}, "'v100'", "mapping of job types"),
+    _throughputs_case("sw throughputs bad job key", _with_entry("ResNet-18 (batch size 32)", {"null": 1.0}),
+                      "'v100'", "ResNet-18 (batch size 32)", "('<job type>', GPUs)"),
+    _throughputs_case("sw throughputs gpus 0", _with_entry("('LM (batch size 10)', 0)", {"null": 1.0}),
+                      "('LM (batch size 10)', 0)", ">= 1"),
+    _throughputs_case("sw throughputs entry a number", _with_entry("('LM (batch size 10)', 1)", 94.9),
+                      "('LM (batch size 10)', 1)", "'null' throughput"),
+    _throughputs_case("sw throughputs no null", _with_entry("('LM (batch size 10)', 1)", {"x": 1}),
+                      "('LM (batch size 10)', 1)", "no 'null'"),
+    _throughputs_case("sw throughputs null negative", _with_entry("('LM (batch size 10)', 1)", {"null": -1}),
+                      "'null'", ">= 0"),
+    _throughputs_case("sw throughputs null text", _with_entry("('LM (batch size 10)', 1)", {"null": "94.9"}),
+                      "'null'", "must be a number"),
+    _throughputs_case("sw throughputs null true", _with_entry("('LM (batch size 10)', 1)", {"null": True}),
+                      "'null'", "must be a number"),
+    _throughputs_case("sw throughputs null huge", _with_entry("('LM (batch size 10)', 1)", {"null": 1e300}),
+                      "'null'", "<= 1e+15"),
+    _throughputs_case("sw throughputs gpu type in two cases", SW_THROUGHPUTS_DOC | {"V100": {}}, "'V100'",
+                      "the same GPU type as 'v100'"),
+    _throughputs_case("sw throughputs job key twice",
+                      _with_entry("('LM (batch size 10)', 01)", {"null": 1.0}),
+                      "('LM (batch size 10)', 01)", "the same job type and GPUs"),
+    _throughputs_case("sw throughputs only spread gangs",
+                      {"v100_unconsolidated": SW_THROUGHPUTS_DOC["v100_unconsolidated"]}, "no throughput"),
+    # --- Shockwave's settings -----------------------------------------------------------------------
+    ReaderCase("sw settings a list", "shockwave settings", {"c.json": "[]"}, ("c.json", "mapping of keys")),
+    _config_case("sw settings unknown key", {"lamda": 12.0}, "'lamda'", "unknown"),
+    _config_case("sw settings missing key", {}, "'k'", "missing", drop="k"),
+    _config_case("sw settings k 0", {"k": 0}, "'k'", "> 0"),
+    _config_case("sw settings lambda true", {"lambda": True}, "'lambda'", "a number"),
+    _config_case("sw settings threads fraction", {"solver_num_threads": 2.5}, "'solver_num_threads'",
+                 "whole"),
+    _config_case("sw settings threads huge", {"solver_num_threads": 10**6}, "'solver_num_threads'",
+                 "<= 1024"),
+    _config_case("sw settings gpu ram huge", {"gpu_ram": 1e5}, "'gpu_ram'", "<= 4096"),
+    _config_case("sw settings bases empty", {"log_approximation_bases": []}, "'log_approximation_bases'",
+                 "non-empty list"),
+    _config_case("sw settings bases unordered", {"log_approximation_bases": [0.0, 0.4, 0.2]},
+                 "'log_approximation_bases'", "increasing"),
+    _config_case("sw settings bases text", {"log_approximation_bases": [0.0, "0.2"]},
+                 "'log_approximation_bases'[1]", "a number"),
+    # --- the phases of Shockwave's jobs -------------------------------------------------------------
+    _trace_case("sw phases unmeasured job type", _line2(job_type="ResNet-18 (batch size 48)"), "line 2",
+                "no throughput", "ResNet-18 (batch size 48)", reader="shockwave phases"),
+    ReaderCase("sw phases no accordion rule", "shockwave phases",
+               {"w.trace": _line2(job_type="Recommendation (batch size 300)", total_steps="9000"),
+                "t.json": json.dumps(_with_entry("('Recommendation (batch size 300)', 1)", {"null": 50.0}))},
+               ("w.trace", "line 2", "no Accordion rule", "Recommendation at batch size 300")),
+    ReaderCase("sw phases no dataset size", "shockwave phases",
+               {"w.trace": _line2(job_type="BERT (batch size 8)", mode="gns"),
+                "t.json": json.dumps(_with_entry("('BERT (batch size 8)', 1)", {"null": 9.0}))},
+               ("w.trace", "line 2", "no dataset size for BERT")),
+    ReaderCase("sw phases too many changes", "shockwave phases",
+               {"w.trace": _line2(job_type="ResNet-50 (batch size 32)", total_steps="100000000000000"),
+                "t.json": json.dumps(_with_entries({"('ResNet-50 (batch size 32)', 1)": {"null": 5.9},
+                                                    "('ResNet-50 (batch size 128)', 1)": {"null": 1.6}}))},
+               ("w.trace", "line 2", "changes so often", "MAX_PHASES (100,000)")),
+    # --- Shockwave's outcomes ------------------------------------------------------------------------
+    _result_case("sw results average not the mean", {"avg_jct_s": 210.0}, "'avg_jct_s'", "not the mean"),
+    _result_case("sw results unknown kind", {"kind": "emulated"}, "'kind'", "physical, simulation"),
+    _result_case("sw results jct 0", {"jct_s": [0.0, 300.0, 300.0]}, "'jct_s'[0]", "> 0"),
+    _result_case("sw results lengths differ", {"finish_time_fairness": [1.0]}, "'finish_time_fairness'",
+                 "1 values for 3 jobs"),
+    _result_case("sw results unknown job", {"throughput_timeline": {"3": []}}, "'throughput_timeline'",
+                 "job id from 0 to 2"),
+    _result_case("sw results bad entry", {"throughput_timeline": {"0": [[1, 94.9]]}}, "[0]",
+                 "[round, steps/s, batch size]"),
+    _result_case("sw results batch size fraction", {"throughput_timeline": {"0": [[1, 94.9, 10.5]]}},
+                 "[0][2]", "whole number"),
+    ReaderCase("sw results missing key", "shockwave results",
+               {"r.json": json.dumps({k: v for k, v in RESULT_DOC.items() if k != "rounds"})},
+               ("r.json", "'rounds'", "missing")),
+    # --- Philly -----------------------------------------------------------------------------------------
+    _philly_case("philly utf-16", PHILLY_CSV.encode("utf-16"), "UTF-16"),
+    _philly_case("philly header only", PHILLY_CSV.splitlines()[0] + "\n", "no rows"),
+    _philly_case("philly missing column", PHILLY_CSV.replace("cluster", "vc", 1), "missing column 'cluster'"),
+    _philly_case("philly month 13", _philly_row("2017-13-09 06:13:03,10.0,1,10.0,6214e9"), "line 4",
+                 "'timestamp'", "YYYY-MM-DD HH:MM:SS"),
+    _philly_case("philly iso time", _philly_row("2017-10-09T06:13:03,10.0,1,10.0,6214e9"), "line 4",
+                 "'timestamp'"),
+    _philly_case("philly empty time", _philly_row(",10.0,1,10.0,6214e9"), "line 4", "an empty cell"),
+    _philly_case("philly duration 0", _philly_row("2017-10-09 06:13:03,0,1,0,6214e9"), "line 4",
+                 "'duration'", "> 0"),
+    _philly_case("philly duration nan", _philly_row("2017-10-09 06:13:03,nan,1,10.0,6214e9"), "line 4",
+                 "'duration'", "must be a number"),
+    _philly_case("philly duration inf", _philly_row("2017-10-09 06:13:03,inf,1,10.0,6214e9"), "line 4",
+                 "'duration'", "finite"),
+    _philly_case("philly gpus fraction", _philly_row("2017-10-09 06:13:03,10.0,1.5,15.0,6214e9"), "line 4",
+                 "'num_gpus'", "whole number"),
+    _philly_case("philly gpus 0", _philly_row("2017-10-09 06:13:03,10.0,0,0,6214e9"), "line 4",
+                 "'num_gpus'", ">= 1"),
+    _philly_case("philly gpus huge", _philly_row("2017-10-09 06:13:03,10.0,20000,200000,6214e9"), "line 4",
+                 "'num_gpus'", "<= 10000"),
+    _philly_case("philly gpu time off", _philly_row("2017-10-09 06:13:03,10.0,2,10.0,6214e9"), "line 4",
+                 "'gpu_time'", "duration * num_gpus = 20"),
+    _philly_case("philly a cell left out", _philly_row("2017-10-09 06:13:03,10.0,10.0,6214e9"), "line 4",
+                 "'gpu_time'", "duration * num_gpus = 100"),
+    _philly_case("philly no cluster", _philly_row("2017-10-09 06:13:03,10.0,1,10.0,"), "line 4",
+                 "'cluster'", "1 to 200"),
+    _philly_case("philly cluster too long", _philly_row("2017-10-09 06:13:03,10.0,1,10.0," + "c" * 300),
+                 "line 4", "'cluster'"),
+]
+"""Hostile files for the readers no preset reaches yet (see the section's comment)."""
+
+
+CASES += [
     # --- the allocation experiment -------------------------------------------------------------------
     Case(
         "header-only pod list",

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 import yaml
 from hostile_inputs import (
     BASE_SCENARIO,
@@ -41,7 +42,13 @@ from hostile_inputs import (
     GAVEL_SCENARIO,
     JOB_LIST_SCENARIO,
     NODES_CSV,
+    PHILLY_CSV,
     PODS_CSV,
+    RESULT_DOC,
+    SW_CONFIG_DOC,
+    SW_THROUGHPUTS,
+    SW_THROUGHPUTS_DOC,
+    SW_TRACE,
     SWEEP_SPEC,
 )
 from hypothesis import HealthCheck, given, settings
@@ -79,6 +86,7 @@ from gpusched.sweep.spec import RUN_KEYS, load_sweep
 from gpusched.workload.declared import check_declared, is_undeclared
 from gpusched.workload.files import decode_user_bytes, load_json_text
 from gpusched.workload.openb import read_openb_nodes, read_openb_pods
+from gpusched.workload.philly import read_philly
 from gpusched.workload.scenario import (
     DEFAULT_MIX,
     SPEED_JOB_TYPES,
@@ -87,6 +95,13 @@ from gpusched.workload.scenario import (
     preset_names,
     scenario_from_yaml,
 )
+from gpusched.workload.shockwave import (
+    read_shockwave_config,
+    read_shockwave_throughputs,
+    read_shockwave_trace,
+)
+from gpusched.workload.shockwave_phases import trace_phases
+from gpusched.workload.shockwave_results import read_shockwave_result
 from gpusched.workload.trace_jobs import openb_jobs
 
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -229,11 +244,11 @@ CSV_CELLS = ["", " ", "inf", "-inf", "nan", "1e20", "-1", "0", "1.5", "9" * 30, 
 
 
 @st.composite
-def mutated_csv(draw, text: str, cells: list[str] | None = None) -> str:
-    """A CSV with some cells, rows or columns changed, or cut at a random byte (cells drawn from
-    ``cells``, :data:`CSV_CELLS` by default)."""
+def mutated_csv(draw, text: str, cells: list[str] | None = None, sep: str = ",") -> str:
+    """A CSV (or, with ``sep``, another separated text) with some cells, rows or columns changed,
+    or cut at a random byte (cells drawn from ``cells``, :data:`CSV_CELLS` by default)."""
     cells = CSV_CELLS if cells is None else cells
-    rows = [line.split(",") for line in text.strip().split("\n")]
+    rows = [line.split(sep) for line in text.strip().split("\n")]
     for _ in range(draw(st.integers(1, 4))):
         op = draw(st.sampled_from(["cell", "cell", "cell", "drop row", "drop column", "extra column", "cut"]))
         r = draw(st.integers(0, len(rows) - 1))
@@ -247,9 +262,9 @@ def mutated_csv(draw, text: str, cells: list[str] | None = None) -> str:
         elif op == "extra column":
             rows = [[*row, draw(st.sampled_from(cells))] for row in rows]
         else:
-            joined = "\n".join(",".join(row) for row in rows)
+            joined = "\n".join(sep.join(row) for row in rows)
             return joined[: draw(st.integers(0, len(joined)))]
-    return "\n".join(",".join(row) for row in rows) + "\n"
+    return "\n".join(sep.join(row) for row in rows) + "\n"
 
 
 @FUZZ
@@ -270,6 +285,83 @@ def test_mutated_openb_files_load_or_fail_in_one_line_and_loaded_ones_run(nodes_
         except GpuschedError as exc:
             _assert_one_line(exc, "trace '")
 
+
+
+# ---------------------------------------------------------------------------- Shockwave and Philly
+TRACE_CELLS = ["static", "accordion", "gns", "LM (batch size 20)", "ResNet-18 (batch size 256)", "A3C",
+               "LM (batch size 7)", "-1.000000", "0", "2", "\t", "\r"]
+"""Cells of a Shockwave trace beside :data:`CSV_CELLS`: its modes and job types, known or not."""
+
+
+@FUZZ
+@given(mutated_csv(SW_TRACE, sep="\t"),
+       st.lists(st.tuples(st.integers(0, 2), st.integers(0, 11), st.sampled_from(TRACE_CELLS)), max_size=3))
+def test_mutated_shockwave_traces_load_or_fail_in_one_line_and_loaded_ones_have_phases(text, cells):
+    lines = [line.split("\t") for line in text.split("\n")]
+    for row, column, cell in cells:  # a mode or job type, known or not, in some field
+        if row < len(lines) and column < len(lines[row]):
+            lines[row][column] = cell
+    text = "\n".join("\t".join(line) for line in lines)
+    with tempfile.TemporaryDirectory() as folder:
+        trace_path, table_path = Path(folder) / "w.trace", Path(folder) / "t.json"
+        trace_path.write_text(text, encoding="utf-8")
+        table_path.write_text(SW_THROUGHPUTS, encoding="utf-8")
+        try:
+            trace = read_shockwave_trace(trace_path)
+            phases = trace_phases(trace, read_shockwave_throughputs(table_path))
+        except GpuschedError as exc:
+            _assert_one_line(exc, "trace '")
+            return
+    assert [job.id for job in trace.jobs] == list(range(len(trace.jobs))) and len(phases) == len(trace.jobs)
+    for job_phases_ in phases:
+        minutes = job_phases_.duration_min("V100")
+        assert 0 < minutes < math.inf and job_phases_.advance("V100", minutes) == job_phases_.finished
+
+
+@FUZZ
+@given(mutated_csv(PHILLY_CSV))
+def test_mutated_philly_files_load_or_fail_in_one_line_and_loaded_ones_are_whole(text):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "p.csv"
+        path.write_text(text, encoding="utf-8")
+        try:
+            jobs = read_philly(path)
+        except GpuschedError as exc:
+            _assert_one_line(exc, "trace '")
+            return
+    assert len(jobs.cluster) == len(jobs.submit_s) == len(jobs.duration_s) == len(jobs.num_gpus) >= 1
+    assert np.isfinite(jobs.submit_s).all() and jobs.submit_s.min() == 0
+    assert (jobs.duration_s > 0).all() and np.isfinite(jobs.duration_s).all() and (jobs.num_gpus >= 1).all()
+    assert all(jobs.cluster) and sum(jobs.count_by_cluster().values()) == len(jobs.cluster)
+
+
+@FUZZ
+@given(mutated([SW_THROUGHPUTS_DOC, SW_CONFIG_DOC, RESULT_DOC]))
+def test_mutated_shockwave_throughputs_settings_and_outcomes_load_or_fail_in_one_line(doc):
+    text = json.dumps(doc)  # NaN and Infinity among the values are written as such
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "x.json"
+        path.write_text(text, encoding="utf-8")
+        for read, starts in ((read_shockwave_throughputs, "throughputs '"),
+                             (read_shockwave_config, "Shockwave settings '"),
+                             (read_shockwave_result, "results '")):
+            try:
+                loaded = read(path)
+            except GpuschedError as exc:
+                text_ = str(exc)
+                assert text_ and "\n" not in text_ and text_.startswith(starts), text_
+                continue
+            if read is read_shockwave_throughputs:
+                values = [v for table in (*loaded.consolidated.values(), *loaded.unconsolidated.values())
+                          for v in table.values()]
+                assert values and all(math.isfinite(v) and v >= 0 for v in values)
+            elif read is read_shockwave_config:
+                bases = loaded.log_approximation_bases
+                assert bases and all(b > a for a, b in zip(bases, bases[1:], strict=False))
+            else:
+                assert len(loaded.jct_s) == len(loaded.finish_time_fairness) and (loaded.jct_s > 0).all()
+                assert loaded.avg_jct_s == pytest.approx(float(np.mean(loaded.jct_s)))
+                assert all(job < len(loaded.jct_s) for job in loaded.timeline)
 
 def _sweep_spec_or_refusal(doc: dict):
     """``doc`` written as a sweep spec file and loaded; ``None`` when it is refused, after checking

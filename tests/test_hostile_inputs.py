@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hostile_inputs import CASES, CLASSES, Case
+from hostile_inputs import CASES, CLASSES, READER_CASES, Case
 
 from gpusched.cli import main
 
@@ -48,6 +48,7 @@ def _check(case: Case, code: int, out: str, err: str) -> None:
 def test_the_readme_counts_the_catalog():
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     assert f"tries {len(CASES)} hostile inputs" in readme
+    assert f"hands {len(READER_CASES)} hostile files straight to the readers" in readme
 
 
 def test_the_catalog_is_well_formed():
@@ -198,4 +199,5 @@ def test_the_readme_counts_the_fuzz_examples_and_the_total():
                   if name.startswith("test_") and hasattr(f, "hypothesis")]
     examples = len(fuzz_tests) * settings.default.max_examples
     assert f"fuzzes the readers with {examples:,} Hypothesis examples" in " ".join(readme.split())
-    assert f"{len(CASES) + examples:,} hostile inputs per run, all handled" in " ".join(readme.split())
+    total = len(CASES) + len(READER_CASES) + examples
+    assert f"{total:,} hostile inputs per run, all handled" in " ".join(readme.split())
