@@ -124,6 +124,13 @@ def _load_plugins() -> None:
             _plugins[point.name] = f"{type(exc).__name__}: {exc}".splitlines()[0]
 
 
+def _is_pair(name: str) -> bool:
+    """Whether ``name`` is ``ORDER+PLACEMENT`` (a ``+`` before any ``:``), not ``PREFIX:ARG`` whose
+    argument names a pair (``ppo_inspect:sjf+first_fit``)."""
+    plus, colon = name.find("+"), name.find(":")
+    return plus >= 0 and (colon < 0 or plus < colon)
+
+
 def heuristic_names() -> list[str]:
     """Registered heuristics, in registration order."""
     _load_plugins()
@@ -142,7 +149,7 @@ def policy_info(name: str) -> PolicyInfo:
     :raises UnknownPolicyError: if the name is not registered.
     """
     info = _REGISTRY.get(name)
-    if info is None and "+" in name:
+    if info is None and _is_pair(name):
         return _queue_info(name)
     if info is None:
         _load_plugins()
@@ -167,7 +174,7 @@ def check_policy(name: str) -> PolicyInfo:
     :raises GpuschedError: (an :class:`UnknownPolicyError`, or the check's own error) naming it.
     """
     info = policy_info(name)
-    target = name.partition("+")[2] if "+" in name else name
+    target = name.partition("+")[2] if _is_pair(name) else name
     prefix, sep, arg = target.partition(":")
     if sep and prefix in _PREFIX_CHECKS:
         _PREFIX_CHECKS[prefix](arg)
@@ -200,7 +207,7 @@ def reads_run_times(name: str) -> bool:
     """Whether the policy ``name`` (``ORDER+PLACEMENT`` or alone) reads declared or predicted run
     times, so that it cannot run when none is declared (``declared_run_time: none``): its
     :attr:`PolicyInfo.run_times` (``False`` for a name the registry does not know)."""
-    if ":" in name and "+" not in name:  # NAME:ARG (a model file) is checked when it runs
+    if not _is_pair(name) and ":" in name:  # NAME:ARG (a model file) is checked when it runs
         return False
     try:
         return policy_info(name).run_times
