@@ -107,3 +107,14 @@ def test_the_environment_passes_the_checker_and_its_accepting_episode_is_the_rul
     base = make_simulator(scenario, 1000, 60).run(get_policy("sjf+first_fit"))
     assert info["metrics"] == base.metrics
     assert total == pytest.approx(-base.metrics["avg_jct_min"] * 60 / 60.0)
+
+
+def test_the_registry_reads_a_prefix_whose_argument_is_a_pair():
+    from gpusched.policies import check_policy, policy_label
+
+    assert check_policy("ppo_inspect:sjf+first_fit").name == "ppo_inspect"
+    assert policy_label("ppo_inspect:sjf+first_fit") == "Inspector agent (sjf+first_fit)"
+    policy = get_policy("ppo_inspect:sjf+first_fit")
+    assert isinstance(policy, InspectorScheduler) and policy.proposer.rule == "sjf+first_fit"
+    with pytest.raises(UnknownPolicyError, match="cannot be the placement"):
+        check_policy("sjf+tuned:fleet-16gpu")  # a "+" before the ":" is still a pair
