@@ -20,6 +20,7 @@ from gpusched.agent.models import list_models
 from gpusched.core.glossary import glossary_line
 from gpusched.dashboard.headline import LIVE_SEEDS, SHIPPED_SOURCE, ShippedResults, shipped_for
 from gpusched.dashboard.policies import training_available
+from gpusched.dashboard.rule_models import rule_model_rows
 from gpusched.errors import GpuschedError
 from gpusched.figures.models import AGENT_KINDS, evaluation_table, model_summary
 from gpusched.figures.same_jobs import agents_table, identity_notes
@@ -76,6 +77,17 @@ def _models_section() -> None:
     for picked in shown:
         with st.expander(f"Training record of `{picked.name}`"):
             st.json(picked.meta or {"note": picked.error})
+
+
+def _rule_models_section() -> None:
+    rows = rule_model_rows()
+    if not rows:
+        return
+    st.subheader("Built on a rule")
+    st.caption("These do not replace a rule: each improves one. Run them by the name in the first "
+               "column (in `models/tuned/` or `models/inspect/` for your own). Trained with "
+               "`python benchmarks/tune_rule.py` and `python benchmarks/train_inspector.py`.")
+    st.dataframe(pd.DataFrame(rows).set_index("model"), width="stretch")
 
 
 def _same_seeds_section() -> None:
@@ -247,6 +259,7 @@ def main() -> None:
                 "The agents trained by reinforcement learning (PPO) in the model folders, what "
                 "they were trained on, and training a new one.")
     _models_section()
+    _rule_models_section()
     _same_seeds_section()
 
     st.subheader("Train a new agent")

@@ -9,3 +9,13 @@ URGENCY_AGENT_POLICY = "ppo_urgency"
 runs whether or not run times are declared (:data:`gpusched.paths.URGENCY_MODEL`)."""
 AGENT_POLICIES: tuple[str, ...] = (AGENT_POLICY, ROLLOUT_AGENT_POLICY)
 """The agent's two modes, in the order pages offer them."""
+INSPECT_AGENT_POLICY = "ppo_inspect"
+"""Registry name prefix of an inspector agent over a rule: ``ppo_inspect:RULE`` runs the model
+``inspect/RULE.zip`` of a model folder (:mod:`gpusched.agent.inspect`)."""
+TUNED_POLICY = "tuned"
+"""Registry name prefix of a tuned rule: ``tuned:NAME`` runs the weights ``tuned/NAME.npz`` of a
+model folder (:mod:`gpusched.policies.tuned`)."""
+DEFAULT_TUNED = "fleet-16gpu"
+"""The shipped tuned rule that ``tuned`` alone runs (``tuned/fleet-16gpu.npz``)."""
+DEFAULT_INSPECT = "sjf+first_fit"
+"""The shipped inspector that ``ppo_inspect`` alone runs (``inspect/sjf+first_fit.zip``)."""

@@ -8,15 +8,30 @@ when a model is built (:func:`ppo_policy`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
 from gpusched.agent.models import LoadedAgent, ModelError, load_agent, read_sidecar, resolve_model
-from gpusched.agent.names import AGENT_POLICY, ROLLOUT_AGENT_POLICY, URGENCY_AGENT_POLICY
+from gpusched.agent.names import (
+    AGENT_POLICY,
+    DEFAULT_INSPECT,
+    DEFAULT_TUNED,
+    INSPECT_AGENT_POLICY,
+    ROLLOUT_AGENT_POLICY,
+    TUNED_POLICY,
+    URGENCY_AGENT_POLICY,
+)
+from gpusched.agent.rule_models import (
+    load_inspect,
+    load_tuned,
+    read_rule_sidecar,
+    resolve_rule_model,
+)
 from gpusched.core.simulator import Action
 from gpusched.core.view import SchedulerView, as_scheduler
 from gpusched.paths import DEFAULT_MODEL, URGENCY_MODEL, WINDOW_MODEL
-from gpusched.policies import Policy, register, register_prefix
+from gpusched.policies import Policy, get_policy, policy_info, register, register_prefix
 
 
 @lru_cache(maxsize=8)
@@ -130,6 +145,47 @@ def urgency_policy(seed: int = 0) -> Policy:
     return _scheduler(resolve_model(URGENCY_MODEL), URGENCY_AGENT_POLICY, False)
 
 
+def tuned_policy(ref: str = DEFAULT_TUNED, seed: int = 0) -> Policy:
+    """The tuned rule ``tuned:NAME`` (:mod:`gpusched.policies.tuned`), its weights loaded safely
+    (:func:`~gpusched.agent.rule_models.load_tuned`) and its placement from its sidecar.
+
+    :raises ModelError: for a refused model, or a placement that cannot place a chosen job.
+    """
+    from gpusched.policies.tuned import tuned_rule
+
+    model = load_tuned(ref)
+    placement = str(model.meta["placement"])
+    info = policy_info(placement)
+    if not info.placement or info.plans_window or info.moves_from:
+        raise ModelError(f"sidecar '{model.path.with_suffix('.json').name}', placement: '{placement}' "
+                         "cannot place the job a score picks (name a FIFO placement, e.g. fastest_fit)")
+    return tuned_rule(model.weights, get_policy(placement, seed), f"{TUNED_POLICY}:{ref}")
+
+
+def inspect_policy(ref: str = DEFAULT_INSPECT, seed: int = 0) -> Policy:
+    """The inspector ``ppo_inspect:RULE`` (:mod:`gpusched.agent.inspect`): the model
+    ``inspect/RULE.zip`` of a model folder (or a file path), loaded safely.
+
+    :raises ModelError: for a refused model.
+    """
+    from gpusched.agent.inspect import inspector_scheduler
+
+    return inspector_scheduler(_load_inspect_cached(str(resolve_rule_model("inspect", ref))),
+                               f"{INSPECT_AGENT_POLICY}:{ref}", seed)
+
+
+@lru_cache(maxsize=8)
+def _load_inspect_cached(path: str):
+    return load_inspect(path)
+
+
+def _check_rule_model(kind: str) -> Callable[[str], None]:
+    def check(ref: str) -> None:
+        read_rule_sidecar(kind, resolve_rule_model(kind, ref))
+
+    return check
+
+
 def register_policies() -> None:
     """Register ``ppo``, ``ppo_rollout`` (and their ``NAME:PATH`` forms) and ``ppo_urgency`` with
     the registry. The shipped ``ppo`` models read declared run times (observation versions 1 and 4),
@@ -149,3 +205,12 @@ def register_policies() -> None:
                     check=check_model, run_times=model_reads_run_times)
     register(URGENCY_AGENT_POLICY, urgency_policy, label="PPO agent (urgency)", heuristic=False,
              slow=True, placement=False)
+    # Built on a rule (docs/agent.md): a tuned score, and an agent that inspects a rule's proposals.
+    register(TUNED_POLICY, lambda seed: tuned_policy(DEFAULT_TUNED, seed), label="Tuned score",
+             heuristic=False, placement=False, run_times=True)
+    register_prefix(TUNED_POLICY, lambda ref, seed: tuned_policy(ref, seed), check=_check_rule_model("tuned"),
+                    run_times=lambda _ref: True)  # its score reads predicted remaining work
+    register(INSPECT_AGENT_POLICY, lambda seed: inspect_policy(DEFAULT_INSPECT, seed),
+             label="Inspector agent", heuristic=False, slow=True, placement=False, run_times=True)
+    register_prefix(INSPECT_AGENT_POLICY, lambda ref, seed: inspect_policy(ref, seed),
+                    check=_check_rule_model("inspect"), run_times=lambda _ref: True)  # predicted finishes

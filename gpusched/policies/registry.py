@@ -131,6 +131,13 @@ def _load_plugins() -> None:
             _plugins[point.name] = f"{type(exc).__name__}: {exc}".splitlines()[0]
 
 
+def _is_pair(name: str) -> bool:
+    """Whether ``name`` is ``ORDER+PLACEMENT`` (a ``+`` before any ``:``), not ``PREFIX:ARG`` whose
+    argument names a pair (``ppo_inspect:sjf+first_fit``)."""
+    plus, colon = name.find("+"), name.find(":")
+    return plus >= 0 and (colon < 0 or plus < colon)
+
+
 def heuristic_names() -> list[str]:
     """Registered heuristics, in registration order."""
     _load_plugins()
@@ -149,7 +156,7 @@ def policy_info(name: str) -> PolicyInfo:
     :raises UnknownPolicyError: if the name is not registered.
     """
     info = _REGISTRY.get(name)
-    if info is None and "+" in name:
+    if info is None and _is_pair(name):
         return _queue_info(name)
     if info is None:
         _load_plugins()
@@ -174,7 +181,7 @@ def check_policy(name: str) -> PolicyInfo:
     :raises GpuschedError: (an :class:`UnknownPolicyError`, or the check's own error) naming it.
     """
     info = policy_info(name)
-    target = name.partition("+")[2] if "+" in name else name
+    target = name.partition("+")[2] if _is_pair(name) else name
     prefix, sep, arg = target.partition(":")
     if sep and prefix in _PREFIX_CHECKS:
         _PREFIX_CHECKS[prefix](arg)
@@ -209,7 +216,7 @@ def reads_run_times(name: str) -> bool:
     :attr:`PolicyInfo.run_times`, or for ``NAME:ARG`` (a model file) what its prefix's plug-in
     reads of ARG (``False`` for a name the registry does not know)."""
     prefix, sep, arg = name.partition(":")
-    if sep and "+" not in name:
+    if sep and not _is_pair(name):
         _load_plugins()
         check = _PREFIX_RUN_TIMES.get(prefix)
         return bool(check(arg)) if check is not None else False
