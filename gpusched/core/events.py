@@ -141,8 +141,9 @@ class EventHeap:
         handler, in the heap's order; stop early once ``run.done`` (a handler ended the run)."""
         heap, handlers = self.heap, self.kinds.handlers
         while heap and heap[0][0] <= t:
-            kind, payload = _heappop(heap)[3:]
-            batch = [payload]
+            entry = _heappop(heap)
+            kind = entry[3]
+            batch = [entry[4]]
             while heap and heap[0][0] <= t and heap[0][3] == kind:
                 batch.append(_heappop(heap)[4])
             handlers[kind](run, t, batch)

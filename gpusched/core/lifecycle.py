@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Sequence
+from heapq import heappush as _heappush
 
 import numpy as np
 
@@ -84,17 +85,18 @@ class Lifecycle:
             declared = run.declared_min[job_idx] / speed
         rec.run_min[job_idx] = duration
         rec.declared_end_min[job_idx] = now + declared
-        run.events.push_completion(now + duration, job_idx)
+        _heappush(run.events.heap, (now + duration, 0, job_idx, COMPLETION, job_idx))  # push_completion
         run.running[job_idx] = None
 
     def resolve(self, run: RunState, job: Job, action: Action) -> tuple[int, ...]:
         """The gang a placement asks for (a GPU index, a gang or :data:`HOLD`), or ``()`` for a
         HOLD or a gang where the job does not fit (recorded as a misroute, with its cause)."""
-        rule, state, n_gpus = self.gang_rule, run.state, run.cluster.n_gpus
+        rule, state = self.gang_rule, run.state
         if isinstance(action, _GPU_INDEX):
             gpu = int(action)
             if gpu == HOLD:
                 return ()
+            n_gpus = run.cluster.n_gpus
             if not 0 <= gpu < n_gpus:
                 raise ValueError(f"policy chose GPU {gpu}, outside 0..{n_gpus - 1}")
             gang = rule.gang_for(state, job, gpu)
@@ -104,6 +106,7 @@ class Lifecycle:
         gang = tuple(int(g) for g in action)
         if rule.can_place(state, job, gang):
             return gang
+        n_gpus = run.cluster.n_gpus
         first = gang[0] if gang and 0 <= gang[0] < n_gpus else HOLD
         cause = state.misroute_cause(job, first) if first != HOLD else "gang"
         run.log.misroutes.append((run.time_min, job.id, first, cause))

@@ -14,9 +14,9 @@ log, never kept beside them.
 from __future__ import annotations
 
 import copy as _copy
-import heapq
 from collections.abc import Sequence
 from dataclasses import replace
+from heapq import heappush as _heappush
 from typing import Protocol
 
 import numpy as np
@@ -231,7 +231,7 @@ class RunState:
             k += 1
         self.next_arrival = k
         if k < n:
-            heapq.heappush(self.events.heap, (arrival_min[k], _ARRIVAL_RANK, k, ARRIVAL, k))
+            _heappush(self.events.heap, (arrival_min[k], _ARRIVAL_RANK, k, ARRIVAL, k))
         return range(first, k)
 
     @property

@@ -248,9 +248,8 @@ class Simulator:
         :param slot: the window slot of the job the action is for (0: the head job).
         :return: whether the job was placed (for a preemption, a migration or a batch: True, the
             changes were applied).
-        :raises ValueError: for a preemption or a migration of a job that does not run or may not
-            be preempted yet, a migration to a gang that does not fit, or a batch with a change
-            that is not possible when its turn comes.
+        :raises ValueError: for a preemption or a migration that the rules refuse (see the module
+            docstring), or a batch with a change that is not possible when its turn comes.
         """
         run = self.run_state
         if run.done:
@@ -277,9 +276,10 @@ class Simulator:
         if not 0 <= slot < min(window, len(queue)):
             raise ValueError(f"window slot {slot} is outside 0..{min(window, len(queue)) - 1}")
         run.decisions += 1
-        gpus = self.lifecycle.resolve(run, run.jobs[queue[slot]], action)
+        life = self.lifecycle
+        gpus = life.resolve(run, run.jobs[queue[slot]], action)
         if gpus:
-            self.lifecycle.start_queued(run, slot, gpus)
+            life.start_queued(run, slot, gpus)
             self._advance_to_decision()
             return True
         self._hold(run.jobs[queue[0]])
