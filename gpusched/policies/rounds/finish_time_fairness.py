@@ -13,17 +13,16 @@ allocation, throughput ``isolated[i]``) it would take ``D_i = age_s + remaining 
 Minimise ``rho`` subject to the base constraints and, for each job,
 ``(age_s[i] + remaining[i] / T_i) / D_i <= rho``, i.e. ``T_i >= remaining[i] / (rho D_i - age_s[i])``.
 
-That constraint is convex but not linear in ``(x, rho)``; for a fixed ``rho`` it is linear. So
-``rho`` is searched from ``rho = 1``, which is always feasible (the equal share itself gives every
-job exactly 1). At a trial ``rho`` one max-min program gives the margin
-``u(rho) = max_x min_i T_i / need_i(rho)``, ``need_i(rho) = remaining[i] / (rho D_i - age_s[i])``:
-``rho`` is feasible when ``u >= 1``, and then the largest ratio the answer actually reaches is a
-feasible ``rho`` too (Dinkelbach's step). The next trial is the secant through the last two
-``(rho, u)`` where ``u = 1`` (``1 / need`` is linear in ``rho``, so near the optimum ``u`` nearly
-is), or Dinkelbach's step, or the bracket's middle; the search stops when the bracket is within
-:data:`RHO_TOLERANCE` (relative), when a feasible trial cannot be improved on, or after
-:data:`MAX_STEPS` programs. Gavel solves the same program in one go with ECOS
-and ``cvxpy.inv_pos``; it prints "not optimal" on some rounds and uses the answer anyway. A second
+Written in ``T_i``, each ratio is linear over linear, ``(age_s T_i + remaining) / (D_i T_i)``,
+so the program is a generalised linear-fractional program, solved by the Dinkelbach-type method of
+Crouzeix, Ferland and Schaible (J. Optim. Theory Appl. 47, 1985) in its normalised form: from
+``rho_0 = 1`` and ``x_0`` the equal share (which gives every job exactly 1), step ``k`` solves the
+linear program "minimise ``theta`` subject to the base constraints and
+``(remaining + (age_s - rho_k D_i) T_i) / (D_i T_i(x_k)) <= theta`` for each job", and
+``rho_{k+1}`` is the largest ratio its answer reaches. ``rho`` never rises, and converges
+superlinearly; the steps stop when it falls by less than :data:`RHO_TOLERANCE` (relative) or after
+:data:`MAX_STEPS` programs. Gavel solves the same program in one go with ECOS and
+``cvxpy.inv_pos``; it prints "not optimal" on some rounds and uses the answer anyway. A second
 program keeps every job within the ``rho`` found and maximises the sum of ``T_i / isolated[i]``.
 
 **Weights.** Gavel's file reads the priority weights and leaves them unused (its own "TODO");
@@ -37,6 +36,7 @@ the types (:mod:`~gpusched.policies.rounds.agnostic`).
 from __future__ import annotations
 
 import numpy as np
+from scipy import sparse
 
 from gpusched.core.rounds.problem import Allocation, RoundProblem
 from gpusched.policies.rounds import agnostic, lp
@@ -74,42 +74,31 @@ def finish_time_shares(problem: RoundProblem, isolated: np.ndarray, policy: str
             ratio = np.where(rem > 0, (age + rem / rate) / ideal, 1.0)
         return float(ratio[counted].max())
 
-    def margin(rho: float) -> tuple[np.ndarray, float]:
-        wanted = need(rho)
-        active = wanted > 0
-        if not np.isfinite(wanted).all():
-            return np.zeros_like(problem.throughput), 0.0
-        value = np.where(active[:, None], problem.throughput / np.where(active, wanted, 1.0)[:, None], 0.0)
-        share, least, _ = lp.fair_max_min(problem, value, problem.runnable, policy, counted=active,
-                                          second_stage=False)
-        return share, least
-
-    lo, hi, rho, programs = 0.0, 1.0, 1.0, 0
-    points: list[tuple[float, float]] = []
-    while programs < MAX_STEPS and need(rho).any():
-        share, least = margin(rho)
+    entries = lp.Entries.of(problem.runnable & (problem.capacity[None, :] > 0))
+    steps = counted & (rem > 0)
+    a_base, b_base = lp.base_constraints(problem, entries, extra=1)
+    per_job = entries.per_job(problem.throughput)
+    theta = sparse.csr_matrix(-np.ones((int(steps.sum()), 1)))
+    share = np.zeros_like(problem.throughput)
+    rate = isolated.copy()  # T_i(x_0): the equal share
+    rho, programs = 1.0, 0
+    while programs < MAX_STEPS and steps.any():
+        scale = ideal[steps] * rate[steps]  # D_i T_i(x_k)
+        coef = (age[steps] - rho * ideal[steps]) / scale
+        a_ratio = sparse.hstack([sparse.diags(coef) @ per_job[steps], theta], format="csr")
+        c = np.zeros(len(entries) + 1)
+        c[-1] = 1.0
+        x = lp.solve(c, sparse.vstack([a_base, a_ratio], format="csr"),
+                     np.concatenate([b_base, -rem[steps] / scale]),
+                     [(0, None)] * len(entries) + [(None, None)], policy, "finish-time program")
         programs += 1
-        if least >= 1.0 - lp.STAGE_TWO_SLACK:
-            reached = achieved(share)
-            if reached >= rho * (1.0 - RHO_TOLERANCE):
-                hi = min(hi, rho)
-                break  # no job can be made better off: rho is the optimum
-            hi = min(hi, reached)
-        else:
-            lo = max(lo, rho)
-        points.append((rho, least))
-        if hi - lo <= RHO_TOLERANCE * hi:
+        candidate = entries.unflatten(x)
+        reached = achieved(candidate)
+        if reached < rho:
+            share, rate = candidate, (problem.throughput * candidate).sum(axis=1)
+        if reached >= rho * (1.0 - RHO_TOLERANCE):
             break
-        guess = hi  # Dinkelbach's step: the ratio the last answer reached
-        if len(points) >= 2 and points[-1][1] != points[-2][1]:
-            (r1, u1), (r2, u2) = points[-2:]
-            secant = r2 + (1.0 - u2) * (r1 - r2) / (u1 - u2)  # where u(rho) = 1 on the last two
-            if lo < secant < hi:
-                guess = secant
-        if guess == rho or not lo < guess <= hi:
-            guess = 0.5 * (lo + hi)
-        rho = guess
-    rho = hi
+        rho = reached
     floor = need(rho) / safe_iso
     value = problem.throughput / safe_iso[:, None]
     entries = lp.Entries.of(problem.runnable & (problem.capacity[None, :] > 0))
