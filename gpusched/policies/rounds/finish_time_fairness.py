@@ -79,7 +79,6 @@ def finish_time_shares(problem: RoundProblem, isolated: np.ndarray, policy: str
     a_base, b_base = lp.base_constraints(problem, entries, extra=1)
     per_job = entries.per_job(problem.throughput)
     theta = sparse.csr_matrix(-np.ones((int(steps.sum()), 1)))
-    share = np.zeros_like(problem.throughput)
     rate = isolated.copy()  # T_i(x_0): the equal share
     rho, programs = 1.0, 0
     while programs < MAX_STEPS and steps.any():
@@ -94,14 +93,13 @@ def finish_time_shares(problem: RoundProblem, isolated: np.ndarray, policy: str
         programs += 1
         candidate = entries.unflatten(x)
         reached = achieved(candidate)
-        if reached < rho:
-            share, rate = candidate, (problem.throughput * candidate).sum(axis=1)
+        if reached < rho:  # the next step is normalised by this answer's throughputs
+            rate = (problem.throughput * candidate).sum(axis=1)
         if reached >= rho * (1.0 - RHO_TOLERANCE):
             break
         rho = reached
     floor = need(rho) / safe_iso
     value = problem.throughput / safe_iso[:, None]
-    entries = lp.Entries.of(problem.runnable & (problem.capacity[None, :] > 0))
     x = lp.maximise_values(problem, entries, value, floor, policy, counted=floor > 0)
     return entries.unflatten(x), programs + 1
 
