@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpusched.errors import GpuschedError
-from gpusched.limits import MAX_GPUS, MAX_JOBS
+from gpusched.limits import MAX_GPUS, MAX_JOBS, MAX_QUANTITY, MAX_SEED
 
 ROW_TOLERANCE = 1e-6
 """Slack allowed on a row sum or a capacity when an allocation is checked (solver round-off)."""
@@ -53,9 +53,11 @@ def _where(name: str, bad: np.ndarray, values: np.ndarray) -> tuple[str, float]:
 
 
 def _array(name: str, value, shape: tuple[int, ...], *, low: float | None = 0.0,
-           positive: bool = False, allow_inf: bool = False, whole: bool = False) -> np.ndarray:
+           positive: bool = False, allow_inf: bool = False, whole: bool = False,
+           high: float = MAX_QUANTITY) -> np.ndarray:
     """``value`` as a float (or int) array of ``shape``, refused with a one-line message when its
-    shape is wrong or an entry is not a number within bounds."""
+    shape is wrong or an entry is not a number within bounds (at most ``high`` in size: the
+    documented :data:`~gpusched.limits.MAX_QUANTITY` unless the field has a tighter limit)."""
     try:
         array = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -66,6 +68,10 @@ def _array(name: str, value, shape: tuple[int, ...], *, low: float | None = 0.0,
     if bad.any():
         where, got = _where(name, bad, array)
         raise RoundProblemError(f"round problem: {where} must be finite (got {got})")
+    bad = np.isfinite(array) & (np.abs(array) > high)
+    if bad.any():
+        where, got = _where(name, bad, array)
+        raise RoundProblemError(f"round problem: {where} is over the limit of {high:,g} (got {got:g})")
     if low is not None:
         bad = array <= low if positive else array < low
         if bad.any():
@@ -135,8 +141,9 @@ class RoundProblem:
             raise RoundProblemError("round problem: capacity must name at least one GPU type")
         put = object.__setattr__
         put(self, "throughput", _array("throughput", throughput, (n, k)))
-        put(self, "scale_factor", _array("scale_factor", self.scale_factor, (n,), low=1.0, whole=True))
-        capacity = _array("capacity", self.capacity, (k,), whole=True)
+        put(self, "scale_factor", _array("scale_factor", self.scale_factor, (n,), low=1.0, whole=True,
+                                         high=MAX_GPUS))
+        capacity = _array("capacity", self.capacity, (k,), whole=True, high=MAX_GPUS)
         if int(capacity.sum()) > MAX_GPUS:
             raise RoundProblemError(
                 f"round problem: capacity sums to {int(capacity.sum()):,} GPUs, over the limit of "
@@ -159,7 +166,7 @@ class RoundProblem:
             raise RoundProblemError(f"round problem: type_names must name {k} GPU types (got {len(names)})")
         put(self, "type_names", names)
         ids = np.arange(n) if self.job_ids is None else _array("job_ids", self.job_ids, (n,), low=None,
-                                                                whole=True)
+                                                                whole=True, high=MAX_SEED)
         if len(np.unique(ids)) != n:
             raise RoundProblemError("round problem: job_ids must be distinct")
         put(self, "job_ids", ids)
@@ -173,7 +180,7 @@ class RoundProblem:
         if self.pair_jobs is not None:
             pairs = np.asarray(self.pair_jobs)
             p = pairs.shape[0] if pairs.ndim == 2 else -1
-            pairs = _array("pair_jobs", pairs, (max(p, 0), 2), whole=True)
+            pairs = _array("pair_jobs", pairs, (max(p, 0), 2), whole=True, high=MAX_JOBS)
             if len(pairs) and (pairs.max() >= n or (pairs[:, 0] == pairs[:, 1]).any()):
                 raise RoundProblemError(
                     f"round problem: pair_jobs must name two different jobs among 0-{n - 1}")
