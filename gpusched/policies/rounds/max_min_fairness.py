@@ -15,9 +15,11 @@ constraints (:mod:`~gpusched.policies.rounds.lp`) and, for each job::
 the agnostic allocation ``x_iso`` below: each job's throughput is measured against what an equal
 share would give it, so ``t`` is the least normalised share, and the scale factor makes a job on
 ``g`` GPUs count ``g`` times (Gavel's comment: a 1-GPU job should receive ``g`` times the time of a
-``g``-GPU job). A job with twice the weight is held to half the value, so it gets twice the
-normalised share (Gavel divides by the priority weight). A second program keeps every job at
-``t`` and maximises the sum of the normalised values (:func:`~gpusched.policies.rounds.lp.maximise_values`).
+``g``-GPU job). Weights, as Gavel applies them: the value is divided by the weight, and
+``isolated`` already comes from the weighted agnostic allocation, so the weight counts twice (on one
+GPU, weights 1 and 3 give time shares 1:9, where the agnostic policy gives 1:3). A second program
+keeps every job at ``t`` and maximises the sum of the normalised values
+(:func:`~gpusched.policies.rounds.lp.maximise_values`).
 
 **Program (agnostic, ``max_min_fairness``).** The same with every throughput equal: maximise the
 least ``scale_factor[i] * r_i / weight[i]``, ``r_i`` the job's total time. Solved in closed form on
