@@ -148,6 +148,7 @@ from gpusched.core.readonly import QUEUE_OPS
 from gpusched.core.restore import CheckpointRestore, RestoreModel
 from gpusched.core.result import Result
 from gpusched.core.reward import RewardSpec
+from gpusched.core.rounds.mechanism import ROUND, ROUND_GUARD_MIN, ROUND_RANK, RoundMechanism, RoundPlan, RoundSpec, round_metrics
 from gpusched.core.run_state import RunState
 from gpusched.core.speed import GpuSpeeds
 from gpusched.core.speed_model import SpeedModel, TableSpeeds
@@ -201,6 +202,9 @@ class Simulator:
     :param prices: USD per GPU-hour per GPU model (default: the shipped table of
         :mod:`gpusched.core.prices`); fixed for the run, read by the cost metrics and by
         price-aware placements, never by the dynamics.
+    :param rounds: run in rounds (:mod:`gpusched.core.rounds.mechanism`; ``None``: no rounds);
+        the preemption guard is then :data:`~gpusched.core.rounds.mechanism.ROUND_GUARD_MIN`.
+    :param round_seed: the seed of the rounds' type order (agnostic policies).
     """
 
     def __init__(
@@ -223,6 +227,8 @@ class Simulator:
         restore: RestoreModel | None = None,
         estimator: RuntimeEstimator | Callable[[list[Job]], RuntimeEstimator] | None = None,
         prices: Mapping[str, float] | None = None,
+        rounds: RoundSpec | None = None,
+        round_seed: int = 0,
     ):
         if check_feasible:
             check_jobs_feasible(jobs, cluster)
@@ -252,7 +258,7 @@ class Simulator:
         self.failures = failures if rate > 0 else None
         self.failure_seed = int(failure_seed)
         self.checkpoint = checkpoint
-        self.preemption_min_run_min = float(preemption_min_run_min)
+        self.preemption_min_run_min = float(ROUND_GUARD_MIN if rounds is not None else preemption_min_run_min)
         self.restore: RestoreModel = restore or CheckpointRestore(checkpoint)
         self.checkpoint_restore_min = 0.0 if checkpoint is None else float(checkpoint.restore_min)
         """Minutes a resumed job spends loading its state before it progresses (the default
@@ -272,6 +278,11 @@ class Simulator:
         for rank, (kind, handler) in enumerate(((COMPLETION, life.on_completions), (WAKEUP, life.on_wakeups),
                                                 (NODE, life.on_node_events), (ARRIVAL, life.on_arrivals))):
             self.event_kinds.register(kind, rank, handler)
+        self.round_mechanism = None if rounds is None else RoundMechanism(rounds, life)
+        """Rounds (:mod:`gpusched.core.rounds.mechanism`), or ``None``."""
+        self.round_seed = int(round_seed)
+        if self.round_mechanism is not None:
+            self.event_kinds.register(ROUND, ROUND_RANK, self.round_mechanism.on_round)
         self.reset()
 
     def __getattr__(self, name: str):
@@ -293,6 +304,9 @@ class Simulator:
                                   self.speeds is not None, self.util_band, self.reward_spec,
                                   self.event_kinds, failures)
         """Everything a step changes (:mod:`gpusched.core.run_state`)."""
+        if self.round_mechanism is not None:
+            run.rounds = self.round_mechanism.new_run(self.cluster.gpu_model, len(jobs), self.round_seed,
+                                                      run.start_time_min)
         _extend(run.queue, run.take_arrivals(run.time_min))
         if run.estimator.learns:
             run.declare_arrivals(run.queue)
@@ -371,6 +385,8 @@ class Simulator:
                 life.migrate(run, int(action.job), tuple(int(g) for g in action.gang))
             else:
                 life.apply(run, action)
+                if isinstance(action, RoundPlan):
+                    self.round_mechanism.begin(run, action)
                 if action.start:
                     self._advance_to_decision()
             return True
@@ -472,8 +488,11 @@ class Simulator:
 
     def metrics(self) -> dict[str, float]:
         """The per-run metrics (keys of :data:`gpusched.core.metrics.METRIC_KEYS`; see
-        :func:`gpusched.core.accounting.metrics`)."""
-        return accounting.metrics(self.run_state)
+        :func:`gpusched.core.accounting.metrics`), and with rounds the round metrics
+        (:func:`gpusched.core.rounds.mechanism.round_metrics`)."""
+        metrics = accounting.metrics(self.run_state)
+        metrics.update(round_metrics(self.run_state.rounds))
+        return metrics
 
     def result(self, policy_name: str = "", scenario_name: str = "", seed: int | None = None) -> Result:
         """Package the finished run (metrics, jobs table, timeline).

@@ -11,7 +11,7 @@ from gpusched.core.metrics import METRIC_KEYS
 from gpusched.core.result import Result
 from gpusched.errors import ScenarioError, shorten
 from gpusched.policies import get_policy
-from gpusched.policies.registry import reads_run_times
+from gpusched.policies.registry import is_round_policy, reads_run_times
 from gpusched.workload.declared import is_undeclared
 from gpusched.workload.scenario import Scenario, make_simulator
 
@@ -34,7 +34,7 @@ def run_policy(scenario: Scenario, policy: str, seed: int | None = None,
     :func:`check_told` when it reads run times the scenario does not declare)."""
     check_told(scenario, policy)
     seed = scenario.workload.seed if seed is None else seed
-    sim = make_simulator(scenario, seed, n_jobs)
+    sim = make_simulator(scenario, seed, n_jobs, rounds=is_round_policy(policy))
     result = sim.run(get_policy(policy, seed=seed))
     result.scenario, result.policy, result.seed = scenario.name, policy, seed
     return result
