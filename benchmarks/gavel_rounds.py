@@ -96,7 +96,8 @@ def gavel_wall_s(run_dir: Path) -> dict[str, float]:
     path = run_dir / "summary.tsv"
     if not path.exists():
         return {}
-    return {r["policy"]: float(r["wall_s"]) for r in csv.DictReader(path.open(encoding="utf-8"), delimiter="\t")}
+    rows = csv.DictReader(path.open(encoding="utf-8"), delimiter="\t")
+    return {r["policy"]: float(r["wall_s"]) for r in rows}
 
 
 def run_one(jobs: list[Job], cluster: Cluster, speeds, policy: str, spec: RoundSpec, seed: int):

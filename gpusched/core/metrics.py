@@ -52,10 +52,22 @@ METRIC_KEYS: tuple[str, ...] = (
 )
 """The exact metric keys of every run, in display order."""
 
+ROUND_METRIC_KEYS: tuple[str, ...] = (
+    "rounds",
+    "round_solves",
+    "round_solve_median_s",
+    "round_solve_p99_s",
+    "round_solve_total_s",
+    "round_type_changes_per_job",
+)
+"""The metric keys a run in rounds adds (:func:`gpusched.core.rounds.mechanism.round_metrics`), in
+display order; a run without rounds has none of them, so that :data:`METRIC_KEYS` stays every
+run's exact keys."""
+
 COUNT_KEYS: frozenset[str] = frozenset({"jobs_submitted", "jobs_completed", "jobs_unfinished", "misroutes",
                                         "misroutes_capacity", "misroutes_occupied", "misroutes_gang",
                                         "backfilled_jobs", "node_failures", "jobs_interrupted",
-                                        "preemptions", "migrations"})
+                                        "preemptions", "migrations", "rounds", "round_solves"})
 """The metrics that count things (whole numbers in tables and JSON)."""
 
 

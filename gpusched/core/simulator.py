@@ -148,7 +148,15 @@ from gpusched.core.readonly import QUEUE_OPS
 from gpusched.core.restore import CheckpointRestore, RestoreModel
 from gpusched.core.result import Result
 from gpusched.core.reward import RewardSpec
-from gpusched.core.rounds.mechanism import ROUND, ROUND_GUARD_MIN, ROUND_RANK, RoundMechanism, RoundPlan, RoundSpec, round_metrics
+from gpusched.core.rounds.mechanism import (
+    ROUND,
+    ROUND_GUARD_MIN,
+    ROUND_RANK,
+    RoundMechanism,
+    RoundPlan,
+    RoundSpec,
+    round_metrics,
+)
 from gpusched.core.run_state import RunState
 from gpusched.core.speed import GpuSpeeds
 from gpusched.core.speed_model import SpeedModel, TableSpeeds

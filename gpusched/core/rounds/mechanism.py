@@ -52,6 +52,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from gpusched.core.actions import Batch, Migrate
+from gpusched.core.metrics import ROUND_METRIC_KEYS
 from gpusched.core.numbers import Number
 from gpusched.core.rounds.assign import (
     assign_round,
@@ -144,6 +145,8 @@ class RoundsRun:
     round_start_min: float = 0.0
     placed: list[tuple[int, int, float]] = field(default_factory=list)
     """``(job, type, progress at the round's start)`` of the jobs of the round under way."""
+    last_placed: list[tuple[int, int, float]] = field(default_factory=list)
+    """The jobs of the last round that started (their GPUs are the leases to renew)."""
     rounds: int = 0
     solve_s: list[float] = field(default_factory=list)
     """Wall-clock seconds of each allocation the policy computed."""
@@ -321,10 +324,11 @@ class RoundMechanism:
             r.prev_gpus[i] = tuple(sorted(gpus))
             r.placed.append((i, j, life.progress_min(run, i)))
             end = max(end, min(now + r.length_min, float(rec.start_min[i]) + float(rec.run_min[i])))
-        running = set(run.running)
-        for i in range(len(r.prev_gpus)):
-            if i not in running and r.prev_gpus[i]:
+        running = run.running
+        for i, _, _ in plan.rounds.last_placed:
+            if i not in running:
                 r.prev_gpus[i] = ()
+        r.last_placed = list(r.placed)
         r.rounds += 1
         r.round_start_min = now
         if r.placed:
@@ -366,14 +370,14 @@ class RoundMechanism:
 
 
 def round_metrics(rounds: RoundsRun | None) -> dict[str, float]:
-    """The round metrics of a run: rounds, allocations computed and the policy's solve time per
-    allocation (median, p99 and total, seconds); empty without rounds."""
+    """The round metrics of a run (:data:`gpusched.core.metrics.ROUND_METRIC_KEYS`): rounds,
+    allocations computed, the policy's solve time per allocation (median, p99 and total, seconds)
+    and GPU-type changes per job; empty without rounds."""
     if rounds is None:
         return {}
     solve = np.asarray(rounds.solve_s, dtype=float)
     some = len(solve) > 0
-    return {"rounds": float(rounds.rounds), "round_solves": float(len(solve)),
-            "round_solve_median_s": float(np.median(solve)) if some else 0.0,
-            "round_solve_p99_s": float(np.percentile(solve, 99)) if some else 0.0,
-            "round_solve_total_s": float(solve.sum()),
-            "round_type_changes_per_job": float(rounds.type_changes.mean()) if len(rounds.type_changes) else 0.0}
+    values = (float(rounds.rounds), float(len(solve)), float(np.median(solve)) if some else 0.0,
+              float(np.percentile(solve, 99)) if some else 0.0, float(solve.sum()),
+              float(rounds.type_changes.mean()) if len(rounds.type_changes) else 0.0)
+    return dict(zip(ROUND_METRIC_KEYS, values, strict=True))

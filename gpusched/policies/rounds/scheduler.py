@@ -89,6 +89,9 @@ class RoundScheduler:
         self.policy = policy
         self.name = policy.name
         self._empty: ClusterState | None = None
+        self._rows: dict[int, np.ndarray] = {}
+        """Each job's throughput per type (fixed for a run), by arrival index."""
+        self._fits: dict[tuple[int, tuple[int, ...]], bool] = {}
 
     def bind(self, view: SchedulerView) -> None:
         """Ask for a decision at every event (a round's end may come with an empty queue)."""
@@ -96,7 +99,17 @@ class RoundScheduler:
             raise RoundsOffError(f"policy '{self.name}' runs in rounds: build the simulator with rounds "
                                  "(the scenario's rounds: block)")
         self._empty = ClusterState(view.cluster)
+        self._rows, self._fits = {}, {}
         view.request_event_decisions()
+
+    def _throughput(self, view: SchedulerView, rounds: RoundsRun, active: np.ndarray) -> np.ndarray:
+        """``(m, k)`` the active jobs' throughputs (a job's row is read once a run)."""
+        rows, missing = self._rows, [i for i in active.tolist() if i not in self._rows]
+        if missing:
+            fresh = round_problem(view, rounds, np.array(missing, dtype=np.int64), self._empty).throughput
+            for i, row in zip(missing, fresh, strict=True):
+                rows[i] = row
+        return np.array([rows[i] for i in active.tolist()]).reshape(len(active), len(rounds.types))
 
     def decide(self, view: SchedulerView):
         """HOLD between rounds; at a round boundary, the round's batched action."""
@@ -105,18 +118,23 @@ class RoundScheduler:
         active = np.array(sorted([*view.queue, *running]), dtype=np.int64)
         if not rounds.due(len(active), view.arrivals_left):
             return 0, HOLD
-        problem = round_problem(view, rounds, active, self._empty)
+        jobs, rule, empty, fits = view.jobs, view.gang_rule, self._empty, self._fits
         share, solve_s = None, 0.0
         if rounds.needs_allocation(view.time_min, active):
+            problem = round_problem(view, rounds, active, empty)
             allocation = self.policy(problem)
             share, solve_s = allocation.share, allocation.solve_s
-        jobs, rule, empty = view.jobs, view.gang_rule, self._empty
 
         def can_place(row: int, gang: tuple[int, ...]) -> bool:
-            return rule.can_place(empty, jobs[int(active[row])], gang)
+            key = (int(active[row]), gang)
+            ok = fits.get(key)
+            if ok is None:
+                ok = fits[key] = rule.can_place(empty, jobs[key[0]], gang)
+            return ok
 
-        plan = plan_round(rounds, view.time_min, active, set(running), view.job_gpus,
-                          problem.scale_factor, problem.throughput, np.asarray(view.gpu_down(), dtype=bool),
+        scale = np.array([jobs[i].gpus for i in active.tolist()], dtype=np.int64)
+        plan = plan_round(rounds, view.time_min, active, set(running), view.job_gpus, scale,
+                          self._throughput(view, rounds, active), np.asarray(view.gpu_down(), dtype=bool),
                           can_place, share, agnostic=self.policy.agnostic, fifo=self.policy.fifo,
                           solve_s=solve_s)
         return 0, plan
