@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import re
 import time
 from pathlib import Path
@@ -156,6 +157,11 @@ def main() -> None:
                   "from Gavel's shared runs (its simulator at c4fa400, seed 0, ECOS) and gpusched's "
                   "simulator in rounds (HiGHS). Gavel's wall times are from its runs' summaries on a "
                   "shared 2-core machine; ours from this rendering.\n")
+        one, five, fifteen = os.getloadavg()
+        header += (f"\nOur wall times are a full run each (building the simulator, every round, packaging "
+                   f"the result), measured while other work shared the machine: its 1-, 5- and 15-minute "
+                   f"load averages were {one:.1f}, {five:.1f} and {fifteen:.1f} at the end of the rendering, "
+                   f"on {os.cpu_count()} cores.\n")
         args.out.write_text(header + "\n".join(lines) + "\n", encoding="utf-8")
 
 

@@ -119,8 +119,19 @@ _TABLE: tuple[MetricName, ...] = (
        "99th percentile (p99) of the round policy's time to compute one allocation.", 3),
     _m("round_solve_total_s", "Total solve time", "s",
        "Wall-clock time the round policy spent computing allocations over the whole run.", 2),
-    _m("round_type_changes_per_job", "GPU-type changes per job", "",
-       "Average number of rounds in which a job ran on another GPU type than in its last round.", 1),
+    # Fairness (every run).
+    _m("rho_mean", "Mean finish-time fairness", "",
+       "Average over finished jobs of rho, a job's time to result divided by its time alone on a "
+       "1/N share of the cluster (N the jobs in the system on average while it was); above 1 the "
+       "sharing cost it.", 2),
+    _m("rho_max", "Worst finish-time fairness", "", "The largest rho of any finished job.", 2),
+    _m("rho_over_1_share", "Jobs treated unfairly", "% of jobs",
+       "Share of finished jobs whose finish-time fairness rho is above 1.", 1, percent=True),
+    _m("jain_index", "Jain's fairness index", "",
+       "Jain's index over the jobs' normalised throughputs (time alone divided by time to result): "
+       "1 when every job was slowed alike.", 3),
+    _m("type_changes_per_job", "GPU-type changes per job", "",
+       "Average number of times a job's next run was on another GPU model than its last one.", 2),
     _m("migrations", "Migrations", "",
        "Times a running job was moved to other GPUs, where it runs faster.", 0),
     _m("migration_restore_gpu_hours", "Time spent restoring after moves", "GPU-hours",

@@ -157,6 +157,7 @@ from gpusched.core.rounds.mechanism import (
     RoundSpec,
     round_metrics,
 )
+from gpusched.core.run_fairness import fairness_columns, fairness_metrics
 from gpusched.core.run_state import RunState
 from gpusched.core.speed import GpuSpeeds
 from gpusched.core.speed_model import SpeedModel, TableSpeeds
@@ -491,14 +492,19 @@ class Simulator:
 
     # ------------------------------------------------------------------ results
     def jobs_table(self) -> pd.DataFrame:
-        """One row per submitted job (see :func:`gpusched.core.accounting.jobs_table`)."""
-        return accounting.jobs_table(self.run_state)
+        """One row per submitted job (see :func:`gpusched.core.accounting.jobs_table`), with each
+        job's fairness ``rho`` and ``type_changes`` (:mod:`gpusched.core.run_fairness`)."""
+        table = accounting.jobs_table(self.run_state)
+        table["rho"], table["type_changes"] = fairness_columns(self.run_state)
+        return table
 
     def metrics(self) -> dict[str, float]:
         """The per-run metrics (keys of :data:`gpusched.core.metrics.METRIC_KEYS`; see
-        :func:`gpusched.core.accounting.metrics`), and with rounds the round metrics
+        :func:`gpusched.core.accounting.metrics`), the fairness metrics
+        (:data:`~gpusched.core.metrics.FAIRNESS_METRIC_KEYS`) and with rounds the round metrics
         (:func:`gpusched.core.rounds.mechanism.round_metrics`)."""
         metrics = accounting.metrics(self.run_state)
+        metrics.update(fairness_metrics(self.run_state))
         metrics.update(round_metrics(self.run_state.rounds))
         return metrics
 

@@ -371,13 +371,13 @@ class RoundMechanism:
 
 def round_metrics(rounds: RoundsRun | None) -> dict[str, float]:
     """The round metrics of a run (:data:`gpusched.core.metrics.ROUND_METRIC_KEYS`): rounds,
-    allocations computed, the policy's solve time per allocation (median, p99 and total, seconds)
-    and GPU-type changes per job; empty without rounds."""
+    allocations computed and the policy's solve time per allocation (median, p99 and total,
+    seconds); empty without rounds. (GPU-type changes are every run's, in
+    :mod:`gpusched.core.run_fairness`.)"""
     if rounds is None:
         return {}
     solve = np.asarray(rounds.solve_s, dtype=float)
     some = len(solve) > 0
     values = (float(rounds.rounds), float(len(solve)), float(np.median(solve)) if some else 0.0,
-              float(np.percentile(solve, 99)) if some else 0.0, float(solve.sum()),
-              float(rounds.type_changes.mean()) if len(rounds.type_changes) else 0.0)
+              float(np.percentile(solve, 99)) if some else 0.0, float(solve.sum()))
     return dict(zip(ROUND_METRIC_KEYS, values, strict=True))

@@ -12,8 +12,9 @@ left, ``sum_j throughput[i, j] x[i, j] >= remaining[i] * z``: every job finishes
 program keeps every job within that makespan and maximises the jobs' total time share
 ``sum_ij x[i, j]``, so that no GPU idles while a job could use it, without favouring any job.
 Favouring the jobs with little work left (maximising ``sum_i T_i / remaining[i]`` instead) gave an
-average JCT 6.4 % below Gavel's on Gavel's 100-job run (``benchmarks/gavel_rounds_preview.py``):
-Gavel's interior-point answer favours no job, and neither does this one (1.7 % below).
+average JCT 6.4 % below Gavel's on Gavel's 100-job run, in a replay of Gavel's round loop:
+Gavel's interior-point answer favours no job, and neither does this one (0.7 % below Gavel's on
+that run through the simulator's rounds, ``benchmarks/gavel_rounds.py``).
 
 **Program (agnostic).** The same with each job's throughput on every type set to its reference
 type's (Gavel: its V100 throughput; ``RoundProblem.reference_type``, else its fastest type), solved
