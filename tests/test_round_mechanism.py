@@ -151,3 +151,21 @@ def test_compare_runs_round_policies_beside_event_driven_ones(tmp_path):
     runs = json.loads(path.read_text(encoding="utf-8"))["runs"]
     assert {r["policy"] for r in runs} == {"fifo_perf", "max_min_fairness", "first_fit"}
     assert all(r["metrics"]["jobs_completed"] == 5 for r in runs)
+
+
+def test_a_solver_failure_names_the_policy_and_the_round():
+    from gpusched.core.rounds import RoundSolveError
+    from gpusched.policies.rounds.base import RoundPolicy
+    from gpusched.policies.rounds.scheduler import RoundFailedError, RoundScheduler
+
+    class Failing(RoundPolicy):
+        name = "failing"
+
+        def solve(self, problem):
+            raise RoundSolveError("round policy failing: solver status 2 (infeasible)")
+
+    cluster = _cluster()
+    sim = Simulator(cluster, [_job(0, 3.0, 10.0)], speeds=_speeds(cluster), rounds=RoundSpec())
+    expected = r"policy 'failing', the round at minute 3\.0 \(round 1\): .*infeasible"
+    with pytest.raises(RoundFailedError, match=expected):
+        sim.run(RoundScheduler(Failing()))

@@ -14,7 +14,9 @@ computes an allocation from what it may know; the round mechanism
   left to its deadline (``inf`` for none);
 - cost: the mean price of the type's GPUs per hour (1 where none is known).
 
-Between round boundaries the scheduler holds.
+Between round boundaries the scheduler holds. A round whose policy finds no usable allocation
+stops the run with one line naming the policy, the round's time and the solver's reason
+(:class:`RoundFailedError`), never a traceback and never a silent fallback.
 """
 
 from __future__ import annotations
@@ -32,6 +34,11 @@ from gpusched.policies.rounds.base import RoundPolicy
 
 class RoundsOffError(GpuschedError):
     """A round policy ran on a simulator without rounds."""
+
+
+class RoundFailedError(GpuschedError):
+    """A round policy found no usable allocation in a round: the run stops, naming the policy, the
+    round's time and the solver's reason (no fallback to the last allocation)."""
 
 
 def round_problem(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
@@ -121,8 +128,13 @@ class RoundScheduler:
         jobs, rule, empty, fits = view.jobs, view.gang_rule, self._empty, self._fits
         share, solve_s = None, 0.0
         if rounds.needs_allocation(view.time_min, active):
-            problem = round_problem(view, rounds, active, empty)
-            allocation = self.policy(problem)
+            try:
+                problem = round_problem(view, rounds, active, empty)
+                allocation = self.policy(problem)
+                allocation.check(problem)
+            except GpuschedError as exc:  # a solver failure or a malformed allocation: said, and stop
+                raise RoundFailedError(f"policy '{self.name}', the round at minute {view.time_min:,.1f} "
+                                       f"(round {rounds.rounds + 1}): {exc}") from None
             share, solve_s = allocation.share, allocation.solve_s
 
         def can_place(row: int, gang: tuple[int, ...]) -> bool:
