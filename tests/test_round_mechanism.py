@@ -169,3 +169,19 @@ def test_a_solver_failure_names_the_policy_and_the_round():
     expected = r"policy 'failing', the round at minute 3\.0 \(round 1\): .*infeasible"
     with pytest.raises(RoundFailedError, match=expected):
         sim.run(RoundScheduler(Failing()))
+
+
+@pytest.mark.parametrize("policy", ["max_min_fairness_perf", "fifo_perf", "max_min_fairness"])
+def test_rounds_run_through_node_failures(policy):
+    from gpusched.workload.scenario import load_scenario
+
+    scenario = load_scenario("fleet-16gpu-failures").with_overrides(
+        **{"failures.node_failures_per_1000_node_days": 1500.0})
+    sim = make_simulator(scenario, seed=0, n_jobs=40, rounds=True)
+    result = sim.run(get_policy(policy, 0))
+    assert result.end_reason == "completed" and result.metrics["node_failures"] > 0
+    finished = result.jobs["finished"].to_numpy()
+    duration = np.array([j.duration_min for j in sim.all_jobs])
+    # a job's progress per type, lost work subtracted, adds up to its work once it has finished
+    np.testing.assert_allclose(sim.run_state.rounds.work_min.sum(axis=1)[finished], duration[finished],
+                               rtol=1e-9, atol=1e-6)
