@@ -185,3 +185,27 @@ def test_rounds_run_through_node_failures(policy):
     # a job's progress per type, lost work subtracted, adds up to its work once it has finished
     np.testing.assert_allclose(sim.run_state.rounds.work_min.sum(axis=1)[finished], duration[finished],
                                rtol=1e-9, atol=1e-6)
+
+
+def test_a_fork_in_rounds_continues_like_the_original():
+    rng = np.random.default_rng(3)
+    jobs = [_job(i, float(rng.uniform(0, 40)), float(rng.uniform(5, 30))) for i in range(8)]
+    sim = _run("max_min_fairness", jobs)
+    reference = sim.jobs_table()
+    sim.reset()
+    first = get_policy("max_min_fairness", 0)
+    first.bind(sim.view)
+    for _ in range(25):
+        slot, action = first.decide(sim.view)
+        sim.step(action, slot)
+    twin = sim.fork()
+    second = get_policy("max_min_fairness", 0)
+    second.bind(twin.view)
+    for run, policy in ((sim, first), (twin, second)):
+        while not run.done:
+            slot, action = policy.decide(run.view)
+            run.step(action, slot)
+    for run in (sim, twin):
+        table = run.jobs_table()
+        np.testing.assert_array_equal(table["end_min"].to_numpy(), reference["end_min"].to_numpy())
+    assert twin.run_state.rounds is not sim.run_state.rounds
