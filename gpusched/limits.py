@@ -210,3 +210,11 @@ MAX_RESTORE_MIN = 10_000.0
 
 MAX_PREEMPTION_MIN_RUN_MIN = 1e6
 """Longest ``queue.preemption_min_run_min`` (minutes a job runs before it may be preempted)."""
+
+MAX_ROUND_LENGTH_MIN = 1e6
+"""Longest ``rounds.length_min`` and ``rounds.reset_min`` (minutes)."""
+
+MAX_ROUNDS = 1_000_000
+"""Most rounds one run may take: a ``rounds.length_min`` so short that the run's estimated span
+(``horizon_min``, else the arrivals' span plus the jobs' total GPU-minutes at speed 1 ÷ the
+cluster's GPUs) holds more rounds is refused before the run."""

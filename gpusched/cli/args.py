@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from gpusched.core.metrics import COUNT_KEYS, METRIC_KEYS
+from gpusched.core.metrics import COUNT_KEYS, FAIRNESS_METRIC_KEYS, METRIC_KEYS, ROUND_METRIC_KEYS
 from gpusched.errors import GpuschedError, shorten
 from gpusched.limits import (
     DEFAULT_MAX_RUNS,
@@ -270,9 +271,12 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 
 def json_metrics(metrics: dict) -> dict:
-    """Metrics for JSON: counts as integers, the rest as floats."""
+    """Metrics for JSON: counts as integers, the rest as floats; the round metrics of a run in
+    rounds (not those of a run without rounds shown beside one, NaN in a comparison's table)."""
+    keys = (*METRIC_KEYS, *(k for k in FAIRNESS_METRIC_KEYS if k in metrics),
+            *(k for k in ROUND_METRIC_KEYS if k in metrics and not math.isnan(metrics[k])))
     return {k: int(round(v)) if k in COUNT_KEYS else float(v)
-            for k, v in ((k, metrics[k]) for k in METRIC_KEYS)}
+            for k, v in ((k, metrics[k]) for k in keys)}
 
 
 def json_text(payload: dict, indent: int = 2) -> str:

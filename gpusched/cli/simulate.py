@@ -31,7 +31,7 @@ from gpusched.cli.args import (
     table,
     write_json,
 )
-from gpusched.core.metrics import METRIC_KEYS
+from gpusched.core.metrics import FAIRNESS_METRIC_KEYS, METRIC_KEYS, ROUND_METRIC_KEYS
 from gpusched.errors import GpuschedError, shorten
 from gpusched.experiment.budget import check_run_count
 from gpusched.experiment.runner import compare, run_policy
@@ -90,7 +90,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         _, left_out = scenario.trace_jobs(seed, args.jobs)
         print(f"trace pods left out of the jobs: {left_out['cpu_only_pods']} CPU-only, "
               f"{left_out['unhostable_pods']} that no sampled node could host")
-    print(table(["metric", "value"], [[k, format_value(k, result.metrics[k])] for k in METRIC_KEYS]))
+    keys = (*METRIC_KEYS, *FAIRNESS_METRIC_KEYS, *(k for k in ROUND_METRIC_KEYS if k in result.metrics))
+    print(table(["metric", "value"], [[k, format_value(k, result.metrics[k])] for k in keys]))
     writers: list[tuple[str, Callable[[Path], object]]] = []
     if args.json is not None:
         text = json_text({"scenario": scenario.name, "policy": args.policy, "seed": seed,

@@ -9,7 +9,6 @@ computed when a run is packaged (their definitions are in :mod:`gpusched.core.si
 
 from __future__ import annotations
 
-import gc
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -18,8 +17,6 @@ import pandas as pd
 
 from gpusched.core.cluster import MISROUTE_CAUSES
 from gpusched.core.jobs import job_columns
-from gpusched.core.result import Result
-from gpusched.core.timeline import Timeline
 from gpusched.core.urgency_metrics import urgency_columns, urgency_metrics
 
 if TYPE_CHECKING:
@@ -27,29 +24,6 @@ if TYPE_CHECKING:
 
 BSLD_FLOOR_MIN = 10.0
 """Bounded slowdown divides by ``max(ideal run, 10 min)``, so that very short jobs do not dominate it."""
-
-def package(run: RunState, policy_name: str = "", scenario_name: str = "", seed: int | None = None) -> Result:
-    """Package a finished run (metrics, jobs table, timeline).
-
-    The tables hold a new list per job and no reference cycle, so the cyclic garbage collector
-    is paused while they are built: its passes over the run's live objects would otherwise cost
-    about a third of the packaging of 100,000 jobs."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        jobs = jobs_table(run)
-        log = run.log
-        timeline = Timeline.from_run(run.cluster, run.jobs, jobs, log.holds, log.misroutes,
-                                     run.start_time_min, run.time_min,
-                                     last_start_min=run.record.start_min, stops=log.stops,
-                                     resumes=log.resumes, node_events=log.node_events)
-        values = metrics(run)
-    finally:
-        if collecting:
-            gc.enable()
-    return Result(scenario=scenario_name, policy=policy_name, seed=seed, metrics=values, jobs=jobs,
-                  timeline=timeline, cluster=run.cluster, end_reason=run.end_reason)
-
 
 def jobs_table(run: RunState) -> pd.DataFrame:
     """One row per submitted job: id, type, arrival, start, end, node, gpu ids, wait, finished,

@@ -108,6 +108,30 @@ _TABLE: tuple[MetricName, ...] = (
     _m("node_failures", "Node failures", "", "Times a node failed during the run.", 0),
     _m("jobs_interrupted", "Jobs interrupted by a failure", "", "Jobs stopped by a node failure.", 0),
     _m("preemptions", "Preemptions", "", "Times a running job was stopped to make room for another.", 0),
+    # Rounds (round policies only).
+    _m("rounds", "Rounds", "", "Rounds of a run in rounds: each re-places every active job at once.", 0),
+    _m("round_solves", "Allocations computed", "",
+       "Times the round policy computed a new allocation (when jobs arrived or finished, at most once "
+       "per reset interval).", 0),
+    _m("round_solve_median_s", "Median solve time", "s",
+       "Median wall-clock time the round policy took to compute one allocation.", 3),
+    _m("round_solve_p99_s", "p99 solve time", "s",
+       "99th percentile (p99) of the round policy's time to compute one allocation.", 3),
+    _m("round_solve_total_s", "Total solve time", "s",
+       "Wall-clock time the round policy spent computing allocations over the whole run.", 2),
+    # Fairness (every run).
+    _m("rho_mean", "Mean finish-time fairness", "",
+       "Average over finished jobs of rho, a job's time to result divided by its time alone on a "
+       "1/N share of the cluster (N the jobs in the system on average while it was); above 1 the "
+       "sharing cost it.", 2),
+    _m("rho_max", "Worst finish-time fairness", "", "The largest rho of any finished job.", 2),
+    _m("rho_over_1_share", "Jobs treated unfairly", "% of jobs",
+       "Share of finished jobs whose finish-time fairness rho is above 1.", 1, percent=True),
+    _m("jain_index", "Jain's fairness index", "",
+       "Jain's index over the jobs' normalised throughputs (time alone divided by time to result): "
+       "1 when every job was slowed alike.", 3),
+    _m("type_changes_per_job", "GPU-type changes per job", "",
+       "Average number of times a job's next run was on another GPU model than its last one.", 2),
     _m("migrations", "Migrations", "",
        "Times a running job was moved to other GPUs, where it runs faster.", 0),
     _m("migration_restore_gpu_hours", "Time spent restoring after moves", "GPU-hours",

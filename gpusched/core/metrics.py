@@ -52,10 +52,32 @@ METRIC_KEYS: tuple[str, ...] = (
 )
 """The exact metric keys of every run, in display order."""
 
+FAIRNESS_METRIC_KEYS: tuple[str, ...] = (
+    "rho_mean",
+    "rho_max",
+    "rho_over_1_share",
+    "jain_index",
+    "type_changes_per_job",
+)
+"""The fairness metrics every run's result carries (:mod:`gpusched.core.run_fairness`), in display
+order; kept beside :data:`METRIC_KEYS` so that the stored tables of those keys (sweeps, shipped
+results, the golden file) stay as they are."""
+
+ROUND_METRIC_KEYS: tuple[str, ...] = (
+    "rounds",
+    "round_solves",
+    "round_solve_median_s",
+    "round_solve_p99_s",
+    "round_solve_total_s",
+)
+"""The metric keys a run in rounds adds (:func:`gpusched.core.rounds.mechanism.round_metrics`), in
+display order; a run without rounds has none of them, so that :data:`METRIC_KEYS` stays every
+run's exact keys."""
+
 COUNT_KEYS: frozenset[str] = frozenset({"jobs_submitted", "jobs_completed", "jobs_unfinished", "misroutes",
                                         "misroutes_capacity", "misroutes_occupied", "misroutes_gang",
                                         "backfilled_jobs", "node_failures", "jobs_interrupted",
-                                        "preemptions", "migrations"})
+                                        "preemptions", "migrations", "rounds", "round_solves"})
 """The metrics that count things (whole numbers in tables and JSON)."""
 
 

@@ -19,6 +19,7 @@ from gpusched.core.gang import GangRule, SameNodeGang
 from gpusched.core.jobs import Job, check_jobs_feasible
 from gpusched.core.prices import gpu_prices
 from gpusched.core.restore import CheckpointRestore, RestoreModel
+from gpusched.core.rounds.mechanism import ROUND_GUARD_MIN, RoundMechanism, RoundSpec
 from gpusched.core.reward import RewardSpec
 from gpusched.core.run_state import RunState
 from gpusched.core.speed import GpuSpeeds
@@ -60,6 +61,9 @@ class RunSetup:
     :param prices: USD per GPU-hour per GPU model (default: the shipped table of
         :mod:`gpusched.core.prices`); fixed for the run, read by the cost metrics and by
         price-aware placements, never by the dynamics.
+    :param rounds: run in rounds (:mod:`gpusched.core.rounds.mechanism`; ``None``: no rounds);
+        the preemption guard is then :data:`~gpusched.core.rounds.mechanism.ROUND_GUARD_MIN`.
+    :param round_seed: the seed of the rounds' type order (agnostic policies).
     """
 
     def __init__(
@@ -82,6 +86,8 @@ class RunSetup:
         restore: RestoreModel | None = None,
         estimator: RuntimeEstimator | Callable[[list[Job]], RuntimeEstimator] | None = None,
         prices: Mapping[str, float] | None = None,
+        rounds: RoundSpec | None = None,
+        round_seed: int = 0,
     ):
         if check_feasible:
             check_jobs_feasible(jobs, cluster)
@@ -118,7 +124,10 @@ class RunSetup:
         self.failures = failures if rate > 0 else None
         self.failure_seed = int(failure_seed)
         self.checkpoint = checkpoint
-        self.preemption_min_run_min = float(preemption_min_run_min)
+        self.preemption_min_run_min = float(ROUND_GUARD_MIN if rounds is not None else preemption_min_run_min)
+        self.mechanisms: tuple[RoundMechanism, ...] = () if rounds is None else (RoundMechanism(rounds, round_seed),)
+        """Mechanisms plugged into the loop beside the lifecycle: each registers its event kinds,
+        starts its part of a new run and sees each batched action (rounds, when asked for)."""
         self.restore: RestoreModel = restore or CheckpointRestore(checkpoint)
         self.checkpoint_restore_min = 0.0 if checkpoint is None else float(checkpoint.restore_min)
         """Minutes a resumed job spends loading its state before it progresses (the default

@@ -121,6 +121,9 @@ class RunState:
         """Arrival indices of the running jobs, in the order they (re)started."""
         self.next_arrival = 0
         """Arrival index of the next job to arrive (the arrival cursor)."""
+        self.rounds = None
+        """The round mechanism's state (:class:`~gpusched.core.rounds.mechanism.RoundsRun`), or
+        ``None`` for a run without rounds."""
         self.decide_at_events = False
         """Whether every event is a decision point, even with an empty queue (set by a policy
         that moves jobs; see :meth:`~gpusched.core.view.SchedulerView.request_event_decisions`)."""
@@ -163,6 +166,7 @@ class RunState:
         twin.integrals = self.integrals.copy()
         twin.log = self.log.copy(k)
         twin.watcher = None
+        twin.rounds = None if self.rounds is None else self.rounds.copy()
         twin.decide_at_events = False  # a policy that binds to the fork's view asks again
         return twin
 

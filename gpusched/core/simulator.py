@@ -1,43 +1,42 @@
 """The event-driven simulator: the one place that defines the cluster dynamics.
 
 **Queue.** Jobs wait in a queue in arrival order. The scheduler may start any of the first
-``window`` queued jobs (the *window*; ``window = 1``, the default, is a strict FIFO queue). At
-every decision point the simulator asks the policy for a window slot and a placement, or HOLD:
+``window`` queued jobs (the *window*; ``window = 1``, the default, is a strict FIFO queue). At every
+decision point the simulator asks the policy for a window slot and a placement, or HOLD:
 
 - a GPU index places the slot's job there, and for a multi-GPU job also on other GPUs of the same
   node (see the gang rule in :mod:`gpusched.core.cluster`; with ``cluster.gang_placement: spread``,
-  of other nodes of its GPU model too, :mod:`gpusched.core.gang`); a tuple of GPU indices names the whole
-  gang; placing does not advance time; a job started ahead of an earlier arrival that still
+  of other nodes of its GPU model too, :mod:`gpusched.core.gang`); a tuple of GPU indices names the
+  whole gang; placing does not advance time; a job started ahead of an earlier arrival that still
   waits is *backfilled*;
-- HOLD leaves the queue as it is and advances the clock to the next event (an arrival, a
-  completion, a node failure or repair, or a time a policy asked to decide again,
+- HOLD leaves the queue as it is and advances the clock to the next event (an arrival, a completion,
+  a node failure or repair, or a time a policy asked to decide again,
   :meth:`SchedulerView.request_wakeup <gpusched.core.view.SchedulerView.request_wakeup>`). A GPU
-  where the job does not fit counts as a HOLD and is recorded as a
-  *misroute*, with its cause (:meth:`~gpusched.core.cluster.ClusterState.misroute_cause`:
-  ``capacity``, ``occupied`` or ``gang``).
+  where the job does not fit counts as a HOLD and is recorded as a *misroute*, with its cause
+  (:meth:`~gpusched.core.cluster.ClusterState.misroute_cause`: ``capacity``, ``occupied`` or
+  ``gang``).
 
 A policy written for the FIFO queue (``select(state, job)``) answers for the head job (slot 0); a
 queue-aware policy (``decide(view)``) answers with ``(slot, action)``. Every policy sees the run
 through its read-only view (:mod:`gpusched.core.view`), never the simulator.
 
 **Speed and declared run times.** A job's ``duration_min`` is its run time at speed 1.0 (on the
-reference GPU). With a speed table (:mod:`gpusched.core.speed`) it runs for
-``duration_min / speed`` on its gang, at the speed of its slowest GPU. What the scheduler knows of a
-job's run time is its declared time, the run-time estimator's (:mod:`gpusched.core.estimator`;
-a job carries its true run time only): rules and agents read declared times, the simulator runs
-the true ones.
+reference GPU). With a speed table (:mod:`gpusched.core.speed`) it runs for ``duration_min / speed``
+on its gang, at the speed of its slowest GPU. What the scheduler knows of a job's run time is its
+declared time, the run-time estimator's (:mod:`gpusched.core.estimator`; a job carries its true run
+time only): rules and agents read declared times, the simulator runs the true ones.
 
 **Time to result.** A job's *ideal run time* is ``duration_min / best speed``, where the best speed
 is the fastest that any gang of this cluster that could ever hold the job offers it (its type's
 speed on the fastest GPU model among the nodes that could hold it when empty). A job's completion
 time (JCT) is its wait plus its run; its *speed loss* is ``run - ideal run`` (never negative): the
-minutes it lost by running on GPUs slower than the best this cluster could give it. Without a
-speed table the ideal run time is the duration, and the speed loss is 0.
+minutes it lost by running on GPUs slower than the best this cluster could give it. Without a speed
+table the ideal run time is the duration, and the speed loss is 0.
 
-**Idle GPUs while jobs wait.** While the queue is not empty, the simulator integrates the number
-of idle GPUs (running no job) over time. The integral is *stalled* while some window job would
-have fitted somewhere and the policy held (the policy's fault; this time is ``stall_min``), and
-*blocked* while no window job fits anywhere (fragmentation, or a real lack of capacity).
+**Idle GPUs while jobs wait.** While the queue is not empty, the simulator integrates the number of
+idle GPUs (running no job) over time. The integral is *stalled* while some window job would have
+fitted somewhere and the policy held (the policy's fault; this time is ``stall_min``), and *blocked*
+while no window job fits anywhere (fragmentation, or a real lack of capacity).
 
 **Failures and checkpoints** (optional scenario keys ``failures:`` and ``checkpoint:``; see
 :mod:`gpusched.core.failures`). Nodes fail and are repaired at times drawn by a seeded process of
@@ -49,77 +48,72 @@ remaining work, and the node leaves every fit until it is repaired (:attr:`Clust
 resumes on GPUs of another speed runs its remaining work at their speed, after ``restore_min`` of
 loading its state; each resumption pays it once. The work thrown away is the job's *lost* work.
 
-**Preemption.** A queue-aware policy may also answer ``(slot, Preempt(job))``
-(:class:`Preempt`): the running job with that arrival index stops at once, saves its progress
-(nothing is lost), goes back to the queue at its arrival position, and pays ``restore_min`` when
-it resumes. Like a placement, a preemption does not advance time. A job may be preempted only once
-it has run ``preemption_min_run_min`` (default 10) since it last started or resumed, not counting
-its restore, so it is never preempted twice within that time and every run between two
-preemptions makes progress (:meth:`SchedulerView.preemptible
-<gpusched.core.view.SchedulerView>`).
+**Preemption.** A queue-aware policy may also answer ``(slot, Preempt(job))`` (:class:`Preempt`):
+the running job with that arrival index stops at once, saves its progress (nothing is lost), goes
+back to the queue at its arrival position, and pays ``restore_min`` when it resumes. Like a
+placement, a preemption does not advance time. A job may be preempted only once it has run
+``preemption_min_run_min`` (default 10) since it last started or resumed, not counting its restore,
+so it is never preempted twice within that time and every run between two preemptions makes progress
+(:meth:`SchedulerView.preemptible <gpusched.core.view.SchedulerView>`).
 
 **Migration.** A queue-aware policy may also answer ``(slot, Migrate(job, gang))``
 (:class:`Migrate`): the running job with that arrival index saves its progress at once, as a
 preemption does (nothing is lost), frees its GPUs and resumes on ``gang`` at the same instant,
-without going back to the queue; it pays ``restore_min`` there before it progresses again. The
-gang must fit once the job's own GPUs are freed. The guard of preemption applies: a job may move
-only once it has run ``preemption_min_run_min`` since it last started, resumed or moved, not
-counting its restore, so it is never moved twice within that
-time. An invalid migration raises ``ValueError``; like a preemption, a migration does not
-advance time and is a disruption (it bumps the view's epochs). A policy that moves jobs may ask
-to decide at every event even while the queue is empty
-(:meth:`~gpusched.core.view.SchedulerView.request_event_decisions`): GPUs that free up then can
-take a running job although no job waits.
+without going back to the queue; it pays ``restore_min`` there before it progresses again. The gang
+must fit once the job's own GPUs are freed. The guard of preemption applies: a job may move only
+once it has run ``preemption_min_run_min`` since it last started, resumed or moved, not counting its
+restore, so it is never moved twice within that time. An invalid migration raises ``ValueError``;
+like a preemption, a migration does not advance time and is a disruption (it bumps the view's
+epochs). A policy that moves jobs may ask to decide at every event even while the queue is empty
+(:meth:`~gpusched.core.view.SchedulerView.request_event_decisions`): GPUs that free up then can take
+a running job although no job waits.
 
 **Batched actions.** A queue-aware policy may also answer ``(slot, Batch(stop, move, start))``
-(:class:`~gpusched.core.actions.Batch`): several changes decided at once, applied at one instant
-in this order: every preemption of ``stop`` (in the order given), then every migration of
-``move`` (in the order given), then every start of ``start`` (each ``(arrival index, gang)`` of a
-queued job, in the order given, each gang fitting once the changes before it are applied). Each
-change follows the rules of its single form (the preemption guard, a gang that fits), and the
-whole batch is one decision that bumps the view's epochs once (when it stops or moves a job) or
-not at all (starts only). It gives the same run as its changes answered one decision at a time
-at that instant. After it the simulator advances to the next decision point as after a
-placement. An invalid change raises ``ValueError``.
+(:class:`~gpusched.core.actions.Batch`): several changes decided at once, applied at one instant in
+this order: every preemption of ``stop`` (in the order given), then every migration of ``move`` (in
+the order given), then every start of ``start`` (each ``(arrival index, gang)`` of a queued job, in
+the order given, each gang fitting once the changes before it are applied). Each change follows the
+rules of its single form (the preemption guard, a gang that fits), and the whole batch is one
+decision that bumps the view's epochs once (when it stops or moves a job) or not at all (starts
+only). It gives the same run as its changes answered one decision at a time at that instant. After
+it the simulator advances to the next decision point as after a placement. An invalid change raises
+``ValueError``.
 
-**A job's whole life.** A job that stopped and resumed has several runs. Its completion time is
-from its arrival to its final end; its wait is every minute it spent queued; its run time
-(``run_min``) every minute it held GPUs, restores and lost work included; its start is its first
-start.
+**A job's whole life.** A job that stopped and resumed has several runs. Its completion time is from
+its arrival to its final end; its wait is every minute it spent queued; its run time (``run_min``)
+every minute it held GPUs, restores and lost work included; its start is its first start.
 
-**Events.** There are no ticks. Time is in minutes (float). Every future event is one entry of
-one heap, ``(time, rank, sequence, kind, payload)`` (:mod:`gpusched.core.events`), and each kind
-has a handler. At one instant completions are handled first, then wakeups, then node failures
-and repairs, then arrivals, then decisions; the events of one kind at one instant go to its
-handler together. A new kind of event is a handler and a rank
-(:meth:`EventKinds.register <gpusched.core.events.EventKinds.register>`).
+**Events.** There are no ticks. Time is in minutes (float). Every future event is one entry of one
+heap, ``(time, rank, sequence, kind, payload)`` (:mod:`gpusched.core.events`), and each kind has a
+handler. At one instant completions are handled first, then wakeups, then node failures and repairs,
+then arrivals, then decisions; the events of one kind at one instant go to its handler together. A
+new kind of event is a handler and a rank (:meth:`EventKinds.register
+<gpusched.core.events.EventKinds.register>`).
 
 **End of a run.** A run ends when every job has finished, at ``horizon_min``, or on a dead stall
-(nothing running, no arrival left, no node waiting for its repair, and the policy holds). A run
-with failures and no ``horizon_min`` also ends at its safety horizon (end reason
-``safety_horizon``; :func:`gpusched.core.failures.safety_horizon_min`). Jobs
-that have not finished are reported as unfinished, and their waits count up to the end time; a job
-that had not yet arrived at ``horizon_min`` is reported as unfinished with a wait of 0 (a wait is
-never negative).
+(nothing running, no arrival left, no node waiting for its repair, and the policy holds). A run with
+failures and no ``horizon_min`` also ends at its safety horizon (end reason ``safety_horizon``;
+:func:`gpusched.core.failures.safety_horizon_min`). Jobs that have not finished are reported as
+unfinished, and their waits count up to the end time; a job that had not yet arrived at
+``horizon_min`` is reported as unfinished with a wait of 0 (a wait is never negative).
 
-**Components.** :class:`Simulator` is the loop: :meth:`Simulator.step`, :meth:`Simulator.fork`
-and :meth:`Simulator.result`. Its fixed parts are :mod:`gpusched.core.run_setup`; everything a
-step changes is one run state (:mod:`gpusched.core.run_state`: the clock, the cluster state, the
-queue, the per-job record, the event heap :mod:`gpusched.core.events`, the integrals and the
-run's log), copied in one place when the simulator forks; the transitions of a job and the
-handlers of events are :mod:`gpusched.core.lifecycle`, which reads and writes the run state; the
-metrics, the jobs table and the packaging are :mod:`gpusched.core.accounting`. The integrals and
-the reward are updated at every jump of the clock, in the order the golden files fix. The
-mechanisms behind one interface each are the speed model, the gang rule, the restore model and
-the run-time estimator (when a learning estimator's ``epoch`` moves, the run state re-reads the
-declared times and the view drops what it cached from them). Schedulers read the run through
-:attr:`Simulator.view` (:mod:`gpusched.core.view`), the one read API, read-only in fact; a plan
-around the running jobs replays their releases at their declared ends through
+**Components.** :class:`Simulator` is the loop: :meth:`Simulator.step`, :meth:`Simulator.fork` and
+:meth:`Simulator.result`. Its fixed parts are :mod:`gpusched.core.run_setup`; everything a step
+changes is one run state (:mod:`gpusched.core.run_state`: the clock, the cluster state, the queue,
+the per-job record, the event heap :mod:`gpusched.core.events`, the integrals and the run's log),
+copied in one place when the simulator forks; the transitions of a job and the handlers of events
+are :mod:`gpusched.core.lifecycle`, which reads and writes the run state; the metrics, the jobs
+table and the packaging are :mod:`gpusched.core.accounting`. The integrals and the reward are
+updated at every jump of the clock, in the order the golden files fix. The mechanisms behind one
+interface each are the speed model, the gang rule, the restore model and the run-time estimator
+(when a learning estimator's ``epoch`` moves, the run state re-reads the declared times and the view
+drops what it cached from them). Schedulers read the run through :attr:`Simulator.view`
+(:mod:`gpusched.core.view`), the one read API, read-only in fact; a plan around the running jobs
+replays their releases at their declared ends through
 :class:`~gpusched.core.releases.ReleaseTimeline`, the one replay.
 
-The simulator can be driven step by step (:meth:`Simulator.step`, used by the Gymnasium
-environment) or run to the end with a policy (:meth:`Simulator.run`).
-"""
+The simulator can be driven step by step (:meth:`Simulator.step`, used by the Gymnasium environment)
+or run to the end with a policy (:meth:`Simulator.run`)."""
 
 from __future__ import annotations
 
@@ -128,7 +122,7 @@ from itertools import islice
 import numpy as np
 import pandas as pd
 
-from gpusched.core import accounting
+from gpusched.core import report
 from gpusched.core.accounting import BSLD_FLOOR_MIN
 from gpusched.core.actions import HOLD, Action, Batch, Migrate, Preempt
 from gpusched.core.cluster import Cluster
@@ -174,6 +168,8 @@ class Simulator:
         for rank, (kind, handler) in enumerate(((COMPLETION, life.on_completions), (WAKEUP, life.on_wakeups),
                                                 (NODE, life.on_node_events), (ARRIVAL, life.on_arrivals))):
             self.event_kinds.register(kind, rank, handler)
+        for mechanism in setup.mechanisms:  # e.g. rounds (gpusched.core.rounds.mechanism)
+            mechanism.install(self.event_kinds, life)
         self.reset()
 
     def __getattr__(self, name: str):
@@ -187,6 +183,8 @@ class Simulator:
         """Start the run over and advance to the first decision point."""
         self.run_state = run = self.setup.start(self.event_kinds)
         """Everything a step changes (:mod:`gpusched.core.run_state`)."""
+        for mechanism in self.setup.mechanisms:
+            mechanism.start(run)
         _extend(run.queue, run.take_arrivals(run.time_min))
         if run.estimator.learns:
             run.declare_arrivals(run.queue)
@@ -263,6 +261,8 @@ class Simulator:
                 life.migrate(run, int(action.job), tuple(int(g) for g in action.gang))
             else:
                 life.apply(run, action)
+                for mechanism in self.setup.mechanisms:
+                    mechanism.applied(run, action)
                 if action.start:
                     self._advance_to_decision()
             return True
@@ -325,10 +325,9 @@ class Simulator:
         """Accumulate the integrals up to ``t`` and handle every event at ``t``, by kind in the
         order of :data:`gpusched.core.events.EVENT_ORDER`."""
         run, horizon = self.run_state, self.setup.horizon_min
-        if horizon is not None and t > horizon:
-            t, end = horizon, True
-        else:
-            end = False
+        end = horizon is not None and t > horizon
+        if end:
+            t = horizon
         dt = t - run.time_min
         if dt > 0:
             run.integrals.accumulate(dt, len(run.queue), len(run.running), run.state.idle_gpus)
@@ -339,13 +338,13 @@ class Simulator:
         run.events.run_due(run, t)
 
     def jobs_table(self) -> pd.DataFrame:
-        """One row per submitted job (:func:`gpusched.core.accounting.jobs_table`)."""
-        return accounting.jobs_table(self.run_state)
+        """One row per submitted job (:func:`gpusched.core.report.jobs_table`)."""
+        return report.jobs_table(self.run_state)
 
     def metrics(self) -> dict[str, float]:
-        """The per-run metrics (:func:`gpusched.core.accounting.metrics`)."""
-        return accounting.metrics(self.run_state)
+        """The per-run metrics (:func:`gpusched.core.report.metrics`)."""
+        return report.metrics(self.run_state)
 
     def result(self, policy_name: str = "", scenario_name: str = "", seed: int | None = None) -> Result:
-        """Package the finished run (:func:`gpusched.core.accounting.package`)."""
-        return accounting.package(self.run_state, policy_name, scenario_name, seed)
+        """Package the finished run (:func:`gpusched.core.report.package`)."""
+        return report.package(self.run_state, policy_name, scenario_name, seed)

@@ -71,7 +71,8 @@ class SchedulerView:
     ``cluster``; ``state`` (the cluster state now, read-only in fact:
     :class:`~gpusched.core.readonly.ReadOnlyState`: fit masks, free VRAM and compute, down
     nodes); ``window`` (how many queued jobs may start); ``speeds`` (the resolved speed table, or
-    ``None``) and ``speed_model`` (:mod:`gpusched.core.speed_model`); ``preemption_min_run_min``;
+    ``None``) and ``speed_model`` (:mod:`gpusched.core.speed_model`); ``gang_rule``
+    (:mod:`gpusched.core.gang`); ``preemption_min_run_min``;
     ``start_time_min`` (minutes); ``queue`` (arrival indices of the queued jobs, in arrival order;
     a :class:`~gpusched.core.readonly.JobQueue` whose changes raise); per job by arrival index,
     the read-only arrays ``declared_min`` (declared run time at speed 1.0, minutes),
@@ -95,7 +96,7 @@ class SchedulerView:
     :param sim: the simulator it shows.
     """
 
-    FIXED = ("cluster", "state", "window", "speeds", "speed_model", "preemption_min_run_min",
+    FIXED = ("cluster", "state", "window", "speeds", "speed_model", "gang_rule", "preemption_min_run_min",
              "start_time_min", "queue", "declared_min", "declared_best_min", "best_speed",
              "start_min", "declared_end_min", "gang_speed", "job_gpus")
     BOUND = ("hold_would_dead_stall", "declared_left_min", "resume_cost_min", "declared_run_min",
@@ -122,7 +123,7 @@ class SchedulerView:
         run.watcher = self
         if not keep_jobs:
             put(self, "_jobs", None)
-        for name in ("cluster", "window", "speeds", "speed_model", "preemption_min_run_min"):
+        for name in ("cluster", "window", "speeds", "speed_model", "gang_rule", "preemption_min_run_min"):
             put(self, name, getattr(sim, name))
         put(self, "start_time_min", run.start_time_min)
         put(self, "queue", run.queue)
@@ -168,6 +169,9 @@ class SchedulerView:
                           doc="Changes at every disruption: a failure, a repair, a preemption a "
                               "migration.")
     jobs_completed = property(attrgetter("_run.jobs_completed"), doc="Jobs completed so far.")
+    rounds = property(attrgetter("_run.rounds"),
+                      doc="The round mechanism's state (:mod:`gpusched.core.rounds.mechanism`; read "
+                          "it, never change it), or ``None`` for a run without rounds.")
     estimates_epoch = property(attrgetter("_run.estimates_epoch"),
                                doc="Changes whenever the run-time estimator learned (see "
                                    ":meth:`estimates_changed`).")

@@ -11,6 +11,7 @@ from gpusched.core.metrics import METRIC_KEYS
 from gpusched.core.result import Result
 from gpusched.policies import get_policy
 from gpusched.policies.preflight import check_told
+from gpusched.policies.registry import is_round_policy
 from gpusched.workload.scenario import Scenario, make_simulator
 
 
@@ -20,7 +21,7 @@ def run_policy(scenario: Scenario, policy: str, seed: int | None = None,
     :func:`~gpusched.policies.preflight.check_told` when it reads run times the scenario does not declare)."""
     check_told(scenario, policy)
     seed = scenario.workload.seed if seed is None else seed
-    sim = make_simulator(scenario, seed, n_jobs)
+    sim = make_simulator(scenario, seed, n_jobs, rounds=is_round_policy(policy))
     result = sim.run(get_policy(policy, seed=seed))
     result.scenario, result.policy, result.seed = scenario.name, policy, seed
     return result

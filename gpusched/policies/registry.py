@@ -34,6 +34,8 @@ from gpusched.policies.migration import MOVING_PLACEMENT, FastestMove
 from gpusched.policies.orders import ORDERS
 from gpusched.policies.preemptive import Preemptive
 from gpusched.policies.queue import EasyBackfill, QueuePolicy
+from gpusched.policies.rounds.registry import ROUND_POLICIES, get_round_policy
+from gpusched.policies.rounds.scheduler import RoundScheduler
 from gpusched.policies.window_lookahead import WindowLookahead
 
 PolicyFactory = Callable[[int], Policy]
@@ -396,3 +398,17 @@ FGD_LABELS: dict[str, str] = {
 for _name in FGD_POLICY_NAMES:
     register(_name, lambda seed, _n=_name: paper_policy(_n, seed), label=FGD_LABELS[_name],
              heuristic=False)
+
+# The field's round policies under Gavel's names (gpusched.policies.rounds), run in rounds
+# (gpusched.core.rounds.mechanism): the simulator is built with the scenario's rounds: block.
+ROUND_RUN_TIMES = frozenset({"finish_time_fairness", "finish_time_fairness_perf", "min_total_duration",
+                             "min_total_duration_perf", "allox"})
+"""The round policies that read declared run times (the work a job has left)."""
+for _name in ROUND_POLICIES:
+    register(_name, lambda seed, _n=_name: RoundScheduler(get_round_policy(_n, seed)), heuristic=False,
+             placement=False, run_times=_name in ROUND_RUN_TIMES)
+
+
+def is_round_policy(name: str) -> bool:
+    """Whether ``name`` is a round policy (its runs need the simulator's rounds)."""
+    return name in ROUND_POLICIES

@@ -86,6 +86,7 @@ from gpusched.core.numbers import Flag, Number, Whole, read_as_text
 from gpusched.core.numbers import shown as _shown
 from gpusched.core.prices import check_price_keys, check_price_table, unpriced_note
 from gpusched.core.reward import RewardSpec
+from gpusched.core.rounds.mechanism import RoundSpec, estimated_rounds
 from gpusched.core.simulator import DEFAULT_PREEMPTION_MIN_RUN_MIN, Simulator
 from gpusched.core.speed import DEFAULT_SPEEDS, MODELS_KEY, GpuSpeeds
 from gpusched.errors import InfeasibleJobError, ScenarioError
@@ -100,6 +101,7 @@ from gpusched.limits import (
     MAX_NODES,
     MAX_PREEMPTION_MIN_RUN_MIN,
     MAX_QUANTITY,
+    MAX_ROUNDS,
     MAX_SEED,
     MAX_VRAM_GB,
     MAX_WINDOW,
@@ -409,6 +411,24 @@ class Scenario(_Strict):
     prices: dict[str, Any] | None = Field(None, description=(
         "USD per GPU-hour per GPU model of the cluster (absent: the shipped table of "
         "gpusched.core.prices); fixed, not dynamic"))
+    rounds: RoundSpec | None = Field(None, description=(
+        "round length and reset interval of the round policies (absent: Gavel's defaults, 6 and "
+        "32 minutes); read only when a round policy runs"))
+
+    @field_validator("rounds")
+    @classmethod
+    def _check_rounds(cls, rounds: RoundSpec | None, info: ValidationInfo) -> RoundSpec | None:
+        if rounds is None:
+            return None
+        checkpoint, horizon = info.data.get("checkpoint"), info.data.get("horizon_min")
+        if checkpoint is not None and rounds.length_min <= checkpoint.restore_min:
+            raise ValueError(f"length_min ({rounds.length_min:g}) must be longer than "
+                             f"checkpoint.restore_min ({checkpoint.restore_min:g}), or a job that "
+                             "changes GPUs never progresses in its round")
+        if horizon is not None and horizon / rounds.length_min > MAX_ROUNDS:
+            raise ValueError(f"length_min ({rounds.length_min:g}) gives {horizon / rounds.length_min:,.0f} "
+                             f"rounds before horizon_min, over the limit of {MAX_ROUNDS:,}")
+        return rounds
 
     @field_validator("prices", mode="before")
     @classmethod
@@ -1017,13 +1037,35 @@ def list_presets() -> list[Scenario]:
     return [load_scenario(name) for name in preset_names()]
 
 
+def round_spec(scenario: Scenario, cluster: Cluster, jobs: list[Job]) -> RoundSpec:
+    """The scenario's ``rounds:`` block (Gavel's defaults without one), refused when the run
+    would take more than :data:`~gpusched.limits.MAX_ROUNDS` rounds.
+
+    :raises ScenarioError: naming the scenario, the key and the limit.
+    """
+    spec = scenario.rounds or RoundSpec()
+    gpu_min = float(sum(j.duration_min * j.gpus for j in jobs))
+    count = estimated_rounds(spec, [j.arrival_min for j in jobs], gpu_min, cluster.n_gpus,
+                             scenario.horizon_min)
+    if count > MAX_ROUNDS:
+        raise ScenarioError(
+            f"scenario '{scenario.name}', rounds.length_min: {spec.length_min:g} min gives about "
+            f"{count:,.0f} rounds for this run, over the limit of {MAX_ROUNDS:,}; use longer rounds")
+    return spec
+
+
 def make_simulator(scenario: Scenario, seed: int | None = None,
-                   n_jobs: int | None = None) -> Simulator:
+                   n_jobs: int | None = None, rounds: bool = False) -> Simulator:
     """A simulator on the scenario's cluster and workload (``seed``/``n_jobs`` override it), with
-    its queue window, GPU speeds, failures and checkpoints."""
+    its queue window, GPU speeds, failures and checkpoints; with ``rounds``, in rounds (the
+    scenario's ``rounds:`` block, :func:`round_spec`)."""
     cluster = scenario.build_cluster(seed)
     scenario.check_prices(cluster)
     jobs = scenario.jobs(seed=seed, n_jobs=n_jobs, cluster=cluster)
+    options = scenario.simulator_options(seed)
+    if rounds:
+        options.update(rounds=round_spec(scenario, cluster, jobs),
+                       round_seed=scenario.workload.seed if seed is None else seed)
     return Simulator(cluster, jobs, reward=scenario.reward, util_band=scenario.util_band,
                      horizon_min=scenario.horizon_min, window=scenario.window,
-                     speeds=scenario.gpu_speeds(cluster), **scenario.simulator_options(seed))
+                     speeds=scenario.gpu_speeds(cluster), **options)

@@ -1,0 +1,399 @@
+"""Round-based time-slicing inside the simulator: Gavel's round loop as one event kind.
+
+Source: Gavel (Narayanan et al., OSDI 2020), ``stanford-futuredata/gavel`` at c4fa400,
+``scheduler/scheduler.py`` (``simulate``, ``_done_callback``, ``_schedule_jobs_on_workers``,
+``_update_priorities``); read, not copied. The placement rules themselves are the pure functions of
+:mod:`gpusched.core.rounds.assign`; this module runs them in the simulator.
+
+**A round.** A round starts at a decision: the round scheduler
+(:mod:`gpusched.policies.rounds.scheduler`) reads the view, asks its round policy for an
+allocation when one is due (:meth:`RoundsRun.needs_allocation`), and answers with the
+:class:`RoundPlan` of :func:`plan_round`: one batched action (:class:`~gpusched.core.actions.Batch`)
+that stops the running jobs not placed this round, moves those placed on other GPUs, and starts
+the queued ones placed, at one instant. A job placed on exactly the GPUs it holds keeps running:
+its lease is renewed and it pays no restore; a job that changes GPUs pays the restore model's cost
+(:mod:`gpusched.core.restore`) before it progresses again. After the batch,
+:meth:`RoundMechanism.begin` records the round and pushes the round's end, a ``round`` event, at
+the latest of ``start + min(length, restore + remaining work ÷ speed)`` over the placed jobs
+(Gavel: a round ends when its last job ends its steps, so a round whose jobs all finish early is
+short). A job that finishes during a round leaves its GPUs idle until the round ends.
+
+**The round's end** (:meth:`RoundMechanism.on_round`, ranked after completions and before
+wakeups at one instant): each placed job's minutes on GPUs of its type (its *service*,
+:attr:`RoundsRun.service_min`) and its progress there (reference-speed minutes,
+:attr:`RoundsRun.work_min`, which sums to the job's work once it has finished) are counted, with
+Gavel's time received since the last reset (counted from the previous round's end, an idle gap
+included, as Gavel does); a job that finished marks the allocation for recomputation. The next
+decision starts the next round.
+
+**Arrivals** join at the next round boundary: a job queued between two rounds waits for the next
+one; with nothing running and no round pending, an arrival starts a round at once. A job that
+joins starts at half a round received on every type. The allocation is recomputed, and the time
+received reset, by Gavel's rule (:func:`~gpusched.core.rounds.assign.needs_reallocation`), with
+Gavel's forced reset once every job has arrived and a round placed nothing.
+
+**GPU types** are the cluster's GPU models, in the order they first appear among its GPUs (the
+``_perf`` policies walk them in that order; the agnostic ones shuffle it every round with a
+Generator seeded by the run's seed and the round's number). Within a type, Gavel's GPU indices
+are the type's GPUs that are up, in index order; a gang that the cluster's gang rule refuses
+there waits for the round.
+
+Not modelled: co-located pairs (``_packed``) run as single jobs. Node failures stop jobs as
+usual; a job a failure stops has its round's service counted to the round's end.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from gpusched.core.actions import Batch, Migrate
+from gpusched.core.metrics import ROUND_METRIC_KEYS
+from gpusched.core.numbers import Number
+from gpusched.core.rounds.assign import (
+    assign_round,
+    needs_reallocation,
+    reset_time_received,
+    round_priorities,
+    shuffled_type_order,
+)
+from gpusched.limits import MAX_ROUND_LENGTH_MIN
+
+ROUND = "round"
+"""The round's end, a kind of event (:mod:`gpusched.core.events`)."""
+
+ROUND_RANK = 0.5
+"""Its rank at one instant: after completions (a job that ends with the round is done), before
+wakeups, node events and arrivals."""
+
+ROUND_GUARD_MIN = 1e-6
+"""The preemption guard under rounds (minutes): a round stops and moves jobs whatever they ran."""
+
+DEFAULT_LENGTH_MIN = 6.0
+"""Gavel's default round, 360 s."""
+
+DEFAULT_RESET_MIN = 32.0
+"""Gavel's ``minimum_time_between_allocation_resets``, 1,920 s."""
+
+
+class RoundSpec(BaseModel):
+    """The scenario's ``rounds:`` block."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    length_min: Number = Field(DEFAULT_LENGTH_MIN, gt=0, le=MAX_ROUND_LENGTH_MIN, description=(
+        "minutes of one round (Gavel's time_per_iteration, 360 s)"))
+    reset_min: Number = Field(DEFAULT_RESET_MIN, ge=0, le=MAX_ROUND_LENGTH_MIN, description=(
+        "least minutes between two recomputations of the allocation (Gavel's "
+        "minimum_time_between_allocation_resets, 1,920 s); 0 recomputes whenever jobs change"))
+
+
+def estimated_rounds(spec: RoundSpec, arrival_min: list[float], gpu_min: float, n_gpus: int,
+                     horizon_min: float | None) -> float:
+    """Rounds a run is expected to take (:data:`gpusched.limits.MAX_ROUNDS` bounds it): its span
+    (``horizon_min``, else the arrivals' span plus the jobs' GPU-minutes at speed 1 ÷ the GPUs) ÷
+    the round length."""
+    if horizon_min is not None:
+        span = horizon_min
+    else:
+        span = (max(arrival_min) - min(arrival_min) if arrival_min else 0.0) + gpu_min / max(n_gpus, 1)
+    return span / spec.length_min
+
+
+@dataclass
+class RoundsRun:
+    """The round mechanism's part of one run (held by the run state, copied with it).
+
+    Arrays are by arrival index (``n`` jobs) and GPU type (``k``); times in minutes.
+    """
+
+    length_min: float
+    reset_min: float
+    seed: int
+    types: tuple[str, ...]
+    gpu_type: np.ndarray
+    """``(n_gpus,)`` each GPU's type index."""
+    time_min: np.ndarray
+    """``(n, k)`` Gavel's time received per type since the last reset (minutes)."""
+    type_time_min: np.ndarray
+    deficit_min: np.ndarray
+    share: np.ndarray
+    """``(n, k)`` the allocation in force."""
+    in_allocation: np.ndarray
+    joined: np.ndarray
+    last_type: np.ndarray
+    """``(n,)`` the type of each job's last round, -1 before its first."""
+    type_changes: np.ndarray
+    """``(n,)`` rounds a job ran on another type than in its last one."""
+    service_min: np.ndarray
+    """``(n, k)`` minutes each job has held GPUs of each type in rounds (its service)."""
+    work_min: np.ndarray
+    """``(n, k)`` reference-speed minutes of progress each job made on each type."""
+    prev_gpus: list[tuple[int, ...]]
+    """Each job's GPUs (cluster indices) in the last round it ran, ``()`` if none."""
+    last_reset_min: float | None = None
+    changed: bool = False
+    pending: bool = False
+    """A round is under way (its end is in the event heap)."""
+    idle_arrivals_left: int = -1
+    """Arrivals left when a round placed nothing (the next round waits for an arrival), or -1."""
+    gavel_round_end_min: float | None = None
+    gavel_round_start_min: float = 0.0
+    round_start_min: float = 0.0
+    placed: list[tuple[int, int, float]] = field(default_factory=list)
+    """``(job, type, progress at the round's start)`` of the jobs of the round under way."""
+    last_placed: list[tuple[int, int, float]] = field(default_factory=list)
+    """The jobs of the last round that started (their GPUs are the leases to renew)."""
+    rounds: int = 0
+    solve_s: list[float] = field(default_factory=list)
+    """Wall-clock seconds of each allocation the policy computed."""
+    reset_just_failed: bool = False
+
+    @classmethod
+    def start(cls, spec: RoundSpec, gpu_model: list[str], n_jobs: int, seed: int,
+              start_min: float) -> RoundsRun:
+        """The state at a run's start."""
+        types = tuple(dict.fromkeys(gpu_model))
+        index = {name: j for j, name in enumerate(types)}
+        n, k = n_jobs, len(types)
+        return cls(length_min=float(spec.length_min), reset_min=float(spec.reset_min), seed=int(seed),
+                   types=types, gpu_type=np.array([index[m] for m in gpu_model], dtype=np.int64),
+                   time_min=np.zeros((n, k)), type_time_min=np.zeros(k), deficit_min=np.zeros((n, k)),
+                   share=np.zeros((n, k)), in_allocation=np.zeros(n, dtype=bool),
+                   joined=np.zeros(n, dtype=bool), last_type=np.full(n, -1, dtype=np.int64),
+                   type_changes=np.zeros(n, dtype=np.int64), service_min=np.zeros((n, k)),
+                   work_min=np.zeros((n, k)), prev_gpus=[()] * n, gavel_round_start_min=start_min)
+
+    def copy(self) -> RoundsRun:
+        """An independent copy."""
+        twin = RoundsRun(**{name: getattr(self, name) for name in self.__dataclass_fields__})
+        for name, value in self.__dict__.items():
+            if isinstance(value, np.ndarray | list):
+                setattr(twin, name, value.copy())
+        return twin
+
+    # ------------------------------------------------------------ reads for the scheduler
+    def due(self, active: int, arrivals_left: int) -> bool:
+        """Whether a round starts at this decision: none is under way, jobs are active, and
+        (after a round that placed nothing) a job has arrived since."""
+        if self.pending or active == 0:
+            return False
+        return self.idle_arrivals_left < 0 or arrivals_left < self.idle_arrivals_left
+
+    def needs_allocation(self, now_min: float, active: np.ndarray) -> bool:
+        """Whether the round starting now recomputes the allocation (Gavel's rule)."""
+        changed = self.changed or not bool(self.joined[active].all())
+        return needs_reallocation(now_min, self.last_reset_min, self.reset_min, changed)
+
+    def capacity(self, down: np.ndarray) -> np.ndarray:
+        """``(k,)`` GPUs of each type that are up."""
+        return np.bincount(self.gpu_type[~down], minlength=len(self.types))
+
+
+@dataclass(frozen=True, slots=True)
+class RoundPlan(Batch):
+    """A round's batched action: :class:`~gpusched.core.actions.Batch`'s stops, moves and starts,
+    with the round bookkeeping the mechanism installs once they are applied."""
+
+    rounds: Any = None
+    """The :class:`RoundsRun` after this round's placement."""
+    allocated: bool = False
+    """The policy computed a new allocation for this round."""
+
+
+def plan_round(rounds: RoundsRun, now_min: float, active: np.ndarray, running: set[int],
+               job_gpus: Any, scale: np.ndarray, throughput: np.ndarray, down: np.ndarray,
+               can_place: Any, share: np.ndarray | None, *, agnostic: bool, fifo: bool,
+               solve_s: float = 0.0) -> RoundPlan:
+    """The next round, as a batched action (Gavel's placement; see the module docstring).
+
+    :param rounds: the run's round state (not changed: the plan holds a changed copy).
+    :param now_min: the round's start.
+    :param active: ``(m,)`` arrival indices of the active jobs (queued or running), ascending.
+    :param running: the running jobs' arrival indices.
+    :param job_gpus: per arrival index, the GPUs a running job holds.
+    :param scale: ``(m,)`` GPUs each active job needs.
+    :param throughput: ``(m, k)`` the active jobs' throughputs (0 where one cannot run).
+    :param down: ``(n_gpus,)`` GPUs whose node is down.
+    :param can_place: ``can_place(row, gang)``: whether the gang rule accepts the job's gang on
+        free GPUs.
+    :param share: ``(m, k)`` a new allocation, or ``None`` to keep the one in force.
+    :param agnostic: shuffle the type order (Gavel's agnostic policies).
+    :param fifo: skip jobs of priority 0 (Gavel's FIFO).
+    :param solve_s: the policy's seconds for ``share``.
+    """
+    r = rounds.copy()
+    rows = np.asarray(active, dtype=np.int64)
+    half = r.length_min / 2.0
+    new = rows[~r.joined[rows]]
+    if len(new):
+        r.time_min[new] = half
+        r.joined[new] = True
+        r.changed = True
+    if share is not None:
+        elapsed = now_min - (r.last_reset_min if r.last_reset_min is not None else now_min)
+        fresh, type_time, deficit = reset_time_received(r.time_min[rows], r.share[rows], elapsed,
+                                                        r.deficit_min[rows], r.length_min)
+        r.time_min[rows], r.deficit_min[rows], r.type_time_min = fresh, deficit, type_time
+        r.last_reset_min = now_min
+        r.share[:] = 0.0
+        r.in_allocation[:] = False
+        r.share[rows] = share
+        r.in_allocation[rows] = True
+        r.changed = False
+        r.solve_s.append(float(solve_s))
+    k = len(r.types)
+    up = [np.flatnonzero((r.gpu_type == j) & ~down) for j in range(k)]
+    capacity = np.array([len(g) for g in up], dtype=np.int64)
+    order = (shuffled_type_order(range(k), np.random.default_rng([r.seed, r.rounds])) if agnostic
+             else list(range(k)))
+    position = [{int(g): p for p, g in enumerate(gpus)} for gpus in up]
+    prev_type = np.full(len(rows), -1, dtype=np.int64)
+    prev_within: list[tuple[int, ...]] = [()] * len(rows)
+    for row, i in enumerate(rows.tolist()):
+        held = r.prev_gpus[i]
+        j = int(r.last_type[i])
+        if held and j >= 0 and all(g in position[j] for g in held):
+            prev_type[row] = j
+            prev_within[row] = tuple(position[j][g] for g in held)
+    priority = round_priorities(r.share[rows], r.time_min[rows], r.type_time_min, throughput)
+    placed = assign_round(r.share[rows], priority, scale, capacity, throughput, order,
+                          deficit=r.deficit_min[rows], previous_type=prev_type,
+                          previous_gpus=prev_within, fifo=fifo, allocated=r.in_allocation[rows])
+    target: dict[int, tuple[int, ...]] = {}
+    for row, i in enumerate(rows.tolist()):
+        j = int(placed.gpu_type[row])
+        if j >= 0:
+            gang = tuple(int(up[j][p]) for p in placed.gpus[row])
+            if can_place(row, gang):
+                target[i] = gang
+    stop = [i for i in sorted(running) if i not in target]
+    moving = {i: g for i, g in target.items() if i in running and tuple(sorted(job_gpus[i])) != g}
+    held_by = {g: i for i in running if i not in stop for g in job_gpus[i]}
+    moves: list[Migrate] = []
+    while moving:  # a move whose GPUs are free goes first; a cycle of moves stops and restarts
+        ready = [i for i, g in moving.items() if all(held_by.get(x, i) == i for x in g)]
+        if not ready:
+            break
+        for i in ready:
+            gang = moving.pop(i)
+            for x in job_gpus[i]:
+                held_by.pop(x, None)
+            for x in gang:
+                held_by[x] = i
+            moves.append(Migrate(i, gang))
+    stop.extend(sorted(moving))
+    start = tuple((i, g) for i, g in sorted(target.items())
+                  if i not in running or i in moving)
+    return RoundPlan(stop=tuple(stop), move=tuple(moves), start=start, rounds=r,
+                     allocated=share is not None)
+
+
+class RoundMechanism:
+    """Rounds in one simulator: the ``round`` event's handler and the installation of a round's
+    plan (see the module docstring). A mechanism of the run's setup
+    (:attr:`RunSetup.mechanisms <gpusched.core.run_setup.RunSetup>`): the simulator calls
+    :meth:`install` once, :meth:`start` at each new run and :meth:`applied` after each batched
+    action.
+
+    :param spec: the scenario's ``rounds:`` block.
+    :param seed: the seed of the rounds' type order (agnostic policies).
+    """
+
+    def __init__(self, spec: RoundSpec, seed: int = 0):
+        self.spec = spec
+        self.seed = int(seed)
+        self.lifecycle: Any = None
+        """The simulator's transitions (for a job's progress), given at :meth:`install`."""
+
+    def install(self, kinds: Any, lifecycle: Any) -> None:
+        """Register the ``round`` event kind (a handler and a rank) on the simulator's kinds."""
+        self.lifecycle = lifecycle
+        kinds.register(ROUND, ROUND_RANK, self.on_round)
+
+    def start(self, run: Any) -> None:
+        """Give a new run its round state."""
+        run.rounds = RoundsRun.start(self.spec, run.cluster.gpu_model, len(run.jobs), self.seed,
+                                     run.start_time_min)
+
+    def applied(self, run: Any, action: Any) -> None:
+        """After a batched action: install it if it is a round's plan."""
+        if isinstance(action, RoundPlan):
+            self.begin(run, action)
+
+    def begin(self, run: Any, plan: RoundPlan) -> None:
+        """Install an applied round's plan: record who runs where and push the round's end."""
+        r: RoundsRun = plan.rounds
+        run.rounds = r
+        now, rec, life = run.time_min, run.record, self.lifecycle
+        r.placed = []
+        end = -math.inf
+        for i in run.running:
+            gpus = rec.job_gpus[i]
+            j = int(r.gpu_type[gpus[0]])
+            if r.last_type[i] >= 0 and r.last_type[i] != j:
+                r.type_changes[i] += 1
+            r.last_type[i] = j
+            r.prev_gpus[i] = tuple(sorted(gpus))
+            r.placed.append((i, j, life.progress_min(run, i)))
+            end = max(end, min(now + r.length_min, float(rec.start_min[i]) + float(rec.run_min[i])))
+        running = run.running
+        for i, _, _ in plan.rounds.last_placed:
+            if i not in running:
+                r.prev_gpus[i] = ()
+        r.last_placed = list(r.placed)
+        r.rounds += 1
+        r.round_start_min = now
+        if r.placed:
+            r.pending = True
+            r.idle_arrivals_left = -1
+            r.reset_just_failed = False
+            run.events.push(end, ROUND, r.rounds)
+            run.events.push_wakeup(end, now)  # a decision then, even if a failure stops every job
+            return
+        if run.arrivals_left:
+            r.idle_arrivals_left = run.arrivals_left
+        elif plan.allocated and r.reset_just_failed:
+            run.finish("dead_stall")
+        else:
+            r.last_reset_min = None  # Gavel's forced reset: every job has arrived, none runs
+            r.changed = True
+            r.reset_just_failed = plan.allocated or r.reset_just_failed
+            r.idle_arrivals_left = -1
+
+    def on_round(self, run: Any, t: float, _: list) -> None:
+        """The round ends: count each placed job's service and progress on its type."""
+        r: RoundsRun = run.rounds
+        rec, life = run.record, self.lifecycle
+        gavel_start = r.gavel_round_start_min if r.gavel_round_end_min is None else r.gavel_round_end_min
+        r.gavel_round_start_min, r.gavel_round_end_min = gavel_start, t
+        for i, j, progress in r.placed:
+            end = rec.end_min[i]
+            finished = not math.isnan(end) and i not in run.running
+            finish = float(end) if finished else t
+            r.service_min[i, j] += finish - r.round_start_min
+            received = finish - gavel_start
+            r.time_min[i, j] += received
+            r.type_time_min[j] += received
+            r.work_min[i, j] += life.progress_min(run, i) - progress
+            if finished:
+                r.changed = True
+        r.placed = []
+        r.pending = False
+
+
+def round_metrics(rounds: RoundsRun | None) -> dict[str, float]:
+    """The round metrics of a run (:data:`gpusched.core.metrics.ROUND_METRIC_KEYS`): rounds,
+    allocations computed and the policy's solve time per allocation (median, p99 and total,
+    seconds); empty without rounds. (GPU-type changes are every run's, in
+    :mod:`gpusched.core.run_fairness`.)"""
+    if rounds is None:
+        return {}
+    solve = np.asarray(rounds.solve_s, dtype=float)
+    some = len(solve) > 0
+    values = (float(rounds.rounds), float(len(solve)), float(np.median(solve)) if some else 0.0,
+              float(np.percentile(solve, 99)) if some else 0.0, float(solve.sum()))
+    return dict(zip(ROUND_METRIC_KEYS, values, strict=True))

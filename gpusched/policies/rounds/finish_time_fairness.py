@@ -1,0 +1,133 @@
+"""Finish-time fairness (Themis): ``finish_time_fairness`` and ``finish_time_fairness_perf``.
+
+Source: Themis (Mahajan et al., "Themis: Fair and Efficient GPU Cluster Scheduling", NSDI 2020)
+as Gavel casts it (Narayanan et al., OSDI 2020, §4.1); ``stanford-futuredata/gavel``,
+``scheduler/policies/finish_time_fairness.py`` (``FinishTimeFairnessPolicy``,
+``FinishTimeFairnessPolicyWithPerf``). Read, not copied.
+
+**Program (``_perf``).** Variables ``x[i, j]`` (fraction of time) and ``rho`` (no unit). Job
+``i`` has been in the system ``age_s[i]`` seconds and has ``remaining[i]`` work units left; under
+``x`` its throughput is ``T_i = sum_j throughput[i, j] x[i, j]`` (work units/s), so it would finish
+``age_s + remaining / T_i`` seconds after its arrival; on its equal share (the agnostic max-min
+allocation, throughput ``isolated[i]``) it would take ``D_i = age_s + remaining / isolated``.
+Minimise ``rho`` subject to the base constraints and, for each job,
+``(age_s[i] + remaining[i] / T_i) / D_i <= rho``, i.e. ``T_i >= remaining[i] / (rho D_i - age_s[i])``.
+
+Written in ``T_i``, each ratio is linear over linear, ``(age_s T_i + remaining) / (D_i T_i)``,
+so the program is a generalised linear-fractional program, solved by the Dinkelbach-type method of
+Crouzeix, Ferland and Schaible (J. Optim. Theory Appl. 47, 1985) in its normalised form: from
+``rho_0 = 1`` and ``x_0`` the equal share (which gives every job exactly 1), step ``k`` solves the
+linear program "minimise ``theta`` subject to the base constraints and
+``(remaining + (age_s - rho_k D_i) T_i) / (D_i T_i(x_k)) <= theta`` for each job", and
+``rho_{k+1}`` is the largest ratio its answer reaches. ``rho`` never rises, and converges
+superlinearly; the steps stop when it falls by less than :data:`RHO_TOLERANCE` (relative) or after
+:data:`MAX_STEPS` programs. Gavel solves the same program in one go with ECOS and
+``cvxpy.inv_pos``; it prints "not optimal" on some rounds and uses the answer anyway. A second
+program keeps every job within the ``rho`` found and maximises the sum of ``T_i / isolated[i]``.
+
+**Weights.** Gavel's file reads the priority weights and leaves them unused (its own "TODO");
+they are unused here too.
+
+**Program (agnostic).** The same with every throughput 1 (Gavel's twin): ``T_i`` is then the job's
+total time share and ``remaining`` counts as seconds, on the pooled cluster, then split evenly over
+the types (:mod:`~gpusched.policies.rounds.agnostic`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse
+
+from gpusched.core.rounds.problem import Allocation, RoundProblem
+from gpusched.policies.rounds import agnostic, lp
+from gpusched.policies.rounds.base import RoundPolicy
+from gpusched.policies.rounds.max_min_fairness import isolated_throughput
+
+RHO_TOLERANCE = 1e-4
+"""Stop when ``rho`` falls by less than this fraction in a step."""
+
+MAX_STEPS = 12
+"""At most this many max-min programs in the search for ``rho``."""
+
+
+def finish_time_shares(problem: RoundProblem, isolated: np.ndarray, policy: str
+                       ) -> tuple[np.ndarray, int]:
+    """``(n, k)`` the finish-time fair allocation given each job's equal-share throughput, and the
+    number of programs solved."""
+    counted = (problem.runnable & (problem.capacity[None, :] > 0)).any(axis=1) & (isolated > 0)
+    if not counted.any():
+        return np.zeros((problem.n_jobs, problem.n_types)), 0
+    rem, age = problem.remaining, problem.age_s
+    safe_iso = np.where(isolated > 0, isolated, 1.0)
+    ideal = age + rem / safe_iso
+
+    def need(rho: float) -> np.ndarray:
+        slack = rho * ideal - age
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.where(slack > 0, rem / slack, np.inf)
+        out[~counted | (rem <= 0)] = 0.0
+        return out
+
+    def achieved(share: np.ndarray) -> float:
+        rate = (problem.throughput * share).sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(rem > 0, (age + rem / rate) / ideal, 1.0)
+        return float(ratio[counted].max())
+
+    entries = lp.Entries.of(problem.runnable & (problem.capacity[None, :] > 0))
+    steps = counted & (rem > 0)
+    a_base, b_base = lp.base_constraints(problem, entries, extra=1)
+    per_job = entries.per_job(problem.throughput)
+    theta = sparse.csr_matrix(-np.ones((int(steps.sum()), 1)))
+    rate = isolated.copy()  # T_i(x_0): the equal share
+    rho, programs = 1.0, 0
+    while programs < MAX_STEPS and steps.any():
+        scale = ideal[steps] * rate[steps]  # D_i T_i(x_k)
+        coef = (age[steps] - rho * ideal[steps]) / scale
+        a_ratio = sparse.hstack([sparse.diags(coef) @ per_job[steps], theta], format="csr")
+        c = np.zeros(len(entries) + 1)
+        c[-1] = 1.0
+        x = lp.solve(c, sparse.vstack([a_base, a_ratio], format="csr"),
+                     np.concatenate([b_base, -rem[steps] / scale]),
+                     [(0, None)] * len(entries) + [(None, None)], policy, "finish-time program")
+        programs += 1
+        candidate = entries.unflatten(x)
+        reached = achieved(candidate)
+        if reached < rho:  # the next step is normalised by this answer's throughputs
+            rate = (problem.throughput * candidate).sum(axis=1)
+        if reached >= rho * (1.0 - RHO_TOLERANCE):
+            break
+        rho = reached
+    floor = need(rho) / safe_iso
+    value = problem.throughput / safe_iso[:, None]
+    x = lp.maximise_values(problem, entries, value, floor, policy, counted=floor > 0)
+    return entries.unflatten(x), programs + 1
+
+
+class FinishTimeFairnessPerf(RoundPolicy):
+    """Gavel's ``finish_time_fairness_perf`` (Themis's ρ, heterogeneity-aware)."""
+
+    name = "finish_time_fairness_perf"
+
+    def solve(self, problem: RoundProblem) -> Allocation:
+        isolated, programs = isolated_throughput(problem, self.name)
+        share, more = finish_time_shares(problem, isolated, self.name)
+        return Allocation(share=share, programs=programs + more)
+
+
+class FinishTimeFairness(RoundPolicy):
+    """Gavel's ``finish_time_fairness``: Themis's ρ with every type treated as equal."""
+
+    name = "finish_time_fairness"
+    agnostic = True
+
+    def solve(self, problem: RoundProblem) -> Allocation:
+        equal = RoundProblem(
+            throughput=problem.fits.astype(float), scale_factor=problem.scale_factor,
+            capacity=problem.capacity, weight=problem.weight, remaining=problem.remaining,
+            age_s=problem.age_s, type_names=problem.type_names, job_ids=problem.job_ids)
+        target = agnostic.pooled(equal, np.ones(problem.n_jobs)) if agnostic.can_pool(equal) else equal
+        isolated, programs = isolated_throughput(target, self.name)
+        share, more = finish_time_shares(target, isolated, self.name)
+        return Allocation(share=agnostic.even_split(problem, share.sum(axis=1), self.name),
+                          programs=programs + more + (0 if agnostic.can_pool(equal) else 1))

@@ -1,0 +1,202 @@
+"""The linear programs the round policies share, solved by HiGHS (``scipy.optimize.linprog``).
+
+**Variables.** One per (job, GPU type) entry a job may use (its ``mask``; the others are fixed at
+0 and left out, which keeps the programs small), plus the policy's scalars (``t``, ``z``, ``u``).
+
+**Base constraints** (Gavel, ``scheduler/policies/policy.py``, ``get_base_constraints``):
+``x >= 0``; each job's row ``sum_j x[i, j] <= 1``; each type's capacity
+``sum_i scale_factor[i] * x[i, j] <= capacity[j]``.
+
+**Classes.** Interchangeable jobs are solved as one row counted as many times
+(:func:`job_classes`), which keeps the programs of Gavel-like workloads small.
+
+**Two stages.** Max-min and min-max programs have many optima: only the worst job's value is
+fixed. Gavel's interior-point solver (ECOS) returns a point inside the optimal face. HiGHS returns a
+vertex, which can leave capacity idle, so each fairness policy here solves a second program: keep
+every job's value at least the optimum found (within :data:`STAGE_TWO_SLACK`) and maximise the sum
+of the jobs' values, so the spare capacity goes where it adds most (:func:`maximise_values`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+from scipy.optimize import linprog
+
+from gpusched.core.rounds.problem import RoundProblem, RoundSolveError
+
+STAGE_TWO_SLACK = 1e-6
+"""Relative slack on the first stage's optimum kept by the second stage (solver round-off)."""
+
+_STATUS = {1: "iteration limit reached", 2: "infeasible", 3: "unbounded", 4: "numerical difficulties"}
+
+
+@dataclass(frozen=True)
+class Entries:
+    """The (job, type) entries that are variables: ``rows[e]``, ``cols[e]`` for entry ``e``."""
+
+    rows: np.ndarray
+    cols: np.ndarray
+    n: int
+    k: int
+
+    @classmethod
+    def of(cls, mask: np.ndarray) -> Entries:
+        rows, cols = np.nonzero(mask)
+        return cls(rows=rows, cols=cols, n=mask.shape[0], k=mask.shape[1])
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def per_job(self, coef: np.ndarray, extra: int = 0) -> sparse.csr_matrix:
+        """``(n, len + extra)``: row ``i`` holds ``coef[i, j]`` at each of job ``i``'s entries."""
+        return sparse.csr_matrix((coef[self.rows, self.cols], (self.rows, np.arange(len(self)))),
+                                 shape=(self.n, len(self) + extra))
+
+    def unflatten(self, x: np.ndarray) -> np.ndarray:
+        """The ``(n, k)`` allocation from the entries' values (clipped to 0-1, as Gavel clips)."""
+        share = np.zeros((self.n, self.k))
+        share[self.rows, self.cols] = np.clip(x[: len(self)], 0.0, 1.0)
+        return share
+
+
+def base_constraints(problem: RoundProblem, entries: Entries, extra: int = 0,
+                     multiplicity: np.ndarray | None = None) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """Rows ``sum_j x <= 1`` then capacities ``sum_i m_i s_i x <= c``, as ``(A_ub, b_ub)`` (``m_i``
+    the jobs a row stands for, :func:`job_classes`; 1 by default)."""
+    ones = np.ones((entries.n, entries.k))
+    rows = entries.per_job(ones, extra)
+    scale = problem.scale_factor[entries.rows].astype(float)
+    if multiplicity is not None:
+        scale = scale * np.asarray(multiplicity, dtype=float)[entries.rows]
+    cols = sparse.csr_matrix((scale, (entries.cols, np.arange(len(entries)))),
+                             shape=(entries.k, len(entries) + extra))
+    return (sparse.vstack([rows, cols], format="csr"),
+            np.concatenate([np.ones(entries.n), problem.capacity.astype(float)]))
+
+
+def solve(c: np.ndarray, a_ub: sparse.csr_matrix, b_ub: np.ndarray, bounds, policy: str, what: str
+          ) -> np.ndarray:
+    """Minimise ``c @ x`` subject to ``a_ub @ x <= b_ub`` and ``bounds`` with HiGHS; a failure is a
+    :class:`RoundSolveError` naming the policy, the program and the solver's status."""
+    result = linprog(c, A_ub=a_ub, b_ub=b_ub, bounds=bounds, method="highs")
+    if result.status != 0 or result.x is None:
+        status = _STATUS.get(result.status, f"status {result.status}")
+        raise RoundSolveError(f"round policy {policy}: {what} not solved by HiGHS ({status})")
+    return result.x
+
+
+def max_min(problem: RoundProblem, entries: Entries, value: np.ndarray, policy: str,
+            counted: np.ndarray | None = None, multiplicity: np.ndarray | None = None
+            ) -> tuple[np.ndarray, float]:
+    """Maximise ``t`` subject to the base constraints and ``sum_j value[i, j] x[i, j] >= t`` for
+    each counted job. Returns the entries' values and ``t``.
+
+    :param value: ``(n, k)`` each entry's contribution to its job's value.
+    :param counted: ``(n,)`` bool, the jobs in the minimum (default: those with an entry).
+    :param multiplicity: ``(n,)`` the jobs each row stands for (:func:`job_classes`).
+    """
+    counted = _counted(entries, counted)
+    a_base, b_base = base_constraints(problem, entries, extra=1, multiplicity=multiplicity)
+    per_job = entries.per_job(value, extra=1)[counted]
+    t_col = sparse.csr_matrix(np.ones((per_job.shape[0], 1)))
+    a_fair = sparse.hstack([-per_job[:, : len(entries)], t_col], format="csr")
+    a_ub = sparse.vstack([a_base, a_fair], format="csr")
+    b_ub = np.concatenate([b_base, np.zeros(per_job.shape[0])])
+    c = np.zeros(len(entries) + 1)
+    c[-1] = -1.0
+    bounds = [(0, None)] * len(entries) + [(0, None)]
+    x = solve(c, a_ub, b_ub, bounds, policy, "max-min program")
+    return x[: len(entries)], float(x[-1])
+
+
+def maximise_values(problem: RoundProblem, entries: Entries, value: np.ndarray, floor: np.ndarray,
+                    policy: str, counted: np.ndarray | None = None,
+                    gain: np.ndarray | None = None, multiplicity: np.ndarray | None = None
+                    ) -> np.ndarray:
+    """The second stage: maximise ``sum_i gain-weighted value`` subject to the base constraints and
+    ``value_i >= floor_i (1 - STAGE_TWO_SLACK)`` for each counted job (rows are scaled by their
+    floor so that the slack is relative).
+
+    :param value: ``(n, k)`` each entry's contribution to its job's value.
+    :param floor: ``(n,)`` each job's least value (from the first stage).
+    :param gain: ``(n, k)`` the objective's coefficients (default ``value``).
+    :param multiplicity: ``(n,)`` the jobs each row stands for (:func:`job_classes`).
+    """
+    counted = _counted(entries, counted) & (floor > 0)
+    a_base, b_base = base_constraints(problem, entries, multiplicity=multiplicity)
+    per_job = entries.per_job(value)
+    scaled = sparse.diags(1.0 / np.where(counted, floor, 1.0)) @ per_job
+    a_ub = sparse.vstack([a_base, -scaled[counted]], format="csr")
+    b_ub = np.concatenate([b_base, np.full(int(counted.sum()), -(1.0 - STAGE_TWO_SLACK))])
+    gain = value if gain is None else gain
+    c = -gain[entries.rows, entries.cols]
+    if multiplicity is not None:
+        c = c * np.asarray(multiplicity, dtype=float)[entries.rows]
+    return solve(c, a_ub, b_ub, [(0, None)] * len(entries), policy, "second-stage program")
+
+
+def job_classes(*columns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Jobs that are interchangeable in a program: equal in every column given (each ``(n,)`` or
+    ``(n, k)``). Returns each class's first job, each job's class and each class's size.
+
+    A max-min or sum program over identical jobs has an optimum that gives them identical rows
+    (average any optimum over the class: every constraint and the minimum still hold, the sum is
+    unchanged), so solving one row per class, its capacity use counted ``size`` times, is exact.
+    Gavel's workloads draw jobs from 26 models and 4 gang sizes, so a thousand jobs make a few
+    dozen classes.
+    """
+    table = np.column_stack([np.asarray(c, dtype=float).reshape(len(c), -1) for c in columns])
+    _, first, inverse, counts = np.unique(table, axis=0, return_index=True, return_inverse=True,
+                                          return_counts=True)
+    return first, inverse.reshape(-1), counts
+
+
+def _counted(entries: Entries, counted: np.ndarray | None) -> np.ndarray:
+    has_entry = np.bincount(entries.rows, minlength=entries.n) > 0
+    return has_entry if counted is None else (np.asarray(counted, dtype=bool) & has_entry)
+
+
+def linprog_eq(c: np.ndarray, a_ub: sparse.csr_matrix, b_ub: np.ndarray, a_eq: sparse.csr_matrix,
+               b_eq: np.ndarray, bounds, policy: str, what: str) -> np.ndarray:
+    """:func:`solve` with equality constraints ``a_eq @ x == b_eq`` as well."""
+    result = linprog(c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, bounds=bounds, method="highs")
+    if result.status != 0 or result.x is None:
+        status = _STATUS.get(result.status, f"status {result.status}")
+        raise RoundSolveError(f"round policy {policy}: {what} not solved by HiGHS ({status})")
+    return result.x
+
+
+def rows_of(problem: RoundProblem, rows: np.ndarray) -> RoundProblem:
+    """``problem`` restricted to the jobs ``rows`` (same cluster)."""
+    return RoundProblem(
+        throughput=problem.throughput[rows], scale_factor=problem.scale_factor[rows],
+        capacity=problem.capacity, weight=problem.weight[rows], remaining=problem.remaining[rows],
+        age_s=problem.age_s[rows], service_s=problem.service_s[rows],
+        deadline_s=problem.deadline_s[rows], cost=problem.cost, type_names=problem.type_names,
+        job_ids=problem.job_ids[rows], reference_type=problem.reference_type)
+
+
+def fair_max_min(problem: RoundProblem, value: np.ndarray, mask: np.ndarray, policy: str,
+                 counted: np.ndarray | None = None, second_stage: bool = True
+                 ) -> tuple[np.ndarray, float, int]:
+    """The two-stage max-min program (maximise the least ``sum_j value x`` over the counted jobs,
+    then the sum of values with every counted job kept at that least value) over the entries
+    ``mask``, solved per class of interchangeable jobs. Returns the ``(n, k)`` allocation, the least
+    value ``t`` and the programs solved."""
+    mask = np.asarray(mask, dtype=bool) & (problem.capacity[None, :] > 0)
+    value = np.where(mask, value, 0.0)
+    counted = mask.any(axis=1) if counted is None else (np.asarray(counted, dtype=bool) & mask.any(axis=1))
+    first, inverse, counts = job_classes(value, problem.scale_factor, mask, counted)
+    small = rows_of(problem, first)
+    entries = Entries.of(mask[first])
+    if len(entries) == 0 or not counted.any():
+        return np.zeros((problem.n_jobs, problem.n_types)), 0.0, 0
+    x, t = max_min(small, entries, value[first], policy, counted=counted[first], multiplicity=counts)
+    if not second_stage:
+        return entries.unflatten(x)[inverse], t, 1
+    x = maximise_values(small, entries, value[first], np.full(len(first), t), policy,
+                        counted=counted[first], multiplicity=counts)
+    return entries.unflatten(x)[inverse], t, 2

@@ -1,0 +1,76 @@
+"""Maximum total throughput: ``max_sum_throughput_perf`` and
+``max_sum_throughput_normalized_by_cost_perf`` (with SLOs where jobs carry deadlines).
+
+Source: Gavel (Narayanan et al., OSDI 2020, §4.1 "Maximize total throughput" and §4.2 "Minimize
+cost, with SLOs"); ``stanford-futuredata/gavel``, ``scheduler/policies/max_sum_throughput.py``
+(``ThroughputSumWithPerf``, ``ThroughputNormalizedByCostSumWithPerf``,
+``ThroughputNormalizedByCostSumWithPerfSLOs``). Read, not copied.
+
+**Program.** Variables ``x[i, j]`` (fraction of time). Maximise
+``sum_i sum_j throughput[i, j] * x[i, j] / cost[j]`` (work units per second per unit of price per
+GPU-hour; ``cost`` all 1 for ``max_sum_throughput_perf``) subject to the base constraints. The
+throughputs are summed as given, as in Gavel's file (which computes a per-job normalisation and
+leaves it unused): in Gavel's steps/s a fast-stepping model weighs more; in gpusched's speed unit
+(reference-GPU seconds per second) every job's throughput is already on one scale.
+
+**SLOs** (the cost policy only). A job with a deadline ``deadline_s[i]`` seconds away must keep
+``sum_j throughput[i, j] x[i, j] >= remaining[i] / deadline_s[i]``. If no allocation meets every
+SLO, Gavel solves again without them; so does this policy, and says so in ``Allocation.note``.
+
+Weights: none (Gavel's program has none).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse
+
+from gpusched.core.rounds.problem import Allocation, RoundProblem, RoundSolveError
+from gpusched.policies.rounds import lp
+from gpusched.policies.rounds.base import RoundPolicy
+
+
+def throughput_shares(problem: RoundProblem, policy: str, by_cost: bool, slos: bool
+                      ) -> tuple[np.ndarray, str]:
+    """``(n, k)`` the allocation of largest total (cost-normalised) throughput, and a note."""
+    entries = lp.Entries.of(problem.runnable & (problem.capacity[None, :] > 0))
+    if len(entries) == 0:
+        return np.zeros((problem.n_jobs, problem.n_types)), ""
+    gain = problem.throughput / (problem.cost[None, :] if by_cost else 1.0)
+    c = -gain[entries.rows, entries.cols]
+    a_ub, b_ub = lp.base_constraints(problem, entries)
+    bounds = [(0, None)] * len(entries)
+    with_slo = slos & np.isfinite(problem.deadline_s) & (problem.remaining > 0)
+    if with_slo.any():
+        per_job = entries.per_job(problem.throughput)[with_slo]
+        need = problem.remaining[with_slo] / problem.deadline_s[with_slo]
+        try:
+            x = lp.solve(c, sparse.vstack([a_ub, -per_job], format="csr"),
+                         np.concatenate([b_ub, -need]), bounds, policy, "program with SLOs")
+            return entries.unflatten(x), ""
+        except RoundSolveError:
+            note = f"SLOs dropped this round: no allocation meets all {int(with_slo.sum())}"
+    else:
+        note = ""
+    return entries.unflatten(lp.solve(c, a_ub, b_ub, bounds, policy, "throughput program")), note
+
+
+class MaxSumThroughputPerf(RoundPolicy):
+    """Gavel's ``max_sum_throughput_perf``: the largest total throughput."""
+
+    name = "max_sum_throughput_perf"
+
+    def solve(self, problem: RoundProblem) -> Allocation:
+        share, note = throughput_shares(problem, self.name, by_cost=False, slos=False)
+        return Allocation(share=share, programs=1, note=note)
+
+
+class MaxSumThroughputNormalizedByCostPerf(RoundPolicy):
+    """Gavel's ``max_sum_throughput_normalized_by_cost_perf``: the largest throughput per unit of
+    price, with SLOs for jobs that carry deadlines."""
+
+    name = "max_sum_throughput_normalized_by_cost_perf"
+
+    def solve(self, problem: RoundProblem) -> Allocation:
+        share, note = throughput_shares(problem, self.name, by_cost=True, slos=True)
+        return Allocation(share=share, programs=1 + bool(note), note=note)

@@ -1,0 +1,152 @@
+"""A round policy as a scheduler of the simulator: at each round boundary it reads the view, asks
+its round policy for an allocation when one is due, and answers with the round's batched action.
+
+The split is Gavel's (``stanford-futuredata/gavel``, ``scheduler/scheduler.py``): the policy
+computes an allocation from what it may know; the round mechanism
+(:mod:`gpusched.core.rounds.mechanism`) places the round and runs it. The round problem
+(:func:`round_problem`) is built from the view only:
+
+- active jobs: the queued and the running ones, by arrival index;
+- throughput of job ``i`` on GPU type ``j``: its speed there (reference-speed seconds per
+  second, :mod:`gpusched.core.speed_model`), 0 where no GPU of the type could ever hold its gang;
+- remaining work: its declared work left (reference-speed seconds), never the true one;
+- weight, age and deadline: the job's ``weight``, its seconds since arrival, and the seconds
+  left to its deadline (``inf`` for none);
+- cost: the mean price of the type's GPUs per hour (1 where none is known).
+
+Between round boundaries the scheduler holds. A round whose policy finds no usable allocation
+stops the run with one line naming the policy, the round's time and the solver's reason
+(:class:`RoundFailedError`), never a traceback and never a silent fallback.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpusched.core.actions import HOLD
+from gpusched.core.cluster import ClusterState
+from gpusched.core.rounds import RoundProblem
+from gpusched.core.rounds.mechanism import RoundsRun, plan_round
+from gpusched.core.view import SchedulerView
+from gpusched.errors import GpuschedError
+from gpusched.policies.rounds.base import RoundPolicy
+
+
+class RoundsOffError(GpuschedError):
+    """A round policy ran on a simulator without rounds."""
+
+
+class RoundFailedError(GpuschedError):
+    """A round policy found no usable allocation in a round: the run stops, naming the policy, the
+    round's time and the solver's reason (no fallback to the last allocation)."""
+
+
+def round_problem(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
+                  empty: ClusterState) -> RoundProblem:
+    """The round problem of the active jobs, read from the view (see the module docstring).
+
+    :param empty: the cluster with nothing placed (which types could ever hold a gang).
+    """
+    jobs, cluster = view.jobs, view.cluster
+    k = len(rounds.types)
+    n_gpus = cluster.n_gpus
+    first_of_type = np.array([int(np.flatnonzero(rounds.gpu_type == j)[0]) for j in range(k)])
+    throughput = np.zeros((len(active), k))
+    scale = np.zeros(len(active), dtype=np.int64)
+    weight = np.ones(len(active))
+    deadline = np.full(len(active), np.inf)
+    remaining = np.zeros(len(active))
+    now = view.time_min
+    model = view.speed_model
+    for row, i in enumerate(active.tolist()):
+        job = jobs[i]
+        scale[row] = job.gpus
+        weight[row] = job.weight
+        if job.deadline_min is not None:
+            deadline[row] = max((job.arrival_min + job.deadline_min - now) * 60.0, 1e-9)
+        remaining[row] = view.declared_left_min(i) * 60.0
+        fits = empty.fit_mask(job)
+        speeds = None if model.uniform else model.row(job)
+        for j in range(k):
+            if fits[rounds.gpu_type == j].any():
+                throughput[row, j] = 1.0 if speeds is None else float(speeds[first_of_type[j]])
+    prices = view.prices
+    cost = np.ones(k)
+    if prices is not None:
+        for j in range(k):
+            typed = np.asarray(prices)[rounds.gpu_type[:n_gpus] == j]
+            typed = typed[np.isfinite(typed)]
+            if len(typed):
+                cost[j] = max(float(typed.mean()), 1e-9)
+    age = (now - np.array([jobs[i].arrival_min for i in active.tolist()])) * 60.0
+    return RoundProblem(throughput=throughput, scale_factor=scale,
+                        capacity=rounds.capacity(np.asarray(view.gpu_down(), dtype=bool)),
+                        weight=weight, remaining=remaining, age_s=np.maximum(age, 0.0),
+                        service_s=None, deadline_s=deadline, cost=cost, type_names=rounds.types,
+                        job_ids=active, reference_type=None)
+
+
+class RoundScheduler:
+    """A round policy run in rounds (see the module docstring).
+
+    :param policy: the round policy (:mod:`gpusched.policies.rounds`).
+    """
+
+    def __init__(self, policy: RoundPolicy):
+        self.policy = policy
+        self.name = policy.name
+        self._empty: ClusterState | None = None
+        self._rows: dict[int, np.ndarray] = {}
+        """Each job's throughput per type (fixed for a run), by arrival index."""
+        self._fits: dict[tuple[int, tuple[int, ...]], bool] = {}
+
+    def bind(self, view: SchedulerView) -> None:
+        """Ask for a decision at every event (a round's end may come with an empty queue)."""
+        if view.rounds is None:
+            raise RoundsOffError(f"policy '{self.name}' runs in rounds: build the simulator with rounds "
+                                 "(the scenario's rounds: block)")
+        self._empty = ClusterState(view.cluster)
+        self._rows, self._fits = {}, {}
+        view.request_event_decisions()
+
+    def _throughput(self, view: SchedulerView, rounds: RoundsRun, active: np.ndarray) -> np.ndarray:
+        """``(m, k)`` the active jobs' throughputs (a job's row is read once a run)."""
+        rows, missing = self._rows, [i for i in active.tolist() if i not in self._rows]
+        if missing:
+            fresh = round_problem(view, rounds, np.array(missing, dtype=np.int64), self._empty).throughput
+            for i, row in zip(missing, fresh, strict=True):
+                rows[i] = row
+        return np.array([rows[i] for i in active.tolist()]).reshape(len(active), len(rounds.types))
+
+    def decide(self, view: SchedulerView):
+        """HOLD between rounds; at a round boundary, the round's batched action."""
+        rounds: RoundsRun = view.rounds
+        running = view.running_indices()
+        active = np.array(sorted([*view.queue, *running]), dtype=np.int64)
+        if not rounds.due(len(active), view.arrivals_left):
+            return 0, HOLD
+        jobs, rule, empty, fits = view.jobs, view.gang_rule, self._empty, self._fits
+        share, solve_s = None, 0.0
+        if rounds.needs_allocation(view.time_min, active):
+            try:
+                problem = round_problem(view, rounds, active, empty)
+                allocation = self.policy(problem)
+                allocation.check(problem)
+            except GpuschedError as exc:  # a solver failure or a malformed allocation: said, and stop
+                raise RoundFailedError(f"policy '{self.name}', the round at minute {view.time_min:,.1f} "
+                                       f"(round {rounds.rounds + 1}): {exc}") from None
+            share, solve_s = allocation.share, allocation.solve_s
+
+        def can_place(row: int, gang: tuple[int, ...]) -> bool:
+            key = (int(active[row]), gang)
+            ok = fits.get(key)
+            if ok is None:
+                ok = fits[key] = rule.can_place(empty, jobs[key[0]], gang)
+            return ok
+
+        scale = np.array([jobs[i].gpus for i in active.tolist()], dtype=np.int64)
+        plan = plan_round(rounds, view.time_min, active, set(running), view.job_gpus, scale,
+                          self._throughput(view, rounds, active), np.asarray(view.gpu_down(), dtype=bool),
+                          can_place, share, agnostic=self.policy.agnostic, fifo=self.policy.fifo,
+                          solve_s=solve_s)
+        return 0, plan

@@ -1,0 +1,155 @@
+"""Gavel's round mechanism as pure functions (gpusched.core.rounds.assign): priorities, greedy
+placement, lease renewal, GPU numbering, the reallocation rule and the reset of time received."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpusched.core.rounds import (
+    assign_round,
+    needs_reallocation,
+    reset_time_received,
+    round_priorities,
+    shuffled_type_order,
+)
+from gpusched.core.rounds.assign import NEW_JOB_PRIORITY
+
+
+def test_priority_is_allocation_over_share_received() -> None:
+    share = np.array([[0.5, 0.5], [0.2, 0.0], [0.3, 0.7]])
+    time_s = np.array([[100.0, 0.0], [300.0, 50.0], [0.0, 50.0]])
+    type_time_s = np.array([400.0, 100.0])
+    throughput = np.array([[1.0, 1.0], [1.0, 1.0], [1.0, 0.0]])
+    priority = round_priorities(share, time_s, type_time_s, throughput)
+    # job 0, type 0: 0.5 / (100/400) = 2; type 1: nothing received yet -> 0.5 * 1e9
+    # job 1, type 0: 0.2 / 0.75; type 1: no allocation -> 0
+    # job 2, type 0: 0.3 * 1e9; type 1: no throughput -> 0
+    np.testing.assert_allclose(priority, [[2.0, 0.5 * NEW_JOB_PRIORITY], [0.2 / 0.75, 0.0],
+                                          [0.3 * NEW_JOB_PRIORITY, 0.0]])
+
+
+def test_greedy_placement_in_priority_order_type_by_type() -> None:
+    share = np.full((3, 2), 0.5)
+    priority = np.array([[1.0, 5.0], [3.0, 1.0], [2.0, 9.0]])
+    # Type 0 first: job 1 (3) takes its one GPU. Type 1: job 2 (9) takes it; job 0 waits.
+    placed = assign_round(share, priority, [1, 1, 1], [1, 1], np.ones((3, 2)), [0, 1])
+    np.testing.assert_array_equal(placed.gpu_type, [-1, 0, 1])
+    # Walking type 1 first changes who waits: job 2 takes type 1, job 1 type 0.
+    placed = assign_round(share, priority, [1, 1, 1], [1, 1], np.ones((3, 2)), [1, 0])
+    np.testing.assert_array_equal(placed.gpu_type, [-1, 0, 1])
+    # Ties in (priority, deficit, allocation) go to the earlier row (Gavel's stable sort).
+    tied = assign_round(share, np.ones((3, 2)), [1, 1, 1], [1, 0], np.ones((3, 2)), [0, 1])
+    np.testing.assert_array_equal(tied.gpu_type, [0, -1, -1])
+    # The deficit breaks a priority tie.
+    deficit = np.array([[0.0, 0.0], [5.0, 0.0], [1.0, 0.0]])
+    by_deficit = assign_round(share, np.ones((3, 2)), [1, 1, 1], [1, 0], np.ones((3, 2)), [0, 1],
+                              deficit=deficit)
+    np.testing.assert_array_equal(by_deficit.gpu_type, [-1, 0, -1])
+
+
+def test_no_placement_where_throughput_is_zero_or_the_gang_does_not_fit() -> None:
+    share = np.full((2, 1), 0.5)
+    priority = np.array([[9.0], [1.0]])
+    placed = assign_round(share, priority, [1, 1], [1], np.array([[0.0], [1.0]]), [0])
+    np.testing.assert_array_equal(placed.gpu_type, [-1, 0])
+    # A 4-GPU job with the top priority does not fit 3 GPUs; the 1-GPU jobs behind it run.
+    placed = assign_round(np.full((3, 1), 0.5), np.array([[9.0], [2.0], [1.0]]), [4, 1, 1], [3],
+                          np.ones((3, 1)), [0])
+    np.testing.assert_array_equal(placed.gpu_type, [-1, 0, 0])
+
+
+def test_fifo_skips_priority_zero() -> None:
+    share = np.array([[1.0], [0.0]])
+    priority = round_priorities(share, np.zeros((2, 1)), np.zeros(1), np.ones((2, 1)))
+    assert assign_round(share, priority, [1, 1], [2], np.ones((2, 1)), [0]).running.tolist() == [True, True]
+    fifo = assign_round(share, priority, [1, 1], [2], np.ones((2, 1)), [0], fifo=True)
+    assert fifo.running.tolist() == [True, False]
+
+
+def test_lease_renewal_keeps_the_same_gpus() -> None:
+    share = np.full((3, 1), 0.5)
+    # Job 2 held GPU 3 of type 0; jobs 0 and 1 are new. All three run; job 2 keeps GPU 3 (renewed),
+    # the new jobs take the lowest free GPUs 0 and 1.
+    placed = assign_round(share, np.array([[3.0], [2.0], [1.0]]), [1, 1, 1], [4], np.ones((3, 1)), [0],
+                          previous_type=[-1, -1, 0], previous_gpus=[(), (), (3,)])
+    assert placed.gpus == ((0,), (1,), (3,))
+    np.testing.assert_array_equal(placed.renewed, [False, False, True])
+    # A job that moves to another type (here its old type no longer runs it) is not renewed, even
+    # onto the same GPU number.
+    moved = assign_round(np.full((1, 2), 0.5), np.array([[0.0, 1.0]]), [1], [1, 1], np.array([[0.0, 1.0]]),
+                         [0, 1], previous_type=[0], previous_gpus=[(0,)])
+    assert moved.gpu_type.tolist() == [1] and not moved.renewed[0]
+
+
+def test_big_gangs_first_and_leases_of_smaller_ones_can_be_lost() -> None:
+    # Type 0 has 4 GPUs. Job 0 (1 GPU) held GPU 0; job 1 (2 GPUs) is new; job 2 (1 GPU) held GPU 3.
+    # Gangs of 2 are placed first: job 1 takes GPUs 0 and 1 (the lowest free), so job 0's lease is
+    # lost and it takes GPU 2; job 2 keeps GPU 3 (Gavel's order: size by size, leases then new).
+    placed = assign_round(np.full((3, 1), 0.5), np.array([[3.0], [2.0], [1.0]]), [1, 2, 1], [4],
+                          np.ones((3, 1)), [0], previous_type=[0, -1, 0], previous_gpus=[(0,), (), (3,)])
+    assert placed.gpus == ((2,), (0, 1), (3,))
+    np.testing.assert_array_equal(placed.renewed, [False, False, True])
+
+
+def test_jobs_outside_the_allocation_take_gpus_off_the_count_but_get_none() -> None:
+    # Gavel's quirk: a job that arrived after the last reset can be picked (priority 0 still counts
+    # for non-FIFO policies) but is then given no GPUs, so its GPU idles this round.
+    share = np.array([[0.5], [0.0], [0.5]])
+    priority = np.array([[2.0], [0.0], [1.0]])
+    placed = assign_round(share, priority, [1, 1, 1], [2], np.ones((3, 1)), [0],
+                          allocated=[True, False, True])
+    # Job 0 (2.0) and job 2 (1.0) come before job 1 (0.0): both run.
+    np.testing.assert_array_equal(placed.gpu_type, [0, -1, 0])
+    placed = assign_round(share, np.array([[2.0], [1.5], [1.0]]), [1, 1, 1], [2], np.ones((3, 1)), [0],
+                          allocated=[True, False, True])
+    np.testing.assert_array_equal(placed.gpu_type, [0, -1, -1])  # job 1's GPU idles, job 2 waits
+
+
+def test_reallocation_rule() -> None:
+    assert needs_reallocation(0.0, None, 1920.0, jobs_changed=True)
+    assert not needs_reallocation(5000.0, 0.0, 1920.0, jobs_changed=False)
+    assert not needs_reallocation(1000.0, 0.0, 1920.0, jobs_changed=True)
+    assert needs_reallocation(1920.0, 0.0, 1920.0, jobs_changed=True)
+    assert needs_reallocation(60.0, 0.0, 0.0, jobs_changed=True)
+
+
+def test_reset_of_time_received() -> None:
+    # Round 360 s, so each job started at 180 s. Since the last reset (720 s ago) job 0 ran 360 s on
+    # type 0 and was owed 0.75 * 720 = 540 s there: its deficit grows by 540 - 360 = 180 s.
+    time_s = np.array([[540.0, 180.0], [180.0, 540.0]])
+    share = np.array([[0.75, 0.0], [0.25, 0.5]])
+    fresh, type_time, deficit = reset_time_received(time_s, share, 720.0, np.zeros((2, 2)), 360.0)
+    np.testing.assert_allclose(fresh, 180.0)
+    np.testing.assert_allclose(type_time, [360.0, 360.0])
+    np.testing.assert_allclose(deficit, [[180.0, 0.0], [180.0, 0.0]])
+
+
+def test_agnostic_type_order_is_a_seeded_permutation() -> None:
+    a = shuffled_type_order([0, 1, 2], np.random.default_rng(4))
+    b = shuffled_type_order([0, 1, 2], np.random.default_rng(4))
+    assert a == b and sorted(a) == [0, 1, 2]
+    orders = {tuple(shuffled_type_order([0, 1, 2], np.random.default_rng(s))) for s in range(30)}
+    assert len(orders) > 1
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_placement_never_exceeds_capacity_and_gpus_are_distinct(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n, k = 20, 3
+    capacity = rng.integers(1, 6, k)
+    scale = rng.choice([1, 1, 2, 4], n)
+    share = rng.random((n, k))
+    previous_type = rng.integers(-1, k, n)
+    previous_gpus = [tuple(rng.choice(capacity[t], min(scale[i], capacity[t]), replace=False))
+                     if t >= 0 else () for i, t in enumerate(previous_type)]
+    placed = assign_round(share, rng.random((n, k)), scale, capacity, rng.random((n, k)) + 0.1,
+                          [0, 1, 2], previous_type=previous_type, previous_gpus=previous_gpus)
+    for j in range(k):
+        held = [g for i in range(n) if placed.gpu_type[i] == j for g in placed.gpus[i]]
+        assert len(held) == len(set(held)) and len(held) <= capacity[j]
+        assert all(0 <= g < capacity[j] for g in held)
+    for i in range(n):
+        assert len(placed.gpus[i]) == (scale[i] if placed.running[i] else 0)
+        if placed.renewed[i]:
+            assert placed.gpus[i] == tuple(sorted(previous_gpus[i]))

@@ -1,0 +1,211 @@
+"""Rounds in the simulator (gpusched.core.rounds.mechanism): leases, restores, service, runs that
+end under every round policy, and the command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gpusched.core.cluster import Cluster, NodeGroup
+from gpusched.core.failures import CheckpointSpec
+from gpusched.core.jobs import Job
+from gpusched.core.rounds.mechanism import RoundSpec
+from gpusched.core.simulator import Simulator
+from gpusched.policies import get_policy
+from gpusched.policies.rounds import round_policy_names
+from gpusched.workload.scenario import make_simulator, scenario_from_dict
+
+RESTORE_MIN = 0.75
+
+
+def _cluster(v100: int = 1, k80: int = 1) -> Cluster:
+    return Cluster([NodeGroup("V100", 16, v100, 1), NodeGroup("K80", 16, k80, 1)])
+
+
+def _job(i: int, arrival: float, duration: float) -> Job:
+    return Job(id=i, type="training", arrival_min=arrival, duration_min=duration, gpus=1, vram_gb=1.0,
+               compute=1.0)
+
+
+def _speeds(cluster: Cluster):
+    scenario = scenario_from_dict({"name": "s", "cluster": {"nodes": [
+        {"gpu_model": "V100", "vram_gb": 16, "gpus_per_node": 1, "count": 1},
+        {"gpu_model": "K80", "vram_gb": 16, "gpus_per_node": 1, "count": 1}]},
+        "workload": {"jobs": 1, "arrival_rate_per_hour": 1}, "speed": {"V100": {"training": 1.0},
+                                                                       "K80": {"training": 0.5}}})
+    return scenario.gpu_speeds(cluster)
+
+
+def _run(policy: str, jobs: list[Job], *, restore: float = RESTORE_MIN, length: float = 6.0,
+         seed: int = 0) -> Simulator:
+    cluster = _cluster()
+    sim = Simulator(cluster, jobs, speeds=_speeds(cluster), rounds=RoundSpec(length_min=length, reset_min=0),
+                    round_seed=seed,
+                    checkpoint=CheckpointSpec(interval_min=60, types=("training",), restore_min=restore))
+    sim.run(get_policy(policy, seed))
+    return sim
+
+
+def test_a_job_that_keeps_its_gpus_pays_no_restore():
+    # alone on the cluster under a _perf policy, the job stays on the V100 round after round
+    sim = _run("max_min_fairness_perf", [_job(0, 0.0, 50.0)])
+    table = sim.jobs_table()
+    assert sim.run_state.rounds.rounds >= 8  # 50 min of work in 6-min rounds
+    assert sim.log.resumes == [] and sim.log.stops == []
+    assert table.loc[0, "restore_min"] == 0.0
+    assert table.loc[0, "end_min"] == pytest.approx(50.0, abs=1e-9)  # on the V100, speed 1
+
+
+def test_a_job_that_changes_gpus_pays_exactly_the_restore():
+    # the agnostic policy splits time evenly over the types: jobs change GPUs between rounds
+    jobs = [_job(i, 0.0, 40.0) for i in range(3)]
+    sim = _run("max_min_fairness", jobs)
+    resumes = sim.log.resumes
+    assert resumes, "no job changed GPUs"
+    assert all(restore == RESTORE_MIN for *_, restore in resumes)
+    table = sim.jobs_table().set_index("id")
+    counts = {i: sum(1 for _, j, _, _ in resumes if j == i) for i in range(3)}
+    for i in range(3):
+        assert table.loc[i, "restore_min"] == pytest.approx(RESTORE_MIN * counts[i], abs=1e-9)
+    # a job that runs in two rounds in a row on the same GPUs renews its lease: it is never
+    # stopped and resumed there at one instant
+    stops = {(t, j, tuple(g)) for t, j, _, _, g, _, _ in sim.log.stops}
+    assert not [r for r in resumes if (r[0], r[1], tuple(r[2])) in stops]
+
+
+@pytest.mark.parametrize("policy", ["max_min_fairness", "max_min_fairness_perf", "fifo_perf",
+                                    "finish_time_fairness_perf"])
+def test_service_received_sums_to_each_jobs_work(policy):
+    rng = np.random.default_rng(5)
+    jobs = [_job(i, float(rng.uniform(0, 30)), float(rng.uniform(5, 40))) for i in range(6)]
+    sim = _run(policy, jobs)
+    rounds = sim.run_state.rounds
+    table = sim.jobs_table().sort_values("arrival_min", kind="stable")
+    assert sim.end_reason == "completed"
+    duration = np.array([j.duration_min for j in sim.all_jobs])
+    np.testing.assert_allclose(rounds.work_min.sum(axis=1), duration, rtol=1e-9, atol=1e-9)
+    # minutes held in rounds are the minutes the jobs table says each job held GPUs
+    np.testing.assert_allclose(rounds.service_min.sum(axis=1), table["run_min"].to_numpy(), atol=1e-6)
+
+
+GAVEL = st.fixed_dictionaries({
+    "v100": st.integers(0, 2), "p100": st.integers(0, 2), "k80": st.integers(1, 2),
+    "jobs": st.integers(1, 12), "load": st.floats(0.1, 2.0), "seed": st.integers(0, 1000),
+    "length": st.floats(1.0, 30.0), "reset": st.sampled_from([0.0, 32.0]),
+})
+
+
+@pytest.mark.parametrize("policy", round_policy_names())
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=GAVEL)
+def test_every_run_ends_under_every_round_policy(policy, case):
+    nodes = [{"gpu_model": m, "vram_gb": 16, "gpus_per_node": case[m.lower()], "count": 1}
+             for m in ("V100", "P100", "K80") if case[m.lower()]]
+    scenario = scenario_from_dict({
+        "name": "r", "cluster": {"nodes": nodes}, "speed": "gavel",
+        "workload": {"generator": "gavel", "jobs": case["jobs"], "load": case["load"], "seed": case["seed"]},
+        "rounds": {"length_min": case["length"], "reset_min": case["reset"]}})
+    sim = make_simulator(scenario, rounds=True)
+    result = sim.run(get_policy(policy, case["seed"]))
+    assert result.end_reason == "completed"
+    assert bool(result.jobs["finished"].all())
+    assert result.metrics["rounds"] >= 1
+
+
+TINY = {"name": "tiny-rounds",
+        "cluster": {"nodes": [{"gpu_model": m, "vram_gb": 16, "gpus_per_node": 1, "count": 1}
+                              for m in ("V100", "P100", "K80")]},
+        "workload": {"generator": "gavel", "jobs": 5, "load": 0.8, "seed": 2},
+        "speed": "gavel", "rounds": {"length_min": 6, "reset_min": 32}}
+
+
+@pytest.mark.parametrize("policy", round_policy_names())
+def test_each_round_policy_runs_from_the_command_line(policy, tmp_path):
+    path = tmp_path / "s.json"
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(json.dumps(TINY), encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "gpusched", "simulate", "--scenario", str(scenario),
+                          "--policy", policy, "--json", str(path)], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["policy"] == policy and data["metrics"]["jobs_completed"] == 5
+    assert data["metrics"]["rounds"] >= 1 and data["metrics"]["round_solves"] >= 1
+    assert data["metrics"]["round_solve_total_s"] >= data["metrics"]["round_solve_median_s"] >= 0
+
+
+def test_compare_runs_round_policies_beside_event_driven_ones(tmp_path):
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(json.dumps(TINY), encoding="utf-8")
+    path = tmp_path / "c.json"
+    out = subprocess.run([sys.executable, "-m", "gpusched", "compare", "--scenario", str(scenario),
+                          "--policies", "fifo_perf,max_min_fairness,first_fit", "--seed-list", "1",
+                          "--json", str(path)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    runs = json.loads(path.read_text(encoding="utf-8"))["runs"]
+    assert {r["policy"] for r in runs} == {"fifo_perf", "max_min_fairness", "first_fit"}
+    assert all(r["metrics"]["jobs_completed"] == 5 for r in runs)
+
+
+def test_a_solver_failure_names_the_policy_and_the_round():
+    from gpusched.core.rounds import RoundSolveError
+    from gpusched.policies.rounds.base import RoundPolicy
+    from gpusched.policies.rounds.scheduler import RoundFailedError, RoundScheduler
+
+    class Failing(RoundPolicy):
+        name = "failing"
+
+        def solve(self, problem):
+            raise RoundSolveError("round policy failing: solver status 2 (infeasible)")
+
+    cluster = _cluster()
+    sim = Simulator(cluster, [_job(0, 3.0, 10.0)], speeds=_speeds(cluster), rounds=RoundSpec())
+    expected = r"policy 'failing', the round at minute 3\.0 \(round 1\): .*infeasible"
+    with pytest.raises(RoundFailedError, match=expected):
+        sim.run(RoundScheduler(Failing()))
+
+
+@pytest.mark.parametrize("policy", ["max_min_fairness_perf", "fifo_perf", "max_min_fairness"])
+def test_rounds_run_through_node_failures(policy):
+    from gpusched.workload.scenario import load_scenario
+
+    scenario = load_scenario("fleet-16gpu-failures").with_overrides(
+        **{"failures.node_failures_per_1000_node_days": 1500.0})
+    sim = make_simulator(scenario, seed=0, n_jobs=40, rounds=True)
+    result = sim.run(get_policy(policy, 0))
+    assert result.end_reason == "completed" and result.metrics["node_failures"] > 0
+    finished = result.jobs["finished"].to_numpy()
+    duration = np.array([j.duration_min for j in sim.all_jobs])
+    # a job's progress per type, lost work subtracted, adds up to its work once it has finished
+    np.testing.assert_allclose(sim.run_state.rounds.work_min.sum(axis=1)[finished], duration[finished],
+                               rtol=1e-9, atol=1e-6)
+
+
+def test_a_fork_in_rounds_continues_like_the_original():
+    rng = np.random.default_rng(3)
+    jobs = [_job(i, float(rng.uniform(0, 40)), float(rng.uniform(5, 30))) for i in range(8)]
+    sim = _run("max_min_fairness", jobs)
+    reference = sim.jobs_table()
+    sim.reset()
+    first = get_policy("max_min_fairness", 0)
+    first.bind(sim.view)
+    for _ in range(25):
+        slot, action = first.decide(sim.view)
+        sim.step(action, slot)
+    twin = sim.fork()
+    second = get_policy("max_min_fairness", 0)
+    second.bind(twin.view)
+    for run, policy in ((sim, first), (twin, second)):
+        while not run.done:
+            slot, action = policy.decide(run.view)
+            run.step(action, slot)
+    for run in (sim, twin):
+        table = run.jobs_table()
+        np.testing.assert_array_equal(table["end_min"].to_numpy(), reference["end_min"].to_numpy())
+    assert twin.run_state.rounds is not sim.run_state.rounds
