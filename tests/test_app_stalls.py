@@ -60,8 +60,9 @@ def test_the_two_node_control_says_what_it_measured():
     at.radio(key="stall_control_kind").set_value("two nodes").run()
     assert_clean(at)
     assert any("homogeneous-16gpu" in m.value for m in at.markdown)
-    controls = next(df.value for df in at.dataframe if "cluster" in df.value.columns)
-    assert list(controls["cluster"]) == ["homogeneous-8gpu", "homogeneous-16gpu"]
+    controls = next(df.value for df in at.dataframe if "measure" in df.value.columns)
+    assert list(controls.columns) == ["measure", "homogeneous-8gpu", "homogeneous-16gpu"]
+    assert "stall (min)" in set(controls["measure"])
 
 
 def test_where_it_happens_draws_the_map_and_adds_your_cluster():

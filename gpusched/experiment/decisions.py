@@ -128,8 +128,10 @@ def _models(jobs: pd.DataFrame) -> list[str]:
 def informative(table: pd.DataFrame) -> pd.DataFrame:
     """The decision table without the columns that say nothing on this run: the window slot on a
     strict queue (always 0), the speeds when every GPU runs at 1.0, the work lost when no failure
-    stopped a run."""
+    stopped a run, the job's model when no job names one (synthetic workloads)."""
     drop = []
+    if "model" in table and not table["model"].fillna("").astype(str).str.strip().ne("").any():
+        drop.append("model")
     if "slot" in table and (table["slot"].fillna(0) <= 0).all():
         drop.append("slot")
     if {"speed", "best_speed"} <= set(table) and \
