@@ -26,6 +26,7 @@ from gpusched.dashboard.deltas import metric_delta
 from gpusched.dashboard.headline import HEADLINE_METRICS, SHIPPED_SOURCE, Headline, shipped_mismatches
 from gpusched.dashboard.pages import PAGES
 from gpusched.dashboard.story import (
+    STORY_LABELS,
     STORY_METRICS,
     STORY_REFERENCE,
     STORY_SCENARIO,
@@ -194,10 +195,6 @@ def _first_screen() -> None:
                 delta = (metric_delta(key, values[key] - other[key], against=policy_label(story.reference))
                          if policy != story.reference else None)
                 metric_card(c, key, values[key], delta, label=STORY_LABELS[key])
-
-
-# Card titles under Home's picture (short: two cards share a column).
-STORY_LABELS = {"avg_wait_min": "Average wait (min)", "gini": "Imbalance between GPUs (Gini)"}
 
 
 def main() -> None:

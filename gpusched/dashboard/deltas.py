@@ -56,7 +56,8 @@ def metric_delta(key: str, change: float, *, percent_of: float | None = None, ag
     if percent_of is not None:
         value, unit, digits = 100.0 * change / percent_of, "%", 1 if decimals is None else decimals
     else:
-        value, unit = change * name.scale, name.unit
+        # a unit that names a scale rather than a quantity ("Gini, 0–1") is left out
+        value, unit = change * name.scale, ("" if "," in name.unit else name.unit)
         digits = name.decimals if decimals is None else decimals
     number = format_number(abs(value), digits)
     zero = number.strip("0.,") == "" or number == "—"

@@ -129,8 +129,9 @@ and its buttons and sliders leave that rejection unhandled: the browser then log
 error although the figure does what was asked. The script marks those reason-less rejections
 handled; every other rejection still reaches the console."""
 
-MARGIN_TOP_PX = 110
-"""Top margin of the animated figures: the frame title and the legend (pixels)."""
+MARGIN_TOP_PX = 150
+"""Top margin of the animated figures (pixels): the title, the legend under it (two rows, left
+aligned, clear of the toolbar on the right) and the panels' titles."""
 
 MARGIN_BOTTOM_PX = 170
 """Bottom margin of the animated figures: the time axis's title, the slider and the buttons."""
@@ -337,7 +338,8 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES, start_mi
                       margin={"l": 60, "r": 24, "t": MARGIN_TOP_PX, "b": MARGIN_BOTTOM_PX},
                       # below the toolbar, which shows in the top right corner on hover
                       legend={"y": 1.0 - LEGEND_BELOW_TOOLBAR_PX / height, "yref": "container",
-                              "yanchor": "top", "x": 1.0, "xanchor": "right"})
+                              "yanchor": "top", "x": 0.0, "xanchor": "left"},
+                      title={"y": 1.0 - TITLE_TOP_PX / height, "yanchor": "top"})
     _style_gpu_axes(fig, (2,) if not memory else (1, 2), ticks)
     if memory and ticks.grouped:
         shapes += _axis_shapes(ticks, cluster, (1,))[1:]
@@ -353,9 +355,12 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES, start_mi
     return fig
 
 
+TITLE_TOP_PX = 10
+"""How far below the figure's top edge the animated figures' title starts (pixels)."""
+
 LEGEND_BELOW_TOOLBAR_PX = 40
-"""How far below the figure's top edge the animated figures' legend starts (pixels): clear of
-Plotly's toolbar, which appears in the top right corner on hover."""
+"""How far below the figure's top edge the animated figures' legend starts (pixels): under the
+title, clear of Plotly's toolbar, which appears in the top right corner on hover."""
 
 
 def _frame_label(t: float, queue: int, running: int) -> str:
@@ -717,7 +722,8 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
     fig.update_layout(**_animation_controls(names, slider_labels, plot_px),
                       margin={"l": 60, "r": 24, "t": MARGIN_TOP_PX, "b": MARGIN_BOTTOM_PX},
                       legend={"y": 1.0 - LEGEND_BELOW_TOOLBAR_PX / height, "yref": "container",
-                              "yanchor": "top", "x": 1.0, "xanchor": "right"})
+                              "yanchor": "top", "x": 0.0, "xanchor": "left"},
+                      title={"y": 1.0 - TITLE_TOP_PX / height, "yanchor": "top"})
     _style_gpu_axes(fig, (1, 2), ticks)
     fig.update_layout(shapes=_axis_shapes(ticks, a.cluster, (1, 2)))
     fig.update_yaxes(range=[0, 105], row=1, col=1, title_text="compute used (%)")
