@@ -41,13 +41,14 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
     from playwright.sync_api import sync_playwright
 
     errors: list[str] = []
-    with running_dashboard(tmp_path_factory.mktemp("streamlit") / "server.log") as url, \
-            sync_playwright() as pw:
+    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    with running_dashboard(log) as url, sync_playwright() as pw:
         chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         tab = chromium.new_page(viewport=VIEWPORT)
         tab.set_default_timeout(TIMEOUT_MS)
         tab.on("pageerror", lambda e: errors.append(str(e)))
         tab.app_url = url
+        tab.server_log = log
         yield tab
         chromium.close()
     assert errors == [], errors
@@ -169,6 +170,8 @@ def test_stall_page_deltas_and_marker_colours(page) -> None:
     wait = [d for d in _check_deltas(page, "stalls on ll-stall-mini", at_least=1)
             if d["label"].startswith("Average wait")]
     assert wait and wait[0]["text"].startswith("-"), wait  # Least-Loaded waits less here: green, down
+    log = page.server_log.read_text(encoding="utf-8", errors="replace")
+    assert "created with a default value but also had its value set" not in log, log[-2000:]
 
 
 def test_watch_it_opens_replay_at_the_first_stall_with_marks(page) -> None:
