@@ -115,6 +115,12 @@ def _r(values: np.ndarray, digits: int = 2) -> list[float]:
     return np.round(np.asarray(values, dtype=float), digits).tolist()
 
 
+def _a(values: np.ndarray, digits: int = 2) -> np.ndarray:
+    """Rounded floats as an array: Plotly takes a numpy array whole, where it walks a list item
+    by item (thousands of Gantt bars: seconds)."""
+    return np.round(np.asarray(values, dtype=float), digits)
+
+
 INTERRUPTED_ANIMATION_SCRIPT = """<script>
 if (!window.gpuschedQuietInterrupts) {
   window.gpuschedQuietInterrupts = true;
@@ -290,10 +296,10 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES, start_mi
     fig.add_trace(go.Bar(x=labels, name="utilisation", showlegend=False,
                          hovertemplate="%{x}<br>compute %{y:.0f} %<br>%{customdata[0]} job(s)"
                                        "<extra></extra>", **util0), row=1, col=2)
-    fig.add_trace(go.Scatter(x=_r(line_t), y=line_q.tolist(), name="queue length (jobs)",
+    fig.add_trace(go.Scatter(x=_a(line_t), y=line_q, name="queue length (jobs)",
                              mode="lines", line={"shape": "hv", "color": "#DC2626", "width": 2}),
                   row=2, col=1)
-    fig.add_trace(go.Scatter(x=_r(line_t), y=line_r.tolist(), name="running jobs",
+    fig.add_trace(go.Scatter(x=_a(line_t), y=line_r, name="running jobs",
                              mode="lines", line={"shape": "hv", "color": "#2563EB", "width": 2}),
                   row=2, col=1)
     t0 = round(float(times[k0]), 2)
@@ -316,7 +322,7 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES, start_mi
 
     names, slider_labels, fig_frames = [], [], []
     for i, t in enumerate(times):
-        left, util_bar = bar_state(i)
+        left, util_bar = (_colours_only(b) for b in bar_state(i))
         name = f"f{i}"
         names.append(name)
         slider_labels.append(_frame_label(t, queue[i], running[i]))
@@ -358,6 +364,12 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES, start_mi
 TITLE_TOP_PX = 10
 """How far below the figure's top edge the animated figures' title starts (pixels)."""
 
+def _colours_only(bar: dict) -> dict:
+    """A bar's state for a frame: its band codes without the colour scale, which the trace keeps
+    (a frame's data merges into the trace), so 250 frames do not each carry and copy it."""
+    return {**bar, "marker": {"color": bar["marker"]["color"]}}
+
+
 LEGEND_BELOW_TOOLBAR_PX = 40
 """How far below the figure's top edge the animated figures' legend starts (pixels): under the
 title, clear of Plotly's toolbar, which appears in the top right corner on hover."""
@@ -393,7 +405,7 @@ def _mark_stall(fig: go.Figure, stall: StallReport, y_max: float, y_top: float, 
             continue
         y = y_max + (y_top - y_max) * (k + 1) / (len(MISROUTE_CAUSES) + 1)
         fig.add_trace(go.Scatter(
-            x=_r(part["time_min"]), y=[round(y, 2)] * len(part), mode="markers",
+            x=_a(part["time_min"]), y=np.full(len(part), round(y, 2)), mode="markers",
             name=f"{MISROUTE_MARK_LEGEND}: {CAUSE_SHORT[cause]}",
             marker={"symbol": "line-ns", "size": 9, "color": CAUSE_COLORS[cause],
                     "line": {"width": 1.6, "color": CAUSE_COLORS[cause]}},
@@ -518,11 +530,11 @@ def gantt_figure(result: Result) -> go.Figure:
         for job_type in dict.fromkeys(p["type"]):
             m = (p["type"] == job_type).to_numpy()
             fig.add_trace(go.Bar(
-                orientation="h", base=_r(p["start_min"][m]), x=_r(end[m] - p["start_min"][m]),
-                y=np.round(y[m], 3).tolist(), width=np.round(height[m] * 0.92, 3).tolist(),
+                orientation="h", base=_a(p["start_min"][m]), x=_a(end[m] - p["start_min"][m]),
+                y=_a(y[m], 3), width=_a(height[m] * 0.92, 3),
                 name=job_type, marker={"color": job_type_color(job_type),
                                        "line": {"color": "white", "width": 0.5}},
-                customdata=custom[m].tolist(),
+                customdata=custom[m],
                 hovertemplate=("job %{customdata[0]} · " + job_type + "%{customdata[8]}"
                                "<br>%{customdata[1]} (×%{customdata[7]} GPUs)"
                                "<br>start %{customdata[2]} → end %{customdata[3]} min"
@@ -562,12 +574,12 @@ def _hatch_speed_loss(fig: go.Figure, placements: pd.DataFrame, y: np.ndarray, h
         return
     base = start[stretched] + ideal[stretched]
     fig.add_trace(go.Bar(
-        orientation="h", base=_r(base), x=_r(end[stretched] - base), y=np.round(y[stretched], 3).tolist(),
-        width=np.round(height[stretched] * 0.92, 3).tolist(), name=SPEED_LOSS_LEGEND,
+        orientation="h", base=_a(base), x=_a(end[stretched] - base), y=_a(y[stretched], 3),
+        width=_a(height[stretched] * 0.92, 3), name=SPEED_LOSS_LEGEND,
         marker={"color": "rgba(255,255,255,0.35)", "pattern": {"shape": "/", "fgcolor": "#111827",
                                                                 "size": 6, "solidity": 0.3},
                 "line": {"width": 0}},
-        customdata=np.c_[placements["job"].to_numpy()[stretched], _r(loss[stretched], 1)].tolist(),
+        customdata=np.c_[placements["job"].to_numpy()[stretched], _a(loss[stretched], 1)],
         hovertemplate="job %{customdata[0]}: %{customdata[1]} min lost to a slower GPU than the best "
                       "this cluster could give it<extra></extra>"))
 
@@ -712,7 +724,8 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
         title = (f"Minute {t:,.0f} · {policy_label(a.policy)}: {int(queues[0][i])} queued · "
                  f"{policy_label(b.policy)}: {int(queues[1][i])} queued")
         fig_frames.append({"name": f"f{i}", "traces": [0, 1, 4],
-                           "data": [{"type": "bar", **bars(0, i)}, {"type": "bar", **bars(1, i)},
+                           "data": [{"type": "bar", **_colours_only(bars(0, i))},
+                                    {"type": "bar", **_colours_only(bars(1, i))},
                                     {"type": "scatter", "x": [round(t, 2)] * 2}],
                            "layout": {"title": {"text": title}}})
     fig.frames = fig_frames
