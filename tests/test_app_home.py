@@ -60,13 +60,12 @@ def test_every_delta_on_home_reads_its_sign_and_is_green_only_when_it_is_good_ne
     from streamlit.proto.Metric_pb2 import Metric
 
     from gpusched.dashboard.deltas import lower_is_better
-    from gpusched.dashboard.story import STORY_METRICS
+    from gpusched.dashboard.story import STORY_LABELS, STORY_METRICS
 
     at = open_page()
     with_delta = [m for m in at.metric if m.delta]
     assert len(with_delta) == 2 + len(STORY_METRICS)  # two headline rules, and Least-Loaded's cards
-    keys = {"Time to result (min)": "avg_jct_min", "Average wait (min)": "avg_wait_min",
-            "Imbalance between GPUs (Gini)": "gini"}
+    keys = {"Time to result (min)": "avg_jct_min", **{v: k for k, v in STORY_LABELS.items()}}
     for m in with_delta:
         assert "−" not in m.delta, m.delta
         down = m.delta.startswith("-")
@@ -79,7 +78,13 @@ def test_every_delta_on_home_reads_its_sign_and_is_green_only_when_it_is_good_ne
 
 def test_home_opens_on_the_stall_in_one_picture_with_wait_and_gini_beside_it():
     from gpusched import load_scenario, run_policy
-    from gpusched.dashboard.story import STORY_REFERENCE, STORY_SCENARIO, STORY_SEED, STORY_STALLING
+    from gpusched.dashboard.story import (
+        STORY_LABELS,
+        STORY_REFERENCE,
+        STORY_SCENARIO,
+        STORY_SEED,
+        STORY_STALLING,
+    )
     from gpusched.figures.story import STALL_BAND_LEGEND
 
     at = open_page()
@@ -90,7 +95,7 @@ def test_home_opens_on_the_stall_in_one_picture_with_wait_and_gini_beside_it():
     scenario = load_scenario(STORY_SCENARIO)
     for policy in (STORY_STALLING, STORY_REFERENCE):
         metrics = run_policy(scenario, policy, seed=STORY_SEED).metrics
-        shown = {m.label: m.value for m in at.metric if m.label.startswith(("Average wait", "Imbalance"))
+        shown = {m.label: m.value for m in at.metric if m.label in STORY_LABELS.values()
                  and m.value in (f"{metrics['avg_wait_min']:,.1f}", f"{metrics['gini']:,.3f}")}
         assert len(shown) == 2, (policy, metrics["avg_wait_min"], metrics["gini"])
     first = at.markdown[0].value

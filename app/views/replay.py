@@ -141,7 +141,7 @@ def _decisions(result, policy: str) -> None:
             "type": st.column_config.Column("Type"),
             "model": st.column_config.TextColumn("Job model", help="The job's model (empty for none)."),
             "slot": st.column_config.NumberColumn("Window slot"),
-            "gpus": st.column_config.Column("GPUs", width="large"),
+            "gpus": st.column_config.Column("GPUs"),
             "speed": st.column_config.NumberColumn("Speed", format="%.2f",
                                                    help="The speed of the GPUs it got, for its job type "
                                                         "(relative to an A100-80GB)."),

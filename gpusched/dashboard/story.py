@@ -28,7 +28,7 @@ STORY_SEED = 0
 STORY_METRICS: tuple[str, ...] = ("avg_wait_min", "gini")
 """The cards under Home's picture, per rule: the wait and the imbalance between GPUs."""
 
-STORY_LABELS: dict[str, str] = {"avg_wait_min": "Average wait (min)", "gini": "Imbalance between GPUs (Gini)"}
+STORY_LABELS: dict[str, str] = {"avg_wait_min": "Average wait (min)", "gini": "Imbalance (Gini)"}
 """The titles of those cards (short: two cards share a column)."""
 
 
