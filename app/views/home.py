@@ -127,7 +127,7 @@ def _headline() -> None:
     st.subheader(f"Second, on a bigger cluster: which job starts next (`{h.scenario}`)")
     st.caption(f"Scenario `{h.scenario}`: {scenario_line(scenario)}. Here the scheduler may start any "
                f"of the {scenario.window} oldest waiting jobs, and a job runs slower on a slower GPU. Every "
-               f"rule ran the same {len(h.seeds)} workloads ({seed_range(h.seeds)}); the numbers are the "
+               f"rule ran the same workloads, one per seed: {seed_range(h.seeds)}; the numbers are the "
                "means.", help=f"{glossary_line('queue window')} {glossary_line('seed')}")
     st.markdown(plain_headline(policy_label(h.best), len(h.shipped.heuristics), h.mean(h.best),
                                policy_label(h.baseline), h.mean(h.baseline), h.best_vs_baseline),
