@@ -132,25 +132,30 @@ def _decisions(result, policy: str) -> None:
                f"number is its arrival order.{stops}")
     if st.toggle("Only out-of-order starts, holds, stops and resumptions", key="decisions_unusual"):
         table = table[table["out_of_order"] | (table["decision"] != "start")]
+    shown = informative(table)
     st.dataframe(
-        informative(table), hide_index=True, width="stretch", height=300,
+        shown, hide_index=True, width="stretch", height=300,
+        # Fixed widths but for the two text columns, which size to their content: a table of
+        # thousands of rows measures every column it sizes that way.
         column_config={
-            "time_min": st.column_config.NumberColumn("Time (min)", format="%.1f"),
-            "decision": st.column_config.Column("Decision"),
-            "job": st.column_config.NumberColumn("Job (arrival #)"),
-            "type": st.column_config.Column("Type"),
-            "model": st.column_config.TextColumn("Job model", help="The job's model (empty for none)."),
-            "slot": st.column_config.NumberColumn("Window slot"),
-            "gpus": st.column_config.Column("GPUs"),
-            "speed": st.column_config.NumberColumn("Speed", format="%.2f",
+            "time_min": st.column_config.NumberColumn("Time (min)", format="%.1f", width=72),
+            "decision": st.column_config.Column("Decision", width=68),
+            "job": st.column_config.NumberColumn("Job (arrival #)", width=98),
+            "type": st.column_config.Column("Type", width=72),
+            "model": st.column_config.TextColumn("Job model", help="The job's model."),
+            "slot": st.column_config.NumberColumn("Window slot", width=84),
+            "gpus": st.column_config.Column("GPUs",
+                                            help="The GPUs it got: each model named once, consecutive "
+                                                 "GPUs as a range."),
+            "speed": st.column_config.NumberColumn("Speed", format="%.2f", width=65,
                                                    help="The speed of the GPUs it got, for its job type "
                                                         "(relative to an A100-80GB)."),
-            "best_speed": st.column_config.NumberColumn("Best speed", format="%.2f",
+            "best_speed": st.column_config.NumberColumn("Best speed", format="%.2f", width=85,
                                                         help="The fastest speed any GPUs of this "
                                                              "cluster that could hold the job offer it."),
-            "wait_min": st.column_config.NumberColumn("Waited (min)", format="%.1f"),
-            "out_of_order": st.column_config.CheckboxColumn("Out of order"),
-            "lost_min": st.column_config.NumberColumn("Work lost (min)", format="%.1f",
+            "wait_min": st.column_config.NumberColumn("Waited (min)", format="%.1f", width=90),
+            "out_of_order": st.column_config.CheckboxColumn("Out of order", width=88),
+            "lost_min": st.column_config.NumberColumn("Work lost (min)", format="%.1f", width=115,
                                                       help="For a stop by a node failure: the progress "
                                                            "since the job's last checkpoint, thrown away "
                                                            "(minutes at the reference speed)."),
