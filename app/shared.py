@@ -11,6 +11,7 @@ from gpusched import Comparison, Result, Scenario, compare, load_scenario, prese
 from gpusched.core.metric_names import METRIC_NAMES, format_metric, metric_help, metric_title
 from gpusched.dashboard.background import BackgroundRuns
 from gpusched.dashboard.cards import cards_for, jobs_have_deadlines
+from gpusched.dashboard.deltas import MetricDelta
 from gpusched.dashboard.headline import (
     BEST_BY,
     LIVE_SEEDS,
@@ -189,10 +190,13 @@ def headline_markdown(h: Headline) -> str:
 # Figures are cached as shared resources: unpickling a figure re-validates every frame, which
 # costs more than drawing it. Pages never change a cached figure.
 @st.cache_resource(show_spinner=False, max_entries=32)
-def cached_replay(scenario_yaml: str, policy: str, seed: int) -> tuple[go.Figure, go.Figure]:
-    """The animated replay and the Gantt chart of one run."""
+def cached_replay(scenario_yaml: str, policy: str, seed: int,
+                  start_min: float | None = None) -> tuple[go.Figure, go.Figure]:
+    """The animated replay (opening at ``start_min``, its stalls and misroutes marked) and the
+    Gantt chart of one run."""
     result = cached_run(scenario_yaml, policy, seed)
-    return replay_figure(result), gantt_figure(result)
+    report, _ = cached_stall(scenario_yaml, policy, seed)
+    return replay_figure(result, start_min=start_min, stall=report), gantt_figure(result)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -381,6 +385,20 @@ def recompute_button(what: str, source: str, script: str, key: str, where: str =
     return live_col.button("Recompute live", key=key, icon=":material/refresh:", width="stretch")
 
 
+REPLAY_START_KEY = "replay_start"
+"""Session-state key of the run Replay should open at a given minute: (scenario YAML, policy,
+seed, minute)."""
+
+
+def open_replay_at(scenario_yaml: str, policy: str, seed: int, minute: float | None) -> None:
+    """Open Replay on this run (the scenario becomes the session's), at ``minute``."""
+    st.session_state[SCENARIO_KEY] = scenario_yaml
+    st.session_state["replay_policy"] = policy
+    st.session_state["replay_seed"] = int(seed)
+    st.session_state[REPLAY_START_KEY] = (scenario_yaml, policy, int(seed), minute)
+    st.switch_page("views/replay.py")
+
+
 def page_header(title: str, what: str) -> None:
     """The page title and its one-line summary."""
     st.title(title)
@@ -419,12 +437,17 @@ def show_chart(fig: go.Figure, key: str | None = None) -> None:
     st.plotly_chart(fig, width="stretch", theme=None, config=PLOTLY_CONFIG, key=key)
 
 
-def metric_card(col, key: str, value: float | int | None, delta: str | None = None,
-                delta_color: str = "normal", label: str | None = None) -> None:
+def metric_card(col, key: str, value: float | int | None, delta: MetricDelta | None = None,
+                label: str | None = None, help: str | None = None) -> None:
     """One metric as ``st.metric``: its title with unit, its value formatted as the names table
-    says (a fraction in % ×100, thousands separators, fixed decimals) and its help text."""
-    col.metric(label or metric_title(key), format_metric(key, value), delta, delta_color=delta_color,
-               help=metric_help(key))
+    says (a fraction in % ×100, thousands separators, fixed decimals) and its help text; a change
+    (:func:`~gpusched.dashboard.deltas.metric_delta`) below it, with the sign, colour and arrow
+    that say whether it is good news."""
+    col.metric(label or metric_title(key), format_metric(key, value),
+               None if delta is None else delta.text,
+               delta_color="normal" if delta is None else delta.color,
+               delta_arrow="auto" if delta is None else delta.arrow,
+               help=help or metric_help(key), height="stretch")
 
 
 def show_results(sections: dict[str, pd.DataFrame], key: str) -> None:

@@ -20,8 +20,13 @@ First, on a server of its own, it measures the demo's targets, each against its 
 (:data:`HOME_TEXT`) and the whole Home (idle, charts drawn); then, in the same tab, every other
 page's first visit by its sidebar link, the Agent page included.
 
-Run: ``python benchmarks/bench_pages.py [--json PATH] [--targets-only]``. Needs
-``/usr/bin/chromium``.
+With ``--replay-preset NAME`` it measures, on a fresh server, how long Replay takes to open on a
+preset (:func:`replay_open`): the preset is chosen on Cluster & workload, then the clock starts at
+the click on Replay's sidebar link and stops when the page is idle with its charts drawn (target
+:data:`REPLAY_TARGET_S`).
+
+Run: ``python benchmarks/bench_pages.py [--json PATH] [--targets-only] [--replay-preset NAME]``.
+Needs ``/usr/bin/chromium``.
 """
 
 from __future__ import annotations
@@ -97,6 +102,37 @@ def targets(settle_s: float) -> dict[str, float]:
         out["home whole"] = _measure(tab, "home", "cold", t0, settle_s).idle_s
         for name in (n for n in PAGES if n != "home"):
             out[f"{name} first click"] = _click_to(tab, url, name, settle_s).idle_s
+        browser.close()
+    return out
+
+
+REPLAY_TARGET_S = 3.0
+"""Replay's open time on a preset, the largest ones included (seconds)."""
+
+
+def replay_open(preset: str, settle_s: float, repeats: int = 2) -> list[float]:
+    """Seconds from the click on Replay's sidebar link to the page idle with its charts drawn, on
+    ``preset`` (chosen on Cluster & workload first), on a fresh server: the first visit, then
+    ``repeats - 1`` more after a visit to Home (the run and figures then come from the cache)."""
+    from playwright.sync_api import sync_playwright
+
+    out = []
+    with tempfile.TemporaryDirectory() as tmp, running_dashboard(Path(tmp) / "server.log") as url, \
+            sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        tab = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+        tab.goto(f"{url}/{PAGES['cluster']}")
+        _measure(tab, "cluster", "setup", time.perf_counter(), settle_s)
+        box = tab.get_by_role("combobox", name="Start from a preset", exact=True)
+        box.click()
+        box.fill(preset)
+        tab.evaluate(RUN_COUNTER)
+        tab.get_by_role("option", name=preset, exact=True).click()
+        _measure(tab, "cluster", "setup", time.perf_counter(), settle_s, since_click=True)
+        for i in range(repeats):
+            if i:
+                _click_to(tab, url, "home", settle_s)
+            out.append(_click_to(tab, url, "replay", settle_s).idle_s)
         browser.close()
     return out
 
@@ -239,9 +275,16 @@ def main() -> None:
                         help="seconds the page must stay idle (longer than the pages' 1 s polling)")
     parser.add_argument("--targets-only", action="store_true",
                         help="measure the demo's targets only (one fresh server)")
+    parser.add_argument("--replay-preset", metavar="NAME",
+                        help="only measure Replay's open time on this preset (e.g. gavel-108gpu-heavy)")
     args = parser.parse_args()
     if not CHROMIUM.exists():
         sys.exit(f"{CHROMIUM} is missing: install Debian's chromium package")
+    if args.replay_preset:
+        times = replay_open(args.replay_preset, args.settle)
+        print(f"Replay on {args.replay_preset}: first open {times[0]:.2f} s, again "
+              + ", ".join(f"{t:.2f}" for t in times[1:]) + f" s (target {REPLAY_TARGET_S:.0f} s)")
+        return
     measured = targets(args.settle)
     print(targets_table(measured), flush=True)
     if args.targets_only:

@@ -13,17 +13,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from gpusched.dashboard.pages import PAGES as PAGE_LIST
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-PAGES = {"home": "", "cluster": "cluster", "agent": "agent", "replay": "replay",
-         "compare": "compare", "stalls": "stalls", "knowledge": "knowledge", "traces": "traces",
-         "sweeps": "sweeps"}
+PAGES = {p.name: p.url_path for p in PAGE_LIST}
 """Page name → URL path of every page."""
-PAGE_TITLES = {"home": "Home", "cluster": "Cluster & workload", "agent": "Agent", "replay": "Replay",
-               "compare": "Compare", "stalls": "Least-Loaded stalls",
-               "knowledge": "What the scheduler knows", "traces": "Real traces", "sweeps": "Sweeps"}
+PAGE_TITLES = {p.name: p.title for p in PAGE_LIST}
 """Page name → its title in the navigation; the browser tab reads ``"TITLE · gpusched"``."""
 SCREEN_SIZES = ((1440, 900), (1280, 720))
 """Viewports (width, height in pixels) every page is screenshotted and checked at."""

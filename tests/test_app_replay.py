@@ -114,3 +114,44 @@ def test_replay_shows_home_cards_and_offers_home_rules_by_home_names():
     for rule in (HEADLINE_BASELINE, *headline_heuristics()):
         assert policy_label(rule) in names, rule
     assert names.count(policy_label("first_fit")) == 1  # first_fit and fcfs+first_fit: one rule, one name
+
+
+def test_replay_reads_for_a_stakeholder():
+    """The agent among the menu's first entries, one minute (the slider's), stalls and misroutes
+    marked, no empty model column, no priority-weighted wait where priorities are equal."""
+    from gpusched.agent import AGENT_POLICY
+    from gpusched.dashboard.policies import dashboard_policies
+    from gpusched.workload.scenario import load_scenario
+
+    at = open_page("views/replay.py", small=False)
+    assert_clean(at)
+    options = at.selectbox(key="replay_policy").options
+    if AGENT_POLICY in dashboard_policies():
+        assert options.index(policy_label(AGENT_POLICY)) <= 3, options
+    replay = plotly_specs(at)[0]
+    assert "minute" not in replay["layout"]["title"]["text"].lower()  # the slider says the minute
+    assert replay["layout"]["sliders"][0]["currentvalue"]["prefix"] == "Minute "
+    assert any(s.get("name") == "stall" for s in replay["layout"]["shapes"])
+    assert any((t.get("name") or "").startswith("misroute") for t in replay["data"])
+    decisions = next(df.value for df in at.dataframe if "decision" in df.value.columns)
+    assert "model" not in decisions.columns  # no job of a synthetic preset names a model
+    # Gavel's jobs all have priority 2: the priority-weighted wait would only repeat the average
+    scenario = load_scenario("gavel-108gpu").with_overrides(queue={"window": 4}, **{"workload.jobs": 40})
+    at.session_state["scenario_yaml"] = scenario.to_yaml()
+    at.run()
+    assert_clean(at)
+    assert metric_title("weighted_wait_min") not in [m.label for m in at.metric]
+    assert metric_title("avg_wait_min") in [m.label for m in at.metric]
+
+
+def test_go_to_the_first_stall_moves_the_slider():
+    at = open_page("views/replay.py", small=False)
+    assert plotly_specs(at)[0]["layout"]["sliders"][0]["active"] == 0
+    at.button(key="replay_first_stall").click().run()
+    assert_clean(at)
+    replay = plotly_specs(at)[0]
+    slider = replay["layout"]["sliders"][0]
+    first = min(s["x0"] for s in replay["layout"]["shapes"] if s.get("name") == "stall")
+    minute = float(slider["steps"][slider["active"]]["label"].split(" ")[0].replace(",", ""))
+    assert slider["active"] > 0 and abs(minute - first) < 30, (minute, first)
+    assert at.button(key="replay_first_stall").disabled

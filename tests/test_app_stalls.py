@@ -60,8 +60,9 @@ def test_the_two_node_control_says_what_it_measured():
     at.radio(key="stall_control_kind").set_value("two nodes").run()
     assert_clean(at)
     assert any("homogeneous-16gpu" in m.value for m in at.markdown)
-    controls = next(df.value for df in at.dataframe if "cluster" in df.value.columns)
-    assert list(controls["cluster"]) == ["homogeneous-8gpu", "homogeneous-16gpu"]
+    controls = next(df.value for df in at.dataframe if "measure" in df.value.columns)
+    assert list(controls.columns) == ["measure", "homogeneous-8gpu", "homogeneous-16gpu"]
+    assert "stall (min)" in set(controls["measure"])
 
 
 def test_where_it_happens_draws_the_map_and_adds_your_cluster():
@@ -81,3 +82,28 @@ def test_where_it_happens_draws_the_map_and_adds_your_cluster():
     assert after != before and "7 cluster families" in after
     assert "`ll-stall-mini (yours)`" in after  # the scenario on screen, not Cluster & workload's
     assert at.button(key="stall_add_family").disabled
+
+
+def test_show_me_the_stall_sets_the_seed_once_and_links_to_replay():
+    """Home's button sets the seed through the session alone (the browser test reads the server's
+    log for the warning that a default was given too); the explanation's button opens Replay on
+    the same run at its first stall."""
+    at = open_page(small=False)
+    at.button(key="show_stall").click().run()
+    assert_clean(at)
+    assert at.number_input(key="stall_seed").value == 0
+    misroutes = next(df.value for df in at.dataframe if "time_min" in df.value.columns)
+    assert len(misroutes) > 0
+    at.button(key="stall_to_replay").click().run()
+    assert_clean(at)
+    assert at.title[0].value == "Replay"
+    assert at.selectbox(key="replay_policy").value == "least_loaded"
+    assert plotly_specs(at)[0]["layout"]["sliders"][0]["active"] > 0
+
+
+def test_misroute_markers_of_the_stall_figure_share_no_colour_with_a_line():
+    at = open_page("views/stalls.py", small=False)
+    spec = plotly_specs(at)[0]
+    lines = {t["line"]["color"] for t in spec["data"] if t.get("mode") == "lines"}
+    marks = {t["marker"]["color"] for t in spec["data"] if (t.get("name") or "").startswith("misroute")}
+    assert marks and not marks & lines

@@ -8,7 +8,7 @@ import pytest
 from gpusched.core.cluster import Cluster, NodeGroup
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import HOLD, Simulator
-from gpusched.experiment.decisions import DECISION_COLUMNS, decision_table
+from gpusched.experiment.decisions import DECISION_COLUMNS, decision_table, gpu_list
 from gpusched.experiment.runner import run_policy
 from gpusched.workload.scenario import load_scenario
 
@@ -25,7 +25,7 @@ def test_every_started_job_is_one_start_row_with_its_slot_and_gpus():
     assert starts["out_of_order"].sum() == result.metrics["backfilled_jobs"]
     assert np.allclose(starts["wait_min"], jobs["wait_min"])
     first = jobs.iloc[0]
-    assert starts.iloc[0]["gpus"] == ", ".join(result.cluster.gpu_label(g) for g in first["gpu_ids"])
+    assert starts.iloc[0]["gpus"] == gpu_list([result.cluster.gpu_label(g) for g in first["gpu_ids"]])
     assert table["time_min"].is_monotonic_increasing
 
 
@@ -56,3 +56,10 @@ def test_a_deliberate_hold_is_a_hold_row_of_the_head_job():
     hold = table.iloc[0]
     assert hold["job"] == 0 and hold["time_min"] == 0.0 and hold["gpus"] == ""
     assert list(table["time_min"]) == pytest.approx([0.0, 5.0, 5.0])
+
+
+def test_gpu_lists_name_each_model_once_and_join_consecutive_gpus():
+    assert gpu_list(["V100 #4", "V100 #5", "V100 #6", "V100 #9", "K80 #100"]) == "V100 #4–#6, #9, K80 #100"
+    assert gpu_list(["A100-80GB #0", "A100-80GB #1"]) == "A100-80GB #0–#1"
+    assert gpu_list(["T4 #3"]) == "T4 #3" and gpu_list([]) == ""
+    assert gpu_list(["odd", "V100 #2"]) == "odd, V100 #2"

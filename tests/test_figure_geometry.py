@@ -19,8 +19,8 @@ from gpusched.experiment.stall import (
 )
 from gpusched.figures import conditions_heatmap_figure, metric_bars_figure, replay_figure, stall_figure
 from gpusched.figures.compare import BAR_METRICS, bar_intervals, varied_metrics
+from gpusched.figures.gpu_axis import GPU_TICK_ANGLE, LABELLED_GPUS_MAX, gpu_ticks
 from gpusched.figures.replay import (
-    GPU_TICK_ANGLE,
     MARGIN_BOTTOM_PX,
     MARGIN_TOP_PX,
     gpu_label_px,
@@ -93,21 +93,33 @@ def test_conditions_heatmap_is_coloured_by_extra_minutes_with_the_ratio_in_the_h
     assert fig.data[0].zmax == pytest.approx(max(top, 1.0), abs=0.01)
 
 
-@pytest.mark.parametrize("preset", ["fleet-16gpu", "hetero-bigfirst-16gpu", "fleet-64gpu"])
-def test_upright_gpu_labels_clear_the_title_below_them(preset):
+@pytest.mark.parametrize("preset", ["fleet-16gpu", "hetero-bigfirst-16gpu", "fleet-64gpu",
+                                    "gavel-108gpu-heavy"])
+def test_gpu_labels_clear_the_title_below_them(preset):
+    """Up to :data:`LABELLED_GPUS_MAX` GPUs, one upright label each; above, one level label per
+    run of one GPU model, each naming its model and count."""
     scenario = load_scenario(preset).with_overrides(**{"workload.jobs": 30})
     result = run_policy(scenario, "first_fit", seed=0)
     labels = [result.cluster.gpu_label(g) for g in range(result.cluster.n_gpus)]
+    many = len(labels) > LABELLED_GPUS_MAX
+    ticks = gpu_ticks(result.cluster)
     for fig in (replay_figure(result, max_frames=20), side_by_side_figure(result, result, max_frames=20)):
         layout = fig.layout
         plot_px = layout.height - layout.margin.t - layout.margin.b
         assert (layout.margin.t, layout.margin.b) == (MARGIN_TOP_PX, MARGIN_BOTTOM_PX)
         gap_px = (layout.yaxis.domain[0] - layout.yaxis3.domain[1]) * plot_px
-        label_px = max(len(x) for x in labels) * 11 * 0.68  # 11 px capitals and digits, upright
+        shown = list(layout.xaxis2.ticktext)
+        label_px = 11 * 1.2 if many else max(len(x) for x in shown) * 11 * 0.68  # 11 px text
         title_px = 18  # one line of the subplot title
         assert gap_px >= label_px + title_px, (preset, gap_px, label_px)
-        assert gpu_label_px(labels) >= label_px
-        assert layout.xaxis.tickangle == GPU_TICK_ANGLE == layout.xaxis2.tickangle
+        if many:
+            assert layout.xaxis2.tickangle == 0 and len(shown) < len(labels) // 8, shown
+            counts = sum(int(t.split("×")[1]) for t in shown)
+            assert counts == len(labels), shown  # the groups cover every GPU once
+        else:
+            assert shown == labels and gpu_label_px(labels) >= label_px
+            assert layout.xaxis2.tickangle == GPU_TICK_ANGLE
+        assert tuple(layout.xaxis2.tickvals) == ticks.tickvals
 
 
 def test_slider_spans_the_time_axis_and_frames_are_even_in_time():

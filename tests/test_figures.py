@@ -27,7 +27,7 @@ from gpusched.figures import (
 )
 from gpusched.figures.compare import ecdf, rolling_util
 from gpusched.figures.replay import gpu_lanes
-from gpusched.figures.style import BAND_COLORS, band_of
+from gpusched.figures.style import BAND_COLORS, BAND_ORDER, band_of
 from gpusched.policies import policy_label
 
 
@@ -82,9 +82,12 @@ def test_replay_is_capped_small_and_animated(ll_run):
     controls = fig.layout.updatemenus[0].buttons
     assert [b.label for b in controls] == ["▶ Play", "❚❚ Pause"]
     assert len(fig.layout.sliders[0].steps) == len(fig.frames)
-    # Utilisation bars carry band colours in every frame.
-    colours = set(fig.frames[len(fig.frames) // 2].data[1].marker.color)
-    assert colours <= set(BAND_COLORS.values())
+    # Utilisation bars carry their band in every frame: codes on the band colour scale.
+    k = len(fig.frames) // 2
+    bar = fig.frames[k].data[1]
+    state = ll_run.timeline.gpu_frames(ll_run.timeline.frame_times(250))
+    assert [BAND_ORDER[c] for c in bar.marker.color] == [band_of(u) for u in state.compute_used[k]]
+    assert {c for _, c in fig.data[2].marker.colorscale} == set(BAND_COLORS.values())
     titles = _axis_titles(fig)
     assert "VRAM (GB)" in titles and "time (min)" in titles
 

@@ -1,15 +1,18 @@
-"""Home: what the tool is, the stall call to action, and the headline on the fleet, drawn at once
-from the shipped results and recomputed live on request."""
+"""Home: one story in one picture. First the stall as it happens (Least-Loaded beside First-Fit on
+the same jobs, with their wait and imbalance between GPUs, and a way into Replay at the stall),
+then the headline on a bigger cluster, drawn at once from the shipped results and recomputed live
+on request; every page linked at the bottom."""
 
 import streamlit as st
 from shared import (
     available_policies,
     background_runs,
     beside_time_to_result,
-    cached_conditions_findings,
     cached_headline,
-    headline_markdown,
+    cached_run,
+    cached_stall,
     metric_card,
+    open_replay_at,
     page_header,
     parse_scenario,
     preset_yaml,
@@ -19,13 +22,25 @@ from shared import (
 
 from gpusched.core.glossary import GLOSSARY_DOC, glossary_line, glossary_markdown
 from gpusched.dashboard.cards import scenario_cards
+from gpusched.dashboard.deltas import metric_delta
 from gpusched.dashboard.headline import HEADLINE_METRICS, SHIPPED_SOURCE, Headline, shipped_mismatches
+from gpusched.dashboard.pages import PAGES
+from gpusched.dashboard.story import (
+    STORY_LABELS,
+    STORY_METRICS,
+    STORY_REFERENCE,
+    STORY_SCENARIO,
+    STORY_SEED,
+    STORY_STALLING,
+    StallStory,
+    stall_story,
+)
 from gpusched.dashboard.words import scenario_line
 from gpusched.errors import GpuschedError
-from gpusched.experiment.paired import METHOD_NAMES
 from gpusched.experiment.runner import comparison_from_results
-from gpusched.figures import metric_bars_figure, policy_color, stall_blurb
-from gpusched.figures.headline import paired_verdict, percent_of, seed_range
+from gpusched.figures import metric_bars_figure, policy_color
+from gpusched.figures.headline import paired_verdict, plain_headline, seed_range
+from gpusched.figures.story import stall_story_figure, story_sentence
 from gpusched.policies import policy_label
 
 POLL_S = 1.0  # how often the live recompute checks the background worker (seconds)
@@ -47,26 +62,33 @@ def _headline_figure(_h: Headline):
 
 
 def _card(col, h: Headline, policy: str, role: str, term: str) -> None:
-    with col.container(border=True):
+    """One rule's card: its name in its colour, its role, and one number per row (each card has
+    the column's whole width, so no title or value is cut off at laptop widths)."""
+    with col:
         st.markdown(f"<span style='color:{policy_color(policy)};font-weight:700;font-size:1.1rem'>"
                     f"■ {policy_label(policy)}</span>", unsafe_allow_html=True)
         st.caption(role, help=glossary_line(term))
         mean = h.comparison.summary().loc[policy]
         diff = None if policy == h.baseline else h.against(policy, h.baseline)
-        delta = None if diff is None else percent_of(diff.mean, h.mean(h.baseline))
-        # One number per row: each card has the panel's whole width, so no title or value is cut
-        # off with an ellipsis at laptop widths (the browser test checks 1280 and 1440 px).
         for key in _card_metrics(h.scenario):
-            metric_card(st, key, mean[key], delta if key == HEADLINE_METRICS[0] else None,
-                        delta_color="inverse")
-            if key == HEADLINE_METRICS[0] and diff is not None:
-                st.caption(f"{paired_verdict(diff, h.mean(h.baseline), policy_label(h.baseline))}, "
-                           f"paired seed by seed ({METHOD_NAMES[diff.method]}).",
-                           help=glossary_line("paired difference"))
-                if policy == h.agent:
-                    verdict = paired_verdict(h.agent_vs_best, h.mean(h.best), policy_label(h.best))
-                    st.caption(f"{verdict[:1].upper()}{verdict[1:]} "
-                               f"({METHOD_NAMES[h.agent_vs_best.method]}).")
+            delta = (metric_delta(key, diff.mean, percent_of=h.mean(h.baseline))
+                     if key == HEADLINE_METRICS[0] and diff is not None else None)
+            metric_card(st, key, mean[key], delta)
+
+
+def _verdicts(h: Headline) -> list[str]:
+    """Each rule against arrival order, and the agent against the best rule, in words."""
+    out = []
+    for policy in h.policies:
+        if policy == h.baseline:
+            continue
+        diff = h.against(policy, h.baseline)
+        verdict = paired_verdict(diff, h.mean(h.baseline), policy_label(h.baseline))
+        out.append(f"{policy_label(policy)}: {verdict}.")
+        if policy == h.agent:
+            verdict = paired_verdict(h.agent_vs_best, h.mean(h.best), policy_label(h.best))
+            out.append(f"{policy_label(policy)}: {verdict}.")
+    return out
 
 
 def _live_check(h: Headline, polling: bool) -> None:
@@ -102,20 +124,24 @@ def _headline() -> None:
     h = cached_headline()
     text = preset_yaml(h.scenario)
     scenario = parse_scenario(text)
-    st.subheader(f"Headline: `{h.scenario}`, mean of {seed_range(h.seeds)}")
-    st.caption(f"{scenario_line(scenario)}. The scheduler may start any of the {scenario.window} oldest "
-               "waiting jobs, and a job runs slower on a slower GPU. The stall above is on "
-               "`phase1-8gpu`, where jobs start strictly in arrival order.",
-               help=f"{glossary_line('queue window')} {glossary_line('seed')}")
-    st.markdown(headline_markdown(h), help=glossary_line("paired difference"))
+    st.subheader(f"Second, on a bigger cluster: which job starts next (`{h.scenario}`)")
+    st.caption(f"Scenario `{h.scenario}`: {scenario_line(scenario)}. Here the scheduler may start any "
+               f"of the {scenario.window} oldest waiting jobs, and a job runs slower on a slower GPU. Every "
+               f"rule ran the same workloads, one per seed: {seed_range(h.seeds)}; the numbers are the "
+               "means.", help=f"{glossary_line('queue window')} {glossary_line('seed')}")
+    st.markdown(plain_headline(policy_label(h.best), len(h.shipped.heuristics), h.mean(h.best),
+                               policy_label(h.baseline), h.mean(h.baseline), h.best_vs_baseline),
+                help=glossary_line("paired difference"))
     roles = {h.baseline: "jobs start in arrival order, each on the first GPU with room",
              h.best: f"the best of the {len(h.shipped.heuristics)} fixed rules measured here, by "
                      "time to result",
              h.agent: "the trained agent, taking its first choice at every step"}
     terms = {h.baseline: "strict queue (FIFO)", h.best: "heuristic", h.agent: "greedy (no search)"}
-    cols = st.columns(len(h.policies))
+    cols = st.columns(len(h.policies), border=True)
     for col, p in zip(cols, h.policies, strict=True):
         _card(col, h, p, roles[p], terms[p])
+    for line in _verdicts(h):
+        st.caption(line, help=glossary_line("paired difference"))
     show_chart(_headline_figure(h), key="home_bars")
 
     if recompute_button("These numbers are the shipped results", SHIPPED_SOURCE,
@@ -128,40 +154,66 @@ def _headline() -> None:
         st.fragment(_live_check, run_every=POLL_S if pending else None)(h, pending)
 
 
+@st.cache_resource(show_spinner=False, max_entries=1)
+def _story() -> tuple[StallStory, object]:
+    """Home's story (:mod:`gpusched.dashboard.story`) and its picture, on the story's preset."""
+    text = preset_yaml(STORY_SCENARIO)
+    stalling = cached_run(text, STORY_STALLING, STORY_SEED)
+    reference = cached_run(text, STORY_REFERENCE, STORY_SEED)
+    report, idle_stalling = cached_stall(text, STORY_STALLING, STORY_SEED)
+    _, idle_reference = cached_stall(text, STORY_REFERENCE, STORY_SEED)
+    story = stall_story(stalling, reference, report)
+    return story, stall_story_figure(stalling, reference, report, idle_stalling, idle_reference)
+
+
+def _first_screen() -> None:
+    """The stall as it happens, in one picture and one sentence, and the rules' wait and imbalance
+    under it."""
+    story, figure = _story()
+    st.markdown(story_sentence(story),
+                help=f"{glossary_line('stall')} {glossary_line('misroute')}")
+    show_chart(figure, key="home_story")
+    scenario = parse_scenario(preset_yaml(STORY_SCENARIO))
+    st.caption(f"Scenario `{story.scenario}`: {scenario_line(scenario)}; jobs start strictly in arrival "
+               f"order; workload seed {story.seed}.", help=glossary_line("seed"))
+    buttons = st.columns(2)
+    if buttons[0].button("Watch it minute by minute", type="primary", key="show_replay", width="stretch",
+                         icon=":material/play_circle:",
+                         help="Replay opens on this run at its first stall, stalls and misroutes marked."):
+        open_replay_at(preset_yaml(STORY_SCENARIO), story.stalling, story.seed, story.first_stall_min)
+    if buttons[1].button("Show me the stall", key="show_stall", width="stretch", icon=":material/traffic:",
+                         help="The stall explained: which job, which GPU, why, and where else it happens."):
+        st.session_state["stall_demo"] = True
+        st.switch_page("views/stalls.py")
+    cols = st.columns(2, border=True)
+    for col, policy in zip(cols, (story.stalling, story.reference), strict=True):
+        with col:
+            st.markdown(f"<span style='color:{policy_color(policy)};font-weight:700'>■ "
+                        f"{policy_label(policy)}</span>", unsafe_allow_html=True)
+            values, other = story.metrics[policy], story.metrics[story.reference]
+            for c, key in zip(st.columns(2), STORY_METRICS, strict=True):
+                delta = (metric_delta(key, values[key] - other[key], against=policy_label(story.reference))
+                         if policy != story.reference else None)
+                metric_card(c, key, values[key], delta, label=STORY_LABELS[key])
+
+
 def main() -> None:
     page_header("gpusched — GPU-cluster scheduling lab",
                 "How the order and placement of jobs on shared GPUs changes how soon people get "
-                "their results.")
-    st.markdown(
-        "gpusched simulates a cluster of GPUs (fast and slow models side by side, or all alike) and "
-        "replays exactly the same stream of training, inference and batch jobs under different "
-        "rules for which job starts next and on which GPU. It shows how long people wait for their "
-        "results under each rule, and why.",
-        help=glossary_line("time to result (JCT)"))
-    with st.container(border=True):
-        text_col, button_col = st.columns([3, 1], vertical_alignment="center")
-        text_col.markdown("**See it happen.** One run of Least-Loaded minute by minute: the queue "
-                          "growing while GPUs sit idle, and every job it sent to a GPU where it did "
-                          "not fit, with why.", help=glossary_line("stall"))
-        if button_col.button("Show me the stall", type="primary", key="show_stall",
-                             width="stretch", icon=":material/traffic:"):
-            st.session_state["stall_demo"] = True
-            st.switch_page("views/stalls.py")
-    st.markdown(stall_blurb(cached_conditions_findings(None, "least_loaded")),
-                help=f"{glossary_line('stall')} {glossary_line('misroute')} {glossary_line('head job')}")
+                "their results: the same jobs, replayed under different rules.")
+    _first_screen()
+    st.divider()
+    _headline()
+
     with st.expander("What the words on these pages mean (glossary)", icon=":material/menu_book:"):
         st.markdown(glossary_markdown())
         st.caption(f"The same glossary, with more words, is in the repository at `{GLOSSARY_DOC}`.")
-
-    _headline()
-
     st.markdown("#### Explore")
-    links = st.columns(5)
-    links[0].page_link("views/cluster.py", label="Cluster & workload", icon=":material/dns:")
-    links[1].page_link("views/replay.py", label="Replay a run", icon=":material/play_circle:")
-    links[2].page_link("views/compare.py", label="Compare policies", icon=":material/bar_chart:")
-    links[3].page_link("views/stalls.py", label="Least-Loaded stalls", icon=":material/traffic:")
-    links[4].page_link("views/agent.py", label="Agent models", icon=":material/smart_toy:")
+    others = [p for p in PAGES if p.name != "home"]
+    per_row = 4
+    for start in range(0, len(others), per_row):
+        for col, p in zip(st.columns(per_row), others[start:start + per_row], strict=False):
+            col.page_link(p.file, label=p.title, icon=p.icon, help=p.blurb[:1].upper() + p.blurb[1:] + ".")
     # Start the background worker once the page is drawn: the agent's runs on the other pages
     # (Stalls, Replay, Compare live) then find torch and the model loaded, not their first visit.
     background_runs()

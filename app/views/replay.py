@@ -3,11 +3,13 @@
 import streamlit as st
 from shared import (
     CARDS_PER_ROW,
+    REPLAY_START_KEY,
     background_ready,
     beside_time_to_result,
     cached_cards,
     cached_replay,
     cached_run,
+    cached_stall,
     current_scenario,
     is_slow,
     lost_work_of_run,
@@ -22,7 +24,7 @@ from shared import (
 from gpusched.core.metric_names import metric_help, metric_label
 from gpusched.dashboard.cards import jobs_have_deadlines
 from gpusched.dashboard.headline import headline_heuristics
-from gpusched.dashboard.policies import policy_help, with_queue_pairs
+from gpusched.dashboard.policies import agents_early, policy_help, with_queue_pairs
 from gpusched.errors import GpuschedError
 from gpusched.experiment.decisions import decision_table, informative
 from gpusched.experiment.scorecard import TAIL_WAIT_METRIC
@@ -31,36 +33,57 @@ from gpusched.limits import MAX_SEED
 from gpusched.policies import policy_label
 
 
+def _start_minute(text: str, policy: str, seed: int) -> float | None:
+    """The minute Replay opens at: the one another page asked for on this very run, else the
+    start."""
+    asked = st.session_state.get(REPLAY_START_KEY)
+    if asked and tuple(asked[:3]) == (text, policy, seed):
+        return asked[3]
+    return None
+
+
 def main() -> None:
     page_header("Replay",
-                "Watch one policy run minute by minute: per-GPU VRAM and utilisation, the queue, "
-                "and every job on its GPU.")
+                "Watch one policy run minute by minute: per-GPU use, the queue with its stalls and "
+                "misroutes marked, and every job on its GPU.")
     scenario = current_scenario()
     scenario_badge(scenario)
-    options = with_queue_pairs(policy_options(), headline_heuristics())
-    c1, c2, _ = st.columns([2, 1, 3])
+    options = agents_early(with_queue_pairs(policy_options(), headline_heuristics()))
+    c1, c2, c3, _ = st.columns([2, 1, 2, 1], vertical_alignment="bottom")
     chosen = st.session_state.get("replay_policy", "least_loaded")
     policy = c1.selectbox("Policy", options, index=options.index("least_loaded"),
                           format_func=policy_label, key="replay_policy",
                           help=policy_help(chosen if chosen in options else "least_loaded"))
-    seed = int(c2.number_input("Workload seed", min_value=0, max_value=MAX_SEED,
-                               value=scenario.workload.seed, step=1, key="replay_seed"))
+    if "replay_seed" not in st.session_state:
+        st.session_state["replay_seed"] = scenario.workload.seed
+    seed = int(c2.number_input("Workload seed", min_value=0, max_value=MAX_SEED, step=1, key="replay_seed"))
     text = scenario.to_yaml()
     if is_slow(policy) and not background_ready(text, [policy], [seed]):
         return
     try:
         with st.spinner(f"Simulating {policy_label(policy)} and building the animation…"):
             result = cached_run(text, policy, seed)
-            replay, gantt = cached_replay(text, policy, seed)
+            report, _ = cached_stall(text, policy, seed)
+            start = _start_minute(text, policy, seed)
+            replay, gantt = cached_replay(text, policy, seed, start)
     except GpuschedError as exc:
         st.error(str(exc), icon=":material/error:")
         return
+    if len(report.intervals):
+        first = float(report.intervals["start_min"].iloc[0])
+        if c3.button(f"Go to the first stall (minute {first:,.0f})", key="replay_first_stall",
+                     icon=":material/skip_next:", width="stretch", disabled=start == first,
+                     help="The slider jumps to the first time the policy held a job that could have run."):
+            st.session_state[REPLAY_START_KEY] = (text, policy, seed, first)
+            st.rerun()
 
     m = result.metrics
-    first = [*beside_time_to_result(("avg_jct_min", "avg_wait_min", TAIL_WAIT_METRIC),
-                                    cached_cards(text, jobs_have_deadlines(result.jobs))), "jobs_completed"]
-    for start in range(0, len(first), CARDS_PER_ROW):
-        for col, key in zip(st.columns(CARDS_PER_ROW), first[start:start + CARDS_PER_ROW], strict=False):
+    first_cards = [*beside_time_to_result(("avg_jct_min", "avg_wait_min", TAIL_WAIT_METRIC),
+                                          cached_cards(text, jobs_have_deadlines(result.jobs))),
+                   "jobs_completed"]
+    for start_card in range(0, len(first_cards), CARDS_PER_ROW):
+        for col, key in zip(st.columns(CARDS_PER_ROW), first_cards[start_card:start_card + CARDS_PER_ROW],
+                            strict=False):
             if key == "jobs_completed":
                 col.metric(metric_label("jobs_completed"),
                            f"{m['jobs_completed']:,.0f} / {m['jobs_submitted']:,.0f}",
@@ -69,7 +92,9 @@ def main() -> None:
                 metric_card(col, key, m[key])
     more = ["avg_util", "stall_min", "makespan_min", "avg_bsld"]
     if scenario.window > 1:
-        more += ["backfilled_jobs", "weighted_wait_min"]
+        more.append("backfilled_jobs")
+    if result.jobs["priority"].nunique() > 1:  # with equal priorities it repeats the average wait
+        more.append("weighted_wait_min")
     metric_cards(more, m)
     if m["node_failures"] or m["preemptions"]:
         metric_cards(["goodput", "lost_gpu_hours", "restore_gpu_hours", "node_failures",
@@ -78,9 +103,11 @@ def main() -> None:
             st.markdown("\n".join(f"- {line}" for line in lost_work_of_run(result, scenario)))
     if m["migrations"]:
         metric_cards(MOVE_BAR_METRICS, m)
-    st.caption("Press ▶ Play or drag the slider. Bars: grey under 60 %, green 60–80 % (target), "
-               "orange over 80 % (hot); VRAM bars are coloured by the share of the GPU's memory "
-               "in use, against its capacity (light grey).")
+    st.caption("Press ▶ Play or drag the slider; it reads the minute, the jobs queued and the jobs "
+               "running. Bars: grey under 60 %, green 60–80 % (target), orange over 80 % (hot). "
+               "Below, red bands are stalls (the first job in the queue held although it fitted "
+               "elsewhere) and the ticks above the lines are misroutes (a job sent to a GPU where it "
+               "did not fit), one row per cause.")
     show_chart(replay, key="replay_fig")
     show_chart(gantt, key="gantt_fig")
     _decisions(result, policy)
@@ -105,25 +132,29 @@ def _decisions(result, policy: str) -> None:
                f"number is its arrival order.{stops}")
     if st.toggle("Only out-of-order starts, holds, stops and resumptions", key="decisions_unusual"):
         table = table[table["out_of_order"] | (table["decision"] != "start")]
+    shown = informative(table)
     st.dataframe(
-        informative(table), hide_index=True, width="stretch", height=300,
+        shown, hide_index=True, width="stretch", height=300,
+        # Fixed widths but for the two text columns, which size to their content: a table of
+        # thousands of rows measures every column it sizes that way.
         column_config={
-            "time_min": st.column_config.NumberColumn("Time (min)", format="%.1f", width=80),
-            "decision": st.column_config.Column("Decision", width=75),
-            "job": st.column_config.NumberColumn("Job (arrival #)", width=105),
-            "type": st.column_config.Column("Type", width=80),
-            "model": st.column_config.TextColumn("Job model", help="The job's model (empty for none).",
-                                                 width=120),
-            "slot": st.column_config.NumberColumn("Window slot", width=90),
-            "gpus": st.column_config.Column("GPUs", width=70),
+            "time_min": st.column_config.NumberColumn("Time (min)", format="%.1f", width=72),
+            "decision": st.column_config.Column("Decision", width=68),
+            "job": st.column_config.NumberColumn("Job (arrival #)", width=98),
+            "type": st.column_config.Column("Type", width=72),
+            "model": st.column_config.TextColumn("Job model", help="The job's model."),
+            "slot": st.column_config.NumberColumn("Window slot", width=84),
+            "gpus": st.column_config.Column("GPUs",
+                                            help="The GPUs it got: each model named once, consecutive "
+                                                 "GPUs as a range."),
             "speed": st.column_config.NumberColumn("Speed", format="%.2f", width=65,
                                                    help="The speed of the GPUs it got, for its job type "
                                                         "(relative to an A100-80GB)."),
             "best_speed": st.column_config.NumberColumn("Best speed", format="%.2f", width=85,
                                                         help="The fastest speed any GPUs of this "
                                                              "cluster that could hold the job offer it."),
-            "wait_min": st.column_config.NumberColumn("Waited (min)", format="%.1f", width=95),
-            "out_of_order": st.column_config.CheckboxColumn("Out of order", width=95),
+            "wait_min": st.column_config.NumberColumn("Waited (min)", format="%.1f", width=90),
+            "out_of_order": st.column_config.CheckboxColumn("Out of order", width=88),
             "lost_min": st.column_config.NumberColumn("Work lost (min)", format="%.1f", width=115,
                                                       help="For a stop by a node failure: the progress "
                                                            "since the job's last checkpoint, thrown away "

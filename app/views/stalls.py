@@ -3,6 +3,7 @@
 import streamlit as st
 from shared import (
     background_ready,
+    background_runs,
     cached_conditions_figures,
     cached_conditions_findings,
     cached_run,
@@ -10,6 +11,7 @@ from shared import (
     cached_stall_figure,
     current_scenario,
     metric_card,
+    open_replay_at,
     page_header,
     parse_scenario,
     policy_options,
@@ -22,6 +24,7 @@ from shared import (
 
 from gpusched.agent import AGENT_POLICY
 from gpusched.core.metric_names import format_metric, metric_help, metric_title
+from gpusched.dashboard.deltas import metric_delta
 from gpusched.dashboard.policies import policy_help
 from gpusched.errors import GpuschedError
 from gpusched.experiment.runner import comparison_from_results
@@ -34,7 +37,6 @@ from gpusched.figures import (
     stall_explanation,
 )
 from gpusched.figures.compare import results_sections
-from gpusched.figures.words import signed
 from gpusched.policies import policy_label
 
 STALLING = "least_loaded"
@@ -81,24 +83,25 @@ def _control_toggled() -> None:
 
 def _scenario_label(source: str) -> str:
     kind = next((k for k, v in CONTROLS.items() if v == source), None)
-    return f"{source} (control: {kind} of identical GPUs)" if kind else source
+    return f"{source} (control)" if kind else source
 
 
 def _explorer() -> tuple[str, str]:
     """The stall explorer; returns the name and YAML of the scenario it analysed."""
-    c1, c2, c3, c4 = st.columns([2, 2, 1, 3])
+    c1, c2, c3, c4 = st.columns([3, 2, 1, 3])
     source = c1.selectbox("Scenario", SCENARIOS + list(CONTROLS.values()) + [CURRENT],
                           key="stall_scenario", on_change=_scenario_chosen,
                           format_func=_scenario_label,
-                          help="Heterogeneous presets, the homogeneous controls, or the scenario "
-                               "of Cluster & workload.")
+                          help="Heterogeneous presets, the homogeneous controls (the same jobs on "
+                               "identical A100-80GB GPUs: one node, or two), or the scenario of "
+                               "Cluster & workload.")
     options = list(dict.fromkeys([STALLING, *NO_FIT_CHECK_VARIANTS, *policy_options()]))
     analysed = c2.selectbox("Policy to analyse", options, format_func=policy_label, key="stall_policy",
                             help="Any policy: a stall for one that checks no fit, blocking for one "
                                  "that does. "
                                  + policy_help(st.session_state.get("stall_policy", STALLING)))
-    seed = int(c3.number_input("Workload seed", min_value=0, max_value=10_000, value=0, step=1,
-                               key="stall_seed"))
+    st.session_state.setdefault("stall_seed", 0)  # a default here, not also as the box's value
+    seed = int(c3.number_input("Workload seed", min_value=0, max_value=10_000, step=1, key="stall_seed"))
     control = c4.toggle("Control: a homogeneous cluster", key="stall_control",
                         on_change=_control_toggled,
                         help="The same job mix on identical A100-80GB GPUs: one node, or two.")
@@ -115,8 +118,12 @@ def _explorer() -> tuple[str, str]:
 
     baseline = REFERENCE_POLICY if analysed != REFERENCE_POLICY else STALLING
     policies = list(dict.fromkeys([analysed, *CONTRAST, baseline]))
-    if AGENT_POLICY in policy_options() and background_ready(text, [AGENT_POLICY], [seed]):
-        policies.append(AGENT_POLICY)
+    if AGENT_POLICY in policy_options():
+        ready = background_ready(text, [AGENT_POLICY], [seed])
+        for control in CONTROLS.values():  # queued after this run: ready when a control is turned on
+            background_runs().submit(preset_yaml(control), AGENT_POLICY, seed)
+        if ready:
+            policies.append(AGENT_POLICY)
     try:
         with st.spinner(f"Running {len(policies)} policies on `{name}`…"):
             runs = {p: cached_run(text, p, seed) for p in policies}
@@ -135,11 +142,19 @@ def _explorer() -> tuple[str, str]:
                         + ", ".join(f"{c} {n:,}" for c, n in report.causes.items()) + ".")
     metric_card(cols[3], "idle_gpu_min_stalled", report.idle_gpu_min)
     metric_card(cols[4], "avg_wait_min", report.avg_wait_min,
-                f"{signed(report.avg_wait_min - base.metrics['avg_wait_min'])} min vs "
-                f"{policy_label(baseline)}", delta_color="inverse")
+                metric_delta("avg_wait_min", report.avg_wait_min - base.metrics["avg_wait_min"],
+                             against=policy_label(baseline), decimals=0))
 
     with st.container(key="stall-explanation", border=True):
         st.markdown(stall_explanation(report, baseline=base))
+        if report.has_stall and st.button(
+                f"Watch it minute by minute in Replay, from the first stall "
+                f"(minute {report.intervals['start_min'].iloc[0]:,.0f})",
+                key="stall_to_replay", icon=":material/play_circle:", type="primary",
+                help=f"Replay opens on this run ({policy_label(analysed)}, `{name}`, seed {seed}) at its "
+                     "first stall, with every stall and misroute marked; `" + name + "` becomes the "
+                     "scenario of every page."):
+            open_replay_at(text, analysed, seed, float(report.intervals["start_min"].iloc[0]))
     with st.container(key="stall-chart" if report.has_stall else "no-stall-chart"):
         show_chart(figure, key="stall_fig")
 
@@ -155,10 +170,11 @@ def _explorer() -> tuple[str, str]:
     show_results(results_sections(same_jobs), key="stall_results")
     if len(report.misroutes):
         with st.expander(f"All {len(report.misroutes):,} misroutes (job, the GPU it was sent to, why)"):
-            st.dataframe(report.misroutes.rename(columns={
-                "time_min": "time (min)", "gpu_label": "GPU", "gpu_vram_gb": "GPU VRAM (GB)",
-                "job_vram_gb": "job VRAM per GPU (GB)", "job_gpus": "job GPUs"}).drop(columns="gpu"),
-                width="stretch", hide_index=True)
+            st.dataframe(report.misroutes.drop(columns="gpu"), width="stretch", hide_index=True,
+                         column_config={
+                             "time_min": st.column_config.NumberColumn("time (min)", format="%.1f"),
+                             "gpu_label": "GPU", "gpu_vram_gb": "GPU VRAM (GB)",
+                             "job_vram_gb": "job VRAM per GPU (GB)", "job_gpus": "job GPUs"})
     return name, text
 
 
@@ -170,7 +186,8 @@ def _controls_measured(seed: int, analysed: str, baseline: str) -> None:
         reports.append(cached_stall(text, analysed, seed)[0])
         baselines.append(cached_run(text, baseline, seed))
     st.markdown("##### What the controls measured (this seed)")
-    st.dataframe(control_table(reports, baselines), width="stretch", hide_index=True)
+    st.dataframe(control_table(reports, baselines), width="stretch", hide_index=True,
+                 column_config={"measure": st.column_config.Column("measure", width="large")})
 
 
 def _where_it_happens(name: str, text: str) -> None:

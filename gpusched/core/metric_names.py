@@ -152,7 +152,7 @@ _TABLE: tuple[MetricName, ...] = (
        "Time to result averaged with each job's weight: a weight-5 job counts five times."),
     _m("cost_usd", "GPU cost", "USD",
        "What the GPUs the jobs held cost at fixed on-demand prices per GPU-hour (unpriced GPUs "
-       "count nothing).", 2),
+       "count nothing); whole dollars.", 0),
     _m("cost_per_met_job_usd", "Cost per job on time", "USD",
        "GPU cost divided by the jobs that finished and met their deadline (or had none).", 2),
     _m("prediction_error_log", "Run-time prediction error", "log",

@@ -76,6 +76,15 @@ def with_queue_pairs(options: list[str], pairs: tuple[str, ...] | list[str]) -> 
     return list(by_label.values())
 
 
+def agents_early(options: list[str], after: int = 2) -> list[str]:
+    """``options`` with the trained agents (``ppo``, ``ppo_rollout``, ``ppo:PATH``) moved up to
+    just after the first ``after`` options, in their order: a menu shows the agent among its first
+    entries, not at the bottom of a long list."""
+    agents = [o for o in options if o.split(":", 1)[0] in AGENT_POLICIES]
+    rest = [o for o in options if o not in agents]
+    return [*rest[:after], *agents, *rest[after:]]
+
+
 def policy_help(*names: str) -> str:
     """A tooltip for policies: the glossary line of each part of their labels, once each
     (``WFP3 + Fastest-Fit``: the order, then the placement)."""

@@ -43,7 +43,7 @@ def decision_table(result: Result) -> pd.DataFrame:
         "type": jobs["type"].to_numpy(str),
         "model": _models(jobs),
         "slot": jobs["start_slot"].to_numpy(int),
-        "gpus": [", ".join(label(int(g)) for g in ids) for ids in jobs["gpu_ids"]],
+        "gpus": [gpu_list([label(int(g)) for g in ids]) for ids in jobs["gpu_ids"]],
         # duration / run time is the gang's speed; duration / ideal run time the best one.
         "speed": (jobs["duration_min"] / jobs["run_min"]).to_numpy(float),
         "best_speed": (jobs["duration_min"] / jobs["ideal_run_min"]).to_numpy(float),
@@ -58,7 +58,7 @@ def decision_table(result: Result) -> pd.DataFrame:
             stops = result.timeline.stops
             first = stops.sort_values("time_min", kind="stable").drop_duplicates("job").set_index("job")
             ids = jobs["id"].to_numpy(int)[moved]
-            starts.loc[moved, "gpus"] = [", ".join(label(int(g)) for g in first.loc[i, "gpus"]) for i in ids]
+            starts.loc[moved, "gpus"] = [gpu_list([label(int(g)) for g in first.loc[i, "gpus"]]) for i in ids]
             starts.loc[moved, "speed"] = float("nan")
     holds = result.timeline.holds
     holds = holds[holds["could_fit"].to_numpy(bool)]
@@ -107,7 +107,7 @@ def _stops_and_resumes(result: Result) -> list[pd.DataFrame]:
             "type": by_id.loc[jobs, "type"].to_numpy(str),
             "model": _models(by_id.loc[jobs]),
             "slot": -1,
-            "gpus": [", ".join(label(int(g)) for g in gpus) for gpus in frame["gpus"]],
+            "gpus": [gpu_list([label(int(g)) for g in gpus]) for gpus in frame["gpus"]],
             "speed": float("nan"),
             "best_speed": (by_id.loc[jobs, "duration_min"]
                            / by_id.loc[jobs, "ideal_run_min"]).to_numpy(float),
@@ -125,11 +125,44 @@ def _models(jobs: pd.DataFrame) -> list[str]:
     return ["" if m is None or m != m else str(m) for m in jobs["model"]]
 
 
+def gpu_list(labels: list[str]) -> str:
+    """GPU labels in short: each model named once per run of its GPUs, consecutive numbers as a
+    range (``V100 #4–#7, #9, K80 #100``); labels not of the form ``MODEL #N`` as they are."""
+    parts: list[str] = []
+    model, run = None, []
+
+    def flush() -> None:
+        if not run:
+            return
+        spans, start = [], run[0]
+        for a, b in zip(run, [*run[1:], None], strict=True):
+            if b != a + 1:
+                spans.append(f"#{start}" if start == a else f"#{start}–#{a}")
+                start = b
+        parts.append(f"{model} " + ", ".join(spans))
+
+    for label in labels:
+        name, sep, number = label.rpartition(" #")
+        if not sep or not number.isdigit():
+            flush()
+            model, run = None, []
+            parts.append(label)
+            continue
+        if name != model or (run and int(number) <= run[-1]):
+            flush()
+            model, run = name, []
+        run.append(int(number))
+    flush()
+    return ", ".join(parts)
+
+
 def informative(table: pd.DataFrame) -> pd.DataFrame:
     """The decision table without the columns that say nothing on this run: the window slot on a
     strict queue (always 0), the speeds when every GPU runs at 1.0, the work lost when no failure
-    stopped a run."""
+    stopped a run, the job's model when no job names one (synthetic workloads)."""
     drop = []
+    if "model" in table and not table["model"].fillna("").astype(str).str.strip().ne("").any():
+        drop.append("model")
     if "slot" in table and (table["slot"].fillna(0) <= 0).all():
         drop.append("slot")
     if {"speed", "best_speed"} <= set(table) and \

@@ -166,7 +166,8 @@ def metric_bars_figure(comparison: Comparison, metric_keys: Sequence[str] | None
                           + ("<br>95 % interval of the mean (" + METHOD_NAMES[interval_method(key)]
                              + "): %{customdata[1]:,.2f} to "
                              "%{customdata[2]:,.2f}" if n_seeds > 1 else "")
-                          + "<br>over " + str(n_seeds) + " seed(s)<extra></extra>"),
+                          + "<br>over " + ("1 seed" if n_seeds == 1 else f"{n_seeds} seeds")
+                          + "<extra></extra>"),
             row=row + 1, col=col + 1)
         fig.update_xaxes(showticklabels=False, row=row + 1, col=col + 1)
         fig.update_yaxes(rangemode="tozero", row=row + 1, col=col + 1)
@@ -181,7 +182,8 @@ def metric_bars_figure(comparison: Comparison, metric_keys: Sequence[str] | None
             f"{metrics[k][0]} {format_metric(k, float(mean[k].iloc[0]))}" for k in constant))
     subtitle = "<br>".join(wrap_title(note, SUBTITLE_CHARS) for note in notes)
     top_px = 94 + 16 * (subtitle.count("<br>") + 1)
-    apply_layout(fig, title=f"Mean over {n_seeds} seed(s)", height=int(top_px + plot_px + 52))
+    seeds = "1 seed" if n_seeds == 1 else f"{n_seeds} seeds"
+    apply_layout(fig, title=f"Mean over {seeds}", height=int(top_px + plot_px + 52))
     fig.update_layout(barmode="group", bargap=0.25, margin={"t": top_px, "b": 52},
                       title={"subtitle": {"text": subtitle, "font": {"size": 12}}},
                       legend={"y": 1.0, "yref": "container", "yanchor": "top", "x": 1.0,

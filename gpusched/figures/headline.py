@@ -65,3 +65,27 @@ def headline_sentence(scenario: str, seeds: Sequence[int], best: str, best_label
             f"{baseline_mean:.1f} for first-come first-served First-Fit (`{baseline}`): "
             f"{relative_change(diff, baseline_mean)}, paired seed by seed "
             f"({METHOD_NAMES[diff.method]}); {wins}.")
+
+
+def plain_headline(best_label: str, heuristics: int, best_mean: float, baseline_label: str,
+                   baseline_mean: float, diff: PairedDifference) -> str:
+    """The headline for Home, in plain words (Markdown): no registry names and no statistics'
+    jargon; the interval is said as a range of percentages.
+
+    :param best_label: the best heuristic's display name; ``heuristics`` how many were measured.
+    :param best_mean: its mean time to result (min); ``baseline_mean`` the baseline's.
+    :param baseline_label: the baseline's display name.
+    :param diff: the best heuristic minus the baseline, mean time to result, paired by workload.
+    """
+    pct = abs(diff.mean) / baseline_mean * 100
+    word = "shorter" if diff.mean < 0 else "longer"
+    lo, hi = sorted(abs(v) / baseline_mean * 100 for v in (diff.low, diff.high))
+    if diff.excludes_zero:
+        verdict = f"**{pct:.0f} % {word}** (95 % interval: {lo:.0f} to {hi:.0f} % {word})"
+    else:
+        verdict = (f"no measurable difference (95 % interval: {percent_of(diff.low, baseline_mean)} to "
+                   f"{percent_of(diff.high, baseline_mean)})")
+    return (f"The best of the {heuristics} fixed rules measured here, **{best_label}**, brings the average "
+            f"time to result (from a job's arrival to its end) to **{best_mean:,.0f} min**, against "
+            f"{baseline_mean:,.0f} min for {baseline_label} taking jobs in arrival order: {verdict}; "
+            f"shorter on {diff.a_lower} of the {diff.n} workloads.")

@@ -14,14 +14,26 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from gpusched.core.cluster import MISROUTE_CAUSES
 from gpusched.core.result import Result
 from gpusched.core.timeline import Timeline, even_times
+from gpusched.experiment.stall import StallReport
+from gpusched.figures.gpu_axis import (
+    CHAR_WIDTH_EM,
+    GPU_TICK_FONT_PX,
+    GpuTicks,
+    gpu_ticks,
+    run_edges,
+)
+from gpusched.figures.stall import CAUSE_SHORT, misroute_hover
 from gpusched.figures.style import (
     BAND_COLORS,
     BAND_LABELS,
+    CAUSE_COLORS,
+    STALL_FILL,
     TARGET_BAND_FILL,
     apply_layout,
-    band_color,
+    band_marker,
     job_type_color,
     policy_colors,
 )
@@ -45,42 +57,68 @@ def common_frame_times(timelines: Sequence[Timeline], max_frames: int) -> np.nda
     return even_times(np.concatenate([t.event_times() for t in timelines]), max_frames)
 
 
-GPU_TICK_FONT_PX = 11
-"""Font size of the GPU labels under the per-GPU bars (pixels)."""
-
-GPU_TICK_ANGLE = -90
-"""The GPU labels stand upright, so the space they take is their length, whatever the count."""
-
-CHAR_WIDTH_EM = 0.68
-"""Upper bound on the width of one label character (em): capitals, digits and '#'."""
-
 SUBPLOT_TITLE_PX = 36
 """Height a subplot title needs above its panel, with a little air (pixels)."""
 
 
 def gpu_label_px(labels: Sequence[str]) -> float:
-    """Height of the upright GPU labels under a bar panel (pixels): the longest label's length,
-    plus the tick's offset."""
+    """Height of upright GPU labels under a bar panel (pixels): the longest label's length, plus
+    the tick's offset."""
     longest = max((len(label) for label in labels), default=0)
     return longest * CHAR_WIDTH_EM * GPU_TICK_FONT_PX + 10
 
 
-def gap_below_gpu_bars(labels: Sequence[str]) -> float:
-    """Vertical space between the bar panels and the panel under them (pixels): the upright GPU
-    labels and the lower panel's title, which then never overlap."""
-    return gpu_label_px(labels) + SUBPLOT_TITLE_PX
+def gap_below_gpu_bars(ticks: GpuTicks) -> float:
+    """Vertical space between the bar panels and the panel under them (pixels): the GPU labels
+    and the lower panel's title, which then never overlap."""
+    return ticks.px + SUBPLOT_TITLE_PX
 
 
-def _style_gpu_axes(fig: go.Figure, cols: Sequence[int]) -> None:
-    """Upright GPU labels on the bar panels, all of them drawn when they fit, at a fixed size."""
+def _style_gpu_axes(fig: go.Figure, cols: Sequence[int], ticks: GpuTicks) -> None:
+    """The GPU labels of the bar panels (:func:`~gpusched.figures.gpu_axis.gpu_ticks`) at a fixed
+    size."""
     for col in cols:
-        fig.update_xaxes(tickangle=GPU_TICK_ANGLE, tickfont={"size": GPU_TICK_FONT_PX},
-                         automargin=False, row=1, col=col)
+        fig.update_xaxes(tickangle=ticks.angle, tickfont={"size": GPU_TICK_FONT_PX}, automargin=False,
+                         tickmode="array", tickvals=list(ticks.tickvals), ticktext=list(ticks.ticktext),
+                         row=1, col=col)
+
+
+def _axis_shapes(ticks: GpuTicks, cluster, axes: Sequence[int]) -> list[dict]:
+    """The shapes of the bar panels numbered ``axes`` (``x2``/``y2`` for 2): the 60-80 % target
+    band, and on a grouped GPU axis a thin line between two GPU models. Built as plain dicts and
+    set once: adding shapes one by one re-validates every shape each time."""
+    out = []
+    for k in axes:
+        x, y = f"x{k}" if k > 1 else "x", f"y{k}" if k > 1 else "y"
+        out.append({"type": "rect", "xref": f"{x} domain", "yref": y, "x0": 0, "x1": 1, "y0": 60, "y1": 80,
+                    "fillcolor": TARGET_BAND_FILL, "line": {"width": 0}, "layer": "below"})
+        if ticks.grouped:
+            out += [{"type": "line", "xref": x, "yref": f"{y} domain", "x0": e, "x1": e, "y0": 0, "y1": 1,
+                     "line": {"color": "#94A3B8", "width": 1, "dash": "dot"}} for e in run_edges(cluster)]
+    return out
+
+
+def merged_intervals(starts, ends, gap: float) -> list[tuple[float, float]]:
+    """Intervals ``(start, end)`` (minutes, ascending) with those less than ``gap`` apart merged:
+    a shaded band per stall that a viewer can tell apart, not thousands of slivers."""
+    out: list[tuple[float, float]] = []
+    for a, b in zip(starts, ends, strict=True):
+        if out and a - out[-1][1] < gap:
+            out[-1] = (out[-1][0], max(out[-1][1], float(b)))
+        else:
+            out.append((float(a), float(b)))
+    return out
 
 
 def _r(values: np.ndarray, digits: int = 2) -> list[float]:
     """Rounded floats for compact figure JSON."""
     return np.round(np.asarray(values, dtype=float), digits).tolist()
+
+
+def _a(values: np.ndarray, digits: int = 2) -> np.ndarray:
+    """Rounded floats as an array: Plotly takes a numpy array whole, where it walks a list item
+    by item (thousands of Gantt bars: seconds)."""
+    return np.round(np.asarray(values, dtype=float), digits)
 
 
 INTERRUPTED_ANIMATION_SCRIPT = """<script>
@@ -97,8 +135,9 @@ and its buttons and sliders leave that rejection unhandled: the browser then log
 error although the figure does what was asked. The script marks those reason-less rejections
 handled; every other rejection still reaches the console."""
 
-MARGIN_TOP_PX = 110
-"""Top margin of the animated figures: the frame title and the legend (pixels)."""
+MARGIN_TOP_PX = 150
+"""Top margin of the animated figures (pixels): the title, the legend under it (two rows, left
+aligned, clear of the toolbar on the right) and the panels' titles."""
 
 MARGIN_BOTTOM_PX = 170
 """Bottom margin of the animated figures: the time axis's title, the slider and the buttons."""
@@ -110,14 +149,14 @@ BUTTONS_TOP_PX = 122
 """How far below the time axis the Play/Pause buttons start (pixels): under the slider."""
 
 
-def animated_geometry(labels: Sequence[str], panels_px: float) -> tuple[int, float]:
+def animated_geometry(ticks: GpuTicks, panels_px: float) -> tuple[int, float]:
     """Height (pixels) and vertical spacing (fraction of the plot area) of an animated figure with
-    per-GPU bars above a time panel, so that the upright GPU labels clear the time panel's title.
+    per-GPU bars above a time panel, so that the GPU labels clear the time panel's title.
 
-    :param labels: the GPU labels under the bars.
+    :param ticks: the GPU axis under the bars.
     :param panels_px: height of the two panels together (pixels).
     """
-    gap = gap_below_gpu_bars(labels)
+    gap = gap_below_gpu_bars(ticks)
     plot_px = panels_px + gap
     return int(round(plot_px + MARGIN_TOP_PX + MARGIN_BOTTOM_PX)), gap / plot_px
 
@@ -151,7 +190,7 @@ def _animation_controls(frame_names: list[str], labels: list[str], plot_px: floa
             "active": 0, "steps": steps, "x": 0.0, "len": 1.0, "y": -SLIDER_TOP_PX / plot_px,
             "xanchor": "left", "yanchor": "top", "pad": {"t": 0, "b": 0, "l": 0, "r": 0},
             "currentvalue": {"prefix": "Minute ", "font": {"size": 14, "color": "#111827"},
-                             "xanchor": "right"},
+                             "xanchor": "left"},
             "transition": {"duration": 0},
             # Hundreds of steps: hide the per-step labels, the current value names the minute.
             "font": {"color": "rgba(0,0,0,0)"}, "ticklen": 0, "minorticklen": 0,
@@ -163,70 +202,111 @@ def _band_legend(fig: go.Figure, row: int, col: int) -> None:
     """Legend-only entries explaining the band colours."""
     for band in ("low", "target", "hot"):
         fig.add_trace(go.Bar(x=[None], y=[None], name=BAND_LABELS[band],
-                             marker_color=BAND_COLORS[band], legendgroup="bands",
-                             hoverinfo="skip"), row=row, col=col)
+                             marker_color=BAND_COLORS[band], hoverinfo="skip"), row=row, col=col)
 
 
-def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES) -> go.Figure:
-    """The run as an animation: per-GPU VRAM used against capacity and compute utilisation
-    (coloured by band), queue length and running jobs over time, with Play/Pause and a slider.
+MODEL_PANEL_TITLE = "GPUs busy, by GPU model (%)"
+"""Title of the panel that replaces VRAM where no job declares memory (Gavel's jobs)."""
+
+VRAM_PANEL_TITLE = "VRAM used per GPU (GB) against capacity"
+"""Title of the VRAM panel, for jobs that declare memory."""
+
+MISROUTE_MARK_LEGEND = "misroute"
+"""Legend name prefix of Replay's misroute markers on the time panel."""
+
+
+def _model_busy(cluster, jobs_running: np.ndarray, models: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per model: the share of its GPUs running at least one job (fraction 0-1) and their count."""
+    model = np.asarray(cluster.gpu_model).astype(str)
+    busy = np.array([(jobs_running[model == m] > 0).mean() for m in models])
+    count = np.array([(model == m).sum() for m in models])
+    return busy, count
+
+
+def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES, start_min: float | None = None,
+                  stall: StallReport | None = None) -> go.Figure:
+    """The run as an animation: per-GPU VRAM used against capacity (or, where no job declares
+    memory, the share of each GPU model's GPUs that are busy) and compute utilisation (coloured by
+    band), queue length and running jobs over time, with Play/Pause and a slider.
 
     :param result: one run.
     :param max_frames: the frame cap (events are thinned evenly to at most this many frames).
+    :param start_min: the minute to open at (the first frame at or after it; default the start).
+    :param stall: the run's stall analysis: its stall intervals are shaded on the time panel and
+        its misroutes marked there, by cause.
     """
     tl, cluster = result.timeline, result.cluster
     times = tl.frame_times(max_frames)
     frames = tl.gpu_frames(times)
-    labels = [cluster.gpu_label(g) for g in range(cluster.n_gpus)]
+    ticks = gpu_ticks(cluster)
+    labels = list(ticks.labels)
     cap = cluster.gpu_vram_gb
+    memory = bool(frames.vram_used_gb.max(initial=0.0) > 0)
+    models = list(dict.fromkeys(np.asarray(cluster.gpu_model).astype(str)))
     queue = tl.queue_length_at(times)
     running = tl.running_jobs_at(times)
     line_t = tl.event_times()
     line_q = tl.queue_length_at(line_t)
     line_r = tl.running_jobs_at(line_t)
     y_max = float(max(line_q.max(initial=0), line_r.max(initial=0), 1)) * 1.08
+    marks = stall is not None and len(stall.misroutes) > 0
+    y_top = y_max * (1.22 if marks else 1.0)
+    k0 = 0 if start_min is None else int(min(np.searchsorted(times, start_min - 1e-9), len(times) - 1))
 
-    height, spacing = animated_geometry(labels, REPLAY_PANELS_PX)
+    height, spacing = animated_geometry(ticks, REPLAY_PANELS_PX)
     fig = make_subplots(
         rows=2, cols=2, specs=[[{}, {}], [{"colspan": 2}, None]], row_heights=[0.56, 0.44],
         vertical_spacing=spacing, horizontal_spacing=0.08,
-        subplot_titles=("VRAM used per GPU (GB) against capacity",
+        column_widths=[0.5, 0.5] if memory else [0.22, 0.78],
+        subplot_titles=(VRAM_PANEL_TITLE if memory else MODEL_PANEL_TITLE,
                         "Compute utilisation per GPU (%)",
                         "Queue length and running jobs"))
 
     def bar_state(i: int) -> tuple[dict, dict]:
-        vram = frames.vram_used_gb[i]
         util = frames.compute_used[i]
         jobs = frames.jobs_running[i]
-        vram_bar = {"y": _r(vram, 1),
-                    "marker": {"color": [band_color(v / c) for v, c in zip(vram, cap, strict=True)]},
-                    "customdata": np.c_[cap, jobs].tolist()}
-        util_bar = {"y": _r(util * 100, 1),
-                    "marker": {"color": [band_color(u) for u in util]},
-                    "customdata": np.c_[jobs].tolist()}
-        return vram_bar, util_bar
+        if memory:
+            vram = frames.vram_used_gb[i]
+            left = {"y": np.round(vram, 1), "marker": band_marker(vram / np.maximum(cap, 1e-9)),
+                    "customdata": np.c_[cap, jobs]}
+        else:
+            busy, count = _model_busy(cluster, jobs, models)
+            left = {"y": np.round(busy * 100, 1), "marker": band_marker(busy),
+                    "customdata": np.c_[np.rint(busy * count), count]}
+        right = {"y": np.round(util * 100, 1), "marker": band_marker(util),
+                 "customdata": jobs.reshape(-1, 1)}
+        return left, right
 
-    vram0, util0 = bar_state(0)
-    fig.add_trace(go.Bar(x=labels, y=_r(cap, 1), name="VRAM capacity", marker_color="#EEF2F7",
-                         marker_line={"color": "#CBD5E1", "width": 1}, hoverinfo="skip",
-                         showlegend=False), row=1, col=1)
-    fig.add_trace(go.Bar(x=labels, name="VRAM used", showlegend=False, width=0.6,
-                         hovertemplate="%{x}<br>VRAM %{y:.1f} / %{customdata[0]:.0f} GB"
-                                       "<br>%{customdata[1]} job(s)<extra></extra>", **vram0),
-                  row=1, col=1)
+    left0, util0 = bar_state(k0)
+    if memory:
+        fig.add_trace(go.Bar(x=labels, y=_r(cap, 1), name="VRAM capacity", marker_color="#EEF2F7",
+                             marker_line={"color": "#CBD5E1", "width": 1}, hoverinfo="skip",
+                             showlegend=False), row=1, col=1)
+        fig.add_trace(go.Bar(x=labels, name="VRAM used", showlegend=False, width=0.6,
+                             hovertemplate="%{x}<br>VRAM %{y:.1f} / %{customdata[0]:.0f} GB"
+                                           "<br>%{customdata[1]} job(s)<extra></extra>", **left0),
+                      row=1, col=1)
+    else:
+        fig.add_trace(go.Bar(x=models, y=[100.0] * len(models), name="all GPUs of the model",
+                             marker_color="#EEF2F7", marker_line={"color": "#CBD5E1", "width": 1},
+                             hoverinfo="skip", showlegend=False), row=1, col=1)
+        fig.add_trace(go.Bar(x=models, name="GPUs busy", showlegend=False, width=0.6,
+                             hovertemplate="%{x}: %{customdata[0]:.0f} of %{customdata[1]:.0f} GPUs "
+                                           "busy (%{y:.0f} %)<extra></extra>", **left0), row=1, col=1)
     fig.add_trace(go.Bar(x=labels, name="utilisation", showlegend=False,
                          hovertemplate="%{x}<br>compute %{y:.0f} %<br>%{customdata[0]} job(s)"
                                        "<extra></extra>", **util0), row=1, col=2)
-    fig.add_trace(go.Scatter(x=_r(line_t), y=line_q.tolist(), name="queue length (jobs)",
+    fig.add_trace(go.Scatter(x=_a(line_t), y=line_q, name="queue length (jobs)",
                              mode="lines", line={"shape": "hv", "color": "#DC2626", "width": 2}),
                   row=2, col=1)
-    fig.add_trace(go.Scatter(x=_r(line_t), y=line_r.tolist(), name="running jobs",
+    fig.add_trace(go.Scatter(x=_a(line_t), y=line_r, name="running jobs",
                              mode="lines", line={"shape": "hv", "color": "#2563EB", "width": 2}),
                   row=2, col=1)
-    fig.add_trace(go.Scatter(x=[times[0], times[0]], y=[0, y_max], mode="lines",
+    t0 = round(float(times[k0]), 2)
+    fig.add_trace(go.Scatter(x=[t0, t0], y=[0, y_top], mode="lines",
                              line={"color": "#111827", "width": 1.5, "dash": "dot"},
                              name="now", showlegend=False, hoverinfo="skip"), row=2, col=1)
-    fig.add_trace(go.Scatter(x=[times[0]] * 2, y=[int(queue[0]), int(running[0])], mode="markers",
+    fig.add_trace(go.Scatter(x=[t0] * 2, y=[int(queue[k0]), int(running[k0])], mode="markers",
                              marker={"size": 9, "color": ["#DC2626", "#2563EB"],
                                      "line": {"color": "white", "width": 1.5}},
                              showlegend=False, hoverinfo="skip"), row=2, col=1)
@@ -234,40 +314,104 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES) -> go.Fi
     animated = [1, 2, 5, 6]
     down = tl.nodes_down_at(times) if len(tl.node_down) else None
     if down is not None:  # a node under repair: a grey bar over its GPUs
-        animated += _add_down_bars(fig, labels, cap, down[0])
+        animated += _add_down_bars(fig, labels, cap, down[k0], memory)
         _mark_failures(fig, tl, y_max)
+    shapes = _axis_shapes(ticks, cluster, (2,))
+    if stall is not None:
+        shapes += _mark_stall(fig, stall, y_max, y_top, gap=(tl.end_min - tl.start_min) / 1000)
 
     names, slider_labels, fig_frames = [], [], []
     for i, t in enumerate(times):
-        vram_bar, util_bar = bar_state(i)
+        left, util_bar = (_colours_only(b) for b in bar_state(i))
         name = f"f{i}"
         names.append(name)
-        slider_labels.append(f"{t:.0f}")
-        data = [{"type": "bar", **vram_bar}, {"type": "bar", **util_bar},
-                {"type": "scatter", "x": [round(t, 2)] * 2},
-                {"type": "scatter", "x": [round(t, 2)] * 2, "y": [int(queue[i]), int(running[i])]}]
+        slider_labels.append(_frame_label(t, queue[i], running[i]))
+        data = [{"type": "bar", **left}, {"type": "bar", **util_bar},
+                {"type": "scatter", "x": [round(float(t), 2)] * 2},
+                {"type": "scatter", "x": [round(float(t), 2)] * 2, "y": [int(queue[i]), int(running[i])]}]
         if down is not None:
-            data += [{"type": "bar", **_down_state(cap, down[i])}, {"type": "bar", **_down_state(
-                np.full(cap.size, 100.0), down[i])}]
-        fig_frames.append({
-            "name": name, "traces": animated, "data": data,
-            "layout": {"title": {"text": _frame_title(result, t, queue[i], running[i])}}})
+            left_down = _down_state(cap, down[i]) if memory else {"y": []}
+            data += [{"type": "bar", **left_down},
+                     {"type": "bar", **_down_state(np.full(cap.size, 100.0), down[i])}]
+        fig_frames.append({"name": name, "traces": animated, "data": data})
     fig.frames = fig_frames
 
-    apply_layout(fig, title=_frame_title(result, times[0], queue[0], running[0]), height=height)
+    apply_layout(fig, title=f"{policy_label(result.policy)} on {result.scenario}", height=height)
     plot_px = height - MARGIN_TOP_PX - MARGIN_BOTTOM_PX
-    fig.update_layout(barmode="overlay", bargap=0.25,
-                      **_animation_controls(names, slider_labels, plot_px),
+    controls = _animation_controls(names, slider_labels, plot_px)
+    controls["sliders"][0]["active"] = k0
+    fig.update_layout(barmode="overlay", bargap=0.25, **controls,
                       margin={"l": 60, "r": 24, "t": MARGIN_TOP_PX, "b": MARGIN_BOTTOM_PX},
-                      legend={"y": 1.0, "yref": "container", "yanchor": "top", "x": 1.0,
-                              "xanchor": "right"})
-    _style_gpu_axes(fig, (1, 2))
-    fig.update_yaxes(title_text="VRAM (GB)", range=[0, float(cap.max()) * 1.05], row=1, col=1)
+                      # below the toolbar, which shows in the top right corner on hover
+                      legend={"y": 1.0 - LEGEND_BELOW_TOOLBAR_PX / height, "yref": "container",
+                              "yanchor": "top", "x": 0.0, "xanchor": "left"},
+                      title={"y": 1.0 - TITLE_TOP_PX / height, "yanchor": "top"})
+    _style_gpu_axes(fig, (2,) if not memory else (1, 2), ticks)
+    if memory and ticks.grouped:
+        shapes += _axis_shapes(ticks, cluster, (1,))[1:]
+    fig.update_layout(shapes=shapes)
+    if memory:
+        fig.update_yaxes(title_text="VRAM (GB)", range=[0, float(cap.max()) * 1.05], row=1, col=1)
+    else:
+        fig.update_xaxes(tickfont={"size": GPU_TICK_FONT_PX}, row=1, col=1)
+        fig.update_yaxes(title_text="GPUs busy (%)", range=[0, 105], row=1, col=1)
     fig.update_yaxes(title_text="compute used (%)", range=[0, 105], row=1, col=2)
-    fig.add_hrect(y0=60, y1=80, fillcolor=TARGET_BAND_FILL, line_width=0, row=1, col=2)
     fig.update_xaxes(title_text="time (min)", range=[tl.start_min, tl.end_min], row=2, col=1)
-    fig.update_yaxes(title_text="jobs", range=[0, y_max], row=2, col=1)
+    fig.update_yaxes(title_text="jobs", range=[0, y_top], row=2, col=1)
     return fig
+
+
+TITLE_TOP_PX = 10
+"""How far below the figure's top edge the animated figures' title starts (pixels)."""
+
+def _colours_only(bar: dict) -> dict:
+    """A bar's state for a frame: its band codes without the colour scale, which the trace keeps
+    (a frame's data merges into the trace), so 250 frames do not each carry and copy it."""
+    return {**bar, "marker": {"color": bar["marker"]["color"]}}
+
+
+LEGEND_BELOW_TOOLBAR_PX = 40
+"""How far below the figure's top edge the animated figures' legend starts (pixels): under the
+title, clear of Plotly's toolbar, which appears in the top right corner on hover."""
+
+
+def _frame_label(t: float, queue: int, running: int) -> str:
+    """What the slider reads at a frame (after its prefix "Minute "): the one place the minute of
+    the frame shown is written."""
+    return f"{t:,.0f} · {int(queue):,} queued · {int(running):,} running"
+
+
+STALL_MARK_LEGEND = "stall (a job held that fitted elsewhere)"
+"""Legend name of Replay's shaded stall intervals."""
+
+
+def _mark_stall(fig: go.Figure, stall: StallReport, y_max: float, y_top: float, gap: float) -> list[dict]:
+    """Mark the run's misroutes above the lines of the time panel, one row per cause
+    (:data:`~gpusched.figures.style.CAUSE_COLORS`); return the shapes that shade its stall
+    intervals there (those less than ``gap`` minutes apart merged)."""
+    shapes = []
+    if len(stall.intervals):
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=STALL_MARK_LEGEND,
+                                 marker={"symbol": "square", "size": 12, "color": STALL_FILL},
+                                 hoverinfo="skip"), row=2, col=1)
+        shapes = [{"type": "rect", "xref": "x3", "yref": "y3", "x0": round(a, 2), "x1": round(b, 2),
+                   "y0": 0, "y1": y_top, "fillcolor": STALL_FILL, "line": {"width": 0}, "layer": "below",
+                   "name": "stall"}
+                  for a, b in merged_intervals(stall.intervals["start_min"], stall.intervals["end_min"], gap)]
+    mis = stall.misroutes
+    for k, cause in enumerate(MISROUTE_CAUSES):
+        part = mis[mis["cause"] == cause]
+        if part.empty:
+            continue
+        y = y_max + (y_top - y_max) * (k + 1) / (len(MISROUTE_CAUSES) + 1)
+        fig.add_trace(go.Scatter(
+            x=_a(part["time_min"]), y=np.full(len(part), round(y, 2)), mode="markers",
+            name=f"{MISROUTE_MARK_LEGEND}: {CAUSE_SHORT[cause]}",
+            marker={"symbol": "line-ns", "size": 9, "color": CAUSE_COLORS[cause],
+                    "line": {"width": 1.6, "color": CAUSE_COLORS[cause]}},
+            text=misroute_hover(part), hovertemplate="minute %{x:.0f}<br>%{text}<extra>misroute</extra>"),
+            row=2, col=1)
+    return shapes
 
 
 DOWN_LEGEND = "node down (failed, under repair)"
@@ -285,14 +429,18 @@ def _down_state(height: np.ndarray, down: np.ndarray) -> dict:
     return {"y": np.where(down, np.round(height, 1), 0.0).tolist()}
 
 
-def _add_down_bars(fig: go.Figure, labels: list[str], cap: np.ndarray, down0: np.ndarray) -> list[int]:
-    """Add the two animated grey bars (VRAM and compute panels); return their trace indices."""
+def _add_down_bars(fig: go.Figure, labels: list[str], cap: np.ndarray, down0: np.ndarray,
+                   memory: bool = True) -> list[int]:
+    """Add the two animated grey bars (VRAM and compute panels; the first empty without the VRAM
+    panel); return their trace indices."""
     first = len(fig.data)
     for col, height in ((1, cap), (2, np.full(cap.size, 100.0))):
-        fig.add_trace(go.Bar(x=labels, name=DOWN_LEGEND, marker={"color": DOWN_COLOR, "opacity": 0.55},
-                             width=0.9, showlegend=col == 1, legendgroup="down",
+        state = _down_state(height, down0) if memory or col == 2 else {"y": []}
+        fig.add_trace(go.Bar(x=labels if memory or col == 2 else [], name=DOWN_LEGEND,
+                             marker={"color": DOWN_COLOR, "opacity": 0.55},
+                             width=0.9, showlegend=col == 2, legendgroup="down",
                              hovertemplate="%{x}: node down (under repair)<extra></extra>",
-                             **_down_state(height, down0)), row=1, col=col)
+                             **state), row=1, col=col)
     return [first, first + 1]
 
 
@@ -307,11 +455,6 @@ def _mark_failures(fig: go.Figure, tl: Timeline, y_max: float) -> None:
                          _r(end - d["start_min"], 0)].tolist(),
         hovertemplate="%{customdata[0]} failed at minute %{x:.0f}; down %{customdata[1]} min"
                       "<extra></extra>"), row=2, col=1)
-
-
-def _frame_title(result: Result, t: float, queue: int, running: int) -> str:
-    return (f"{policy_label(result.policy)} · minute {t:,.0f} · "
-            f"{int(queue)} queued · {int(running)} running")
 
 
 # ------------------------------------------------------------------------------- Gantt
@@ -337,6 +480,22 @@ def gpu_lanes(placements: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
             lane[placements.index.get_loc(row)] = free
         n_lanes[[placements.index.get_loc(r) for r in idx]] = max(len(lane_end), 1)
     return lane, n_lanes
+
+
+GANTT_ROW_PX = 46
+"""Height of one GPU's row in the Gantt chart (pixels), on a small cluster."""
+
+GANTT_ROWS_PX = 1_600
+"""Most height the GPU rows of a large cluster's Gantt chart take together (pixels)."""
+
+GANTT_MIN_ROW_PX = 14
+"""Least height of one GPU's row (pixels): an 11-px GPU label still fits."""
+
+
+def gantt_row_px(n_gpus: int) -> float:
+    """Height of one GPU's row (pixels): :data:`GANTT_ROW_PX`, less on a large cluster so that the
+    rows fit :data:`GANTT_ROWS_PX`, never under :data:`GANTT_MIN_ROW_PX` (108 GPUs: 14.8 px)."""
+    return max(GANTT_MIN_ROW_PX, min(GANTT_ROW_PX, GANTT_ROWS_PX / max(n_gpus, 1)))
 
 
 def gantt_figure(result: Result) -> go.Figure:
@@ -371,11 +530,11 @@ def gantt_figure(result: Result) -> go.Figure:
         for job_type in dict.fromkeys(p["type"]):
             m = (p["type"] == job_type).to_numpy()
             fig.add_trace(go.Bar(
-                orientation="h", base=_r(p["start_min"][m]), x=_r(end[m] - p["start_min"][m]),
-                y=np.round(y[m], 3).tolist(), width=np.round(height[m] * 0.92, 3).tolist(),
+                orientation="h", base=_a(p["start_min"][m]), x=_a(end[m] - p["start_min"][m]),
+                y=_a(y[m], 3), width=_a(height[m] * 0.92, 3),
                 name=job_type, marker={"color": job_type_color(job_type),
                                        "line": {"color": "white", "width": 0.5}},
-                customdata=custom[m].tolist(),
+                customdata=custom[m],
                 hovertemplate=("job %{customdata[0]} · " + job_type + "%{customdata[8]}"
                                "<br>%{customdata[1]} (×%{customdata[7]} GPUs)"
                                "<br>start %{customdata[2]} → end %{customdata[3]} min"
@@ -393,11 +552,12 @@ def gantt_figure(result: Result) -> go.Figure:
             _shade_down_nodes(fig, tl)
     labels = [cluster.gpu_label(g) for g in range(cluster.n_gpus)]
     apply_layout(fig, title=f"Jobs on each GPU over time · {policy_label(result.policy)}",
-                 height=max(320, 60 + 46 * cluster.n_gpus))
+                 height=max(320, int(60 + gantt_row_px(cluster.n_gpus) * cluster.n_gpus)))
     fig.update_layout(barmode="overlay", bargap=0, legend_title_text="job type")
     fig.update_xaxes(title_text="time (min)", range=[tl.start_min, tl.end_min], zeroline=False)
     fig.update_yaxes(title_text="GPU", tickvals=list(range(cluster.n_gpus)), ticktext=labels,
-                     range=[cluster.n_gpus - 0.5, -0.5], showgrid=False, zeroline=False)
+                     range=[cluster.n_gpus - 0.5, -0.5], showgrid=False, zeroline=False,
+                     tickfont={"size": min(12, int(gantt_row_px(cluster.n_gpus)) - 3)})
     return fig
 
 
@@ -414,12 +574,12 @@ def _hatch_speed_loss(fig: go.Figure, placements: pd.DataFrame, y: np.ndarray, h
         return
     base = start[stretched] + ideal[stretched]
     fig.add_trace(go.Bar(
-        orientation="h", base=_r(base), x=_r(end[stretched] - base), y=np.round(y[stretched], 3).tolist(),
-        width=np.round(height[stretched] * 0.92, 3).tolist(), name=SPEED_LOSS_LEGEND,
+        orientation="h", base=_a(base), x=_a(end[stretched] - base), y=_a(y[stretched], 3),
+        width=_a(height[stretched] * 0.92, 3), name=SPEED_LOSS_LEGEND,
         marker={"color": "rgba(255,255,255,0.35)", "pattern": {"shape": "/", "fgcolor": "#111827",
                                                                 "size": 6, "solidity": 0.3},
                 "line": {"width": 0}},
-        customdata=np.c_[placements["job"].to_numpy()[stretched], _r(loss[stretched], 1)].tolist(),
+        customdata=np.c_[placements["job"].to_numpy()[stretched], _a(loss[stretched], 1)],
         hovertemplate="job %{customdata[0]}: %{customdata[1]} min lost to a slower GPU than the best "
                       "this cluster could give it<extra></extra>"))
 
@@ -522,8 +682,9 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
     times = common_frame_times([a.timeline, b.timeline], max_frames)
     frames = [r.timeline.gpu_frames(times) for r in (a, b)]
     queues = [r.timeline.queue_length_at(times) for r in (a, b)]
-    labels = [a.cluster.gpu_label(g) for g in range(a.cluster.n_gpus)]
-    height, spacing = animated_geometry(labels, SIDE_BY_SIDE_PANELS_PX)
+    ticks = gpu_ticks(a.cluster)
+    labels = list(ticks.labels)
+    height, spacing = animated_geometry(ticks, SIDE_BY_SIDE_PANELS_PX)
     fig = make_subplots(
         rows=2, cols=2, specs=[[{}, {}], [{"colspan": 2}, None]], row_heights=[0.55, 0.45],
         vertical_spacing=spacing, horizontal_spacing=0.06, shared_yaxes=True,
@@ -533,15 +694,14 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
 
     def bars(k: int, i: int) -> dict:
         util = frames[k].compute_used[i]
-        return {"y": _r(util * 100, 1), "marker": {"color": [band_color(u) for u in util]},
-                "customdata": frames[k].jobs_running[i].reshape(-1, 1).tolist()}
+        return {"y": np.round(util * 100, 1), "marker": band_marker(util),
+                "customdata": frames[k].jobs_running[i].reshape(-1, 1)}
 
     for k, r in enumerate((a, b)):
         fig.add_trace(go.Bar(x=labels, name=policy_label(r.policy), showlegend=False,
                              hovertemplate="%{x}<br>compute %{y:.0f} %<br>%{customdata[0]} job(s)"
                                            "<extra>" + policy_label(r.policy) + "</extra>",
                              **bars(k, 0)), row=1, col=k + 1)
-        fig.add_hrect(y0=60, y1=80, fillcolor=TARGET_BAND_FILL, line_width=0, row=1, col=k + 1)
     y_max = 1.0
     palette = policy_colors([a.policy, b.policy])
     for r in (a, b):
@@ -564,7 +724,8 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
         title = (f"Minute {t:,.0f} · {policy_label(a.policy)}: {int(queues[0][i])} queued · "
                  f"{policy_label(b.policy)}: {int(queues[1][i])} queued")
         fig_frames.append({"name": f"f{i}", "traces": [0, 1, 4],
-                           "data": [{"type": "bar", **bars(0, i)}, {"type": "bar", **bars(1, i)},
+                           "data": [{"type": "bar", **_colours_only(bars(0, i))},
+                                    {"type": "bar", **_colours_only(bars(1, i))},
                                     {"type": "scatter", "x": [round(t, 2)] * 2}],
                            "layout": {"title": {"text": title}}})
     fig.frames = fig_frames
@@ -573,9 +734,11 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
     plot_px = height - MARGIN_TOP_PX - MARGIN_BOTTOM_PX
     fig.update_layout(**_animation_controls(names, slider_labels, plot_px),
                       margin={"l": 60, "r": 24, "t": MARGIN_TOP_PX, "b": MARGIN_BOTTOM_PX},
-                      legend={"y": 1.0, "yref": "container", "yanchor": "top", "x": 1.0,
-                              "xanchor": "right"})
-    _style_gpu_axes(fig, (1, 2))
+                      legend={"y": 1.0 - LEGEND_BELOW_TOOLBAR_PX / height, "yref": "container",
+                              "yanchor": "top", "x": 0.0, "xanchor": "left"},
+                      title={"y": 1.0 - TITLE_TOP_PX / height, "yanchor": "top"})
+    _style_gpu_axes(fig, (1, 2), ticks)
+    fig.update_layout(shapes=_axis_shapes(ticks, a.cluster, (1, 2)))
     fig.update_yaxes(range=[0, 105], row=1, col=1, title_text="compute used (%)")
     fig.update_yaxes(range=[0, 105], row=1, col=2)
     end = max(a.timeline.end_min, b.timeline.end_min)

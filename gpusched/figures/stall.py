@@ -57,10 +57,21 @@ _CAUSE_WHY: dict[str, str] = {
     "gang": "its node could not form the gang at the time",
 }
 
-STALL_LEGEND = "stall: head job held although it fitted elsewhere"
+STALL_LEGEND = "stall: the first job in the queue held although it fitted elsewhere"
 """Legend name of the shaded stall intervals (tests look for it)."""
-BLOCKED_LEGEND = "blocked: head job fitted nowhere"
+BLOCKED_LEGEND = "blocked: the first job in the queue fitted nowhere"
 """Legend name of the shaded blocked intervals."""
+
+
+_CAUSE_WHY_NO_MEMORY = ("it could never take the job (too few GPUs there for its gang, or a GPU model "
+                        "it cannot run on)")
+"""Why a capacity misroute happened, for a job that declares no memory (Gavel's jobs)."""
+
+
+def cause_why(cause: str, has_memory: bool = True) -> str:
+    """Why a misroute of ``cause`` did not fit, in words; a capacity misroute of a job that
+    declares no memory is not about memory."""
+    return _CAUSE_WHY_NO_MEMORY if cause == "capacity" and not has_memory else _CAUSE_WHY[cause]
 
 
 def _times(ratio: float) -> str:
@@ -95,26 +106,30 @@ def stall_explanation(report: StallReport, baseline: Result | None = None) -> st
                   f"**{baseline.metrics['avg_wait_min']:,.0f} min** for "
                   f"{policy_label(baseline.policy)} on the same jobs.")
     misroutes = len(report.misroutes)
-    mis_text = (f" It sent the head job to a GPU where it did not fit "
+    mis_text = (f" It sent the first job in the queue to a GPU where it did not fit "
                 f"**{_plural(misroutes, 'time')}** ({_causes_text(report.causes)})." if misroutes else "")
     blocked = ""
     if report.blocked_min > 0:
-        blocked = (f" The head job fitted nowhere for **{report.blocked_min:,.0f} min** (blocked), with "
-                   f"{report.idle_gpu_min_blocked:,.0f} idle GPU-minutes meanwhile.")
+        blocked = (f" The first job in the queue fitted nowhere for **{report.blocked_min:,.0f} min** "
+                   f"(blocked), with {report.idle_gpu_min_blocked:,.0f} idle GPU-minutes meanwhile.")
     if not report.has_stall:
         return (f"{where} never held a job that could have run: **no stall**.{mis_text}{blocked}"
                 f"{versus}")
     w = report.worst_job
+    memory = w["vram_gb"] > 0
     picked = ""
     if w.get("gpu_label"):
-        picked = (f"; {name} sent it to **{w['gpu_label']}** ({w['gpu_vram_gb']:g} GB), where "
-                  f"{_CAUSE_WHY[w['cause']]}, **{_plural(w['picks'], 'time')}**")
+        size = f" ({w['gpu_vram_gb']:g} GB)" if memory else ""
+        picked = (f"; {name} sent it to **{w['gpu_label']}**{size}, where "
+                  f"{cause_why(w['cause'], memory)}, **{_plural(w['picks'], 'time')}**")
     on = "1 GPU" if w["gpus"] == 1 else f"each of {w['gpus']} GPUs"
+    needs = (f"needs **{w['vram_gb']:g} GB** on {on}" if memory else
+             f"needs **{_plural(w['gpus'], 'GPU')}** (it declares no memory)")
     return (
-        f"{where} held the head of the queue for **{report.stall_min:,.0f} min** in "
+        f"{where} held the first job in the queue for **{report.stall_min:,.0f} min** in "
         f"{_plural(len(report.intervals), 'stall')}, although the job could have run on another GPU."
-        f"{mis_text} For example **job {w['job']}** ({w['type']}) needs **{w['vram_gb']:g} GB** on "
-        f"{on}{picked}, and it was held for {w['held_min']:,.0f} min. During the stalls the queue "
+        f"{mis_text} For example **job {w['job']}** ({w['type']}) {needs}{picked}, and it was held "
+        f"for {w['held_min']:,.0f} min. During the stalls the queue "
         f"grew to **{_plural(report.peak_queue, 'job')}** (minute {report.peak_queue_min:,.0f}) while "
         f"on average **{report.mean_idle_gpus:.1f} GPUs sat idle** — {report.idle_gpu_min:,.0f} idle "
         f"GPU-minutes.{blocked}{versus}")
@@ -134,9 +149,55 @@ def _legend_square(fig: go.Figure, name: str, fill: str, line: str) -> None:
                              hoverinfo="skip"), row=1, col=1)
 
 
+CAUSE_SHORT: dict[str, str] = {
+    "capacity": "GPU too small",
+    "occupied": "GPU too full",
+    "gang": "gang could not form",
+}
+"""Row names of the misroute strip, one per cause."""
+
+MISROUTE_STRIP_TITLE = "Misroutes: the first job in the queue sent to a GPU where it did not fit"
+"""Title of the stall figure's strip of misroute markers (tests look for it)."""
+
+
+def misroute_hover(misroutes: pd.DataFrame) -> list[str]:
+    """One hover line per misroute: the job, what it asks for, the GPU it was sent to and why it
+    did not fit there (no memory named for a job that declares none)."""
+    out = []
+    for j, v, k, g, c, cause in zip(misroutes["job"], misroutes["job_vram_gb"], misroutes["job_gpus"],
+                                    misroutes["gpu_label"], misroutes["gpu_vram_gb"], misroutes["cause"],
+                                    strict=True):
+        ask = f"{v:g} GB × {k} GPU(s)" if v > 0 else f"{k} GPU(s), no memory declared"
+        to = f"{g} ({c:g} GB)" if v > 0 else str(g)
+        out.append(f"job {j} needs {ask} → sent to {to}: {cause_why(cause, v > 0)}")
+    return out
+
+
+def add_misroute_markers(fig: go.Figure, misroutes: pd.DataFrame, row: int, col: int = 1,
+                         showlegend: bool = True) -> None:
+    """The misroutes of a run as markers on a strip of their own (one line per cause), coloured
+    by cause (:data:`~gpusched.figures.style.CAUSE_COLORS`): they never cover a policy's line."""
+    for cause in MISROUTE_CAUSES:
+        part = misroutes[misroutes["cause"] == cause]
+        if part.empty:
+            continue
+        fig.add_trace(go.Scatter(
+            x=np.round(part["time_min"], 2).tolist(), y=[CAUSE_SHORT[cause]] * len(part), mode="markers",
+            name=f"misroute, {CAUSE_LABELS[cause]}", showlegend=showlegend,
+            marker={"symbol": "line-ns", "size": 11, "color": CAUSE_COLORS[cause],
+                    "line": {"width": 1.6, "color": CAUSE_COLORS[cause]}},
+            text=misroute_hover(part), hovertemplate="minute %{x:.0f}<br>%{text}<extra>misroute</extra>"),
+            row=row, col=col)
+    fig.update_yaxes(type="category", categoryorder="array",
+                     categoryarray=[CAUSE_SHORT[c] for c in reversed(MISROUTE_CAUSES)],
+                     range=[-0.6, len(MISROUTE_CAUSES) - 0.4], showgrid=False, tickfont={"size": 10},
+                     row=row, col=col)
+
+
 def stall_figure(runs: Sequence[Result], report: StallReport, idle: IdleSteps,
                  baseline_idle: IdleSteps | None = None, baseline: str | None = None) -> go.Figure:
-    """Queue length per policy (top) and idle GPUs (bottom) on one time axis.
+    """Queue length per policy (top), the analysed policy's misroutes on a strip of their own
+    (middle) and idle GPUs (bottom) on one time axis.
 
     :param runs: the runs to draw, on the same jobs; the analysed policy is ``report.policy``.
     :param report: the stall analysis of the analysed policy's run.
@@ -144,13 +205,13 @@ def stall_figure(runs: Sequence[Result], report: StallReport, idle: IdleSteps,
     :param baseline_idle: idle GPUs of another run to draw for contrast (dashed).
     :param baseline: the policy name of ``baseline_idle``.
     """
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.64, 0.36],
-                        vertical_spacing=0.08,
-                        subplot_titles=("Queue length (jobs)",
+    name = policy_label(report.policy)
+    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, row_heights=[0.56, 0.12, 0.32],
+                        vertical_spacing=0.07,
+                        subplot_titles=("Queue length (jobs)", f"{MISROUTE_STRIP_TITLE} · {name}",
                                         "Idle capacity: GPUs running no job"))
     end = 0.0
     palette = policy_colors([*(r.policy for r in runs), report.policy, baseline or ""])
-    analysed = next((r for r in runs if r.policy == report.policy), None)
     for r in runs:
         t = r.timeline.event_times()
         q = r.timeline.queue_length_at(t)
@@ -163,41 +224,23 @@ def stall_figure(runs: Sequence[Result], report: StallReport, idle: IdleSteps,
             hovertemplate="minute %{x:.0f}: %{y} queued<extra>" + policy_label(r.policy)
                           + "</extra>"), row=1, col=1)
 
-    # Shaded intervals across both panels, with a legend entry each. One batch of shapes
+    # Shaded intervals across every panel, with a legend entry each. One batch of shapes
     # (adding them one by one re-validates the layout every time).
     shapes = (_interval_shapes(report.blocked, BLOCKED_FILL, "blocked")
               + _interval_shapes(report.intervals, STALL_FILL, "stall"))
     _legend_square(fig, STALL_LEGEND, STALL_FILL, "rgba(220,38,38,0.5)")
     if not report.blocked.empty:
         _legend_square(fig, BLOCKED_LEGEND, BLOCKED_FILL, "rgba(217,119,6,0.5)")
-
-    mis = report.misroutes
-    if analysed is not None and len(mis):
-        for cause in MISROUTE_CAUSES:
-            part = mis[mis["cause"] == cause]
-            if part.empty:
-                continue
-            q_at = analysed.timeline.queue_length_at(part["time_min"].to_numpy())
-            text = [f"job {j} needs {v:g} GB × {k} → sent to {g} ({c:g} GB): {_CAUSE_WHY[cause]}"
-                    for j, v, k, g, c in zip(part["job"], part["job_vram_gb"], part["job_gpus"],
-                                             part["gpu_label"], part["gpu_vram_gb"], strict=True)]
-            fig.add_trace(go.Scatter(
-                x=np.round(part["time_min"], 2).tolist(), y=q_at.tolist(), mode="markers",
-                name=f"misroute, {CAUSE_LABELS[cause]}",
-                marker={"symbol": "x-thin", "size": 7, "color": CAUSE_COLORS[cause], "opacity": 0.85,
-                        "line": {"width": 1.6, "color": CAUSE_COLORS[cause]}},
-                text=text, hovertemplate="minute %{x:.0f}<br>%{text}<extra>misroute</extra>"),
-                row=1, col=1)
+    add_misroute_markers(fig, report.misroutes, row=2)
 
     dur_t = np.r_[idle.times_min, end] if idle.times_min.size else np.array([0.0, end])
     dur_y = np.r_[idle.idle_gpus, idle.idle_gpus[-1:]] if idle.idle_gpus.size else np.zeros(2)
     fig.add_trace(go.Scatter(
         x=np.round(dur_t, 2).tolist(), y=dur_y.tolist(), mode="lines", fill="tozeroy",
-        name=f"idle GPUs · {policy_label(report.policy)}",
+        name=f"idle GPUs · {name}",
         line={"shape": "hv", "color": palette[report.policy], "width": 1.4},
         fillcolor="rgba(100, 116, 139, 0.18)",
-        hovertemplate="minute %{x:.0f}: %{y} idle GPU(s)<extra>" + policy_label(report.policy)
-                      + "</extra>"), row=2, col=1)
+        hovertemplate="minute %{x:.0f}: %{y} idle GPU(s)<extra>" + name + "</extra>"), row=3, col=1)
     if baseline_idle is not None and baseline_idle.times_min.size:
         bt = np.r_[baseline_idle.times_min, end]
         by = np.r_[baseline_idle.idle_gpus, baseline_idle.idle_gpus[-1:]]
@@ -206,16 +249,16 @@ def stall_figure(runs: Sequence[Result], report: StallReport, idle: IdleSteps,
             x=np.round(bt, 2).tolist(), y=by.tolist(), mode="lines", name=f"idle GPUs · {label}",
             line={"shape": "hv", "color": palette[baseline or ""], "width": 1.2, "dash": "dot"},
             hovertemplate="minute %{x:.0f}: %{y} idle GPU(s)<extra>" + label + "</extra>"),
-            row=2, col=1)
+            row=3, col=1)
 
-    apply_layout(fig, height=640)
+    apply_layout(fig, height=720)
     fig.update_layout(shapes=shapes)
     fig.update_layout(margin={"l": 60, "r": 24, "t": 48, "b": 52})
     legend_below(fig)
-    fig.update_xaxes(title_text="time (min)", range=[0, end or 1], row=2, col=1)
+    fig.update_xaxes(title_text="time (min)", range=[0, end or 1], row=3, col=1)
     fig.update_yaxes(title_text="jobs queued", rangemode="tozero", row=1, col=1)
     n_gpus = runs[0].cluster.n_gpus if runs else 1
-    fig.update_yaxes(title_text="idle GPUs", range=[0, n_gpus + 0.3], row=2, col=1)
+    fig.update_yaxes(title_text="idle GPUs", range=[0, n_gpus * 1.04 + 0.3], row=3, col=1)
     return fig
 
 
@@ -365,21 +408,21 @@ def stall_blurb(findings: Sequence[FamilyFinding], variant: str = "least_loaded"
 
 
 def control_table(reports: Sequence[StallReport], baselines: Sequence[Result]) -> pd.DataFrame:
-    """One row per run: what each (control) cluster measured for the analysed policy, beside the
-    average wait of a baseline run on the same jobs."""
-    rows = []
+    """What each (control) cluster measured for the analysed policy, beside the average wait of a
+    baseline run on the same jobs: one row per measure, one column per cluster (a table a few
+    columns wide, which fits its box however long the measures' names)."""
+    columns = {}
     for report, base in zip(reports, baselines, strict=True):
-        rows.append({
-            "cluster": report.scenario,
+        columns[report.scenario] = {
             "policy": policy_label(report.policy),
-            "stall (min)": round(report.stall_min, 1),
-            "misroutes": len(report.misroutes),
-            **{f"{c} misroutes": report.causes[c] for c in MISROUTE_CAUSES},
-            "idle GPU-min while stalled": round(report.idle_gpu_min, 1),
-            "avg wait (min)": round(report.avg_wait_min, 1),
-            f"{policy_label(base.policy)} avg wait (min)": round(base.metrics["avg_wait_min"], 1),
-        })
-    return pd.DataFrame(rows)
+            "stall (min)": f"{report.stall_min:,.0f}",
+            "misroutes": f"{len(report.misroutes):,}",
+            **{f"misroutes: {CAUSE_SHORT[c]}": f"{report.causes[c]:,}" for c in MISROUTE_CAUSES},
+            "idle GPU-minutes while stalled": f"{report.idle_gpu_min:,.0f}",
+            "average wait (min)": f"{report.avg_wait_min:,.1f}",
+            f"{policy_label(base.policy)}'s average wait (min)": f"{base.metrics['avg_wait_min']:,.1f}",
+        }
+    return pd.DataFrame(columns).rename_axis("measure").reset_index()
 
 
 def findings_table(findings: Sequence[FamilyFinding]) -> pd.DataFrame:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import plotly.graph_objects as go
 
 from gpusched.agent import AGENT_POLICY, ROLLOUT_AGENT_POLICY
@@ -81,11 +82,12 @@ BLOCKED_FILL = "rgba(217, 119, 6, 0.12)"
 """Fill of the shaded blocked intervals (the head job fitted nowhere)."""
 
 CAUSE_COLORS: dict[str, str] = {
-    "capacity": "#7F1D1D",
-    "occupied": "#D97706",
-    "gang": "#6D28D9",
+    "capacity": "#111827",
+    "occupied": "#EAB308",
+    "gang": "#A3A3A3",
 }
-"""One colour per misroute cause."""
+"""One colour per misroute cause: near-black, yellow and neutral grey, hues no policy's line has
+(:func:`marker_colors_clash` checks it), so a misroute marker never reads as a policy's."""
 
 TARGET_BAND_FILL = "rgba(22, 163, 74, 0.08)"
 """Fill of the target utilisation band on utilisation axes."""
@@ -133,6 +135,17 @@ def policy_colors(names) -> dict[str, str]:
     return out
 
 
+def palette_colors() -> set[str]:
+    """Every colour a policy's line can take (its own, its order's, or a spare one), upper case."""
+    return {c.upper() for c in (*POLICY_COLORS.values(), *ORDER_COLORS.values(), *_EXTRA_COLORS,
+                                *SPARE_COLORS)}
+
+
+def marker_colors_clash() -> set[str]:
+    """The misroute causes whose marker colour a policy's line could also have (empty: none)."""
+    return {cause for cause, c in CAUSE_COLORS.items() if c.upper() in palette_colors()}
+
+
 def job_type_color(job_type: str) -> str:
     """The colour of a job type."""
     return JOB_TYPE_COLORS.get(job_type, JOB_TYPE_COLORS["trace"])
@@ -153,6 +166,33 @@ def band_of(frac: float, band: tuple[float, float] = (0.6, 0.8)) -> str:
 def band_color(frac: float, band: tuple[float, float] = (0.6, 0.8)) -> str:
     """The bar colour of a utilisation (fraction 0-1)."""
     return BAND_COLORS[band_of(frac, band)]
+
+
+BAND_ORDER: tuple[str, ...] = ("idle", "low", "target", "hot")
+"""The bands by code: a bar's colour value is its band's index here (:func:`band_codes`)."""
+
+BAND_COLORSCALE: list[list] = [
+    [0.0, BAND_COLORS["idle"]], [0.25, BAND_COLORS["idle"]],
+    [0.25, BAND_COLORS["low"]], [0.5, BAND_COLORS["low"]],
+    [0.5, BAND_COLORS["target"]], [0.75, BAND_COLORS["target"]],
+    [0.75, BAND_COLORS["hot"]], [1.0, BAND_COLORS["hot"]],
+]
+"""A stepwise colour scale over the band codes 0-3 (with ``cmin=0, cmax=3``): each code gets its
+band's colour. Numbers instead of one colour string per bar and frame make an animation's frames
+much cheaper to build and to send."""
+
+
+def band_codes(fracs, band: tuple[float, float] = (0.6, 0.8)):
+    """The band code (index in :data:`BAND_ORDER`) of each utilisation (fractions 0-1), as
+    :func:`band_of` bands them."""
+    f = np.asarray(fracs, dtype=float)
+    lo, hi = band
+    return np.select([f <= 1e-9, f < lo, f <= hi], [0, 1, 2], default=3).astype(np.int8)
+
+
+def band_marker(fracs, band: tuple[float, float] = (0.6, 0.8)) -> dict:
+    """A bar trace's ``marker`` coloured by band: codes on :data:`BAND_COLORSCALE`."""
+    return {"color": band_codes(fracs, band), "colorscale": BAND_COLORSCALE, "cmin": 0, "cmax": 3}
 
 
 def apply_layout(fig: go.Figure, *, title: str | None = None, height: int = 420) -> go.Figure:
