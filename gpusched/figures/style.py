@@ -90,6 +90,11 @@ TARGET_BAND_FILL = "rgba(22, 163, 74, 0.08)"
 
 FONT_FAMILY = "Inter, Segoe UI, Helvetica, Arial, sans-serif"
 
+INK = "#6B7280"
+"""Error bars, guide lines and marks that are no policy's: a mid grey that reads on the light
+theme's white and on the dark theme's near-black (the dashboard draws figures in Streamlit's theme,
+which sets the background and the text colour)."""
+
 
 def policy_color(name: str) -> str:
     """The colour of a policy; ``ppo:PATH`` variants share the ``ppo`` colour, queue-aware
@@ -154,10 +159,11 @@ def band_color(frac: float, band: tuple[float, float] = (0.6, 0.8)) -> str:
 
 
 def apply_layout(fig: go.Figure, *, title: str | None = None, height: int = 420) -> go.Figure:
-    """The house layout: white template, readable fonts, legend on top, tight margins."""
+    """The house layout: white template, readable fonts, legend on top, tight margins. No text or
+    background colour is fixed: on the dashboard, Streamlit's light or dark theme sets them."""
     fig.update_layout(
         template="plotly_white",
-        font={"family": FONT_FAMILY, "size": 13, "color": "#1F2937"},
+        font={"family": FONT_FAMILY, "size": 13},
         height=height,
         margin={"l": 60, "r": 24, "t": 64 if title else 36, "b": 52},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "right", "x": 1},
@@ -166,6 +172,33 @@ def apply_layout(fig: go.Figure, *, title: str | None = None, height: int = 420)
     if title:
         fig.update_layout(title={"text": title, "x": 0, "xanchor": "left", "font": {"size": 16}})
     return fig
+
+
+TITLE_PX = 34
+"""Height of a figure's title line with the padding above it (pixels)."""
+SUBTITLE_LINE_PX = 16
+"""Height of one line of a subtitle in 12 px type (pixels)."""
+PANEL_TITLE_LINE_PX = 19
+"""Height of one line of a subplot's own title above its panel (pixels)."""
+
+
+def title_block(fig: go.Figure, title: str, subtitle: str = "", panel_titles: int = 0) -> float:
+    """Pin ``title`` and its ``subtitle`` (lines joined by ``<br>``) to the top of the figure and
+    give them room: the top margin grows with the subtitle's lines, and with the subplot titles'
+    row (``panel_titles``: its lines, 0 without subplot titles), so no subtitle line runs over a
+    panel's title (Plotly itself centres a title in the margin, where a long subtitle spills onto
+    the panels).
+
+    :return: the top margin set (pixels).
+    """
+    lines = subtitle.count("<br>") + 1 if subtitle else 0
+    top = TITLE_PX + SUBTITLE_LINE_PX * lines + 14 + PANEL_TITLE_LINE_PX * panel_titles
+    fig.update_layout(
+        margin={"t": top},
+        title={"text": title, "x": 0, "xanchor": "left", "y": 1, "yref": "container",
+               "yanchor": "top", "pad": {"t": 10}, "font": {"size": 16},
+               "subtitle": {"text": subtitle, "font": {"size": 12}}})
+    return top
 
 
 def legend_below(fig: go.Figure, below_axis_px: float = 64.0) -> go.Figure:
