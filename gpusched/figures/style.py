@@ -18,8 +18,8 @@ from gpusched.policies.migration import MOVING_PLACEMENT
 POLICY_COLORS: dict[str, str] = {
     "first_fit": "#2563EB",
     "least_loaded": "#DC2626",
-    "least_loaded_jobs": "#BE185D",
-    "least_loaded_vram": "#9F1239",
+    "least_loaded_jobs": "#EC4899",
+    "least_loaded_vram": "#7C2D12",
     "least_loaded_fit": "#D97706",
     "best_fit": "#059669",
     "random": "#6B7280",
@@ -33,7 +33,8 @@ POLICY_COLORS: dict[str, str] = {
     "fgd_best_fit": "#059669",
     "fgd_random": "#6B7280",
 }
-"""One colour per registered policy name."""
+"""One colour per registered policy name. Least-Loaded's variants are told apart by lightness and
+hue (red, pink, dark rust), not three shades of one red."""
 
 ORDER_COLORS: dict[str, str] = {
     "fitfirst": "#0D9488",
@@ -199,6 +200,40 @@ def title_block(fig: go.Figure, title: str, subtitle: str = "", panel_titles: in
                "yanchor": "top", "pad": {"t": 10}, "font": {"size": 16},
                "subtitle": {"text": subtitle, "font": {"size": 12}}})
     return top
+
+
+OUTLIER_FACTOR = 2.0
+"""A value more than this many times the farthest reach of the others (its interval's ends
+included) is an outlier: drawn to the axis' end with its value written on it, so that one run
+away from the rest does not flatten them."""
+
+
+def outlier_cap(values, extents, factor: float = OUTLIER_FACTOR) -> tuple[float | None, set[int]]:
+    """Where to cut a value axis so one or two runaway values do not flatten the others.
+
+    Values are taken from the largest magnitude down; each is an outlier while it exceeds
+    ``factor`` times the largest magnitude among the remaining values and their interval ends
+    (``extents``: per value, an iterable of its interval's ends). At most a third of the values
+    are outliers.
+
+    :return: the axis' end (1.1 × the farthest reach of the values that are not outliers, or
+        ``None`` when there is no outlier) and the indices of the outliers.
+    """
+    vals = [None if v is None or not math.isfinite(float(v)) else abs(float(v)) for v in values]
+    reach = [max([abs(float(e)) for e in ends if e is not None and math.isfinite(float(e))] + [v or 0.0])
+             for v, ends in zip(vals, extents, strict=True)]
+    order = sorted((i for i, v in enumerate(vals) if v is not None), key=lambda i: -vals[i])
+    out: set[int] = set()
+    for i in order:
+        if len(out) + 1 > len(order) // 3:
+            break
+        rest = [reach[j] for j in order if j != i and j not in out]
+        if not rest or vals[i] <= factor * max(rest):
+            break
+        out.add(i)
+    if not out:
+        return None, set()
+    return 1.1 * max(reach[j] for j in order if j not in out), out
 
 
 def legend_below(fig: go.Figure, below_axis_px: float = 64.0) -> go.Figure:
