@@ -30,9 +30,10 @@ from pathlib import Path
 
 from render_results import COLUMNS, PAIRED, WINDOW_AGENTS, window_agent_block, window_agent_markdown
 
-from gpusched.agent import AGENT_POLICIES, AGENT_POLICY, ROLLOUT_AGENT_POLICY
+from gpusched.agent import AGENT_POLICY, ROLLOUT_AGENT_POLICY
+from gpusched.agent.names import URGENCY_AGENT_POLICY
 from gpusched.cli.args import parse_seeds
-from gpusched.dashboard.headline import best_heuristic
+from gpusched.dashboard.headline import AGENT_NAMES, best_heuristic
 from gpusched.experiment.runner import compare
 from gpusched.policies import heuristic_names, queue_policy_names
 from gpusched.workload.scenario import load_scenario
@@ -40,7 +41,7 @@ from gpusched.workload.scenario import load_scenario
 SCENARIOS = ("fleet-16gpu", "fleet-64gpu", "fleet-32gpu", "phase1-8gpu", "phase1-4gpu", "gavel-108gpu-heavy")
 NO_ROLLOUT = ("gavel-108gpu-heavy",)
 """Presets measured without ``ppo_rollout`` (its rollouts on 2,000 jobs and 108 GPUs take minutes
-per seed)."""
+per seed) and with the urgency agent (``ppo_urgency``), trained on the heavy Gavel load."""
 KEPT_EXTRA = ("gini",)
 """Metrics kept for the dashboard's shipped view beyond the tables' (Gini of the GPU shares, shown
 beside the wait)."""
@@ -67,10 +68,11 @@ def main() -> None:
     for name in args.scenarios.split(","):
         scenario = load_scenario(name)
         policies = policies_for(scenario, not args.no_rollout and name not in NO_ROLLOUT)
+        policies += [URGENCY_AGENT_POLICY] if name in NO_ROLLOUT else []
         started = time.perf_counter()
         comp = compare(scenario, policies, seeds)
         seconds = time.perf_counter() - started
-        heuristics = [p for p in policies if p.split(":")[0] not in AGENT_POLICIES]
+        heuristics = [p for p in policies if p.split(":")[0] not in AGENT_NAMES]
         best = best_heuristic(comp, tuple(heuristics))
         kept = ["policy", "seed", *dict.fromkeys([*(k for k, _, _ in COLUMNS), *PAIRED, *KEPT_EXTRA])]
         runs = comp.runs[kept]

@@ -43,7 +43,8 @@ def test_sweeps_open_on_the_stall_map_where_the_policies_differ_most():
     assert folder.endswith("stall-conditions")
     chosen = at.multiselect(key="sweep_keep_stall-conditions_scenario").value
     table = load_sweep_results(folder)
-    spreads = {s: policy_spread(table[table["scenario"] == s], "avg_wait_min") for s in table["scenario"].unique()}
+    spreads = {s: policy_spread(table[table["scenario"] == s], "avg_wait_min")
+               for s in table["scenario"].unique()}
     assert chosen == [max(spreads, key=spreads.get)] and chosen != ["homogeneous-8gpu"]
     assert spreads[chosen[0]] > 2 * spreads["homogeneous-8gpu"]
 

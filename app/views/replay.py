@@ -17,12 +17,14 @@ from shared import (
     policy_options,
     scenario_badge,
     show_chart,
+    url_value,
 )
 
 from gpusched.core.metric_names import metric_help, metric_label
 from gpusched.dashboard.cards import jobs_have_deadlines
 from gpusched.dashboard.headline import headline_heuristics
 from gpusched.dashboard.policies import policy_help, with_queue_pairs
+from gpusched.dashboard.url_state import UrlChoice
 from gpusched.errors import GpuschedError
 from gpusched.experiment.decisions import decision_table, informative
 from gpusched.experiment.scorecard import TAIL_WAIT_METRIC
@@ -40,11 +42,13 @@ def main() -> None:
     options = with_queue_pairs(policy_options(), headline_heuristics())
     c1, c2, _ = st.columns([2, 1, 3])
     chosen = st.session_state.get("replay_policy", "least_loaded")
-    policy = c1.selectbox("Policy", options, index=options.index("least_loaded"),
+    policy = c1.selectbox("Policy", options, index=options.index(
+                              url_value(UrlChoice("policy", "least_loaded", options), "replay_policy")),
                           format_func=policy_label, key="replay_policy",
                           help=policy_help(chosen if chosen in options else "least_loaded"))
     seed = int(c2.number_input("Workload seed", min_value=0, max_value=MAX_SEED,
-                               value=scenario.workload.seed, step=1, key="replay_seed"))
+                               value=url_value(UrlChoice("seed", scenario.workload.seed, high=MAX_SEED),
+                                               "replay_seed"), step=1, key="replay_seed"))
     text = scenario.to_yaml()
     if is_slow(policy) and not background_ready(text, [policy], [seed]):
         return
