@@ -61,7 +61,7 @@ from gpusched.figures.compare import FOREST_METRICS, disruption_metrics, forest_
 from gpusched.figures.headline import headline_sentence, seed_range
 from gpusched.figures.lost_work import lost_work_story
 from gpusched.figures.replay import INTERRUPTED_ANIMATION_SCRIPT
-from gpusched.figures.workload import job_models_figure, runtime_by_gpu_figure
+from gpusched.figures.workload import compute_figure, job_models_figure, runtime_by_gpu_figure
 from gpusched.paths import STALL_CONDITIONS_RESULTS_DIR, STALL_CONDITIONS_SPEC
 from gpusched.policies import is_slow, policy_label
 from gpusched.sweep.analysis import load_sweep_results
@@ -351,6 +351,7 @@ def cached_workload_figures(scenario_yaml: str) -> dict[str, go.Figure]:
     draw = {
         "arrivals": lambda: arrivals_figure(jobs), "duration": lambda: duration_figure(jobs),
         "job_models": lambda: job_models_figure(jobs), "vram": lambda: vram_figure(jobs),
+        "compute": lambda: compute_figure(jobs),
         "gpus": lambda: gpus_figure(jobs),
         "runtime_by_type": lambda: runtime_by_model_figure(jobs, cluster, scenario.speed_table()),
         "runtime_by_gpu": lambda: runtime_by_gpu_figure(jobs, cluster, scenario.gpu_speeds(cluster)),

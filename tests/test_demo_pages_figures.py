@@ -177,3 +177,15 @@ def test_no_figure_fixes_its_text_colour(three_seeds):
     for fig in (metric_bars_figure(three_seeds, BAR_METRICS),):
         assert fig.layout.font.color is None
         assert fig.layout.paper_bgcolor is None and fig.layout.plot_bgcolor is None
+
+
+def test_a_traces_pods_get_their_share_of_a_gpu_not_a_vram_bar_at_0_gb():
+    from gpusched.figures.workload import compute_figure
+
+    scenario = load_scenario("openb-sample")
+    jobs = scenario.jobs(cluster=scenario.build_cluster())
+    panels = workload_panels(scenario, jobs)
+    assert "compute" in panels and "vram" not in panels and not has_job_type_shares(scenario)
+    fig = compute_figure(jobs)
+    assert sum(sum(t.y) for t in fig.data) == len(jobs)
+    assert "100" in fig.data[0].x  # the whole-GPU pods

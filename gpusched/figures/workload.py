@@ -91,6 +91,16 @@ def vram_figure(jobs: Sequence[Job]) -> go.Figure:
                            "VRAM per GPU (GB)")
 
 
+def compute_figure(jobs: Sequence[Job], step_pct: int = 10) -> go.Figure:
+    """Jobs per share of a GPU requested (its compute, as a trace pod's ``gpu_milli`` asks for it),
+    in ``step_pct`` % steps, by job type: the chart for jobs that ask for a share of a GPU rather
+    than for VRAM in GB."""
+    df = jobs_frame(jobs)
+    df = df.assign(share_pct=(np.ceil(df["compute"] * 100 / step_pct - 1e-9) * step_pct).clip(lower=step_pct))
+    fig = _grouped_counts(df, "share_pct", "Share of a GPU requested", "share of one GPU (%, up to)")
+    return fig
+
+
 def gpus_figure(jobs: Sequence[Job]) -> go.Figure:
     """Jobs per GPU count, by job type."""
     return _grouped_counts(jobs_frame(jobs), "gpus", "GPUs per job", "GPUs")
