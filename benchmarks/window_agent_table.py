@@ -9,11 +9,15 @@ on 500-504 while it trains, so the default seeds 1000-1019 were never seen.
 
 - ``fleet-16gpu``, ``fleet-64gpu`` and ``fleet-32gpu`` (a window of 16, GPU speeds): every ``ORDER+PLACEMENT``
   pair, ``ppo`` and ``ppo_rollout``;
+- ``gavel-108gpu-heavy`` (Gavel's cluster and jobs, a window of 16): every ``ORDER+PLACEMENT`` pair,
+  ``ppo`` and the urgency agent ``ppo_urgency`` (no ``ppo_rollout``: too slow on 108 GPUs);
 - ``phase1-8gpu`` and ``phase1-4gpu`` (FIFO, window 1): every FIFO heuristic, ``ppo`` and
   ``ppo_rollout`` (there the shipped FIFO agent) and the window agent itself
   (``ppo:assets/models/ppo-window.zip`` and its rollouts), paired against ``ppo``.
 
-The tables are drawn by ``render_results.py`` from the numbers the JSON keeps, so after a new
+Each run keeps the tables' metrics and the Gini coefficient (:data:`KEPT_EXTRA`, which the
+dashboard's Compare shows beside the wait). The tables are drawn by ``render_results.py`` from the
+numbers the JSON keeps, so after a new
 measurement ``python benchmarks/render_results.py`` turns ``benchmarks/results/window-agent.json``
 into ``docs/results/window-agent.md`` (and the README's findings) without running anything again.
 
