@@ -118,7 +118,7 @@ def _shipped_view() -> None:
         st.markdown(f"##### Paired against {policy_label(baseline)} (the same jobs, seed by seed)")
         show_chart(forest, key="compare_shipped_forest")
         _paired_table(card, gini_beside_wait(shipped.metrics))
-    st.caption("The shipped results keep six numbers per run; the wait-time distribution, the "
+    st.caption("The shipped results keep a few numbers per run; the wait-time distribution, the "
                "occupancy over time and the replay need the runs themselves: choose *Run live*.")
 
 
