@@ -23,7 +23,9 @@ from gpusched.dashboard.headline import (
     shipped_for,
 )
 from gpusched.dashboard.policies import dashboard_policies
+from gpusched.dashboard.url_state import UrlChoice
 from gpusched.dashboard.words import failure_line, has_failures, scenario_line
+from gpusched.dashboard.workload import workload_panels
 from gpusched.errors import GpuschedError
 from gpusched.experiment.lost_work import lost_work
 from gpusched.experiment.runner import comparison_from_results
@@ -60,6 +62,7 @@ from gpusched.figures.compare import FOREST_METRICS, disruption_metrics, forest_
 from gpusched.figures.headline import headline_sentence, seed_range
 from gpusched.figures.lost_work import lost_work_story
 from gpusched.figures.replay import INTERRUPTED_ANIMATION_SCRIPT
+from gpusched.figures.workload import compute_figure, job_models_figure, runtime_by_gpu_figure
 from gpusched.paths import STALL_CONDITIONS_RESULTS_DIR, STALL_CONDITIONS_SPEC
 from gpusched.policies import is_slow, policy_label
 from gpusched.sweep.analysis import load_sweep_results
@@ -77,17 +80,50 @@ PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 
 
 def current_scenario() -> Scenario:
-    """The scenario chosen on the Cluster & workload page (the default preset at first, and again,
-    with an inline error, if the session holds one that is not valid)."""
+    """The scenario chosen on the Cluster & workload page (at first the preset the address names,
+    ``?scenario=NAME``, else the default preset; the default again, with an inline error, if the
+    session holds one that is not valid). The address then names it when it is a preset."""
     if SCENARIO_KEY not in st.session_state:
-        st.session_state[SCENARIO_KEY] = preset_yaml(DEFAULT_SCENARIO)
+        name = url_value(UrlChoice("scenario", DEFAULT_SCENARIO, preset_names()), SCENARIO_KEY)
+        st.session_state[SCENARIO_KEY] = preset_yaml(name)
     try:
-        return parse_scenario(st.session_state[SCENARIO_KEY])
+        scenario = parse_scenario(st.session_state[SCENARIO_KEY])
     except GpuschedError as exc:
         st.error(f"The scenario of this session is not valid ({exc}); every page runs on "
                  f"`{DEFAULT_SCENARIO}` again.", icon=":material/error:")
         st.session_state[SCENARIO_KEY] = preset_yaml(DEFAULT_SCENARIO)
-        return parse_scenario(st.session_state[SCENARIO_KEY])
+        scenario = parse_scenario(st.session_state[SCENARIO_KEY])
+    name = preset_of(st.session_state[SCENARIO_KEY])
+    if name is None:
+        st.query_params.pop("scenario", None)  # an edited scenario has no name to share
+    else:
+        st.query_params["scenario"] = name
+    return scenario
+
+
+def url_value(choice: UrlChoice, key: str):
+    """The value the widget keyed ``key`` shows, written into the page's address as
+    ``?PARAM=VALUE``: the widget's own once it has one, at first the address's (checked as any input
+    is: a value the widget does not offer shows a one-line message here and gives way to the
+    default). Pass it as the widget's ``index``, ``default`` or ``value``.
+
+    :param choice: the parameter's name, default and accepted values
+        (:class:`~gpusched.dashboard.url_state.UrlChoice`).
+    """
+    if key in st.session_state and choice.accepts(st.session_state[key]):
+        value = st.session_state[key]
+    else:
+        value, error = choice.decode(st.query_params.get(choice.param))
+        if error:
+            st.warning(error, icon=":material/link_off:")
+    st.query_params[choice.param] = choice.encode(value)
+    return value
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def preset_of(scenario_yaml: str) -> str | None:
+    """The shipped preset whose YAML is ``scenario_yaml``, unchanged, or ``None``."""
+    return next((n for n in preset_names() if preset_yaml(n) == scenario_yaml), None)
 
 
 def set_scenario(scenario: Scenario) -> None:
@@ -249,7 +285,7 @@ def cached_failure_bars(scenario_yaml: str, policies: tuple[str, ...],
 def cached_scorecard(scenario_yaml: str, policies: tuple[str, ...], seeds: tuple[int, ...],
                      baseline: str) -> tuple[pd.DataFrame, go.Figure]:
     """Every policy against ``baseline``, paired over the seeds: the scorecard and its forest plot."""
-    card = scorecard(cached_compare(scenario_yaml, policies, seeds), baseline)
+    card = scorecard(cached_compare(scenario_yaml, policies, seeds), baseline, FOREST_METRICS)
     return card, forest_figure(card, FOREST_METRICS)
 
 
@@ -310,15 +346,22 @@ def conditions_results(extra: pd.DataFrame | None = None) -> pd.DataFrame:
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def cached_workload_figures(scenario_yaml: str) -> tuple[go.Figure, ...]:
-    """Arrivals, duration, VRAM, GPU-count, run-time-by-GPU-model and model-speed figures of the
-    scenario's workload."""
+def cached_workload_figures(scenario_yaml: str) -> dict[str, go.Figure]:
+    """The workload charts that apply to the scenario
+    (:func:`~gpusched.dashboard.workload.workload_panels`), by panel name."""
     scenario = parse_scenario(scenario_yaml)
     cluster = scenario.build_cluster()
     jobs = scenario.jobs(cluster=cluster)
-    return (arrivals_figure(jobs), duration_figure(jobs), vram_figure(jobs), gpus_figure(jobs),
-            runtime_by_model_figure(jobs, cluster, scenario.speed_table()),
-            model_speed_figure(jobs, cluster, scenario.gpu_speeds(cluster)))
+    draw = {
+        "arrivals": lambda: arrivals_figure(jobs), "duration": lambda: duration_figure(jobs),
+        "job_models": lambda: job_models_figure(jobs), "vram": lambda: vram_figure(jobs),
+        "compute": lambda: compute_figure(jobs),
+        "gpus": lambda: gpus_figure(jobs),
+        "runtime_by_type": lambda: runtime_by_model_figure(jobs, cluster, scenario.speed_table()),
+        "runtime_by_gpu": lambda: runtime_by_gpu_figure(jobs, cluster, scenario.gpu_speeds(cluster)),
+        "model_speeds": lambda: model_speed_figure(jobs, cluster, scenario.gpu_speeds(cluster)),
+    }
+    return {p: draw[p]() for p in workload_panels(scenario, jobs)}
 
 
 @st.cache_resource(show_spinner=False)
@@ -430,11 +473,12 @@ def lost_work_of_run(result: Result, scenario: Scenario) -> list[str]:
 
 
 def show_chart(fig: go.Figure, key: str | None = None) -> None:
-    """Draw a Plotly figure across the page width (an animated one with the script that keeps
-    Pause and the slider from logging an error: :data:`INTERRUPTED_ANIMATION_SCRIPT`)."""
+    """Draw a Plotly figure across the page width in Streamlit's light or dark theme (an animated
+    one with the script that keeps Pause and the slider from logging an error:
+    :data:`INTERRUPTED_ANIMATION_SCRIPT`)."""
     if fig.frames:
         st.html(INTERRUPTED_ANIMATION_SCRIPT, unsafe_allow_javascript=True, width="content")
-    st.plotly_chart(fig, width="stretch", theme=None, config=PLOTLY_CONFIG, key=key)
+    st.plotly_chart(fig, width="stretch", theme="streamlit", config=PLOTLY_CONFIG, key=key)
 
 
 def metric_card(col, key: str, value: float | int | None, delta: MetricDelta | None = None,

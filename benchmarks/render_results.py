@@ -98,11 +98,13 @@ def mean_std(runs: pd.DataFrame, metrics: list[str]) -> tuple[pd.DataFrame, pd.D
 
 
 def paired_plan(window: int, best: str, policies: list[str]) -> tuple[list[str], list[str]]:
-    """Baselines and agents of the paired rows: on a window, ``ppo`` and ``ppo_rollout`` against the
+    """Baselines and agents of the paired rows: on a window, ``ppo``, ``ppo_rollout`` and (where it
+    ran) ``ppo_urgency`` against the
     best heuristic and :data:`FLEET_BASELINES`; on a FIFO queue, the window agent against the best
     heuristic and the FIFO agent (``ppo``)."""
     if window > 1:
-        baselines, agents = [best, *FLEET_BASELINES], [AGENT_POLICY, ROLLOUT_AGENT_POLICY]
+        baselines = [best, *FLEET_BASELINES]
+        agents = [AGENT_POLICY, ROLLOUT_AGENT_POLICY, URGENCY_AGENT_POLICY]
     else:
         baselines, agents = [best, AGENT_POLICY], list(WINDOW_AGENTS)
     return baselines, [p for p in agents if p in policies]

@@ -9,11 +9,15 @@ on 500-504 while it trains, so the default seeds 1000-1019 were never seen.
 
 - ``fleet-16gpu``, ``fleet-64gpu`` and ``fleet-32gpu`` (a window of 16, GPU speeds): every ``ORDER+PLACEMENT``
   pair, ``ppo`` and ``ppo_rollout``;
+- ``gavel-108gpu-heavy`` (Gavel's cluster and jobs, a window of 16): every ``ORDER+PLACEMENT`` pair,
+  ``ppo`` and the urgency agent ``ppo_urgency`` (no ``ppo_rollout``: too slow on 108 GPUs);
 - ``phase1-8gpu`` and ``phase1-4gpu`` (FIFO, window 1): every FIFO heuristic, ``ppo`` and
   ``ppo_rollout`` (there the shipped FIFO agent) and the window agent itself
   (``ppo:assets/models/ppo-window.zip`` and its rollouts), paired against ``ppo``.
 
-The tables are drawn by ``render_results.py`` from the numbers the JSON keeps, so after a new
+Each run keeps the tables' metrics and the Gini coefficient (:data:`KEPT_EXTRA`, which the
+dashboard's Compare shows beside the wait). The tables are drawn by ``render_results.py`` from the
+numbers the JSON keeps, so after a new
 measurement ``python benchmarks/render_results.py`` turns ``benchmarks/results/window-agent.json``
 into ``docs/results/window-agent.md`` (and the README's findings) without running anything again.
 
@@ -30,14 +34,21 @@ from pathlib import Path
 
 from render_results import COLUMNS, PAIRED, WINDOW_AGENTS, window_agent_block, window_agent_markdown
 
-from gpusched.agent import AGENT_POLICIES, AGENT_POLICY, ROLLOUT_AGENT_POLICY
+from gpusched.agent import AGENT_POLICY, ROLLOUT_AGENT_POLICY
+from gpusched.agent.names import URGENCY_AGENT_POLICY
 from gpusched.cli.args import parse_seeds
-from gpusched.dashboard.headline import best_heuristic
+from gpusched.dashboard.headline import AGENT_NAMES, best_heuristic
 from gpusched.experiment.runner import compare
 from gpusched.policies import heuristic_names, queue_policy_names
 from gpusched.workload.scenario import load_scenario
 
-SCENARIOS = ("fleet-16gpu", "fleet-64gpu", "fleet-32gpu", "phase1-8gpu", "phase1-4gpu")
+SCENARIOS = ("fleet-16gpu", "fleet-64gpu", "fleet-32gpu", "phase1-8gpu", "phase1-4gpu", "gavel-108gpu-heavy")
+NO_ROLLOUT = ("gavel-108gpu-heavy",)
+"""Presets measured without ``ppo_rollout`` (its rollouts on 2,000 jobs and 108 GPUs take minutes
+per seed) and with the urgency agent (``ppo_urgency``), trained on the heavy Gavel load."""
+KEPT_EXTRA = ("gini",)
+"""Metrics kept for the dashboard's shipped view beyond the tables' (Gini of the GPU shares, shown
+beside the wait)."""
 
 
 def policies_for(scenario, rollout: bool) -> list[str]:
@@ -60,13 +71,14 @@ def main() -> None:
     dump = {}
     for name in args.scenarios.split(","):
         scenario = load_scenario(name)
-        policies = policies_for(scenario, not args.no_rollout)
+        policies = policies_for(scenario, not args.no_rollout and name not in NO_ROLLOUT)
+        policies += [URGENCY_AGENT_POLICY] if name in NO_ROLLOUT else []
         started = time.perf_counter()
         comp = compare(scenario, policies, seeds)
         seconds = time.perf_counter() - started
-        heuristics = [p for p in policies if p.split(":")[0] not in AGENT_POLICIES]
+        heuristics = [p for p in policies if p.split(":")[0] not in AGENT_NAMES]
         best = best_heuristic(comp, tuple(heuristics))
-        kept = ["policy", "seed", *dict.fromkeys([*(k for k, _, _ in COLUMNS), *PAIRED])]
+        kept = ["policy", "seed", *dict.fromkeys([*(k for k, _, _ in COLUMNS), *PAIRED, *KEPT_EXTRA])]
         runs = comp.runs[kept]
         print("\n" + window_agent_block(scenario.name, runs, best, seconds), flush=True)
         dump[scenario.name] = {"best_heuristic": best, "seconds": round(seconds, 1),

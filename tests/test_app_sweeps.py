@@ -10,25 +10,65 @@ from apptest_support import assert_clean, open_page, plotly_specs
 from gpusched.policies import policy_label
 
 
+def _folder(at, name: str) -> str:
+    return next(f for f in at.selectbox(key="sweep_folder").options if f.endswith(name))
+
+
 def test_shipped_policy_study_plots_every_policy():
     at = open_page("views/sweeps.py", small=False)
     assert_clean(at)
-    folders = at.selectbox(key="sweep_folder").options
-    study = next(f for f in folders if f.endswith("policy-study"))
-    at.selectbox(key="sweep_folder").set_value(study).run()
-    assert at.selectbox(key="sweep_metric").value == "avg_wait_min"
-    assert at.selectbox(key="sweep_param").value == "workload.arrival_rate_per_hour"
-    at.selectbox(key="sweep_metric").set_value("avg_wait_min").run()
-    at.selectbox(key="sweep_param").set_value("workload.arrival_rate_per_hour").run()
+    at.selectbox(key="sweep_folder").set_value(_folder(at, "policy-study")).run()
+    assert at.selectbox(key="sweep_metric_policy-study").value == "avg_wait_min"
+    assert at.selectbox(key="sweep_param_policy-study").value == "workload.arrival_rate_per_hour"
     assert_clean(at)
     text = json.dumps(plotly_specs(at)[0], ensure_ascii=False)
     for policy in ("first_fit", "least_loaded", "best_fit"):
         assert policy_label(policy) in text
     # Changing the scenario filter changes the plotted numbers.
     before = plotly_specs(at)[0]["data"][0]["y"]
-    at.multiselect(key="sweep_keep_scenario").set_value(["phase1-8gpu"]).run()
+    at.multiselect(key="sweep_keep_policy-study_scenario").set_value(["homogeneous-8gpu"]).run()
     after = plotly_specs(at)[0]["data"][0]["y"]
     assert before != after
+
+
+def test_sweeps_open_on_the_stall_map_where_the_policies_differ_most():
+    """Not on homogeneous-8gpu, where every line overlaps: on the cluster whose policies' mean
+    waits are furthest apart, measured here from the results themselves."""
+    from gpusched.dashboard.sweeps import policy_spread
+    from gpusched.sweep.analysis import load_sweep_results
+
+    at = open_page("views/sweeps.py", small=False)
+    assert_clean(at)
+    folder = at.selectbox(key="sweep_folder").value
+    assert folder.endswith("stall-conditions")
+    chosen = at.multiselect(key="sweep_keep_stall-conditions_scenario").value
+    table = load_sweep_results(folder)
+    spreads = {s: policy_spread(table[table["scenario"] == s], "avg_wait_min")
+               for s in table["scenario"].unique()}
+    assert chosen == [max(spreads, key=spreads.get)] and chosen != ["homogeneous-8gpu"]
+    assert spreads[chosen[0]] > 2 * spreads["homogeneous-8gpu"]
+
+
+def test_a_filter_of_one_folder_does_not_leak_into_the_next():
+    at = open_page("views/sweeps.py", small=False)
+    at.multiselect(key="sweep_keep_stall-conditions_scenario").set_value(["homogeneous-16gpu"]).run()
+    at.selectbox(key="sweep_folder").set_value(_folder(at, "policy-study")).run()
+    assert_clean(at)
+    keys = [w.key for w in at.multiselect]
+    assert "sweep_keep_policy-study_scenario" in keys and "sweep_keep_stall-conditions_scenario" not in keys
+    assert at.multiselect(key="sweep_keep_policy-study_scenario").value != ["homogeneous-16gpu"]
+
+
+def test_the_sweep_chart_keeps_error_bars_above_0_and_whole_ticks_whole():
+    at = open_page("views/sweeps.py", small=False)
+    at.selectbox(key="sweep_folder").set_value(_folder(at, "policy-study")).run()
+    spec = plotly_specs(at)[0]
+    assert spec["layout"]["xaxis"]["tickvals"] == [4, 5, 6]
+    for trace in spec["data"]:
+        low = [m - d for m, d in zip(trace["y"], trace["error_y"]["arrayminus"], strict=True)]
+        assert min(low) >= 0, trace["name"]
+    dashes = [t["line"]["dash"] for t in spec["data"]]
+    assert len(set(dashes)) == len(dashes)
 
 
 def test_shipped_fgd_sweep_opens_on_its_allocation_curves():

@@ -12,27 +12,32 @@ from shared import (
     metric_columns,
     page_header,
     show_chart,
+    url_value,
 )
 
 from gpusched import preset_names
-from gpusched.agent import AGENT_POLICIES, AGENT_POLICY
+from gpusched.agent import AGENT_POLICY, ROLLOUT_AGENT_POLICY
 from gpusched.agent.models import list_models
+from gpusched.agent.names import URGENCY_AGENT_POLICY
+from gpusched.agent.plugin import shipped_model_for
 from gpusched.core.glossary import glossary_line
-from gpusched.dashboard.headline import LIVE_SEEDS, SHIPPED_SOURCE, ShippedResults, shipped_for
+from gpusched.dashboard.headline import AGENT_NAMES, LIVE_SEEDS, SHIPPED_SOURCE, ShippedResults, shipped_for
 from gpusched.dashboard.policies import training_available
 from gpusched.dashboard.rule_models import rule_model_rows
+from gpusched.dashboard.url_state import UrlChoice
 from gpusched.errors import GpuschedError
 from gpusched.figures.models import AGENT_KINDS, evaluation_table, model_summary
 from gpusched.figures.same_jobs import agents_table, identity_notes
 from gpusched.limits import MAX_WINDOW
-from gpusched.paths import SHIPPED_MODELS_DIR, USER_MODELS_DIR
+from gpusched.paths import DEFAULT_MODEL, SHIPPED_MODELS_DIR, URGENCY_MODEL, USER_MODELS_DIR, WINDOW_MODEL
 from gpusched.policies import policy_label
 
 JOB_KEY = "training_job"
 SEEN_KEY = "training_seen_finished"
 POLL_S = 1.0  # how often the progress panel refreshes while a run is going (seconds)
-SHIPPED_CHOICE = ("The shipped agents: one that also chooses which waiting job starts (on a queue "
-                  "window), one that places the oldest job (on a strict queue)")
+SHIPPED_CHOICE = (f"The shipped agents: {WINDOW_MODEL.stem} on a queue window, "
+                  f"{DEFAULT_MODEL.stem} on a strict queue")
+VALUES_KEY = "training_form_values"  # session state: the last form sent, shown again after training
 
 
 @st.cache_resource(show_spinner=False)
@@ -65,9 +70,10 @@ def _models_section() -> None:
     shipped = AGENT_POLICY in available_policies()
     names = [*([AGENT_POLICY] if shipped else []), *(m.policy_name for m in models)]
     current = st.session_state.get(AGENT_KEY, AGENT_POLICY)
-    choice = st.radio("Model used on Replay, Compare and Least-Loaded stalls", names,
-                      index=names.index(current) if current in names else 0, key="agent_choice",
-                      format_func=lambda n: SHIPPED_CHOICE if n == AGENT_POLICY else policy_label(n))
+    opened = url_value(UrlChoice("policy", current if current in names else names[0], names), "agent_choice")
+    choice = st.radio("Model the other pages run", names, index=names.index(opened), key="agent_choice",
+                      format_func=lambda n: SHIPPED_CHOICE if n == AGENT_POLICY else policy_label(n),
+                      help="The agent Replay, Compare and Least-Loaded stalls run as PPO agent.")
     if choice == AGENT_POLICY:
         st.session_state.pop(AGENT_KEY, None)  # the registry's ``ppo``: the shipped models
     else:
@@ -102,7 +108,7 @@ def _same_seeds_section() -> None:
     st.subheader("Every model against the best heuristic, on the same jobs")
     shipped = shipped_for(text)
     if shipped is not None and not st.session_state.get(LIVE_KEY):
-        _shipped_agents(scenario.name, shipped)
+        _shipped_agents(scenario.name, shipped, scenario.window)
         return
     try:
         found = best_heuristic_now(text)
@@ -125,7 +131,7 @@ def _same_seeds_section() -> None:
     except GpuschedError as exc:
         st.error(str(exc), icon=":material/error:")
         return
-    table = agents_table(comparison, best, agents)
+    table = agents_table(comparison, best, agents, which=_which(scenario.window))
     st.dataframe(table, width="stretch", hide_index=True, column_config=metric_columns(table.columns))
     for note in identity_notes(comparison, scenario.window):
         st.caption(note)
@@ -134,10 +140,16 @@ def _same_seeds_section() -> None:
 LIVE_KEY = "agent_same_seeds_live"  # session state: run every model live on this scenario
 
 
-def _shipped_agents(name: str, shipped: ShippedResults) -> None:
+def _which(window: int) -> dict[str, str]:
+    """The model file each shipped agent name runs on a scenario with this queue window."""
+    shipped = shipped_model_for(window).stem
+    return {AGENT_POLICY: shipped, ROLLOUT_AGENT_POLICY: shipped, URGENCY_AGENT_POLICY: URGENCY_MODEL.stem}
+
+
+def _shipped_agents(name: str, shipped: ShippedResults, window: int) -> None:
     """The shipped agents and the best heuristic on a shipped preset, at once, with a button that
     runs every listed model live instead."""
-    agents = [p for p in shipped.policies if p.split(":")[0] in AGENT_POLICIES]
+    agents = [p for p in shipped.policies if p.split(":")[0] in AGENT_NAMES]
     seeds = ", ".join(map(str, shipped.seeds))
     st.caption(f"On `{name}` (change it on *Cluster & workload*), workload seeds {seeds}: the shipped "
                f"agents and {policy_label(shipped.best)}, the best heuristic here by time to result, "
@@ -145,8 +157,14 @@ def _shipped_agents(name: str, shipped: ShippedResults) -> None:
                "test that runs them again). The evaluations in the table above come from each "
                "model's sidecar, on its own held-out seeds and training scenario, so their numbers "
                "differ from these.")
-    table = agents_table(shipped.subset([shipped.best, *agents]), shipped.best, agents)
+    table = agents_table(shipped.subset([shipped.best, *agents]), shipped.best, agents, which=_which(window))
     st.dataframe(table, width="stretch", hide_index=True, column_config=metric_columns(table.columns))
+    shown = {_which(window).get(p) or p.split("/")[-1].removesuffix(".zip") for p in agents}
+    missing = [m.name for m in list_models() if m.origin == "shipped" and not m.error and m.name not in shown]
+    if missing:
+        st.caption(f"Not in the shipped results of `{name}`: {', '.join(f'`{m}`' for m in missing)} "
+                   "(each shipped model's own preset is in the table above, *trained on*); the "
+                   "button below runs every listed model here, on the same jobs.")
     if st.button(f"Run every listed model live (seeds {', '.join(map(str, LIVE_SEEDS))})",
                  key="agent_run_live", icon=":material/refresh:"):
         st.session_state[LIVE_KEY] = True
@@ -163,49 +181,59 @@ def _start_training(values: dict) -> None:
 
 
 def _training_form() -> None:
+    """The training form, filled with the last settings sent (the form is hidden while a run
+    trains, and would otherwise open on its defaults again)."""
+    last = st.session_state.get(VALUES_KEY, {})
     with st.form("train_form", border=True):
         c = st.columns(4)
         values = {
-            "name": c[0].text_input("Model name", "my-ppo", key="train_name",
+            "name": c[0].text_input("Model name", last.get("name", "my-ppo"), key="train_name",
                                     help="Saved as models/NAME.zip with its record (NAME.json)."),
             "scenario": c[1].selectbox("Train on", preset_names(),
-                                       index=preset_names().index("phase1-8gpu"),
+                                       index=preset_names().index(last.get("scenario", "phase1-8gpu")),
                                        key="train_scenario"),
             "timesteps": c[2].number_input("Timesteps", min_value=1_000, max_value=2_000_000,
-                                           value=20_000, step=5_000, key="train_timesteps",
+                                           value=last.get("timesteps", 20_000), step=5_000,
+                                           key="train_timesteps",
                                            help="Environment steps (scheduling decisions)."),
             "n_envs": c[3].number_input("Parallel envs (n_envs)", min_value=1, max_value=16,
-                                        value=2, step=1, key="train_n_envs"),
+                                        value=last.get("n_envs", 2), step=1, key="train_n_envs"),
         }
         h = st.columns(5)
         values.update(
             learning_rate=h[0].number_input("Learning rate", min_value=1e-6, max_value=1e-2,
-                                            value=1e-4, format="%.0e", key="train_lr"),
+                                            value=last.get("learning_rate", 1e-4), format="%.0e",
+                                            key="train_lr"),
             n_steps=h[1].number_input("Rollout steps per env", min_value=64, max_value=4096,
-                                      value=512, step=64, key="train_n_steps"),
+                                      value=last.get("n_steps", 512), step=64, key="train_n_steps"),
             ent_coef=h[2].number_input("Entropy bonus", min_value=0.0, max_value=0.1,
-                                       value=0.003, format="%.3f", key="train_ent"),
-            hidden=h[3].number_input("Hidden width", min_value=16, max_value=512, value=64, step=16,
+                                       value=last.get("ent_coef", 0.003), format="%.3f", key="train_ent"),
+            hidden=h[3].number_input("Hidden width", min_value=16, max_value=512,
+                                     value=last.get("hidden", 64), step=16,
                                      key="train_hidden"),
-            seed=h[4].number_input("Seed", min_value=0, value=0, step=1, key="train_seed"),
+            seed=h[4].number_input("Seed", min_value=0, value=last.get("seed", 0), step=1, key="train_seed"),
         )
         values["randomize"] = st.checkbox(
             "Randomised clusters (half the episodes on random clusters and job mixes)",
-            key="train_randomize")
+            value=last.get("randomize", False), key="train_randomize")
         w = st.columns([2, 2, 1])
         values["kind"] = w[0].radio(
             "The agent chooses", list(AGENT_KINDS), format_func=AGENT_KINDS.get, horizontal=True,
+            index=list(AGENT_KINDS).index(last.get("kind", next(iter(AGENT_KINDS)))),
             key="train_kind", help="A window agent picks which of the first N queued jobs starts and "
                                    "where; a placement agent places the oldest job only.")
-        values["windows"] = w[1].slider("Queue windows of the episodes", 1, MAX_WINDOW, (1, 16),
+        values["windows"] = w[1].slider("Queue windows of the episodes", 1, MAX_WINDOW,
+                                        last.get("windows", (1, 16)),
                                         key="train_windows",
                                         help="Each episode draws its window in this range.")
         values["speed_sigma"] = w[2].number_input(
-            "Speed randomisation (σ)", min_value=0.0, max_value=1.0, value=0.2, step=0.05,
+            "Speed randomisation (σ)", min_value=0.0, max_value=1.0, value=last.get("speed_sigma", 0.2),
+            step=0.05,
             key="train_speed_sigma",
             help="On random clusters, each GPU model's speeds are the shipped ones times exp(σ·Z).")
         values["expert_rounds"] = st.number_input(
-            "Expert-iteration rounds (window agent)", min_value=0, max_value=20, value=0, step=1,
+            "Expert-iteration rounds (window agent)", min_value=0, max_value=20,
+            value=last.get("expert_rounds", 0), step=1,
             key="train_expert_rounds",
             help="After the warm start: the network schedules 4 episodes, the agent with rollouts "
                  "(scored by time to result) labels every decision, and the network learns the "
@@ -213,13 +241,14 @@ def _training_form() -> None:
         if st.form_submit_button("Start training", type="primary", icon=":material/model_training:"):
             running = st.session_state.get(JOB_KEY)
             if running is None or running.snapshot().finished:
+                st.session_state[VALUES_KEY] = values
                 _start_training(values)
                 st.rerun()  # hide the form and start polling
 
 
 def _progress_panel() -> None:
     from gpusched.figures import expert_rounds_figure, training_curves_figure
-    from gpusched.figures.training import progress_line
+    from gpusched.figures.training import has_curves, progress_line
 
     job = st.session_state.get(JOB_KEY)
     snap = job.snapshot()
@@ -233,9 +262,13 @@ def _progress_panel() -> None:
                                            width="stretch"):
         job.stop()
         snap = job.snapshot()
-    if snap.expert_total:
+    if snap.expert_total and len(snap.expert_rounds):
         show_chart(expert_rounds_figure(snap), key="train_expert_curve")
-    show_chart(training_curves_figure(snap), key="train_curves")
+    if has_curves(snap):
+        show_chart(training_curves_figure(snap), key="train_curves")
+    elif not snap.finished:
+        st.caption(f"Now: {snap.stage or 'starting'}. The reward and evaluation curves appear here with "
+                   "the first PPO steps.")
     if snap.log_tail:
         st.code("\n".join(snap.log_tail), language=None)
     if snap.status == "done":

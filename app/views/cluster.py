@@ -21,6 +21,7 @@ from gpusched.dashboard.words import (
     left_out_line,
     scenario_line,
 )
+from gpusched.dashboard.workload import has_job_type_shares
 from gpusched.limits import (
     ARRIVAL_RATE_RANGE_PER_HOUR,
     LOAD_RANGE,
@@ -44,6 +45,7 @@ NO_PRESET = "—"
 MIB = 1024 * 1024
 ARRIVALS_BY = {"load": "offered load", "rate": "jobs per hour"}
 DEFAULT_LOAD = 0.3
+WIDE_PANELS = ("model_speeds",)  # drawn across the page, under the caption that explains speeds
 
 
 def _load(scenario: Scenario) -> None:
@@ -102,23 +104,21 @@ def main() -> None:
         st.caption("Set them in the scenario's `failures:` and `checkpoint:` blocks (download the "
                    "YAML, edit, upload); the preset `fleet-16gpu-failures` has them.")
     try:
-        arrivals, duration, vram, gpus, runtime, model_speeds = cached_workload_figures(scenario.to_yaml())
+        panels = cached_workload_figures(scenario.to_yaml())
     except GpuschedError as exc:
         st.error(str(exc), icon=":material/error:")
         return
     st.markdown("##### The workload")
-    a, b = st.columns(2)
-    with a:
-        show_chart(arrivals, key="wl_arrivals")
-        show_chart(duration, key="wl_duration")
-    with b:
-        show_chart(vram, key="wl_vram")
-        show_chart(gpus, key="wl_gpus")
-    if scenario.speed is not None:
-        st.caption("The speed table says how fast each GPU model runs each job type, relative to "
-                   "an A100-80GB: a job of duration d runs d ÷ speed minutes there.")
-        show_chart(runtime, key="wl_runtime")
-        show_chart(model_speeds, key="wl_model_speeds")
+    halves = [p for p in panels if p not in WIDE_PANELS]
+    for start in range(0, len(halves), 2):
+        for col, name in zip(st.columns(2), halves[start:start + 2], strict=False):
+            with col:
+                show_chart(panels[name], key=f"wl_{name}")
+    if "model_speeds" in panels:
+        st.caption("The speed table says how fast each GPU model runs each job (by its job model, "
+                   "or its job type), relative to the reference GPU: a job of duration d runs "
+                   "d ÷ speed minutes there.")
+        show_chart(panels["model_speeds"], key="wl_model_speeds")
     with st.expander("Scenario YAML"):
         st.code(scenario.to_yaml(), language="yaml")
 
@@ -299,11 +299,18 @@ def _synthetic_editors(scenario: Scenario, version: int) -> Scenario:
                 "Arrivals per hour", min_value=ARRIVAL_RATE_RANGE_PER_HOUR[0],
                 max_value=ARRIVAL_RATE_RANGE_PER_HOUR[1], value=float(value), step=0.5, format="%g",
                 key=f"rate_{version}"), "load": None}
-        mix_cols = st.columns(len(JOB_TYPES) + 1)
-        mix = {t: mix_cols[i].number_input(f"{t} share", min_value=0.0, max_value=1.0,
-                                           value=float(w["mix"].get(t, 0.0)), step=0.05,
-                                           key=f"mix_{t}_{version}")
-               for i, t in enumerate(JOB_TYPES)}
+        if has_job_type_shares(scenario):
+            mix_cols = st.columns(len(JOB_TYPES) + 1)
+            mix = {t: mix_cols[i].number_input(f"{t} share", min_value=0.0, max_value=1.0,
+                                               value=float(w["mix"].get(t, 0.0)), step=0.05,
+                                               key=f"mix_{t}_{version}")
+                   for i, t in enumerate(JOB_TYPES)}
+        else:  # Gavel's generator draws job models, not job types: shares would change nothing
+            mix_cols = st.columns([len(JOB_TYPES), 1], vertical_alignment="bottom")
+            mix_cols[0].caption("Gavel's generator draws each job's model (ResNet-50, Transformer, "
+                                "…) from Gavel's table and asks for whole GPUs, no VRAM: there are "
+                                "no job-type shares to set; the job models are charted below.")
+            mix = w["mix"]
         seed = mix_cols[-1].number_input("Seed", min_value=0, max_value=MAX_SEED, value=int(w["seed"]),
                                          step=1, key=f"seed_{version}")
         workload_error = st.empty()

@@ -21,24 +21,36 @@ from shared import (
     scenario_badge,
     show_chart,
     show_results,
+    url_value,
 )
 
 from gpusched.agent import AGENT_POLICY
 from gpusched.core.glossary import glossary_line
+from gpusched.core.metric_names import metric_title
 from gpusched.core.metrics import METRIC_KEYS
 from gpusched.dashboard.headline import SHIPPED_SOURCE, shipped_results
 from gpusched.dashboard.policies import policy_help
+from gpusched.dashboard.url_state import UrlChoice
 from gpusched.dashboard.words import has_failures
 from gpusched.errors import GpuschedError
 from gpusched.experiment.scorecard import scorecard
 from gpusched.figures import OCCUPANCY_NOTE, forest_figure, metric_bars_figure, results_table, scorecard_table
-from gpusched.figures.compare import moved_jobs, results_sections
+from gpusched.figures.compare import (
+    BAR_METRICS,
+    FOREST_METRICS,
+    forest_panels,
+    gini_beside_wait,
+    moved_jobs,
+    results_sections,
+    wide_interval_note,
+)
 from gpusched.figures.headline import seed_range
 from gpusched.figures.same_jobs import identity_notes
 from gpusched.policies import policy_label
 
 DEFAULT_POLICIES = ["first_fit", "least_loaded", "least_loaded_fit", "best_fit", AGENT_POLICY]
 MAX_SEEDS = 20
+DEFAULT_SEEDS = 3
 SOURCES = {"shipped": "Shipped results (shown at once)", "live": "Run live on the current scenario"}
 
 
@@ -47,13 +59,21 @@ def _shipped_figures(name: str, policies: tuple[str, ...], baseline: str):
     """The shipped runs of ``policies`` on preset ``name``: bars, results table, scorecard, forest."""
     shipped = shipped_results()[name]
     comparison = shipped.subset(policies)
-    card = scorecard(comparison, baseline, shipped.metrics) if len(policies) > 1 else None
-    return (metric_bars_figure(comparison, shipped.metrics), results_table(comparison, shipped.metrics),
-            card, None if card is None else forest_figure(card, shipped.metrics))
+    metrics = gini_beside_wait(shipped.metrics)
+    card = scorecard(comparison, baseline, metrics) if len(policies) > 1 else None
+    return (metric_bars_figure(comparison, metrics), results_table(comparison, metrics),
+            card, None if card is None else forest_figure(card, metrics))
 
 
-def _paired_table(card) -> None:
-    st.dataframe(scorecard_table(card), width="stretch", hide_index=True, column_config={
+def _paired_table(card, metrics=None) -> None:
+    """The paired table of the metrics the forest plot above draws (``metrics``: those it was
+    asked for), naming the ones it leaves out."""
+    drawn, flat = forest_panels(card, metrics)
+    if flat:
+        st.caption("Left out, as in the chart: " + ", ".join(metric_title(m) for m in flat)
+                   + " — every policy equals the baseline on every seed.")
+    shown = card[card["metric"].isin(drawn)]
+    st.dataframe(scorecard_table(shown), width="stretch", hide_index=True, column_config={
         "difference [95 % interval]": st.column_config.Column(help=glossary_line("paired difference")),
         "interval": st.column_config.Column(
             width=75,
@@ -67,12 +87,16 @@ def _shipped_view() -> None:
     shipped_all = shipped_results()
     names = list(shipped_all)
     c1, c2 = st.columns([1, 3])
-    name = c1.selectbox("Preset", names, index=names.index(h.scenario), key="compare_shipped_scenario",
+    name = c1.selectbox("Preset", names, key="compare_shipped_scenario",
+                        index=names.index(url_value(UrlChoice("scenario", h.scenario, names),
+                                                    "compare_shipped_scenario")),
                         help="The presets the shipped benchmark measured.")
     shipped = shipped_all[name]
     defaults = list(h.policies) if name == h.scenario else [shipped.best, *(
         p for p in shipped.policies if p.startswith(AGENT_POLICY))]
-    policies = c2.multiselect("Policies", shipped.policies, default=defaults, format_func=policy_label,
+    policies = c2.multiselect("Policies", shipped.policies, format_func=policy_label,
+                              default=url_value(UrlChoice("policy", defaults, shipped.policies, many=True),
+                                                "compare_shipped_policies"),
                               key="compare_shipped_policies")
     st.caption(f"`{name}`, {seed_range(shipped.seeds)}: measured by `benchmarks/window_agent_table.py` "
                f"into `{SHIPPED_SOURCE}` and checked by a test that runs them again. The best "
@@ -93,8 +117,8 @@ def _shipped_view() -> None:
     if card is not None:
         st.markdown(f"##### Paired against {policy_label(baseline)} (the same jobs, seed by seed)")
         show_chart(forest, key="compare_shipped_forest")
-        _paired_table(card)
-    st.caption("The shipped results keep six numbers per run; the wait-time distribution, the "
+        _paired_table(card, gini_beside_wait(shipped.metrics))
+    st.caption("The shipped results keep a few numbers per run; the wait-time distribution, the "
                "occupancy over time and the replay need the runs themselves: choose *Run live*.")
 
 
@@ -104,6 +128,8 @@ def main() -> None:
                 "bars, paired differences, and, run live, wait-time CDFs, utilisation over time "
                 "and a synchronised replay.")
     source = st.radio("Numbers from", list(SOURCES), format_func=SOURCES.get, horizontal=True,
+                      index=list(SOURCES).index(url_value(UrlChoice("view", "shipped", list(SOURCES)),
+                                                          "compare_source")),
                       key="compare_source")
     if source == "shipped":
         _shipped_view()
@@ -131,12 +157,18 @@ def _live_view() -> None:
         where = (f"in the shipped results of this preset ({seed_range(found[1])})" if found[2]
                  else f"of the queue-aware heuristics run here on {seed_range(found[1])}")
         about = f"{policy_label(best)} is the best heuristic {where}, by time to result (mean JCT). "
-    policies = c1.multiselect("Policies", options, default=defaults,
+    policies = c1.multiselect("Policies", options,
+                              default=url_value(UrlChoice("policy", defaults, options, many=True),
+                                                "compare_policies"),
                               help=about + policy_help(*st.session_state.get("compare_policies", defaults)),
                               format_func=policy_label, key="compare_policies")
-    n_seeds = int(c2.number_input("Seeds", min_value=1, max_value=MAX_SEEDS, value=3, step=1,
+    n_seeds = int(c2.number_input("Seeds", min_value=1, max_value=MAX_SEEDS, step=1,
+                                  value=url_value(UrlChoice("seeds", DEFAULT_SEEDS, low=1, high=MAX_SEEDS),
+                                                  "compare_seeds"),
                                   key="compare_seeds",
-                                  help=f"Workload seeds 0 … N−1. {glossary_line('seed')}"))
+                                  help=f"Workload seeds 0 … N−1. {glossary_line('seed')} Three give "
+                                       "quick but wide intervals; the paired differences below are "
+                                       "sharper on the same seeds."))
     if not policies:
         st.info("Choose at least one policy.")
         return
@@ -155,6 +187,9 @@ def _live_view() -> None:
     _, seed_col = st.columns([4, 1])
     seed = seed_col.selectbox("Seed of the utilisation curve", seeds, key="compare_util_seed")
     bars, cdf, util = cached_compare_figures(text, tuple(policies), seeds, seed)
+    wide = wide_interval_note(comparison, BAR_METRICS)
+    if wide:
+        st.info(wide, icon=":material/info:")
     show_chart(bars, key="compare_bars")
     st.caption(OCCUPANCY_NOTE)
     left, right = st.columns(2)
@@ -194,7 +229,7 @@ def _live_view() -> None:
                                      "with a 95 % interval, and the seeds won, tied and lost.")
         card, forest = cached_scorecard(text, tuple(policies), seeds, baseline)
         show_chart(forest, key="compare_forest")
-        _paired_table(card)
+        _paired_table(card, FOREST_METRICS)
 
     st.markdown("##### Side by side, on the same jobs")
     a_col, b_col, s_col = st.columns([2, 2, 1])

@@ -2,13 +2,15 @@
 with an error, not at all, or predicts it from history, and what not knowing costs each rule."""
 
 import streamlit as st
-from shared import page_header, show_chart
+from shared import page_header, show_chart, url_value
 
 from gpusched.core.glossary import glossary_line
 from gpusched.dashboard.knowledge import (
+    FEW_SEEDS,
     KNOWLEDGE_PRESETS,
     LIVE_POLICIES,
     LIVE_SEEDS,
+    MAX_LIVE_SEEDS,
     METRIC,
     LiveKnowledge,
     agent_among,
@@ -17,6 +19,7 @@ from gpusched.dashboard.knowledge import (
     refused_rules,
 )
 from gpusched.dashboard.policies import policy_help
+from gpusched.dashboard.url_state import UrlChoice
 from gpusched.experiment.knowledge import KnowledgeTable, shipped_knowledge
 from gpusched.figures.headline import seed_range
 from gpusched.figures.knowledge import (
@@ -82,12 +85,21 @@ def _show(key: str, table: KnowledgeTable, where: str) -> None:
 def _live(name: str) -> None:
     """Run live: a few seeds of the chosen preset in the background, with progress."""
     c1, c2 = st.columns([4, 1])
-    policies = c1.multiselect("Rules", [*dict.fromkeys([*LIVE_POLICIES, *_offered(name)])],
-                              default=list(LIVE_POLICIES), format_func=policy_label, key="knowledge_policies",
+    rules = [*dict.fromkeys([*LIVE_POLICIES, *_offered(name)])]
+    policies = c1.multiselect("Rules", rules, format_func=policy_label, key="knowledge_policies",
+                              default=url_value(UrlChoice("policy", list(LIVE_POLICIES), rules, many=True),
+                                                "knowledge_policies"),
                               help=policy_help(*st.session_state.get("knowledge_policies", LIVE_POLICIES)))
-    n_seeds = int(c2.number_input("Seeds", min_value=1, max_value=5, value=len(LIVE_SEEDS), step=1,
+    n_seeds = int(c2.number_input("Seeds", min_value=1, max_value=MAX_LIVE_SEEDS, step=1,
+                                  value=url_value(UrlChoice("seeds", len(LIVE_SEEDS), low=1,
+                                                            high=MAX_LIVE_SEEDS), "knowledge_seeds"),
                                   key="knowledge_seeds",
-                                  help=f"Workload seeds 0 … N−1. {glossary_line('seed')}"))
+                                  help=f"Workload seeds 0 … N−1. {glossary_line('seed')} Fewer than "
+                                       f"{FEW_SEEDS} give intervals too wide to tell rules apart."))
+    if n_seeds < FEW_SEEDS:
+        st.caption(f"On {n_seeds} seed{'s' if n_seeds > 1 else ''}, a 95 % interval is wide (on two, "
+                   "it runs from 0 to about twice the mean): the means alone are shown for one seed, "
+                   "and the shipped comparison above has ten.")
     job: LiveKnowledge | None = st.session_state.get(LIVE_KEY)
     if st.button("Run live", key="knowledge_run", icon=":material/play_arrow:", disabled=not policies,
                  help="Runs every chosen rule under each of the four settings on this preset, in "
@@ -122,7 +134,9 @@ def main() -> None:
                 "an error, not told it, or predicts it from the jobs that finished before: what not "
                 "knowing costs each rule.")
     _settings_caption()
+    opened = url_value(UrlChoice("scenario", KNOWLEDGE_PRESETS[0], KNOWLEDGE_PRESETS), "knowledge_preset")
     name = st.selectbox("Preset", KNOWLEDGE_PRESETS, key="knowledge_preset",
+                        index=KNOWLEDGE_PRESETS.index(opened),
                         help="The shipped benchmark's presets (the heavy Gavel load first).")
     table = _shipped(name)
     if table is None:

@@ -19,12 +19,14 @@ from shared import (
     policy_options,
     scenario_badge,
     show_chart,
+    url_value,
 )
 
 from gpusched.core.metric_names import metric_help, metric_label
 from gpusched.dashboard.cards import jobs_have_deadlines
 from gpusched.dashboard.headline import headline_heuristics
 from gpusched.dashboard.policies import agents_early, policy_help, with_queue_pairs
+from gpusched.dashboard.url_state import UrlChoice
 from gpusched.errors import GpuschedError
 from gpusched.experiment.decisions import decision_table, informative
 from gpusched.experiment.scorecard import TAIL_WAIT_METRIC
@@ -50,12 +52,13 @@ def main() -> None:
     scenario_badge(scenario)
     options = agents_early(with_queue_pairs(policy_options(), headline_heuristics()))
     c1, c2, c3, _ = st.columns([2, 1, 2, 1], vertical_alignment="bottom")
-    chosen = st.session_state.get("replay_policy", "least_loaded")
-    policy = c1.selectbox("Policy", options, index=options.index("least_loaded"),
-                          format_func=policy_label, key="replay_policy",
-                          help=policy_help(chosen if chosen in options else "least_loaded"))
-    if "replay_seed" not in st.session_state:
-        st.session_state["replay_seed"] = scenario.workload.seed
+    # Each widget's value is set here, from the address or another page, not also as its default.
+    chosen = st.session_state["replay_policy"] = url_value(UrlChoice("policy", "least_loaded", options),
+                                                           "replay_policy")
+    policy = c1.selectbox("Policy", options, format_func=policy_label, key="replay_policy",
+                          help=policy_help(chosen))
+    st.session_state["replay_seed"] = url_value(UrlChoice("seed", scenario.workload.seed, high=MAX_SEED),
+                                                "replay_seed")
     seed = int(c2.number_input("Workload seed", min_value=0, max_value=MAX_SEED, step=1, key="replay_seed"))
     text = scenario.to_yaml()
     if is_slow(policy) and not background_ready(text, [policy], [seed]):

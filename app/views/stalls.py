@@ -20,12 +20,14 @@ from shared import (
     shipped_family,
     show_chart,
     show_results,
+    url_value,
 )
 
 from gpusched.agent import AGENT_POLICY
 from gpusched.core.metric_names import format_metric, metric_help, metric_title
 from gpusched.dashboard.deltas import metric_delta
 from gpusched.dashboard.policies import policy_help
+from gpusched.dashboard.url_state import UrlChoice
 from gpusched.errors import GpuschedError
 from gpusched.experiment.runner import comparison_from_results
 from gpusched.experiment.stall import NO_FIT_CHECK_VARIANTS, REFERENCE_POLICY
@@ -89,18 +91,22 @@ def _scenario_label(source: str) -> str:
 def _explorer() -> tuple[str, str]:
     """The stall explorer; returns the name and YAML of the scenario it analysed."""
     c1, c2, c3, c4 = st.columns([3, 2, 1, 3])
-    source = c1.selectbox("Scenario", SCENARIOS + list(CONTROLS.values()) + [CURRENT],
-                          key="stall_scenario", on_change=_scenario_chosen,
+    sources = SCENARIOS + list(CONTROLS.values()) + [CURRENT]
+    # Each widget's value is set here, from the address or a control, not also as its default.
+    st.session_state["stall_scenario"] = url_value(UrlChoice("scenario", SCENARIOS[0], sources),
+                                                   "stall_scenario")
+    source = c1.selectbox("Scenario", sources, key="stall_scenario", on_change=_scenario_chosen,
                           format_func=_scenario_label,
                           help="Heterogeneous presets, the homogeneous controls (the same jobs on "
                                "identical A100-80GB GPUs: one node, or two), or the scenario of "
                                "Cluster & workload.")
     options = list(dict.fromkeys([STALLING, *NO_FIT_CHECK_VARIANTS, *policy_options()]))
+    st.session_state["stall_policy"] = url_value(UrlChoice("policy", STALLING, options), "stall_policy")
     analysed = c2.selectbox("Policy to analyse", options, format_func=policy_label, key="stall_policy",
                             help="Any policy: a stall for one that checks no fit, blocking for one "
                                  "that does. "
                                  + policy_help(st.session_state.get("stall_policy", STALLING)))
-    st.session_state.setdefault("stall_seed", 0)  # a default here, not also as the box's value
+    st.session_state["stall_seed"] = url_value(UrlChoice("seed", 0, high=10_000), "stall_seed")
     seed = int(c3.number_input("Workload seed", min_value=0, max_value=10_000, step=1, key="stall_seed"))
     control = c4.toggle("Control: a homogeneous cluster", key="stall_control",
                         on_change=_control_toggled,

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 import streamlit as st
-from shared import page_header, recompute_button, show_chart
+from shared import page_header, recompute_button, show_chart, url_value
 from streamlit.runtime.scriptrunner import add_script_run_ctx
 
 from gpusched.core.glossary import glossary_line
 from gpusched.core.metric_names import metric_help
 from gpusched.dashboard.traces import TRACES_SOURCE, allocation_mismatches, shipped_allocation
+from gpusched.dashboard.url_state import UrlChoice
 from gpusched.errors import GpuschedError
 from gpusched.fgd.allocation import DEFAULT_TUNE, AllocationRun, run_allocation
 from gpusched.fgd.experiment import (
@@ -87,14 +88,19 @@ def _trace_label(key: str) -> str:
 
 def _controls() -> tuple[Request | None, bytes | None]:
     """The widgets; returns the request they describe (``None`` if incomplete) and any upload."""
-    c1, c2, c3, c4 = st.columns([4, 3, 1.5, 1.5])
-    choice = c1.selectbox("Trace (pod list)", [*BUNDLED_POD_LISTS, UPLOAD], format_func=_trace_label,
-                          key="traces_trace",
+    c1, c2, c3, c4 = st.columns([3.5, 3, 2, 1.5])
+    traces = [*BUNDLED_POD_LISTS, UPLOAD]
+    choice = c1.selectbox("Trace (pod list)", traces, format_func=_trace_label, key="traces_trace",
+                          index=traces.index(url_value(
+                              UrlChoice("trace", DEFAULT_TRACE, list(BUNDLED_POD_LISTS)), "traces_trace")),
                           help=f"Pods scheduled onto the openb cluster (`{NODE_LIST}`: 1,213 nodes, "
                                "6,212 GPUs).")
-    policies = c2.multiselect("Policies", POLICY_NAMES, default=list(DEFAULT_POLICIES),
-                              format_func=policy_label, key="traces_policies")
-    seeds = c3.multiselect("Seeds", PUBLISHED_SEEDS, default=list(DEFAULT_SEEDS), key="traces_seeds",
+    policies = c2.multiselect("Policies", POLICY_NAMES, format_func=policy_label, key="traces_policies",
+                              default=url_value(UrlChoice("policy", list(DEFAULT_POLICIES), POLICY_NAMES,
+                                                          many=True), "traces_policies"))
+    seeds = c3.multiselect("Seeds", PUBLISHED_SEEDS, key="traces_seeds",
+                           default=url_value(UrlChoice("seed", list(DEFAULT_SEEDS), PUBLISHED_SEEDS,
+                                                       many=True), "traces_seeds"),
                            help="Each seed shuffles and tunes the pods differently. The published "
                                 f"means are over seeds 42-51. {glossary_line('seed')}")
     tune = c4.number_input("Requests up to (× capacity)", min_value=1.0, max_value=2.0,
@@ -187,8 +193,9 @@ def _results(request: Request, trace: TraceData, runs: list[AllocationRun]) -> N
 
     st.subheader("Ours against published")
     table = comparison_table(runs, published)
-    help_at = {c: st.column_config.Column(help=f"{metric_help('alloc_pct')} "
-                                                f"{metric_help('arrived_pct')} (the number after @)")
+    help_at = {c: (st.column_config.NumberColumn(format="%.2f", help=f"{metric_help('alloc_pct')} "
+                                                 f"{metric_help('arrived_pct')} (the number after @)")
+                   if table[c].dtype.kind == "f" else st.column_config.Column(help=metric_help("alloc_pct")))
                for c in table.columns if "@" in c}
     help_at["failed pods"] = st.column_config.Column(help=metric_help("failed_pods"))
     # one table per point of the curve, so the columns fit the page however many policies run;
@@ -198,7 +205,8 @@ def _results(request: Request, trace: TraceData, runs: list[AllocationRun]) -> N
         st.markdown(f"At {at_pct} % of capacity arrived")
         columns = ["policy", *(c for c in table.columns if c.endswith(f"@{at_pct} (%)")
                                or c.endswith(f"@{at_pct} (points)")), *extra]
-        st.dataframe(shown[columns], hide_index=True, width="stretch", column_config=help_at)
+        st.dataframe(shown[columns], hide_index=True, width="stretch",
+                     column_config=help_at)
     st.caption("Allocation ratio (% of the cluster's GPUs) once the arrived GPU request reaches 100 % "
                "and 130 % of capacity. Our shuffle uses numpy's generator, not the artifact's Go one, "
                "so single seeds differ; 10-seed means agree within about ±1 point.")
@@ -210,7 +218,14 @@ def _results(request: Request, trace: TraceData, runs: list[AllocationRun]) -> N
     st.caption("Free share of every GPU once the last pod has arrived. Dark blue: fully allocated; "
                "red to yellow: partly allocated (the fragments); grey: idle.")
     show_chart(cached_heatmap(key, run.policy, run.seed, tune, run, trace), key="traces_heatmap")
-    st.dataframe(gpu_state_table(run.final_rem, trace.nodes), hide_index=True, width="stretch")
+    state = gpu_state_table(run.final_rem, trace.nodes)
+    st.dataframe(state, hide_index=True, width="stretch", column_config=_two_decimals(state))
+
+
+def _two_decimals(table) -> dict:
+    """Every fractional column of ``table`` shown with two decimals (``93.00`` beside ``95.34``)."""
+    return {c: st.column_config.NumberColumn(format="%.2f") for c in table.columns
+            if table[c].dtype.kind == "f"}
 
 
 def main() -> None:
@@ -218,8 +233,10 @@ def main() -> None:
                 "The FGD paper's allocation experiment on Alibaba's openb GPU cluster: how much of the "
                 "cluster each policy fills as pods arrive, against the published results.")
     wanted, upload = _controls()
-    shown: Request = st.session_state.get(
-        REQUEST_KEY, (DEFAULT_TRACE, DEFAULT_POLICIES, DEFAULT_SEEDS, DEFAULT_TUNE))
+    # A link's settings show at once when their runs are shipped; others wait for Run.
+    opening = wanted if wanted is not None and _shipped(wanted) is not None else \
+        (DEFAULT_TRACE, DEFAULT_POLICIES, DEFAULT_SEEDS, DEFAULT_TUNE)
+    shown: Request = st.session_state.get(REQUEST_KEY, opening)
     c1, c2 = st.columns([1, 5], vertical_alignment="center")
     clicked = c1.button("Run", type="primary", key="traces_run", disabled=wanted is None,
                         icon=":material/play_arrow:")

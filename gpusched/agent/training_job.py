@@ -80,7 +80,10 @@ class TrainingSnapshot:
 
     @property
     def stage_fraction(self) -> float:
-        """Progress of the current stage, 0-1 (the PPO steps': steps done of steps asked)."""
+        """Progress of the current stage, 0-1 (the PPO steps': steps done of steps asked; 1 once
+        the run is done)."""
+        if self.status == "done":
+            return 1.0
         if self.in_ppo:
             return min(self.timesteps_done / max(self.timesteps_total, 1), 1.0)
         return min(self.stage_done / self.stage_total, 1.0) if self.stage_total else 0.0

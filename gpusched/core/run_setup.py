@@ -19,8 +19,8 @@ from gpusched.core.gang import GangRule, SameNodeGang
 from gpusched.core.jobs import Job, check_jobs_feasible
 from gpusched.core.prices import gpu_prices
 from gpusched.core.restore import CheckpointRestore, RestoreModel
-from gpusched.core.rounds.mechanism import ROUND_GUARD_MIN, RoundMechanism, RoundSpec
 from gpusched.core.reward import RewardSpec
+from gpusched.core.rounds.mechanism import ROUND_GUARD_MIN, RoundMechanism, RoundSpec
 from gpusched.core.run_state import RunState
 from gpusched.core.speed import GpuSpeeds
 from gpusched.core.speed_model import SpeedModel, TableSpeeds
@@ -125,7 +125,8 @@ class RunSetup:
         self.failure_seed = int(failure_seed)
         self.checkpoint = checkpoint
         self.preemption_min_run_min = float(ROUND_GUARD_MIN if rounds is not None else preemption_min_run_min)
-        self.mechanisms: tuple[RoundMechanism, ...] = () if rounds is None else (RoundMechanism(rounds, round_seed),)
+        self.mechanisms: tuple[RoundMechanism, ...] = (
+            () if rounds is None else (RoundMechanism(rounds, round_seed),))
         """Mechanisms plugged into the loop beside the lifecycle: each registers its event kinds,
         starts its part of a new run and sees each batched action (rounds, when asked for)."""
         self.restore: RestoreModel = restore or CheckpointRestore(checkpoint)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from gpusched.agent.names import AGENT_POLICIES, AGENT_POLICY
+from gpusched.agent.names import AGENT_POLICIES, AGENT_POLICY, URGENCY_AGENT_POLICY
 from gpusched.experiment.paired import PairedDifference, interval_method, paired_difference
 from gpusched.experiment.runner import Comparison
 from gpusched.experiment.scorecard import TAIL_WAIT_METRIC
@@ -33,6 +33,10 @@ HEADLINE_BASELINE = "fcfs+first_fit"
 
 HEADLINE_AGENT = AGENT_POLICY
 """The third card: the shipped agent, taking its first choice at every step."""
+
+AGENT_NAMES: tuple[str, ...] = (*AGENT_POLICIES, URGENCY_AGENT_POLICY)
+"""The agents among the shipped results' policies (``ppo:PATH`` counts by its ``ppo``): never a
+heuristic, never the best one."""
 
 HEADLINE_METRICS: tuple[str, ...] = ("avg_jct_min", "avg_wait_min", TAIL_WAIT_METRIC, "avg_slowdown")
 """The headline's cards and chart panels, in order (names from
@@ -91,7 +95,7 @@ class ShippedResults:
     @property
     def heuristics(self) -> list[str]:
         """The measured heuristics (every policy but the agent's)."""
-        return [p for p in self.policies if p.split(":")[0] not in AGENT_POLICIES]
+        return [p for p in self.policies if p.split(":")[0] not in AGENT_NAMES]
 
     @property
     def metrics(self) -> list[str]:

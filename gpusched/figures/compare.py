@@ -21,18 +21,21 @@ from gpusched.experiment.paired import METHOD_NAMES, interval_method, mean_inter
 from gpusched.experiment.runner import Comparison
 from gpusched.experiment.scorecard import TAIL_WAIT_METRIC
 from gpusched.figures.style import (
+    INK,
     TARGET_BAND_FILL,
     apply_layout,
+    legend_below,
     policy_colors,
     subplot_rows,
+    title_block,
     wrap_title,
 )
 from gpusched.figures.words import signed as signed_number
 from gpusched.policies import policy_label
 
 BAR_METRICS: tuple[str, ...] = (
-    "avg_jct_min", "avg_wait_min", TAIL_WAIT_METRIC, "avg_slowdown", "speed_loss_min", "avg_bsld",
-    "weighted_wait_min", "avg_util", "util_in_band_frac", "gini", "jobs_completed",
+    "avg_jct_min", "avg_wait_min", "gini", TAIL_WAIT_METRIC, "avg_slowdown", "speed_loss_min",
+    "avg_bsld", "weighted_wait_min", "avg_util", "util_in_band_frac", "jobs_completed",
 )
 """The metrics shown as bars, in order (titles, units and scales from
 :data:`gpusched.core.metric_names.METRIC_NAMES`)."""
@@ -119,6 +122,51 @@ def varied_metrics(comparison: Comparison, metrics: Sequence[str]) -> tuple[list
     return varied, constant
 
 
+def gini_beside_wait(metrics: Sequence[str]) -> list[str]:
+    """``metrics`` with the Gini coefficient right after the average wait, when both are there:
+    how long jobs wait, and how unevenly the cluster's GPUs are shared, read together."""
+    out = [m for m in metrics if m != "gini"]
+    if "gini" in metrics and "avg_wait_min" in out:
+        out.insert(out.index("avg_wait_min") + 1, "gini")
+    elif "gini" in metrics:
+        out.append("gini")
+    return out
+
+
+WIDE_INTERVAL = 1.0
+"""An interval of a mean wider than this share of the mean (1.0: as wide as the mean itself) is
+called out under the bars: with so few seeds, the bars alone cannot tell the policies apart."""
+
+
+def wide_interval_note(comparison: Comparison, metrics: Sequence[str]) -> str | None:
+    """A sentence when some bar's 95 % interval (:func:`bar_intervals`) is wider than
+    :data:`WIDE_INTERVAL` times its mean: the widest one, what makes it so, and what to read
+    instead; ``None`` when every interval is narrower (or there is one seed, and no interval)."""
+    n_seeds = comparison.runs["seed"].nunique()
+    if n_seeds < 2:
+        return None
+    widest = None
+    for key in metrics:
+        scale = metric_name(key).scale
+        bars = bar_intervals(comparison, key, scale)
+        for policy, row in bars.iterrows():
+            if row["mean"] <= 0:
+                continue
+            ratio = (row["high"] - row["low"]) / row["mean"]
+            if widest is None or ratio > widest[0]:
+                widest = (ratio, policy, key, row)
+    if widest is None or widest[0] <= WIDE_INTERVAL:
+        return None
+    _, policy, key, row = widest
+    mean, low, high = (format_metric(key, row[c] / metric_name(key).scale, True)
+                       for c in ("mean", "low", "high"))
+    return (f"With {n_seeds} seeds some intervals are as wide as the means themselves: "
+            f"{policy_label(policy)}'s {metric_label(key)} is {mean} on average, its 95 % interval "
+            f"{low} to {high}. Each seed draws other jobs, "
+            "so a few seeds leave a mean uncertain: add seeds for narrower bars, or read the paired "
+            "differences below, which compare the policies on the same jobs, seed by seed.")
+
+
 def bar_intervals(comparison: Comparison, key: str, scale: float = 1.0) -> pd.DataFrame:
     """Per policy, the mean of ``key`` over seeds (times ``scale``) and the 95 % interval of that
     mean (:func:`~gpusched.experiment.paired.interval_method` says which kind), cut at 0 (every bar
@@ -159,7 +207,7 @@ def metric_bars_figure(comparison: Comparison, metric_keys: Sequence[str] | None
             error_y={"type": "data", "symmetric": False,
                      "array": (bars["high"] - bars["mean"]).round(3).tolist(),
                      "arrayminus": (bars["mean"] - bars["low"]).round(3).tolist(),
-                     "visible": n_seeds > 1, "color": "#374151", "thickness": 1.2},
+                     "visible": n_seeds > 1, "color": INK, "thickness": 1.2},
             marker_color=colors, showlegend=False, name=title,
             customdata=np.c_[policies, bars["low"].round(2), bars["high"].round(2)].tolist(),
             hovertemplate="%{x} (%{customdata[0]})<br>" + title + ": %{y:,.2f}"
@@ -181,14 +229,12 @@ def metric_bars_figure(comparison: Comparison, metric_keys: Sequence[str] | None
         notes.append("the same for every policy, so not drawn: " + "; ".join(
             f"{metrics[k][0]} {format_metric(k, float(mean[k].iloc[0]))}" for k in constant))
     subtitle = "<br>".join(wrap_title(note, SUBTITLE_CHARS) for note in notes)
-    top_px = 94 + 16 * (subtitle.count("<br>") + 1)
-    seeds = "1 seed" if n_seeds == 1 else f"{n_seeds} seeds"
-    apply_layout(fig, title=f"Mean over {seeds}", height=int(top_px + plot_px + 52))
-    fig.update_layout(barmode="group", bargap=0.25, margin={"t": top_px, "b": 52},
-                      title={"subtitle": {"text": subtitle, "font": {"size": 12}}},
-                      legend={"y": 1.0, "yref": "container", "yanchor": "top", "x": 1.0,
-                              "xanchor": "right"})
-    return fig
+    apply_layout(fig, height=100)
+    top_px = title_block(fig, f"Mean over {n_seeds} seeds" if n_seeds > 1 else "One seed", subtitle,
+                         panel_titles=1)
+    fig.update_layout(height=int(top_px + plot_px + 52), barmode="group", bargap=0.25,
+                      margin={"b": 52})
+    return legend_below(fig, below_axis_px=12.0)
 
 
 TABLE_METRICS: tuple[str, ...] = (
@@ -338,18 +384,16 @@ def forest_figure(card: pd.DataFrame, metrics: Sequence[str] | None = None) -> g
     :param card: a :func:`gpusched.experiment.scorecard.scorecard` table.
     :param metrics: the metrics to draw (default: every metric of the card).
     """
-    metrics = list(metrics or dict.fromkeys(card["metric"]))
-    flat = [m for m in metrics if _all_zero(card[card["metric"] == m])]
-    metrics = [m for m in metrics if m not in flat] or metrics[:1]
+    metrics, flat = forest_panels(card, metrics)
     policies = list(dict.fromkeys(card["policy"]))
     palette = policy_colors(policies)
     cols = min(3, max(len(metrics), 1))
     rows = int(np.ceil(len(metrics) / cols)) or 1
-    titles = [f"{metric_title(m)}: difference" for m in metrics]
+    titles = [wrap_title(f"{metric_title(m)}: difference", FOREST_TITLE_CHARS) for m in metrics]
+    title_lines = max(t.count("<br>") + 1 for t in titles)
+    plot_px, spacing = subplot_rows(rows, FOREST_PANEL_PX, FOREST_GAP_PX + 19 * title_lines)
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.04,
-                        vertical_spacing=0.22, shared_yaxes=True)
-    for annotation in fig.layout.annotations:  # long titles wrap instead of running off a panel
-        annotation.text = wrap_title(annotation.text, FOREST_TITLE_CHARS)
+                        vertical_spacing=spacing, shared_yaxes=True)
     for k, metric in enumerate(metrics):
         row, col = divmod(k, cols)
         part = card[card["metric"] == metric].set_index("policy").reindex(policies)
@@ -360,7 +404,7 @@ def forest_figure(card: pd.DataFrame, metrics: Sequence[str] | None = None) -> g
             marker={"size": 10, "color": [palette[p] for p in policies]},
             error_x={"type": "data", "symmetric": False,
                      "array": (part["high"] - part["diff"]).round(3).tolist(),
-                     "arrayminus": (part["diff"] - part["low"]).round(3).tolist(), "color": "#374151"},
+                     "arrayminus": (part["diff"] - part["low"]).round(3).tolist(), "color": INK},
             customdata=np.c_[part["wins"], part["ties"], part["losses"]].tolist(), showlegend=False,
             hovertemplate="%{y}: %{x:+.2f} (95 % " + METHOD_NAMES[interval_method(metric)]
                           + " interval shown)<br>won %{customdata[0]}, tied "
@@ -371,17 +415,31 @@ def forest_figure(card: pd.DataFrame, metrics: Sequence[str] | None = None) -> g
     baseline = ""
     if "baseline" in card.attrs:
         baseline = f" against {policy_label(card.attrs['baseline'])}"
-    apply_layout(fig, title=f"Paired differences{baseline} over the same seeds (policy − baseline, "
-                            "95 % interval)", height=160 + 240 * rows)
+    apply_layout(fig, height=100)
     note = interval_note(metrics, "bars").replace(" of the mean over seeds", " of the mean paired "
                                                   "difference").replace(", never below 0", "")
-    flat = [m for m in flat if m not in metrics]
     if flat:  # panels whose every dot would sit on 0 are named instead of drawn
         note += "; no difference on any seed, so not drawn: " + "; ".join(metric_title(m) for m in flat)
-    fig.update_layout(margin={"t": 120}, title={"subtitle": {"text": wrap_title(note, SUBTITLE_CHARS),
-                                                             "font": {"size": 12}}})
+    top = title_block(fig, f"Paired differences{baseline} over the same seeds (policy − baseline, "
+                           "95 % interval)", wrap_title(note, SUBTITLE_CHARS), panel_titles=title_lines)
+    fig.update_layout(height=int(top + plot_px + 40), margin={"b": 40})
     fig.update_yaxes(autorange="reversed")
     return fig
+
+
+def forest_panels(card: pd.DataFrame, metrics: Sequence[str] | None = None) -> tuple[list[str], list[str]]:
+    """The forest plot's panels: ``metrics`` (default: every metric of ``card``) split into those
+    drawn and those left out because no policy differs from the baseline on any seed (every
+    difference and interval end 0). The paired table lists the drawn ones only, and names the
+    others as the plot does.
+
+    :return: ``(drawn, left_out)``, each in the order given (the first metric is drawn when all
+        are flat, so the plot is never empty).
+    """
+    metrics = list(metrics or dict.fromkeys(card["metric"]))
+    flat = [m for m in metrics if _all_zero(card[card["metric"] == m])]
+    drawn = [m for m in metrics if m not in flat] or metrics[:1]
+    return drawn, [m for m in flat if m not in drawn]
 
 
 def _all_zero(part: pd.DataFrame) -> bool:
@@ -390,12 +448,18 @@ def _all_zero(part: pd.DataFrame) -> bool:
     return bool(np.all(np.abs(values) < 1e-9))
 
 
+FOREST_PANEL_PX = 170
+"""Height of one forest-plot panel (pixels)."""
+FOREST_GAP_PX = 40
+"""Gap between two rows of forest-plot panels, beside their titles' lines (pixels)."""
+
 FOREST_TITLE_CHARS = 34
 """Longest line of a forest-plot panel's title (characters): a third of a 1,280 px page holds it."""
 
-FOREST_METRICS: tuple[str, ...] = ("avg_jct_min", "avg_wait_min", TAIL_WAIT_METRIC, "avg_slowdown",
-                                   "speed_loss_min", "jobs_completed")
-"""The metrics the Compare page draws in its forest plot."""
+FOREST_METRICS: tuple[str, ...] = ("avg_jct_min", "avg_wait_min", "gini", TAIL_WAIT_METRIC,
+                                   "avg_slowdown", "speed_loss_min", "jobs_completed")
+"""The metrics the Compare page pairs, draws in its forest plot and lists in its paired table (the
+Gini coefficient of the GPU shares beside the wait)."""
 
 
 def scorecard_table(card: pd.DataFrame) -> pd.DataFrame:

@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 
 from gpusched.core.metric_names import metric_name, metric_title
 from gpusched.experiment.paired import METHOD_NAMES
-from gpusched.figures.style import apply_layout
+from gpusched.figures.style import INK, apply_layout, legend_below, outlier_cap, title_block, wrap_title
 from gpusched.figures.words import signed
 from gpusched.policies import policy_label
 
@@ -82,25 +82,44 @@ def knowledge_means_figure(means: pd.DataFrame, metric: str = "avg_jct_min",
     labels = [policy_label(p) + (f"<br>(refused when {', '.join(refused[p])})" if refused[p] else "")
               for p in policies]
     fig = go.Figure()
-    for k, setting in enumerate(settings):
+    columns = []
+    for setting in settings:
         part = means[means["setting"] == setting].set_index("policy").reindex(policies)
         ok = ~part["refused"].fillna(True).astype(bool)
-        y = (part["mean"] * name.scale).where(ok)
-        low = (part["low"] * name.scale).where(ok)
-        high = (part["high"] * name.scale).where(ok)
+        columns.append(tuple((part[c] * name.scale).where(ok) for c in ("mean", "low", "high")))
+    flat = [(k, i) for k in range(len(settings)) for i in range(len(policies))]
+    cap, outliers = outlier_cap([columns[k][0].iloc[i] for k, i in flat],
+                                [(columns[k][1].iloc[i], columns[k][2].iloc[i]) for k, i in flat])
+    cut = {flat[j] for j in outliers}
+    for k, setting in enumerate(settings):
+        y, low, high = columns[k]
+        over = [(k, i) in cut for i in range(len(policies))]
+        shown = y.where(~pd.Series(over, index=y.index), cap)
+        up = (high - y).where(~pd.Series(over, index=y.index), 0.0)
+        down = (y - low).where(~pd.Series(over, index=y.index), 0.0)
         fig.add_trace(go.Bar(
-            x=labels, y=_values(y), name=setting_word(setting), marker_color=_color(setting, k),
-            error_y={"type": "data", "symmetric": False, "array": _values(high - y),
-                     "arrayminus": _values(y - low), "color": "#374151", "thickness": 1.2,
+            x=labels, y=_values(shown), name=setting_word(setting), marker_color=_color(setting, k),
+            error_y={"type": "data", "symmetric": False, "array": _values(up),
+                     "arrayminus": _values(down), "color": INK, "thickness": 1.2,
                      "visible": (n_seeds or 0) > 1},
-            hovertemplate="%{x}<br>" + setting_word(setting) + ": %{y:,.1f}<extra></extra>"))
-    seeds = f" over {n_seeds} seed(s)" if n_seeds else ""
-    apply_layout(fig, title=f"{metric_title(metric)} of each rule by what it is told{seeds}", height=460)
-    fig.update_layout(barmode="group", bargap=0.25, margin={"t": 110},
-                      title={"subtitle": {"text": "Bars: mean over the seeds; error bars: its 95 % "
-                                                  "interval, never below 0.", "font": {"size": 12}}},
-                      legend={"y": 1.0, "yref": "container", "yanchor": "top"})
-    fig.update_yaxes(title_text=metric_title(metric), rangemode="tozero")
+            text=[f"{v:,.0f} ↑" if o else "" for v, o in zip(y.fillna(0.0), over, strict=True)],
+            textposition="inside", insidetextanchor="end", textangle=-90, textfont={"size": 12},
+            customdata=_values(y),
+            hovertemplate="%{x}<br>" + setting_word(setting) + ": %{customdata:,.1f}<extra></extra>"))
+    seeds = f" over {n_seeds} seeds" if n_seeds and n_seeds > 1 else " on one seed" if n_seeds else ""
+    note = "Bars: mean over the seeds; error bars: its 95 % interval, never below 0."
+    if cap is not None:
+        names = "; ".join(f"{policy_label(policies[i])} {setting_word(settings[k])}, "
+                          f"{columns[k][0].iloc[i]:,.0f}" for k, i in sorted(cut, key=lambda c: c[1]))
+        note += (f"<br>Axis cut at {cap:,.0f}, so the others stay readable: {names} run past it "
+                 "(bars marked ↑, their means written on them).")
+    apply_layout(fig, height=100)
+    top = title_block(fig, f"{metric_title(metric)} of each rule by what it is told{seeds}",
+                      "<br>".join(wrap_title(line, SUBTITLE_CHARS) for line in note.split("<br>")))
+    fig.update_layout(barmode="group", bargap=0.25, height=int(top + 340), margin={"b": 110})
+    legend_below(fig, below_axis_px=100.0)
+    fig.update_yaxes(title_text=metric_title(metric), rangemode="tozero",
+                     **({"range": [0, cap]} if cap is not None else {}))
     return fig
 
 
@@ -116,31 +135,64 @@ def cost_of_not_knowing_figure(cost: pd.DataFrame, metric: str = "avg_jct_min") 
     labels = {p: policy_label(p) for p in policies}
     fig = go.Figure()
     settings = list(dict.fromkeys(cost["setting"]))
-    for k, setting in enumerate(settings):
-        part = cost[cost["setting"] == setting].set_index("policy").reindex(policies).dropna(subset=["diff"])
+    rows = {p: i for i, p in enumerate(policies)}
+    parts = [cost[cost["setting"] == s].set_index("policy").reindex(policies).dropna(subset=["diff"])
+             for s in settings]
+    flat = [(k, p) for k, part in enumerate(parts) for p in part.index]
+    cap, outliers = outlier_cap([parts[k].at[p, "diff"] * name.scale for k, p in flat],
+                                [(parts[k].at[p, "low"] * name.scale, parts[k].at[p, "high"] * name.scale)
+                                 for k, p in flat])
+    cut = {flat[j] for j in outliers}
+    for k, (setting, part) in enumerate(zip(settings, parts, strict=True)):
         diff, low, high = (part[c].to_numpy(float) * name.scale for c in ("diff", "low", "high"))
+        over = np.array([(k, p) in cut for p in part.index], dtype=bool)
+        x = np.where(over, np.sign(diff) * (cap or 0.0), diff)  # at the axis' edge
         kinds = [METHOD_NAMES.get(str(i), str(i)) for i in part["interval"]]
+        offset = (k - (len(settings) - 1) / 2) * SETTING_OFFSET
         fig.add_trace(go.Scatter(
-            x=diff.round(3).tolist(), y=[labels[p] for p in part.index], mode="markers",
-            name=setting_word(setting), marker={"size": 11, "color": _color(setting, k + 1)},
-            error_x={"type": "data", "symmetric": False, "array": (high - diff).round(3).tolist(),
-                     "arrayminus": (diff - low).round(3).tolist(), "thickness": 1.4},
-            customdata=np.c_[low.round(2), high.round(2), kinds].tolist(),
-            hovertemplate="%{y}<br>" + setting_word(setting) + ": %{x:+,.1f} against told exactly"
-                          "<br>95 % interval (%{customdata[2]}): %{customdata[0]} to "
-                          "%{customdata[1]}<extra></extra>"))
+            x=x.round(3).tolist(), y=[rows[p] + offset for p in part.index], mode="markers+text",
+            name=setting_word(setting),
+            marker={"size": 11, "color": _color(setting, k + 1),
+                    "symbol": ["triangle-right" if o and d > 0 else "triangle-left" if o else "circle"
+                               for o, d in zip(over, diff, strict=True)]},
+            text=[f"{d:+,.0f}" if o else "" for o, d in zip(over, diff, strict=True)],
+            textposition=["middle left" if d > 0 else "middle right" for d in diff],
+            error_x={"type": "data", "symmetric": False,
+                     "array": np.where(over, 0.0, high - diff).round(3).tolist(),
+                     "arrayminus": np.where(over, 0.0, diff - low).round(3).tolist(), "thickness": 1.4},
+            customdata=np.c_[diff.round(1), low.round(2), high.round(2), kinds,
+                             [labels[p] for p in part.index]].tolist(),
+            hovertemplate="%{customdata[4]}<br>" + setting_word(setting) + ": %{customdata[0]:+,.1f} "
+                          "against told exactly<br>95 % interval (%{customdata[3]}): %{customdata[1]} to "
+                          "%{customdata[2]}<extra></extra>"))
     kinds = sorted({METHOD_NAMES.get(str(i), str(i)) for i in cost["interval"]})
-    apply_layout(fig, title=f"What not knowing costs: {metric_title(metric)}, against told exactly",
-                 height=max(320, 120 + 46 * len(policies)))
-    fig.add_vline(x=0, line={"color": "#9CA3AF", "dash": "dot"})
-    fig.update_layout(margin={"t": 110, "l": 200},
-                      title={"subtitle": {"text": "Dots: mean difference on the same jobs, seed by seed "
-                                                  f"(right of the line: worse); bars: 95 % interval "
-                                                  f"({', '.join(kinds)}).", "font": {"size": 12}}},
-                      legend={"y": 1.0, "yref": "container", "yanchor": "top"})
-    fig.update_xaxes(title_text=f"difference ({name.unit or 'units'})", zeroline=False)
-    fig.update_yaxes(autorange="reversed")
+    note = (f"Dots: mean difference on the same jobs, seed by seed (right of the line: worse); bars: "
+            f"95 % interval ({', '.join(kinds)}); each rule's settings side by side.")
+    if cap is not None:
+        names = "; ".join(f"{labels[p]} {setting_word(settings[k])}, "
+                          f"{parts[k].at[p, 'diff'] * name.scale:+,.0f}"
+                          for k, p in sorted(cut, key=lambda c: rows[c[1]]))
+        note += (f"<br>Axis cut at ±{cap:,.0f}, so the others stay readable: {names} run past it "
+                 "(triangles at the edge, their differences written beside them).")
+    apply_layout(fig, height=100)
+    top = title_block(fig, f"What not knowing costs: {metric_title(metric)}, against told exactly",
+                      "<br>".join(wrap_title(line, SUBTITLE_CHARS) for line in note.split("<br>")))
+    fig.add_vline(x=0, line={"color": INK, "dash": "dot"})
+    fig.update_layout(height=int(top + 110 + 46 * len(policies)), margin={"l": 200, "b": 90})
+    legend_below(fig, below_axis_px=56.0)
+    fig.update_xaxes(title_text=f"difference ({name.unit or 'units'})", zeroline=False,
+                     **({"range": [-cap * 1.08, cap * 1.08]} if cap is not None else {}))
+    fig.update_yaxes(autorange="reversed", tickmode="array", tickvals=list(rows.values()),
+                     ticktext=[labels[p] for p in policies], showgrid=False)
     return fig
+
+
+SUBTITLE_CHARS = 120
+"""Longest line of a subtitle here (characters): longer notes wrap, as Plotly never does."""
+
+SETTING_OFFSET = 0.22
+"""Vertical distance between the dots of one rule's settings (in rows): side by side, never on top
+of each other at 0."""
 
 
 def knowledge_table(means: pd.DataFrame, metric: str = "avg_jct_min") -> pd.DataFrame:

@@ -3,7 +3,7 @@ numbers, and the agents against the best heuristic on the same seeds."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
@@ -64,13 +64,16 @@ AGENT_TABLE_METRICS: tuple[str, ...] = ("avg_jct_min", "avg_wait_min", TAIL_WAIT
 """The columns of the agents' table (headers from :func:`metric_title`)."""
 
 
-def agents_table(comparison: Comparison, best: str, models: Sequence[str]) -> pd.DataFrame:
+def agents_table(comparison: Comparison, best: str, models: Sequence[str],
+                 which: Mapping[str, str] | None = None) -> pd.DataFrame:
     """The best heuristic and every model, run on the same jobs and seeds: mean time to result,
     wait and p99 wait, and each model's time to result against the best heuristic's (%).
 
     :param comparison: runs of ``best`` and every model over the same seeds.
     :param best: the best heuristic (by time to result) on these jobs.
     :param models: the models' policy names (``ppo`` or ``ppo:PATH``), in the order to show.
+    :param which: the model file each policy name runs, by name (``{"ppo": "ppo-window"}``): its
+        row says so, as the model list above it names files.
     """
     mean = comparison.summary()
     jct = metric_title("avg_jct_min")
@@ -78,7 +81,9 @@ def agents_table(comparison: Comparison, best: str, models: Sequence[str]) -> pd
     for name in [best, *models]:
         if name not in mean.index:
             continue
-        row = {"policy": policy_label(name) + (" (best heuristic)" if name == best else ""),
+        model = (which or {}).get(name.split(":")[0]) if ":" not in name else None
+        row = {"policy": policy_label(name) + (" (best heuristic)" if name == best else "")
+                         + (f" · {model}" if model else ""),
                **{metric_title(k): format_metric(k, float(mean.loc[name, k])) for k in AGENT_TABLE_METRICS}}
         change = mean.loc[name, "avg_jct_min"] / mean.loc[best, "avg_jct_min"] - 1.0
         row[f"{jct} vs best heuristic"] = "—" if name == best else f"{signed(change * 100, 1)} %"

@@ -20,8 +20,8 @@ from gpusched.policies.registry import SAME_AS_PLACEMENT
 POLICY_COLORS: dict[str, str] = {
     "first_fit": "#2563EB",
     "least_loaded": "#DC2626",
-    "least_loaded_jobs": "#BE185D",
-    "least_loaded_vram": "#9F1239",
+    "least_loaded_jobs": "#EC4899",
+    "least_loaded_vram": "#7C2D12",
     "least_loaded_fit": "#D97706",
     "best_fit": "#059669",
     "random": "#6B7280",
@@ -35,7 +35,8 @@ POLICY_COLORS: dict[str, str] = {
     "fgd_best_fit": "#059669",
     "fgd_random": "#6B7280",
 }
-"""One colour per registered policy name."""
+"""One colour per registered policy name. Least-Loaded's variants are told apart by lightness and
+hue (red, pink, dark rust), not three shades of one red."""
 
 ORDER_COLORS: dict[str, str] = {
     "fitfirst": "#0D9488",
@@ -93,6 +94,11 @@ TARGET_BAND_FILL = "rgba(22, 163, 74, 0.08)"
 """Fill of the target utilisation band on utilisation axes."""
 
 FONT_FAMILY = "Inter, Segoe UI, Helvetica, Arial, sans-serif"
+
+INK = "#6B7280"
+"""Error bars, guide lines and marks that are no policy's: a mid grey that reads on the light
+theme's white and on the dark theme's near-black (the dashboard draws figures in Streamlit's theme,
+which sets the background and the text colour)."""
 
 
 def policy_color(name: str) -> str:
@@ -196,10 +202,11 @@ def band_marker(fracs, band: tuple[float, float] = (0.6, 0.8)) -> dict:
 
 
 def apply_layout(fig: go.Figure, *, title: str | None = None, height: int = 420) -> go.Figure:
-    """The house layout: white template, readable fonts, legend on top, tight margins."""
+    """The house layout: white template, readable fonts, legend on top, tight margins. No text or
+    background colour is fixed: on the dashboard, Streamlit's light or dark theme sets them."""
     fig.update_layout(
         template="plotly_white",
-        font={"family": FONT_FAMILY, "size": 13, "color": "#1F2937"},
+        font={"family": FONT_FAMILY, "size": 13},
         height=height,
         margin={"l": 60, "r": 24, "t": 64 if title else 36, "b": 52},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "right", "x": 1},
@@ -208,6 +215,67 @@ def apply_layout(fig: go.Figure, *, title: str | None = None, height: int = 420)
     if title:
         fig.update_layout(title={"text": title, "x": 0, "xanchor": "left", "font": {"size": 16}})
     return fig
+
+
+TITLE_PX = 34
+"""Height of a figure's title line with the padding above it (pixels)."""
+SUBTITLE_LINE_PX = 16
+"""Height of one line of a subtitle in 12 px type (pixels)."""
+PANEL_TITLE_LINE_PX = 19
+"""Height of one line of a subplot's own title above its panel (pixels)."""
+
+
+def title_block(fig: go.Figure, title: str, subtitle: str = "", panel_titles: int = 0) -> float:
+    """Pin ``title`` and its ``subtitle`` (lines joined by ``<br>``) to the top of the figure and
+    give them room: the top margin grows with the subtitle's lines, and with the subplot titles'
+    row (``panel_titles``: its lines, 0 without subplot titles), so no subtitle line runs over a
+    panel's title (Plotly itself centres a title in the margin, where a long subtitle spills onto
+    the panels).
+
+    :return: the top margin set (pixels).
+    """
+    lines = subtitle.count("<br>") + 1 if subtitle else 0
+    top = TITLE_PX + SUBTITLE_LINE_PX * lines + 14 + PANEL_TITLE_LINE_PX * panel_titles
+    fig.update_layout(
+        margin={"t": top},
+        title={"text": title, "x": 0, "xanchor": "left", "y": 1, "yref": "container",
+               "yanchor": "top", "pad": {"t": 10}, "font": {"size": 16},
+               "subtitle": {"text": subtitle, "font": {"size": 12}}})
+    return top
+
+
+OUTLIER_FACTOR = 2.0
+"""A value more than this many times the farthest reach of the others (its interval's ends
+included) is an outlier: drawn to the axis' end with its value written on it, so that one run
+away from the rest does not flatten them."""
+
+
+def outlier_cap(values, extents, factor: float = OUTLIER_FACTOR) -> tuple[float | None, set[int]]:
+    """Where to cut a value axis so one or two runaway values do not flatten the others.
+
+    Values are taken from the largest magnitude down; each is an outlier while it exceeds
+    ``factor`` times the largest magnitude among the remaining values and their interval ends
+    (``extents``: per value, an iterable of its interval's ends). At most a third of the values
+    are outliers.
+
+    :return: the axis' end (1.1 × the farthest reach of the values that are not outliers, or
+        ``None`` when there is no outlier) and the indices of the outliers.
+    """
+    vals = [None if v is None or not math.isfinite(float(v)) else abs(float(v)) for v in values]
+    reach = [max([abs(float(e)) for e in ends if e is not None and math.isfinite(float(e))] + [v or 0.0])
+             for v, ends in zip(vals, extents, strict=True)]
+    order = sorted((i for i, v in enumerate(vals) if v is not None), key=lambda i: -vals[i])
+    out: set[int] = set()
+    for i in order:
+        if len(out) + 1 > len(order) // 3:
+            break
+        rest = [reach[j] for j in order if j != i and j not in out]
+        if not rest or vals[i] <= factor * max(rest):
+            break
+        out.add(i)
+    if not out:
+        return None, set()
+    return 1.1 * max(reach[j] for j in order if j not in out), out
 
 
 def legend_below(fig: go.Figure, below_axis_px: float = 64.0) -> go.Figure:

@@ -8,6 +8,7 @@ as dashed lines.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -17,6 +18,27 @@ from gpusched.policies import policy_label
 
 MAX_ERROR_BARS = 40
 """Above this many x values per line, the spread is shown as a band instead of error bars."""
+
+DASHES: tuple[str, ...] = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+"""Line styles taken in turn by a chart's lines, so that lines of close colours stay apart."""
+
+MAX_WHOLE_TICKS = 15
+"""Most whole-number x values labelled one by one (more: Plotly's ticks, whole numbers only)."""
+
+
+def _whole(values: pd.Series) -> bool:
+    v = pd.to_numeric(values, errors="coerce").dropna().to_numpy(float)
+    return bool(v.size) and bool(np.all(np.isclose(v, np.round(v))))
+
+
+def clipped_spread(stats: pd.DataFrame, floor: float | None) -> tuple[pd.Series, pd.Series]:
+    """The error bars of :func:`sweep_stats` rows (one standard deviation up and down), the lower
+    one cut at ``floor`` (``None``: not cut): a metric that is never below 0 gets no bar below 0.
+
+    :return: ``(up, down)``, lengths in the metric's units.
+    """
+    down = stats["std"] if floor is None else np.minimum(stats["std"], (stats["mean"] - floor).clip(lower=0))
+    return stats["std"], down
 
 def axis_title(name: str) -> str:
     """A readable axis or menu title with its unit, for a metric or a sweep parameter (from
@@ -48,7 +70,8 @@ def sweep_stats(table: pd.DataFrame, x: str, y: str, group: str = "policy") -> p
 def sweep_figure(table: pd.DataFrame, x: str, y: str, group: str = "policy",
                  published: pd.DataFrame | None = None, title: str | None = None) -> go.Figure:
     """Mean of ``y`` against ``x`` per ``group`` (± one standard deviation over the other
-    parameters, usually seeds).
+    parameters, usually seeds; never below 0 for a metric whose runs are all 0 or more), each line
+    in its policy's colour and a dash of its own; whole-number parameters get whole-number ticks.
 
     :param table: one row per run (a sweep's results, or :func:`alloc_curves` output).
     :param published: optional rows with the same ``group``, ``x`` and ``y`` columns, drawn as
@@ -56,26 +79,36 @@ def sweep_figure(table: pd.DataFrame, x: str, y: str, group: str = "policy",
     """
     stats = sweep_stats(table, x, y, group)
     numeric_x = pd.api.types.is_numeric_dtype(stats[x])
+    ran = table[table["error"] == ""] if "error" in table else table
+    floor = 0.0 if len(ran) and bool((pd.to_numeric(ran[y], errors="coerce").dropna() >= 0).all()) else None
     fig = go.Figure()
     palette = policy_colors([str(n) for n in stats[group].unique()])
-    for name, part in stats.groupby(group, sort=False):
+    for k, (name, part) in enumerate(stats.groupby(group, sort=False)):
         color, label = palette[str(name)], policy_label(str(name))
+        up, down = clipped_spread(part, floor)
+        bars = {"type": "data", "symmetric": False, "array": up.round(6).tolist(),
+                "arrayminus": down.round(6).tolist(), "visible": True}
         if not numeric_x:
-            fig.add_bar(x=part[x].astype(str), y=part["mean"], name=label, marker_color=color,
-                        error_y={"type": "data", "array": part["std"], "visible": True})
+            fig.add_bar(x=part[x].astype(str).tolist(), y=part["mean"].round(6).tolist(), name=label,
+                        marker_color=color, error_y=bars)
             continue
         many = len(part) > MAX_ERROR_BARS
         if many and (part["std"] > 0).any():
             fig.add_scatter(x=pd.concat([part[x], part[x][::-1]]),
-                            y=pd.concat([part["mean"] + part["std"], (part["mean"] - part["std"])[::-1]]),
+                            y=pd.concat([part["mean"] + up, (part["mean"] - down)[::-1]]),
                             fill="toself", fillcolor=color, opacity=0.15, line={"width": 0},
                             hoverinfo="skip", showlegend=False, legendgroup=label)
         fig.add_scatter(
-            x=part[x], y=part["mean"], name=label, mode="lines" if many else "lines+markers",
-            line={"color": color, "width": 2}, legendgroup=label,
-            error_y=None if many else {"type": "data", "array": part["std"], "visible": True},
+            x=part[x].tolist(), y=part["mean"].round(6).tolist(), name=label,
+            mode="lines" if many else "lines+markers",
+            line={"color": color, "width": 2, "dash": DASHES[k % len(DASHES)]}, legendgroup=label,
+            error_y=None if many else bars,
             hovertemplate=f"{label}<br>{axis_title(x)}: %{{x}}<br>{axis_title(y)}: %{{y:.3f}}"
                           "<extra></extra>")
+    if numeric_x and _whole(stats[x]):
+        values = sorted(stats[x].unique().tolist())
+        fig.update_xaxes(**({"tickmode": "array", "tickvals": values} if len(values) <= MAX_WHOLE_TICKS
+                            else {"tickformat": ",d"}))
     if published is not None and not published.empty:
         for name, part in sweep_stats(published, x, y, group).groupby(group, sort=False):
             fig.add_scatter(x=part[x], y=part["mean"], mode="lines",
@@ -85,5 +118,5 @@ def sweep_figure(table: pd.DataFrame, x: str, y: str, group: str = "policy",
                             legendgroup=policy_label(str(name)))
     fig.update_layout(barmode="group")
     fig.update_xaxes(title=axis_title(x))
-    fig.update_yaxes(title=axis_title(y))
+    fig.update_yaxes(title=axis_title(y), **({"rangemode": "tozero"} if floor is not None else {}))
     return apply_layout(fig, title=title, height=460)

@@ -177,7 +177,7 @@ def gpu_heatmap_figure(run: AllocationRun, nodes: OpenbNodes, title: str | None 
     fig.update_xaxes(title="nodes of each model, least free first (each panel spans all its nodes)",
                      row=rows, col=1)
     fig.update_layout(
-        plot_bgcolor="white",
+        plot_bgcolor="rgba(0,0,0,0)",  # blank cells show the theme's background, light or dark
         coloraxis={
             "colorscale": FREE_COLORSCALE, "cmin": SHADE_MIN, "cmax": SHADE_MAX,
             "colorbar": {

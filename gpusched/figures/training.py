@@ -22,14 +22,14 @@ def training_curves_figure(snapshot: TrainingSnapshot) -> go.Figure:
     panels = ((1, snapshot.train_reward, "training", "reward per episode"),
               (2, snapshot.eval_wait_min, "evaluation wait", "average wait (min)"),
               (3, snapshot.eval_reward, "evaluation", "reward per episode"))
+    last = max([snapshot.timesteps_total, *(int(df["step"].max()) for _, df, _, _ in panels if len(df))])
     for col, df, name, y_title in panels:
         fig.add_trace(go.Scatter(x=df["step"].tolist(), y=df["value"].round(3).tolist(),
                                  mode="lines+markers", name=name, showlegend=False,
                                  line={"color": colour, "width": 2.2}, marker={"size": 6},
                                  hovertemplate="step %{x:,}: %{y:.2f}<extra>" + name + "</extra>"),
                       row=1, col=col)
-        fig.update_xaxes(title_text="environment steps", range=[0, max(snapshot.timesteps_total, 1)],
-                         row=1, col=col)
+        fig.update_xaxes(title_text="environment steps", range=[0, max(last, 1) * 1.03], row=1, col=col)
         fig.update_yaxes(title_text=y_title, row=1, col=col)
     apply_layout(fig, height=340)
     if not any(len(df) for _, df, _, _ in panels) and snapshot.stage and not snapshot.in_ppo:
@@ -37,6 +37,13 @@ def training_curves_figure(snapshot: TrainingSnapshot) -> go.Figure:
                            x=0.5, xref="paper", y=0.5, yref="paper", showarrow=False,
                            font={"size": 13, "color": "#4B5563"})
     return fig
+
+
+def has_curves(snapshot: TrainingSnapshot) -> bool:
+    """Whether the run has logged a point of any training curve yet (during the warm start and
+    before the first PPO rollout it has none, and the page says what runs instead of drawing three
+    empty panels)."""
+    return any(len(df) for df in (snapshot.train_reward, snapshot.eval_wait_min, snapshot.eval_reward))
 
 
 def expert_rounds_figure(snapshot: TrainingSnapshot) -> go.Figure:
@@ -60,7 +67,10 @@ def progress_line(snapshot: TrainingSnapshot, label: str) -> str:
     seconds since the start (``label``: the status in words, ``Training``)."""
     seconds = f"{snapshot.elapsed_s:,.0f} s"
     if snapshot.status == "done":
-        return f"{label}: {snapshot.timesteps_done:,} / {snapshot.timesteps_total:,} steps · {seconds}"
+        done = snapshot.timesteps_done
+        rounded = (f" (the {snapshot.timesteps_total:,} asked, rounded up to whole rollouts of "
+                   "steps per env × envs)" if done > snapshot.timesteps_total else "")
+        return f"{label}: {done:,} steps{rounded} · {seconds}"
     if snapshot.in_ppo and not snapshot.stage.startswith("evaluating"):
         return (f"{label}: reinforcement learning, {snapshot.timesteps_done:,} / "
                 f"{snapshot.timesteps_total:,} steps · {seconds}")

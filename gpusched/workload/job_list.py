@@ -15,7 +15,7 @@ Columns (``id,arrival_min,model,gpus,duration_min`` are required, in any order):
 | ``priority`` | 1 (low) to 3 (high) | 2 |
 | ``weight`` | priority weight (1e-6 to 1e6: ``MIN_JOB_WEIGHT``, ``MAX_JOB_WEIGHT``) | 1.0 |
 | ``deadline_min`` | deadline, minutes after arrival | none |
-| ``estimate_min`` | run time its user declares (minutes at speed 1.0, >= 1e-6; see below) | ``duration_min`` |
+| ``estimate_min`` | run time its user declares (minutes at speed 1.0, >= 1e-6; below) | ``duration_min`` |
 | ``vram_frac`` | extra VRAM per GPU as a share of its capacity (0-1) | 0 |
 | ``cpu_milli``, ``memory_mib`` | node CPU (milli-cores) and memory (MiB) requests | 0 |
 | ``gpu_spec`` | GPU models it may run on, ``|``-separated (no empty name) | any |
