@@ -275,3 +275,17 @@ def test_an_allocation_over_capacity_is_refused() -> None:
     with pytest.raises(RoundProblemError, match="sum to 2, over 1"):
         Allocation(share=np.array([[1.0, 1.0], [0, 0]])).check(
             RoundProblem(throughput=np.ones((2, 2)), scale_factor=[1, 1], capacity=[2, 2]))
+
+
+def test_each_round_policy_is_registered_with_its_own_label_and_run_time_trait():
+    from gpusched.policies import policy_label, reads_run_times
+    from gpusched.policies.rounds.registry import ROUND_POLICIES
+
+    labels = [policy_label(name) for name in ROUND_POLICIES]
+    assert len(set(labels)) == len(labels)  # no two share a label
+    for name, cls in ROUND_POLICIES.items():
+        assert policy_label(name) == cls.label and cls.label and cls.label != name
+        assert reads_run_times(name) == cls.run_times
+    # the programs that read the work a job has left, and those that do not
+    assert reads_run_times("finish_time_fairness_perf") and reads_run_times("allox")
+    assert not reads_run_times("max_min_fairness_perf") and not reads_run_times("gandiva")

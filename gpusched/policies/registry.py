@@ -401,12 +401,9 @@ for _name in FGD_POLICY_NAMES:
 
 # The field's round policies under Gavel's names (gpusched.policies.rounds), run in rounds
 # (gpusched.core.rounds.mechanism): the simulator is built with the scenario's rounds: block.
-ROUND_RUN_TIMES = frozenset({"finish_time_fairness", "finish_time_fairness_perf", "min_total_duration",
-                             "min_total_duration_perf", "allox"})
-"""The round policies that read declared run times (the work a job has left)."""
-for _name in ROUND_POLICIES:
-    register(_name, lambda seed, _n=_name: RoundScheduler(get_round_policy(_n, seed)), heuristic=False,
-             placement=False, run_times=_name in ROUND_RUN_TIMES)
+for _name, _cls in ROUND_POLICIES.items():
+    register(_name, lambda seed, _n=_name: RoundScheduler(get_round_policy(_n, seed)), label=_cls.label,
+             heuristic=False, placement=False, run_times=_cls.run_times)
 
 
 def is_round_policy(name: str) -> bool:

@@ -38,6 +38,8 @@ class AlloX(RoundPolicy):
     """Gavel's ``allox`` (alpha = 1)."""
 
     name = "allox"
+    label = "AlloX"
+    run_times = True
 
     def __init__(self, seed: int = 0, alpha: float = 1.0) -> None:
         del seed  # no random draws

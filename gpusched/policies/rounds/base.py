@@ -22,9 +22,14 @@ class RoundPolicy:
     :attr agnostic: the policy treats every GPU type as equal (Gavel's agnostic twins); the round
         mechanism then shuffles the type order each round, as Gavel does.
     :attr fifo: the round mechanism skips jobs of priority 0 (Gavel's FIFO policies).
+    :attr label: the name pages show.
+    :attr run_times: the policy reads declared run times (the work a job has left), so it cannot
+        run where none is declared.
     """
 
     name: str = ""
+    label: str = ""
+    run_times: bool = False
     agnostic: bool = False
     fifo: bool = False
 

@@ -22,6 +22,7 @@ class FifoPerf(RoundPolicy):
     """Gavel's ``fifo_perf``: arrival order, each job on its fastest free type."""
 
     name = "fifo_perf"
+    label = "FIFO (Gavel, per-type speeds)"
     fifo = True
 
     def solve(self, problem: RoundProblem) -> Allocation:

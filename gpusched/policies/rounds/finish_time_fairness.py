@@ -108,6 +108,8 @@ class FinishTimeFairnessPerf(RoundPolicy):
     """Gavel's ``finish_time_fairness_perf`` (Themis's ρ, heterogeneity-aware)."""
 
     name = "finish_time_fairness_perf"
+    label = "Finish-time fairness (Themis, per-type speeds)"
+    run_times = True
 
     def solve(self, problem: RoundProblem) -> Allocation:
         isolated, programs = isolated_throughput(problem, self.name)
@@ -119,6 +121,8 @@ class FinishTimeFairness(RoundPolicy):
     """Gavel's ``finish_time_fairness``: Themis's ρ with every type treated as equal."""
 
     name = "finish_time_fairness"
+    label = "Finish-time fairness (Themis)"
+    run_times = True
     agnostic = True
 
     def solve(self, problem: RoundProblem) -> Allocation:

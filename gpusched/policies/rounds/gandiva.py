@@ -37,6 +37,7 @@ class Gandiva(RoundPolicy):
     """Gavel's ``gandiva``: equal time slices, with random pairs when the cluster is overloaded."""
 
     name = "gandiva"
+    label = "Gandiva"
 
     def __init__(self, seed: int = 0) -> None:
         self._rng = np.random.default_rng(seed)

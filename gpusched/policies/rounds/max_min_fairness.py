@@ -56,6 +56,7 @@ class MaxMinFairness(RoundPolicy):
     """Gavel's ``max_min_fairness``: max-min fair time shares, every type treated as equal."""
 
     name = "max_min_fairness"
+    label = "Max-min fairness (Gavel's LAS)"
     agnostic = True
 
     def solve(self, problem: RoundProblem) -> Allocation:
@@ -76,6 +77,7 @@ class MaxMinFairnessPerf(RoundPolicy):
     """Gavel's ``max_min_fairness_perf``: max-min fair normalised throughputs."""
 
     name = "max_min_fairness_perf"
+    label = "Max-min fairness (Gavel's LAS, per-type speeds)"
 
     def solve(self, problem: RoundProblem) -> Allocation:
         isolated, programs = isolated_throughput(problem, self.name)

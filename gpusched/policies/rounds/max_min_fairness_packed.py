@@ -36,6 +36,7 @@ class MaxMinFairnessPacked(RoundPolicy):
     """Gavel's ``max_min_fairness_packed``: max-min fairness where two jobs may share a GPU."""
 
     name = "max_min_fairness_packed"
+    label = "Max-min fairness, co-located pairs (Gavel)"
 
     def solve(self, problem: RoundProblem) -> Allocation:
         n, k = problem.n_jobs, problem.n_types

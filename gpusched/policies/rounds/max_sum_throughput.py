@@ -59,6 +59,7 @@ class MaxSumThroughputPerf(RoundPolicy):
     """Gavel's ``max_sum_throughput_perf``: the largest total throughput."""
 
     name = "max_sum_throughput_perf"
+    label = "Maximum total throughput (Gavel)"
 
     def solve(self, problem: RoundProblem) -> Allocation:
         share, note = throughput_shares(problem, self.name, by_cost=False, slos=False)
@@ -70,6 +71,7 @@ class MaxSumThroughputNormalizedByCostPerf(RoundPolicy):
     price, with SLOs for jobs that carry deadlines."""
 
     name = "max_sum_throughput_normalized_by_cost_perf"
+    label = "Maximum throughput per dollar (Gavel)"
 
     def solve(self, problem: RoundProblem) -> Allocation:
         share, note = throughput_shares(problem, self.name, by_cost=True, slos=True)

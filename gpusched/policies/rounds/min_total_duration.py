@@ -57,6 +57,8 @@ class MinTotalDurationPerf(RoundPolicy):
     """Gavel's ``min_total_duration_perf``: the smallest makespan, heterogeneity-aware."""
 
     name = "min_total_duration_perf"
+    label = "Minimum makespan (Gavel, per-type speeds)"
+    run_times = True
 
     def solve(self, problem: RoundProblem) -> Allocation:
         share, programs = makespan_shares(problem, self.name)
@@ -67,6 +69,8 @@ class MinTotalDuration(RoundPolicy):
     """Gavel's ``min_total_duration``: the smallest makespan, every type treated as equal."""
 
     name = "min_total_duration"
+    label = "Minimum makespan (Gavel)"
+    run_times = True
     agnostic = True
 
     def solve(self, problem: RoundProblem) -> Allocation:
