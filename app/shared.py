@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from gpusched import Comparison, Result, Scenario, compare, load_scenario, preset_names, run_policy
-from gpusched.core.metric_names import METRIC_NAMES, format_metric, metric_help, metric_title
+from gpusched.words.metric_names import METRIC_NAMES, format_metric, metric_help, metric_title
 from gpusched.dashboard.background import BackgroundRuns
 from gpusched.dashboard.cards import cards_for, jobs_have_deadlines
 from gpusched.dashboard.deltas import MetricDelta

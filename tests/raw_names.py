@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from gpusched.core.metric_names import METRIC_NAMES, PARAMETER_LABELS
+from gpusched.words.metric_names import METRIC_NAMES, PARAMETER_LABELS
 from gpusched.core.metrics import METRIC_KEYS
 from gpusched.policies import policy_names, queue_policy_names
 

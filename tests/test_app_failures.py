@@ -6,7 +6,7 @@ from __future__ import annotations
 from apptest_support import assert_clean, open_page, plotly_specs
 
 from gpusched import load_scenario
-from gpusched.core.metric_names import metric_title
+from gpusched.words.metric_names import metric_title
 from gpusched.figures.replay import DOWN_LEGEND, FAILURE_LEGEND, LOST_LEGEND, RESUME_LEGEND, STOP_LEGENDS
 
 FAILURES_YAML = load_scenario("fleet-16gpu-failures").with_overrides(**{"workload.jobs": 120}).to_yaml()

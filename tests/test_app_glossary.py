@@ -1,5 +1,5 @@
 """Every word explained: on every page, each policy name and abbreviation shown has its glossary
-entry (:mod:`gpusched.core.glossary`, the tooltips' lines and Home's glossary), and the jargon a
+entry (:mod:`gpusched.words.glossary`, the tooltips' lines and Home's glossary), and the jargon a
 stakeholder met on the tour is gone from the visible text."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from apptest_support import assert_clean, open_page
 from page_text import page_texts
 
-from gpusched.core.glossary import explained
+from gpusched.words.glossary import explained
 from gpusched.dashboard.headline import headline_heuristics
 from gpusched.dashboard.policies import dashboard_policies
 from gpusched.policies import policy_label, policy_names, queue_policy_names

@@ -9,7 +9,7 @@ import pytest
 from apptest_support import assert_clean, open_page, plotly_specs
 from raw_names import figure_texts, raw_in
 
-from gpusched.core.metric_names import METRIC_NAMES
+from gpusched.words.metric_names import METRIC_NAMES
 
 PAGES = [None, "views/replay.py", "views/compare.py", "views/stalls.py", "views/sweeps.py",
          "views/agent.py", "views/traces.py", "views/cluster.py", "views/knowledge.py"]
@@ -46,7 +46,7 @@ def test_every_page_shows_words_and_explains_its_metrics(page):
 
 
 def test_home_renders_the_glossary_and_points_to_the_docs():
-    from gpusched.core.glossary import GLOSSARY, GLOSSARY_DOC
+    from gpusched.words.glossary import GLOSSARY, GLOSSARY_DOC
 
     at = open_page()
     text = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)

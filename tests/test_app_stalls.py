@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from apptest_support import assert_clean, open_page, plotly_specs
 
-from gpusched.core.metric_names import metric_title
+from gpusched.words.metric_names import metric_title
 from gpusched.figures import STALL_LEGEND
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from gpusched import compare, load_scenario
-from gpusched.core.metric_names import format_metric, format_number
+from gpusched.words.metric_names import format_metric, format_number
 from gpusched.experiment.scorecard import scorecard
 from gpusched.figures import conditions_heatmap_figure, duration_figure, metric_bars_figure
 from gpusched.figures.compare import BAR_GAP_PX, BAR_PANEL_PX, forest_figure, wait_cdf_figure
@@ -166,7 +166,7 @@ def test_scorecard_and_agent_tables_never_print_minus_zero(comparison):
 
 
 def test_policy_tooltips_give_each_part_of_a_rule_once():
-    from gpusched.core.glossary import GLOSSARY
+    from gpusched.words.glossary import GLOSSARY
     from gpusched.dashboard.policies import policy_help
 
     text = policy_help("wfp3+fastest_fit", "sjf+fastest_fit", "least_loaded_fit")

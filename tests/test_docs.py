@@ -121,9 +121,9 @@ def test_the_glossary_covers_every_term_a_stakeholder_meets():
 
 
 def test_every_term_of_the_app_glossary_has_its_entry_in_the_docs():
-    """The tooltips' one-liners (``gpusched.core.glossary``) and the docs' glossary name the same
+    """The tooltips' one-liners (``gpusched.words.glossary``) and the docs' glossary name the same
     terms, so Home's link to the docs never lands on a page that lacks the word."""
-    from gpusched.core.glossary import GLOSSARY
+    from gpusched.words.glossary import GLOSSARY
 
     headings = _glossary_headings()
     for term in GLOSSARY:

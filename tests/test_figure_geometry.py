@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gpusched import compare, load_scenario, run_policy
-from gpusched.core.metric_names import metric_title
+from gpusched.words.metric_names import metric_title
 from gpusched.experiment.stall import (
     NO_FIT_CHECK_VARIANTS,
     analyse_stall,

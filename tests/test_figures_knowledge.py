@@ -8,7 +8,7 @@ import math
 
 import pandas as pd
 
-from gpusched.core.metric_names import metric_title
+from gpusched.words.metric_names import metric_title
 from gpusched.figures.knowledge import (
     REFUSED,
     SETTING_COLORS,

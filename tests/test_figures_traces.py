@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.colors
 import pytest
 
-from gpusched.core.metric_names import metric_title
+from gpusched.words.metric_names import metric_title
 from gpusched.fgd.allocation import N_COLUMNS, AllocationRun
 from gpusched.fgd.report import curves_frame
 from gpusched.figures.style import policy_color

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from gpusched.core.glossary import GLOSSARY, glossary_markdown
-from gpusched.core.metric_names import (
+from gpusched.words.glossary import GLOSSARY, glossary_markdown
+from gpusched.words.metric_names import (
     METRIC_NAMES,
     PARAMETER_LABELS,
     display_value,

@@ -8,7 +8,7 @@ import pytest
 from apptest_support import assert_clean, open_page, plotly_specs
 
 from gpusched import compare, load_scenario
-from gpusched.core.metric_names import metric_title
+from gpusched.words.metric_names import metric_title
 from gpusched.figures.compare import (
     FAILURE_BAR_METRICS,
     MOVE_BAR_METRICS,

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from gpusched.core.glossary import entry_for
+from gpusched.words.glossary import entry_for
 from gpusched.figures.style import ORDER_COLORS
 from gpusched.policies import (
     get_policy,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from gpusched import compare, load_scenario, run_policy
-from gpusched.core.metric_names import format_metric, metric_title
+from gpusched.words.metric_names import format_metric, metric_title
 from gpusched.experiment.identical import identical_groups
 from gpusched.experiment.stall import analyse_stall, conditions_findings
 from gpusched.figures import control_note

@@ -8,7 +8,7 @@ import pytest
 from apptest_support import assert_clean, open_page, plotly_specs
 
 from gpusched import load_scenario, run_policy
-from gpusched.core.metric_names import metric_title
+from gpusched.words.metric_names import metric_title
 from gpusched.dashboard.cards import (
     COST_METRIC,
     DEADLINE_METRIC,

@@ -20,7 +20,7 @@ from gpusched.agent import AGENT_POLICY, ROLLOUT_AGENT_POLICY
 from gpusched.agent.models import list_models
 from gpusched.agent.names import URGENCY_AGENT_POLICY
 from gpusched.agent.plugin import shipped_model_for
-from gpusched.core.glossary import glossary_line
+from gpusched.words.glossary import glossary_line
 from gpusched.dashboard.headline import AGENT_NAMES, LIVE_SEEDS, SHIPPED_SOURCE, ShippedResults, shipped_for
 from gpusched.dashboard.policies import training_available
 from gpusched.dashboard.rule_models import rule_model_rows

@@ -25,8 +25,8 @@ from shared import (
 )
 
 from gpusched.agent import AGENT_POLICY
-from gpusched.core.glossary import glossary_line
-from gpusched.core.metric_names import metric_title
+from gpusched.words.glossary import glossary_line
+from gpusched.words.metric_names import metric_title
 from gpusched.core.metrics import METRIC_KEYS
 from gpusched.dashboard.headline import SHIPPED_SOURCE, shipped_results
 from gpusched.dashboard.policies import policy_help

@@ -20,7 +20,7 @@ from shared import (
     show_chart,
 )
 
-from gpusched.core.glossary import GLOSSARY_DOC, glossary_line, glossary_markdown
+from gpusched.words.glossary import GLOSSARY_DOC, glossary_line, glossary_markdown
 from gpusched.dashboard.cards import scenario_cards
 from gpusched.dashboard.deltas import metric_delta
 from gpusched.dashboard.headline import HEADLINE_METRICS, SHIPPED_SOURCE, Headline, shipped_mismatches

@@ -4,7 +4,7 @@ with an error, not at all, or predicts it from history, and what not knowing cos
 import streamlit as st
 from shared import page_header, show_chart, url_value
 
-from gpusched.core.glossary import glossary_line
+from gpusched.words.glossary import glossary_line
 from gpusched.dashboard.knowledge import (
     FEW_SEEDS,
     KNOWLEDGE_PRESETS,

@@ -22,7 +22,7 @@ from shared import (
     url_value,
 )
 
-from gpusched.core.metric_names import metric_help, metric_label
+from gpusched.words.metric_names import metric_help, metric_label
 from gpusched.dashboard.cards import jobs_have_deadlines
 from gpusched.dashboard.headline import headline_heuristics
 from gpusched.dashboard.policies import agents_early, policy_help, with_queue_pairs

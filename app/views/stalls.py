@@ -24,7 +24,7 @@ from shared import (
 )
 
 from gpusched.agent import AGENT_POLICY
-from gpusched.core.metric_names import format_metric, metric_help, metric_title
+from gpusched.words.metric_names import format_metric, metric_help, metric_title
 from gpusched.dashboard.deltas import metric_delta
 from gpusched.dashboard.policies import policy_help
 from gpusched.dashboard.url_state import UrlChoice

@@ -5,7 +5,7 @@ from pathlib import Path
 import streamlit as st
 from shared import metric_columns, page_header, show_chart, url_value
 
-from gpusched.core.metric_names import metric_help
+from gpusched.words.metric_names import metric_help
 from gpusched.dashboard.sweeps import telling_value
 from gpusched.dashboard.url_state import UrlChoice
 from gpusched.errors import GpuschedError

@@ -8,8 +8,8 @@ import streamlit as st
 from shared import page_header, recompute_button, show_chart, url_value
 from streamlit.runtime.scriptrunner import add_script_run_ctx
 
-from gpusched.core.glossary import glossary_line
-from gpusched.core.metric_names import metric_help
+from gpusched.words.glossary import glossary_line
+from gpusched.words.metric_names import metric_help
 from gpusched.dashboard.traces import TRACES_SOURCE, allocation_mismatches, shipped_allocation
 from gpusched.dashboard.url_state import UrlChoice
 from gpusched.errors import GpuschedError

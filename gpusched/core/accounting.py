@@ -4,7 +4,7 @@ The per-run metrics (:func:`metrics`) and the jobs table (:func:`jobs_table`) ar
 the run state (:mod:`gpusched.core.run_state`): its per-job record
 (:mod:`gpusched.core.jobs_record`), its log and its integrals (:mod:`gpusched.core.integrals`),
 computed when a run is packaged (their definitions are in :mod:`gpusched.core.simulator`'s docstring and
-:mod:`gpusched.core.metric_names`).
+:mod:`gpusched.words.metric_names`).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpusched.core.metric_names import format_number, metric_name
+from gpusched.words.metric_names import format_number, metric_name
 from gpusched.experiment.scorecard import LOWER_IS_BETTER
 
 
@@ -45,7 +45,7 @@ def metric_delta(key: str, change: float, *, percent_of: float | None = None, ag
                  decimals: int | None = None) -> MetricDelta:
     """The delta of metric ``key`` changed by ``change`` (in the metric's stored unit).
 
-    :param key: the metric (:data:`~gpusched.core.metric_names.METRIC_NAMES`), which sets the unit,
+    :param key: the metric (:data:`~gpusched.words.metric_names.METRIC_NAMES`), which sets the unit,
         the decimals and whether lower is better.
     :param change: the new value minus the reference value.
     :param percent_of: the reference value: given, the change is shown as a percentage of it.

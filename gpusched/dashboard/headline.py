@@ -40,7 +40,7 @@ heuristic, never the best one."""
 
 HEADLINE_METRICS: tuple[str, ...] = ("avg_jct_min", "avg_wait_min", TAIL_WAIT_METRIC, "avg_slowdown")
 """The headline's cards and chart panels, in order (names from
-:data:`gpusched.core.metric_names.METRIC_NAMES`)."""
+:data:`gpusched.words.metric_names.METRIC_NAMES`)."""
 
 LIVE_SEEDS: tuple[int, ...] = (0, 1, 2)
 """Workload seeds of a live search for the best heuristic, on a scenario with no shipped results."""

@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gpusched.core.metric_names import (
+from gpusched.words.metric_names import (
     format_metric,
     format_spread,
     metric_label,
@@ -38,7 +38,7 @@ BAR_METRICS: tuple[str, ...] = (
     "avg_bsld", "weighted_wait_min", "avg_util", "util_in_band_frac", "jobs_completed",
 )
 """The metrics shown as bars, in order (titles, units and scales from
-:data:`gpusched.core.metric_names.METRIC_NAMES`)."""
+:data:`gpusched.words.metric_names.METRIC_NAMES`)."""
 
 FAILURE_BAR_METRICS: tuple[str, ...] = (
     "goodput", "lost_gpu_hours", "restore_gpu_hours", "preemptions", "jobs_interrupted", "node_failures",
@@ -184,7 +184,7 @@ def metric_bars_figure(comparison: Comparison, metric_keys: Sequence[str] | None
     has the same mean get no panel: the figure's subtitle names them and their value.
 
     :param metric_keys: the metrics to draw (default :data:`BAR_METRICS`), titled and scaled as
-        :data:`gpusched.core.metric_names.METRIC_NAMES` says.
+        :data:`gpusched.words.metric_names.METRIC_NAMES` says.
     """
     metrics = {k: (metric_title(k), metric_name(k).scale) for k in (metric_keys or BAR_METRICS)}
     policies = policies_of(comparison)

@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 
 from gpusched.agent import AGENT_POLICY
-from gpusched.core.metric_names import format_metric, format_number, metric_title
+from gpusched.words.metric_names import format_metric, format_number, metric_title
 from gpusched.policies import policy_label
 
 AGENT_KINDS: dict[str, str] = {"window": "which job runs, and where",

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from gpusched.core.metric_names import METRIC_NAMES, parameter_label
+from gpusched.words.metric_names import METRIC_NAMES, parameter_label
 from gpusched.figures.style import apply_layout, policy_color, policy_colors
 from gpusched.policies import policy_label
 
@@ -42,7 +42,7 @@ def clipped_spread(stats: pd.DataFrame, floor: float | None) -> tuple[pd.Series,
 
 def axis_title(name: str) -> str:
     """A readable axis or menu title with its unit, for a metric or a sweep parameter (from
-    :mod:`gpusched.core.metric_names`)."""
+    :mod:`gpusched.words.metric_names`)."""
     return parameter_label(name)
 
 

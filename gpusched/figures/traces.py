@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gpusched.core.metric_names import metric_title
+from gpusched.words.metric_names import metric_title
 from gpusched.fgd.allocation import AllocationRun
 from gpusched.figures.style import apply_layout
 from gpusched.figures.sweep import sweep_figure

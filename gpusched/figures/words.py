@@ -3,7 +3,7 @@ longer or shorter instead of a sign a reader must decode."""
 
 from __future__ import annotations
 
-from gpusched.core.metric_names import format_number
+from gpusched.words.metric_names import format_number
 
 MINUS = "−"
 """The minus sign the pages print (U+2212), not a hyphen."""

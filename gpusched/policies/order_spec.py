@@ -16,7 +16,7 @@ placement (:func:`gpusched.policies.registry.queue_policy`):
   (:func:`gpusched.policies.registry.urgency_policy_names`).
 
 Colours are the figures' (:data:`gpusched.figures.style.ORDER_COLORS`); the prose that explains an
-order is the glossary's, found by its label (:func:`gpusched.core.glossary.entry_for`).
+order is the glossary's, found by its label (:func:`gpusched.words.glossary.entry_for`).
 """
 
 from __future__ import annotations
