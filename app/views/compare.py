@@ -113,7 +113,7 @@ def _shipped_view() -> None:
     bars, table, card, forest = _shipped_figures(name, tuple(policies), baseline)
     show_chart(bars, key="compare_shipped_bars")
     st.markdown("##### Results (mean ± std over seeds)")
-    st.dataframe(table, width="stretch", column_config=metric_columns(table.columns, width=100))
+    st.dataframe(table, width="stretch", column_config=metric_columns(table.columns, width=88))
     if card is not None:
         st.markdown(f"##### Paired against {policy_label(baseline)} (the same jobs, seed by seed)")
         show_chart(forest, key="compare_shipped_forest")
