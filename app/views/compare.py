@@ -78,7 +78,9 @@ def _paired_table(card, metrics=None) -> None:
         "interval": st.column_config.Column(
             width=75,
             help=f"t interval: {glossary_line('t interval')} Bootstrap: {glossary_line('bootstrap')}"),
-        "won / tied / lost": st.column_config.Column(width=95)})
+        "won / tied / lost": st.column_config.Column(width=95),
+        "metric": st.column_config.Column(width=150),  # Gini's long title wraps in its cell
+        "policy": st.column_config.Column(width=120)})
 
 
 def _shipped_view() -> None:
