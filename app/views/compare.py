@@ -78,7 +78,9 @@ def _paired_table(card, metrics=None) -> None:
         "interval": st.column_config.Column(
             width=75,
             help=f"t interval: {glossary_line('t interval')} Bootstrap: {glossary_line('bootstrap')}"),
-        "won / tied / lost": st.column_config.Column(width=95)})
+        "won / tied / lost": st.column_config.Column(width=95),
+        "metric": st.column_config.Column(width=150),  # Gini's long title wraps in its cell
+        "policy": st.column_config.Column(width=120)})
 
 
 def _shipped_view() -> None:
@@ -113,7 +115,7 @@ def _shipped_view() -> None:
     bars, table, card, forest = _shipped_figures(name, tuple(policies), baseline)
     show_chart(bars, key="compare_shipped_bars")
     st.markdown("##### Results (mean ± std over seeds)")
-    st.dataframe(table, width="stretch", column_config=metric_columns(table.columns, width=100))
+    st.dataframe(table, width="stretch", column_config=metric_columns(table.columns, width=88))
     if card is not None:
         st.markdown(f"##### Paired against {policy_label(baseline)} (the same jobs, seed by seed)")
         show_chart(forest, key="compare_shipped_forest")
