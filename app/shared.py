@@ -8,7 +8,6 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from gpusched import Comparison, Result, Scenario, compare, load_scenario, preset_names, run_policy
-from gpusched.words.metric_names import METRIC_NAMES, format_metric, metric_help, metric_title
 from gpusched.dashboard.background import BackgroundRuns
 from gpusched.dashboard.cards import cards_for, jobs_have_deadlines
 from gpusched.dashboard.deltas import MetricDelta
@@ -68,6 +67,7 @@ from gpusched.policies import is_slow, policy_label
 from gpusched.sweep.analysis import load_sweep_results
 from gpusched.sweep.runner import simulate_grid_rows
 from gpusched.sweep.spec import load_sweep
+from gpusched.words.metric_names import METRIC_NAMES, format_metric, metric_help, metric_title
 from gpusched.workload.scenario import scenario_from_yaml
 
 DEFAULT_SCENARIO = "phase1-8gpu"

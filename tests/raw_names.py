@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from gpusched.words.metric_names import METRIC_NAMES, PARAMETER_LABELS
 from gpusched.core.metrics import METRIC_KEYS
 from gpusched.policies import policy_names, queue_policy_names
+from gpusched.words.metric_names import METRIC_NAMES, PARAMETER_LABELS
 
 _CODE_LIKE = re.compile(r"[_.+]")
 

@@ -85,8 +85,8 @@ def test_compare_pairs_every_policy_against_a_baseline():
 def test_home_compare_and_replay_show_one_percentile_of_the_wait():
     """The tail of the wait is one fact (:data:`~gpusched.experiment.scorecard.TAIL_WAIT_METRIC`):
     Home's cards, Compare's bars (shipped and live) and Replay's cards show it, never another."""
-    from gpusched.words.metric_names import metric_title
     from gpusched.experiment.scorecard import TAIL_WAIT_METRIC
+    from gpusched.words.metric_names import metric_title
 
     tail, other = metric_title(TAIL_WAIT_METRIC), metric_title("p95_wait_min")
     assert TAIL_WAIT_METRIC == "p99_wait_min"

@@ -6,8 +6,8 @@ from __future__ import annotations
 from apptest_support import assert_clean, open_page, plotly_specs
 
 from gpusched import load_scenario
-from gpusched.words.metric_names import metric_title
 from gpusched.figures.replay import DOWN_LEGEND, FAILURE_LEGEND, LOST_LEGEND, RESUME_LEGEND, STOP_LEGENDS
+from gpusched.words.metric_names import metric_title
 
 FAILURES_YAML = load_scenario("fleet-16gpu-failures").with_overrides(**{"workload.jobs": 120}).to_yaml()
 """The failure preset, cut to 120 jobs to keep the page tests fast (on seed 3, failures stop jobs and

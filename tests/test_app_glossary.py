@@ -10,10 +10,10 @@ import pytest
 from apptest_support import assert_clean, open_page
 from page_text import page_texts
 
-from gpusched.words.glossary import explained
 from gpusched.dashboard.headline import headline_heuristics
 from gpusched.dashboard.policies import dashboard_policies
 from gpusched.policies import policy_label, policy_names, queue_policy_names
+from gpusched.words.glossary import explained
 
 PAGES = [None, "views/cluster.py", "views/agent.py", "views/replay.py", "views/compare.py",
          "views/stalls.py", "views/traces.py", "views/sweeps.py", "views/knowledge.py"]

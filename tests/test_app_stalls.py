@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from apptest_support import assert_clean, open_page, plotly_specs
 
-from gpusched.words.metric_names import metric_title
 from gpusched.figures import STALL_LEGEND
+from gpusched.words.metric_names import metric_title
 
 
 def _stall_minutes(at) -> float:

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from gpusched import compare, load_scenario
-from gpusched.words.metric_names import format_metric, format_number
 from gpusched.experiment.scorecard import scorecard
 from gpusched.figures import conditions_heatmap_figure, duration_figure, metric_bars_figure
 from gpusched.figures.compare import BAR_GAP_PX, BAR_PANEL_PX, forest_figure, wait_cdf_figure
@@ -21,6 +20,7 @@ from gpusched.figures.style import log_axis_ticks, policy_colors
 from gpusched.figures.words import longer_or_shorter, signed
 from gpusched.paths import REPO_ROOT, STALL_CONDITIONS_RESULTS_DIR, shown_path
 from gpusched.sweep.analysis import load_sweep_results
+from gpusched.words.metric_names import format_metric, format_number
 
 APP = REPO_ROOT / "app"
 
@@ -166,8 +166,8 @@ def test_scorecard_and_agent_tables_never_print_minus_zero(comparison):
 
 
 def test_policy_tooltips_give_each_part_of_a_rule_once():
-    from gpusched.words.glossary import GLOSSARY
     from gpusched.dashboard.policies import policy_help
+    from gpusched.words.glossary import GLOSSARY
 
     text = policy_help("wfp3+fastest_fit", "sjf+fastest_fit", "least_loaded_fit")
     for term in ("WFP3", "SJF (shortest job first)", "Fastest-Fit", "Least-Loaded"):

@@ -86,8 +86,8 @@ DELTAS_JS = """() => [...document.querySelectorAll('[data-testid="stMetricDelta"
 
 
 def _metric_keys() -> dict[str, str]:
-    from gpusched.words.metric_names import METRIC_NAMES
     from gpusched.dashboard.story import STORY_LABELS
+    from gpusched.words.metric_names import METRIC_NAMES
 
     return {**{m.title: k for k, m in METRIC_NAMES.items()}, **{v: k for k, v in STORY_LABELS.items()}}
 

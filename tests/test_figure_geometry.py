@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from gpusched import compare, load_scenario, run_policy
-from gpusched.words.metric_names import metric_title
 from gpusched.experiment.stall import (
     NO_FIT_CHECK_VARIANTS,
     analyse_stall,
@@ -29,6 +28,7 @@ from gpusched.figures.replay import (
 from gpusched.figures.style import wrap_title
 from gpusched.paths import STALL_CONDITIONS_RESULTS_DIR
 from gpusched.sweep.analysis import load_sweep_results
+from gpusched.words.metric_names import metric_title
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ import math
 
 import pandas as pd
 
-from gpusched.words.metric_names import metric_title
 from gpusched.figures.knowledge import (
     REFUSED,
     SETTING_COLORS,
@@ -20,6 +19,7 @@ from gpusched.figures.knowledge import (
     setting_word,
 )
 from gpusched.policies import policy_label
+from gpusched.words.metric_names import metric_title
 
 NAN = math.nan
 COLUMNS = ("policy", "setting", "mean", "low", "high", "refused")

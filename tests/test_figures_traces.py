@@ -11,7 +11,6 @@ import pandas as pd
 import plotly.colors
 import pytest
 
-from gpusched.words.metric_names import metric_title
 from gpusched.fgd.allocation import N_COLUMNS, AllocationRun
 from gpusched.fgd.report import curves_frame
 from gpusched.figures.style import policy_color
@@ -31,6 +30,7 @@ from gpusched.figures.traces import (
     node_order,
 )
 from gpusched.policies import policy_label
+from gpusched.words.metric_names import metric_title
 from gpusched.workload.openb import OpenbNodes
 
 

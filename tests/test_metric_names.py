@@ -7,6 +7,10 @@ import re
 
 import pytest
 
+from gpusched.core.metrics import METRIC_KEYS
+from gpusched.fgd.allocation import SUMMARY_KEYS
+from gpusched.fgd.experiment import BUNDLED_POD_LISTS, pod_list_label
+from gpusched.sweep.analysis import discover_sweeps, load_sweep_results, parameters
 from gpusched.words.glossary import GLOSSARY, glossary_markdown
 from gpusched.words.metric_names import (
     METRIC_NAMES,
@@ -18,10 +22,6 @@ from gpusched.words.metric_names import (
     metric_title,
     parameter_label,
 )
-from gpusched.core.metrics import METRIC_KEYS
-from gpusched.fgd.allocation import SUMMARY_KEYS
-from gpusched.fgd.experiment import BUNDLED_POD_LISTS, pod_list_label
-from gpusched.sweep.analysis import discover_sweeps, load_sweep_results, parameters
 
 
 @pytest.mark.parametrize("key", [*METRIC_KEYS, *SUMMARY_KEYS, "arrived_pct", "alloc_pct", "frag_pct"])

@@ -8,7 +8,6 @@ import pytest
 from apptest_support import assert_clean, open_page, plotly_specs
 
 from gpusched import compare, load_scenario
-from gpusched.words.metric_names import metric_title
 from gpusched.figures.compare import (
     FAILURE_BAR_METRICS,
     MOVE_BAR_METRICS,
@@ -18,6 +17,7 @@ from gpusched.figures.compare import (
     moved_jobs,
     results_sections,
 )
+from gpusched.words.metric_names import metric_title
 
 MOVING = "fastest_move"
 SCENARIO = "fleet-16gpu"  # GPU speeds, so Fastest-Fit has faster GPUs to move jobs to

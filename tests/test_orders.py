@@ -7,7 +7,6 @@ from dataclasses import replace
 
 import pytest
 
-from gpusched.words.glossary import entry_for
 from gpusched.figures.style import ORDER_COLORS
 from gpusched.policies import (
     get_policy,
@@ -26,6 +25,7 @@ from gpusched.policies.migration import FastestMove
 from gpusched.policies.order_spec import OrderSpec
 from gpusched.policies.preemptive import Preemptive
 from gpusched.policies.queue import EasyBackfill, QueuePolicy, sjf_key
+from gpusched.words.glossary import entry_for
 from gpusched.workload.scenario import load_scenario, make_simulator
 
 ORDERS = orders_module.ORDERS

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from gpusched import compare, load_scenario, run_policy
-from gpusched.words.metric_names import format_metric, metric_title
 from gpusched.experiment.identical import identical_groups
 from gpusched.experiment.stall import analyse_stall, conditions_findings
 from gpusched.figures import control_note
@@ -15,6 +14,7 @@ from gpusched.figures.same_jobs import agents_table, identity_notes, identity_re
 from gpusched.figures.words import signed
 from gpusched.paths import STALL_CONDITIONS_RESULTS_DIR
 from gpusched.sweep.analysis import load_sweep_results
+from gpusched.words.metric_names import format_metric, metric_title
 
 
 @pytest.fixture(scope="module")

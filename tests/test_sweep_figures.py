@@ -7,10 +7,10 @@ import json
 import numpy as np
 import pandas as pd
 
-from gpusched.words.metric_names import parameter_label
 from gpusched.figures.sweep import sweep_figure, sweep_stats
 from gpusched.policies import policy_label
 from gpusched.sweep.analysis import alloc_curves, parameters, published_alloc_curves
+from gpusched.words.metric_names import parameter_label
 
 
 def _study() -> pd.DataFrame:

@@ -8,7 +8,6 @@ import pytest
 from apptest_support import assert_clean, open_page, plotly_specs
 
 from gpusched import load_scenario, run_policy
-from gpusched.words.metric_names import metric_title
 from gpusched.dashboard.cards import (
     COST_METRIC,
     DEADLINE_METRIC,
@@ -17,6 +16,7 @@ from gpusched.dashboard.cards import (
     scenario_cards,
     urgency_cards,
 )
+from gpusched.words.metric_names import metric_title
 
 GAVEL = load_scenario("gavel-108gpu").with_overrides(**{"workload.jobs": 100})
 """K80, P100 and V100 GPUs, each with a shipped price; 100 jobs keep the pages quick."""

@@ -20,7 +20,6 @@ from gpusched.agent import AGENT_POLICY, ROLLOUT_AGENT_POLICY
 from gpusched.agent.models import list_models
 from gpusched.agent.names import URGENCY_AGENT_POLICY
 from gpusched.agent.plugin import shipped_model_for
-from gpusched.words.glossary import glossary_line
 from gpusched.dashboard.headline import AGENT_NAMES, LIVE_SEEDS, SHIPPED_SOURCE, ShippedResults, shipped_for
 from gpusched.dashboard.policies import training_available
 from gpusched.dashboard.rule_models import rule_model_rows
@@ -31,6 +30,7 @@ from gpusched.figures.same_jobs import agents_table, identity_notes
 from gpusched.limits import MAX_WINDOW
 from gpusched.paths import DEFAULT_MODEL, SHIPPED_MODELS_DIR, URGENCY_MODEL, USER_MODELS_DIR, WINDOW_MODEL
 from gpusched.policies import policy_label
+from gpusched.words.glossary import glossary_line
 
 JOB_KEY = "training_job"
 SEEN_KEY = "training_seen_finished"
@@ -93,7 +93,12 @@ def _rule_models_section() -> None:
     st.caption("These do not replace a rule: each improves one. Run them by the name in the first "
                "column (in `models/tuned/` or `models/inspect/` for your own). Trained with "
                "`python benchmarks/tune_rule.py` and `python benchmarks/train_inspector.py`.")
-    st.dataframe(pd.DataFrame(rows).set_index("model"), width="stretch")
+    for row in rows:  # one line each: the long words fit any width, where a table would scroll
+        trained = f"; trained on {row['trained on']}" if row["trained on"] else ""
+        st.markdown(f"- **`{row['model']}`**: {row['what it is']}, {row['built on']}{trained} "
+                    f"({row['origin']})")
+        if row["note"]:
+            st.warning(f"`{row['model']}`: {row['note']}", icon=":material/block:")
 
 
 def _same_seeds_section() -> None:

@@ -25,8 +25,6 @@ from shared import (
 )
 
 from gpusched.agent import AGENT_POLICY
-from gpusched.words.glossary import glossary_line
-from gpusched.words.metric_names import metric_title
 from gpusched.core.metrics import METRIC_KEYS
 from gpusched.dashboard.headline import SHIPPED_SOURCE, shipped_results
 from gpusched.dashboard.policies import policy_help
@@ -47,6 +45,8 @@ from gpusched.figures.compare import (
 from gpusched.figures.headline import seed_range
 from gpusched.figures.same_jobs import identity_notes
 from gpusched.policies import policy_label
+from gpusched.words.glossary import glossary_line
+from gpusched.words.metric_names import metric_title
 
 DEFAULT_POLICIES = ["first_fit", "least_loaded", "least_loaded_fit", "best_fit", AGENT_POLICY]
 MAX_SEEDS = 20

@@ -20,7 +20,6 @@ from shared import (
     show_chart,
 )
 
-from gpusched.words.glossary import GLOSSARY_DOC, glossary_line, glossary_markdown
 from gpusched.dashboard.cards import scenario_cards
 from gpusched.dashboard.deltas import metric_delta
 from gpusched.dashboard.headline import HEADLINE_METRICS, SHIPPED_SOURCE, Headline, shipped_mismatches
@@ -42,6 +41,7 @@ from gpusched.figures import metric_bars_figure, policy_color
 from gpusched.figures.headline import paired_verdict, plain_headline, seed_range
 from gpusched.figures.story import stall_story_figure, story_sentence
 from gpusched.policies import policy_label
+from gpusched.words.glossary import GLOSSARY_DOC, glossary_line, glossary_markdown
 
 POLL_S = 1.0  # how often the live recompute checks the background worker (seconds)
 LIVE_KEY = "home_live"  # session state: the visitor asked for the headline's runs again, live

@@ -4,7 +4,6 @@ with an error, not at all, or predicts it from history, and what not knowing cos
 import streamlit as st
 from shared import page_header, show_chart, url_value
 
-from gpusched.words.glossary import glossary_line
 from gpusched.dashboard.knowledge import (
     FEW_SEEDS,
     KNOWLEDGE_PRESETS,
@@ -32,6 +31,7 @@ from gpusched.figures.knowledge import (
     setting_word,
 )
 from gpusched.policies import policy_label
+from gpusched.words.glossary import glossary_line
 
 LIVE_KEY = "knowledge_live"  # session state: the live comparison the visitor started
 POLL_S = 1.0  # how often a live comparison's progress is read (seconds)

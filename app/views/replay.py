@@ -22,7 +22,6 @@ from shared import (
     url_value,
 )
 
-from gpusched.words.metric_names import metric_help, metric_label
 from gpusched.dashboard.cards import jobs_have_deadlines
 from gpusched.dashboard.headline import headline_heuristics
 from gpusched.dashboard.policies import agents_early, policy_help, with_queue_pairs
@@ -33,6 +32,7 @@ from gpusched.experiment.scorecard import TAIL_WAIT_METRIC
 from gpusched.figures.compare import MOVE_BAR_METRICS
 from gpusched.limits import MAX_SEED
 from gpusched.policies import policy_label
+from gpusched.words.metric_names import metric_help, metric_label
 
 
 def _start_minute(text: str, policy: str, seed: int) -> float | None:

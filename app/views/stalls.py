@@ -24,7 +24,6 @@ from shared import (
 )
 
 from gpusched.agent import AGENT_POLICY
-from gpusched.words.metric_names import format_metric, metric_help, metric_title
 from gpusched.dashboard.deltas import metric_delta
 from gpusched.dashboard.policies import policy_help
 from gpusched.dashboard.url_state import UrlChoice
@@ -40,6 +39,7 @@ from gpusched.figures import (
 )
 from gpusched.figures.compare import results_sections
 from gpusched.policies import policy_label
+from gpusched.words.metric_names import format_metric, metric_help, metric_title
 
 STALLING = "least_loaded"
 CONTRAST = ["least_loaded_fit", "first_fit"]

@@ -5,7 +5,6 @@ from pathlib import Path
 import streamlit as st
 from shared import metric_columns, page_header, show_chart, url_value
 
-from gpusched.words.metric_names import metric_help
 from gpusched.dashboard.sweeps import telling_value
 from gpusched.dashboard.url_state import UrlChoice
 from gpusched.errors import GpuschedError
@@ -24,6 +23,7 @@ from gpusched.sweep.analysis import (
     results_mtime,
     varied_parameters,
 )
+from gpusched.words.metric_names import metric_help
 
 CURVES = "allocation curve (FGD Fig. 9a)"
 # How the values of a parameter are shown in menus (others as they are).
@@ -110,8 +110,10 @@ def main() -> None:
     runs = filter_runs(table, keep)
     show_chart(sweep_figure(runs, x, y), key="sweep_chart")
     st.caption(f"**{axis_title(y)}**: {metric_help(y)}")
-    table = labelled_runs(runs.drop(columns=[c for c in runs if c.startswith("alloc_pct_")]))
-    st.dataframe(table, width="stretch", hide_index=True, column_config=metric_columns(table.columns, table))
+    shown = labelled_runs(runs, ["policy", *varied, "seed", y, "error"])
+    st.dataframe(shown, width="stretch", hide_index=True, column_config=metric_columns(shown.columns, shown))
+    st.download_button("Every column of these runs (CSV)", runs.to_csv(index=False).encode("utf-8"),
+                       file_name=f"{folder_key}-runs.csv", mime="text/csv", key=f"sweep_csv_{folder_key}")
 
 
 main()

@@ -8,8 +8,6 @@ import streamlit as st
 from shared import page_header, recompute_button, show_chart, url_value
 from streamlit.runtime.scriptrunner import add_script_run_ctx
 
-from gpusched.words.glossary import glossary_line
-from gpusched.words.metric_names import metric_help
 from gpusched.dashboard.traces import TRACES_SOURCE, allocation_mismatches, shipped_allocation
 from gpusched.dashboard.url_state import UrlChoice
 from gpusched.errors import GpuschedError
@@ -31,6 +29,8 @@ from gpusched.figures.headline import seed_range
 from gpusched.figures.traces import allocation_curves_figure, gpu_heatmap_figure
 from gpusched.limits import MAX_TRACE_BYTES
 from gpusched.policies import policy_label
+from gpusched.words.glossary import glossary_line
+from gpusched.words.metric_names import metric_help
 
 UPLOAD = "upload"
 DEFAULT_TRACE = "openb_pod_list_default"

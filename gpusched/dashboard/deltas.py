@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpusched.words.metric_names import format_number, metric_name
 from gpusched.experiment.scorecard import LOWER_IS_BETTER
+from gpusched.words.metric_names import format_number, metric_name
 
 
 @dataclass(frozen=True)

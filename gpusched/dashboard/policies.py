@@ -11,9 +11,9 @@ import importlib.util
 import re
 
 from gpusched.agent.names import AGENT_POLICIES, AGENT_POLICY
-from gpusched.words.glossary import GLOSSARY, entry_for
 from gpusched.paths import DEFAULT_MODEL, WINDOW_MODEL
 from gpusched.policies import heuristic_names, policy_label, policy_names
+from gpusched.words.glossary import GLOSSARY, entry_for
 
 
 def agent_available() -> bool:

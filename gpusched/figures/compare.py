@@ -10,13 +10,6 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gpusched.words.metric_names import (
-    format_metric,
-    format_spread,
-    metric_label,
-    metric_name,
-    metric_title,
-)
 from gpusched.experiment.paired import METHOD_NAMES, interval_method, mean_interval
 from gpusched.experiment.runner import Comparison
 from gpusched.experiment.scorecard import TAIL_WAIT_METRIC
@@ -32,6 +25,13 @@ from gpusched.figures.style import (
 )
 from gpusched.figures.words import signed as signed_number
 from gpusched.policies import policy_label
+from gpusched.words.metric_names import (
+    format_metric,
+    format_spread,
+    metric_label,
+    metric_name,
+    metric_title,
+)
 
 BAR_METRICS: tuple[str, ...] = (
     "avg_jct_min", "avg_wait_min", "gini", TAIL_WAIT_METRIC, "avg_slowdown", "speed_loss_min",

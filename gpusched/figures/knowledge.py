@@ -16,11 +16,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from gpusched.words.metric_names import metric_name, metric_title
 from gpusched.experiment.paired import METHOD_NAMES
 from gpusched.figures.style import INK, apply_layout, legend_below, outlier_cap, title_block, wrap_title
 from gpusched.figures.words import signed
 from gpusched.policies import policy_label
+from gpusched.words.metric_names import metric_name, metric_title
 
 SETTING_WORDS: dict[str, str] = {
     "exact": "told exactly",

@@ -7,8 +7,8 @@ from typing import Any
 import pandas as pd
 
 from gpusched.agent import AGENT_POLICY
-from gpusched.words.metric_names import format_metric, format_number, metric_title
 from gpusched.policies import policy_label
+from gpusched.words.metric_names import format_metric, format_number, metric_title
 
 AGENT_KINDS: dict[str, str] = {"window": "which job runs, and where",
                                "placement": "where the oldest job runs"}

@@ -9,12 +9,12 @@ import pandas as pd
 
 from gpusched.agent import AGENT_POLICY, ROLLOUT_AGENT_POLICY
 from gpusched.agent.plugin import shipped_model_for
-from gpusched.words.metric_names import format_metric, metric_title
 from gpusched.experiment.identical import identical_groups
 from gpusched.experiment.runner import Comparison
 from gpusched.experiment.scorecard import TAIL_WAIT_METRIC
 from gpusched.figures.words import signed
 from gpusched.policies import policy_label
+from gpusched.words.metric_names import format_metric, metric_title
 
 
 def _is_agent(name: str) -> bool:

@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from gpusched.words.metric_names import METRIC_NAMES, parameter_label
 from gpusched.figures.style import apply_layout, policy_color, policy_colors
 from gpusched.policies import policy_label
+from gpusched.words.metric_names import METRIC_NAMES, parameter_label
 
 MAX_ERROR_BARS = 40
 """Above this many x values per line, the spread is shown as a band instead of error bars."""
@@ -46,10 +46,15 @@ def axis_title(name: str) -> str:
     return parameter_label(name)
 
 
-def labelled_runs(table: pd.DataFrame) -> pd.DataFrame:
+def labelled_runs(table: pd.DataFrame, columns: list[str] | None = None) -> pd.DataFrame:
     """A results table for display: policies by their labels, metrics scaled for display (×100
-    for a fraction shown in %), and every column headed by its title in words."""
+    for a fraction shown in %), and every column headed by its title in words.
+
+    :param columns: keep these columns only, in this order (those the table has); ``None``: all.
+    """
     out = table.drop(columns=[c for c in ("run_id", "kind") if c in table])
+    if columns is not None:
+        out = out[[c for c in dict.fromkeys(columns) if c in out]]
     if "policy" in out:
         out = out.assign(policy=out["policy"].map(lambda p: policy_label(str(p))))
     for column in out.columns:

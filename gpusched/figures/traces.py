@@ -11,10 +11,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from gpusched.words.metric_names import metric_title
 from gpusched.fgd.allocation import AllocationRun
 from gpusched.figures.style import apply_layout
 from gpusched.figures.sweep import sweep_figure
+from gpusched.words.metric_names import metric_title
 from gpusched.workload.openb import MILLI_PER_GPU, OpenbNodes
 
 FULL_COLOR = "#1E3A8A"
