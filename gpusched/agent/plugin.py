@@ -206,7 +206,7 @@ def register_policies() -> None:
     register(URGENCY_AGENT_POLICY, urgency_policy, label="PPO agent (urgency)", heuristic=False,
              slow=True, placement=False)
     # Built on a rule (docs/agent.md): a tuned score, and an agent that inspects a rule's proposals.
-    register(TUNED_POLICY, lambda seed: tuned_policy(DEFAULT_TUNED, seed), label="Tuned score",
+    register(TUNED_POLICY, lambda seed: tuned_policy(DEFAULT_TUNED, seed), label="Learned-weight score",
              heuristic=False, placement=False, run_times=True)
     register_prefix(TUNED_POLICY, lambda ref, seed: tuned_policy(ref, seed), check=_check_rule_model("tuned"),
                     run_times=lambda _ref: True)  # its score reads predicted remaining work

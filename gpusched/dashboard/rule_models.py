@@ -12,7 +12,7 @@ from gpusched.errors import GpuschedError
 from gpusched.policies import policy_label
 
 KIND_WORDS: dict[str, str] = {
-    "tuned": "Tuned score: a weighted sum of what the scheduler sees of each waiting job, weights "
+    "tuned": "Learned-weight score: a weighted sum of what the scheduler sees of each waiting job, weights "
              "found by search on training runs",
     "inspect": "Inspector agent: the rule proposes each decision, the agent accepts it, asks for "
                "the rule's next choice, or waits",

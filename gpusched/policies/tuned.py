@@ -109,5 +109,5 @@ def tuned_rule(weights: np.ndarray, placement: Policy, name: str) -> QueuePolicy
     :param placement: a FIFO placement (from the registry).
     :param name: the registry name reported in results (``tuned:NAME``).
     """
-    spec = OrderSpec("tuned", "Tuned score", tuned_key(weights), run_times=True)
+    spec = OrderSpec("tuned", "Learned-weight score", tuned_key(weights), run_times=True)
     return QueuePolicy(spec, placement, name)

@@ -95,6 +95,12 @@ GLOSSARY: dict[str, str] = {
     "PPO agent (urgency)": "The agent trained where nobody tells the scheduler how long jobs run: it "
                            "sees history's predictions, how many past jobs each rests on, deadlines, "
                            "weights and job models.",
+    "Learned-weight score": "A rule with learned weights: each waiting job gets a weighted sum of what the "
+                   "scheduler sees of it (wait, work left on its best GPU, GPUs, service so far, "
+                   "deadline slack, weight, speed of the best free GPUs, cost), weights found by "
+                   "search on training runs; it improves the rule its weights were searched against.",
+    "Inspector agent": "An agent on top of a rule: the rule proposes each decision, and a network "
+                       "trained by PPO accepts it, asks for the rule's next choice, or waits.",
     "Clairvoyant lookahead": "A planner that knows every job's true run time in advance and tries "
                              "each choice ahead: a bound no real scheduler can reach.",
     "FGD (fragmentation gradient descent)": "Placement from the FGD paper (Weng et al., 2023): "
