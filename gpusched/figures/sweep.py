@@ -76,12 +76,17 @@ def sweep_figure(table: pd.DataFrame, x: str, y: str, group: str = "policy",
                  published: pd.DataFrame | None = None, title: str | None = None) -> go.Figure:
     """Mean of ``y`` against ``x`` per ``group`` (± one standard deviation over the other
     parameters, usually seeds; never below 0 for a metric whose runs are all 0 or more), each line
-    in its policy's colour and a dash of its own; whole-number parameters get whole-number ticks.
+    in its policy's colour and a dash of its own (solid when published curves are drawn: dashes
+    are theirs); whole-number parameters get whole-number ticks.
 
     :param table: one row per run (a sweep's results, or :func:`alloc_curves` output).
     :param published: optional rows with the same ``group``, ``x`` and ``y`` columns, drawn as
         dashed lines (e.g. the FGD artifact's published means).
     """
+
+    def dash(k: int) -> str:
+        return "solid" if published is not None else DASHES[k % len(DASHES)]
+
     stats = sweep_stats(table, x, y, group)
     numeric_x = pd.api.types.is_numeric_dtype(stats[x])
     ran = table[table["error"] == ""] if "error" in table else table
@@ -106,7 +111,7 @@ def sweep_figure(table: pd.DataFrame, x: str, y: str, group: str = "policy",
         fig.add_scatter(
             x=part[x].tolist(), y=part["mean"].round(6).tolist(), name=label,
             mode="lines" if many else "lines+markers",
-            line={"color": color, "width": 2, "dash": DASHES[k % len(DASHES)]}, legendgroup=label,
+            line={"color": color, "width": 2, "dash": dash(k)}, legendgroup=label,
             error_y=None if many else bars,
             hovertemplate=f"{label}<br>{axis_title(x)}: %{{x}}<br>{axis_title(y)}: %{{y:.3f}}"
                           "<extra></extra>")
