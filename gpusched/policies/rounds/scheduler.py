@@ -9,7 +9,9 @@ computes an allocation from what it may know; the round mechanism
 - active jobs: the queued and the running ones, by arrival index;
 - throughput of job ``i`` on GPU type ``j``: its speed there (reference-speed seconds per
   second, :mod:`gpusched.core.speed_model`), 0 where no GPU of the type could ever hold its gang;
-- remaining work: its declared work left (reference-speed seconds), never the true one;
+- remaining work: its declared work left (reference-speed seconds), never the true one; where
+  nothing is declared (``declared_run_time: none``) it is unknown and given as 0, which only the
+  policies that do not read it see: those that read it (``run_times``) are refused before the run;
 - weight, age and deadline: the job's ``weight``, its seconds since arrival, and the seconds
   left to its deadline (``inf`` for none);
 - cost: the mean price of the type's GPUs per hour (1 where none is known).
@@ -64,7 +66,8 @@ def round_problem(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
         weight[row] = job.weight
         if job.deadline_min is not None:
             deadline[row] = max((job.arrival_min + job.deadline_min - now) * 60.0, 1e-9)
-        remaining[row] = view.declared_left_min(i) * 60.0
+        left = view.declared_left_min(i)
+        remaining[row] = left * 60.0 if np.isfinite(left) else 0.0  # unknown: see the docstring
         fits = empty.fit_mask(job)
         speeds = None if model.uniform else model.row(job)
         for j in range(k):
