@@ -4,6 +4,7 @@ port, and the pages, selectors and Chromium settings that the end-to-end test an
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -12,6 +13,8 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 from gpusched.dashboard.pages import PAGES as PAGE_LIST
 
@@ -84,3 +87,13 @@ def running_dashboard(log_path: Path, timeout_s: float = HEALTH_TIMEOUT_S,
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+def require_browser() -> None:
+    """Debian's chromium, or the test cannot run: it fails in CI (``CI=true``), skips elsewhere."""
+    if CHROMIUM.exists():
+        return
+    message = f"{CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)"
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(message)
+    pytest.skip(message)

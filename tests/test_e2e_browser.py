@@ -19,7 +19,6 @@ Outside CI the test skips when ``/usr/bin/chromium`` is missing; in CI (``CI=tru
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from browser_support import (
     PAGES,
     ROOT,
     SCREEN_SIZES,
+    require_browser,
     running_dashboard,
 )
 
@@ -52,13 +52,6 @@ directly; the 404 tells it that the app is served from the root. Only the deep-l
 a page's URL; the tour moves through the navigation, as a visitor does."""
 
 
-def _require_browser() -> None:
-    if CHROMIUM.exists():
-        return
-    message = f"{CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)"
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        pytest.fail(message)
-    pytest.skip(message)
 
 
 @dataclass
@@ -91,7 +84,7 @@ class BrowserLog:
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A running ``streamlit run app/Home.py`` on a free port; stopped after the module."""
-    _require_browser()
+    require_browser()
     with running_dashboard(tmp_path_factory.mktemp("streamlit") / "server.log") as url:
         yield url  # a server that does not start raises DashboardError with its log's tail
 

@@ -11,12 +11,20 @@ Screenshots at 1440×900 go to ``screenshots/``.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 
 import pytest
-from browser_support import CHROMIUM, CHROMIUM_ARGS, IDLE, PAGE_TITLES, PAGES, ROOT, running_dashboard
+from browser_support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    IDLE,
+    PAGE_TITLES,
+    PAGES,
+    ROOT,
+    require_browser,
+    running_dashboard,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -26,19 +34,12 @@ VIEWPORT = {"width": 1440, "height": 900}
 GAVEL_PRESET = "gavel-108gpu-heavy"
 
 
-def _require_browser() -> None:
-    if CHROMIUM.exists():
-        return
-    message = f"{CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)"
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        pytest.fail(message)
-    pytest.skip(message)
 
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
     """One Chromium tab at 1440×900 on a fresh dashboard; the module fails on a browser error."""
-    _require_browser()
+    require_browser()
     from playwright.sync_api import sync_playwright
 
     errors: list[str] = []

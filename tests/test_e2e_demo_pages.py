@@ -14,12 +14,11 @@ Outside CI the test skips when ``/usr/bin/chromium`` is missing; in CI (``CI=tru
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from browser_support import CHROMIUM, CHROMIUM_ARGS, IDLE, running_dashboard
+from browser_support import CHROMIUM, CHROMIUM_ARGS, IDLE, require_browser, running_dashboard
 
 pytestmark = pytest.mark.e2e
 
@@ -27,19 +26,12 @@ TIMEOUT_MS = 120_000
 VIEWPORT = {"width": 1440, "height": 900}
 
 
-def _require_browser() -> None:
-    if CHROMIUM.exists():
-        return
-    message = f"{CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)"
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        pytest.fail(message)
-    pytest.skip(message)
 
 
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A running ``streamlit run app/Home.py`` on a free port; stopped after the module."""
-    _require_browser()
+    require_browser()
     with running_dashboard(tmp_path_factory.mktemp("streamlit") / "server.log") as url:
         yield url
 
