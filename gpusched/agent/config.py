@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, StrictBool, TypeAdapter, ValidationError
 
+from gpusched.core.numbers import Number, Whole
 from gpusched.errors import GpuschedError, shorten
 from gpusched.limits import (
     LOAD_RANGE,
@@ -34,7 +35,7 @@ from gpusched.limits import (
     MAX_WORKERS,
     VRAM_SCALE_RANGE_GB,
 )
-from gpusched.workload.scenario import Number, Whole, validation_message
+from gpusched.workload.validation import validation_message
 
 Text = Annotated[str, Field(min_length=1)]
 Count = Annotated[Whole, Field(ge=1, le=MAX_TRAIN_COUNT)]

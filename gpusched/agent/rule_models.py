@@ -40,7 +40,7 @@ from gpusched.limits import MAX_MODEL_WEIGHT, MAX_SEED, MAX_SIDECAR_BYTES, MAX_S
 from gpusched.paths import SHIPPED_MODELS_DIR
 from gpusched.policies.tuned import TUNED_FEATURES
 from gpusched.workload.files import finite_or_none, is_file, load_json_text, read_user_text, write_together
-from gpusched.workload.scenario import validation_message
+from gpusched.workload.validation import validation_message
 
 RULE_MODEL_VERSION = 1
 """The version of both sidecars' layout; a file of another version is refused."""

@@ -122,6 +122,7 @@ from gpusched.workload.synthetic import (
     left_out_shapes,
     rate_for_load,
 )
+from gpusched.workload.validation import scenario_error
 
 DEFAULT_MIX = {"training": 0.3, "inference": 0.4, "batch": 0.3}
 
@@ -928,61 +929,6 @@ def _openb_pods(name: str):
     return read_openb_pods(name)
 
 
-# ---------------------------------------------------------------------------- errors
-def _format_loc(loc: tuple) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += f".{part}" if out else str(part)
-    return out or "(top level)"
-
-
-def _format_error(err: dict) -> str:
-    kind, ctx, value = err["type"], err.get("ctx", {}), err.get("input")
-    ctx = {k: f"{v:g}" if isinstance(v, float) else v for k, v in ctx.items()}
-    shown = repr(value)
-    shown = shown if len(shown) <= 60 else shown[:57] + "..."
-    got = f" (got {shown})" if not isinstance(value, dict | list) else ""
-    messages = {
-        "greater_than": f"must be > {ctx.get('gt')}{got}",
-        "greater_than_equal": f"must be >= {ctx.get('ge')}{got}",
-        "less_than_equal": f"must be <= {ctx.get('le')}{got}",
-        "less_than": f"must be < {ctx.get('lt')}{got}",
-        "finite_number": f"must be a finite number{got}",
-        "extra_forbidden": "unknown key",
-        "missing": "missing required key",
-        "float_parsing": f"must be a number{got}",
-        "float_type": f"must be a number{got}",
-        "int_parsing": f"must be a whole number{got}",
-        "int_type": f"must be a whole number{got}",
-        "int_from_float": f"must be a whole number{got}",
-        "bool_type": f"must be true or false{got}",
-        "bool_parsing": f"must be true or false{got}",
-        "string_too_short": "must not be empty",
-        "too_short": "must not be empty",
-    }
-    if kind in messages:
-        return messages[kind]
-    if kind == "value_error":
-        return str(ctx.get("error", err["msg"]))
-    return err["msg"][0].lower() + err["msg"][1:] + got
-
-
-def _error_for(exc: ValidationError, source: str) -> ScenarioError:
-    return ScenarioError(validation_message(exc, f"scenario '{source}'"))
-
-
-def validation_message(exc: ValidationError, label: str) -> str:
-    """One line for the first error of a pydantic validation: ``LABEL, KEY: what is wrong``.
-
-    Scenario files, sweep specs and model sidecars word their errors the same way.
-    """
-    err = exc.errors()[0]
-    loc = tuple(p for p in err["loc"] if p not in ("function-after[_check_band()]",))
-    return f"{label}, {_format_loc(loc)}: {_format_error(err)}"
-
 
 # ---------------------------------------------------------------------------- loading
 def scenario_from_dict(data: Any, source: str = "<dict>") -> Scenario:
@@ -996,7 +942,7 @@ def scenario_from_dict(data: Any, source: str = "<dict>") -> Scenario:
     try:
         return Scenario.model_validate(data)
     except ValidationError as exc:
-        raise _error_for(exc, source) from None
+        raise scenario_error(exc, source) from None
 
 
 def scenario_from_yaml(text: str, source: str = "<yaml>") -> Scenario:
