@@ -23,7 +23,7 @@ from gpusched.cli.args import parse_seeds
 from gpusched.experiment.runner import compare
 from gpusched.paths import DEFAULT_MODEL, REPO_ROOT
 from gpusched.policies import heuristic_names
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 SCENARIOS = ("phase1-8gpu", "phase1-4gpu", str(Path(__file__).parent / "scenarios" / "hetero-32gpu.yaml"))
 FIFO_MODEL = DEFAULT_MODEL.relative_to(REPO_ROOT).as_posix()

@@ -35,7 +35,7 @@ from gpusched.core.cluster import Cluster
 from gpusched.core.jobs import Job
 from gpusched.env import GPUSchedulerEnv
 from gpusched.env.randomize import random_cluster
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 from gpusched.workload.synthetic import generate_jobs
 
 

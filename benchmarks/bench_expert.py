@@ -18,7 +18,7 @@ from gpusched.agent.train import network_meta
 from gpusched.backends import run_tasks
 from gpusched.experiment.runner import run_policy
 from gpusched.paths import WINDOW_MODEL
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 
 def labels_per_second(config: TrainConfig, meta: dict, weights: dict, episodes: int, workers: int) -> tuple:

@@ -21,7 +21,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 from gpusched.experiment.runner import run_policy
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 POLICIES = ("first_fit", "best_fit", "queue_lookahead", "lookahead")
 

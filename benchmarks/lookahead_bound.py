@@ -31,7 +31,7 @@ from gpusched.dashboard.headline import best_heuristic
 from gpusched.experiment.runner import Comparison, run_policy
 from gpusched.experiment.scorecard import scorecard
 from gpusched.policies import queue_policy_names
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 PLANNER = "lookahead_jct"
 METRICS = ("avg_jct_min", "avg_wait_min", "p99_wait_min", "avg_slowdown", "speed_loss_min", "jobs_completed")

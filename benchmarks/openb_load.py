@@ -29,7 +29,8 @@ from gavel_load import DRAIN_SLACK_MIN, TUNING_SEEDS
 
 from gpusched.experiment.runner import run_policy
 from gpusched.paths import BENCHMARK_RESULTS_DIR
-from gpusched.workload.scenario import Scenario, load_scenario
+from gpusched.workload.presets import load_scenario
+from gpusched.workload.scenario import Scenario
 
 SCENARIO = "openb-replay-heavy"
 """The preset whose cluster size is tuned."""

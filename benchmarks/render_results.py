@@ -60,7 +60,7 @@ from gpusched.paths import (
 )
 from gpusched.policies import policy_label
 from gpusched.sweep.analysis import load_sweep_results
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 RESULTS_DIR = BENCHMARK_RESULTS_DIR
 """Where the benchmarks write what they measured (JSON)."""

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from gpusched.experiment.paired import paired_difference
 from gpusched.experiment.runner import compare
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 PAIRS = "tuned:fleet-16gpu=sjf+fastest_fit,tuned:fleet-16gpu=sjf+first_fit"
 """The default (model, base) pairs."""

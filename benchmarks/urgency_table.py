@@ -35,7 +35,8 @@ from typing import Any
 
 from gpusched.experiment.knowledge import knowledge_comparison
 from gpusched.paths import URGENCY_RESULTS
-from gpusched.workload.scenario import Scenario, load_scenario
+from gpusched.workload.presets import load_scenario
+from gpusched.workload.scenario import Scenario
 
 PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
     "gavel-108gpu-heavy": ("gavel-108gpu-heavy", {}),

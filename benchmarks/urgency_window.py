@@ -32,7 +32,8 @@ from gpusched.core.result import Result
 from gpusched.experiment.paired import PairedDifference, paired_difference
 from gpusched.experiment.runner import run_policy
 from gpusched.paths import URGENCY_WINDOW_RESULTS
-from gpusched.workload.scenario import Scenario, load_scenario
+from gpusched.workload.presets import load_scenario
+from gpusched.workload.scenario import Scenario
 
 SCENARIO = "gavel-108gpu-heavy"
 """The preset measured."""

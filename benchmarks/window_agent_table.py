@@ -40,7 +40,7 @@ from gpusched.cli.args import parse_seeds
 from gpusched.dashboard.headline import AGENT_NAMES, best_heuristic
 from gpusched.experiment.runner import compare
 from gpusched.policies import heuristic_names, queue_policy_names
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 SCENARIOS = ("fleet-16gpu", "fleet-64gpu", "fleet-32gpu", "phase1-8gpu", "phase1-4gpu", "gavel-108gpu-heavy")
 NO_ROLLOUT = ("gavel-108gpu-heavy",)

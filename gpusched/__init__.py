@@ -19,7 +19,8 @@ from gpusched.core.simulator import Simulator
 from gpusched.errors import GpuschedError, ScenarioError
 from gpusched.experiment.runner import Comparison, compare, run_policy
 from gpusched.policies import HOLD, get_policy, heuristic_names, policy_names
-from gpusched.workload.scenario import Scenario, load_scenario, preset_names
+from gpusched.workload.presets import load_scenario, preset_names
+from gpusched.workload.scenario import Scenario
 from gpusched.workload.synthetic import JOB_TYPES
 
 __version__ = "0.1.0"

@@ -14,7 +14,7 @@ from gpusched.core.cluster import Cluster, ClusterState, NodeGroup
 from gpusched.core.simulator import Simulator
 from gpusched.experiment.runner import make_simulator, run_policy
 from gpusched.policies import get_policy
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 FIFO_MODEL, WINDOW_MODEL = "assets/models/ppo-default.zip", "assets/models/ppo-window.zip"
 FIFO_AGENT, FIFO_ROLLOUT = f"ppo:{FIFO_MODEL}", f"ppo_rollout:{FIFO_MODEL}"

@@ -77,7 +77,7 @@ def test_replay_shows_each_runs_speed_loss_and_each_starts_speed_on_the_fleet():
     run time, and the decisions table gives the chosen gang's speed beside the best speed."""
     from gpusched.experiment.runner import run_policy
     from gpusched.figures.replay import SPEED_LOSS_LEGEND
-    from gpusched.workload.scenario import load_scenario
+    from gpusched.workload.presets import load_scenario
 
     scenario = load_scenario("fleet-16gpu").with_overrides(**{"workload.jobs": 60})
     at = open_page("views/replay.py")
@@ -121,7 +121,7 @@ def test_replay_reads_for_a_stakeholder():
     marked, no empty model column, no priority-weighted wait where priorities are equal."""
     from gpusched.agent import AGENT_POLICY
     from gpusched.dashboard.policies import dashboard_policies
-    from gpusched.workload.scenario import load_scenario
+    from gpusched.workload.presets import load_scenario
 
     at = open_page("views/replay.py", small=False)
     assert_clean(at)

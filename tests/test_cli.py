@@ -107,7 +107,7 @@ def test_job_that_fits_nowhere_is_refused(tmp_path):
     from gpusched.core.jobs import Job
     from gpusched.core.simulator import Simulator
     from gpusched.errors import InfeasibleJobError
-    from gpusched.workload.scenario import load_scenario
+    from gpusched.workload.presets import load_scenario
 
     cluster = load_scenario(str(path)).build_cluster()
     with pytest.raises(InfeasibleJobError, match="job 9"):

@@ -10,7 +10,7 @@ from gpusched.core.jobs import Job
 from gpusched.core.simulator import HOLD, Simulator
 from gpusched.experiment.decisions import DECISION_COLUMNS, decision_table, gpu_list
 from gpusched.experiment.runner import run_policy
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 
 def test_every_started_job_is_one_start_row_with_its_slot_and_gpus():

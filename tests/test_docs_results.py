@@ -209,7 +209,7 @@ def _fifo_tables() -> dict[str, dict[str, list[str]]]:
 @pytest.mark.parametrize("ref", ["phase1-8gpu", "phase1-4gpu", "benchmarks/scenarios/hetero-32gpu.yaml"])
 def test_the_fifo_agent_page_heuristic_rows_are_what_the_simulator_gives(ref):
     """The FIFO agent's page keeps no JSON, so its heuristic rows are run again (seeds 1000-1009)."""
-    from gpusched.workload.scenario import load_scenario
+    from gpusched.workload.presets import load_scenario
 
     scenario = load_scenario(str(REPO_ROOT / ref) if ref.endswith(".yaml") else ref)
     table = _fifo_tables()[scenario.name]

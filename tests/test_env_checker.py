@@ -13,7 +13,7 @@ from gpusched.env import GPUSchedulerEnv, ObservationBuilder
 from gpusched.errors import GpuschedError
 from gpusched.experiment.runner import make_simulator, run_policy
 from gpusched.policies import get_policy
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"randomize": True}, {"scenario": "ll-stall-mini"},

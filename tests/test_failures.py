@@ -16,7 +16,8 @@ from gpusched.core.simulator import Simulator
 from gpusched.errors import ScenarioError
 from gpusched.experiment.runner import run_policy
 from gpusched.policies import get_policy, heuristic_names, preemptive_policy_names, queue_policy_names
-from gpusched.workload.scenario import load_scenario, make_simulator, scenario_from_dict
+from gpusched.workload.presets import load_scenario
+from gpusched.workload.scenario import make_simulator, scenario_from_dict
 
 
 def training(idx: int, arrival: float, duration: float, gpus: int = 1) -> Job:

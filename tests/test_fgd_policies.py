@@ -16,7 +16,7 @@ from gpusched.fgd.scoring import BestFitPolicy, DotProductPolicy, FgdPolicy, Gpu
 from gpusched.fgd.typical_pods import typical_pods
 from gpusched.policies import HOLD, get_policy, policy_names
 from gpusched.workload.openb import GPU_VRAM_GB, read_openb_nodes, read_openb_pods
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 
 def trace_job(i: int, cpu: int, mem: float, gpus: int, milli: int, spec: tuple[str, ...] = ()) -> Job:

@@ -164,7 +164,7 @@ def test_workload_figures_have_units(phase1):
 def test_gantt_marks_jobs_started_out_of_arrival_order():
     from gpusched.experiment.runner import run_policy
     from gpusched.figures.replay import OUT_OF_ORDER_LEGEND
-    from gpusched.workload.scenario import load_scenario
+    from gpusched.workload.presets import load_scenario
 
     scenario = load_scenario("phase1-8gpu").with_overrides(queue={"window": 8})
     easy = run_policy(scenario, "easy", seed=0)

@@ -87,14 +87,8 @@ from gpusched.workload.declared import check_declared, is_undeclared
 from gpusched.workload.files import decode_user_bytes, load_json_text
 from gpusched.workload.openb import read_openb_nodes, read_openb_pods
 from gpusched.workload.philly import read_philly
-from gpusched.workload.scenario import (
-    DEFAULT_MIX,
-    SPEED_JOB_TYPES,
-    load_scenario,
-    make_simulator,
-    preset_names,
-    scenario_from_yaml,
-)
+from gpusched.workload.presets import load_scenario, preset_names
+from gpusched.workload.scenario import DEFAULT_MIX, SPEED_JOB_TYPES, make_simulator, scenario_from_yaml
 from gpusched.workload.shockwave import (
     read_shockwave_config,
     read_shockwave_throughputs,

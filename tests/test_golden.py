@@ -23,7 +23,7 @@ import pytest
 
 from gpusched.core.result import Result
 from gpusched.experiment.runner import run_policy
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 STORED = Path(__file__).resolve().parent / "data" / "golden.json"
 

@@ -10,7 +10,7 @@ import pytest
 from gpusched.agent.models import ModelError, load_agent
 from gpusched.experiment.runner import run_policy
 from gpusched.paths import SHIPPED_MODELS_DIR
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 OLD = SHIPPED_MODELS_DIR / "ppo-default.zip"
 

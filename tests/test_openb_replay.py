@@ -14,7 +14,7 @@ from gpusched.core.jobs import Job
 from gpusched.experiment.runner import run_policy
 from gpusched.paths import BENCHMARK_RESULTS_DIR
 from gpusched.workload.declared import check_declared
-from gpusched.workload.scenario import load_scenario, preset_names
+from gpusched.workload.presets import load_scenario, preset_names
 
 NAME = "openb-replay-heavy"
 

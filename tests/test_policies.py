@@ -86,7 +86,7 @@ def test_sharing_respects_compute_and_vram():
 def test_lookahead_is_never_worse_than_its_base_and_leaves_the_run_untouched(seed):
     """A rollout over Best-Fit: on the deterministic simulator it cannot lose to Best-Fit."""
     from gpusched.experiment.runner import run_policy
-    from gpusched.workload.scenario import load_scenario
+    from gpusched.workload.presets import load_scenario
 
     scenario = load_scenario("phase1-4gpu")
     base = run_policy(scenario, "best_fit", seed, n_jobs=40).metrics
@@ -110,7 +110,7 @@ def test_planners_on_arrived_jobs_never_read_the_future(name):
 
     from gpusched.core.simulator import Simulator
     from gpusched.experiment.runner import make_simulator
-    from gpusched.workload.scenario import load_scenario
+    from gpusched.workload.presets import load_scenario
 
     scenario = load_scenario("phase1-4gpu")
     full = make_simulator(scenario, seed=5, n_jobs=60)
@@ -135,7 +135,7 @@ def test_planners_on_arrived_jobs_never_read_the_future(name):
 
 def test_fork_of_arrived_jobs_forgets_the_future():
     from gpusched.experiment.runner import make_simulator
-    from gpusched.workload.scenario import load_scenario
+    from gpusched.workload.presets import load_scenario
 
     sim = make_simulator(load_scenario("phase1-4gpu"), seed=2, n_jobs=50)
     policy = get_policy("first_fit")
@@ -157,7 +157,8 @@ def test_order_plus_lookahead_evaluates_the_job_the_order_chose(name, monkeypatc
     from gpusched.core.simulator import HOLD
     from gpusched.policies import lookahead
     from gpusched.policies.queue import QueuePolicy
-    from gpusched.workload.scenario import load_scenario, make_simulator
+    from gpusched.workload.presets import load_scenario
+    from gpusched.workload.scenario import make_simulator
 
     decisions: list[tuple[int, int]] = []  # (job the order chose, head job) per decision
     forks: list[tuple[int, int, bool]] = []  # (decision, job the fork played, started at once)

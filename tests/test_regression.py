@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gpusched.experiment.runner import run_policy
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 STORED = Path(__file__).resolve().parent / "data" / "regression.json"
 FIFO_POLICIES = ("first_fit", "least_loaded", "least_loaded_jobs", "least_loaded_vram", "least_loaded_fit",

@@ -173,7 +173,7 @@ def test_a_solver_failure_names_the_policy_and_the_round():
 
 @pytest.mark.parametrize("policy", ["max_min_fairness_perf", "fifo_perf", "max_min_fairness"])
 def test_rounds_run_through_node_failures(policy):
-    from gpusched.workload.scenario import load_scenario
+    from gpusched.workload.presets import load_scenario
 
     scenario = load_scenario("fleet-16gpu-failures").with_overrides(
         **{"failures.node_failures_per_1000_node_days": 1500.0})

@@ -161,7 +161,7 @@ def test_warm_start_can_imitate_the_lookahead_planner():
 def test_a_version_2_model_with_dagger_trains_saves_loads_and_runs(tmp_path, monkeypatch):
     from gpusched.agent.train import train
     from gpusched.env.observation import GPU_FEATURES_V2, feature_names
-    from gpusched.workload.scenario import load_scenario
+    from gpusched.workload.presets import load_scenario
 
     config = TrainConfig(scenario="phase1-4gpu", max_gpus=8, n_jobs=20, timesteps=256, n_envs=1, n_steps=128,
                          batch_size=64, n_epochs=1, bc_policy="queue_lookahead", bc_episodes=1, bc_epochs=1,

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from gpusched.errors import ScenarioError
-from gpusched.workload.scenario import load_scenario, preset_names, scenario_from_dict, scenario_from_yaml
+from gpusched.workload.presets import load_scenario, preset_names
+from gpusched.workload.scenario import scenario_from_dict, scenario_from_yaml
 
 BASE = {
     "name": "t",

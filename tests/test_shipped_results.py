@@ -18,7 +18,7 @@ from gpusched.dashboard.headline import (
 )
 from gpusched.experiment.runner import Comparison, compare
 from gpusched.paths import WINDOW_AGENT_RESULTS
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 
 def _again(name: str, policies: list[str], seeds: list[int]) -> Comparison:

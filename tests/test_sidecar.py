@@ -105,7 +105,7 @@ def test_a_checked_config_keeps_its_values_in_their_types_so_the_loader_accepts_
     """``--set timesteps=0.0`` is the whole number 0 once checked, as the sidecar must hold it."""
     from gpusched.agent.config import TrainConfig
     from gpusched.agent.train import sidecar_settings
-    from gpusched.workload.scenario import load_scenario
+    from gpusched.workload.presets import load_scenario
 
     config = TrainConfig(scenario="ll-stall-mini")
     config.set("timesteps", 0.0)
@@ -125,7 +125,8 @@ def test_an_agent_whose_scores_are_not_finite_fails_loudly_never_takes_the_first
 
     from gpusched.agent.models import load_agent
     from gpusched.agent.scheduler import agent_scheduler
-    from gpusched.workload.scenario import load_scenario, make_simulator
+    from gpusched.workload.presets import load_scenario
+    from gpusched.workload.scenario import make_simulator
 
     agent = load_agent(SHIPPED)
     sim = make_simulator(load_scenario("ll-stall-mini"), n_jobs=5)

@@ -141,7 +141,7 @@ def test_timeline_derives_gpu_state_and_queue():
 
 def test_cluster_util_steps_integrate_to_avg_util(hetero_cluster):
     from gpusched.experiment.runner import run_policy
-    from gpusched.workload.scenario import load_scenario
+    from gpusched.workload.presets import load_scenario
 
     result = run_policy(load_scenario("ll-stall-mini"), "first_fit", seed=1)
     t, u = result.timeline.cluster_util_steps()
@@ -152,7 +152,7 @@ def test_cluster_util_steps_integrate_to_avg_util(hetero_cluster):
 
 def test_fork_is_independent_and_continues_like_the_original():
     from gpusched.experiment.runner import make_simulator
-    from gpusched.workload.scenario import load_scenario
+    from gpusched.workload.presets import load_scenario
 
     scenario = load_scenario("phase1-8gpu")
     policy = get_policy("best_fit")

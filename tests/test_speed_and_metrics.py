@@ -15,7 +15,8 @@ from gpusched.core.simulator import HOLD, Simulator
 from gpusched.core.speed import DEFAULT_SPEEDS, REFERENCE_MODEL, GpuSpeeds
 from gpusched.errors import ScenarioError
 from gpusched.policies import get_policy
-from gpusched.workload.scenario import load_scenario, make_simulator, scenario_from_dict
+from gpusched.workload.presets import load_scenario
+from gpusched.workload.scenario import make_simulator, scenario_from_dict
 
 
 def job(job_id: int, *, arrival: float = 0.0, duration: float = 10.0, gpus: int = 1, vram: float = 8.0,

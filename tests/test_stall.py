@@ -4,7 +4,7 @@ homogeneous control."""
 from __future__ import annotations
 
 from gpusched.experiment.runner import compare
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 SEEDS = range(6)
 

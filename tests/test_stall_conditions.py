@@ -25,7 +25,7 @@ from gpusched.paths import REPO_ROOT, STALL_CONDITIONS_RESULTS_DIR, STALL_CONDIT
 from gpusched.sweep.analysis import load_sweep_results
 from gpusched.sweep.runner import execute_run, simulate_grid_rows
 from gpusched.sweep.spec import load_sweep
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 POLICIES = ["first_fit", *NO_FIT_CHECK_VARIANTS]
 

@@ -12,7 +12,7 @@ from gpusched.core.metrics import METRIC_KEYS
 from gpusched.experiment.runner import compare
 from gpusched.sweep import SweepSpec, run_sweep
 from gpusched.sweep.runner import read_results
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 SPEC = {
     "name": "small",

@@ -9,7 +9,8 @@ import pytest
 
 from gpusched.errors import GpuschedError, ScenarioError
 from gpusched.experiment.runner import compare, run_policy
-from gpusched.workload.scenario import load_scenario, scenario_from_dict
+from gpusched.workload.presets import load_scenario
+from gpusched.workload.scenario import scenario_from_dict
 
 
 def _trace_scenario(**workload) -> dict:

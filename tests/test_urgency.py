@@ -24,7 +24,7 @@ from gpusched.policies import get_policy
 from gpusched.policies.cheapest import CheapestFit
 from gpusched.policies.orders import ORDERS
 from gpusched.policies.registry import reads_run_times
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 
 def _job(i: int, arrival: float, duration: float, *, model: str | None = None, gpus: int = 1,

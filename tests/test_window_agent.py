@@ -22,7 +22,7 @@ from gpusched.core.speed import DEFAULT_SPEEDS
 from gpusched.env import GPUSchedulerEnv
 from gpusched.env.window import window_action_space, window_observation_space
 from gpusched.experiment.runner import run_policy
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 from gpusched.workload.synthetic import generate_jobs
 
 
@@ -250,7 +250,8 @@ def _pair_speeds_match_the_speed_model(scenario, n_jobs: int) -> int:
 def test_the_window_observation_reads_each_jobs_own_speeds():
     """With Gavel's per-model speeds, a job's pair speeds are its model's (not its type's); on a
     preset they are its type's, as before."""
-    from gpusched.workload.scenario import load_scenario, scenario_from_dict
+    from gpusched.workload.presets import load_scenario
+    from gpusched.workload.scenario import scenario_from_dict
 
     cluster = {"nodes": [{"gpu_model": m, "vram_gb": 16, "gpus_per_node": 4, "count": 1}
                          for m in ("K80", "P100", "V100")]}

@@ -40,7 +40,8 @@ from gpusched.limits import MAX_SEEDS
 from gpusched.policies import check_policy, get_policy, heuristic_names
 from gpusched.policies.preflight import check_runs
 from gpusched.workload.files import write_together
-from gpusched.workload.scenario import Scenario, list_presets, load_scenario
+from gpusched.workload.presets import list_presets, load_scenario
+from gpusched.workload.scenario import Scenario
 
 
 def _notes(scenario: Scenario, seed: int) -> None:

@@ -23,7 +23,7 @@ from gpusched.experiment.runner import Comparison
 from gpusched.experiment.scorecard import TAIL_WAIT_METRIC
 from gpusched.paths import REPO_ROOT, WINDOW_AGENT_RESULTS
 from gpusched.policies import queue_policy_names
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 HEADLINE_SCENARIO = "fleet-16gpu"
 """The preset of the headline: a heterogeneous fleet with a queue window and GPU speeds."""

@@ -17,7 +17,7 @@ import pandas as pd
 from gpusched.agent.names import AGENT_POLICY
 from gpusched.experiment.knowledge import SETTINGS, KnowledgeTable, knowledge_comparison
 from gpusched.experiment.paired import interval_method, mean_interval
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 KNOWLEDGE_PRESETS: tuple[str, ...] = ("gavel-108gpu-heavy", "openb-replay-heavy", "fleet-16gpu")
 """The presets the page offers, each with a shipped comparison (``benchmarks/urgency_table.py``),

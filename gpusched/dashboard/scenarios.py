@@ -10,7 +10,8 @@ from __future__ import annotations
 from gpusched.errors import GpuschedError, ScenarioError
 from gpusched.limits import MAX_YAML_BYTES
 from gpusched.workload.files import decode_user_bytes
-from gpusched.workload.scenario import Scenario, load_scenario, preset_names, scenario_from_yaml
+from gpusched.workload.presets import load_scenario, preset_names
+from gpusched.workload.scenario import Scenario, scenario_from_yaml
 
 
 def check_runnable(scenario: Scenario) -> None:

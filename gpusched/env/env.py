@@ -22,7 +22,8 @@ from gpusched.env.window import (
     window_observation_space,
 )
 from gpusched.errors import GpuschedError
-from gpusched.workload.scenario import Scenario, load_scenario
+from gpusched.workload.presets import load_scenario
+from gpusched.workload.scenario import Scenario
 from gpusched.workload.synthetic import generate_jobs, rate_for_load
 
 ENV_OBS_VERSIONS: tuple[int, ...] = (*OBS_VERSIONS, *WINDOW_OBS_VERSIONS)

@@ -53,7 +53,8 @@ from gpusched.sweep.table import (
 )
 from gpusched.workload.files import check_output_dir
 from gpusched.workload.openb import read_openb_nodes, read_openb_pods
-from gpusched.workload.scenario import Scenario, load_scenario
+from gpusched.workload.presets import load_scenario
+from gpusched.workload.scenario import Scenario
 
 RESULTS_FILE = "results.csv"
 TIMINGS_FILE = "timings.csv"

@@ -52,7 +52,8 @@ from gpusched.core.numbers import Number, Whole
 from gpusched.errors import GpuschedError, shorten
 from gpusched.limits import MAX_NAME_CHARS, MAX_RUNS, MAX_SEED, MAX_SEEDS, MAX_TUNE, MAX_YAML_BYTES
 from gpusched.workload.files import is_file, load_yaml_mapping, read_user_text
-from gpusched.workload.scenario import Scenario, load_scenario
+from gpusched.workload.presets import load_scenario
+from gpusched.workload.scenario import Scenario
 from gpusched.workload.validation import validation_message
 
 Seed = Annotated[Whole, Field(ge=0, le=MAX_SEED)]

@@ -105,14 +105,12 @@ from gpusched.limits import (
     MAX_SEED,
     MAX_VRAM_GB,
     MAX_WINDOW,
-    MAX_YAML_BYTES,
     MIN_SPREAD_SPEED,
     SPEED_RANGE,
     TIME_COMPRESSION_RANGE,
 )
-from gpusched.paths import SCENARIOS_DIR
 from gpusched.workload.declared import check_declared, estimator_factory, resolved
-from gpusched.workload.files import is_dir, is_file, load_yaml_mapping, read_user_text
+from gpusched.workload.files import load_yaml_mapping
 from gpusched.workload.gavel import JOB_TYPE as GAVEL_JOB_TYPE
 from gpusched.workload.gavel import gavel_rate_for_load, generate_gavel_jobs, scale_factor_probabilities
 from gpusched.workload.synthetic import (
@@ -949,38 +947,6 @@ def scenario_from_yaml(text: str, source: str = "<yaml>") -> Scenario:
     """Parse and validate scenario YAML text (the safe loader of :mod:`gpusched.workload.files`)."""
     data = load_yaml_mapping(text, label=f"scenario '{source}'", error=ScenarioError)
     return scenario_from_dict(data, source)
-
-
-def preset_names() -> list[str]:
-    """Names of the shipped presets."""
-    return sorted(p.stem for p in SCENARIOS_DIR.glob("*.yaml"))
-
-
-def load_scenario(ref: str | Path) -> Scenario:
-    """Load a preset by name, or a scenario file by path.
-
-    :raises ScenarioError: for an unknown preset, a missing file, or invalid content.
-    """
-    path = Path(ref)
-    if path.suffix not in (".yaml", ".yml") and not is_file(path):
-        preset = SCENARIOS_DIR / f"{ref}.yaml"
-        if not is_file(preset):
-            raise ScenarioError(
-                f"unknown scenario '{ref}': not a preset ({', '.join(preset_names())}) "
-                "and not a file")
-        path = preset
-    if is_dir(path):
-        raise ScenarioError(f"scenario file '{ref}': is a folder, not a file")
-    if not is_file(path):
-        raise ScenarioError(f"scenario file '{ref}' not found")
-    text = read_user_text(path, label=f"scenario '{path.name}'", max_bytes=MAX_YAML_BYTES,
-                          error=ScenarioError)
-    return scenario_from_yaml(text, source=path.name)
-
-
-def list_presets() -> list[Scenario]:
-    """Every shipped preset, validated."""
-    return [load_scenario(name) for name in preset_names()]
 
 
 def round_spec(scenario: Scenario, cluster: Cluster, jobs: list[Job]) -> RoundSpec:
