@@ -68,7 +68,7 @@ from gpusched.sweep.analysis import load_sweep_results
 from gpusched.sweep.runner import simulate_grid_rows
 from gpusched.sweep.spec import load_sweep
 from gpusched.words.metric_names import METRIC_NAMES, format_metric, metric_help, metric_title
-from gpusched.workload.scenario import scenario_from_yaml
+from gpusched.workload.scenario_yaml import scenario_from_yaml
 
 DEFAULT_SCENARIO = "phase1-8gpu"
 """The scenario every page starts on."""

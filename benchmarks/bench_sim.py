@@ -25,7 +25,7 @@ import time
 from gpusched.core.simulator import Simulator
 from gpusched.policies import get_policy
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import scenario_from_dict
+from gpusched.workload.scenario_yaml import scenario_from_dict
 
 MIX = {"training": 0.2, "inference": 0.6, "batch": 0.2}
 

@@ -51,7 +51,8 @@ from gpusched.experiment.paired import paired_difference
 from gpusched.experiment.runner import run_policy
 from gpusched.paths import BENCHMARK_RESULTS_DIR, REPO_ROOT
 from gpusched.policies import policy_info
-from gpusched.workload.scenario import Scenario, scenario_from_dict
+from gpusched.workload.scenario import Scenario
+from gpusched.workload.scenario_yaml import scenario_from_dict
 
 GAVEL_DIR = REPO_ROOT / "benchmarks" / "gavel"
 """The stored reference outputs of Gavel's simulator."""

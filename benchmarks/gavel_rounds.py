@@ -38,7 +38,7 @@ from gpusched.core.jobs import Job
 from gpusched.core.rounds.mechanism import RoundSpec
 from gpusched.core.simulator import Simulator
 from gpusched.policies import get_policy
-from gpusched.workload.scenario import scenario_from_dict
+from gpusched.workload.scenario_yaml import scenario_from_dict
 
 TYPES = ("V100", "P100", "K80")
 """Gavel's worker-type order (``v100, p100, k80``)."""

@@ -6,7 +6,7 @@ import json
 
 from apptest_support import assert_clean, open_page, plotly_specs
 
-from gpusched.workload.scenario import scenario_from_yaml
+from gpusched.workload.scenario_yaml import scenario_from_yaml
 
 PAGE = "views/cluster.py"
 

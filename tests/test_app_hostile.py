@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 from gpusched.limits import MAX_TRACE_BYTES, MAX_YAML_BYTES
 from gpusched.paths import SHIPPED_SWEEP_RESULTS_DIR, TRACES_DIR
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import scenario_from_yaml
+from gpusched.workload.scenario_yaml import scenario_from_yaml
 
 CLUSTER = "views/cluster.py"
 OTHER_PAGES = ["views/replay.py", "views/compare.py", "views/stalls.py", "views/home.py"]

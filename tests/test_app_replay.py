@@ -10,7 +10,7 @@ from gpusched.words.metric_names import metric_title
 
 def _open_with_window(window: int):
     """The Replay page on the default scenario with a queue window of ``window`` jobs."""
-    from gpusched.workload.scenario import scenario_from_yaml
+    from gpusched.workload.scenario_yaml import scenario_from_yaml
 
     at = open_page("views/replay.py")
     scenario = scenario_from_yaml(at.session_state["scenario_yaml"]).with_overrides(queue={"window": window})

@@ -88,7 +88,8 @@ from gpusched.workload.files import decode_user_bytes, load_json_text
 from gpusched.workload.openb import read_openb_nodes, read_openb_pods
 from gpusched.workload.philly import read_philly
 from gpusched.workload.presets import load_scenario, preset_names
-from gpusched.workload.scenario import DEFAULT_MIX, SPEED_JOB_TYPES, make_simulator, scenario_from_yaml
+from gpusched.workload.scenario import DEFAULT_MIX, SPEED_JOB_TYPES, make_simulator
+from gpusched.workload.scenario_yaml import scenario_from_yaml
 from gpusched.workload.shockwave import (
     read_shockwave_config,
     read_shockwave_throughputs,

@@ -13,7 +13,7 @@ from scipy import stats
 
 from gpusched.errors import ScenarioError
 from gpusched.workload.gavel import generate_gavel_jobs
-from gpusched.workload.scenario import scenario_from_dict
+from gpusched.workload.scenario_yaml import scenario_from_dict
 
 N = 200_000
 RATE_PER_HOUR = 30.0

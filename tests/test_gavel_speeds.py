@@ -21,7 +21,7 @@ from gpusched.core.speed import GpuSpeeds
 from gpusched.errors import ScenarioError
 from gpusched.paths import GAVEL_THROUGHPUTS
 from gpusched.policies.registry import get_policy
-from gpusched.workload.scenario import scenario_from_dict
+from gpusched.workload.scenario_yaml import scenario_from_dict
 
 GAVEL_CLUSTER = {"nodes": [{"gpu_model": m, "vram_gb": 16, "gpus_per_node": 4, "count": 1}
                            for m in ("K80", "P100", "V100")]}

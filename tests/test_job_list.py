@@ -13,7 +13,8 @@ from gpusched.policies.registry import get_policy
 from gpusched.workload.job_list import read_job_list
 from gpusched.workload.openb import TraceError
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import make_simulator, scenario_from_dict
+from gpusched.workload.scenario import make_simulator
+from gpusched.workload.scenario_yaml import scenario_from_dict
 
 GAVEL = {"name": "gavel-mini", "speed": "gavel",
          "cluster": {"nodes": [{"gpu_model": m, "vram_gb": 16, "gpus_per_node": 8, "count": 1}

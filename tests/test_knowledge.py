@@ -20,7 +20,7 @@ from gpusched.experiment.knowledge import (
     told,
 )
 from gpusched.experiment.paired import METHOD_NAMES
-from gpusched.workload.scenario import scenario_from_dict
+from gpusched.workload.scenario_yaml import scenario_from_dict
 
 TINY = {"name": "tiny-knowledge",
         "cluster": {"nodes": [{"gpu_model": "A100-80GB", "vram_gb": 80, "gpus_per_node": 2, "count": 1},

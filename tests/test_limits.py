@@ -12,7 +12,7 @@ import pytest
 from gpusched import limits
 from gpusched.errors import ScenarioError
 from gpusched.paths import REPO_ROOT
-from gpusched.workload.scenario import scenario_from_dict
+from gpusched.workload.scenario_yaml import scenario_from_dict
 
 MIB = 1024 * 1024
 

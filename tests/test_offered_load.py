@@ -11,7 +11,7 @@ import pytest
 from gpusched.core.cluster import Cluster, NodeGroup
 from gpusched.errors import ScenarioError
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import scenario_from_dict
+from gpusched.workload.scenario_yaml import scenario_from_dict
 from gpusched.workload.synthetic import (
     JOB_TYPES,
     arrival_rate_for_load,

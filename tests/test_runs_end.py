@@ -38,7 +38,7 @@ from gpusched.limits import (
     SAFETY_HORIZON_FACTOR,
 )
 from gpusched.policies import get_policy
-from gpusched.workload.scenario import scenario_from_dict
+from gpusched.workload.scenario_yaml import scenario_from_dict
 from gpusched.workload.synthetic import generate_jobs
 
 PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

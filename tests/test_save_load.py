@@ -15,7 +15,7 @@ from gpusched.agent.models import ModelError, load_agent
 from gpusched.env import GPUSchedulerEnv
 from gpusched.experiment.runner import run_policy
 from gpusched.policies import get_policy
-from gpusched.workload.scenario import scenario_from_dict
+from gpusched.workload.scenario_yaml import scenario_from_dict
 
 SCENARIO_48 = {
     "name": "hetero-48gpu-test",

@@ -7,7 +7,7 @@ import pytest
 
 from gpusched.errors import ScenarioError
 from gpusched.workload.presets import load_scenario, preset_names
-from gpusched.workload.scenario import scenario_from_dict, scenario_from_yaml
+from gpusched.workload.scenario_yaml import scenario_from_dict, scenario_from_yaml
 
 BASE = {
     "name": "t",

@@ -16,7 +16,8 @@ from gpusched.core.speed import DEFAULT_SPEEDS, REFERENCE_MODEL, GpuSpeeds
 from gpusched.errors import ScenarioError
 from gpusched.policies import get_policy
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import make_simulator, scenario_from_dict
+from gpusched.workload.scenario import make_simulator
+from gpusched.workload.scenario_yaml import scenario_from_dict
 
 
 def job(job_id: int, *, arrival: float = 0.0, duration: float = 10.0, gpus: int = 1, vram: float = 8.0,
@@ -148,7 +149,7 @@ def test_queue_speed_and_estimate_keys_round_trip_and_are_checked():
     data["workload"]["runtime_estimate_error"] = 0.3
     scenario = scenario_from_dict(data)
     assert scenario.window == 16 and scenario.speed_table() == {"T4-16GB": {"training": 0.3}}
-    from gpusched.workload.scenario import scenario_from_yaml
+    from gpusched.workload.scenario_yaml import scenario_from_yaml
 
     assert scenario_from_yaml(scenario.to_yaml()) == scenario
     assert load_scenario("phase1-8gpu").with_overrides(speed="default").speed_table() is DEFAULT_SPEEDS

@@ -250,7 +250,7 @@ cluster:
 workload: {jobs: 60, arrival_rate_per_hour: 4, generator: gavel, multi_gpu: true, seed: 3}
 speed: gavel
 """
-    from gpusched.workload.scenario import scenario_from_yaml
+    from gpusched.workload.scenario_yaml import scenario_from_yaml
 
     scenario = scenario_from_yaml(text)
     result = make_simulator(scenario).run(get_policy("fastest_fit"))

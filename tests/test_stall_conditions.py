@@ -171,7 +171,7 @@ def test_least_loaded_stalls_on_heterogeneous_clusters_nobody_designed():
     GPUs of at least two VRAM sizes): Least-Loaded waits longer than First-Fit (paired interval
     above 0), and on most of them capacity misroutes dominate."""
     from gpusched.env.randomize import random_cluster
-    from gpusched.workload.scenario import scenario_from_dict
+    from gpusched.workload.scenario_yaml import scenario_from_dict
 
     grid = load_sweep(STALL_CONDITIONS_SPEC).simulate.model_copy(
         update={"policies": ["first_fit", "least_loaded"], "overrides": {"workload.load": [0.2, 0.4]}})

@@ -10,7 +10,7 @@ import pytest
 from gpusched.errors import GpuschedError, ScenarioError
 from gpusched.experiment.runner import compare, run_policy
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import scenario_from_dict
+from gpusched.workload.scenario_yaml import scenario_from_dict
 
 
 def _trace_scenario(**workload) -> dict:

@@ -14,7 +14,7 @@ import pytest
 from gpusched.experiment.knowledge import KnowledgeTable
 from gpusched.experiment.paired import paired_difference
 from gpusched.paths import REPO_ROOT, URGENCY_RESULTS, URGENCY_WINDOW_RESULTS
-from gpusched.workload.scenario import scenario_from_dict
+from gpusched.workload.scenario_yaml import scenario_from_dict
 
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 import render_results  # noqa: E402

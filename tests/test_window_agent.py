@@ -195,7 +195,7 @@ def test_a_model_trained_small_runs_on_window_32_and_512_gpus(trusted_window):
         {"gpu_model": "A100-80GB", "vram_gb": 80, "gpus_per_node": 8, "count": 32},
         {"gpu_model": "T4-16GB", "vram_gb": 16, "gpus_per_node": 1, "count": 256}]},
         "workload": {"jobs": 80, "load": 0.3, "seed": 0}, "queue": {"window": 16}, "speed": "default"}
-    from gpusched.workload.scenario import scenario_from_dict
+    from gpusched.workload.scenario_yaml import scenario_from_dict
 
     for sc in (scenario.with_overrides(**{"workload.jobs": 80}), scenario_from_dict(big)):
         result = run_policy(sc, f"ppo:{trusted_window}", seed=1)
@@ -251,7 +251,7 @@ def test_the_window_observation_reads_each_jobs_own_speeds():
     """With Gavel's per-model speeds, a job's pair speeds are its model's (not its type's); on a
     preset they are its type's, as before."""
     from gpusched.workload.presets import load_scenario
-    from gpusched.workload.scenario import scenario_from_dict
+    from gpusched.workload.scenario_yaml import scenario_from_dict
 
     cluster = {"nodes": [{"gpu_model": m, "vram_gb": 16, "gpus_per_node": 4, "count": 1}
                          for m in ("K80", "P100", "V100")]}

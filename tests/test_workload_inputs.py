@@ -20,7 +20,8 @@ from gpusched.errors import GpuschedError, ScenarioError
 from gpusched.limits import MIN_SPREAD_SPEED
 from gpusched.policies import get_policy
 from gpusched.workload.openb import TraceError
-from gpusched.workload.scenario import make_simulator, scenario_from_yaml
+from gpusched.workload.scenario import make_simulator
+from gpusched.workload.scenario_yaml import scenario_from_yaml
 
 GAVEL_NODES = [{"gpu_model": m, "vram_gb": 16, "gpus_per_node": 8, "count": 1}
                for m in ("K80", "P100", "V100")]

@@ -36,7 +36,7 @@ from gpusched.limits import (
     TIME_COMPRESSION_RANGE,
 )
 from gpusched.workload.openb import bundled_traces
-from gpusched.workload.scenario import scenario_from_dict, scenario_from_yaml
+from gpusched.workload.scenario_yaml import scenario_from_dict, scenario_from_yaml
 from gpusched.workload.synthetic import JOB_TYPES
 
 NODE_COLUMNS = ["gpu_model", "vram_gb", "gpus_per_node", "count"]

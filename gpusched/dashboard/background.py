@@ -26,7 +26,7 @@ from gpusched.agent.names import AGENT_POLICY
 from gpusched.core.result import Result
 from gpusched.experiment.runner import run_policy
 from gpusched.policies import get_policy
-from gpusched.workload.scenario import scenario_from_yaml
+from gpusched.workload.scenario_yaml import scenario_from_yaml
 
 
 class BackgroundRuns:

@@ -11,7 +11,8 @@ from gpusched.errors import GpuschedError, ScenarioError
 from gpusched.limits import MAX_YAML_BYTES
 from gpusched.workload.files import decode_user_bytes
 from gpusched.workload.presets import load_scenario, preset_names
-from gpusched.workload.scenario import Scenario, scenario_from_yaml
+from gpusched.workload.scenario import Scenario
+from gpusched.workload.scenario_yaml import scenario_from_yaml
 
 
 def check_runnable(scenario: Scenario) -> None:

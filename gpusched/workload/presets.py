@@ -12,7 +12,8 @@ from gpusched.errors import ScenarioError
 from gpusched.limits import MAX_YAML_BYTES
 from gpusched.paths import SCENARIOS_DIR
 from gpusched.workload.files import is_dir, is_file, read_user_text
-from gpusched.workload.scenario import Scenario, scenario_from_yaml
+from gpusched.workload.scenario import Scenario
+from gpusched.workload.scenario_yaml import scenario_from_yaml
 
 
 def preset_names() -> list[str]:

@@ -110,7 +110,6 @@ from gpusched.limits import (
     TIME_COMPRESSION_RANGE,
 )
 from gpusched.workload.declared import check_declared, estimator_factory, resolved
-from gpusched.workload.files import load_yaml_mapping
 from gpusched.workload.gavel import JOB_TYPE as GAVEL_JOB_TYPE
 from gpusched.workload.gavel import gavel_rate_for_load, generate_gavel_jobs, scale_factor_probabilities
 from gpusched.workload.synthetic import (
@@ -847,10 +846,14 @@ class Scenario(_Strict):
                     f"override starts one with its documented defaults, but {block}.{missing[0]} has "
                     f"no default: override {block}.{missing[0]} as well, or add a '{block}:' block "
                     "to the scenario")
-        return scenario_from_dict(data, source=self.name)
+        try:
+            return Scenario.model_validate(data)
+        except ValidationError as exc:
+            raise scenario_error(exc, self.name) from None
 
     def to_yaml(self) -> str:
-        """The scenario as YAML (round-trips through :func:`scenario_from_yaml`)."""
+        """The scenario as YAML (round-trips through
+        :func:`~gpusched.workload.scenario_yaml.scenario_from_yaml`)."""
         data = self.model_dump(mode="json", exclude_none=True)
         data["util_band"] = list(self.util_band)
         return yaml.safe_dump(data, sort_keys=False)
@@ -925,28 +928,6 @@ def _openb_pods(name: str):
     from gpusched.workload.openb import read_openb_pods
 
     return read_openb_pods(name)
-
-
-
-# ---------------------------------------------------------------------------- loading
-def scenario_from_dict(data: Any, source: str = "<dict>") -> Scenario:
-    """Validate a scenario mapping.
-
-    :raises ScenarioError: naming ``source`` and the bad key.
-    """
-    if not isinstance(data, dict):
-        raise ScenarioError(f"scenario '{source}': expected a mapping of keys, got "
-                            f"{type(data).__name__}")
-    try:
-        return Scenario.model_validate(data)
-    except ValidationError as exc:
-        raise scenario_error(exc, source) from None
-
-
-def scenario_from_yaml(text: str, source: str = "<yaml>") -> Scenario:
-    """Parse and validate scenario YAML text (the safe loader of :mod:`gpusched.workload.files`)."""
-    data = load_yaml_mapping(text, label=f"scenario '{source}'", error=ScenarioError)
-    return scenario_from_dict(data, source)
 
 
 def round_spec(scenario: Scenario, cluster: Cluster, jobs: list[Job]) -> RoundSpec:
