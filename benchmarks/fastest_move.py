@@ -18,7 +18,7 @@ import time
 
 from gpusched.experiment.paired import paired_difference
 from gpusched.policies import get_policy
-from gpusched.workload.scenario import make_simulator
+from gpusched.workload.build import make_simulator
 from gpusched.workload.scenario_yaml import scenario_from_dict
 
 POLICIES = ("fcfs+fastest_move", "fcfs+fastest_fit", "fcfs+eft")

@@ -15,8 +15,8 @@ import argparse
 import numpy as np
 
 from gpusched.policies import get_policy
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import make_simulator
 
 LOADS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
 TARGET_WAIT_MIN = 60.0

@@ -31,8 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from gpusched.policies import get_policy
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import make_simulator
 
 SCENARIO = "gavel-108gpu"
 """The preset whose load is tuned (the light and heavy presets are copies with another load)."""

@@ -26,8 +26,8 @@ from gavel_load import LOADS, TUNING_SEEDS
 
 from gpusched.paths import BENCHMARK_RESULTS_DIR
 from gpusched.policies import get_policy
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import make_simulator
 
 PRESETS = {"light": "gavel-108gpu-light", "medium": "gavel-108gpu", "heavy": "gavel-108gpu-heavy"}
 """The three presets of ``gavel-108gpu``, by offered load; they differ only in ``workload.load``."""

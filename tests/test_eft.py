@@ -18,8 +18,8 @@ from gpusched.core.speed import GpuSpeeds
 from gpusched.policies import get_policy, preemptive_policy_names, queue_policy_names, urgency_policy_names
 from gpusched.policies.eft import EarliestFinishQueue, earliest_finish
 from gpusched.policies.orders import ORDERS
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import make_simulator
 
 A100_T4_SPEEDS = {"A100-80GB": {"training": 1.0}, "T4-16GB": {"training": 0.2}}
 """The hand-built case's speeds: a training job runs 5 times as long on the T4."""

@@ -16,8 +16,8 @@ from gpusched.core.simulator import Simulator
 from gpusched.errors import ScenarioError
 from gpusched.experiment.runner import run_policy
 from gpusched.policies import get_policy, heuristic_names, preemptive_policy_names, queue_policy_names
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import make_simulator
 from gpusched.workload.scenario_yaml import scenario_from_dict
 
 

@@ -83,12 +83,13 @@ from gpusched.paths import SHIPPED_MODELS_DIR
 from gpusched.policies import get_policy, reads_run_times
 from gpusched.sweep.runner import execute_run
 from gpusched.sweep.spec import RUN_KEYS, load_sweep
+from gpusched.workload.build import make_simulator
 from gpusched.workload.declared import check_declared, is_undeclared
 from gpusched.workload.files import decode_user_bytes, load_json_text
 from gpusched.workload.openb import read_openb_nodes, read_openb_pods
 from gpusched.workload.philly import read_philly
 from gpusched.workload.presets import load_scenario, preset_names
-from gpusched.workload.scenario import DEFAULT_MIX, SPEED_JOB_TYPES, make_simulator
+from gpusched.workload.scenario import DEFAULT_MIX, SPEED_JOB_TYPES
 from gpusched.workload.scenario_yaml import scenario_from_yaml
 from gpusched.workload.shockwave import (
     read_shockwave_config,

@@ -11,8 +11,8 @@ import pytest
 
 from gpusched.paths import BENCHMARK_RESULTS_DIR, REPO_ROOT
 from gpusched.policies import get_policy
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario, preset_names
-from gpusched.workload.scenario import make_simulator
 
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 import gavel_load  # noqa: E402

@@ -14,8 +14,8 @@ from gpusched.env.inspect import ACCEPT, INSPECT_FEATURES, NEXT, WAIT, Inspector
 from gpusched.errors import UnknownPolicyError
 from gpusched.policies import get_policy
 from gpusched.policies.proposals import Proposer
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import make_simulator
 
 
 def always(action: int):

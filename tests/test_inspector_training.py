@@ -9,8 +9,8 @@ from gpusched.agent.inspect import InspectConfig, inspector_scheduler, network_d
 from gpusched.agent.rule_models import load_inspect
 from gpusched.env.inspect import InspectorEnv
 from gpusched.policies.proposals import Proposer
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import make_simulator
 
 
 def test_train_save_reload_reproduces_the_actions(tmp_path, monkeypatch):

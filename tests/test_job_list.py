@@ -10,10 +10,10 @@ import yaml
 
 from gpusched.cli import main
 from gpusched.policies.registry import get_policy
+from gpusched.workload.build import make_simulator
 from gpusched.workload.job_list import read_job_list
 from gpusched.workload.openb import TraceError
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import make_simulator
 from gpusched.workload.scenario_yaml import scenario_from_dict
 
 GAVEL = {"name": "gavel-mini", "speed": "gavel",

@@ -17,7 +17,7 @@ from gpusched.core.view import as_scheduler
 from gpusched.figures.replay import STOP_LEGENDS, gantt_figure
 from gpusched.paths import REPO_ROOT
 from gpusched.policies import get_policy, moving_policy_names
-from gpusched.workload.scenario import make_simulator
+from gpusched.workload.build import make_simulator
 from gpusched.workload.scenario_yaml import scenario_from_dict
 from gpusched.workload.synthetic import generate_jobs
 

@@ -16,8 +16,8 @@ from gpusched.env.window import (
     window_observation_space,
 )
 from gpusched.policies import get_policy
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import make_simulator
 
 LOG_DAY = np.log1p(1440.0)
 V3_MODEL = Path(__file__).parent / "data" / "models" / "ppo-window-v3.zip"

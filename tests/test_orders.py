@@ -26,8 +26,8 @@ from gpusched.policies.order_spec import OrderSpec
 from gpusched.policies.preemptive import Preemptive
 from gpusched.policies.queue import EasyBackfill, QueuePolicy, sjf_key
 from gpusched.words.glossary import entry_for
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import make_simulator
 
 ORDERS = orders_module.ORDERS
 PLACEMENTS = ("best_fit", "first_fit", "fastest_fit", "least_loaded_fit", "eft", "cheapest_fit",

@@ -157,8 +157,8 @@ def test_order_plus_lookahead_evaluates_the_job_the_order_chose(name, monkeypatc
     from gpusched.core.simulator import HOLD
     from gpusched.policies import lookahead
     from gpusched.policies.queue import QueuePolicy
+    from gpusched.workload.build import make_simulator
     from gpusched.workload.presets import load_scenario
-    from gpusched.workload.scenario import make_simulator
 
     decisions: list[tuple[int, int]] = []  # (job the order chose, head job) per decision
     forks: list[tuple[int, int, bool]] = []  # (decision, job the fork played, started at once)

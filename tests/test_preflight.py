@@ -23,8 +23,8 @@ from gpusched.errors import GpuschedError
 from gpusched.policies import get_policy
 from gpusched.policies.preflight import check_runs
 from gpusched.sweep.spec import SweepError, load_sweep
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import make_simulator
 
 NONE_SCENARIO = scenario_yaml({"workload.declared_run_time": "none"})
 

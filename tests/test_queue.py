@@ -18,8 +18,8 @@ from gpusched.core.simulator import HOLD, Simulator
 from gpusched.errors import UnknownPolicyError
 from gpusched.policies import get_policy, policy_label, queue_policy_names
 from gpusched.policies.queue import EasyBackfill, reservation
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import make_simulator
 
 
 def job(job_id: int, *, arrival: float = 0.0, duration: float = 10.0, gpus: int = 1, vram: float = 8.0,

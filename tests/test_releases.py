@@ -9,8 +9,8 @@ import pytest
 from gpusched.core.cluster import job_vram_gb
 from gpusched.core.releases import ReleaseTimeline
 from gpusched.policies import get_policy
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import make_simulator
 
 
 def _busy_views(name: str = "fleet-16gpu", decisions: int = 120):

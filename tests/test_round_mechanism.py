@@ -19,7 +19,7 @@ from gpusched.core.rounds.mechanism import RoundSpec
 from gpusched.core.simulator import Simulator
 from gpusched.policies import get_policy
 from gpusched.policies.rounds import round_policy_names
-from gpusched.workload.scenario import make_simulator
+from gpusched.workload.build import make_simulator
 from gpusched.workload.scenario_yaml import scenario_from_dict
 
 RESTORE_MIN = 0.75

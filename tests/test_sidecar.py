@@ -125,8 +125,8 @@ def test_an_agent_whose_scores_are_not_finite_fails_loudly_never_takes_the_first
 
     from gpusched.agent.models import load_agent
     from gpusched.agent.scheduler import agent_scheduler
+    from gpusched.workload.build import make_simulator
     from gpusched.workload.presets import load_scenario
-    from gpusched.workload.scenario import make_simulator
 
     agent = load_agent(SHIPPED)
     sim = make_simulator(load_scenario("ll-stall-mini"), n_jobs=5)

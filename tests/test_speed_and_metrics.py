@@ -15,8 +15,8 @@ from gpusched.core.simulator import HOLD, Simulator
 from gpusched.core.speed import DEFAULT_SPEEDS, REFERENCE_MODEL, GpuSpeeds
 from gpusched.errors import ScenarioError
 from gpusched.policies import get_policy
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import make_simulator
 from gpusched.workload.scenario_yaml import scenario_from_dict
 
 

@@ -17,8 +17,8 @@ from gpusched.paths import GAVEL_THROUGHPUTS
 from gpusched.policies import get_policy
 from gpusched.policies.eft import earliest_finish
 from gpusched.policies.queue import reservation
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import make_simulator
 
 RESNET = "ResNet-18 (batch size 64)"
 

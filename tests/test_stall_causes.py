@@ -51,8 +51,8 @@ def test_a_node_that_cannot_form_the_gang_now_is_a_gang_misroute():
 
 
 def test_the_causes_add_up_over_a_least_loaded_run():
+    from gpusched.workload.build import make_simulator
     from gpusched.workload.presets import load_scenario
-    from gpusched.workload.scenario import make_simulator
 
     sim = make_simulator(load_scenario("phase1-8gpu"), seed=0)
     m = sim.run(get_policy("least_loaded")).metrics

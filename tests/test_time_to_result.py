@@ -11,8 +11,8 @@ from gpusched.core.reward import RewardSpec
 from gpusched.core.simulator import Simulator
 from gpusched.core.speed import GpuSpeeds
 from gpusched.policies import get_policy
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import make_simulator
 
 SPEEDS = {"A100-80GB": {"training": 1.0}, "T4-16GB": {"training": 0.2}}
 

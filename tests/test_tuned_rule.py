@@ -9,8 +9,8 @@ import pytest
 from gpusched.agent.tune import TuneConfig, start_weights, tune
 from gpusched.policies import get_policy
 from gpusched.policies.tuned import TUNED_FEATURES, job_features, tuned_rule
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import make_simulator
 
 
 @pytest.mark.parametrize("placement", ["first_fit", "fastest_fit", "best_fit"])

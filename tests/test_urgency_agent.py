@@ -35,8 +35,8 @@ from gpusched.errors import GpuschedError, ScenarioError
 from gpusched.experiment.runner import run_policy
 from gpusched.paths import SCENARIOS_DIR
 from gpusched.policies import get_policy, reads_run_times
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import make_simulator
 
 COL = {name: k for k, name in enumerate(JOB_FEATURES_V5)}
 LOG_DAY = np.log1p(1440.0)

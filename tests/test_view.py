@@ -22,8 +22,8 @@ from gpusched.policies import (
     queue_policy_names,
     urgency_policy_names,
 )
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import make_simulator
 
 CLAIRVOYANT = ("lookahead", "lookahead_jct")
 """The bounds that read the truth through the view's named door (:meth:`SchedulerView.clairvoyant_fork`)."""

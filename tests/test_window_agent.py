@@ -227,7 +227,7 @@ def _pair_speeds_match_the_speed_model(scenario, n_jobs: int) -> int:
     of (window job, decision) pairs of jobs with a model."""
     from gpusched.env.window import WindowObservationBuilder
     from gpusched.policies import get_policy
-    from gpusched.workload.scenario import make_simulator
+    from gpusched.workload.build import make_simulator
 
     sim = make_simulator(scenario, seed=0, n_jobs=n_jobs)
     builder = WindowObservationBuilder(sim.cluster, sim.cluster.n_gpus, sim.window, sim.speeds)

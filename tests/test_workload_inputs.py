@@ -19,8 +19,8 @@ from gpusched.core.speed import GpuSpeeds
 from gpusched.errors import GpuschedError, ScenarioError
 from gpusched.limits import MIN_SPREAD_SPEED
 from gpusched.policies import get_policy
+from gpusched.workload.build import make_simulator
 from gpusched.workload.openb import TraceError
-from gpusched.workload.scenario import make_simulator
 from gpusched.workload.scenario_yaml import scenario_from_yaml
 
 GAVEL_NODES = [{"gpu_model": m, "vram_gb": 16, "gpus_per_node": 8, "count": 1}

@@ -46,10 +46,11 @@ from gpusched.env.env import GPUSchedulerEnv
 from gpusched.policies import get_policy, policy_label
 from gpusched.policies.objective import OBJECTIVES
 from gpusched.policies.registry import reads_run_times
+from gpusched.workload.build import make_simulator
 from gpusched.workload.declared import is_undeclared
 from gpusched.workload.files import check_output_file
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import Scenario, make_simulator
+from gpusched.workload.scenario import Scenario
 
 WINDOW_BASELINES: tuple[str, ...] = ("fcfs+first_fit", "sjf", "easy", "sjf+fastest_fit", "easy+eft",
                                      "sjf+eft")

@@ -30,8 +30,9 @@ import numpy as np
 
 from gpusched.policies import get_policy
 from gpusched.policies.tuned import TUNED_FEATURES, tuned_rule
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import Scenario, make_simulator
+from gpusched.workload.scenario import Scenario
 
 
 @dataclass

@@ -28,8 +28,9 @@ from gpusched.core.simulator import HOLD, Action, Simulator
 from gpusched.core.view import SchedulerView
 from gpusched.env.env import TRAIN_SEED_MIN
 from gpusched.errors import GpuschedError
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
-from gpusched.workload.scenario import Scenario, make_simulator
+from gpusched.workload.scenario import Scenario
 
 ACCEPT, NEXT, WAIT = 0, 1, 2
 """The inspector's actions: accept the proposal, ask for the rule's next one, hold."""

@@ -12,7 +12,8 @@ from gpusched.core.result import Result
 from gpusched.policies import get_policy
 from gpusched.policies.preflight import check_told
 from gpusched.policies.registry import is_round_policy
-from gpusched.workload.scenario import Scenario, make_simulator
+from gpusched.workload.build import make_simulator
+from gpusched.workload.scenario import Scenario
 
 
 def run_policy(scenario: Scenario, policy: str, seed: int | None = None,

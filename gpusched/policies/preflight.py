@@ -10,7 +10,7 @@ and ``train``, so that what one refuses the others refuse too, in one line and b
   observation version its sidecar names;
 - a workload that cannot be built: a job list that is missing or malformed, a job no node of the
   cluster could ever hold, Gavel's gangs on nodes too small for them. It builds the first run's
-  simulator (:func:`~gpusched.workload.scenario.make_simulator`), which reads and checks all of
+  simulator (:func:`~gpusched.workload.build.make_simulator`), which reads and checks all of
   them, and runs nothing.
 """
 
@@ -20,8 +20,9 @@ from collections.abc import Iterable
 
 from gpusched.errors import ScenarioError, shorten
 from gpusched.policies.registry import check_policy, reads_run_times
+from gpusched.workload.build import make_simulator
 from gpusched.workload.declared import is_undeclared
-from gpusched.workload.scenario import Scenario, make_simulator
+from gpusched.workload.scenario import Scenario
 
 
 def check_told(scenario: Scenario, policy: str) -> None:

@@ -86,8 +86,8 @@ from gpusched.core.numbers import Flag, Number, Whole, read_as_text
 from gpusched.core.numbers import shown as _shown
 from gpusched.core.prices import check_price_keys, check_price_table, unpriced_note
 from gpusched.core.reward import RewardSpec
-from gpusched.core.rounds.mechanism import RoundSpec, estimated_rounds
-from gpusched.core.simulator import DEFAULT_PREEMPTION_MIN_RUN_MIN, Simulator
+from gpusched.core.rounds.mechanism import RoundSpec
+from gpusched.core.simulator import DEFAULT_PREEMPTION_MIN_RUN_MIN
 from gpusched.core.speed import DEFAULT_SPEEDS, MODELS_KEY, GpuSpeeds
 from gpusched.errors import InfeasibleJobError, ScenarioError
 from gpusched.limits import (
@@ -928,37 +928,3 @@ def _openb_pods(name: str):
     from gpusched.workload.openb import read_openb_pods
 
     return read_openb_pods(name)
-
-
-def round_spec(scenario: Scenario, cluster: Cluster, jobs: list[Job]) -> RoundSpec:
-    """The scenario's ``rounds:`` block (Gavel's defaults without one), refused when the run
-    would take more than :data:`~gpusched.limits.MAX_ROUNDS` rounds.
-
-    :raises ScenarioError: naming the scenario, the key and the limit.
-    """
-    spec = scenario.rounds or RoundSpec()
-    gpu_min = float(sum(j.duration_min * j.gpus for j in jobs))
-    count = estimated_rounds(spec, [j.arrival_min for j in jobs], gpu_min, cluster.n_gpus,
-                             scenario.horizon_min)
-    if count > MAX_ROUNDS:
-        raise ScenarioError(
-            f"scenario '{scenario.name}', rounds.length_min: {spec.length_min:g} min gives about "
-            f"{count:,.0f} rounds for this run, over the limit of {MAX_ROUNDS:,}; use longer rounds")
-    return spec
-
-
-def make_simulator(scenario: Scenario, seed: int | None = None,
-                   n_jobs: int | None = None, rounds: bool = False) -> Simulator:
-    """A simulator on the scenario's cluster and workload (``seed``/``n_jobs`` override it), with
-    its queue window, GPU speeds, failures and checkpoints; with ``rounds``, in rounds (the
-    scenario's ``rounds:`` block, :func:`round_spec`)."""
-    cluster = scenario.build_cluster(seed)
-    scenario.check_prices(cluster)
-    jobs = scenario.jobs(seed=seed, n_jobs=n_jobs, cluster=cluster)
-    options = scenario.simulator_options(seed)
-    if rounds:
-        options.update(rounds=round_spec(scenario, cluster, jobs),
-                       round_seed=scenario.workload.seed if seed is None else seed)
-    return Simulator(cluster, jobs, reward=scenario.reward, util_band=scenario.util_band,
-                     horizon_min=scenario.horizon_min, window=scenario.window,
-                     speeds=scenario.gpu_speeds(cluster), **options)
