@@ -22,8 +22,8 @@ import subprocess
 import sys
 import time
 
-from gpusched.core.simulator import Simulator
 from gpusched.policies import get_policy
+from gpusched.workload.build import simulator_for
 from gpusched.workload.presets import load_scenario
 from gpusched.workload.scenario_yaml import scenario_from_dict
 
@@ -114,8 +114,7 @@ def _timed(scenario, policy: str, repeats: int, window: int):  # noqa: ANN001, A
     best = float("inf")
     for _ in range(repeats):
         t0 = time.perf_counter()
-        sim = Simulator(cluster, jobs, reward=scenario.reward, window=window, speeds=table,
-                        **scenario.simulator_options())
+        sim = simulator_for(scenario, cluster, jobs, table, window=window)
         result = sim.run(get_policy(policy))
         best = min(best, time.perf_counter() - t0)
     return cluster, sim.decisions, best, result
@@ -130,8 +129,7 @@ def cpu_seconds(n_gpus: int, n_jobs: int, policy: str, window: int = 1, speeds: 
     jobs = scenario.jobs(cluster=cluster)
     table = scenario.gpu_speeds(cluster)
     start = time.process_time()
-    Simulator(cluster, jobs, reward=scenario.reward, window=window, speeds=table,
-              **scenario.simulator_options()).run(get_policy(policy))
+    simulator_for(scenario, cluster, jobs, table, window=window).run(get_policy(policy))
     return time.process_time() - start
 
 

@@ -22,6 +22,7 @@ from gpusched.env.window import (
     window_observation_space,
 )
 from gpusched.errors import GpuschedError
+from gpusched.workload.build import simulator_for
 from gpusched.workload.presets import load_scenario
 from gpusched.workload.scenario import Scenario
 from gpusched.workload.synthetic import generate_jobs, rate_for_load
@@ -333,9 +334,7 @@ class GPUSchedulerEnv(gym.Env):
             raise GpuschedError(f"cluster has {cluster.n_gpus} GPUs, more than max_gpus={self.max_gpus}")
         window = self._draw_window(options)
         seed = scenario.workload.seed if self.workload_seed is None else self.workload_seed
-        self.sim = Simulator(cluster, jobs, reward=scenario.reward, util_band=scenario.util_band,
-                             horizon_min=scenario.horizon_min, window=window, speeds=speeds,
-                             **scenario.simulator_options(seed))
+        self.sim = simulator_for(scenario, cluster, jobs, speeds, seed=seed, window=window)
         if self.windowed:
             if (self.builder is None or self.builder.cluster is not cluster
                     or self.builder.speeds is not speeds):

@@ -11,6 +11,7 @@ from gpusched.core.cluster import Cluster
 from gpusched.core.jobs import Job
 from gpusched.core.rounds.mechanism import RoundSpec, estimated_rounds
 from gpusched.core.simulator import Simulator
+from gpusched.core.speed import GpuSpeeds
 from gpusched.errors import ScenarioError
 from gpusched.limits import MAX_ROUNDS
 from gpusched.workload.scenario import Scenario
@@ -41,10 +42,26 @@ def make_simulator(scenario: Scenario, seed: int | None = None,
     cluster = scenario.build_cluster(seed)
     scenario.check_prices(cluster)
     jobs = scenario.jobs(seed=seed, n_jobs=n_jobs, cluster=cluster)
+    spec = round_spec(scenario, cluster, jobs) if rounds else None
+    return simulator_for(scenario, cluster, jobs, scenario.gpu_speeds(cluster), seed=seed, rounds=spec)
+
+
+def simulator_for(scenario: Scenario, cluster: Cluster, jobs: list[Job], speeds: GpuSpeeds | None, *,
+                  seed: int | None = None, window: int | None = None,
+                  rounds: RoundSpec | None = None) -> Simulator:
+    """The simulator of ``scenario`` on a given cluster, jobs and GPU speeds (an environment's
+    episode draws its own): the scenario's reward, utilisation band, horizon, failures,
+    checkpoints, preemption guard, prices and run-time estimator.
+
+    :param speeds: the resolved speed table (``None``: every GPU at speed 1.0).
+    :param seed: the workload seed the failure seed and the estimator's draws derive from (the
+        scenario's if omitted).
+    :param window: the queue window (the scenario's if omitted).
+    :param rounds: run in rounds with this spec (:func:`round_spec`; ``None``: no rounds).
+    """
     options = scenario.simulator_options(seed)
-    if rounds:
-        options.update(rounds=round_spec(scenario, cluster, jobs),
-                       round_seed=scenario.workload.seed if seed is None else seed)
+    if rounds is not None:
+        options.update(rounds=rounds, round_seed=scenario.workload.seed if seed is None else seed)
     return Simulator(cluster, jobs, reward=scenario.reward, util_band=scenario.util_band,
-                     horizon_min=scenario.horizon_min, window=scenario.window,
-                     speeds=scenario.gpu_speeds(cluster), **options)
+                     horizon_min=scenario.horizon_min, window=scenario.window if window is None else window,
+                     speeds=speeds, **options)
