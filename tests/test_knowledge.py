@@ -17,9 +17,9 @@ from gpusched.experiment.knowledge import (
     knowledge_comparison,
     refused,
     shipped_knowledge,
-    told,
 )
 from gpusched.experiment.paired import METHOD_NAMES
+from gpusched.workload.scenario import told
 from gpusched.workload.scenario_yaml import scenario_from_dict
 
 TINY = {"name": "tiny-knowledge",

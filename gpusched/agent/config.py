@@ -258,8 +258,8 @@ class TrainConfig:
     def training_scenario(self):  # noqa: ANN201 - a Scenario (imported late: it loads presets)
         """The scenario every training and evaluation run uses: :attr:`scenario`, with
         :attr:`declared_run_time` in place of its own when set."""
-        from gpusched.workload.declared import told
         from gpusched.workload.presets import load_scenario
+        from gpusched.workload.scenario import told
 
         scenario = load_scenario(self.scenario)
         return scenario if self.declared_run_time is None else told(scenario, self.declared_run_time)

@@ -2,7 +2,7 @@
 exactly, with an error, not at all, or from history (``workload.declared_run_time``).
 
 Each setting of :data:`SETTINGS` is the scenario with only ``workload.declared_run_time`` replaced
-(:func:`gpusched.workload.declared.told`): the cluster, the arrivals and the true run times of a
+(:func:`gpusched.workload.scenario.told`): the cluster, the arrivals and the true run times of a
 seed stay the same, so a policy's runs under two settings are paired seed by seed. A policy that
 reads run times is refused under ``none`` (:func:`gpusched.policies.preflight.check_told`); its rows
 are kept, marked ``refused``, with NaN metrics.
@@ -39,8 +39,7 @@ from gpusched.experiment.scorecard import LOWER_IS_BETTER
 from gpusched.paths import URGENCY_RESULTS
 from gpusched.policies import get_policy
 from gpusched.policies.preflight import check_told
-from gpusched.workload.declared import told
-from gpusched.workload.scenario import Scenario
+from gpusched.workload.scenario import Scenario, told
 
 SETTINGS: tuple[tuple[str, str | dict], ...] = (
     ("exact", "exact"), ("lognormal 1", {"lognormal": 1.0}), ("none", "none"), ("history", "history"))

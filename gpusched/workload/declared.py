@@ -23,15 +23,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gpusched.core.estimator import DeclaredRuntime, LognormalRuntime, UndeclaredRuntime
 from gpusched.core.history_estimator import DEFAULT_KEYS, DEFAULT_PRIOR_MIN, KEY_FIELDS, HistoryEstimator
 from gpusched.core.numbers import read_as_text
 from gpusched.limits import MAX_ESTIMATE_ERROR, MIN_DURATION_MIN
-
-if TYPE_CHECKING:
-    from gpusched.workload.scenario import Scenario
 
 MODES: tuple[str, ...] = ("exact", "none", "history", "listed")
 """The modes written as a word (``lognormal`` takes its sigma: ``{lognormal: 1.0}``)."""
@@ -152,11 +149,3 @@ def estimator_factory(mode: str | dict[str, Any], seed: int,
 def is_undeclared(declared: str | dict[str, Any] | None) -> bool:
     """Whether nothing is declared (``none``)."""
     return declared == "none"
-
-
-def told(scenario: Scenario, declared: str | dict) -> Scenario:
-    """The scenario with only ``workload.declared_run_time`` replaced by ``declared`` (the older
-    ``runtime_estimate_error`` key is cleared with it): the same jobs, told their run times
-    otherwise."""
-    return scenario.with_overrides(**{"workload.declared_run_time": declared,
-                                      "workload.runtime_estimate_error": None})

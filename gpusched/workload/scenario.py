@@ -859,6 +859,14 @@ class Scenario(_Strict):
         return yaml.safe_dump(data, sort_keys=False)
 
 
+def told(scenario: Scenario, declared: str | dict) -> Scenario:
+    """The scenario with only ``workload.declared_run_time`` replaced by ``declared`` (the older
+    ``runtime_estimate_error`` key is cleared with it): the same jobs, told their run times
+    otherwise."""
+    return scenario.with_overrides(**{"workload.declared_run_time": declared,
+                                      "workload.runtime_estimate_error": None})
+
+
 def _block_model(model: type[BaseModel] | None, key: str) -> type[BaseModel] | None:
     """The model class of the block ``key`` of ``model`` (``QueueSpec`` for ``queue``), if any."""
     field = model.model_fields.get(key) if model is not None else None
