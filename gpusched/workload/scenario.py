@@ -42,8 +42,12 @@ speeds (``speed: gavel``, :mod:`gpusched.core.gavel_speeds`) and plain job lists
 (``workload.trace: {jobs: PATH}``, :mod:`gpusched.workload.job_list`) are described in
 ``docs/scenarios.md``.
 
-Presets live in ``assets/scenarios/``. Errors name the file and the key, on one line:
-``scenario 'x.yaml', cluster.nodes[2].vram_gb: must be > 0 (got -16)``.
+This module is the schema: the pydantic models and their validators. A scenario is read from YAML
+or a mapping by :mod:`gpusched.workload.scenario_yaml`, whose errors name the file and the key, on
+one line (:mod:`gpusched.workload.validation`):
+``scenario 'x.yaml', cluster.nodes[2].vram_gb: must be > 0 (got -16)``. The presets, in
+``assets/scenarios/``, are loaded by :mod:`gpusched.workload.presets`; a simulator is built from a
+scenario by :mod:`gpusched.workload.build`.
 """
 
 from __future__ import annotations
