@@ -65,9 +65,10 @@ def move_for(view: SchedulerView, fit: FastestFit) -> tuple[Migrate | None, floa
     :param fit: a Fastest-Fit bound to the run (it picks the gang among the free GPUs).
     """
     running = sorted(view.running_indices())
-    if not running or view.speeds is None:
+    model = view.speed_model
+    if not running or model.uniform:
         return None, float("inf")
-    state, jobs, now, speeds = view.state, view.jobs, view.time_min, view.speeds
+    state, jobs, now = view.state, view.jobs, view.time_min
     free = state.compute_free > EPS  # GPUs with room for some job
     if state.down is not None:
         free &= ~state.down
@@ -85,7 +86,9 @@ def move_for(view: SchedulerView, fit: FastestFit) -> tuple[Migrate | None, floa
         if work[k] <= 0.0:
             continue
         job = jobs[job_idx]
-        row = speeds.row_of_job(job)
+        row = model.row(job)
+        if row is None:  # no speed table: every GPU runs it at the same speed
+            continue
         bound = fastest_free.get(id(row))
         if bound is None:
             bound = fastest_free[id(row)] = float(row[free].max())
@@ -94,7 +97,7 @@ def move_for(view: SchedulerView, fit: FastestFit) -> tuple[Migrate | None, floa
         gang = view.gang_of(job, fit.select(state, job))
         if not gang:
             continue
-        speed_new = view.speed_model.of(job, gang)
+        speed_new = model.of(job, gang)
         if speed_new <= speed_now[k] + 1e-12:
             continue
         if not math.isnan(work[k]):  # unknown work (none declared) is unbounded: faster wins
