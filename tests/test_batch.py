@@ -14,6 +14,7 @@ from gpusched.core.actions import Batch, Migrate, Preempt
 from gpusched.core.cluster import Cluster, NodeGroup
 from gpusched.core.failures import CheckpointSpec
 from gpusched.core.jobs import Job
+from gpusched.core.restore import CheckpointRestore
 from gpusched.core.simulator import Simulator
 from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
 from gpusched.policies import get_policy
@@ -28,7 +29,7 @@ def _simulator(seed: int, with_speeds: bool) -> Simulator:
                          np.random.default_rng(seed), cluster.max_vram_gb_for_gpus())
     speeds = GpuSpeeds(cluster, DEFAULT_SPEEDS) if with_speeds else None
     return Simulator(cluster, jobs, window=40, speeds=speeds, preemption_min_run_min=1.0,
-                     checkpoint=CheckpointSpec(interval_min=30.0, restore_min=2.0))
+                     restore=CheckpointRestore(CheckpointSpec(interval_min=30.0, restore_min=2.0)))
 
 
 def _first_fit_until_done(sim: Simulator) -> None:

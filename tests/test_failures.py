@@ -12,6 +12,7 @@ from gpusched.core.cluster import Cluster, NodeGroup
 from gpusched.core.events import NODE
 from gpusched.core.failures import CheckpointSpec, FailureSpec, NodeFailures, RepairSpec
 from gpusched.core.jobs import Job
+from gpusched.core.restore import CheckpointRestore
 from gpusched.core.simulator import Simulator
 from gpusched.errors import ScenarioError
 from gpusched.experiment.runner import run_policy
@@ -138,7 +139,8 @@ def test_the_mean_ettr_of_one_job_matches_the_closed_form_of_kokolis_et_al(inter
     job = training(0, 0.0, 20_000.0)
     ettr = []
     for seed in range(12):
-        sim = Simulator(one_gpu_nodes(6), [job], failures=spec, failure_seed=seed, checkpoint=ckpt)
+        sim = Simulator(one_gpu_nodes(6), [job], failures=spec, failure_seed=seed,
+                        restore=CheckpointRestore(ckpt))
         result = sim.run(get_policy("first_fit"))
         row = result.jobs.iloc[0]
         assert row["finished"] and row["wait_min"] == pytest.approx(0.0, abs=1e-9)
@@ -164,7 +166,8 @@ def _run_failing_at(sim: Simulator, *events: tuple[float, int]):
 def test_a_failure_loses_exactly_the_progress_since_the_last_checkpoint():
     spec = FailureSpec(node_failures_per_1000_node_days=1.0, repair_min=RepairSpec(median=500, mean=500))
     ckpt = CheckpointSpec(interval_min=30.0, restore_min=2.0)
-    sim = Simulator(one_gpu_nodes(2), [training(0, 0.0, 100.0)], failures=spec, checkpoint=ckpt)
+    sim = Simulator(one_gpu_nodes(2), [training(0, 0.0, 100.0)], failures=spec,
+                    restore=CheckpointRestore(ckpt))
     result = _run_failing_at(sim, (45.0, 0))
     row = result.jobs.iloc[0]
     # Ran 0-45 on node 0 (checkpoint at 30: 15 lost), resumed at 45 on node 1: 2 + 70 minutes.
@@ -189,7 +192,7 @@ def test_a_job_that_does_not_checkpoint_loses_everything_and_a_down_node_leaves_
     spec = FailureSpec(node_failures_per_1000_node_days=1.0, repair_min=RepairSpec(median=100, mean=100))
     ckpt = CheckpointSpec(interval_min=30.0, types=("training",), restore_min=0.0)
     batch = Job(id=0, type="batch", arrival_min=0.0, duration_min=100.0, gpus=1, vram_gb=8.0, compute=1.0)
-    sim = Simulator(one_gpu_nodes(1), [batch], failures=spec, checkpoint=ckpt)
+    sim = Simulator(one_gpu_nodes(1), [batch], failures=spec, restore=CheckpointRestore(ckpt))
     result = _run_failing_at(sim, (45.0, 0))
     row = result.jobs.iloc[0]
     # Lost all 45 minutes, waited for the repair (45 -> 145), then ran 100 minutes.
@@ -201,7 +204,8 @@ def test_a_job_that_does_not_checkpoint_loses_everything_and_a_down_node_leaves_
 def test_a_resumed_job_pays_restore_once_per_resumption():
     spec = FailureSpec(node_failures_per_1000_node_days=1.0, repair_min=RepairSpec(median=1, mean=1))
     ckpt = CheckpointSpec(interval_min=10.0, restore_min=3.0)
-    sim = Simulator(one_gpu_nodes(2), [training(0, 0.0, 100.0)], failures=spec, checkpoint=ckpt)
+    sim = Simulator(one_gpu_nodes(2), [training(0, 0.0, 100.0)], failures=spec,
+                    restore=CheckpointRestore(ckpt))
     result = _run_failing_at(sim, (25.0, 0), (60.0, 1))
     row = result.jobs.iloc[0]
     # 0-25 on node 0 (keeps 20), 25-60 on node 1: 3 restore + 32 progress = 52 (keeps 50),

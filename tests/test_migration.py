@@ -11,6 +11,7 @@ import pytest
 from gpusched.core.cluster import Cluster, NodeGroup
 from gpusched.core.failures import CheckpointSpec
 from gpusched.core.jobs import Job
+from gpusched.core.restore import CheckpointRestore
 from gpusched.core.simulator import HOLD, Migrate, Simulator
 from gpusched.core.speed import GpuSpeeds
 from gpusched.core.view import as_scheduler
@@ -45,7 +46,7 @@ def job(idx: int, duration: float, arrival: float = 0.0) -> Job:
 
 def simulator(c: Cluster, jobs: list[Job], restore: float = RESTORE_MIN) -> Simulator:
     return Simulator(c, jobs, speeds=speeds(c), preemption_min_run_min=GUARD_MIN,
-                     checkpoint=CheckpointSpec(interval_min=60.0, restore_min=restore))
+                     restore=CheckpointRestore(CheckpointSpec(interval_min=60.0, restore_min=restore)))
 
 
 def test_a_job_on_a_k80_moves_to_a_v100_that_frees_and_pays_its_restore():
@@ -100,7 +101,7 @@ def test_where_no_run_time_is_declared_a_job_moves_whenever_the_gang_is_faster()
 
     c = cluster("V100", "K80")
     sim = Simulator(c, [job(0, 60.0), job(1, 30.0)], speeds=speeds(c), preemption_min_run_min=GUARD_MIN,
-                    checkpoint=CheckpointSpec(interval_min=60.0, restore_min=50.0),
+                    restore=CheckpointRestore(CheckpointSpec(interval_min=60.0, restore_min=50.0)),
                     estimator=UndeclaredRuntime)
     result = sim.run(get_policy("fastest_move"))
     assert result.jobs["end_min"].tolist() == [60.0, 125.0] and result.metrics["migrations"] == 1

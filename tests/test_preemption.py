@@ -11,6 +11,7 @@ from strategies import node_groups
 from gpusched.core.cluster import Cluster, NodeGroup
 from gpusched.core.failures import CheckpointSpec, FailureSpec
 from gpusched.core.jobs import Job
+from gpusched.core.restore import CheckpointRestore
 from gpusched.core.simulator import HOLD, Preempt, Simulator
 from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
 from gpusched.policies import get_policy, preemptive_policy_names, queue_policy_names
@@ -29,7 +30,8 @@ def job(idx: int, arrival: float, duration: float, gpus: int = 1, type_: str = "
 
 def test_srtf_preempts_a_long_job_for_a_short_one_that_arrives():
     ckpt = CheckpointSpec(interval_min=1000.0, restore_min=1.0)
-    sim = Simulator(one_a100(), [job(0, 0.0, 100.0), job(1, 20.0, 5.0)], window=4, checkpoint=ckpt)
+    sim = Simulator(one_a100(), [job(0, 0.0, 100.0), job(1, 20.0, 5.0)], window=4,
+                    restore=CheckpointRestore(ckpt))
     result = sim.run(get_policy("srtf+best_fit"))
     jobs = result.jobs.set_index("id")
     # B preempts A at 20 and runs 20-25; A resumes at 25: 1 restore + 80 left.
@@ -57,7 +59,7 @@ def test_las_preempts_a_job_once_its_attained_service_crosses_the_threshold():
     """A (1 GPU) has 30 GPU-minutes when B arrives, both in the first queue: no preemption. At
     minute 60 A reaches 60 GPU-minutes, moves to the second queue, and B preempts it."""
     sim = Simulator(one_a100(), [job(0, 0.0, 200.0), job(1, 30.0, 20.0)], window=4,
-                    checkpoint=CheckpointSpec(interval_min=50.0, restore_min=2.0))
+                    restore=CheckpointRestore(CheckpointSpec(interval_min=50.0, restore_min=2.0)))
     result = sim.run(get_policy("las+best_fit"))
     jobs = result.jobs.set_index("id")
     assert jobs.loc[1, "start_min"] == pytest.approx(60.0) and jobs.loc[1, "end_min"] == pytest.approx(80.0)
@@ -103,7 +105,7 @@ def test_the_preempt_action_is_checked():
 def test_the_observation_accessors():
     cluster = Cluster([NodeGroup("A100-80GB", 80.0, 2)])
     sim = Simulator(cluster, [job(0, 0.0, 100.0, gpus=2), job(1, 30.0, 10.0)], window=4,
-                    checkpoint=CheckpointSpec(interval_min=10.0, restore_min=3.0))
+                    restore=CheckpointRestore(CheckpointSpec(interval_min=10.0, restore_min=3.0)))
     sim.step(0, 0)
     assert sim.time_min == 30.0
     assert sim.attained_service_gpu_min([0, 1]).tolist() == [60.0, 0.0]
@@ -134,7 +136,7 @@ def test_las_and_srtf_never_starve(groups, n_jobs, rate, seed, window, order, pl
                          np.random.default_rng(seed), cluster.max_vram_gb_for_gpus())
     table = GpuSpeeds(cluster, DEFAULT_SPEEDS) if speeds else None
     sim = Simulator(cluster, jobs, window=window, speeds=table,
-                    checkpoint=CheckpointSpec(interval_min=30.0, restore_min=restore),
+                    restore=CheckpointRestore(CheckpointSpec(interval_min=30.0, restore_min=restore)),
                     preemption_min_run_min=5.0)
     result = sim.run(get_policy(f"{order}+{placement}"))
     assert result.end_reason == "completed"
@@ -154,7 +156,8 @@ def test_preemptive_orders_finish_every_job_with_failures_too(groups, n_jobs, se
     jobs = generate_jobs(n_jobs, 20.0, {"training": 0.5, "batch": 0.5}, np.random.default_rng(seed),
                          cluster.max_vram_gb_for_gpus())
     sim = Simulator(cluster, jobs, window=8, failures=FailureSpec(node_failures_per_1000_node_days=2000.0),
-                    failure_seed=seed, checkpoint=CheckpointSpec(interval_min=20.0, restore_min=1.0))
+                    failure_seed=seed,
+                    restore=CheckpointRestore(CheckpointSpec(interval_min=20.0, restore_min=1.0)))
     result = sim.run(get_policy(order))
     assert result.end_reason == "completed" and result.jobs["finished"].all()
 
@@ -164,7 +167,7 @@ def test_the_views_remaining_time_guard_and_gang_agree_across_a_preemption():
     preempted, a restore earlier; the guard is its start plus its restore plus the minimum run."""
     cluster = Cluster([NodeGroup("A100-80GB", 80.0, 2)])
     sim = Simulator(cluster, [job(0, 0.0, 100.0, gpus=2), job(1, 30.0, 10.0)], window=4,
-                    checkpoint=CheckpointSpec(interval_min=10.0, restore_min=3.0),
+                    restore=CheckpointRestore(CheckpointSpec(interval_min=10.0, restore_min=3.0)),
                     preemption_min_run_min=5.0)
     view = sim.view
     assert view.left_best_min(0) == 100.0  # waiting, never stopped: its declared run

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from strategies import node_groups
 
 from gpusched.core.cluster import Cluster
+from gpusched.core.restore import CheckpointRestore
 from gpusched.core.simulator import Simulator
 from gpusched.experiment.stall import analyse_stall
 from gpusched.policies import get_policy
@@ -199,7 +200,7 @@ def _check_failure_run(cluster, jobs, seed, window, speeds, failure_rate, policy
     sim = Simulator(cluster, jobs, window=window, horizon_min=horizon,
                     speeds=GpuSpeeds(cluster, DEFAULT_SPEEDS) if speeds else None,
                     failures=FailureSpec(node_failures_per_1000_node_days=failure_rate), failure_seed=seed,
-                    checkpoint=CheckpointSpec(interval_min=15.0, restore_min=1.0))
+                    restore=CheckpointRestore(CheckpointSpec(interval_min=15.0, restore_min=1.0)))
     result = sim.run(get_policy(policy, seed=seed))
     m, t, tl = result.metrics, result.jobs, result.timeline
     # Every job once: submitted = completed + unfinished; a finished job ended once, after its runs.
@@ -256,7 +257,7 @@ def test_no_job_is_lost_or_counted_twice_with_migration(groups, n_jobs, rate, se
                          np.random.default_rng(seed), c.max_vram_gb_for_gpus())
     sim = Simulator(c, jobs, window=window, horizon_min=horizon, speeds=GpuSpeeds(c, DEFAULT_SPEEDS),
                     failures=FailureSpec(node_failures_per_1000_node_days=failure_rate), failure_seed=seed,
-                    checkpoint=CheckpointSpec(interval_min=15.0, restore_min=restore))
+                    restore=CheckpointRestore(CheckpointSpec(interval_min=15.0, restore_min=restore)))
     result = sim.run(get_policy(policy, seed=seed))
     m, t, tl = result.metrics, result.jobs, result.timeline
     # Every job once.

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from gpusched.core.cluster import Cluster, NodeGroup
 from gpusched.core.failures import CheckpointSpec
 from gpusched.core.jobs import Job
+from gpusched.core.restore import CheckpointRestore
 from gpusched.core.rounds.mechanism import RoundSpec
 from gpusched.core.simulator import Simulator
 from gpusched.policies import get_policy
@@ -48,7 +49,8 @@ def _run(policy: str, jobs: list[Job], *, restore: float = RESTORE_MIN, length: 
     cluster = _cluster()
     sim = Simulator(cluster, jobs, speeds=_speeds(cluster), rounds=RoundSpec(length_min=length, reset_min=0),
                     round_seed=seed,
-                    checkpoint=CheckpointSpec(interval_min=60, types=("training",), restore_min=restore))
+                    restore=CheckpointRestore(CheckpointSpec(interval_min=60, types=("training",),
+                                                             restore_min=restore)))
     sim.run(get_policy(policy, seed))
     return sim
 

@@ -25,6 +25,7 @@ from gpusched.core.failures import (
     check_can_finish,
     safety_horizon_min,
 )
+from gpusched.core.restore import CheckpointRestore
 from gpusched.core.simulator import BSLD_FLOOR_MIN, Simulator
 from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
 from gpusched.limits import (
@@ -83,7 +84,7 @@ def _simulator(groups, n_jobs, seed, failures, checkpoint, horizon, window, spee
     jobs = generate_jobs(n_jobs, 6.0, {"training": 0.4, "inference": 0.3, "batch": 0.3},
                          np.random.default_rng(seed), cluster.max_vram_gb_for_gpus())
     return Simulator(cluster, jobs, horizon_min=horizon, window=window, failures=failures,
-                     failure_seed=seed, checkpoint=checkpoint,
+                     failure_seed=seed, restore=CheckpointRestore(checkpoint),
                      speeds=GpuSpeeds(cluster, DEFAULT_SPEEDS) if speeds else None)
 
 
@@ -111,7 +112,8 @@ def test_every_run_the_limits_allow_ends_by_its_horizon_or_its_safety_horizon(ru
     failing = run["failures"] is not None and run["failures"].node_failures_per_1000_node_days > 0
     bound = None
     if run["horizon"] is None and failing:
-        bound = safety_horizon_min(sim.jobs, run["failures"], sim.checkpoint_restore_min, sim.speeds)
+        restore_min = 0.0 if run["checkpoint"] is None else float(run["checkpoint"].restore_min)
+        bound = safety_horizon_min(sim.jobs, run["failures"], lambda job: restore_min, sim.speeds)
         assert sim.horizon_min == bound
     result = sim.run(get_policy(policy))
     assert sim.done and math.isfinite(sim.time_min)

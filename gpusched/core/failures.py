@@ -38,7 +38,7 @@ way a run without ``horizon_min`` could go on for ever. Two rules keep every run
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from statistics import NormalDist
 
 import numpy as np
@@ -161,7 +161,7 @@ def check_can_finish(failures: FailureSpec | None, checkpoint: CheckpointSpec | 
             "that checkpoints could ever finish: lower the failure rate or the interval")
 
 
-def safety_horizon_min(jobs: Sequence[Job], failures: FailureSpec, restore_min: float,
+def safety_horizon_min(jobs: Sequence[Job], failures: FailureSpec, restore_min: Callable[[Job], float],
                        speeds: GpuSpeeds | None = None) -> float:
     """The time a run with failures and no ``horizon_min`` stops at (minutes; rule 2 of *Runs
     that end*, the module docstring): the first arrival plus
@@ -176,7 +176,8 @@ def safety_horizon_min(jobs: Sequence[Job], failures: FailureSpec, restore_min: 
     :param jobs: the run's jobs (``arrival_min``, ``duration_min`` in reference-speed minutes,
         ``type``), at least one.
     :param failures: the failure process.
-    :param restore_min: the restore of every resumption (minutes).
+    :param restore_min: the restore of a resumption of a job (minutes; the restore model's,
+        :meth:`~gpusched.core.restore.RestoreModel.resume_cost_min`).
     :param speeds: the cluster's GPU speeds (``None``: every GPU at 1.0).
     """
     slowest: dict[tuple, float] = {}  # by what the speed resolves on: the job's model, type and size
@@ -187,7 +188,7 @@ def safety_horizon_min(jobs: Sequence[Job], failures: FailureSpec, restore_min: 
             row = None if speeds is None else speeds.row_of_job(job)
             positive = None if row is None else row[row > 0]  # 0: a GPU the job cannot run on
             slowest[key] = 1.0 if positive is None or not positive.size else float(positive.min())
-        runs += job.duration_min / slowest[key] + restore_min
+        runs += job.duration_min / slowest[key] + restore_min(job)
     first = min(j.arrival_min for j in jobs)
     span = max(j.arrival_min for j in jobs) - first
     long_repair = failures.repair_min.quantile(SAFETY_REPAIR_QUANTILE)

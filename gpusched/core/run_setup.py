@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from gpusched.core.cluster import Cluster
 from gpusched.core.estimator import DeclaredRuntime, RuntimeEstimator
 from gpusched.core.events import EventKinds
-from gpusched.core.failures import CheckpointSpec, FailureSpec, NodeFailures, safety_horizon_min
+from gpusched.core.failures import FailureSpec, NodeFailures, safety_horizon_min
 from gpusched.core.gang import GangRule, SameNodeGang
 from gpusched.core.jobs import Job, check_jobs_feasible
 from gpusched.core.prices import gpu_prices
@@ -46,16 +46,15 @@ class RunSetup:
     :param failures: node failures and repairs (``None`` or a rate of 0: nodes never fail).
     :param failure_seed: seed of the failure process (see
         :meth:`~gpusched.core.failures.FailureSpec.seed_for`).
-    :param checkpoint: which job types checkpoint, how often, and the restore time (``None``: no
-        job checkpoints, and a resumption costs nothing).
     :param preemption_min_run_min: minutes a job runs after it (re)starts, not counting its
         restore, before it may be preempted (must be > 0).
     :param speed_model: the speed model (default: :class:`~gpusched.core.speed_model.TableSpeeds`
         of ``speeds``).
     :param gang_rule: the gang rule (default: the cluster's own, else
         :class:`~gpusched.core.gang.SameNodeGang`).
-    :param restore: the restore model (default:
-        :class:`~gpusched.core.restore.CheckpointRestore` of ``checkpoint``).
+    :param restore: the restore model, e.g. :class:`~gpusched.core.restore.CheckpointRestore` of a
+        scenario's ``checkpoint:`` block (default: no job checkpoints, and a resumption costs
+        nothing).
     :param estimator: the run-time estimator, or a function of the jobs in arrival order that
         builds one (default: :class:`~gpusched.core.estimator.DeclaredRuntime`).
     :param prices: USD per GPU-hour per GPU model (default: the shipped table of
@@ -79,7 +78,6 @@ class RunSetup:
         speeds: GpuSpeeds | None = None,
         failures: FailureSpec | None = None,
         failure_seed: int = 0,
-        checkpoint: CheckpointSpec | None = None,
         preemption_min_run_min: float = DEFAULT_PREEMPTION_MIN_RUN_MIN,
         speed_model: SpeedModel | None = None,
         gang_rule: GangRule | None = None,
@@ -123,21 +121,18 @@ class RunSetup:
         rate = 0.0 if failures is None else failures.node_failures_per_1000_node_days
         self.failures = failures if rate > 0 else None
         self.failure_seed = int(failure_seed)
-        self.checkpoint = checkpoint
         self.preemption_min_run_min = float(ROUND_GUARD_MIN if rounds is not None else preemption_min_run_min)
         self.mechanisms: tuple[RoundMechanism, ...] = (
             () if rounds is None else (RoundMechanism(rounds, round_seed),))
         """Mechanisms plugged into the loop beside the lifecycle: each registers its event kinds,
         starts its part of a new run and sees each batched action (rounds, when asked for)."""
-        self.restore: RestoreModel = restore or CheckpointRestore(checkpoint)
-        self.checkpoint_restore_min = 0.0 if checkpoint is None else float(checkpoint.restore_min)
-        """Minutes a resumed job spends loading its state before it progresses (the default
-        restore model's)."""
+        self.restore: RestoreModel = restore or CheckpointRestore(None)
         self.safety_horizon = horizon_min is None and self.failures is not None and bool(self.all_jobs)
         """Whether ``horizon_min`` is the run's safety horizon (failures and no horizon given)."""
         if self.safety_horizon:
+            restore_of = self.restore.resume_cost_min
             self.horizon_min = safety_horizon_min(self.all_jobs, self.failures,
-                                                  self.checkpoint_restore_min, speeds)
+                                                  lambda job: restore_of(job, ()), speeds)
 
     def start(self, kinds: EventKinds) -> RunState:
         """A run at its start (a fresh failure process and estimator), whose events have ``kinds``."""

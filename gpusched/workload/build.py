@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from gpusched.core.cluster import Cluster
 from gpusched.core.jobs import Job
+from gpusched.core.restore import CheckpointRestore
 from gpusched.core.rounds.mechanism import RoundSpec, estimated_rounds
 from gpusched.core.simulator import Simulator
 from gpusched.core.speed import GpuSpeeds
@@ -64,4 +65,4 @@ def simulator_for(scenario: Scenario, cluster: Cluster, jobs: list[Job], speeds:
         options.update(rounds=rounds, round_seed=scenario.workload.seed if seed is None else seed)
     return Simulator(cluster, jobs, reward=scenario.reward, util_band=scenario.util_band,
                      horizon_min=scenario.horizon_min, window=scenario.window if window is None else window,
-                     speeds=speeds, **options)
+                     speeds=speeds, restore=CheckpointRestore(scenario.checkpoint), **options)

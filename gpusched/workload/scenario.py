@@ -556,12 +556,14 @@ class Scenario(_Strict):
                 raise ScenarioError(f"scenario '{self.name}', prices: {exc}") from None
 
     def simulator_options(self, workload_seed: int | None = None) -> dict[str, Any]:
-        """The failure, checkpoint and preemption settings of a :class:`Simulator` for this
-        scenario (the failure seed derived from ``workload_seed``, the scenario's by default)."""
+        """The failure, preemption, run-time estimator and price settings of a
+        :class:`~gpusched.core.simulator.Simulator` for this scenario (the failure seed derived
+        from ``workload_seed``, the scenario's by default); its checkpoints are the restore model
+        :func:`gpusched.workload.build.simulator_for` gives it."""
         seed = self.workload.seed if workload_seed is None else workload_seed
         return {"failures": self.failures,
                 "failure_seed": 0 if self.failures is None else self.failures.seed_for(seed),
-                "checkpoint": self.checkpoint, "preemption_min_run_min": self.preemption_min_run_min,
+                "preemption_min_run_min": self.preemption_min_run_min,
                 "estimator": self.estimator_factory(seed), "prices": self.prices}
 
     def estimator_factory(self, workload_seed: int | None = None):  # noqa: ANN201 - a factory
