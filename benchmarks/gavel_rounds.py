@@ -37,6 +37,7 @@ from gpusched.core.gavel_speeds import throughputs
 from gpusched.core.jobs import Job
 from gpusched.core.rounds.mechanism import RoundSpec
 from gpusched.core.simulator import Simulator
+from gpusched.core.speed_model import TableSpeeds
 from gpusched.policies import get_policy
 from gpusched.workload.scenario_yaml import scenario_from_dict
 
@@ -104,7 +105,7 @@ def gavel_wall_s(run_dir: Path) -> dict[str, float]:
 def run_one(jobs: list[Job], cluster: Cluster, speeds, policy: str, spec: RoundSpec, seed: int):
     """Per-job JCT (s, by job id), wall seconds and the run's metrics of one policy."""
     start = time.perf_counter()
-    sim = Simulator(cluster, jobs, speeds=speeds, rounds=spec, round_seed=seed)
+    sim = Simulator(cluster, jobs, speed_model=TableSpeeds(cluster, speeds), rounds=spec, round_seed=seed)
     result = sim.run(get_policy(policy, seed))
     wall = time.perf_counter() - start
     table = result.jobs.sort_values("id")

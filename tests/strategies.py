@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from gpusched.core.cluster import NodeGroup
+from gpusched.core.speed_model import TableSpeeds
 
 MODELS = [("A100-80GB", 80.0), ("A100-40GB", 40.0), ("V100-32GB", 32.0), ("L4-24GB", 24.0),
           ("T4-16GB", 16.0)]
@@ -32,4 +33,4 @@ def random_simulator(groups, n_jobs: int, rate_per_hour: float, seed: int, windo
     jobs = generate_jobs(n_jobs, rate_per_hour, {"training": 0.4, "inference": 0.3, "batch": 0.3},
                          np.random.default_rng(seed), cluster.max_vram_gb_for_gpus())
     speeds = GpuSpeeds(cluster, DEFAULT_SPEEDS) if with_speeds else None
-    return Simulator(cluster, jobs, window=window, speeds=speeds)
+    return Simulator(cluster, jobs, window=window, speed_model=TableSpeeds(cluster, speeds))

@@ -17,6 +17,7 @@ from gpusched.core.jobs import Job
 from gpusched.core.restore import CheckpointRestore
 from gpusched.core.simulator import Simulator
 from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
+from gpusched.core.speed_model import TableSpeeds
 from gpusched.policies import get_policy
 from gpusched.workload.synthetic import generate_jobs
 
@@ -28,7 +29,8 @@ def _simulator(seed: int, with_speeds: bool) -> Simulator:
     jobs = generate_jobs(40, 30.0, {"training": 0.5, "inference": 0.2, "batch": 0.3},
                          np.random.default_rng(seed), cluster.max_vram_gb_for_gpus())
     speeds = GpuSpeeds(cluster, DEFAULT_SPEEDS) if with_speeds else None
-    return Simulator(cluster, jobs, window=40, speeds=speeds, preemption_min_run_min=1.0,
+    return Simulator(cluster, jobs, window=40,
+                     speed_model=TableSpeeds(cluster, speeds), preemption_min_run_min=1.0,
                      restore=CheckpointRestore(CheckpointSpec(interval_min=30.0, restore_min=2.0)))
 
 

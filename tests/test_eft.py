@@ -15,6 +15,7 @@ from gpusched.core.estimator import DeclaredRuntime
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import Simulator
 from gpusched.core.speed import GpuSpeeds
+from gpusched.core.speed_model import TableSpeeds
 from gpusched.policies import get_policy, preemptive_policy_names, queue_policy_names, urgency_policy_names
 from gpusched.policies.eft import EarliestFinishQueue, earliest_finish
 from gpusched.policies.orders import ORDERS
@@ -38,7 +39,7 @@ def hand_built(policy: str):
     """One A100 and one T4; a 20-minute job at minute 0, then a 90-minute job at minute 1."""
     cluster = a100_and_t4()
     sim = Simulator(cluster, [training(0, 0.0, 20.0), training(1, 1.0, 90.0)], window=4,
-                    speeds=GpuSpeeds(cluster, A100_T4_SPEEDS))
+                    speed_model=TableSpeeds(cluster, GpuSpeeds(cluster, A100_T4_SPEEDS)))
     return sim.run(get_policy(policy))
 
 
@@ -59,7 +60,7 @@ def test_fastest_fit_starts_the_second_job_on_the_t4_and_finishes_it_at_minute_4
 def test_eft_plans_the_gang_and_the_time_by_hand():
     cluster = a100_and_t4()
     sim = Simulator(cluster, [training(0, 0.0, 20.0), training(1, 1.0, 90.0)], window=4,
-                    speeds=GpuSpeeds(cluster, A100_T4_SPEEDS))
+                    speed_model=TableSpeeds(cluster, GpuSpeeds(cluster, A100_T4_SPEEDS)))
     sim.step(0)  # the 20-minute job on the A100; the clock moves to the second arrival
     assert sim.time_min == 1.0
     plan = earliest_finish(sim.view, 1)
@@ -71,7 +72,7 @@ def test_eft_reads_declared_run_times_not_true_ones():
     starts the second job on the T4 at once (finishing at 451)."""
     cluster = a100_and_t4()
     sim = Simulator(cluster, [training(0, 0.0, 20.0), training(1, 1.0, 90.0)],
-                    window=4, speeds=GpuSpeeds(cluster, A100_T4_SPEEDS),
+                    window=4, speed_model=TableSpeeds(cluster, GpuSpeeds(cluster, A100_T4_SPEEDS)),
                     estimator=partial(DeclaredRuntime, estimates={0: 500.0}))
     jobs = sim.run(get_policy("sjf+eft")).jobs.set_index("id")
     assert jobs.loc[1, "gpu_ids"] == [1] and jobs.loc[1, "start_min"] == 1.0
@@ -83,7 +84,8 @@ def test_a_later_job_may_use_reserved_gpus_only_if_it_ends_before_the_reservatio
     on the T4 (50 minutes) unless it would finish sooner after the reservation (it would not)."""
     cluster = a100_and_t4()
     jobs = [training(0, 0.0, 20.0), training(1, 1.0, 90.0), training(2, 2.0, 10.0)]
-    sim = Simulator(cluster, jobs, window=4, speeds=GpuSpeeds(cluster, A100_T4_SPEEDS))
+    sim = Simulator(cluster, jobs, window=4,
+                    speed_model=TableSpeeds(cluster, GpuSpeeds(cluster, A100_T4_SPEEDS)))
     policy = get_policy("sjf+eft")
     out = sim.run(policy).jobs.set_index("id")
     assert policy.promised == {1: 20.0}
@@ -152,6 +154,6 @@ def test_the_window_lookahead_scores_forks_by_its_objective(objective, mean_jct)
 
     cluster = a100_and_t4()
     sim = Simulator(cluster, [training(0, 0.0, 20.0), training(1, 1.0, 90.0)], window=4,
-                    speeds=GpuSpeeds(cluster, A100_T4_SPEEDS))
+                    speed_model=TableSpeeds(cluster, GpuSpeeds(cluster, A100_T4_SPEEDS)))
     result = sim.run(WindowLookahead(lambda: get_policy("sjf+fastest_fit"), objective=objective))
     assert result.metrics["avg_jct_min"] == pytest.approx(mean_jct)

@@ -18,6 +18,7 @@ from gpusched.core.gavel_speeds import (
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import Simulator
 from gpusched.core.speed import GpuSpeeds
+from gpusched.core.speed_model import TableSpeeds
 from gpusched.errors import ScenarioError
 from gpusched.paths import GAVEL_THROUGHPUTS
 from gpusched.policies.registry import get_policy
@@ -70,7 +71,7 @@ def test_a_gang_uses_the_throughput_at_its_scale_factor():
     assert speeds.of_job(one, (0,)) == pytest.approx(table[1])
     assert speeds.of_job(four, (0, 1, 2, 3)) == pytest.approx(table[4])
     assert table[1] != pytest.approx(table[4])
-    sim = Simulator(cluster, [four], speeds=speeds)
+    sim = Simulator(cluster, [four], speed_model=TableSpeeds(cluster, speeds))
     row = sim.run(get_policy("first_fit")).jobs.iloc[0]
     assert row["run_min"] == pytest.approx(60.0 / table[4])  # first_fit puts it on the K80 node
     assert row["ideal_run_min"] == pytest.approx(60.0)       # on the V100 node, at speed 1.0

@@ -9,6 +9,7 @@ from gpusched.core.cluster import Cluster, NodeGroup
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import Simulator
 from gpusched.core.speed import GpuSpeeds
+from gpusched.core.speed_model import TableSpeeds
 from gpusched.policies.registry import get_policy
 
 CLUSTER = Cluster([NodeGroup("A", 80.0, 1), NodeGroup("B", 80.0, 1)])
@@ -60,7 +61,8 @@ def test_rows_are_read_only_and_cached():
 
 
 def test_the_simulator_runs_a_job_at_its_models_speed():
-    sim = Simulator(CLUSTER, [job(model="ResNet", duration=60.0)], speeds=GpuSpeeds(CLUSTER, TABLE))
+    sim = Simulator(CLUSTER, [job(model="ResNet", duration=60.0)],
+                    speed_model=TableSpeeds(CLUSTER, GpuSpeeds(CLUSTER, TABLE)))
     result = sim.run(get_policy("first_fit"))
     row = result.jobs.iloc[0]
     assert row["run_min"] == pytest.approx(30.0)  # 60 / 2.0 on A (GPU 0)
@@ -70,10 +72,11 @@ def test_the_simulator_runs_a_job_at_its_models_speed():
 def test_fastest_fit_and_eft_follow_the_model():
     # By type, B (0.8) is faster than A (0.5); by model, A (2.0) is.
     for name in ("fastest_fit", "fcfs+eft"):
-        sim = Simulator(CLUSTER, [job(model="ResNet")], speeds=GpuSpeeds(CLUSTER, TABLE))
+        sim = Simulator(CLUSTER, [job(model="ResNet")],
+                        speed_model=TableSpeeds(CLUSTER, GpuSpeeds(CLUSTER, TABLE)))
         result = sim.run(get_policy(name))
         assert list(result.jobs.iloc[0]["gpu_ids"]) == [0], name
-        sim = Simulator(CLUSTER, [job()], speeds=GpuSpeeds(CLUSTER, TABLE))
+        sim = Simulator(CLUSTER, [job()], speed_model=TableSpeeds(CLUSTER, GpuSpeeds(CLUSTER, TABLE)))
         assert list(sim.run(get_policy(name)).jobs.iloc[0]["gpu_ids"]) == [1], name
 
 
@@ -84,7 +87,7 @@ def test_the_decisions_table_and_the_heatmap_show_the_model():
     jobs = [job(0, model="ResNet"), job(1), job(2, model="Gang", gpus=2)]
     cluster = Cluster([NodeGroup("A", 80.0, 2), NodeGroup("B", 80.0, 2)])
     speeds = GpuSpeeds(cluster, TABLE)
-    result = Simulator(cluster, jobs, speeds=speeds).run(get_policy("first_fit"))
+    result = Simulator(cluster, jobs, speed_model=TableSpeeds(cluster, speeds)).run(get_policy("first_fit"))
     table = decision_table(result)
     assert dict(zip(table["job"], table["model"], strict=True)) == {0: "ResNet", 1: "", 2: "Gang"}
     labels, gpu_models, z = model_speed_rows(jobs, cluster, speeds)

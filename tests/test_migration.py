@@ -14,6 +14,7 @@ from gpusched.core.jobs import Job
 from gpusched.core.restore import CheckpointRestore
 from gpusched.core.simulator import HOLD, Migrate, Simulator
 from gpusched.core.speed import GpuSpeeds
+from gpusched.core.speed_model import TableSpeeds
 from gpusched.core.view import as_scheduler
 from gpusched.figures.replay import STOP_LEGENDS, gantt_figure
 from gpusched.paths import REPO_ROOT
@@ -45,7 +46,7 @@ def job(idx: int, duration: float, arrival: float = 0.0) -> Job:
 
 
 def simulator(c: Cluster, jobs: list[Job], restore: float = RESTORE_MIN) -> Simulator:
-    return Simulator(c, jobs, speeds=speeds(c), preemption_min_run_min=GUARD_MIN,
+    return Simulator(c, jobs, speed_model=TableSpeeds(c, speeds(c)), preemption_min_run_min=GUARD_MIN,
                      restore=CheckpointRestore(CheckpointSpec(interval_min=60.0, restore_min=restore)))
 
 
@@ -79,7 +80,8 @@ def test_a_job_on_a_k80_moves_to_a_v100_that_frees_and_pays_its_restore():
 def test_without_a_checkpoint_block_a_move_is_free():
     # As above, with no restore: the job moves at 60 and ends at 60 + 585 = 645.
     c = cluster("V100", "K80")
-    sim = Simulator(c, [job(0, 60.0), job(1, 600.0)], speeds=speeds(c), preemption_min_run_min=GUARD_MIN)
+    sim = Simulator(c, [job(0, 60.0), job(1, 600.0)],
+                    speed_model=TableSpeeds(c, speeds(c)), preemption_min_run_min=GUARD_MIN)
     result = sim.run(get_policy("fastest_move"))
     assert result.jobs["end_min"].tolist() == [60.0, 645.0]
     assert result.metrics["migrations"] == 1 and result.metrics["migration_restore_gpu_hours"] == 0.0
@@ -100,7 +102,8 @@ def test_where_no_run_time_is_declared_a_job_moves_whenever_the_gang_is_faster()
     from gpusched.core.estimator import UndeclaredRuntime
 
     c = cluster("V100", "K80")
-    sim = Simulator(c, [job(0, 60.0), job(1, 30.0)], speeds=speeds(c), preemption_min_run_min=GUARD_MIN,
+    sim = Simulator(c, [job(0, 60.0), job(1, 30.0)],
+                    speed_model=TableSpeeds(c, speeds(c)), preemption_min_run_min=GUARD_MIN,
                     restore=CheckpointRestore(CheckpointSpec(interval_min=60.0, restore_min=50.0)),
                     estimator=UndeclaredRuntime)
     result = sim.run(get_policy("fastest_move"))

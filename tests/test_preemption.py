@@ -14,6 +14,7 @@ from gpusched.core.jobs import Job
 from gpusched.core.restore import CheckpointRestore
 from gpusched.core.simulator import HOLD, Preempt, Simulator
 from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
+from gpusched.core.speed_model import TableSpeeds
 from gpusched.policies import get_policy, preemptive_policy_names, queue_policy_names
 from gpusched.policies.preemptive import Preemptive
 from gpusched.workload.synthetic import generate_jobs
@@ -135,7 +136,7 @@ def test_las_and_srtf_never_starve(groups, n_jobs, rate, seed, window, order, pl
     jobs = generate_jobs(n_jobs, rate, {"training": 0.4, "inference": 0.3, "batch": 0.3},
                          np.random.default_rng(seed), cluster.max_vram_gb_for_gpus())
     table = GpuSpeeds(cluster, DEFAULT_SPEEDS) if speeds else None
-    sim = Simulator(cluster, jobs, window=window, speeds=table,
+    sim = Simulator(cluster, jobs, window=window, speed_model=TableSpeeds(cluster, table),
                     restore=CheckpointRestore(CheckpointSpec(interval_min=30.0, restore_min=restore)),
                     preemption_min_run_min=5.0)
     result = sim.run(get_policy(f"{order}+{placement}"))

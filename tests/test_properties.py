@@ -11,6 +11,7 @@ from strategies import node_groups
 from gpusched.core.cluster import Cluster
 from gpusched.core.restore import CheckpointRestore
 from gpusched.core.simulator import Simulator
+from gpusched.core.speed_model import TableSpeeds
 from gpusched.experiment.stall import analyse_stall
 from gpusched.policies import get_policy
 from gpusched.workload.synthetic import generate_jobs
@@ -104,7 +105,7 @@ def _queue_run(groups, n_jobs, rate, seed, window, speeds, error, policy):
     jobs = generate_jobs(n_jobs, rate, {"training": 0.4, "inference": 0.3, "batch": 0.3},
                          np.random.default_rng(seed), cluster.max_vram_gb_for_gpus())
     sim = Simulator(cluster, jobs, window=window,
-                    speeds=GpuSpeeds(cluster, DEFAULT_SPEEDS) if speeds else None,
+                    speed_model=TableSpeeds(cluster, GpuSpeeds(cluster, DEFAULT_SPEEDS) if speeds else None),
                     estimator=partial(LognormalRuntime, sigma=error, seed=seed))
     return cluster, sim.run(get_policy(policy, seed=seed))
 
@@ -198,7 +199,7 @@ def _check_failure_run(cluster, jobs, seed, window, speeds, failure_rate, policy
 
     n_jobs = len(jobs)
     sim = Simulator(cluster, jobs, window=window, horizon_min=horizon,
-                    speeds=GpuSpeeds(cluster, DEFAULT_SPEEDS) if speeds else None,
+                    speed_model=TableSpeeds(cluster, GpuSpeeds(cluster, DEFAULT_SPEEDS) if speeds else None),
                     failures=FailureSpec(node_failures_per_1000_node_days=failure_rate), failure_seed=seed,
                     restore=CheckpointRestore(CheckpointSpec(interval_min=15.0, restore_min=1.0)))
     result = sim.run(get_policy(policy, seed=seed))
@@ -255,7 +256,8 @@ def test_no_job_is_lost_or_counted_twice_with_migration(groups, n_jobs, rate, se
     c = Cluster(groups)
     jobs = generate_jobs(n_jobs, rate, {"training": 0.4, "inference": 0.3, "batch": 0.3},
                          np.random.default_rng(seed), c.max_vram_gb_for_gpus())
-    sim = Simulator(c, jobs, window=window, horizon_min=horizon, speeds=GpuSpeeds(c, DEFAULT_SPEEDS),
+    sim = Simulator(c, jobs, window=window, horizon_min=horizon,
+                    speed_model=TableSpeeds(c, GpuSpeeds(c, DEFAULT_SPEEDS)),
                     failures=FailureSpec(node_failures_per_1000_node_days=failure_rate), failure_seed=seed,
                     restore=CheckpointRestore(CheckpointSpec(interval_min=15.0, restore_min=restore)))
     result = sim.run(get_policy(policy, seed=seed))

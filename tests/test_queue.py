@@ -15,6 +15,7 @@ from gpusched.core.cluster import Cluster, NodeGroup
 from gpusched.core.estimator import DeclaredRuntime
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import HOLD, Simulator
+from gpusched.core.speed_model import TableSpeeds
 from gpusched.errors import UnknownPolicyError
 from gpusched.policies import get_policy, policy_label, queue_policy_names
 from gpusched.policies.queue import EasyBackfill, reservation
@@ -114,7 +115,7 @@ def test_fastest_fit_picks_the_fastest_gpu_then_best_fit():
     cluster = Cluster([NodeGroup("T4-16GB", 16, 1), NodeGroup("A100-80GB", 80, 1),
                        NodeGroup("A100-40GB", 40, 1)])
     table = {"T4-16GB": {"batch": 0.2}, "A100-40GB": {"batch": 1.0}}
-    sim = Simulator(cluster, [job(0, vram=8)], speeds=GpuSpeeds(cluster, table))
+    sim = Simulator(cluster, [job(0, vram=8)], speed_model=TableSpeeds(cluster, GpuSpeeds(cluster, table)))
     policy = get_policy("fastest_fit")
     policy.bind(sim.view)
     # Both A100s run batch jobs at 1.0; Best-Fit prefers the 40 GB one (less VRAM left).

@@ -18,6 +18,7 @@ from gpusched.core.jobs import Job
 from gpusched.core.restore import CheckpointRestore
 from gpusched.core.rounds.mechanism import RoundSpec
 from gpusched.core.simulator import Simulator
+from gpusched.core.speed_model import TableSpeeds
 from gpusched.policies import get_policy
 from gpusched.policies.rounds import round_policy_names
 from gpusched.workload.build import make_simulator
@@ -47,8 +48,8 @@ def _speeds(cluster: Cluster):
 def _run(policy: str, jobs: list[Job], *, restore: float = RESTORE_MIN, length: float = 6.0,
          seed: int = 0) -> Simulator:
     cluster = _cluster()
-    sim = Simulator(cluster, jobs, speeds=_speeds(cluster), rounds=RoundSpec(length_min=length, reset_min=0),
-                    round_seed=seed,
+    sim = Simulator(cluster, jobs, speed_model=TableSpeeds(cluster, _speeds(cluster)),
+                    rounds=RoundSpec(length_min=length, reset_min=0), round_seed=seed,
                     restore=CheckpointRestore(CheckpointSpec(interval_min=60, types=("training",),
                                                              restore_min=restore)))
     sim.run(get_policy(policy, seed))
@@ -168,7 +169,8 @@ def test_a_solver_failure_names_the_policy_and_the_round():
             raise RoundSolveError("round policy failing: solver status 2 (infeasible)")
 
     cluster = _cluster()
-    sim = Simulator(cluster, [_job(0, 3.0, 10.0)], speeds=_speeds(cluster), rounds=RoundSpec())
+    sim = Simulator(cluster, [_job(0, 3.0, 10.0)],
+                    speed_model=TableSpeeds(cluster, _speeds(cluster)), rounds=RoundSpec())
     expected = r"policy 'failing', the round at minute 3\.0 \(round 1\): .*infeasible"
     with pytest.raises(RoundFailedError, match=expected):
         sim.run(RoundScheduler(Failing()))

@@ -28,6 +28,7 @@ from gpusched.core.failures import (
 from gpusched.core.restore import CheckpointRestore
 from gpusched.core.simulator import BSLD_FLOOR_MIN, Simulator
 from gpusched.core.speed import DEFAULT_SPEEDS, GpuSpeeds
+from gpusched.core.speed_model import TableSpeeds
 from gpusched.limits import (
     MAX_CHECKPOINT_MIN,
     MAX_FAILURE_RATE,
@@ -85,7 +86,7 @@ def _simulator(groups, n_jobs, seed, failures, checkpoint, horizon, window, spee
                          np.random.default_rng(seed), cluster.max_vram_gb_for_gpus())
     return Simulator(cluster, jobs, horizon_min=horizon, window=window, failures=failures,
                      failure_seed=seed, restore=CheckpointRestore(checkpoint),
-                     speeds=GpuSpeeds(cluster, DEFAULT_SPEEDS) if speeds else None)
+                     speed_model=TableSpeeds(cluster, GpuSpeeds(cluster, DEFAULT_SPEEDS) if speeds else None))
 
 
 runs = st.fixed_dictionaries({

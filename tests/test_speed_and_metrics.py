@@ -13,6 +13,7 @@ from gpusched.core.estimator import DeclaredRuntime
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import HOLD, Simulator
 from gpusched.core.speed import DEFAULT_SPEEDS, REFERENCE_MODEL, GpuSpeeds
+from gpusched.core.speed_model import TableSpeeds
 from gpusched.errors import ScenarioError
 from gpusched.policies import get_policy
 from gpusched.workload.build import make_simulator
@@ -29,7 +30,8 @@ def job(job_id: int, *, arrival: float = 0.0, duration: float = 10.0, gpus: int 
 # ---------------------------------------------------------------------------- speed
 def test_a_job_runs_twice_as_long_on_a_half_speed_gpu():
     cluster = Cluster([NodeGroup("slow", 80, 1)])
-    sim = Simulator(cluster, [job(0, duration=30)], speeds=GpuSpeeds(cluster, {"slow": {"batch": 0.5}}))
+    sim = Simulator(cluster, [job(0, duration=30)],
+                    speed_model=TableSpeeds(cluster, GpuSpeeds(cluster, {"slow": {"batch": 0.5}})))
     result = sim.run(get_policy("first_fit"))
     row = result.jobs.iloc[0]
     assert row["run_min"] == 60 and row["end_min"] - row["start_min"] == 60
@@ -45,13 +47,14 @@ def test_a_gang_runs_at_its_slowest_gpus_speed():
     # In the simulator a gang lives on one node, of one model: a 2-GPU job on a 0.4 node.
     node = Cluster([NodeGroup("C", 80, 2)])
     sim = Simulator(node, [job(0, gpus=2, duration=10, type_="training")],
-                    speeds=GpuSpeeds(node, {"C": {"training": 0.4}}))
+                    speed_model=TableSpeeds(node, GpuSpeeds(node, {"C": {"training": 0.4}})))
     assert sim.run(get_policy("best_fit")).jobs.iloc[0]["run_min"] == pytest.approx(25)
 
 
 def test_models_and_types_missing_from_the_table_run_at_speed_one():
     cluster = Cluster([NodeGroup("mystery", 80, 1)])
-    sim = Simulator(cluster, [job(0, duration=12)], speeds=GpuSpeeds(cluster, DEFAULT_SPEEDS))
+    sim = Simulator(cluster, [job(0, duration=12)],
+                    speed_model=TableSpeeds(cluster, GpuSpeeds(cluster, DEFAULT_SPEEDS)))
     assert sim.run(get_policy("first_fit")).jobs.iloc[0]["run_min"] == 12
 
 

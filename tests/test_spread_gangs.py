@@ -13,6 +13,7 @@ from gpusched.core.gavel_speeds import gavel_speed_rows, spread_speed_table
 from gpusched.core.jobs import Job
 from gpusched.core.simulator import Simulator
 from gpusched.core.speed import GpuSpeeds
+from gpusched.core.speed_model import TableSpeeds
 from gpusched.paths import GAVEL_THROUGHPUTS
 from gpusched.policies import get_policy
 from gpusched.policies.eft import earliest_finish
@@ -78,7 +79,8 @@ def test_spread_gang_runs_at_the_unconsolidated_speed(gpu):
     # Four one-GPU servers: a 4-GPU ResNet-18 gang must span them all.
     cluster = _gavel_cluster([NodeGroup(gpu, 16, 1, count=4)])
     speeds = GpuSpeeds(cluster, gavel_speed_rows())
-    sim = Simulator(cluster, [_job(0, 4, duration=60.0, arrival=5.0)], speeds=speeds)
+    sim = Simulator(cluster, [_job(0, 4, duration=60.0, arrival=5.0)],
+                    speed_model=TableSpeeds(cluster, speeds))
     result = sim.run(get_policy("first_fit"))
     # duration_min is the run time on packed V100s: steps = 60 min x V100 throughput; spread, the
     # gang does the same steps at the unconsolidated throughput of its GPU type.
@@ -95,7 +97,7 @@ def test_spread_gang_runs_at_the_unconsolidated_speed(gpu):
 def test_packed_gang_keeps_the_consolidated_speed_and_no_value_means_no_penalty():
     cluster = _gavel_cluster([NodeGroup("V100", 16, 4, count=1), NodeGroup("V100", 16, 1, count=2)])
     speeds = GpuSpeeds(cluster, gavel_speed_rows())
-    sim = Simulator(cluster, [_job(0, 4)], speeds=speeds)
+    sim = Simulator(cluster, [_job(0, 4)], speed_model=TableSpeeds(cluster, speeds))
     assert sim.speed_model.of(sim.jobs[0], (0, 1, 2, 3)) == 1.0
     assert sim.speed_model.of(sim.jobs[0], (0, 1, 4, 5)) == pytest.approx(
         _measured("V100", 4, True) / _measured("V100", 4, False))
@@ -172,7 +174,8 @@ def test_easy_and_eft_runs_with_spread_gangs():
 def test_placements_choose_a_gang_across_nodes(policy):
     cluster = _gavel_cluster([NodeGroup("K80", 12, 1, count=4), NodeGroup("V100", 16, 1, count=4)])
     jobs = [_job(i, 4, 60.0 + 7 * i, arrival=10.0 * i) for i in range(6)]
-    result = Simulator(cluster, jobs, speeds=GpuSpeeds(cluster, gavel_speed_rows()),
+    result = Simulator(cluster, jobs,
+                       speed_model=TableSpeeds(cluster, GpuSpeeds(cluster, gavel_speed_rows())),
                        window=2).run(get_policy(policy, seed=1))
     t = result.jobs
     assert result.metrics["jobs_completed"] == 6
@@ -185,7 +188,8 @@ def test_placements_choose_a_gang_across_nodes(policy):
 def test_fastest_fit_ranks_spread_gangs_by_their_spread_speed():
     # ResNet-18 (batch 64) on 2 GPUs: V100 and P100 are both spread; the penalties differ.
     cluster = _gavel_cluster([NodeGroup("P100", 16, 1, count=2), NodeGroup("V100", 16, 1, count=2)])
-    sim = Simulator(cluster, [_job(0, 2)], speeds=GpuSpeeds(cluster, gavel_speed_rows()))
+    sim = Simulator(cluster, [_job(0, 2)],
+                    speed_model=TableSpeeds(cluster, GpuSpeeds(cluster, gavel_speed_rows())))
     spread = {g: sim.speed_model.of(sim.jobs[0], gang) for g, gang in (("P100", (0, 1)), ("V100", (2, 3)))}
     result = sim.run(get_policy("fastest_fit"))
     chosen = cluster.gpu_model[result.jobs["gpu_ids"].iloc[0][0]]

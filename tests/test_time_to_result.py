@@ -10,6 +10,7 @@ from gpusched.core.jobs import Job
 from gpusched.core.reward import RewardSpec
 from gpusched.core.simulator import Simulator
 from gpusched.core.speed import GpuSpeeds
+from gpusched.core.speed_model import TableSpeeds
 from gpusched.policies import get_policy
 from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
@@ -24,7 +25,8 @@ def training(job_id: int, arrival: float, duration: float, vram: float = 10.0) -
 
 def run(policy: str, jobs: list[Job], reward: RewardSpec | None = None):
     cluster = Cluster([NodeGroup("A100-80GB", 80, 1), NodeGroup("T4-16GB", 16, 1)])
-    sim = Simulator(cluster, jobs, window=4, speeds=GpuSpeeds(cluster, SPEEDS), reward=reward)
+    sim = Simulator(cluster, jobs, window=4,
+                    speed_model=TableSpeeds(cluster, GpuSpeeds(cluster, SPEEDS)), reward=reward)
     return sim.run(get_policy(policy))
 
 
@@ -67,7 +69,8 @@ def test_the_ideal_run_uses_the_best_gpu_that_could_ever_hold_the_job():
     on the A100."""
     cluster = Cluster([NodeGroup("A100-80GB", 80, 1), NodeGroup("T4-16GB", 16, 1)])
     speeds = GpuSpeeds(cluster, {"A100-80GB": {"training": 1.0}, "T4-16GB": {"training": 2.0}})
-    sim = Simulator(cluster, [training(0, 0.0, 60.0, vram=40.0), training(1, 0.0, 60.0)], speeds=speeds)
+    sim = Simulator(cluster, [training(0, 0.0, 60.0, vram=40.0), training(1, 0.0, 60.0)],
+                    speed_model=TableSpeeds(cluster, speeds))
     jobs = sim.run(get_policy("first_fit")).jobs.set_index("id")
     assert jobs["ideal_run_min"].tolist() == [60.0, 30.0]
     assert (jobs["run_min"] >= jobs["ideal_run_min"] - 1e-9).all()

@@ -18,6 +18,7 @@ from gpusched.core.history_estimator import HistoryEstimator
 from gpusched.core.jobs import Job
 from gpusched.core.prices import PRICE_TABLE_USD_PER_GPU_HOUR, gang_prices_usd_per_hour, gpu_prices, price_of
 from gpusched.core.simulator import HOLD, Simulator
+from gpusched.core.speed_model import TableSpeeds
 from gpusched.errors import ScenarioError
 from gpusched.experiment.runner import run_policy
 from gpusched.policies import get_policy
@@ -176,7 +177,7 @@ def _cheapest(job: Job) -> tuple[int, ...]:
     from gpusched.core.speed import GpuSpeeds
 
     cluster = _two_models()
-    sim = Simulator(cluster, [job], speeds=GpuSpeeds(cluster, SPEEDS))
+    sim = Simulator(cluster, [job], speed_model=TableSpeeds(cluster, GpuSpeeds(cluster, SPEEDS)))
     policy = CheapestFit()
     policy.bind(sim.view)
     return policy.select(sim.state, sim.view.jobs[0])

@@ -13,6 +13,7 @@ import pytest
 from gpusched.core.estimator import DeclaredRuntime
 from gpusched.core.events import COMPLETION
 from gpusched.core.simulator import Simulator
+from gpusched.core.speed_model import TableSpeeds
 from gpusched.core.view import SchedulerView, as_scheduler
 from gpusched.policies import (
     get_policy,
@@ -352,7 +353,8 @@ def test_the_view_follows_a_learning_estimator(speeds):
     scenario = load_scenario("fleet-16gpu" if speeds else "phase1-8gpu")
     base = make_simulator(scenario, seed=1, n_jobs=40)
     estimator = MeanOfCompletions(base.jobs)
-    sim = Simulator(base.cluster, base.jobs, speeds=base.speeds, estimator=estimator)
+    sim = Simulator(base.cluster, base.jobs,
+                    speed_model=TableSpeeds(base.cluster, base.speeds), estimator=estimator)
     placement = RecordsDeclared()
     sim.run(placement)
     learned = sim.estimator

@@ -42,14 +42,13 @@ class RunSetup:
     :param check_feasible: refuse jobs that no node could ever hold (raises
         :class:`~gpusched.errors.InfeasibleJobError`).
     :param window: queued jobs the scheduler may start (1 is a strict FIFO queue).
-    :param speeds: relative GPU speeds per job type (``None``: every GPU at speed 1.0).
     :param failures: node failures and repairs (``None`` or a rate of 0: nodes never fail).
     :param failure_seed: seed of the failure process (see
         :meth:`~gpusched.core.failures.FailureSpec.seed_for`).
     :param preemption_min_run_min: minutes a job runs after it (re)starts, not counting its
         restore, before it may be preempted (must be > 0).
-    :param speed_model: the speed model (default: :class:`~gpusched.core.speed_model.TableSpeeds`
-        of ``speeds``).
+    :param speed_model: the speed model, e.g. :class:`~gpusched.core.speed_model.TableSpeeds` of a
+        speed table (default: every GPU at speed 1.0).
     :param gang_rule: the gang rule (default: the cluster's own, else
         :class:`~gpusched.core.gang.SameNodeGang`).
     :param restore: the restore model, e.g. :class:`~gpusched.core.restore.CheckpointRestore` of a
@@ -75,7 +74,6 @@ class RunSetup:
         horizon_min: float | None = None,
         check_feasible: bool = True,
         window: int = 1,
-        speeds: GpuSpeeds | None = None,
         failures: FailureSpec | None = None,
         failure_seed: int = 0,
         preemption_min_run_min: float = DEFAULT_PREEMPTION_MIN_RUN_MIN,
@@ -95,8 +93,9 @@ class RunSetup:
             raise ValueError(f"preemption_min_run_min must be > 0, got {preemption_min_run_min}")
         self.cluster = cluster
         self.window = int(window)
-        self.speeds = speeds
-        self.speed_model: SpeedModel = speed_model or TableSpeeds(cluster, speeds)
+        self.speed_model: SpeedModel = speed_model or TableSpeeds(cluster, None)
+        self.speeds: GpuSpeeds | None = self.speed_model.table
+        """The speed model's table, or ``None`` (the observations show its rows per job type)."""
         self.gang_rule: GangRule = gang_rule or cluster.gang_rule or SameNodeGang(cluster)
         self.all_jobs: list[Job] = sorted(jobs, key=lambda j: (j.arrival_min, j.id))
         """The workload in arrival order (a run's own jobs, which a fork may cut or change, are
@@ -132,7 +131,7 @@ class RunSetup:
         if self.safety_horizon:
             restore_of = self.restore.resume_cost_min
             self.horizon_min = safety_horizon_min(self.all_jobs, self.failures,
-                                                  lambda job: restore_of(job, ()), speeds)
+                                                  lambda job: restore_of(job, ()), self.speeds)
 
     def start(self, kinds: EventKinds) -> RunState:
         """A run at its start (a fresh failure process and estimator), whose events have ``kinds``."""

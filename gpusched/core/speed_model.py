@@ -26,6 +26,9 @@ class SpeedModel(Protocol):
     uniform: bool
     """Whether every GPU runs every job at speed 1.0 (no speed table)."""
 
+    table: GpuSpeeds | None
+    """The speed table the model reads, or ``None`` (the observations show its rows per job type)."""
+
     def of(self, job: Job, gpus: Sequence[int]) -> float:
         """The speed of ``job`` on the gang ``gpus``."""
         ...

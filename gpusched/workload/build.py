@@ -13,6 +13,7 @@ from gpusched.core.restore import CheckpointRestore
 from gpusched.core.rounds.mechanism import RoundSpec, estimated_rounds
 from gpusched.core.simulator import Simulator
 from gpusched.core.speed import GpuSpeeds
+from gpusched.core.speed_model import TableSpeeds
 from gpusched.errors import ScenarioError
 from gpusched.limits import MAX_ROUNDS
 from gpusched.workload.scenario import Scenario
@@ -65,4 +66,5 @@ def simulator_for(scenario: Scenario, cluster: Cluster, jobs: list[Job], speeds:
         options.update(rounds=rounds, round_seed=scenario.workload.seed if seed is None else seed)
     return Simulator(cluster, jobs, reward=scenario.reward, util_band=scenario.util_band,
                      horizon_min=scenario.horizon_min, window=scenario.window if window is None else window,
-                     speeds=speeds, restore=CheckpointRestore(scenario.checkpoint), **options)
+                     speed_model=TableSpeeds(cluster, speeds), restore=CheckpointRestore(scenario.checkpoint),
+                     **options)
