@@ -89,7 +89,7 @@ from gpusched.workload.files import decode_user_bytes, load_json_text
 from gpusched.workload.openb import read_openb_nodes, read_openb_pods
 from gpusched.workload.philly import read_philly
 from gpusched.workload.presets import load_scenario, preset_names
-from gpusched.workload.scenario import DEFAULT_MIX, SPEED_JOB_TYPES
+from gpusched.workload.scenario import DEFAULT_MIX
 from gpusched.workload.scenario_yaml import scenario_from_yaml
 from gpusched.workload.shockwave import (
     read_shockwave_config,
@@ -98,6 +98,7 @@ from gpusched.workload.shockwave import (
 )
 from gpusched.workload.shockwave_phases import trace_phases
 from gpusched.workload.shockwave_results import read_shockwave_result
+from gpusched.workload.speed_table import SPEED_JOB_TYPES
 from gpusched.workload.trace_jobs import openb_jobs
 
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -52,7 +52,7 @@ from gpusched.limits import (
 )
 from gpusched.paths import REPO_ROOT, SHIPPED_MODELS_DIR, USER_MODELS_DIR
 from gpusched.workload.files import finite_or_none, is_file, load_json_text, read_user_text, write_together
-from gpusched.workload.scenario import check_speed_table
+from gpusched.workload.speed_table import check_speed_table
 from gpusched.workload.validation import validation_message
 
 SIDECAR_FORMAT = "gpusched-ppo"
