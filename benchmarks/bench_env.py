@@ -138,8 +138,8 @@ def bench_inference(n_gpus: int, decisions: int = 300) -> dict[str, float]:
 
 def bench_rollout(seeds: tuple[int, ...] = (0, 1, 2)) -> dict[str, float]:
     """Seconds per ``phase1-8gpu`` run (250 jobs) and ms per decision of the agent with rollouts."""
-    from gpusched.experiment.runner import make_simulator
     from gpusched.policies import get_policy
+    from gpusched.workload.build import make_simulator
 
     scenario = load_scenario("phase1-8gpu")
     seconds, decisions = 0.0, 0
@@ -232,8 +232,8 @@ def bench_window_inference(n_gpus: int, window: int, decisions: int = 300) -> di
 
 def bench_greedy_fleet(seeds: tuple[int, ...] = (0, 1, 2)) -> dict[str, float]:
     """Seconds per greedy run of the shipped agent (``ppo``) on fleet-16gpu (400 jobs)."""
-    from gpusched.experiment.runner import make_simulator
     from gpusched.policies import get_policy
+    from gpusched.workload.build import make_simulator
 
     scenario = load_scenario("fleet-16gpu")
     get_policy("ppo")  # load the model once, as every later run does

@@ -12,8 +12,9 @@ from conftest import make_job
 from gpusched.agent.rollout import RolloutScheduler, WindowRolloutScheduler
 from gpusched.core.cluster import Cluster, ClusterState, NodeGroup
 from gpusched.core.simulator import Simulator
-from gpusched.experiment.runner import make_simulator, run_policy
+from gpusched.experiment.runner import run_policy
 from gpusched.policies import get_policy
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
 
 FIFO_MODEL, WINDOW_MODEL = "assets/models/ppo-default.zip", "assets/models/ppo-window.zip"

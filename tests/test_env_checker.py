@@ -11,8 +11,9 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 from gpusched import ENV_ID
 from gpusched.env import GPUSchedulerEnv, ObservationBuilder
 from gpusched.errors import GpuschedError
-from gpusched.experiment.runner import make_simulator, run_policy
+from gpusched.experiment.runner import run_policy
 from gpusched.policies import get_policy
+from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
 
 

@@ -109,7 +109,7 @@ def test_planners_on_arrived_jobs_never_read_the_future(name):
     import dataclasses
 
     from gpusched.core.simulator import Simulator
-    from gpusched.experiment.runner import make_simulator
+    from gpusched.workload.build import make_simulator
     from gpusched.workload.presets import load_scenario
 
     scenario = load_scenario("phase1-4gpu")
@@ -134,7 +134,7 @@ def test_planners_on_arrived_jobs_never_read_the_future(name):
 
 
 def test_fork_of_arrived_jobs_forgets_the_future():
-    from gpusched.experiment.runner import make_simulator
+    from gpusched.workload.build import make_simulator
     from gpusched.workload.presets import load_scenario
 
     sim = make_simulator(load_scenario("phase1-4gpu"), seed=2, n_jobs=50)

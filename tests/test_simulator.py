@@ -151,7 +151,7 @@ def test_cluster_util_steps_integrate_to_avg_util(hetero_cluster):
 
 
 def test_fork_is_independent_and_continues_like_the_original():
-    from gpusched.experiment.runner import make_simulator
+    from gpusched.workload.build import make_simulator
     from gpusched.workload.presets import load_scenario
 
     scenario = load_scenario("phase1-8gpu")
