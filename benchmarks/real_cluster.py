@@ -226,8 +226,8 @@ def render_markdown(data: dict) -> str:
         "**Against the targets** (measured on the three shared policies; the two policies kept back are "
         "not run against real figures here):",
         "",
-        f"- mean |error| of the average JCT: **{np.mean(ours_abs):.1f} %** here, against "
-        f"{np.mean(theirs_abs):.1f} % for Shockwave's simulator on the same three policies "
+        f"- mean |error| of the average JCT: **{np.mean(ours_abs):.2f} %** here, against "
+        f"{np.mean(theirs_abs):.2f} % for Shockwave's simulator on the same three policies "
         f"({TARGET_MEAN_ABS_PCT} % over its five): "
         + ("met." if np.mean(ours_abs) <= TARGET_MEAN_ABS_PCT else "not met."),
         f"- no policy above 10 %: the largest is `{worst}`, {_pct(runs[worst]['jct_error_pct'])}: "

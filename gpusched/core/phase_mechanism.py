@@ -84,6 +84,8 @@ class PhaseClock:
     batch_size: tuple[int | None, ...]
     starts: tuple[float, ...] = field(init=False)
     """Work done when each phase starts (reference minutes), and the total last."""
+    flat: frozenset[str] = field(init=False)
+    """The GPU models on which every phase runs at speed 1.0 (there, a minute is a minute of work)."""
 
     def __post_init__(self) -> None:
         starts, total = [], 0.0
@@ -92,6 +94,9 @@ class PhaseClock:
             total += w
         starts.append(total)
         object.__setattr__(self, "starts", tuple(starts))
+        models = {m for speeds in self.speed for m in speeds}
+        object.__setattr__(self, "flat", frozenset(
+            m for m in models if all(speeds.get(m, 0.0) == 1.0 for speeds in self.speed)))
 
     @classmethod
     def of(cls, phases: JobPhases, reference: str) -> PhaseClock:
@@ -127,6 +132,8 @@ class PhaseClock:
         w1 = self.total if w1 is None else w1
         if w1 <= w0:
             return 0.0
+        if model in self.flat:
+            return w1 - w0
         t = 0.0
         for p in range(max(self.phase_at(w0), 0), len(self.work)):
             lo, hi = max(w0, self.starts[p]), min(w1, self.starts[p + 1])
@@ -143,6 +150,8 @@ class PhaseClock:
         """The work done after running ``minutes`` on ``model`` from work ``w0`` (it stops at the
         end, and where a phase cannot run)."""
         w, left = w0, max(minutes, 0.0)
+        if model in self.flat:
+            return min(w + left, self.total)
         p = self.phase_at(w)
         while p < len(self.work) and left > 0:
             s = self.speed_in(p, model)
