@@ -294,6 +294,10 @@ def render_markdown(data: dict) -> str:
         "the epoch in progress as done; here a change lands at the epoch boundary (see "
         "[job phases](../traces.md#job-phases-jobs-that-change-their-batch-size)).",
         "- The Shockwave policy itself is not run (its solver is not part of gpusched).",
+        "- Shockwave's version of AlloX (`scheduler/policies/allox.py` of its repository) differs from "
+        "Gavel's in two ways: a gang of s GPUs gets 1/s of its type (gpusched's `allox` does the same, or "
+        "it could not run this trace), and a job left without a whole allocation is matched again at the "
+        "next computation (gpusched's `allox` keeps Gavel's rule: a job once given nothing is not).",
         "- The real cluster's round-to-round noise (the measured throughputs of `throughput_timeline` vary "
         "from round to round); each phase runs at its one measured throughput.",
         "",
