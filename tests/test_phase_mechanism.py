@@ -109,3 +109,28 @@ def test_a_checkpointed_phased_job_loses_only_the_work_since_its_checkpoint():
     restores = sum(r[3] for r in sim.log.resumes)
     ends = sorted(sim.jobs_table()["end_min"].astype(float))
     assert ends[1] == pytest.approx(14.0 + restores, abs=1e-6)
+
+
+def test_a_fork_copies_the_phases_and_continues_like_the_original():
+    jobs = [_job(i, arrival=0.3 * i) for i in range(3)]
+    sim = _sim(("K80",), jobs, RoundSpec(length_min=0.7, reset_min=0))
+    sim.run(get_policy("max_min_fairness"))
+    reference = sim.jobs_table()["end_min"].to_numpy()
+    changes = list(sim.run_state.phases.changes)
+    sim.reset()
+    first = get_policy("max_min_fairness")
+    first.bind(sim.view)
+    while sim.time_min < 15.0:  # after the first job's phase change, before the others'
+        slot, action = first.decide(sim.view)
+        sim.step(action, slot)
+    assert len(sim.run_state.phases.changes) == 1
+    twin = sim.fork()
+    assert twin.run_state.phases is not sim.run_state.phases
+    second = get_policy("max_min_fairness")
+    second.bind(twin.view)
+    for run, policy in ((sim, first), (twin, second)):
+        while not run.done:
+            slot, action = policy.decide(run.view)
+            run.step(action, slot)
+        np.testing.assert_array_equal(run.jobs_table()["end_min"].to_numpy(), reference)
+        assert run.run_state.phases.changes == changes
