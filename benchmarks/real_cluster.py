@@ -64,7 +64,8 @@ def measure(policy: str, restore: float | None = None) -> dict:
     wall = time.perf_counter() - t0
     m = result.metrics
     return {"policy": policy, "avg_jct_s": float(jct_s.mean()), "makespan_s": 60.0 * float(m["makespan_min"]),
-            "rho_mean": float(m["rho_mean"]), "rounds": int(m["rounds"]), "preemptions": int(m["preemptions"]),
+            "rho_mean": float(m["rho_mean"]), "rounds": int(m["rounds"]),
+            "preemptions": int(m["preemptions"]),
             "wall_s": wall, "jct_s": [float(x) for x in jct_s]}
 
 
@@ -129,8 +130,8 @@ def render_svg(data: dict) -> str:
     """The per-job scatter: each job's JCT here against its measured one (min, log-log), one colour
     per shared policy, with the diagonal and the ±10 % band."""
     colours = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
-    points = {p: (np.array(data["references"][p]["real"]["jct_s"]) / 60, np.array(data["runs"][p]["jct_s"]) / 60)
-              for p in data["shared"]}
+    points = {p: (np.array(data["references"][p]["real"]["jct_s"]) / 60,
+                  np.array(data["runs"][p]["jct_s"]) / 60) for p in data["shared"]}
     everything = np.concatenate([np.concatenate(v) for v in points.values()])
     lo, hi = math.log10(everything.min() / 1.2), math.log10(everything.max() * 1.2)
     size, pad = 480, 60
@@ -152,10 +153,12 @@ def render_svg(data: dict) -> str:
             out.append(f'<text x="{x:.1f}" y="{pad + size + 16}" text-anchor="middle">{tick}</text>')
             out.append(f'<text x="{pad - 6}" y="{y + 4:.1f}" text-anchor="end">{tick}</text>')
     a, b = 10 ** lo, 10 ** hi
-    for factor, dash in ((1.0, ""), (1 + WITHIN, ' stroke-dasharray="4 3"'), (1 - WITHIN, ' stroke-dasharray="4 3"')):
-        (x1, y1), (x2, y2) = xy(a, a * factor), xy(b / factor if factor > 1 else b, b if factor > 1 else b * factor)
+    dashed = ' stroke-dasharray="4 3"'
+    for factor, dash in ((1.0, ""), (1 + WITHIN, dashed), (1 - WITHIN, dashed)):
+        end = (b / factor, b) if factor > 1 else (b, b * factor)
+        (x1, y1), (x2, y2) = xy(a, a * factor), xy(*end)
         out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#444"{dash}/>')
-    for (policy, (real, ours)), colour in zip(points.items(), colours, strict=False):
+    for (real, ours), colour in zip(points.values(), colours, strict=False):
         for x, y in zip(real, ours, strict=True):
             cx, cy = xy(x, y)
             out.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="3" fill="{colour}" fill-opacity="0.6"/>')
@@ -201,8 +204,9 @@ def render_markdown(data: dict) -> str:
     ]
     for p in shared:
         real, sim, ours = refs[p]["real"], refs[p]["shockwave_sim"], runs[p]
-        lines.append(f"| `{p}` | {_min(real['avg_jct_s'])} | {_min(sim['avg_jct_s'])} | {_pct(sim['jct_error_pct'])} "
-                     f"| {_min(ours['avg_jct_s'])} | {_pct(ours['jct_error_pct'])} | {_min(real['makespan_s'])} "
+        lines.append(f"| `{p}` | {_min(real['avg_jct_s'])} | {_min(sim['avg_jct_s'])} "
+                     f"| {_pct(sim['jct_error_pct'])} | {_min(ours['avg_jct_s'])} "
+                     f"| {_pct(ours['jct_error_pct'])} | {_min(real['makespan_s'])} "
                      f"| {_min(sim['makespan_s'])} | {_pct(sim['makespan_error_pct'])} "
                      f"| {_min(ours['makespan_s'])} | {_pct(ours['makespan_error_pct'])} |")
     lines += [
@@ -217,7 +221,8 @@ def render_markdown(data: dict) -> str:
     ]
     for p in shared:
         real, sim, ours = refs[p]["real"], refs[p]["shockwave_sim"], runs[p]
-        lines.append(f"| `{p}` | {sim['within_pct']:.0f} % | {ours['within_pct']:.0f} % | {real['rho_mean']:.2f} "
+        lines.append(f"| `{p}` | {sim['within_pct']:.0f} % | {ours['within_pct']:.0f} % "
+                     f"| {real['rho_mean']:.2f} "
                      f"| {sim['rho_mean']:.2f} | {ours['rho_mean']:.2f} |")
     worst = max(shared, key=lambda p: abs(runs[p]["jct_error_pct"]))
     fewer = [p for p in shared if runs[p]["within_pct"] < refs[p]["shockwave_sim"]["within_pct"]]
@@ -233,9 +238,9 @@ def render_markdown(data: dict) -> str:
         f"- no policy above 10 %: the largest is `{worst}`, {_pct(runs[worst]['jct_error_pct'])}: "
         + ("met." if abs(runs[worst]["jct_error_pct"]) <= 10 else "not met."),
         "- per policy at least as many jobs within 10 % as Shockwave's simulator: "
-        + ("met." if not fewer else "not met for " + ", ".join(f"`{p}` ({runs[p]['within_pct']:.0f} % against "
-                                                              f"{refs[p]['shockwave_sim']['within_pct']:.0f} %)"
-                                                              for p in fewer) + "."),
+        + ("met." if not fewer else "not met for " + ", ".join(
+            f"`{p}` ({runs[p]['within_pct']:.0f} % against {refs[p]['shockwave_sim']['within_pct']:.0f} %)"
+            for p in fewer) + "."),
         "- makespan: " + ", ".join(f"`{p}` {_pct(runs[p]['makespan_error_pct'])}" for p in shared) + ".",
         "",
         "![Each job's JCT in gpusched against the real cluster](real-cluster.svg)",
@@ -285,8 +290,8 @@ def render_markdown(data: dict) -> str:
         f"One run of the 120-job trace takes {min(walls):.2f} to {max(walls):.2f} s of wall time (median "
         f"{float(np.median(walls)):.2f} s) on the shared 2-core machine, reading the scenario included; "
         "the target is 1 s per policy: "
-        + ("met." if not slow else "not met for " + ", ".join(f"`{p}` ({runs[p]['wall_s']:.2f} s)" for p in slow)
-           + "."),
+        + ("met." if not slow else "not met for "
+           + ", ".join(f"`{p}` ({runs[p]['wall_s']:.2f} s)" for p in slow) + "."),
         "",
         "## Not modelled",
         "",
@@ -313,13 +318,14 @@ def render(data: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--calibrate", action="store_true", help="run the restore grid on the shared policies")
+    parser.add_argument("--calibrate", action="store_true",
+                        help="run the restore grid on the shared policies")
     parser.add_argument("--render", action="store_true", help="render the page from the stored results")
     args = parser.parse_args(argv)
     stored = json.loads(REAL_CLUSTER_RESULTS.read_text()) if REAL_CLUSTER_RESULTS.is_file() else None
     if args.render:
         if stored is None:
-            print(f"no stored results: run python benchmarks/real_cluster.py first", file=sys.stderr)
+            print("no stored results: run python benchmarks/real_cluster.py first", file=sys.stderr)
             return 2
         render(stored)
         return 0

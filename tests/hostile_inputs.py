@@ -2479,7 +2479,8 @@ CASES.extend(SPREAD_CASES)
 SW_SCENARIO: dict[str, Any] = {
     "name": "sw",
     "cluster": {"nodes": [{"gpu_model": "V100", "vram_gb": 16, "gpus_per_node": 4, "count": 1}]},
-    "workload": {"jobs": 3, "trace": {"shockwave": {"trace": "{tmp}/w.trace", "throughputs": "{tmp}/t.json"}}},
+    "workload": {"jobs": 3,
+                 "trace": {"shockwave": {"trace": "{tmp}/w.trace", "throughputs": "{tmp}/t.json"}}},
     "rounds": {"length_min": 2.0},
 }
 """A small valid scenario of :data:`SW_TRACE` on four V100s, in 2-minute rounds."""

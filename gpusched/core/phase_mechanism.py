@@ -34,7 +34,9 @@ round policies read the current phase's throughputs (:mod:`gpusched.policies.rou
 
 Not modelled: a phased gang spread over nodes runs at its phase's consolidated speed (no spread
 factor); Shockwave's rounding of the epoch in progress at a change (see
-:mod:`gpusched.workload.shockwave_phases`).
+:mod:`gpusched.workload.shockwave_phases`); a fork that takes declared run times as true
+(:meth:`RunState.copy <gpusched.core.run_state.RunState.copy>` with ``arrived_only``) keeps a
+phased job's true phases, so under a run-time estimate error a planner's fork knows them.
 """
 
 from __future__ import annotations

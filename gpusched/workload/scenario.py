@@ -114,8 +114,8 @@ from gpusched.paths import SCENARIOS_DIR
 from gpusched.workload.declared import check_declared, estimator_factory, resolved
 from gpusched.workload.files import is_dir, is_file, load_yaml_mapping, read_user_text
 from gpusched.workload.gavel import JOB_TYPE as GAVEL_JOB_TYPE
-from gpusched.workload.shockwave_workload import ShockwaveSource, shockwave_jobs, shockwave_phased_work
 from gpusched.workload.gavel import gavel_rate_for_load, generate_gavel_jobs, scale_factor_probabilities
+from gpusched.workload.shockwave_workload import ShockwaveSource, shockwave_jobs, shockwave_phased_work
 from gpusched.workload.synthetic import (
     JOB_TYPES,
     describe_left_out,

@@ -9,7 +9,8 @@ on its real cluster, :data:`~gpusched.workload.shockwave.TACC_GPUS`):
   ``gpus``: its scale factor; ``model``: its job type as written; ``weight``: its priority weight;
   ``deadline_min``: its SLO times its duration, where it has one;
 - ``duration_min``: its phases' minutes on the V100 (:data:`REFERENCE_GPU`): each phase's steps at
-  that batch size's measured V100 throughput, summed (:func:`gpusched.core.phase_mechanism.phased_job_minutes`);
+  that batch size's measured V100 throughput, summed
+  (:func:`gpusched.core.phase_mechanism.phased_job_minutes`);
 - each job takes whole GPUs (``compute`` 1), and its phases run at their own throughput on every
   GPU type of the throughputs file (:class:`gpusched.core.phase_mechanism.PhasedWork`).
 
