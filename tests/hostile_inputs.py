@@ -873,10 +873,10 @@ CASES: list[Case] = [
 # ---------------------------------------------------------------------------- Shockwave and Philly
 # Shockwave's trace, throughputs and settings (gpusched/workload/shockwave.py), the phases built from
 # them (gpusched/workload/shockwave_phases.py), and Microsoft's Philly trace
-# (gpusched/workload/philly.py). No preset reads them yet, so the command line cannot reach them:
-# each row hands its files straight to a reader (tests/test_hostile_readers.py), which must raise
-# the project's one error type with one line that names the file and the line, column or key.
-# Once a preset reads them, their rows join the command-line catalog.
+# (gpusched/workload/philly.py). Each row hands its files straight to a reader
+# (tests/test_hostile_readers.py), which must raise the project's one error type with one line that
+# names the file and the line, column or key. A Shockwave trace given as a scenario's workload has
+# its own command-line rows (SW_WORKLOAD_CASES, at the end).
 @dataclass(frozen=True)
 class ReaderCase:
     """One hostile file handed straight to a reader.
@@ -1150,7 +1150,7 @@ READER_CASES: list[ReaderCase] = [
     _philly_case("philly cluster too long", _philly_row("2017-10-09 06:13:03,10.0,1,10.0," + "c" * 300),
                  "line 4", "'cluster'"),
 ]
-"""Hostile files for the readers no preset reaches yet (see the section's comment)."""
+"""Hostile files handed straight to the readers (see the section's comment)."""
 
 
 CASES += [
