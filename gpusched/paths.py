@@ -98,6 +98,10 @@ TRACES_RESULTS = BENCHMARK_RESULTS_DIR / "traces.json"
 """The Real traces page's shipped runs (``benchmarks/traces_shipped.py``): the allocation experiment
 on the default openb pod list, every policy on the first published seed."""
 
+REAL_CLUSTER_RESULTS = BENCHMARK_RESULTS_DIR / "real-cluster.json"
+"""Every round policy on Shockwave's real cluster (``shockwave-tacc-32gpu``) beside the real cluster
+and Shockwave's simulator, and the calibration of the restore cost (``benchmarks/real_cluster.py``)."""
+
 RUNS_DIR = REPO_ROOT / "runs"
 """TensorBoard logs and checkpoints of training runs started from the dashboard."""
 

@@ -873,10 +873,10 @@ CASES: list[Case] = [
 # ---------------------------------------------------------------------------- Shockwave and Philly
 # Shockwave's trace, throughputs and settings (gpusched/workload/shockwave.py), the phases built from
 # them (gpusched/workload/shockwave_phases.py), and Microsoft's Philly trace
-# (gpusched/workload/philly.py). No preset reads them yet, so the command line cannot reach them:
-# each row hands its files straight to a reader (tests/test_hostile_readers.py), which must raise
-# the project's one error type with one line that names the file and the line, column or key.
-# Once a preset reads them, their rows join the command-line catalog.
+# (gpusched/workload/philly.py). Each row hands its files straight to a reader
+# (tests/test_hostile_readers.py), which must raise the project's one error type with one line that
+# names the file and the line, column or key. A Shockwave trace given as a scenario's workload has
+# its own command-line rows (SW_WORKLOAD_CASES, at the end).
 @dataclass(frozen=True)
 class ReaderCase:
     """One hostile file handed straight to a reader.
@@ -1150,7 +1150,7 @@ READER_CASES: list[ReaderCase] = [
     _philly_case("philly cluster too long", _philly_row("2017-10-09 06:13:03,10.0,1,10.0," + "c" * 300),
                  "line 4", "'cluster'"),
 ]
-"""Hostile files for the readers no preset reaches yet (see the section's comment)."""
+"""Hostile files handed straight to the readers (see the section's comment)."""
 
 
 CASES += [
@@ -2470,3 +2470,58 @@ SPREAD_CASES: list[Case] = [
 """Hostile spread-gang keys."""
 
 CASES.extend(SPREAD_CASES)
+
+
+# ---------------------------------------------------------------------------- Shockwave as a workload
+# A Shockwave trace and its throughputs as a scenario's workload (workload.trace.shockwave,
+# gpusched/workload/shockwave_workload.py), run under a round policy: every problem is one line
+# naming the scenario's key and the file.
+SW_SCENARIO: dict[str, Any] = {
+    "name": "sw",
+    "cluster": {"nodes": [{"gpu_model": "V100", "vram_gb": 16, "gpus_per_node": 4, "count": 1}]},
+    "workload": {"jobs": 3,
+                 "trace": {"shockwave": {"trace": "{tmp}/w.trace", "throughputs": "{tmp}/t.json"}}},
+    "rounds": {"length_min": 2.0},
+}
+"""A small valid scenario of :data:`SW_TRACE` on four V100s, in 2-minute rounds."""
+
+
+def _sw_case(id: str, cls: str, changes: dict[str, Any], *needles: str, expect: str = "error",
+             files: dict[str, str] | None = None) -> Case:
+    given = {"s.yaml": scenario_yaml(changes, SW_SCENARIO), "w.trace": SW_TRACE, "t.json": SW_THROUGHPUTS}
+    given |= files or {}
+    argv = ("simulate", "--scenario", "{tmp}/s.yaml", "--policy", "max_min_fairness")
+    return Case(id, cls, argv, given, needles, expect)
+
+
+SW_WORKLOAD_CASES: list[Case] = [
+    _sw_case("shockwave workload runs", "traces", {}, "jobs_completed", "rounds", expect="ok"),
+    _sw_case("shockwave trace missing", "traces", {"workload.trace.shockwave.trace": "{tmp}/nope.trace"},
+             "workload.trace.shockwave", "nope.trace", "no such file"),
+    _sw_case("shockwave throughputs missing", "traces",
+             {"workload.trace.shockwave.throughputs": "{tmp}/nope.json"},
+             "workload.trace.shockwave", "nope.json", "no such file"),
+    _sw_case("shockwave trace bad scale factor", "traces", {}, "workload.trace.shockwave", "w.trace",
+             "line 1", "'scale_factor'", files={"w.trace": sw_line(scale_factor="0")}),
+    _sw_case("shockwave trace nan arrival", "numbers", {}, "workload.trace.shockwave", "w.trace",
+             "line 1", "'arrival_time'", files={"w.trace": sw_line(arrival_time="nan")}),
+    _sw_case("shockwave throughputs not json", "traces", {}, "workload.trace.shockwave", "t.json",
+             files={"t.json": "{"}),
+    _sw_case("shockwave throughputs without the job", "traces", {}, "workload.trace.shockwave", "t.json",
+             "no throughput", files={"t.json": json.dumps({"v100": {}})}),
+    _sw_case("shockwave throughputs without v100", "traces", {}, "workload.trace.shockwave", "t.json",
+             "V100", files={"t.json": json.dumps({"k80": SW_THROUGHPUTS_DOC["v100"]})}),
+    _sw_case("shockwave block unknown key", "newcomer", {"workload.trace.shockwave.speedup": 2},
+             "workload.trace.shockwave", "speedup"),
+    _sw_case("shockwave block without trace", "newcomer", {"workload.trace.shockwave": {}},
+             "workload.trace.shockwave", "trace"),
+    _sw_case("shockwave trace a number", "types", {"workload.trace.shockwave.trace": 3},
+             "workload.trace.shockwave.trace"),
+    _sw_case("shockwave and a job list", "traces", {"workload.trace.jobs": "{tmp}/jobs.csv"},
+             "workload.trace", "either 'pods'"),
+    _sw_case("shockwave trace is a folder", "messages", {"workload.trace.shockwave.trace": "{tmp}/folder/"},
+             "workload.trace.shockwave", "folder", files={"folder/x.txt": "x"}),
+]
+"""Hostile Shockwave workloads."""
+
+CASES.extend(SW_WORKLOAD_CASES)

@@ -190,7 +190,7 @@ def test_gandiva_equal_slices_and_seeded_pairs() -> None:
     assert first.pair_share.sum() > 0
 
 
-def test_allox_remembers_jobs_and_refuses_gangs() -> None:
+def test_allox_remembers_jobs_and_gives_a_gang_one_over_its_gpus() -> None:
     policy = get_round_policy("allox")
     problem = RoundProblem(throughput=[[2.0, 1.0], [1.0, 1.0], [1.0, 2.0]], scale_factor=[1, 1, 1],
                            capacity=[1, 1], remaining=[10, 10, 10], age_s=[3, 2, 1])
@@ -200,9 +200,16 @@ def test_allox_remembers_jobs_and_refuses_gangs() -> None:
     # Job 0 (fastest on type 0) takes type 0, job 2 (fastest on type 1) takes type 1.
     np.testing.assert_allclose(first.share, [[1, 0], [0, 0], [0, 1]])
     np.testing.assert_allclose(policy(problem).share, first.share)  # remembered
-    gang = RoundProblem(throughput=np.ones((1, 1)), scale_factor=[2], capacity=[2])
-    with pytest.raises(RoundProblemError, match="AlloX places single-GPU jobs only"):
-        get_round_policy("allox")(gang)
+    # Shockwave's fork: a 2-GPU job gets 1/2 on its type and is matched again at the next call
+    # (its allocation does not sum to 1), taking no GPU off the free ones.
+    gangs = get_round_policy("allox")
+    gang = RoundProblem(throughput=np.ones((2, 1)), scale_factor=[2, 1], capacity=[2],
+                        remaining=[10, 10], age_s=[2, 1])
+    np.testing.assert_allclose(gangs(gang).share, [[0.5], [1.0]])
+    later = RoundProblem(throughput=np.ones((2, 1)), scale_factor=[2, 1], capacity=[2],
+                         remaining=[10, 10], age_s=[3, 2])
+    # job 1 keeps its GPU (remembered), job 0 is matched again to the one GPU left
+    np.testing.assert_allclose(gangs(later).share, [[0.5], [1.0]])
 
 
 @pytest.mark.parametrize("name", sorted(ROUND_POLICIES))

@@ -170,9 +170,9 @@ def _trace_editors(scenario: Scenario, version: int) -> Scenario:
         t = w.get("trace")
         name = st.text_input("Scenario name", data["name"], key=f"name_{version}")
         c1, c2, c3, c4 = st.columns(4)
-        pod_lists = _with(bundled_traces("openb_pod_list"), t and t["pods"])
+        pod_lists = _with(bundled_traces("openb_pod_list"), t and t.get("pods"))
         pods = c1.selectbox("Pod list", pod_lists, key=f"tr_pods_{version}",
-                            index=_index(pod_lists, t and t["pods"]), disabled=t is None,
+                            index=_index(pod_lists, t and t.get("pods")), disabled=t is None,
                             help="A bundled pod list, or the CSV path the scenario names.")
         n_jobs = c2.number_input("Jobs (first N)", min_value=1, max_value=MAX_JOBS,
                                  value=int(w["jobs"]), step=50, key=f"jobs_{version}")

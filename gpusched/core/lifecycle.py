@@ -58,6 +58,9 @@ class Lifecycle:
         self.restore = restore
         self.preemption_min_run_min = preemption_min_run_min
         self.max_node_failures = max_node_failures
+        self.phases = None
+        """The phase mechanism (:mod:`gpusched.core.phase_mechanism`), set at its install when some
+        jobs change their speed as they run; ``None``: every job runs at one speed per gang."""
 
     # ------------------------------------------------------------ transitions
     def start(self, run: RunState, job_idx: int, job: Job, gpus: tuple[int, ...]) -> None:
@@ -74,15 +77,24 @@ class Lifecycle:
         speed = 1.0 if model.uniform else model.of(job, gpus)  # uniform: every gang runs at 1.0
         rec.gang_speed[job_idx] = speed
         lives = rec.lives
+        phases = self.phases
+        clock = None if phases is None else phases.clocks.get(job.id)
         if lives is not None and lives.stopped[job_idx]:  # a resumption
             saved, restore = float(lives.saved_min[job_idx]), self.restore.resume_cost_min(job, gpus)
             lives.current_restore_min[job_idx] = restore
-            duration = restore + max(job.duration_min - saved, 0.0) / speed
-            declared = restore + max(float(run.declared_min[job_idx]) - saved, 0.0) / speed
+            if clock is None:
+                duration = restore + max(job.duration_min - saved, 0.0) / speed
+                declared = restore + max(float(run.declared_min[job_idx]) - saved, 0.0) / speed
+            else:  # each phase at its own speed
+                duration, declared = phases.run_min(run, job_idx, clock, gpus, saved, restore,
+                                                    max(float(run.declared_min[job_idx]) - saved, 0.0))
             run.log.resumes.append((now, job_idx, gpus, restore))
-        else:
+        elif clock is None:
             duration = job.duration_min / speed
             declared = run.declared_min[job_idx] / speed
+        else:
+            duration, declared = phases.run_min(run, job_idx, clock, gpus, 0.0, 0.0,
+                                                float(run.declared_min[job_idx]))
         rec.run_min[job_idx] = duration
         rec.declared_end_min[job_idx] = now + declared
         _heappush(run.events.heap, (now + duration, 0, job_idx, COMPLETION, job_idx))  # push_completion
@@ -153,8 +165,13 @@ class Lifecycle:
         speed = self.speed_model.of(job, gpus)
         restore = float(lives.current_restore_min[job_idx])
         held = now - start_min
-        done = max(held - restore, 0.0) * speed
         saved = float(lives.saved_min[job_idx])
+        phases = self.phases
+        clock = None if phases is None else phases.clocks.get(job.id)
+        if clock is None:
+            done = max(held - restore, 0.0) * speed
+        else:  # through the phases it crossed
+            done = phases.done(clock, gpus, saved, max(held - restore, 0.0))
         progress = saved + done
         kept = self.restore.kept_min(job, kind, progress, saved)
         if kind == "preemption":
@@ -164,19 +181,22 @@ class Lifecycle:
         else:
             lives.interruptions[job_idx] += 1
         lost = progress - kept
+        lost_held = lost / speed if clock is None else phases.held_for(clock, gpus, kept, progress)
+        if clock is not None:
+            phases.stopped(run, job_idx, clock, kept)
         if np.isnan(lives.first_start_min[job_idx]):
             lives.first_start_min[job_idx] = start_min
         lives.stopped[job_idx] = True
         lives.held_min[job_idx] += held
         lives.work_min[job_idx] += done
         lives.lost_min[job_idx] += lost
-        lives.lost_held_min[job_idx] += lost / speed
+        lives.lost_held_min[job_idx] += lost_held
         lives.ended_restore_min[job_idx] += min(restore, held)
         lives.ended_moved_restore_min[job_idx] += min(float(lives.current_moved_restore_min[job_idx]), held)
         lives.saved_min[job_idx] = kept
         lives.current_restore_min[job_idx] = 0.0
         lives.current_moved_restore_min[job_idx] = 0.0
-        run.log.stops.append((now, job_idx, kind, start_min, gpus, lost, lost / speed))
+        run.log.stops.append((now, job_idx, kind, start_min, gpus, lost, lost_held))
         state = run.state
         before = [float(state.compute_used[g]) for g in gpus]
         state.release(job, gpus)
@@ -308,7 +328,16 @@ class Lifecycle:
     def declared_run_min(self, run: RunState, job_idx: int, gpus: Sequence[int]) -> float:
         """The declared run time (minutes) of the job on ``gpus``: for a job that stopped before,
         its restore plus its declared remaining work there."""
-        speed = self.speed_model.of(run.jobs[job_idx], gpus)
+        job = run.jobs[job_idx]
+        clock = None if self.phases is None else self.phases.clocks.get(job.id)
+        if clock is not None:  # the declared work at the speed of the true remaining run
+            lives = run.record.lives
+            saved = 0.0 if lives is None or not lives.stopped[job_idx] else float(lives.saved_min[job_idx])
+            left = clock.total - saved
+            true = self.phases.held_for(clock, gpus, saved, clock.total)
+            ratio = true / left if left > 0 and math.isfinite(true) else 0.0
+            return self.resume_cost_min(run, job_idx) + self.declared_left_min(run, job_idx) * ratio
+        speed = self.speed_model.of(job, gpus)
         return self.resume_cost_min(run, job_idx) + self.declared_left_min(run, job_idx) / speed
 
     def progress_min(self, run: RunState, job_idx: int) -> float:
@@ -321,7 +350,11 @@ class Lifecycle:
             return float(run.jobs[job_idx].duration_min) if not math.isnan(rec.end_min[job_idx]) else saved
         restore = 0.0 if lives is None else float(lives.current_restore_min[job_idx])
         done = max(run.time_min - float(rec.start_min[job_idx]) - restore, 0.0)
-        return saved + done * self.speed_model.of(run.jobs[job_idx], rec.job_gpus[job_idx])
+        job = run.jobs[job_idx]
+        clock = None if self.phases is None else self.phases.clocks.get(job.id)
+        if clock is not None:
+            return saved + self.phases.done(clock, rec.job_gpus[job_idx], saved, done)
+        return saved + done * self.speed_model.of(job, rec.job_gpus[job_idx])
 
     def remaining_work_min(self, run: RunState, job_idx: int) -> float:
         """The true work the job has left (reference-speed minutes; 0 once it has finished)."""

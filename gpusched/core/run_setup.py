@@ -17,6 +17,7 @@ from gpusched.core.events import EventKinds
 from gpusched.core.failures import FailureSpec, NodeFailures, safety_horizon_min
 from gpusched.core.gang import GangRule, SameNodeGang
 from gpusched.core.jobs import Job, check_jobs_feasible
+from gpusched.core.phase_mechanism import PhasedSpeeds, PhasedWork, PhaseMechanism
 from gpusched.core.prices import gpu_prices
 from gpusched.core.restore import CheckpointRestore, RestoreModel
 from gpusched.core.reward import RewardSpec
@@ -62,6 +63,8 @@ class RunSetup:
     :param rounds: run in rounds (:mod:`gpusched.core.rounds.mechanism`; ``None``: no rounds);
         the preemption guard is then :data:`~gpusched.core.rounds.mechanism.ROUND_GUARD_MIN`.
     :param round_seed: the seed of the rounds' type order (agnostic policies).
+    :param phases: the jobs whose speed changes as they run, and the reference GPU model
+        (:mod:`gpusched.core.phase_mechanism`; ``None``: every job is rigid).
     """
 
     def __init__(
@@ -84,6 +87,7 @@ class RunSetup:
         prices: Mapping[str, float] | None = None,
         rounds: RoundSpec | None = None,
         round_seed: int = 0,
+        phases: PhasedWork | None = None,
     ):
         if check_feasible:
             check_jobs_feasible(jobs, cluster)
@@ -96,6 +100,9 @@ class RunSetup:
         self.speed_model: SpeedModel = speed_model or TableSpeeds(cluster, None)
         self.speeds: GpuSpeeds | None = self.speed_model.table
         """The speed model's table, or ``None`` (the observations show its rows per job type)."""
+        clocks = {} if phases is None else phases.clocks(jobs)
+        if clocks:  # a phased job's speed is its phase's (gpusched.core.phase_mechanism)
+            self.speed_model = PhasedSpeeds(self.speed_model, cluster, clocks)
         self.gang_rule: GangRule = gang_rule or cluster.gang_rule or SameNodeGang(cluster)
         self.all_jobs: list[Job] = sorted(jobs, key=lambda j: (j.arrival_min, j.id))
         """The workload in arrival order (a run's own jobs, which a fork may cut or change, are
@@ -121,10 +128,11 @@ class RunSetup:
         self.failures = failures if rate > 0 else None
         self.failure_seed = int(failure_seed)
         self.preemption_min_run_min = float(ROUND_GUARD_MIN if rounds is not None else preemption_min_run_min)
-        self.mechanisms: tuple[RoundMechanism, ...] = (
-            () if rounds is None else (RoundMechanism(rounds, round_seed),))
+        self.mechanisms: tuple[RoundMechanism | PhaseMechanism, ...] = (
+            (() if not clocks else (PhaseMechanism(clocks, cluster),))
+            + (() if rounds is None else (RoundMechanism(rounds, round_seed),)))
         """Mechanisms plugged into the loop beside the lifecycle: each registers its event kinds,
-        starts its part of a new run and sees each batched action (rounds, when asked for)."""
+        starts its part of a new run and sees each batched action (phases and rounds, when asked for)."""
         self.restore: RestoreModel = restore or CheckpointRestore(None)
         self.safety_horizon = horizon_min is None and self.failures is not None and bool(self.all_jobs)
         """Whether ``horizon_min`` is the run's safety horizon (failures and no horizon given)."""

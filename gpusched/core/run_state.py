@@ -124,6 +124,9 @@ class RunState:
         self.rounds = None
         """The round mechanism's state (:class:`~gpusched.core.rounds.mechanism.RoundsRun`), or
         ``None`` for a run without rounds."""
+        self.phases = None
+        """The phase mechanism's state (:class:`~gpusched.core.phase_mechanism.PhasesRun`), or
+        ``None`` for a run whose jobs are all rigid."""
         self.decide_at_events = False
         """Whether every event is a decision point, even with an empty queue (set by a policy
         that moves jobs; see :meth:`~gpusched.core.view.SchedulerView.request_event_decisions`)."""
@@ -167,6 +170,7 @@ class RunState:
         twin.log = self.log.copy(k)
         twin.watcher = None
         twin.rounds = None if self.rounds is None else self.rounds.copy()
+        twin.phases = None if self.phases is None else self.phases.copy()
         twin.decide_at_events = False  # a policy that binds to the fork's view asks again
         return twin
 

@@ -172,6 +172,9 @@ class SchedulerView:
     rounds = property(attrgetter("_run.rounds"),
                       doc="The round mechanism's state (:mod:`gpusched.core.rounds.mechanism`; read "
                           "it, never change it), or ``None`` for a run without rounds.")
+    phases = property(attrgetter("_run.phases"),
+                      doc="The phase mechanism's state (:mod:`gpusched.core.phase_mechanism`: each "
+                          "job's current phase; read it, never change it), or ``None``.")
     estimates_epoch = property(attrgetter("_run.estimates_epoch"),
                                doc="Changes whenever the run-time estimator learned (see "
                                    ":meth:`estimates_changed`).")

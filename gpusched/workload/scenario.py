@@ -114,6 +114,7 @@ from gpusched.limits import (
 from gpusched.workload.declared import check_declared, estimator_factory, resolved
 from gpusched.workload.gavel import JOB_TYPE as GAVEL_JOB_TYPE
 from gpusched.workload.gavel import gavel_rate_for_load, generate_gavel_jobs, scale_factor_probabilities
+from gpusched.workload.shockwave_workload import ShockwaveSource, shockwave_jobs, shockwave_phased_work
 from gpusched.workload.speed_table import SpeedSpec, check_speed_table
 from gpusched.workload.synthetic import (
     JOB_TYPES,
@@ -160,6 +161,8 @@ class WorkloadTrace(_Strict):
     jobs: str | None = Field(None, min_length=1, description=(
         "job list: a CSV path with columns id,arrival_min,model,gpus,duration_min (a jobs table "
         "that --jobs-csv wrote reads back)"))
+    shockwave: ShockwaveSource | None = Field(None, description=(
+        "a Shockwave trace and its throughputs (gpusched.workload.shockwave_workload)"))
     time_compression: Number = Field(1.0, ge=TIME_COMPRESSION_RANGE[0], le=TIME_COMPRESSION_RANGE[1],
                                     description="trace seconds per simulated second (pod lists; a "
                                                 "job list's times are minutes: any value but 1 is "
@@ -167,8 +170,9 @@ class WorkloadTrace(_Strict):
 
     @model_validator(mode="after")
     def _one_list(self) -> WorkloadTrace:
-        if (self.pods is None) == (self.jobs is None):
-            raise ValueError("give either 'pods' (an openb pod list) or 'jobs' (a job list)")
+        if sum(x is not None for x in (self.pods, self.jobs, self.shockwave)) != 1:
+            raise ValueError("give either 'pods' (an openb pod list), 'jobs' (a job list) or "
+                             "'shockwave' (a Shockwave trace)")
         if self.jobs is not None and self.time_compression != 1.0:
             raise ValueError(f"time_compression applies to pod lists (trace seconds); a job list's "
                              f"times are minutes and are not compressed (got {self.time_compression:g}: "
@@ -489,7 +493,9 @@ class Scenario(_Strict):
         return {"failures": self.failures,
                 "failure_seed": 0 if self.failures is None else self.failures.seed_for(seed),
                 "preemption_min_run_min": self.preemption_min_run_min,
-                "estimator": self.estimator_factory(seed), "prices": self.prices}
+                "estimator": self.estimator_factory(seed), "prices": self.prices,
+                "phases": (None if self.workload.trace is None or self.workload.trace.shockwave is None
+                           else shockwave_phased_work(self.name, self.workload.trace.shockwave))}
 
     def estimator_factory(self, workload_seed: int | None = None):  # noqa: ANN201 - a factory
         """The run-time estimator of the scenario's mode (:attr:`WorkloadSpec.declared_mode`), as a
@@ -528,6 +534,8 @@ class Scenario(_Strict):
         w = self.workload
         if w.trace is not None and w.trace.jobs is not None:
             jobs = f"the first {w.jobs} jobs of {Path(w.trace.jobs).name}"
+        elif w.trace is not None and w.trace.shockwave is not None:
+            jobs = f"the first {w.jobs} jobs of Shockwave's {w.trace.shockwave.trace}"
         elif w.trace is not None:
             jobs = (f"the first {w.jobs} GPU pods of {w.trace.pods} "
                     f"(time ×1/{w.trace.time_compression:g})")
@@ -692,6 +700,8 @@ class Scenario(_Strict):
             except InfeasibleJobError as exc:  # named with its file, as every row problem is
                 raise InfeasibleJobError(f"trace '{w.trace.jobs}': {exc}") from None
             return jobs, {}
+        if w.trace is not None and w.trace.shockwave is not None:
+            return shockwave_jobs(self.name, w.trace.shockwave, n_jobs or w.jobs), {}
         if w.generator == "gavel":
             self._check_gavel_gangs(cluster)
             jobs = generate_gavel_jobs(n_jobs or w.jobs, self.arrival_rate_per_hour(cluster),

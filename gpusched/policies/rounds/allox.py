@@ -14,8 +14,14 @@ GPU's first job (the highest position assigned to it) gets ``x = 1`` on that GPU
 cannot run on a type costs :data:`NO_RUN_COST` there and is never given it.
 
 As in Gavel's file, every job of a call is remembered, including the ones given nothing: they keep
-no allocation afterwards and run only on GPUs the round mechanism finds left over. AlloX places
-single-GPU jobs only; a larger gang is refused with a clear error.
+no allocation afterwards and run only on GPUs the round mechanism finds left over.
+
+**Gangs** (Shockwave's fork of the file, ``uw-mad-dash/shockwave``, ``scheduler/policies/allox.py``,
+which ran the 120-job trace of multi-GPU jobs on the real cluster): a job of ``s > 1`` GPUs is
+matched like any other, to one GPU slot, and given ``x = 1 / s`` on its type; since its allocation
+does not sum to 1 it is not kept from one call to the next (it is matched again as a new job) and
+takes no GPU off the free ones. Gavel's file accepts single-GPU jobs only; a single-GPU job's
+allocation is the same under both.
 """
 
 from __future__ import annotations
@@ -47,18 +53,12 @@ class AlloX(RoundPolicy):
         self._previous: dict[int, int] = {}  # job id -> type index, -1 for none
 
     def solve(self, problem: RoundProblem) -> Allocation:
-        big = np.flatnonzero(problem.scale_factor != 1)
-        if len(big):
-            i = int(big[0])
-            raise RoundProblemError(
-                f"round policy allox: job {int(problem.job_ids[i])} needs {int(problem.scale_factor[i])} "
-                "GPUs; AlloX places single-GPU jobs only")
         ids = [int(v) for v in problem.job_ids]
         share = np.zeros((problem.n_jobs, problem.n_types))
         free = problem.capacity.copy()
         new = []
         for i, job in enumerate(ids):
-            if job in self._previous:
+            if job in self._previous and problem.scale_factor[i] == 1:
                 j = self._previous[job]
                 if j >= 0:
                     share[i, j] = 1.0
@@ -89,7 +89,7 @@ class AlloX(RoundPolicy):
                 if cost[r, c] < NO_RUN_COST and (gpu not in first or position > first[gpu][1]):
                     first[gpu] = (int(chosen[r]), position)
             for gpu, (i, _) in first.items():
-                share[i, gpu_type[gpu]] = 1.0
+                share[i, gpu_type[gpu]] = 1.0 / float(problem.scale_factor[i])
         placed = share.argmax(axis=1)
         self._previous = {job: int(placed[i]) if share[i].any() else -1 for i, job in enumerate(ids)}
         return Allocation(share=share)

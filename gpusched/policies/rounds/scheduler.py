@@ -9,6 +9,8 @@ computes an allocation from what it may know; the round mechanism
 - active jobs: the queued and the running ones, by arrival index;
 - throughput of job ``i`` on GPU type ``j``: its speed there (reference-speed seconds per
   second, :mod:`gpusched.core.speed_model`), 0 where no GPU of the type could ever hold its gang;
+  for a job whose speed changes as it runs, its current phase's speed
+  (:mod:`gpusched.core.phase_mechanism`);
 - remaining work: its declared work left (reference-speed seconds), never the true one; where
   nothing is declared (``declared_run_time: none``) it is unknown and given as 0, which only the
   policies that do not read it see: those that read it (``run_times``) are refused before the run;
@@ -60,6 +62,7 @@ def round_problem(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
     remaining = np.zeros(len(active))
     now = view.time_min
     model = view.speed_model
+    phases = view.phases
     for row, i in enumerate(active.tolist()):
         job = jobs[i]
         scale[row] = job.gpus
@@ -69,7 +72,8 @@ def round_problem(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
         left = view.declared_left_min(i)
         remaining[row] = left * 60.0 if np.isfinite(left) else 0.0  # unknown: see the docstring
         fits = empty.fit_mask(job)
-        speeds = None if model.uniform else model.row(job)
+        speeds = (None if model.uniform else model.row(job) if phases is None
+                  else model.row_phase(job, int(phases.phase[i])))
         for j in range(k):
             if fits[rounds.gpu_type == j].any():
                 throughput[row, j] = 1.0 if speeds is None else float(speeds[first_of_type[j]])
@@ -99,8 +103,8 @@ class RoundScheduler:
         self.policy = policy
         self.name = policy.name
         self._empty: ClusterState | None = None
-        self._rows: dict[int, np.ndarray] = {}
-        """Each job's throughput per type (fixed for a run), by arrival index."""
+        self._rows: dict[tuple[int, int], np.ndarray] = {}
+        """Each job's throughput per type, by arrival index and phase (fixed for a run)."""
         self._fits: dict[tuple[int, tuple[int, ...]], bool] = {}
 
     def bind(self, view: SchedulerView) -> None:
@@ -114,12 +118,15 @@ class RoundScheduler:
 
     def _throughput(self, view: SchedulerView, rounds: RoundsRun, active: np.ndarray) -> np.ndarray:
         """``(m, k)`` the active jobs' throughputs (a job's row is read once a run)."""
-        rows, missing = self._rows, [i for i in active.tolist() if i not in self._rows]
+        phases = view.phases
+        keys = [(i, 0 if phases is None else int(phases.phase[i])) for i in active.tolist()]
+        rows, missing = self._rows, [key for key in keys if key not in self._rows]
         if missing:
-            fresh = round_problem(view, rounds, np.array(missing, dtype=np.int64), self._empty).throughput
-            for i, row in zip(missing, fresh, strict=True):
-                rows[i] = row
-        return np.array([rows[i] for i in active.tolist()]).reshape(len(active), len(rounds.types))
+            fresh = round_problem(view, rounds, np.array([i for i, _ in missing], dtype=np.int64),
+                                  self._empty).throughput
+            for key, row in zip(missing, fresh, strict=True):
+                rows[key] = row
+        return np.array([rows[key] for key in keys]).reshape(len(active), len(rounds.types))
 
     def decide(self, view: SchedulerView):
         """HOLD between rounds; at a round boundary, the round's batched action."""
