@@ -65,8 +65,9 @@ load's queue growing for the whole run)."""
 def spread_scenario(n_gpus: int, n_jobs: int):
     """K80, P100 and V100 servers of 4 GPUs (a third each, V100 first for the rest), Gavel's
     measured speeds, Gavel's generator with multi-GPU jobs at :data:`SPREAD_LOAD`, and gangs that
-    may span servers of one GPU model."""
-    servers = max(3, n_gpus // 4)
+    may span servers of one GPU model (at least two servers of each model: the generator's 8-GPU
+    gangs need eight GPUs of one model)."""
+    servers = max(6, n_gpus // 4)
     counts = [servers // 3 + (1 if i < servers % 3 else 0) for i in range(3)]
     nodes = [{"gpu_model": m, "vram_gb": 16, "gpus_per_node": 4, "count": c}
              for m, c in zip(("V100", "P100", "K80"), counts, strict=True)]
