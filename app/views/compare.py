@@ -8,6 +8,7 @@ from shared import (
     cached_compare,
     cached_compare_figures,
     cached_failure_bars,
+    cached_fairness_bars,
     cached_headline,
     cached_lost_work_story,
     cached_scorecard,
@@ -199,6 +200,10 @@ def _live_view() -> None:
         show_chart(cdf, key="compare_cdf")
     with right:
         show_chart(util, key="compare_util")
+    st.markdown("##### Fairness")
+    st.caption(glossary_line("finish-time fairness (ρ)") + " " + glossary_line("Jain's index") + " "
+               + glossary_line("GPU-type change"))
+    show_chart(cached_fairness_bars(text, tuple(policies), seeds), key="compare_fairness_bars")
     failure_bars = cached_failure_bars(text, tuple(policies), seeds)
     if failure_bars is not None:
         moved = moved_jobs(comparison)
