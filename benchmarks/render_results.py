@@ -59,7 +59,7 @@ from gpusched.paths import (
     WINDOW_MODEL,
 )
 from gpusched.policies import policy_label
-from gpusched.policies.rounds.registry import ROUND_POLICIES
+from gpusched.policies.rounds.registry import ROUND_POLICIES, agnostic_twins
 from gpusched.sweep.analysis import load_sweep_results
 from gpusched.workload.scenario import load_scenario
 
@@ -157,12 +157,6 @@ FAIRNESS_COLUMNS = (("rho_mean", "mean ρ", "{:.2f}"), ("rho_max", "max ρ", "{:
 """The fairness table's columns (the keys of :data:`gpusched.core.metrics.FAIRNESS_METRIC_KEYS`)."""
 TWIN_PAIRED = ("avg_jct_min", "rho_mean", "jain_index", "type_changes_per_job")
 """The metrics each ``_perf`` round policy is paired on against its heterogeneity-agnostic twin."""
-
-
-def agnostic_twins(policies: list[str]) -> list[tuple[str, str]]:
-    """``(agnostic, _perf)`` pairs of measured round policies (Gavel's names: ``X`` and ``X_perf``)."""
-    return [(p, f"{p}_perf") for p in policies
-            if p in ROUND_POLICIES and ROUND_POLICIES[p].agnostic and f"{p}_perf" in policies]
 
 
 def rounds_block(runs: pd.DataFrame, best: str) -> list[str]:

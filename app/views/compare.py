@@ -27,7 +27,7 @@ from shared import (
 
 from gpusched.agent import AGENT_POLICY
 from gpusched.core.metrics import METRIC_KEYS
-from gpusched.dashboard.headline import SHIPPED_SOURCE, shipped_results
+from gpusched.dashboard.headline import SHIPPED_SOURCE, shipped_defaults, shipped_results
 from gpusched.dashboard.policies import policy_help
 from gpusched.dashboard.url_state import UrlChoice
 from gpusched.dashboard.words import has_failures
@@ -95,8 +95,7 @@ def _shipped_view() -> None:
                                                     "compare_shipped_scenario")),
                         help="The presets the shipped benchmark measured.")
     shipped = shipped_all[name]
-    defaults = list(h.policies) if name == h.scenario else [shipped.best, *(
-        p for p in shipped.policies if p.startswith(AGENT_POLICY))]
+    defaults = list(h.policies) if name == h.scenario else shipped_defaults(shipped)
     policies = c2.multiselect("Policies", shipped.policies, format_func=policy_label,
                               default=url_value(UrlChoice("policy", defaults, shipped.policies, many=True),
                                                 "compare_shipped_policies"),
