@@ -39,6 +39,7 @@ from gpusched.core.jobs import Job
 from gpusched.core.rounds.mechanism import RoundSpec
 from gpusched.core.simulator import Simulator
 from gpusched.policies import get_policy
+from gpusched.policies.rounds.registry import agnostic_twins
 from gpusched.workload.scenario import scenario_from_dict
 
 TYPES = ("V100", "P100", "K80")
@@ -49,9 +50,6 @@ POLICIES = ("fifo_perf", "max_min_fairness_perf", "max_min_fairness", "finish_ti
             "max_sum_throughput_perf", "gandiva", "allox")
 """The policies of Gavel's shared runs."""
 
-TWINS = {"max_min_fairness": "max_min_fairness_perf", "finish_time_fairness": "finish_time_fairness_perf",
-         "min_total_duration": "min_total_duration_perf"}
-"""Each agnostic policy and its ``_perf`` twin."""
 
 RUN_DIR = re.compile(r"(.+)__(\d+)-(\d+)-(\d+)__r(\d+)_reset(\d+)")
 
@@ -160,9 +158,10 @@ def table_rows(rows: list[Row]) -> list[str]:
     """The markdown rows of one run's table (the header is :data:`TABLE_HEAD`)."""
     ours = {r.policy: r.ours_s for r in rows}
     theirs = {r.policy: r.gavel_s for r in rows}
+    twins = dict(agnostic_twins([r.policy for r in rows]))
     lines = []
     for r in rows:
-        twin = TWINS.get(r.policy)
+        twin = twins.get(r.policy)
         ratio_g = f"{theirs[r.policy] / theirs[twin]:.2f}" if twin in theirs else ""
         ratio_o = f"{ours[r.policy] / ours[twin]:.2f}" if twin in ours else ""
         lines.append(f"| `{r.policy}` | {r.gavel_s:,.0f} | {r.ours_s:,.0f} | {r.ours_s / r.gavel_s - 1:+.1%} "
