@@ -136,6 +136,9 @@ def window_agent_block(name: str, runs: pd.DataFrame, best: str, seconds: float)
     for p in mean.sort_values(BEST_BY, kind="stable").index:
         lines.append(_mean_std_row(f"{p}{' (best heuristic)' if p == best else ''}", mean.loc[p], std.loc[p]))
     baselines, agents = paired_plan(scenario.window, best, list(mean.index))
+    rounds = [p for p in mean.index if p in ROUND_POLICIES]
+    if rounds:  # the agent against the best round policy too (by mean JCT on these seeds)
+        baselines.append(mean.loc[rounds, BEST_BY].idxmin())
     lines += ["", "| agent | against | metric | agent | baseline | difference [95 % interval] | "
               "relative | won/tied/lost |", "|---|---|---|---|---|---|---|---|"]
     comparison = Comparison(name, runs, {})
