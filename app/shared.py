@@ -57,7 +57,7 @@ from gpusched.figures import (
     vram_figure,
     wait_cdf_figure,
 )
-from gpusched.figures.compare import FOREST_METRICS, disruption_metrics, forest_figure
+from gpusched.figures.compare import FAIRNESS_BAR_METRICS, FOREST_METRICS, disruption_metrics, forest_figure
 from gpusched.figures.headline import headline_sentence, seed_range
 from gpusched.figures.lost_work import lost_work_story
 from gpusched.figures.replay import INTERRUPTED_ANIMATION_SCRIPT
@@ -270,6 +270,12 @@ def cached_compare_figures(scenario_yaml: str, policies: tuple[str, ...], seeds:
     bars = beside_time_to_result(BAR_METRICS, cached_cards(scenario_yaml, deadlines))
     return (metric_bars_figure(comparison, bars), wait_cdf_figure(comparison),
             util_over_time_figure(comparison, seed=util_seed))
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def cached_fairness_bars(scenario_yaml: str, policies: tuple[str, ...], seeds: tuple[int, ...]) -> go.Figure:
+    """The fairness bars of a comparison (finish-time fairness, Jain's index, GPU-type changes)."""
+    return metric_bars_figure(cached_compare(scenario_yaml, policies, seeds), FAIRNESS_BAR_METRICS)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

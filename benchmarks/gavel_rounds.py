@@ -28,6 +28,7 @@ import csv
 import os
 import re
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +40,7 @@ from gpusched.core.rounds.mechanism import RoundSpec
 from gpusched.core.simulator import Simulator
 from gpusched.core.speed_model import TableSpeeds
 from gpusched.policies import get_policy
+from gpusched.policies.rounds.registry import agnostic_twins
 from gpusched.workload.scenario_yaml import scenario_from_dict
 
 TYPES = ("V100", "P100", "K80")
@@ -49,9 +51,6 @@ POLICIES = ("fifo_perf", "max_min_fairness_perf", "max_min_fairness", "finish_ti
             "max_sum_throughput_perf", "gandiva", "allox")
 """The policies of Gavel's shared runs."""
 
-TWINS = {"max_min_fairness": "max_min_fairness_perf", "finish_time_fairness": "finish_time_fairness_perf",
-         "min_total_duration": "min_total_duration_perf"}
-"""Each agnostic policy and its ``_perf`` twin."""
 
 RUN_DIR = re.compile(r"(.+)__(\d+)-(\d+)-(\d+)__r(\d+)_reset(\d+)")
 
@@ -112,6 +111,80 @@ def run_one(jobs: list[Job], cluster: Cluster, speeds, policy: str, spec: RoundS
     return (table["end_min"] - table["arrival_min"]).to_numpy() * 60.0, wall, result.metrics
 
 
+@dataclass(frozen=True)
+class Row:
+    """One policy's line of a run's table: averages in s, the share of jobs within 10 % of Gavel's
+    JCT, Gavel's and our wall seconds, and the run's metrics."""
+
+    policy: str
+    gavel_s: float
+    ours_s: float
+    within: float
+    gavel_wall_s: float
+    wall_s: float
+    metrics: dict
+
+
+def run_settings(name: str) -> tuple[str, tuple[int, int, int], RoundSpec]:
+    """The trace name, the V100:P100:K80 counts and the round settings a run folder's name states."""
+    trace, v100, p100, k80, round_s, reset_s = RUN_DIR.match(name).groups()
+    spec = RoundSpec(length_min=float(round_s) / 60.0, reset_min=float(reset_s) / 60.0)
+    return trace, (int(v100), int(p100), int(k80)), spec
+
+
+def measure(lp_dir: Path, run_name: str, policies, seed: int = 0, echo: bool = False) -> list[Row]:
+    """Every policy of ``policies`` through gpusched on one run folder's jobs, beside Gavel's."""
+    run_dir = lp_dir / run_name
+    trace, counts, spec = run_settings(run_name)
+    jobs = read_jobs(lp_dir / "traces" / f"{trace}.trace")
+    cluster, speeds = cluster_and_speeds(*counts)
+    walls = gavel_wall_s(run_dir)
+    rows = []
+    for name in policies:
+        jct, wall, metrics = run_one(jobs, cluster, speeds, name, spec, seed)
+        ref = gavel_reference(run_dir, name)
+        gavel = float(np.nanmean(ref)) if ref is not None else float("nan")
+        within = float(np.mean(np.abs(jct - ref) <= 0.1 * ref)) if ref is not None else float("nan")
+        row = Row(name, gavel, float(np.mean(jct)), within, walls.get(name, float("nan")), wall, metrics)
+        rows.append(row)
+        if echo:
+            print(f"{run_name} {name:<28} Gavel {gavel:>9,.0f} ours {row.ours_s:>9,.0f} "
+                  f"{row.ours_s / gavel - 1:+7.1%} within 10% {within:5.0%} wall {wall:6.2f} s "
+                  f"solves {metrics.get('round_solves', 0):.0f} "
+                  f"solve p99 {metrics.get('round_solve_p99_s', 0) * 1000:.1f} ms", flush=True)
+    return rows
+
+
+def table_rows(rows: list[Row]) -> list[str]:
+    """The markdown rows of one run's table (the header is :data:`TABLE_HEAD`)."""
+    ours = {r.policy: r.ours_s for r in rows}
+    theirs = {r.policy: r.gavel_s for r in rows}
+    twins = dict(agnostic_twins([r.policy for r in rows]))
+    lines = []
+    for r in rows:
+        twin = twins.get(r.policy)
+        ratio_g = f"{theirs[r.policy] / theirs[twin]:.2f}" if twin in theirs else ""
+        ratio_o = f"{ours[r.policy] / ours[twin]:.2f}" if twin in ours else ""
+        lines.append(f"| `{r.policy}` | {r.gavel_s:,.0f} | {r.ours_s:,.0f} | {r.ours_s / r.gavel_s - 1:+.1%} "
+                     f"| {r.within:.0%} | {ratio_g} | {ratio_o} | {r.gavel_wall_s:.1f} | {r.wall_s:.2f} |")
+    return lines
+
+
+TABLE_HEAD = ("| policy | Gavel avg JCT (s) | ours (s) | difference | jobs within 10 % "
+              "| agnostic ÷ _perf, Gavel | ours | Gavel wall (s) | ours wall (s) |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+"""The header of each run's table."""
+
+
+def run_block(run_name: str, n_jobs: int, seed: int, rows: list[Row]) -> list[str]:
+    """One run's section of the page: its heading, its settings and its table."""
+    _, (v100, p100, k80), spec = run_settings(run_name)
+    round_s, reset_s = RUN_DIR.match(run_name).groups()[4:]
+    return [f"\n## {run_name}\n", f"{n_jobs} jobs, {v100}:{p100}:{k80} V100:P100:K80, "
+            f"{round_s} s rounds, at least {reset_s} s between allocation resets, seed {seed}.\n",
+            *TABLE_HEAD, *table_rows(rows)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("lp_dir", type=Path, help="the folder of Gavel's runs (traces/ and run folders)")
@@ -124,34 +197,10 @@ def main() -> None:
     for run_dir in sorted(p for p in args.lp_dir.iterdir() if p.is_dir() and RUN_DIR.match(p.name)):
         if args.runs and run_dir.name not in args.runs:
             continue
-        trace, v100, p100, k80, round_s, reset_s = RUN_DIR.match(run_dir.name).groups()
-        jobs = read_jobs(args.lp_dir / "traces" / f"{trace}.trace")
-        cluster, speeds = cluster_and_speeds(int(v100), int(p100), int(k80))
-        spec = RoundSpec(length_min=float(round_s) / 60.0, reset_min=float(reset_s) / 60.0)
-        walls = gavel_wall_s(run_dir)
-        ours, theirs, rows = {}, {}, []
-        for name in args.policies:
-            jct, wall, metrics = run_one(jobs, cluster, speeds, name, spec, args.seed)
-            ref = gavel_reference(run_dir, name)
-            gavel = float(np.nanmean(ref)) if ref is not None else float("nan")
-            within = float(np.mean(np.abs(jct - ref) <= 0.1 * ref)) if ref is not None else float("nan")
-            ours[name], theirs[name] = float(np.mean(jct)), gavel
-            rows.append((name, gavel, ours[name], within, walls.get(name, float("nan")), wall, metrics))
-            print(f"{run_dir.name} {name:<28} Gavel {gavel:>9,.0f} ours {ours[name]:>9,.0f} "
-                  f"{ours[name] / gavel - 1:+7.1%} within 10% {within:5.0%} wall {wall:6.2f} s "
-                  f"solves {metrics.get('round_solves', 0):.0f} "
-                  f"solve p99 {metrics.get('round_solve_p99_s', 0) * 1000:.1f} ms", flush=True)
-        lines += [f"\n## {run_dir.name}\n", f"{len(jobs)} jobs, {v100}:{p100}:{k80} V100:P100:K80, "
-                  f"{round_s} s rounds, at least {reset_s} s between allocation resets, seed {args.seed}.\n",
-                  "| policy | Gavel avg JCT (s) | ours (s) | difference | jobs within 10 % "
-                  "| agnostic ÷ _perf, Gavel | ours | Gavel wall (s) | ours wall (s) |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-        for name, gavel, mine, within, gwall, wall, _ in rows:
-            twin = TWINS.get(name)
-            ratio_g = f"{theirs[name] / theirs[twin]:.2f}" if twin in theirs else ""
-            ratio_o = f"{ours[name] / ours[twin]:.2f}" if twin in ours else ""
-            lines.append(f"| `{name}` | {gavel:,.0f} | {mine:,.0f} | {mine / gavel - 1:+.1%} | {within:.0%} "
-                         f"| {ratio_g} | {ratio_o} | {gwall:.1f} | {wall:.2f} |")
+        trace, _, _ = run_settings(run_dir.name)
+        n_jobs = len(read_jobs(args.lp_dir / "traces" / f"{trace}.trace"))
+        rows = measure(args.lp_dir, run_dir.name, args.policies, args.seed, echo=True)
+        lines += run_block(run_dir.name, n_jobs, args.seed, rows)
     if args.out is not None:
         header = ("# Gavel's round-based policies: Gavel against gpusched\n\n"
                   "Rendered by `python benchmarks/gavel_rounds.py LP_DIR --out docs/results/gavel-rounds.md` "

@@ -42,7 +42,7 @@ from urgency_window import window_summary
 
 from gpusched.agent import AGENT_POLICIES, AGENT_POLICY, ROLLOUT_AGENT_POLICY
 from gpusched.agent.names import URGENCY_AGENT_POLICY
-from gpusched.dashboard.headline import BEST_BY, Headline, headline
+from gpusched.dashboard.headline import AGENT_NAMES, BEST_BY, Headline, headline
 from gpusched.experiment.knowledge import KnowledgeTable
 from gpusched.experiment.paired import PairedDifference, paired_difference
 from gpusched.experiment.runner import Comparison
@@ -59,6 +59,7 @@ from gpusched.paths import (
     WINDOW_MODEL,
 )
 from gpusched.policies import policy_label
+from gpusched.policies.rounds.registry import ROUND_POLICIES, agnostic_twins
 from gpusched.sweep.analysis import load_sweep_results
 from gpusched.workload.presets import load_scenario
 
@@ -135,6 +136,9 @@ def window_agent_block(name: str, runs: pd.DataFrame, best: str, seconds: float)
     for p in mean.sort_values(BEST_BY, kind="stable").index:
         lines.append(_mean_std_row(f"{p}{' (best heuristic)' if p == best else ''}", mean.loc[p], std.loc[p]))
     baselines, agents = paired_plan(scenario.window, best, list(mean.index))
+    rounds = [p for p in mean.index if p in ROUND_POLICIES]
+    if rounds:  # the agent against the best round policy too (by mean JCT on these seeds)
+        baselines.append(mean.loc[rounds, BEST_BY].idxmin())
     lines += ["", "| agent | against | metric | agent | baseline | difference [95 % interval] | "
               "relative | won/tied/lost |", "|---|---|---|---|---|---|---|---|"]
     comparison = Comparison(name, runs, {})
@@ -146,7 +150,51 @@ def window_agent_block(name: str, runs: pd.DataFrame, best: str, seconds: float)
                 lines.append(f"| {agent} | {baseline} | {r.metric} | {r.policy_mean:.2f} | "
                              f"{r.baseline_mean:.2f} | {r.diff:+.2f} [{r.low:+.2f}, {r.high:+.2f}] | {rel} | "
                              f"{r.wins}/{r.ties}/{r.losses} |")
+    lines += rounds_block(runs, best)
     return "\n".join(lines)
+
+
+FAIRNESS_COLUMNS = (("rho_mean", "mean ρ", "{:.2f}"), ("rho_max", "max ρ", "{:.2f}"),
+                    ("rho_over_1_share", "share ρ > 1", "{:.2f}"), ("jain_index", "Jain's index", "{:.3f}"),
+                    ("type_changes_per_job", "type changes per job", "{:.1f}"))
+"""The fairness table's columns (the keys of :data:`gpusched.core.metrics.FAIRNESS_METRIC_KEYS`)."""
+TWIN_PAIRED = ("avg_jct_min", "rho_mean", "jain_index", "type_changes_per_job")
+"""The metrics each ``_perf`` round policy is paired on against its heterogeneity-agnostic twin."""
+
+
+def rounds_block(runs: pd.DataFrame, best: str) -> list[str]:
+    """The fairness table and the agnostic-against-``_perf`` rows of a preset measured with round
+    policies: its round policies, the best heuristic, ``fcfs+first_fit`` and the agents."""
+    policies = list(dict.fromkeys(runs["policy"]))
+    rounds = [p for p in policies if p in ROUND_POLICIES]
+    if not rounds:
+        return []
+    shown = list(dict.fromkeys([*rounds, best, *(p for p in FLEET_BASELINES[:1] if p in policies),
+                                *(p for p in policies if p.split(":")[0] in AGENT_NAMES)]))
+    mean, std = mean_std(runs, [k for k, _, _ in FAIRNESS_COLUMNS])
+    lines = ["", "Fairness (mean ± std over the seeds; ρ is each job's finish-time fairness, "
+             "[metrics](../metrics.md#per-run-metrics)):", "",
+             "| policy | " + " | ".join(c[1] for c in FAIRNESS_COLUMNS) + " |",
+             "|---|" + "---|" * len(FAIRNESS_COLUMNS)]
+    for p in mean.loc[shown].sort_values("rho_mean", kind="stable").index:
+        cells = [f"{fmt.format(mean.loc[p, k])} ± {fmt.format(std.loc[p, k])}"
+                 for k, _, fmt in FAIRNESS_COLUMNS]
+        lines.append(f"| {p} | " + " | ".join(cells) + " |")
+    twins = agnostic_twins(policies)
+    if twins:
+        lines += ["", "Each `_perf` round policy paired seed by seed with its heterogeneity-agnostic twin:",
+                  "",
+                  "| policy | against | metric | policy | twin | difference [95 % interval] | relative "
+                  "| won/tied/lost |", "|---|---|---|---|---|---|---|---|"]
+        comparison = Comparison("rounds", runs, {})
+        for agnostic, perf in twins:
+            card = scorecard(comparison, agnostic, list(TWIN_PAIRED))
+            for r in card[card["policy"] == perf].itertuples():
+                rel = f"{100 * r.diff / r.baseline_mean:+.1f} %" if r.baseline_mean else ""
+                lines.append(f"| {perf} | {agnostic} | {r.metric} | {r.policy_mean:.2f} "
+                             f"| {r.baseline_mean:.2f} | {r.diff:+.2f} [{r.low:+.2f}, {r.high:+.2f}] "
+                             f"| {rel} | {r.wins}/{r.ties}/{r.losses} |")
+    return lines
 
 
 def window_agent_markdown(data: dict) -> str:

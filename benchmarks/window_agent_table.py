@@ -21,8 +21,12 @@ numbers the JSON keeps, so after a new
 measurement ``python benchmarks/render_results.py`` turns ``benchmarks/results/window-agent.json``
 into ``docs/results/window-agent.md`` (and the README's findings) without running anything again.
 
+- ``gavel-12gpu-rounds`` (Gavel's 4:4:4 cluster in rounds): every ``ORDER+PLACEMENT`` pair, ``ppo``
+  and the round policies of :data:`ROUND_POLICIES_ON`. The best heuristic is the best pair (a round
+  policy is no heuristic in the registry); the agent also meets the best round policy.
+
 Usage: ``python benchmarks/window_agent_table.py [--seeds 1000-1019] [--scenarios a,b]
-[--no-rollout] [--json benchmarks/results/window-agent.json] [--markdown PATH]``.
+[--no-rollout] [--json benchmarks/results/window-agent.json [--update]] [--markdown PATH]``.
 """
 
 from __future__ import annotations
@@ -37,18 +41,28 @@ from render_results import COLUMNS, PAIRED, WINDOW_AGENTS, window_agent_block, w
 from gpusched.agent import AGENT_POLICY, ROLLOUT_AGENT_POLICY
 from gpusched.agent.names import URGENCY_AGENT_POLICY
 from gpusched.cli.args import parse_seeds
+from gpusched.core.metrics import FAIRNESS_METRIC_KEYS
 from gpusched.dashboard.headline import AGENT_NAMES, best_heuristic
 from gpusched.experiment.runner import compare
 from gpusched.policies import heuristic_names, queue_policy_names
+from gpusched.policies.registry import is_round_policy
 from gpusched.workload.presets import load_scenario
 
-SCENARIOS = ("fleet-16gpu", "fleet-64gpu", "fleet-32gpu", "phase1-8gpu", "phase1-4gpu", "gavel-108gpu-heavy")
-NO_ROLLOUT = ("gavel-108gpu-heavy",)
+SCENARIOS = ("fleet-16gpu", "fleet-64gpu", "fleet-32gpu", "phase1-8gpu", "phase1-4gpu", "gavel-108gpu-heavy",
+             "gavel-12gpu-rounds")
+NO_ROLLOUT = ("gavel-108gpu-heavy", "gavel-12gpu-rounds")
 """Presets measured without ``ppo_rollout`` (its rollouts on 2,000 jobs and 108 GPUs take minutes
-per seed) and with the urgency agent (``ppo_urgency``), trained on the heavy Gavel load."""
-KEPT_EXTRA = ("gini",)
+per seed; on the rounds preset it is left out to keep the measurement short)."""
+URGENCY_AGENT_ON = ("gavel-108gpu-heavy",)
+"""Presets measured with the urgency agent (``ppo_urgency``), trained on the heavy Gavel load."""
+ROUND_POLICIES_ON = {"gavel-12gpu-rounds": ("fifo_perf", "max_min_fairness_perf", "max_min_fairness",
+                                            "gandiva", "allox")}
+"""Round policies (Gavel's names) measured beside the heuristics and the agent, per preset: the
+agnostic ``max_min_fairness`` beside its ``_perf`` twin shows what reading the GPU types' speeds
+buys; the others are those whose runs take a few seconds here."""
+KEPT_EXTRA = ("gini", *FAIRNESS_METRIC_KEYS)
 """Metrics kept for the dashboard's shipped view beyond the tables' (Gini of the GPU shares, shown
-beside the wait)."""
+beside the wait, and the fairness metrics of :mod:`gpusched.core.run_fairness`)."""
 
 
 def policies_for(scenario, rollout: bool) -> list[str]:
@@ -66,17 +80,20 @@ def main() -> None:
     parser.add_argument("--no-rollout", action="store_true", help="leave out ppo_rollout (slow)")
     parser.add_argument("--json", help="write every run's metrics as JSON to this path")
     parser.add_argument("--markdown", help="write the tables as a Markdown page to this path")
+    parser.add_argument("--update", action="store_true",
+                        help="keep the other presets of an existing --json file, replace those measured")
     args = parser.parse_args()
     seeds = parse_seeds(args.seeds)
     dump = {}
     for name in args.scenarios.split(","):
         scenario = load_scenario(name)
         policies = policies_for(scenario, not args.no_rollout and name not in NO_ROLLOUT)
-        policies += [URGENCY_AGENT_POLICY] if name in NO_ROLLOUT else []
+        policies += [URGENCY_AGENT_POLICY] if name in URGENCY_AGENT_ON else []
+        policies += list(ROUND_POLICIES_ON.get(name, ()))
         started = time.perf_counter()
         comp = compare(scenario, policies, seeds)
         seconds = time.perf_counter() - started
-        heuristics = [p for p in policies if p.split(":")[0] not in AGENT_NAMES]
+        heuristics = [p for p in policies if p.split(":")[0] not in AGENT_NAMES and not is_round_policy(p)]
         best = best_heuristic(comp, tuple(heuristics))
         kept = ["policy", "seed", *dict.fromkeys([*(k for k, _, _ in COLUMNS), *PAIRED, *KEPT_EXTRA])]
         runs = comp.runs[kept]
@@ -84,7 +101,10 @@ def main() -> None:
         dump[scenario.name] = {"best_heuristic": best, "seconds": round(seconds, 1),
                                "runs": runs.to_dict("records")}
     if args.json:
-        Path(args.json).write_text(json.dumps(dump, default=float) + "\n", encoding="utf-8")
+        path = Path(args.json)
+        if args.update and path.exists():
+            dump = {**json.loads(path.read_text(encoding="utf-8")), **dump}
+        path.write_text(json.dumps(dump, default=float) + "\n", encoding="utf-8")
     if args.markdown:
         Path(args.markdown).write_text(window_agent_markdown(dump), encoding="utf-8")
 

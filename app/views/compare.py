@@ -8,6 +8,7 @@ from shared import (
     cached_compare,
     cached_compare_figures,
     cached_failure_bars,
+    cached_fairness_bars,
     cached_headline,
     cached_lost_work_story,
     cached_scorecard,
@@ -26,7 +27,7 @@ from shared import (
 
 from gpusched.agent import AGENT_POLICY
 from gpusched.core.metrics import METRIC_KEYS
-from gpusched.dashboard.headline import SHIPPED_SOURCE, shipped_results
+from gpusched.dashboard.headline import SHIPPED_SOURCE, shipped_defaults, shipped_results
 from gpusched.dashboard.policies import policy_help
 from gpusched.dashboard.url_state import UrlChoice
 from gpusched.dashboard.words import has_failures
@@ -94,8 +95,7 @@ def _shipped_view() -> None:
                                                     "compare_shipped_scenario")),
                         help="The presets the shipped benchmark measured.")
     shipped = shipped_all[name]
-    defaults = list(h.policies) if name == h.scenario else [shipped.best, *(
-        p for p in shipped.policies if p.startswith(AGENT_POLICY))]
+    defaults = list(h.policies) if name == h.scenario else shipped_defaults(shipped)
     policies = c2.multiselect("Policies", shipped.policies, format_func=policy_label,
                               default=url_value(UrlChoice("policy", defaults, shipped.policies, many=True),
                                                 "compare_shipped_policies"),
@@ -199,6 +199,10 @@ def _live_view() -> None:
         show_chart(cdf, key="compare_cdf")
     with right:
         show_chart(util, key="compare_util")
+    st.markdown("##### Fairness")
+    st.caption(glossary_line("finish-time fairness (ρ)") + " " + glossary_line("Jain's index") + " "
+               + glossary_line("GPU-type change"))
+    show_chart(cached_fairness_bars(text, tuple(policies), seeds), key="compare_fairness_bars")
     failure_bars = cached_failure_bars(text, tuple(policies), seeds)
     if failure_bars is not None:
         moved = moved_jobs(comparison)

@@ -23,6 +23,7 @@ from gpusched.experiment.runner import Comparison
 from gpusched.experiment.scorecard import TAIL_WAIT_METRIC
 from gpusched.paths import REPO_ROOT, WINDOW_AGENT_RESULTS
 from gpusched.policies import queue_policy_names
+from gpusched.policies.rounds.registry import agnostic_twins
 from gpusched.workload.presets import load_scenario
 
 HEADLINE_SCENARIO = "fleet-16gpu"
@@ -107,6 +108,15 @@ class ShippedResults:
         runs = self.comparison.runs
         part = pd.concat([runs[runs["policy"] == p] for p in policies], ignore_index=True)
         return Comparison(self.scenario, part, {})
+
+
+def shipped_defaults(shipped: ShippedResults) -> list[str]:
+    """The policies Compare's shipped view opens on for a preset other than the headline's: the
+    best heuristic, every heterogeneity-agnostic round policy measured there beside its ``_perf``
+    twin (what reading the GPU models' speeds buys, at once), then the agents."""
+    twins = [p for pair in agnostic_twins(shipped.policies) for p in pair]
+    agents = [p for p in shipped.policies if p.startswith(AGENT_POLICY)]
+    return list(dict.fromkeys([shipped.best, *twins, *agents]))
 
 
 @functools.cache

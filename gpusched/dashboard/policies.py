@@ -13,6 +13,7 @@ import re
 from gpusched.agent.names import AGENT_POLICIES, AGENT_POLICY
 from gpusched.paths import DEFAULT_MODEL, WINDOW_MODEL
 from gpusched.policies import heuristic_names, policy_label, policy_names
+from gpusched.policies.rounds.registry import round_policy_names
 from gpusched.words.glossary import GLOSSARY, entry_for
 
 
@@ -50,12 +51,12 @@ to faster GPUs, alone and with LAS, the best pair on ``gavel-108gpu``); any othe
 
 def dashboard_policies() -> list[str]:
     """The policies the dashboard offers: every FIFO heuristic, the queue-aware ones of
-    :data:`QUEUE_HEURISTICS`, then the agent's two modes (``ppo``, ``ppo_rollout``) when the agent
-    is available."""
+    :data:`QUEUE_HEURISTICS`, the agent's two modes (``ppo``, ``ppo_rollout``) when the agent is
+    available, then every round policy under Gavel's name (the registry's list, run in rounds)."""
     names = heuristic_names() + list(QUEUE_HEURISTICS)
     if agent_available():
         names += list(AGENT_POLICIES)
-    return names
+    return names + round_policy_names()
 
 
 def with_queue_pairs(options: list[str], pairs: tuple[str, ...] | list[str]) -> list[str]:

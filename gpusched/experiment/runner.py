@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from gpusched.core.metrics import METRIC_KEYS
+from gpusched.core.metrics import FAIRNESS_METRIC_KEYS, METRIC_KEYS
 from gpusched.core.result import Result
 from gpusched.policies import get_policy
 from gpusched.policies.preflight import check_told
@@ -54,8 +54,9 @@ class Comparison:
 
     @property
     def metrics(self) -> list[str]:
-        """The metrics the runs hold, in the order of :data:`METRIC_KEYS`."""
-        return [k for k in METRIC_KEYS if k in self.runs.columns]
+        """The metrics the runs hold, in the order of :data:`METRIC_KEYS`, then the fairness metrics
+        (:data:`~gpusched.core.metrics.FAIRNESS_METRIC_KEYS`) where the runs hold them."""
+        return [k for k in (*METRIC_KEYS, *FAIRNESS_METRIC_KEYS) if k in self.runs.columns]
 
 
 def compare(scenario: Scenario, policies: Sequence[str], seeds: Sequence[int],

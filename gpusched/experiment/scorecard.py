@@ -34,7 +34,8 @@ LOWER_IS_BETTER: frozenset[str] = frozenset({
     "weighted_wait_min", "stall_min", "misroutes", "idle_gpu_min_queued", "idle_gpu_min_stalled",
     "idle_gpu_min_blocked", "jobs_unfinished", "makespan_min", "gini", "lost_gpu_hours",
     "restore_gpu_hours", "node_failures", "jobs_interrupted", "preemptions", "deadline_miss_min",
-    "weighted_jct_min", "cost_usd", "cost_per_met_job_usd", "prediction_error_log"})
+    "weighted_jct_min", "cost_usd", "cost_per_met_job_usd", "prediction_error_log",
+    "rho_mean", "rho_max", "rho_over_1_share", "type_changes_per_job"})
 """Metrics for which a lower value is better (for the others, higher is better)."""
 
 COLUMNS: tuple[str, ...] = ("policy", "metric", "policy_mean", "baseline_mean", "diff", "low", "high",

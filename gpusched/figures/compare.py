@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from gpusched.core.metrics import FAIRNESS_METRIC_KEYS
 from gpusched.experiment.paired import METHOD_NAMES, interval_method, mean_interval
 from gpusched.experiment.runner import Comparison
 from gpusched.experiment.scorecard import TAIL_WAIT_METRIC
@@ -48,6 +49,11 @@ FAILURE_BAR_METRICS: tuple[str, ...] = (
 MOVE_BAR_METRICS: tuple[str, ...] = ("migrations", "migration_restore_gpu_hours")
 """The bars of moves (a placement that moves running jobs to faster GPUs,
 :mod:`gpusched.policies.migration`), shown when some run moved a job."""
+
+
+FAIRNESS_BAR_METRICS: tuple[str, ...] = FAIRNESS_METRIC_KEYS
+"""The bars of fairness (mean and max finish-time fairness ρ, the share of jobs with ρ > 1, Jain's
+index, GPU-type changes per job; :mod:`gpusched.core.run_fairness`), shown for every comparison."""
 
 
 def _any_positive(comparison: Comparison, key: str) -> bool:
@@ -242,7 +248,7 @@ TABLE_METRICS: tuple[str, ...] = (
     "speed_loss_min", "avg_bsld", "weighted_wait_min", "backfilled_jobs", "avg_util",
     "util_in_band_frac", "gini", "stall_min", "makespan_min", "jobs_completed", "jobs_unfinished",
     "goodput", "lost_gpu_hours", "restore_gpu_hours", "node_failures", "jobs_interrupted",
-    "preemptions", *MOVE_BAR_METRICS, "total_reward",
+    "preemptions", *MOVE_BAR_METRICS, "total_reward", *FAIRNESS_BAR_METRICS,
 )
 """Columns of the results table, in order (headers from :func:`metric_title`)."""
 
@@ -270,6 +276,7 @@ RESULT_SECTIONS: dict[str, tuple[str, ...]] = {
     "Failures and preemption": ("goodput", "lost_gpu_hours", "restore_gpu_hours", "node_failures",
                                 "jobs_interrupted", "preemptions"),
     "Moves": MOVE_BAR_METRICS,
+    "Fairness": FAIRNESS_BAR_METRICS,
 }
 """The results table's columns in sections of at most six, each shown as a table of its own: one
 table of all 25 would run far past the page's edge."""
@@ -281,7 +288,9 @@ def results_sections(comparison: Comparison) -> dict[str, pd.DataFrame]:
     table = results_table(comparison)
     out = {}
     for section, keys in RESULT_SECTIONS.items():
-        part = table[[metric_title(k) for k in keys]]
+        part = table[[metric_title(k) for k in keys if metric_title(k) in table.columns]]
+        if part.columns.empty:
+            continue
         if section == "Failures and preemption" and not has_disruptions(comparison):
             continue
         if section == "Moves" and not moved_jobs(comparison):

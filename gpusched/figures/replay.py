@@ -547,6 +547,7 @@ def gantt_figure(result: Result) -> go.Figure:
             if stopped else np.ones(len(p), dtype=bool)
         _hatch_speed_loss(fig, p[whole], y[whole], height[whole], end[whole], ideal[whole], loss[whole])
         _mark_out_of_order(fig, result, p, y)
+        _follow_round_job(fig, result, p, y)
         if len(tl.stops) or len(tl.node_down):
             _mark_stops(fig, tl, p, y, height, end)
             _shade_down_nodes(fig, tl)
@@ -673,6 +674,46 @@ def _mark_out_of_order(fig: go.Figure, result: Result, placements: pd.DataFrame,
         customdata=np.c_[placements["job"].to_numpy()[backfilled], slots].tolist(),
         hovertemplate="job %{customdata[0]} started from window slot %{customdata[1]}, ahead of an "
                       "earlier arrival<extra></extra>"))
+
+
+FOLLOWED_JOB_COLOR = "#111827"
+"""Colour of the line that follows one job of a round run over its GPUs."""
+
+
+def followed_round_job(result: Result) -> int | None:
+    """The job a round run's Gantt chart follows: the one that changed GPU model most often (the
+    first such by id), or ``None`` for an event-driven run or one where no job changed model."""
+    jobs = result.jobs
+    if "rounds" not in result.metrics or "type_changes" not in jobs or jobs.empty:
+        return None
+    changes = jobs["type_changes"].to_numpy(dtype=float)
+    if not np.nanmax(changes, initial=0.0) > 0:
+        return None
+    return int(jobs["id"].to_numpy()[int(np.nanargmax(changes))])
+
+
+def _follow_round_job(fig: go.Figure, result: Result, placements: pd.DataFrame, y: np.ndarray) -> None:
+    """In a round run, a line through every run of :func:`followed_round_job`, round by round from
+    GPU to GPU, so that its moves between GPU models read at a glance (each run drawn from its
+    start to its end at its bar's height, joined to the next)."""
+    job = followed_round_job(result)
+    if job is None:
+        return
+    mine = np.flatnonzero(placements["job"].to_numpy() == job)
+    mine = mine[np.argsort(placements["start_min"].to_numpy()[mine], kind="stable")]
+    start = placements["start_min"].to_numpy(float)[mine]
+    end = np.minimum(placements["end_min"].to_numpy(float)[mine], result.timeline.end_min)
+    xs = np.column_stack([start, end]).ravel()
+    ys = np.repeat(y[mine], 2)
+    gpus = placements["gpu"].to_numpy()[mine]
+    labels = np.repeat([result.cluster.gpu_label(int(g)) for g in gpus], 2)
+    changes = int(result.jobs.set_index("id").loc[job, "type_changes"])
+    fig.add_trace(go.Scatter(
+        x=_r(xs, 1), y=np.round(ys, 3).tolist(), mode="lines+markers",
+        name=f"job {job} round by round ({changes:,} GPU-model changes)",
+        line={"color": FOLLOWED_JOB_COLOR, "width": 1.5}, marker={"size": 4, "color": FOLLOWED_JOB_COLOR},
+        customdata=labels.tolist(),
+        hovertemplate=f"job {job}" + " on %{customdata} at minute %{x}<extra></extra>"))
 
 
 # ------------------------------------------------------------------- side by side

@@ -400,10 +400,11 @@ for _name in FGD_POLICY_NAMES:
              heuristic=False)
 
 # The field's round policies under Gavel's names (gpusched.policies.rounds), run in rounds
-# (gpusched.core.rounds.mechanism): the simulator is built with the scenario's rounds: block.
+# (gpusched.core.rounds.mechanism): the simulator is built with the scenario's rounds: block. A run
+# solves one allocation per change and places every round, seconds on a few hundred jobs: slow.
 for _name, _cls in ROUND_POLICIES.items():
     register(_name, lambda seed, _n=_name: RoundScheduler(get_round_policy(_n, seed)), label=_cls.label,
-             heuristic=False, placement=False, run_times=_cls.run_times)
+             heuristic=False, slow=True, placement=False, run_times=_cls.run_times)
 
 
 def is_round_policy(name: str) -> bool:

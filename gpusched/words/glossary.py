@@ -140,6 +140,39 @@ GLOSSARY: dict[str, str] = {
                   "to result.",
     "GPU price": "What one GPU costs per hour, fixed per GPU model; a job pays for every GPU it "
                  "holds for every minute it holds it.",
+    # Rounds: the field's optimisation policies (Gavel's names) and the fairness they aim at.
+    "round": "A fixed slice of time (6 minutes by default, Gavel's) after which a round policy may give "
+             "every GPU to another job; a job that keeps its GPUs renews its lease and pays no restore.",
+    "round policy": "A policy that re-allocates the whole cluster every round by solving for the share of "
+                    "time each job should spend on each GPU type, as Gavel, Themis and AlloX do.",
+    "heterogeneity-agnostic": "A round policy that treats every GPU type as equally fast (Gavel's names "
+                              "without _perf); its _perf twin reads each type's measured speed for each "
+                              "job.",
+    "Max-min fairness (Gavel's LAS)": "Round policy: give every job the same share of the cluster, raising "
+                                      "the smallest share as far as it goes (weighted by job weights); the "
+                                      "_perf twin counts shares in each job's own speed.",
+    "Max-min fairness, co-located pairs": "Round policy: max-min fairness where two jobs may share one GPU "
+                                          "at their measured pair speeds (Gavel's max_min_fairness_packed).",
+    "Finish-time fairness policy (Themis)": "Round policy: keep the worst job's finish-time fairness ρ as "
+                                            "low as possible (Themis, as Gavel solves it).",
+    "Minimum makespan": "Round policy: finish every active job as early as possible, the last one first of "
+                        "all (Gavel's min_total_duration).",
+    "Maximum total throughput": "Round policy: the allocation with the most total work done per unit of "
+                                "time, whatever the share of each job (Gavel's max_sum_throughput_perf).",
+    "Maximum throughput per dollar": "Round policy: the most work done per dollar of GPU time at the "
+                                     "scenario's prices (Gavel's "
+                                     "max_sum_throughput_normalized_by_cost_perf).",
+    "Gandiva": "Round policy after Gandiva (Xiao et al., OSDI 2018) as Gavel runs it: jobs time-share the "
+               "GPUs, and pairs are tried on one GPU and kept where both gain.",
+    "AlloX": "Round policy after AlloX (Le et al., EuroSys 2020): jobs go to GPU types by a matching that "
+             "minimises the mean completion time.",
+    "finish-time fairness (ρ)": "A job's time to result divided by its time alone on a 1/N share of the "
+                                "cluster, N the jobs in the system during its stay; above 1, sharing cost "
+                                "it more than its fair share.",
+    "Jain's index": "How evenly jobs are served: 1 when every job gets the same ideal-run-time-to-JCT "
+                    "ratio, 1/n when one job gets it all.",
+    "GPU-type change": "A job's next run on another GPU model than its last; round policies that ignore "
+                       "speeds rotate jobs over the types round after round.",
 }
 """Term -> one-line explanation, in the order a stakeholder meets them."""
 

@@ -54,3 +54,10 @@ def get_round_policy(name: str, seed: int = 0) -> RoundPolicy:
         raise UnknownPolicyError(
             f"unknown round policy {shorten(name)!r}; known: {', '.join(ROUND_POLICIES)}")
     return cls(seed) if name in SEEDED else cls()
+
+
+def agnostic_twins(names: list[str] | tuple[str, ...]) -> list[tuple[str, str]]:
+    """``(agnostic, _perf)`` pairs among ``names``: each heterogeneity-agnostic round policy
+    (Gavel's ``X``) whose ``X_perf`` twin is there too, in the order of ``names``."""
+    return [(n, f"{n}_perf") for n in names
+            if n in ROUND_POLICIES and ROUND_POLICIES[n].agnostic and f"{n}_perf" in names]
