@@ -9,7 +9,7 @@ import time
 from apptest_support import assert_clean, open_page, plotly_specs
 
 from gpusched.policies import policy_label
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 POLICY = "max_min_fairness"
 

@@ -15,7 +15,7 @@ from gpusched.figures.replay import followed_round_job, gantt_figure
 from gpusched.policies import is_slow
 from gpusched.policies.rounds.registry import round_policy_names
 from gpusched.words.metric_names import metric_title
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 PRESET = "gavel-12gpu-rounds"
 JOBS = 24

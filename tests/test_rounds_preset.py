@@ -16,7 +16,7 @@ from gpusched.core.rounds.mechanism import RoundSpec
 from gpusched.paths import REPO_ROOT, WINDOW_AGENT_RESULTS
 from gpusched.policies import queue_policy_names
 from gpusched.policies.rounds.registry import ROUND_POLICIES
-from gpusched.workload.scenario import load_scenario, preset_names
+from gpusched.workload.presets import load_scenario, preset_names
 
 PRESET = "gavel-12gpu-rounds"
 SEEDS = list(range(1000, 1020))
