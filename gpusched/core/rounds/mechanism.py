@@ -38,6 +38,13 @@ Generator seeded by the run's seed and the round's number). Within a type, Gavel
 are the type's GPUs that are up, in index order; a gang that the cluster's gang rule refuses
 there waits for the round.
 
+**Fixed points.** A placement whose picks depend neither on the priorities nor on the type order
+(:func:`~gpusched.core.rounds.assign.order_free`: FIFO's allocated jobs all fit their types, say)
+is the next round's too, and every later round's while the allocation, the active jobs and the GPUs
+that are up stay the same: each job renews its lease on the same GPUs. The round then reuses it
+instead of computing the priorities and the greedy pass again; everything else of the round (its
+end, the service and time received it counts) runs as before, so the run is the same.
+
 Not modelled: co-located pairs (``_packed``) run as single jobs. Node failures stop jobs as
 usual; a job a failure stops has its round's service counted to the round's end.
 """
