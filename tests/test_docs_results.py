@@ -293,3 +293,31 @@ def test_the_load_sweep_ratio_on_the_page_and_in_the_readme_is_the_measured_one(
     readme = _read(REPO_ROOT / "README.md")
     assert f"averages **{best:,.0f} min** JCT against {heaviest[data['baseline']]:,.0f}" in readme
     assert f"**{ratio:.2f}×**" in readme
+
+
+GAVEL_ROUNDS = REPO_ROOT / "benchmarks" / "results" / "gavel-load-rounds.json"
+
+
+def test_the_rounds_ratios_on_the_page_and_in_the_readme_are_the_measured_ones():
+    from gpusched.experiment.paired import mean_interval
+
+    data = json.loads(_read(GAVEL_ROUNDS))
+    runs = pd.DataFrame(data["runs"])
+    seeds = data["seeds"]
+    assert len(runs) == len(data["loads"]) * sum(len(p) for p in data["pairs"]) * len(seeds)
+    assert not set(seeds) & set(data["tuning_seeds"])
+    page = _read(DOCS / "results" / "gavel-load.md")
+    section = page[page.index("## Time-slicing in rounds"):]
+    largest = (0.0, None)
+    for load in data["loads"]:
+        at = runs[runs["load"] == load].pivot(index="seed", columns="policy", values="avg_jct_min")
+        for agnostic, aware in data["pairs"]:
+            mean, low, high = mean_interval((at[agnostic] / at[aware]).to_numpy())
+            row = f"| {load:g} | `{agnostic}` / `{aware}` | {mean:.2f} [{low:.2f}, {high:.2f}] |"
+            assert row in section, row
+            largest = max(largest, (mean, (load, low, high)), key=lambda x: x[0])
+    mean, (load, low, high) = largest
+    assert f"**Largest ratio: {mean:.2f}×**" in section and f"at load {load:g}" in section
+    readme = _read(REPO_ROOT / "README.md")
+    assert f"the largest agnostic/aware ratio is **{mean:.2f}×**" in readme
+    assert f"at load {load:g} (mean of the per-seed ratios, 95 % interval {low:.2f}–{high:.2f}" in readme

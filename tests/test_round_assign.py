@@ -13,7 +13,7 @@ from gpusched.core.rounds import (
     round_priorities,
     shuffled_type_order,
 )
-from gpusched.core.rounds.assign import NEW_JOB_PRIORITY
+from gpusched.core.rounds.assign import NEW_JOB_PRIORITY, order_free
 
 
 def test_priority_is_allocation_over_share_received() -> None:
@@ -153,3 +153,45 @@ def test_placement_never_exceeds_capacity_and_gpus_are_distinct(seed: int) -> No
         assert len(placed.gpus[i]) == (scale[i] if placed.running[i] else 0)
         if placed.renewed[i]:
             assert placed.gpus[i] == tuple(sorted(previous_gpus[i]))
+
+
+def test_order_free_by_hand() -> None:
+    capacity = np.array([2, 1])
+    scale = np.array([1, 1, 1])
+    throughput = np.ones((3, 2))
+    fifo_share = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    # FIFO: each job is eligible where its allocation is, and each type holds its jobs
+    assert order_free(fifo_share, scale, capacity, throughput, fifo=True)
+    # one more job on the first type: the priorities choose which two run
+    assert not order_free(np.vstack([fifo_share, [1.0, 0.0]]), np.ones(4, dtype=int), capacity,
+                          np.ones((4, 2)), fifo=True)
+    # not FIFO: every job that runs on a type may be picked there, so the type order decides
+    assert not order_free(fifo_share, scale, capacity, throughput, fifo=False)
+    # not FIFO, but each job runs on one type only and fits
+    assert order_free(fifo_share, scale, capacity, fifo_share, fifo=False)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_an_order_free_placement_ignores_priorities_and_type_order(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(1, 8)), 3
+    capacity = rng.integers(1, 6, k)
+    scale = rng.choice([1, 1, 2], n)
+    one_type = rng.integers(0, k, n)
+    share = np.zeros((n, k))
+    share[np.arange(n), one_type] = rng.random(n) + 0.1
+    throughput = rng.random((n, k)) + 0.1
+    fifo = bool(rng.integers(0, 2))
+    if not fifo:
+        throughput = np.where(share > 0, throughput, 0.0)
+    free = order_free(share, scale, capacity, throughput, fifo=fifo)
+    picks = set()
+    for _ in range(6):
+        order = [int(j) for j in rng.permutation(k)]
+        placed = assign_round(share, rng.random((n, k)) * (share > 0), scale, capacity, throughput,
+                              order, deficit=rng.random((n, k)), fifo=fifo)
+        picks.add(tuple(placed.gpu_type.tolist()))
+    if free:
+        assert len(picks) == 1
+        # and every job that may run does
+        assert all(t >= 0 for t in next(iter(picks)))

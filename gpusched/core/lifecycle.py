@@ -244,8 +244,11 @@ class Lifecycle:
         job, held = run.jobs[job_idx], run.record.job_gpus[job_idx]
         if sorted(gang) == sorted(held):
             raise ValueError(f"cannot migrate job index {job_idx} to {list(gang)}: it runs there already")
-        freed = run.state.copy()
-        freed.release(job, held)
+        if set(gang).isdisjoint(held) and not (job.cpu_milli or job.memory_mib):
+            freed = run.state  # its own GPUs and node resources are not the gang's: the same fit
+        else:
+            freed = run.state.copy()
+            freed.release(job, held)
         if not self.gang_rule.can_place(freed, job, gang):
             raise ValueError(f"cannot migrate job index {job_idx} to GPUs {list(gang)}: it does not fit "
                              "there once its own GPUs are freed")

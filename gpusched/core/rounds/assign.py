@@ -62,9 +62,10 @@ def round_priorities(share: np.ndarray, time_s: np.ndarray, type_time_s: np.ndar
     share = np.asarray(share, dtype=float)
     time_s = np.asarray(time_s, dtype=float)
     type_time_s = np.asarray(type_time_s, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        fraction = np.where(type_time_s[None, :] > 0, time_s / type_time_s[None, :], 0.0)
-        priority = np.where(fraction > 0, share / fraction, share * NEW_JOB_PRIORITY)
+    # divisions only where the divisor is positive (no warning state to enter per round)
+    fraction = np.divide(time_s, type_time_s[None, :], out=np.zeros(time_s.shape),
+                         where=type_time_s[None, :] > 0)
+    priority = np.divide(share, fraction, out=share * NEW_JOB_PRIORITY, where=fraction > 0)
     priority[(share == 0) | (np.asarray(throughput) <= 0)] = 0.0
     return priority
 
@@ -127,40 +128,52 @@ def assign_round(share: np.ndarray, priority: np.ndarray, scale_factor: np.ndarr
     capacity = np.asarray(capacity, dtype=np.int64)
     throughput = np.asarray(throughput, dtype=float)
     deficit = np.zeros((n, k)) if deficit is None else np.asarray(deficit, dtype=float)
-    prev_type = np.full(n, -1) if previous_type is None else np.asarray(previous_type, dtype=np.int64)
+    prev_type = [-1] * n if previous_type is None else np.asarray(previous_type, dtype=np.int64).tolist()
     prev_gpus = [()] * n if previous_gpus is None else [tuple(g) for g in previous_gpus]
 
-    in_allocation = np.ones(n, dtype=bool) if allocated is None else np.asarray(allocated, dtype=bool)
-    placed_on = np.full(n, -1, dtype=np.int64)
-    picked = np.zeros(n, dtype=bool)
-    left = capacity.copy()
+    in_allocation = [True] * n if allocated is None else np.asarray(allocated, dtype=bool).tolist()
+    placed_on = [-1] * n
+    picked = [False] * n
+    sizes = scale.tolist()
+    left = capacity.tolist()
     chosen: dict[int, list[int]] = {int(j): [] for j in type_order}
     for j in type_order:
         j = int(j)
-        for i in _placement_order(priority[:, j], deficit[:, j], share[:, j]):
-            if left[j] == 0:
-                break
-            if picked[i] or throughput[i, j] <= 0 or (fifo and priority[i, j] <= 0):
+        room = left[j]
+        if room == 0:
+            continue
+        runs = (throughput[:, j] > 0).tolist()
+        positive = (priority[:, j] > 0).tolist() if fifo else None
+        mine = chosen[j]
+        for i in _placement_order(priority[:, j], deficit[:, j], share[:, j]).tolist():
+            if picked[i] or not runs[i] or (fifo and not positive[i]):
                 continue
-            if scale[i] > left[j]:
+            size = sizes[i]
+            if size > room:
                 continue
-            left[j] -= scale[i]
+            room -= size
             picked[i] = True
             if in_allocation[i]:
                 placed_on[i] = j
-                chosen[j].append(int(i))
+                mine.append(i)
+            if room == 0:
+                break
+        left[j] = room
 
     gpus: list[tuple[int, ...]] = [()] * n
-    renewed = np.zeros(n, dtype=bool)
+    renewed = [False] * n
     for j, jobs in chosen.items():
-        taken = np.zeros(int(capacity[j]), dtype=bool)
+        if not jobs:
+            continue
+        taken = [False] * int(capacity[j])
         cursor = 0
-        for size in sorted({int(scale[i]) for i in jobs}, reverse=True):
-            same_size = [i for i in jobs if scale[i] == size]
+        for size in sorted({sizes[i] for i in jobs}, reverse=True):
+            same_size = [i for i in jobs if sizes[i] == size]
             for i in same_size:
                 held = prev_gpus[i]
-                if prev_type[i] == j and len(held) == size and not taken[list(held)].any():
-                    taken[list(held)] = True
+                if prev_type[i] == j and len(held) == size and not any(taken[g] for g in held):
+                    for g in held:
+                        taken[g] = True
                     gpus[i] = tuple(sorted(held))
                     renewed[i] = True
             for i in same_size:
@@ -173,7 +186,35 @@ def assign_round(share: np.ndarray, priority: np.ndarray, scale_factor: np.ndarr
                         mine.append(cursor)
                     cursor += 1
                 gpus[i] = tuple(mine)
-    return RoundAssignment(gpu_type=placed_on, gpus=tuple(gpus), renewed=renewed)
+    return RoundAssignment(gpu_type=np.array(placed_on, dtype=np.int64), gpus=tuple(gpus),
+                           renewed=np.array(renewed, dtype=bool))
+
+
+def order_free(share: np.ndarray, scale_factor: np.ndarray, capacity: np.ndarray,
+               throughput: np.ndarray, *, fifo: bool = False) -> bool:
+    """Whether :func:`assign_round` picks the same jobs whatever the priorities, the deficits and
+    the type order: every job it could pick (throughput > 0 on the type; for FIFO, an allocation
+    > 0 there too, which is exactly a priority > 0) could be picked on one type at most, and on
+    each type those jobs fit the GPUs together, so the greedy pass takes all of them.
+
+    Then the placement is a fixed point of the priority rule: the next round picks the same jobs,
+    each renews its lease (its GPUs are free, since the gangs of a placement are disjoint), and
+    so does every round after it while the allocation, the active jobs and the GPUs that are up
+    stay the same (the time received moves the priorities, never the picks).
+
+    :param share: ``(n, k)`` the allocation.
+    :param scale_factor: ``(n,)`` GPUs each job needs.
+    :param capacity: ``(k,)`` GPUs of each type.
+    :param throughput: ``(n, k)``.
+    :param fifo: Gavel's FIFO rule (jobs of priority 0 are skipped).
+    """
+    eligible = np.asarray(throughput) > 0
+    if fifo:
+        eligible &= np.asarray(share) > 0
+    if (eligible.sum(axis=1) > 1).any():
+        return False
+    need = np.asarray(scale_factor, dtype=np.int64) @ eligible
+    return bool((need <= np.asarray(capacity)).all())
 
 
 def shuffled_type_order(order: Sequence[int], rng: np.random.Generator) -> list[int]:

@@ -38,6 +38,13 @@ Generator seeded by the run's seed and the round's number). Within a type, Gavel
 are the type's GPUs that are up, in index order; a gang that the cluster's gang rule refuses
 there waits for the round.
 
+**Fixed points.** A placement whose picks depend neither on the priorities nor on the type order
+(:func:`~gpusched.core.rounds.assign.order_free`: FIFO's allocated jobs all fit their types, say)
+is the next round's too, and every later round's while the allocation, the active jobs and the GPUs
+that are up stay the same: each job renews its lease on the same GPUs. The round then reuses it
+instead of computing the priorities and the greedy pass again; everything else of the round (its
+end, the service and time received it counts) runs as before, so the run is the same.
+
 Not modelled: co-located pairs (``_packed``) run as single jobs. Node failures stop jobs as
 usual; a job a failure stops has its round's service counted to the round's end.
 """
@@ -57,6 +64,7 @@ from gpusched.core.numbers import Number
 from gpusched.core.rounds.assign import (
     assign_round,
     needs_reallocation,
+    order_free,
     reset_time_received,
     round_priorities,
     shuffled_type_order,
@@ -101,6 +109,12 @@ def estimated_rounds(spec: RoundSpec, arrival_min: list[float], gpu_min: float, 
     else:
         span = (max(arrival_min) - min(arrival_min) if arrival_min else 0.0) + gpu_min / max(n_gpus, 1)
     return span / spec.length_min
+
+
+_COPIED = ("gpu_type", "time_min", "type_time_min", "deficit_min", "share", "in_allocation", "joined",
+           "last_type", "type_changes", "service_min", "work_min", "prev_gpus", "placed", "last_placed",
+           "solve_s")
+"""The :class:`RoundsRun` fields a copy does not share (arrays and lists)."""
 
 
 @dataclass
@@ -151,6 +165,14 @@ class RoundsRun:
     solve_s: list[float] = field(default_factory=list)
     """Wall-clock seconds of each allocation the policy computed."""
     reset_just_failed: bool = False
+    _fixed: tuple | None = field(default=None, repr=False, compare=False)
+    """The last placement when it is a fixed point of the priority rule: ``((agnostic, fifo),
+    active rows, down mask bytes, ((job, gang), ...))``, or ``None`` (see :func:`plan_round`)."""
+    _layout: tuple | None = field(default=None, repr=False, compare=False)
+    """``(down mask bytes, up GPUs per type, capacity, position within type, the same as a list)``:
+    see :meth:`layout`."""
+    _gpu_type_list: list[int] = field(default_factory=list, repr=False, compare=False)
+    """:attr:`gpu_type` as a list (read in Python loops)."""
 
     @classmethod
     def start(cls, spec: RoundSpec, gpu_model: list[str], n_jobs: int, seed: int,
@@ -165,15 +187,33 @@ class RoundsRun:
                    share=np.zeros((n, k)), in_allocation=np.zeros(n, dtype=bool),
                    joined=np.zeros(n, dtype=bool), last_type=np.full(n, -1, dtype=np.int64),
                    type_changes=np.zeros(n, dtype=np.int64), service_min=np.zeros((n, k)),
-                   work_min=np.zeros((n, k)), prev_gpus=[()] * n, gavel_round_start_min=start_min)
+                   work_min=np.zeros((n, k)), prev_gpus=[()] * n, gavel_round_start_min=start_min,
+                   _gpu_type_list=[index[m] for m in gpu_model])
 
     def copy(self) -> RoundsRun:
-        """An independent copy."""
-        twin = RoundsRun(**{name: getattr(self, name) for name in self.__dataclass_fields__})
-        for name, value in self.__dict__.items():
-            if isinstance(value, np.ndarray | list):
-                setattr(twin, name, value.copy())
+        """An independent copy (arrays and lists copied; the GPU layout cache is immutable and
+        shared)."""
+        twin = object.__new__(RoundsRun)
+        twin.__dict__.update(self.__dict__)
+        for name in _COPIED:
+            setattr(twin, name, getattr(self, name).copy())
         return twin
+
+    def layout(self, down: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+        """The up GPUs of each type (cluster indices, ascending), their count per type, and each
+        GPU's index within its type's up GPUs (-1 when down); computed once per ``down`` mask."""
+        key = down.tobytes()
+        cached = self._layout
+        if cached is not None and cached[0] == key:
+            return cached[1], cached[2], cached[3]
+        k = len(self.types)
+        up = [np.flatnonzero((self.gpu_type == j) & ~down) for j in range(k)]
+        capacity = np.array([len(g) for g in up], dtype=np.int64)
+        position = np.full(len(self.gpu_type), -1, dtype=np.int64)
+        for gpus in up:
+            position[gpus] = np.arange(len(gpus))
+        self._layout = (key, up, capacity, position, position.tolist())
+        return up, capacity, position
 
     # ------------------------------------------------------------ reads for the scheduler
     def due(self, active: int, arrivals_left: int) -> bool:
@@ -202,6 +242,51 @@ class RoundPlan(Batch):
     """The :class:`RoundsRun` after this round's placement."""
     allocated: bool = False
     """The policy computed a new allocation for this round."""
+
+
+def _place(r: RoundsRun, rows: np.ndarray, up: list[np.ndarray], position: np.ndarray,
+           scale: np.ndarray, throughput: np.ndarray, capacity: np.ndarray, can_place: Any, *,
+           agnostic: bool, fifo: bool) -> dict[int, tuple[int, ...]]:
+    """The GPUs (cluster indices) of each job placed next round, by arrival index, in row order
+    (Gavel's priorities and greedy pass, :mod:`gpusched.core.rounds.assign`). Remembers the
+    placement in ``r`` when it is a fixed point of the priority rule
+    (:func:`~gpusched.core.rounds.assign.order_free`), so that the rounds after it reuse it."""
+    k = len(r.types)
+    up_lists = [gpus.tolist() for gpus in up]
+    order = (shuffled_type_order(range(k), np.random.default_rng([r.seed, r.rounds])) if agnostic
+             else list(range(k)))
+    m = len(rows)
+    prev_type = np.full(m, -1, dtype=np.int64)
+    prev_within: list[tuple[int, ...]] = [()] * m
+    if r.last_placed:  # only the jobs of the last round hold a lease to renew
+        last = np.fromiter((i for i, _, _ in r.last_placed), dtype=np.int64, count=len(r.last_placed))
+        at = np.searchsorted(rows, last)
+        gpu_type, prev_gpus, last_type, where = r._gpu_type_list, r.prev_gpus, r.last_type, r._layout[4]
+        listed = rows.tolist()
+        for i, row in zip(last.tolist(), at.tolist(), strict=True):
+            if row >= m or listed[row] != i:
+                continue
+            held = prev_gpus[i]
+            j = int(last_type[i])
+            if held and j >= 0 and all(where[g] >= 0 and gpu_type[g] == j for g in held):
+                prev_type[row] = j
+                prev_within[row] = tuple(where[g] for g in held)
+    share_rows = r.share[rows]
+    priority = round_priorities(share_rows, r.time_min[rows], r.type_time_min, throughput)
+    placed = assign_round(share_rows, priority, scale, capacity, throughput, order,
+                          deficit=r.deficit_min[rows], previous_type=prev_type,
+                          previous_gpus=prev_within, fifo=fifo, allocated=r.in_allocation[rows])
+    target: dict[int, tuple[int, ...]] = {}
+    for row in np.flatnonzero(placed.gpu_type >= 0).tolist():
+        ups = up_lists[int(placed.gpu_type[row])]
+        gang = tuple(ups[p] for p in placed.gpus[row])
+        if can_place(row, gang):
+            target[int(rows[row])] = gang
+    r._fixed = None
+    if len(target) == int((placed.gpu_type >= 0).sum()) and order_free(
+            share_rows, scale, capacity, throughput, fifo=fifo):
+        r._fixed = ((agnostic, fifo), rows.copy(), r._layout[0], tuple(target.items()))
+    return target
 
 
 def plan_round(rounds: RoundsRun, now_min: float, active: np.ndarray, running: set[int],
@@ -245,31 +330,14 @@ def plan_round(rounds: RoundsRun, now_min: float, active: np.ndarray, running: s
         r.in_allocation[rows] = True
         r.changed = False
         r.solve_s.append(float(solve_s))
-    k = len(r.types)
-    up = [np.flatnonzero((r.gpu_type == j) & ~down) for j in range(k)]
-    capacity = np.array([len(g) for g in up], dtype=np.int64)
-    order = (shuffled_type_order(range(k), np.random.default_rng([r.seed, r.rounds])) if agnostic
-             else list(range(k)))
-    position = [{int(g): p for p, g in enumerate(gpus)} for gpus in up]
-    prev_type = np.full(len(rows), -1, dtype=np.int64)
-    prev_within: list[tuple[int, ...]] = [()] * len(rows)
-    for row, i in enumerate(rows.tolist()):
-        held = r.prev_gpus[i]
-        j = int(r.last_type[i])
-        if held and j >= 0 and all(g in position[j] for g in held):
-            prev_type[row] = j
-            prev_within[row] = tuple(position[j][g] for g in held)
-    priority = round_priorities(r.share[rows], r.time_min[rows], r.type_time_min, throughput)
-    placed = assign_round(r.share[rows], priority, scale, capacity, throughput, order,
-                          deficit=r.deficit_min[rows], previous_type=prev_type,
-                          previous_gpus=prev_within, fifo=fifo, allocated=r.in_allocation[rows])
-    target: dict[int, tuple[int, ...]] = {}
-    for row, i in enumerate(rows.tolist()):
-        j = int(placed.gpu_type[row])
-        if j >= 0:
-            gang = tuple(int(up[j][p]) for p in placed.gpus[row])
-            if can_place(row, gang):
-                target[i] = gang
+    up, capacity, position = r.layout(down)
+    fixed = r._fixed
+    if (share is None and not len(new) and fixed is not None and fixed[0] == (agnostic, fifo)
+            and np.array_equal(fixed[1], rows) and fixed[2] == down.tobytes()):
+        target = dict(fixed[3])  # a fixed point of the priority rule (see order_free)
+    else:
+        target = _place(r, rows, up, position, scale, throughput, capacity, can_place,
+                        agnostic=agnostic, fifo=fifo)
     stop = [i for i in sorted(running) if i not in target]
     moving = {i: g for i, g in target.items() if i in running and tuple(sorted(job_gpus[i])) != g}
     held_by = {g: i for i in running if i not in stop for g in job_gpus[i]}

@@ -131,10 +131,10 @@ class RoundScheduler:
     def decide(self, view: SchedulerView):
         """HOLD between rounds; at a round boundary, the round's batched action."""
         rounds: RoundsRun = view.rounds
-        running = view.running_indices()
-        active = np.array(sorted([*view.queue, *running]), dtype=np.int64)
-        if not rounds.due(len(active), view.arrivals_left):
+        queue, running = view.queue, view.running_indices()
+        if not rounds.due(len(queue) + len(running), view.arrivals_left):
             return 0, HOLD
+        active = np.array(sorted([*queue, *running]), dtype=np.int64)
         jobs, rule, empty, fits = view.jobs, view.gang_rule, self._empty, self._fits
         share, solve_s = None, 0.0
         if rounds.needs_allocation(view.time_min, active):
