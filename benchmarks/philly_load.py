@@ -30,7 +30,6 @@ import numpy as np
 from gavel_load import DRAIN_SLACK_MIN, TUNING_SEEDS
 
 from gpusched.core.jobs import Job
-
 from gpusched.experiment.runner import run_policy
 from gpusched.paths import BENCHMARK_RESULTS_DIR
 from gpusched.workload.scenario import Scenario, load_scenario
@@ -102,13 +101,14 @@ def main() -> None:
         rows.append(r)
         print(f"{nodes:5d}  {r['gpus']:4d}  {str(r['jobs']):25s}  {r['jct_min']:8.1f}  "
               f"{r['first_half_wait_min']:13.1f}  {r['second_half_wait_min']:13.1f}  "
-              f"{r['seeds_draining']}/{len(TUNING_SEEDS)}     {r['seeds_halves_criterion']}/{len(TUNING_SEEDS)}",
+              f"{r['seeds_draining']}/{len(TUNING_SEEDS)}     "
+              f"{r['seeds_halves_criterion']}/{len(TUNING_SEEDS)}",
               flush=True)
     chosen = choose(rows)
     print(f"chosen: {chosen} nodes ({rows[[r['nodes'] for r in rows].index(chosen)]['gpus']} GPUs)")
     args.json.write_text(json.dumps({"scenario": SCENARIO, "pair": PAIR, "tuning_seeds": list(TUNING_SEEDS),
-                                     "drain_slack_min": DRAIN_SLACK_MIN, "last_share": LAST_SHARE, "rows": rows,
-                                     "chosen_nodes": chosen}, indent=1) + "\n", encoding="utf-8")
+                                     "drain_slack_min": DRAIN_SLACK_MIN, "last_share": LAST_SHARE,
+                                     "rows": rows, "chosen_nodes": chosen}, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

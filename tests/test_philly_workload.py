@@ -55,8 +55,8 @@ def test_clusters_keep_only_the_named_virtual_clusters(tmp_path):
 
 def test_a_window_is_drawn_by_the_seed_and_keeps_only_its_jobs(tmp_path):
     path = tmp_path / "p.csv"  # one job every two hours for four days, job i runs i + 1 seconds
-    path.write_text("timestamp,duration,num_gpus,cluster\n" + "".join(
-        f"2017-10-0{1 + i // 12} {2 * (i % 12):02d}:00:00,{i + 1},1,aa\n" for i in range(48)), encoding="utf-8")
+    rows = "".join(f"2017-10-0{1 + i // 12} {2 * (i % 12):02d}:00:00,{i + 1},1,aa\n" for i in range(48))
+    path.write_text("timestamp,duration,num_gpus,cluster\n" + rows, encoding="utf-8")
     scenario = _scenario(path, window_days=1)
     stretches = set()
     for seed in range(6):
@@ -96,7 +96,7 @@ def test_the_shipped_file_holds_every_row_of_its_two_virtual_clusters():
 
 def test_the_preset_loads_is_listed_and_is_sized_as_the_tuning_seeds_chose():
     scenario = load_scenario(NAME)
-    assert NAME in preset_names() and scenario.is_trace
+    assert NAME in preset_names() and scenario.is_trace and scenario.window == 16
     tuning = json.loads((BENCHMARK_RESULTS_DIR / "philly-load-tuning.json").read_text(encoding="utf-8"))
     chosen = tuning["chosen_nodes"]
     assert scenario.cluster.nodes[0].count == chosen
