@@ -248,8 +248,8 @@ def markdown() -> str:
         rtable = KnowledgeTable.from_json(rounds["table"])
         lines += ["## Round policies", "",
                   f"Seed {_seed_range(rtable.seeds)}, the pairs' seed on which FIFO waits longest (one, "
-                  "for the CPU budget: the differences have no interval), the default rounds. A policy that does not read run "
-                  "times gives the same result under every setting. On "
+                  "for the CPU budget: the differences have no interval), the default rounds. A policy "
+                  "that does not read run times gives the same result under every setting. On "
                   + ", ".join(f"seed {s} FIFO's (`fcfs+first_fit`) mean wait is "
                               f"{ptable.values('exact', 'fcfs+first_fit', 'avg_wait_min')[s]:,.1f} min"
                               for s in rtable.seeds if s in ptable.seeds)
