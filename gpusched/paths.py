@@ -41,7 +41,10 @@ SHOCKWAVE_RESULTS_DIR = SHOCKWAVE_DIR / "results"
 """Per-policy outcomes: ``POLICY.physical.json`` (the real cluster) and ``POLICY.simulation.json``
 (Shockwave's own simulator)."""
 
-PHILLY_SAMPLE = ASSETS_DIR / "philly" / "philly-sample.csv"
+PHILLY_DIR = ASSETS_DIR / "philly"
+"""Shipped Philly files (``STEM.csv``), with their attribution."""
+
+PHILLY_SAMPLE = PHILLY_DIR / "philly-sample.csv"
 """A few hundred rows of Microsoft's Philly trace as processed by Pollux and Sia (attribution
 beside the file); the full trace is read from a path the user gives."""
 

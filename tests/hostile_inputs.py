@@ -2525,3 +2525,53 @@ SW_WORKLOAD_CASES: list[Case] = [
 """Hostile Shockwave workloads."""
 
 CASES.extend(SW_WORKLOAD_CASES)
+
+
+# ---------------------------------------------------------------------------- Philly as a workload
+# A processed Philly CSV as a scenario's workload (workload.trace.philly,
+# gpusched/workload/philly_workload.py): every problem is one line naming the scenario's key and
+# the file.
+PH_SCENARIO: dict[str, Any] = {
+    "name": "ph",
+    "cluster": {"nodes": [{"gpu_model": "V100", "vram_gb": 16, "gpus_per_node": 8, "count": 1}]},
+    "workload": {"jobs": 10, "trace": {"philly": {"file": "{tmp}/p.csv"}}},
+}
+"""A small valid scenario of :data:`PHILLY_CSV` on one 8-GPU server."""
+
+
+def _ph_case(id: str, cls: str, changes: dict[str, Any], *needles: str, expect: str = "error",
+             files: dict[str, str] | None = None) -> Case:
+    given = {"s.yaml": scenario_yaml(changes, PH_SCENARIO), "p.csv": PHILLY_CSV} | (files or {})
+    argv = ("simulate", "--scenario", "{tmp}/s.yaml", "--policy", "fcfs+first_fit")
+    return Case(id, cls, argv, given, needles, expect)
+
+
+PH_WORKLOAD_CASES: list[Case] = [
+    _ph_case("philly workload runs", "traces", {}, "jobs_completed", expect="ok"),
+    _ph_case("philly file missing", "traces", {"workload.trace.philly.file": "{tmp}/nope.csv"},
+             "workload.trace.philly", "nope.csv", "no such file"),
+    _ph_case("philly row bad gpus", "traces", {}, "workload.trace.philly", "p.csv", "line 4", "'num_gpus'",
+             files={"p.csv": _philly_row("2017-10-09 06:13:03,10.0,1.5,15.0,6214e9")}),
+    _ph_case("philly row nan duration", "numbers", {}, "workload.trace.philly", "p.csv", "line 4",
+             "'duration'", files={"p.csv": _philly_row("2017-10-09 06:13:03,nan,1,10.0,6214e9")}),
+    _ph_case("philly unknown virtual cluster", "traces", {"workload.trace.philly.clusters": ["zz"]},
+             "workload.trace.philly", "p.csv", "'zz' is no virtual cluster"),
+    _ph_case("philly job larger than every server", "traces",
+             {"cluster.nodes": [{"gpu_model": "V100", "vram_gb": 16, "gpus_per_node": 4, "count": 2}]},
+             "workload.trace.philly", "p.csv", "8 GPU(s)", "largest node: 4 GPUs"),
+    _ph_case("philly window nan", "numbers", {"workload.trace.philly.window_days": "nan"},
+             "workload.trace.philly.window_days"),
+    _ph_case("philly window 0", "numbers", {"workload.trace.philly.window_days": 0},
+             "workload.trace.philly.window_days", "> 0"),
+    _ph_case("philly window huge", "numbers", {"workload.trace.philly.window_days": 1e9},
+             "workload.trace.philly.window_days", "3650"),
+    _ph_case("philly clusters empty", "newcomer", {"workload.trace.philly.clusters": []},
+             "workload.trace.philly.clusters"),
+    _ph_case("philly block unknown key", "newcomer", {"workload.trace.philly.speedup": 2},
+             "workload.trace.philly", "speedup"),
+    _ph_case("philly and a pod list", "traces", {"workload.trace.pods": "openb_pod_list_default"},
+             "workload.trace", "either 'pods'"),
+]
+"""Hostile Philly workloads."""
+
+CASES.extend(PH_WORKLOAD_CASES)

@@ -114,6 +114,7 @@ from gpusched.limits import (
 from gpusched.workload.declared import check_declared, estimator_factory, resolved
 from gpusched.workload.gavel import JOB_TYPE as GAVEL_JOB_TYPE
 from gpusched.workload.gavel import gavel_rate_for_load, generate_gavel_jobs, scale_factor_probabilities
+from gpusched.workload.philly_workload import PhillySource, philly_jobs
 from gpusched.workload.shockwave_workload import ShockwaveSource, shockwave_jobs, shockwave_phased_work
 from gpusched.workload.speed_table import SpeedSpec, check_speed_table
 from gpusched.workload.synthetic import (
@@ -163,6 +164,8 @@ class WorkloadTrace(_Strict):
         "that --jobs-csv wrote reads back)"))
     shockwave: ShockwaveSource | None = Field(None, description=(
         "a Shockwave trace and its throughputs (gpusched.workload.shockwave_workload)"))
+    philly: PhillySource | None = Field(None, description=(
+        "a processed Philly CSV (gpusched.workload.philly_workload)"))
     time_compression: Number = Field(1.0, ge=TIME_COMPRESSION_RANGE[0], le=TIME_COMPRESSION_RANGE[1],
                                     description="trace seconds per simulated second (pod lists; a "
                                                 "job list's times are minutes: any value but 1 is "
@@ -170,9 +173,9 @@ class WorkloadTrace(_Strict):
 
     @model_validator(mode="after")
     def _one_list(self) -> WorkloadTrace:
-        if sum(x is not None for x in (self.pods, self.jobs, self.shockwave)) != 1:
-            raise ValueError("give either 'pods' (an openb pod list), 'jobs' (a job list) or "
-                             "'shockwave' (a Shockwave trace)")
+        if sum(x is not None for x in (self.pods, self.jobs, self.shockwave, self.philly)) != 1:
+            raise ValueError("give either 'pods' (an openb pod list), 'jobs' (a job list), "
+                             "'shockwave' (a Shockwave trace) or 'philly' (a Philly CSV)")
         if self.jobs is not None and self.time_compression != 1.0:
             raise ValueError(f"time_compression applies to pod lists (trace seconds); a job list's "
                              f"times are minutes and are not compressed (got {self.time_compression:g}: "
@@ -536,6 +539,8 @@ class Scenario(_Strict):
             jobs = f"the first {w.jobs} jobs of {Path(w.trace.jobs).name}"
         elif w.trace is not None and w.trace.shockwave is not None:
             jobs = f"the first {w.jobs} jobs of Shockwave's {w.trace.shockwave.trace}"
+        elif w.trace is not None and w.trace.philly is not None:
+            jobs = f"the first {w.jobs} jobs of Philly's {Path(w.trace.philly.file).name}"
         elif w.trace is not None:
             jobs = (f"the first {w.jobs} GPU pods of {w.trace.pods} "
                     f"(time ×1/{w.trace.time_compression:g})")
@@ -702,6 +707,8 @@ class Scenario(_Strict):
             return jobs, {}
         if w.trace is not None and w.trace.shockwave is not None:
             return shockwave_jobs(self.name, w.trace.shockwave, n_jobs or w.jobs), {}
+        if w.trace is not None and w.trace.philly is not None:
+            return philly_jobs(self.name, w.trace.philly, n_jobs or w.jobs, cluster, seed), {}
         if w.generator == "gavel":
             self._check_gavel_gangs(cluster)
             jobs = generate_gavel_jobs(n_jobs or w.jobs, self.arrival_rate_per_hour(cluster),
