@@ -54,7 +54,7 @@ from gpusched.policies.registry import (
     queue_policy_names,
     urgency_policy_names,
 )
-from gpusched.workload.scenario import load_scenario
+from gpusched.workload.presets import load_scenario
 
 PRESET = "philly-replay"
 """The replay."""
@@ -130,7 +130,7 @@ def recovered(fifo: np.ndarray, exact: np.ndarray, hist: np.ndarray) -> dict:
 def _time_one(policy: str, path: str) -> dict:
     """Run ``policy`` on the whole trace in this process; CPU s and peak memory (MiB)."""
     from gpusched.experiment.runner import run_policy
-    from gpusched.workload.scenario import scenario_from_dict
+    from gpusched.workload.scenario_yaml import scenario_from_dict
 
     scenario = scenario_from_dict({
         "name": "philly-full",

@@ -32,7 +32,8 @@ from gavel_load import DRAIN_SLACK_MIN, TUNING_SEEDS
 from gpusched.core.jobs import Job
 from gpusched.experiment.runner import run_policy
 from gpusched.paths import BENCHMARK_RESULTS_DIR
-from gpusched.workload.scenario import Scenario, load_scenario
+from gpusched.workload.presets import load_scenario
+from gpusched.workload.scenario import Scenario
 
 SCENARIO = "philly-replay"
 """The preset whose cluster size is tuned."""

@@ -15,7 +15,8 @@ from gpusched.errors import ScenarioError
 from gpusched.experiment.runner import run_policy
 from gpusched.paths import BENCHMARK_RESULTS_DIR, PHILLY_DIR
 from gpusched.workload.philly import read_philly
-from gpusched.workload.scenario import load_scenario, preset_names, scenario_from_dict
+from gpusched.workload.presets import load_scenario, preset_names
+from gpusched.workload.scenario_yaml import scenario_from_dict
 
 NAME = "philly-replay"
 
