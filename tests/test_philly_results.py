@@ -14,7 +14,7 @@ import pytest
 from gpusched.experiment.knowledge import KnowledgeTable
 from gpusched.experiment.runner import run_policy
 from gpusched.paths import BENCHMARK_RESULTS_DIR, REPO_ROOT
-from gpusched.workload.declared import told
+from gpusched.workload.scenario import told
 from gpusched.workload.presets import load_scenario
 
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
