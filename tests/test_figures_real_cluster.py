@@ -13,10 +13,10 @@ from gpusched.dashboard.real_cluster import (
     REAL,
     SHOCKWAVE_SIM,
     SOURCES,
-    comparison_frame,
-    comparison_table,
-    per_job_frame,
+    real_cluster_frame,
+    real_cluster_jobs,
     real_cluster_summary,
+    real_cluster_table,
     shipped_real_cluster,
 )
 from gpusched.figures.real_cluster import real_cluster_bars, real_cluster_scatter
@@ -48,13 +48,13 @@ def _data() -> dict:
 
 def test_the_frames_hold_each_side_in_minutes_and_the_jobs_within_ten_percent():
     data = _data()
-    frame = comparison_frame(data).set_index(["policy", "source"])
+    frame = real_cluster_frame(data).set_index(["policy", "source"])
     assert frame.loc[("a", REAL), "avg_jct_min"] == pytest.approx(25.0)
     assert frame.loc[("a", SHOCKWAVE_SIM), "makespan_min"] == pytest.approx(110.0)
     assert frame.loc[("b", OURS), "jct_error_pct"] == pytest.approx(-20.0)
-    jobs = per_job_frame(data)
+    jobs = real_cluster_jobs(data)
     assert jobs.groupby("policy")["within"].mean().to_dict() == {"a": 0.75, "b": 0.25}
-    table = comparison_table(comparison_frame(data)).set_index("policy")
+    table = real_cluster_table(real_cluster_frame(data)).set_index("policy")
     assert table.loc["b", "jobs within 10 %, Shockwave's sim (%)"] == 100.0
     assert table.loc["a", "avg JCT, gpusched (min)"] == pytest.approx(np.mean([10, 21, 31.5, 50]))
 
@@ -70,7 +70,7 @@ def test_the_summary_counts_the_close_policies_and_the_per_job_shortfalls():
 
 
 def test_the_bars_show_each_side_of_each_policy_with_the_simulators_errors():
-    frame = comparison_frame(_data())
+    frame = real_cluster_frame(_data())
     fig = real_cluster_bars(frame)
     assert [t.name for t in fig.data] == [*SOURCES, *SOURCES]
     jct, makespan = fig.data[:3], fig.data[3:]
@@ -85,7 +85,7 @@ def test_the_bars_show_each_side_of_each_policy_with_the_simulators_errors():
 
 
 def test_the_scatter_draws_every_job_over_the_ten_percent_band():
-    fig = real_cluster_scatter(per_job_frame(_data()))
+    fig = real_cluster_scatter(real_cluster_jobs(_data()))
     band, diagonal, *points = fig.data
     assert list(band.x) == pytest.approx([0, 52.5, 52.5, 0])
     assert list(band.y) == pytest.approx([0, 1.1 * 52.5, 0.9 * 52.5, 0])
@@ -99,7 +99,7 @@ def test_the_scatter_draws_every_job_over_the_ten_percent_band():
 def test_the_shipped_comparison_draws_every_shared_policy_and_job():
     data = shipped_real_cluster()
     assert data is not None
-    fig = real_cluster_scatter(per_job_frame(data))
+    fig = real_cluster_scatter(real_cluster_jobs(data))
     points = fig.data[2:]
     assert len(points) == len(data["shared"])
     for trace, policy in zip(points, data["shared"], strict=True):

@@ -5,7 +5,7 @@ simulator, and gpusched's ``shockwave-tacc-32gpu`` preset, read from the shipped
 ``benchmarks/real_cluster.py``, which also renders ``docs/results/real-cluster.md``).
 
 Pure functions of that file's content: frames for the Real traces page's section
-(:func:`comparison_frame`, :func:`per_job_frame`, :func:`comparison_table`) and the figures the
+(:func:`real_cluster_frame`, :func:`real_cluster_jobs`, :func:`real_cluster_table`) and the figures the
 README's finding quotes (:func:`real_cluster_summary`). Nothing here runs a simulation.
 """
 
@@ -41,7 +41,7 @@ def shipped_real_cluster(path: Path = REAL_CLUSTER_RESULTS) -> dict | None:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-def comparison_frame(data: dict) -> pd.DataFrame:
+def real_cluster_frame(data: dict) -> pd.DataFrame:
     """One row per (policy with shared results, side): ``policy``, ``source`` (one of
     :data:`SOURCES`), ``avg_jct_min`` and ``makespan_min`` (min), ``jct_error_pct`` and
     ``makespan_error_pct`` (signed % against the real cluster; 0 for the real cluster itself),
@@ -60,7 +60,7 @@ def comparison_frame(data: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def per_job_frame(data: dict) -> pd.DataFrame:
+def real_cluster_jobs(data: dict) -> pd.DataFrame:
     """One row per (policy with shared results, job): ``policy``, ``job`` (0-based line of the
     trace), ``real_jct_min`` and ``ours_jct_min`` (min), and ``within`` (ours within
     :data:`~gpusched.experiment.real_cluster.WITHIN` of the real JCT)."""
@@ -74,7 +74,7 @@ def per_job_frame(data: dict) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def comparison_table(frame: pd.DataFrame) -> pd.DataFrame:
+def real_cluster_table(frame: pd.DataFrame) -> pd.DataFrame:
     """The page's table: one row per policy, the three sides' average JCT and makespan (min), the
     two simulators' errors (%) and their shares of jobs within 10 % (%)."""
     wide = frame.pivot(index="policy", columns="source").loc[list(dict.fromkeys(frame["policy"]))]
@@ -124,7 +124,7 @@ class RealClusterSummary:
 
 def real_cluster_summary(data: dict) -> RealClusterSummary:
     """The figures of the README's finding from the shipped comparison ``data``."""
-    frame = comparison_frame(data).set_index(["source", "policy"])
+    frame = real_cluster_frame(data).set_index(["source", "policy"])
     ours, sim = frame.loc[OURS], frame.loc[SHOCKWAVE_SIM]
     policies = tuple(data["shared"])
     return RealClusterSummary(

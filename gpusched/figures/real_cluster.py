@@ -33,7 +33,7 @@ def real_cluster_bars(frame: pd.DataFrame) -> go.Figure:
     """Average JCT and makespan per policy, one bar per side (real cluster, Shockwave's
     simulator, gpusched), grouped by policy; the simulators' bars carry their signed error.
 
-    :param frame: :func:`gpusched.dashboard.real_cluster.comparison_frame` (its first source is
+    :param frame: :func:`gpusched.dashboard.real_cluster.real_cluster_frame` (its first source is
         the reference, drawn without an error label).
     """
     policies = list(dict.fromkeys(frame["policy"]))
@@ -69,7 +69,7 @@ def real_cluster_scatter(per_job: pd.DataFrame) -> go.Figure:
     per policy, over the diagonal and the band within
     :data:`~gpusched.experiment.real_cluster.WITHIN` of it.
 
-    :param per_job: :func:`gpusched.dashboard.real_cluster.per_job_frame` (any subset of policies).
+    :param per_job: :func:`gpusched.dashboard.real_cluster.real_cluster_jobs` (any subset of policies).
     """
     fig = go.Figure()
     top = float(max(per_job["real_jct_min"].max(), per_job["ours_jct_min"].max())) * 1.05 if len(per_job) \
