@@ -74,7 +74,7 @@ def test_the_bars_show_each_side_of_each_policy_with_the_simulators_errors():
     fig = real_cluster_bars(frame)
     assert [t.name for t in fig.data] == [*SOURCES, *SOURCES]
     jct, makespan = fig.data[:3], fig.data[3:]
-    assert list(jct[0].x) == [policy_label("a"), policy_label("b")]
+    assert [x.replace("<br>", " ") for x in jct[0].x] == [policy_label("a"), policy_label("b")]
     assert list(jct[0].y) == pytest.approx([25.0, 10.0])
     assert list(makespan[2].y) == pytest.approx([90.0, 60.0])
     assert list(jct[0].text) == ["", ""]

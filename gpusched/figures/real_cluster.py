@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from gpusched.experiment.real_cluster import WITHIN
-from gpusched.figures.style import INK, apply_layout, legend_below, policy_color, title_block
+from gpusched.figures.style import INK, apply_layout, legend_below, policy_color, title_block, wrap_title
 from gpusched.policies import policy_label
 
 SOURCE_COLORS: tuple[str, ...] = ("#64748B", "#D97706", "#2563EB")
@@ -27,6 +27,10 @@ BAND_FILL = "rgba(22, 163, 74, 0.12)"
 PANELS: tuple[tuple[str, str], ...] = (("avg_jct_min", "Average JCT (min)"),
                                        ("makespan_min", "Makespan (min)"))
 """The bar chart's panels: column of the comparison frame, panel title."""
+
+LABEL_CHARS = 18
+"""A policy's label on the bar chart's axis wraps at about this many characters, so it reads
+level under its group."""
 
 
 def real_cluster_bars(frame: pd.DataFrame) -> go.Figure:
@@ -47,7 +51,8 @@ def real_cluster_bars(frame: pd.DataFrame) -> go.Figure:
             err = rows[errors[metric]].to_numpy(dtype=float)
             text = ["" if i == 0 else f"{e:+.1f} %".replace("-", "−") for e in err]
             fig.add_trace(go.Bar(
-                x=[policy_label(p) for p in policies], y=rows[metric].to_numpy(dtype=float),
+                x=[wrap_title(policy_label(p), LABEL_CHARS) for p in policies],
+                y=rows[metric].to_numpy(dtype=float),
                 name=source, legendgroup=source,
                 showlegend=col == 1, marker_color=SOURCE_COLORS[i % len(SOURCE_COLORS)], text=text,
                 textposition="outside", cliponaxis=False,
@@ -56,12 +61,13 @@ def real_cluster_bars(frame: pd.DataFrame) -> go.Figure:
                                + ("" if i == 0 else "<br>error: %{customdata[0]:+.1f} %")
                                + "<extra></extra>")), row=1, col=col)
         fig.update_yaxes(title_text="min", rangemode="tozero", row=1, col=col)
+        fig.update_xaxes(tickangle=0, row=1, col=col)
     apply_layout(fig, height=460)
     fig.update_layout(barmode="group", bargap=0.25)
     title_block(fig, "Real cluster, Shockwave's simulator and gpusched",
                 "Shockwave's 120-job trace on 32 V100s at TACC; labels: error against the real cluster",
                 panel_titles=1)
-    return legend_below(fig)
+    return legend_below(fig, below_axis_px=72.0)
 
 
 def real_cluster_scatter(per_job: pd.DataFrame) -> go.Figure:
@@ -75,7 +81,8 @@ def real_cluster_scatter(per_job: pd.DataFrame) -> go.Figure:
     top = float(max(per_job["real_jct_min"].max(), per_job["ours_jct_min"].max())) * 1.05 if len(per_job) \
         else 1.0
     fig.add_trace(go.Scatter(x=[0, top, top, 0], y=[0, (1 + WITHIN) * top, (1 - WITHIN) * top, 0],
-                             fill="toself", fillcolor=BAND_FILL, line={"width": 0}, hoverinfo="skip",
+                             mode="lines", fill="toself", fillcolor=BAND_FILL, line={"width": 0},
+                             hoverinfo="skip",
                              name=f"within {100 * WITHIN:.0f} %"))
     fig.add_trace(go.Scatter(x=[0, top], y=[0, top], mode="lines", line={"color": INK, "dash": "dot"},
                              hoverinfo="skip", name="same JCT"))
