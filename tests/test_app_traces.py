@@ -136,4 +136,5 @@ def test_the_real_cluster_section_draws_the_shipped_comparison_side_by_side():
     n_jobs = sum(len(t["x"]) for t in jobs["data"][2:])
     assert n_jobs == sum(len(data["runs"][p]["jct_s"]) for p in data["shared"])
     table = at.dataframe[-1].value
-    assert list(table["policy"]) == [policy_label(p) for p in data["shared"]]
+    assert list(table["policy"]) == [policy_label(p) for p in data["shared"] for _ in SOURCES]
+    assert list(table["side"]) == [*SOURCES] * len(data["shared"])

@@ -273,9 +273,10 @@ def _real_cluster() -> None:
     table = real_cluster_table(real_cluster_frame(data))
     shown = table.assign(policy=table["policy"].map(policy_label))
     st.dataframe(shown, hide_index=True, width="stretch", column_config={
-        c: st.column_config.NumberColumn(format="%+.1f" if "error" in c else "%.1f")
-        for c in table.columns if c != "policy"})
-    st.caption(f"From the shipped {REAL_CLUSTER_SOURCE} (`python benchmarks/real_cluster.py`); the "
+        c: st.column_config.NumberColumn(format="%.0f") for c in table.columns if table[c].dtype.kind == "f"})
+    st.caption("In brackets: the error against the real cluster. Jobs within 10 %: the share of jobs whose "
+               f"completion time is within 10 % of the one measured. From the shipped {REAL_CLUSTER_SOURCE} "
+               "(`python benchmarks/real_cluster.py`); the "
                "whole comparison, every other round policy and the calibration: "
                "docs/results/real-cluster.md.")
 
