@@ -17,7 +17,8 @@ those files, and the shipped stall-conditions sweep, into Markdown without runni
   ``benchmarks/results/urgency-window.json`` (``urgency_window.py``) -> ``docs/results/urgency.md``;
 - ``assets/sweeps/results/stall-conditions/`` (``gpusched sweep assets/sweeps/stall-conditions.yaml``)
   -> ``docs/results/stall-conditions.md``;
-- all of them, with ``docs/results/fgd-accuracy.md`` (which ``fgd_accuracy.py`` writes itself), ->
+- all of them, with ``docs/results/fgd-accuracy.md`` (which ``fgd_accuracy.py`` writes itself) and
+  ``benchmarks/results/real-cluster.json`` (whose page ``benchmarks/real_cluster.py`` renders), ->
   the findings block of ``README.md`` (between :data:`FINDINGS_START` and :data:`FINDINGS_END`).
 
 ``tests/test_docs_results.py`` checks that every page and the README block are what this script
@@ -44,6 +45,7 @@ from urgency_window import window_summary
 from gpusched.agent import AGENT_POLICIES, AGENT_POLICY, ROLLOUT_AGENT_POLICY
 from gpusched.agent.names import URGENCY_AGENT_POLICY
 from gpusched.dashboard.headline import AGENT_NAMES, BEST_BY, Headline, headline
+from gpusched.dashboard.real_cluster import real_cluster_summary
 from gpusched.experiment.knowledge import KnowledgeTable
 from gpusched.experiment.paired import PairedDifference, mean_interval, paired_difference
 from gpusched.experiment.runner import Comparison
@@ -53,6 +55,7 @@ from gpusched.figures.headline import headline_sentence, paired_verdict
 from gpusched.figures.words import signed
 from gpusched.paths import (
     BENCHMARK_RESULTS_DIR,
+    REAL_CLUSTER_RESULTS,
     REPO_ROOT,
     STALL_CONDITIONS_RESULTS_DIR,
     URGENCY_RESULTS,
@@ -1161,8 +1164,37 @@ def _json_or_none(path: Path) -> dict | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
+def _and(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def real_cluster_finding(data: dict) -> str:
+    """The README's bullet on the real cluster, every figure and every verdict from the shipped
+    comparison (:func:`gpusched.dashboard.real_cluster.real_cluster_summary`)."""
+    s = real_cluster_summary(data)
+    n = len(s.policies)
+    against = "at most" if s.ours_mean_abs_pct <= s.sim_mean_abs_pct else "above"
+    text = (f"- **Against a real cluster.** On Shockwave's {s.jobs}-job trace, run on 32 real V100 GPUs "
+            f"at TACC (NSDI '23), with one calibrated constant ({s.restore_s:g} s of restore when a job "
+            f"resumes on other GPUs), our average JCT is within 10 % of the real cluster's for "
+            f"**{len(s.close)} of the {n}** policies with shared results: mean |error| "
+            f"{s.ours_mean_abs_pct:.2f} %, {against} Shockwave's own simulator's "
+            f"{s.sim_mean_abs_pct:.2f} % on the same policies.")
+    if s.short:
+        text += (" Per job we fall short: the share of jobs within 10 % of their measured JCT is "
+                 + _and([f"{o:.0f} % against its {t:.0f} % on `{p}`" for p, o, t in s.short])
+                 + f" ({n - len(s.short)} of {n} policies at least match it).")
+    else:
+        text += " Per job we match it: on every policy at least as many jobs land within 10 % of " \
+                "their measured JCT."
+    return text + (f" Makespan: up to {s.ours_worst_makespan_pct:.1f} % off, against "
+                   f"{s.sim_worst_makespan_pct:.1f} % for its simulator "
+                   "([table](docs/results/real-cluster.md)).")
+
+
 def findings_markdown(window: dict, bound: dict, findings: list[FamilyFinding], fgd: FgdAccuracy) -> str:
-    """The README's findings, six bullets, each number taken from the shipped results."""
+    """The README's findings, seven bullets, each number taken from the shipped results."""
     stall = {f.family: f for f in findings}["phase1-8gpu"]
     stalling = [f for f in findings if f.stalls]
     mixed = [f for f in findings if mixes_gpu_sizes(f.family)]
@@ -1189,6 +1221,7 @@ def findings_markdown(window: dict, bound: dict, findings: list[FamilyFinding], 
         "one ([table](docs/results/fgd-accuracy.md)).",
         gavel_finding(json.loads(GAVEL_LOAD_JSON.read_text(encoding="utf-8")),
                       _json_or_none(GAVEL_LOAD_ROUNDS_JSON)),
+        real_cluster_finding(json.loads(REAL_CLUSTER_RESULTS.read_text(encoding="utf-8"))),
     ]
     return "\n".join(bullets)
 

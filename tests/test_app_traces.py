@@ -118,3 +118,23 @@ def test_the_default_opens_on_the_shipped_runs_and_recomputes_them_on_request():
     assert_clean(at)
     assert "traces_recompute" not in {b.key for b in at.button}
     assert TRACES_SOURCE not in " ".join(c.value for c in at.caption)
+
+
+def test_the_real_cluster_section_draws_the_shipped_comparison_side_by_side():
+    """The section on Shockwave's 32 V100s: the grouped bars (three sides of each shared policy),
+    the per-job scatter (one point per job) and the table, all from the shipped comparison."""
+    from gpusched.dashboard.real_cluster import SOURCES, shipped_real_cluster
+
+    at = open_traces()
+    assert_clean(at)
+    data = shipped_real_cluster()
+    assert any("Shockwave's 32 V100s" in h.value for h in at.subheader)
+    bars = chart_named(at, "traces_real_cluster_bars")
+    assert [t["name"] for t in bars["data"]] == [*SOURCES, *SOURCES]
+    assert all(len(t["x"]) == len(data["shared"]) for t in bars["data"])
+    jobs = chart_named(at, "traces_real_cluster_jobs")
+    n_jobs = sum(len(t["x"]) for t in jobs["data"][2:])
+    assert n_jobs == sum(len(data["runs"][p]["jct_s"]) for p in data["shared"])
+    table = at.dataframe[-1].value
+    assert list(table["policy"]) == [policy_label(p) for p in data["shared"] for _ in SOURCES]
+    assert list(table["side"]) == [*SOURCES] * len(data["shared"])

@@ -7,7 +7,9 @@ pages:
   back into the address;
 - in the dark theme no chart is a white block (its paper and its text follow the theme);
 - Compare's paired table lists the panels its forest plot draws; Sweeps opens on a cluster where
-  the policies part, keeps each folder's filters, and draws no error bar below 0.
+  the policies part, keeps each folder's filters, and draws no error bar below 0;
+- Real traces shows gpusched against the real cluster (Shockwave's 32 V100s): the grouped bars,
+  the per-job scatter and the table, in the dark theme.
 
 Outside CI the test skips when ``/usr/bin/chromium`` is missing; in CI (``CI=true``) it fails.
 """
@@ -211,5 +213,42 @@ def test_sweeps_open_where_the_policies_part_and_keep_each_folders_filters(chrom
         ticks = page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')][0]
           ._fullLayout.xaxis._vals.map((v) => v.text)""")
         assert ticks == ["4", "5", "6"], ticks  # whole arrival rates, no 4.5
+    finally:
+        page.close()
+
+
+REAL_CLUSTER_CHARTS_JS = """(keys) => keys.map((k) => {
+  const gd = document.querySelector(`.st-key-${k} .js-plotly-plot`);
+  return gd ? [gd.data.map((t) => t.name), gd._fullLayout.paper_bgcolor, gd._fullLayout.font.color,
+               gd.querySelectorAll('.point').length] : null;
+})"""
+"""Per chart key: its traces' names, paper colour, text colour and drawn marks (bars and points)."""
+
+
+def test_real_traces_shows_the_real_cluster_side_by_side_in_the_dark_theme(chromium, app_url: str) -> None:
+    """The Real traces page's section on Shockwave's 32 V100s: its heading, the grouped bars of the
+    real cluster, Shockwave's simulator and gpusched, the per-job scatter over the ±10 % band, and
+    the table, drawn in the theme (no white block in the dark theme)."""
+    page = _page(chromium, "dark")
+    try:
+        _open(page, f"{app_url}/traces")
+        heading = page.get_by_role("heading", name="Against a real cluster: Shockwave's 32 V100s")
+        heading.scroll_into_view_if_needed()
+        heading.wait_for()
+        keys = ["traces_real_cluster_bars", "traces_real_cluster_jobs"]
+        for k in keys:
+            page.locator(f".st-key-{k} .main-svg").first.wait_for()
+        bars, jobs = page.evaluate(REAL_CLUSTER_CHARTS_JS, keys)
+        assert bars[0] == ["real cluster", "Shockwave's simulator", "gpusched"] * 2
+        assert "within 10 %" in jobs[0] and "same JCT" in jobs[0]
+        assert bars[3] >= 6 and jobs[3] >= 100
+        for _, paper, text, _ in (bars, jobs):
+            assert _luminance(paper) < 0.3 and _luminance(text) > 0.6, (paper, text)
+        table = page.get_by_test_id("stDataFrame").last
+        table.scroll_into_view_if_needed()
+        headers = table.locator('[role="columnheader"]').all_inner_texts()
+        assert "avg JCT (min)" in headers and "side" in headers, headers
+        assert heading.evaluate("(h, t) => Boolean(h.compareDocumentPosition(t) & 4)",
+                                table.element_handle())
     finally:
         page.close()

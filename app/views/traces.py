@@ -1,5 +1,6 @@
 """Real traces: the FGD paper's allocation experiment on Alibaba's openb GPU cluster, ours against the
-published results, and where the free GPU shares end up."""
+published results, and where the free GPU shares end up; and gpusched against a real cluster
+(Shockwave's 32 V100s), from the shipped comparison."""
 
 from __future__ import annotations
 
@@ -8,6 +9,14 @@ import streamlit as st
 from shared import page_header, recompute_button, show_chart, url_value
 from streamlit.runtime.scriptrunner import add_script_run_ctx
 
+from gpusched.dashboard.real_cluster import (
+    REAL_CLUSTER_SOURCE,
+    real_cluster_frame,
+    real_cluster_jobs,
+    real_cluster_summary,
+    real_cluster_table,
+    shipped_real_cluster,
+)
 from gpusched.dashboard.traces import TRACES_SOURCE, allocation_mismatches, shipped_allocation
 from gpusched.dashboard.url_state import UrlChoice
 from gpusched.errors import GpuschedError
@@ -26,6 +35,7 @@ from gpusched.fgd.experiment import (
 from gpusched.fgd.report import comparison_table, curves_frame, gpu_state_table, published_curves
 from gpusched.fgd.scoring import POLICY_NAMES
 from gpusched.figures.headline import seed_range
+from gpusched.figures.real_cluster import real_cluster_bars, real_cluster_scatter
 from gpusched.figures.traces import allocation_curves_figure, gpu_heatmap_figure
 from gpusched.limits import MAX_TRACE_BYTES
 from gpusched.policies import policy_label
@@ -228,10 +238,60 @@ def _two_decimals(table) -> dict:
             if table[c].dtype.kind == "f"}
 
 
+@st.cache_resource(show_spinner=False, max_entries=1)
+def cached_real_cluster_figures() -> tuple[go.Figure, go.Figure] | None:
+    """The comparison's bar chart and per-job scatter, drawn once from the shipped file."""
+    data = shipped_real_cluster()
+    if data is None:
+        return None
+    return real_cluster_bars(real_cluster_frame(data)), real_cluster_scatter(real_cluster_jobs(data))
+
+
+def _real_cluster() -> None:
+    """gpusched, Shockwave's simulator and the real cluster side by side (shipped, nothing runs)."""
+    st.subheader("Against a real cluster: Shockwave's 32 V100s")
+    data, figures = shipped_real_cluster(), cached_real_cluster_figures()
+    if data is None or figures is None:
+        st.info(f"No shipped comparison ({REAL_CLUSTER_SOURCE}): run `python benchmarks/real_cluster.py`.")
+        return
+    s = real_cluster_summary(data)
+    st.markdown(
+        f"Every other figure here compares one simulator with another. The Shockwave paper (NSDI '23) ran "
+        f"a {s.jobs}-job training trace on a **real cluster of 32 V100 GPUs at TACC** (8 servers of 4), "
+        "handing out GPUs in 2-minute rounds, under several scheduling policies, and ran the same trace "
+        "again in its own simulator. gpusched replays that trace on the `shockwave-tacc-32gpu` scenario, "
+        "jobs that change their batch size included. A simulator is only worth trusting as far as it "
+        "predicts the real cluster: the closer a bar is to the grey one, the better.")
+    show_chart(figures[0], key="traces_real_cluster_bars")
+    st.caption(f"Average job completion time and makespan for the {len(s.policies)} policies whose "
+               "real-cluster results Shockwave shared. Labels: each simulator's error against the real "
+               f"cluster. gpusched charges one calibrated cost, {s.restore_s:g} s when a job resumes on "
+               "other GPUs (its process restarts and reloads); nothing is fitted per policy or per job.")
+    show_chart(figures[1], key="traces_real_cluster_jobs")
+    st.caption("Each point is one job: its completion time in gpusched against the one measured on the "
+               "real cluster. On the diagonal they agree; in the shaded band they are within 10 %.")
+    table = real_cluster_table(real_cluster_frame(data))
+    shown = table.assign(policy=table["policy"].map(policy_label))
+    st.dataframe(shown, hide_index=True, width="stretch", column_config={
+        c: st.column_config.NumberColumn(format="%.0f") for c in table.columns if table[c].dtype.kind == "f"})
+    st.caption("In brackets: the error against the real cluster. Jobs within 10 %: the share of jobs whose "
+               f"completion time is within 10 % of the one measured. From the shipped {REAL_CLUSTER_SOURCE} "
+               "(`python benchmarks/real_cluster.py`); the "
+               "whole comparison, every other round policy and the calibration: "
+               "docs/results/real-cluster.md.")
+
+
 def main() -> None:
     page_header("Real traces",
                 "The FGD paper's allocation experiment on Alibaba's openb GPU cluster: how much of the "
-                "cluster each policy fills as pods arrive, against the published results.")
+                "cluster each policy fills as pods arrive, against the published results; and gpusched "
+                "against a real cluster.")
+    _allocation_experiment()
+    _real_cluster()
+
+
+def _allocation_experiment() -> None:
+    """The openb allocation experiment: controls, shipped or live runs, and their results."""
     wanted, upload = _controls()
     # A link's settings show at once when their runs are shipped; others wait for Run.
     opening = wanted if wanted is not None and _shipped(wanted) is not None else \
