@@ -25,6 +25,7 @@ import numpy as np
 
 from gpusched.core.actions import HOLD, Action, Batch
 from gpusched.core.cluster import EPS
+from gpusched.core.declared_jobs import DeclaredJob
 from gpusched.core.events import COMPLETION, NODE
 from gpusched.core.failures import NodeFailures
 from gpusched.core.gang import GangRule
@@ -88,7 +89,7 @@ class Lifecycle:
         _heappush(run.events.heap, (now + duration, 0, job_idx, COMPLETION, job_idx))  # push_completion
         run.running[job_idx] = None
 
-    def resolve(self, run: RunState, job: Job, action: Action) -> tuple[int, ...]:
+    def resolve(self, run: RunState, job: DeclaredJob, action: Action) -> tuple[int, ...]:
         """The gang a placement asks for (a GPU index, a gang or :data:`HOLD`), or ``()`` for a
         HOLD or a gang where the job does not fit (recorded as a misroute, with its cause)."""
         rule, state = self.gang_rule, run.state

@@ -22,13 +22,14 @@ from typing import Protocol
 import numpy as np
 
 from gpusched.core.cluster import Cluster, ClusterState
+from gpusched.core.declared_jobs import DeclaredJob, declared_job, declared_jobs
 from gpusched.core.estimator import RuntimeEstimator
 from gpusched.core.events import ARRIVAL, COMPLETION, NODE, EventHeap, EventKinds
 from gpusched.core.failures import NodeFailures
 from gpusched.core.integrals import Integrals
 from gpusched.core.jobs import Job
 from gpusched.core.jobs_record import JobsRecord
-from gpusched.core.readonly import JobQueue
+from gpusched.core.readonly import FrozenList, JobQueue
 from gpusched.core.reward import RewardSpec
 
 _ARRIVAL_RANK = 3
@@ -36,11 +37,10 @@ _ARRIVAL_RANK = 3
 
 
 class DeclaredWatcher(Protocol):
-    """What shows the declared run times (the scheduler's view), told when they change."""
+    """What shows the declared run times (the scheduler's view), told when the estimator learned
+    (the arrays and the declared jobs were taken anew)."""
 
     def estimates_changed(self) -> None: ...
-
-    def declared_changed(self, indices: Sequence[int]) -> None: ...
 
 
 class RunLog:
@@ -150,7 +150,9 @@ class RunState:
         twin.best_speed = self.best_speed[:k]
         twin.declared_best_min = self.declared_best_min[:k]
         if self.estimator.learns:  # the copy learns on its own
-            twin.set_declared()
+            twin.set_declared(FrozenList(self.declared_jobs[:k]))
+        else:
+            twin.declared_jobs = twin.estimator.declared_jobs
         twin.state = self.state.copy()
         twin.queue = JobQueue(self.queue)
         twin.record = self.record.copy(k)
@@ -184,8 +186,10 @@ class RunState:
         self.events.retime(COMPLETION, lambda i: max(float(rec.declared_end_min[i]), now))
 
     # ------------------------------------------------------------ declared run times
-    def set_declared(self) -> None:
-        """Read the declared run times from the estimator."""
+    def set_declared(self, shown: FrozenList | None = None) -> None:
+        """Read the declared run times from the estimator, and take the declared jobs: the
+        estimator's own, shared, if it does not learn; else ``shown`` (a fork's copy of its
+        parent's) or a list of the run's own."""
         self.estimates_epoch = self.estimator.epoch
         """The estimator's epoch when the declared times were last read."""
         self.declared_min = self.estimator.declared_min
@@ -197,18 +201,29 @@ class RunState:
             self.declared_best_min = self._declared_best.view()
         self.declared_best_min.flags.writeable = False  # shared with every fork
         """Declared run time of each job on the best GPU it could get (minutes), by arrival index."""
+        estimator = self.estimator
+        if not estimator.learns:
+            shown = estimator.declared_jobs
+        elif shown is None:
+            shown = FrozenList(declared_jobs(self.jobs, self.declared_min))
+        self.declared_jobs: Sequence[DeclaredJob] = shown
+        """Every job as a scheduler sees it (:class:`~gpusched.core.declared_jobs.DeclaredJob`:
+        its declared run time, never its true one), by arrival index; the view hands it out. The
+        estimator's tuple, shared by every run and fork, if it does not learn; else the run's own
+        :class:`~gpusched.core.readonly.FrozenList`, whose entries :meth:`declare_arrivals` sets."""
 
     def declare_arrivals(self, arrivals: Sequence[int]) -> None:
         """A learning estimator fixes the arriving jobs' run times now; the declared arrays and
-        the view's cached jobs take them in place (see :mod:`gpusched.core.estimator`)."""
+        the declared jobs (the view's) take them in place (see :mod:`gpusched.core.estimator`)."""
         estimator, jobs = self.estimator, self.jobs
         for idx in arrivals:
             estimator.fix_at_arrival(idx, jobs[idx])
         if self.speeds_given:
             for idx in arrivals:
                 self._declared_best[idx] = self.declared_min[idx] / self.best_speed[idx]
-        if self.watcher is not None:
-            self.watcher.declared_changed(arrivals)
+        shown, declared = self.declared_jobs, self.declared_min
+        for idx in arrivals:
+            list.__setitem__(shown, idx, declared_job(jobs[idx], declared[idx]))
 
     def estimates_changed(self) -> None:
         """The estimator learned: re-read the declared times; the view drops what it cached from

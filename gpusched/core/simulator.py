@@ -126,6 +126,7 @@ from gpusched.core import report
 from gpusched.core.accounting import BSLD_FLOOR_MIN
 from gpusched.core.actions import HOLD, Action, Batch, Migrate, Preempt
 from gpusched.core.cluster import Cluster
+from gpusched.core.declared_jobs import DeclaredJob
 from gpusched.core.events import ARRIVAL, COMPLETION, NODE, WAKEUP, EventKinds
 from gpusched.core.jobs import Job
 from gpusched.core.lifecycle import Lifecycle
@@ -277,15 +278,16 @@ class Simulator:
             raise ValueError(f"window slot {slot} is outside 0..{min(window, len(queue)) - 1}")
         run.decisions += 1
         life = self.lifecycle
-        gpus = life.resolve(run, run.jobs[queue[slot]], action)
+        shown = run.declared_jobs  # the jobs the policy was given: their fit masks are cached
+        gpus = life.resolve(run, shown[queue[slot]], action)
         if gpus:
             life.start_queued(run, slot, gpus)
             self._advance_to_decision()
             return True
-        self._hold(run.jobs[queue[0]])
+        self._hold(shown[queue[0]])
         return False
 
-    def _hold(self, job: Job) -> None:
+    def _hold(self, job: DeclaredJob) -> None:
         run = self.run_state
         state = run.state
         next_t = run.next_min(True)  # the queue has a head
@@ -296,7 +298,7 @@ class Simulator:
         could_fit = np.count_nonzero(state.fit_mask(job)) > 0
         window = self.setup.window
         if not could_fit and window > 1:
-            fits, jobs = state.fits_somewhere, run.jobs
+            fits, jobs = state.fits_somewhere, run.declared_jobs
             could_fit = any(fits(jobs[i]) for i in islice(run.queue, 1, window))
         now, horizon = run.time_min, self.setup.horizon_min
         until = next_t if horizon is None else min(next_t, horizon)
