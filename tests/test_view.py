@@ -81,7 +81,8 @@ def test_no_decision_depends_on_a_true_duration_with_history_estimates(name):
 def _check_no_true_duration(name: str, scenario, deadlines: bool = False) -> None:
     sim = make_simulator(scenario, seed=3, n_jobs=60)
     if deadlines:
-        sim.setup.all_jobs = [replace(j, deadline_min=1.5 * j.duration_min if j.id % 2 else None) for j in sim.jobs]
+        sim.setup.all_jobs = [replace(j, deadline_min=1.5 * j.duration_min if j.id % 2 else None)
+                              for j in sim.jobs]
     policy = as_scheduler(get_policy(name, seed=0))
     sim.reset()
     policy.bind(sim.view)
