@@ -16,7 +16,6 @@ from __future__ import annotations
 import copy as _copy
 from collections.abc import Sequence
 from dataclasses import replace
-from heapq import heappush as _heappush
 from typing import Protocol
 
 import numpy as np
@@ -31,9 +30,6 @@ from gpusched.core.jobs import Job
 from gpusched.core.jobs_record import JobsRecord
 from gpusched.core.readonly import FrozenList, JobQueue
 from gpusched.core.reward import RewardSpec
-
-_ARRIVAL_RANK = 3
-"""The arrival's rank (:data:`gpusched.core.events.EVENT_ORDER`), pushed without a lookup."""
 
 
 class DeclaredWatcher(Protocol):
@@ -120,7 +116,8 @@ class RunState:
         self.running: dict[int, None] = {}
         """Arrival indices of the running jobs, in the order they (re)started."""
         self.next_arrival = 0
-        """Arrival index of the next job to arrive (the arrival cursor)."""
+        """Arrival index of the next job to arrive (the arrival cursor; jobs are taken from it by
+        :meth:`Lifecycle.on_arrivals <gpusched.core.lifecycle.Lifecycle.on_arrivals>`)."""
         self.rounds = None
         """The round mechanism's state (:class:`~gpusched.core.rounds.mechanism.RoundsRun`), or
         ``None`` for a run without rounds."""
@@ -240,19 +237,6 @@ class RunState:
         self.epoch += 1
 
     # ------------------------------------------------------------ arrivals and the clock
-    def take_arrivals(self, t: float) -> range:
-        """Take every job arriving by ``t`` from the arrival cursor and push the next arrival
-        (the one arrival in the event heap)."""
-        first = k = self.next_arrival
-        arrival_min = self.arrival_min
-        n = len(arrival_min)
-        while k < n and arrival_min[k] <= t:
-            k += 1
-        self.next_arrival = k
-        if k < n:
-            _heappush(self.events.heap, (arrival_min[k], _ARRIVAL_RANK, k, ARRIVAL, k))
-        return range(first, k)
-
     @property
     def arrivals_left(self) -> int:
         """Jobs that have not arrived yet."""

@@ -130,7 +130,6 @@ from gpusched.core.declared_jobs import DeclaredJob
 from gpusched.core.events import ARRIVAL, COMPLETION, NODE, WAKEUP, EventKinds
 from gpusched.core.jobs import Job
 from gpusched.core.lifecycle import Lifecycle
-from gpusched.core.readonly import QUEUE_OPS
 from gpusched.core.result import Result
 from gpusched.core.run_setup import DEFAULT_PREEMPTION_MIN_RUN_MIN, RunSetup
 from gpusched.core.view import PlacementScheduler, SchedulerView, as_scheduler
@@ -139,7 +138,6 @@ from gpusched.limits import SAFETY_MAX_NODE_FAILURES
 __all__ = ["BSLD_FLOOR_MIN", "DEFAULT_PREEMPTION_MIN_RUN_MIN", "HOLD", "Action", "Batch", "Migrate",
            "Preempt", "Simulator"]
 
-_extend = QUEUE_OPS[0]
 _CHANGES = (Preempt, Migrate, Batch)
 """The types of an action on running jobs (or several jobs at once)."""
 
@@ -186,9 +184,7 @@ class Simulator:
         """Everything a step changes (:mod:`gpusched.core.run_state`)."""
         for mechanism in self.setup.mechanisms:
             mechanism.start(run)
-        _extend(run.queue, run.take_arrivals(run.time_min))
-        if run.estimator.learns:
-            run.declare_arrivals(run.queue)
+        self.lifecycle.on_arrivals(run, run.time_min)
         view = self.__dict__.get("view")
         if view is None:
             self.view = SchedulerView(self)
@@ -281,7 +277,7 @@ class Simulator:
         shown = run.declared_jobs  # the jobs the policy was given: their fit masks are cached
         gpus = life.resolve(run, shown[queue[slot]], action)
         if gpus:
-            life.start_queued(run, slot, gpus)
+            life.start(run, queue[slot], gpus, slot)
             self._advance_to_decision()
             return True
         self._hold(shown[queue[0]])
