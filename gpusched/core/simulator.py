@@ -290,8 +290,8 @@ class Simulator:
         if next_t is None or (not run.running and run.hold_would_dead_stall()):
             run.finish("dead_stall")
             return
-        # The head's mask is usually cached already (the policy just asked for it).
-        could_fit = np.count_nonzero(state.fit_mask(job)) > 0
+        mask = state.fit_mask(job)  # usually cached already (the policy just asked for it)
+        could_fit = bool(mask[mask.argmax()])  # some GPU fits (argmax: no Python-level wrapper)
         window = self.setup.window
         if not could_fit and window > 1:
             fits, jobs = state.fits_somewhere, run.declared_jobs

@@ -47,8 +47,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpusched.core.cluster import EPS, fit_shape
+from gpusched.core.cluster import EPS
 from gpusched.core.declared_jobs import DeclaredJob
+from gpusched.core.jobs import fit_shape
 from gpusched.core.releases import ReleaseTimeline
 from gpusched.core.simulator import HOLD, Action
 from gpusched.core.view import SchedulerView
