@@ -118,7 +118,7 @@ def test_an_estimate_column_is_told_under_listed_only(tmp_path, declared, told):
     default for a job list) tells the column. SJF shows it: told 1 minute, job 1 goes before job 2."""
     sim = make_simulator(_listed_scenario(tmp_path, declared))
     assert sim.declared_min.tolist() == told
-    assert [j.duration_min for j in sim.view.jobs] == told
+    assert [j.declared_min for j in sim.view.jobs] == told
     assert [j.duration_min for j in sim.jobs] == [100.0, 200.0, 50.0]  # the jobs carry the truth only
     jobs = sim.run(get_policy("sjf+first_fit")).jobs.set_index("id")
     first = 1 if told[1] < told[2] else 2

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gpusched.core.cluster import Cluster, NodeGroup
+from gpusched.core.jobs import Job, check_jobs_feasible
+from gpusched.errors import InfeasibleJobError
 from gpusched.workload.synthetic import JOB_TYPES, _Categorical, generate_jobs
 
 
@@ -39,3 +43,15 @@ def test_jobs_follow_the_cluster_and_the_type_tables():
         assert j.priority in spec.priority_choices
     shares = {t: sum(j.type == t for j in jobs) / len(jobs) for t in ("training", "inference", "batch")}
     assert abs(shares["training"] - 0.5) < 0.05 and abs(shares["batch"] - 0.2) < 0.05
+
+
+def test_the_first_job_that_could_never_fit_is_refused_in_the_jobs_order():
+    """Feasibility is checked once per job shape; the refusal still names the first such job."""
+    cluster = Cluster([NodeGroup("T4-16GB", 16.0, 2)])
+    fits = Job(1, "batch", 0.0, 5.0, 1, 8.0, 0.5)
+    too_big, too_many = Job(5, "batch", 1.0, 5.0, 1, 40.0, 0.5), Job(3, "batch", 2.0, 5.0, 4, 8.0, 0.5)
+    check_jobs_feasible([fits, Job(2, "batch", 0.5, 7.0, 1, 8.0, 0.2)], cluster)
+    with pytest.raises(InfeasibleJobError, match="job 5 "):
+        check_jobs_feasible([fits, too_big, too_many, Job(7, "batch", 3.0, 1.0, 1, 40.0, 0.5)], cluster)
+    with pytest.raises(InfeasibleJobError, match="job 3 "):
+        check_jobs_feasible([fits, too_many, too_big], cluster)

@@ -54,7 +54,7 @@ def reference_observation(sim, max_gpus: int, queue_window: int = 8,
             g[:, 8] = fits
         g[:, 11] = (c.gpu_vram_gb + cluster_module.EPS >= need) & (node_size >= job.gpus)
         job_vec[:] = [job.gpus / 8, float(np.mean(need)) / scale, job.compute,
-                      math.log1p(job.duration_min) / LOG_DAY, job.priority / 3,
+                      math.log1p(job.declared_min) / LOG_DAY, job.priority / 3,
                       job.type == "training", job.type == "inference", job.type == "batch",
                       min(math.log1p(sim.time_min - job.arrival_min) / LOG_DAY, 1.0), fits.mean()]
     queue = list(sim.queue)

@@ -65,7 +65,7 @@ def _first_decision(policy: str, jobs: list[Job], cluster: Cluster, window: int 
     sim = Simulator(cluster, [j for j, _ in running] + jobs, window=window,
                     estimator=partial(DeclaredRuntime, estimates=estimates))
     for j, gpu in running:
-        assert sim.step(gpu, sim.view.window_jobs().index(j))
+        assert sim.step(gpu, [w.id for w in sim.view.window_jobs()].index(j.id))
     p = get_policy(policy)
     if hasattr(p, "bind"):
         p.bind(sim.view)

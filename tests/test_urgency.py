@@ -96,7 +96,7 @@ def test_a_bound_placement_sees_each_estimate_from_its_arrival_on():
         name = "spy"
 
         def select(self, state, job):
-            seen.append(job.duration_min)
+            seen.append(job.declared_min)
             return 0
 
     sim.run(Spy())

@@ -10,8 +10,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from gpusched.core.declared_jobs import DeclaredJob
 from gpusched.core.estimator import DeclaredRuntime
 from gpusched.core.events import COMPLETION
+from gpusched.core.jobs import Job
 from gpusched.core.simulator import Simulator
 from gpusched.core.speed_model import TableSpeeds
 from gpusched.core.view import SchedulerView, as_scheduler
@@ -81,7 +83,8 @@ def test_no_decision_depends_on_a_true_duration_with_history_estimates(name):
 def _check_no_true_duration(name: str, scenario, deadlines: bool = False) -> None:
     sim = make_simulator(scenario, seed=3, n_jobs=60)
     if deadlines:
-        sim.all_jobs = [replace(j, deadline_min=1.5 * j.duration_min if j.id % 2 else None) for j in sim.jobs]
+        sim.setup.all_jobs = [replace(j, deadline_min=1.5 * j.duration_min if j.id % 2 else None)
+                              for j in sim.jobs]
     policy = as_scheduler(get_policy(name, seed=0))
     sim.reset()
     policy.bind(sim.view)
@@ -101,8 +104,10 @@ def test_the_view_shows_declared_durations_only():
     scenario = _scenario().with_overrides(**{"workload.runtime_estimate_error": 0.5})
     sim = make_simulator(scenario, seed=1, n_jobs=40)
     view = sim.view
-    declared = [j.duration_min for j in view.jobs]
+    declared = [j.declared_min for j in view.jobs]
     assert declared == sim.declared_min.tolist()
+    assert not any(hasattr(j, "duration_min") for j in view.jobs)  # the truth cannot be spelled
+    assert [j.id for j in view.jobs] == [j.id for j in sim.jobs]
     assert any(j.duration_min != d for j, d in zip(sim.jobs, declared, strict=True))  # errors exist
     for name in ("state", "time_min", "declared_end_min", "start_min"):
         assert hasattr(view, name)
@@ -112,6 +117,27 @@ def test_the_view_shows_declared_durations_only():
         view.start_min[0] = 1.0  # read-only
     with pytest.raises(ValueError):
         view.declared_min[0] = 1.0
+
+
+def test_a_declared_job_has_every_field_of_a_job_but_its_true_duration():
+    assert set(DeclaredJob._fields) == set(Job.__dataclass_fields__) - {"duration_min"} | {"declared_min"}
+
+
+@pytest.mark.parametrize("declared", ["exact", {"lognormal": 0.5}, "none"])
+def test_fixed_declared_jobs_are_built_once_per_setup(declared):
+    """Declared times fixed at the start: every run and every full fork shows the same declared
+    jobs, an arrived-only fork the arrived ones among them."""
+    scenario = _scenario().with_overrides(**{"workload.declared_run_time": declared})
+    sim = make_simulator(scenario, seed=1, n_jobs=40)
+    first = sim.view.jobs
+    assert len(first) == 40 and isinstance(first, tuple)
+    for _ in range(5):
+        sim.step(*reversed(as_scheduler(get_policy("first_fit")).decide(sim.view)))
+    assert sim.fork().view.jobs is first
+    arrived = sim.fork(arrived_only=True).view.jobs
+    assert arrived == first[:len(arrived)] and all(a is b for a, b in zip(arrived, first, strict=False))
+    sim.reset()
+    assert sim.view.jobs is first
 
 
 def test_epochs_move_at_every_completion_and_disruption():
@@ -342,7 +368,7 @@ class RecordsDeclared:
         self.best_fit = get_policy("best_fit")
 
     def select(self, state, job):
-        self.seen.append((job.id, job.duration_min))
+        self.seen.append((job.id, job.declared_min))
         return self.best_fit.select(state, job)
 
 
@@ -363,7 +389,7 @@ def test_the_view_follows_a_learning_estimator(speeds):
     assert view.estimates_epoch == learned.epoch
     np.testing.assert_array_equal(view.declared_min, learned.declared_min)
     np.testing.assert_array_equal(view.declared_best_min, learned.declared_min / sim.best_speed)
-    assert [j.duration_min for j in view.jobs] == learned.declared_min.tolist()
+    assert [j.declared_min for j in view.jobs] == learned.declared_min.tolist()
     # Each job was given to the placement with the estimate in force at that decision: after the
     # first completion, the mean of the completions so far, never its own true duration.
     truth = {j.id: j.duration_min for j in sim.jobs}

@@ -29,7 +29,7 @@ import torch as th
 from gpusched.agent.names import ROLLOUT_AGENT_POLICY
 from gpusched.agent.scheduler import AgentScheduler, WindowAgentScheduler, one_torch_thread
 from gpusched.core.cluster import ClusterState
-from gpusched.core.jobs import Job
+from gpusched.core.declared_jobs import DeclaredJob
 from gpusched.core.simulator import HOLD, Action, Simulator
 from gpusched.core.view import SchedulerView
 from gpusched.env.observation import ObservationBuilder
@@ -114,7 +114,7 @@ class RolloutScheduler(AgentScheduler):
             active = [f for f in active if not f.done]
         return [finished_score(f, self.objective) for f in forks]
 
-    def select(self, state: ClusterState, job: Job) -> Action:
+    def select(self, state: ClusterState, job: DeclaredJob) -> Action:
         """The best of the network's top options by rollout: a GPU index or :data:`HOLD`."""
         sim = self._sim
         if sim is None:

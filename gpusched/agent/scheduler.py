@@ -11,7 +11,7 @@ import torch as th
 from gpusched.agent.models import LoadedAgent, ModelError
 from gpusched.agent.names import AGENT_POLICY
 from gpusched.core.cluster import ClusterState
-from gpusched.core.jobs import Job
+from gpusched.core.declared_jobs import DeclaredJob
 from gpusched.core.simulator import HOLD, Action
 from gpusched.core.view import SchedulerView
 from gpusched.env.observation import ObservationBuilder
@@ -59,7 +59,7 @@ class AgentScheduler:
         if self._policy is None or self._policy.observation_space["gpus"].shape[0] != n:
             self._policy = self.agent.policy(n)
 
-    def select(self, state: ClusterState, job: Job) -> Action:
+    def select(self, state: ClusterState, job: DeclaredJob) -> Action:
         """The agent's action for the head job: a GPU index or :data:`HOLD`."""
         if self._sim is None:
             raise RuntimeError("AgentScheduler needs bind(view) before select()")

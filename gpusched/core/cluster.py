@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from gpusched.core.jobs import Job
+from gpusched.core.jobs import Job, fit_shape
 
 EPS = 1e-9
 """Tolerance for floating-point resource comparisons (GB, fraction of a GPU)."""
@@ -72,14 +72,6 @@ def release_into(job: Job, gpus: Sequence[int], gpu_vram_gb: np.ndarray, vram_fr
             vram = job_vram_gb(job, float(gpu_vram_gb[g]))
         vram_free[g - offset] += vram
         compute_free[g - offset] += compute
-
-
-def fit_shape(job: Job) -> tuple:
-    """What decides where ``job`` could ever fit: its GPU count, VRAM, model and node requests, and
-    its compute share only above one whole GPU (on an empty cluster every share up to a GPU fits
-    alike). The shares are continuous, so a cache keyed on them would keep one entry a job."""
-    return (job.gpus, job.vram_gb, job.vram_frac, job.compute if job.compute > 1.0 else 0.0,
-            job.gpu_spec, job.cpu_milli, job.memory_mib)
 
 
 class Cluster:
@@ -253,8 +245,8 @@ class ClusterState:
             self._fit_cache = (self.version, job, hit[1], hit[2])
             return hit[1], hit[2]
         c = self.cluster
-        single = (self.vram_free_gb >= self.vram_need_gb(job) - EPS) & (
-            self.compute_free >= job.compute - EPS)
+        need = job_vram_gb(job, c.gpu_vram_gb) if job.vram_frac else job.vram_gb  # vram_need_gb's
+        single = (self.vram_free_gb >= need - EPS) & (self.compute_free >= job.compute - EPS)
         if job.gpu_spec:
             single &= c.spec_mask(job.gpu_spec)
         if self.down is not None:
@@ -280,6 +272,9 @@ class ClusterState:
     def fit_mask(self, job: Job) -> np.ndarray:
         """GPUs where the job fits now, including (for ``gpus > 1``) a full gang on the GPU's
         node. Read-only."""
+        cache = self._fit_cache  # the last job's masks in this state, read without a call
+        if cache is not None and cache[0] == self.version and cache[1] is job:
+            return cache[3]
         return self._masks(job)[1]
 
     def fits_somewhere(self, job: Job) -> bool:

@@ -4,7 +4,9 @@ Schedulers read *declared* run times, never true ones (:mod:`gpusched.core.view`
 :class:`RuntimeEstimator` answers them, by arrival index, at speed 1.0 (reference-speed minutes),
 and may learn, but only from what a real scheduler sees: a job's true run time once it has
 completed (:meth:`RuntimeEstimator.observe_completion`). A job carries its true run time only
-(``Job.duration_min``); every mode of ``workload.declared_run_time`` is an estimator:
+(``Job.duration_min``); a scheduler is shown each job with its declared one under its own name
+(:class:`~gpusched.core.declared_jobs.DeclaredJob`, ``declared_min``). Every mode of
+``workload.declared_run_time`` is an estimator:
 
 - ``exact``: :class:`DeclaredRuntime` without estimates, each job's true run time;
 - ``listed``: :class:`DeclaredRuntime` with a job list's ``estimate_min`` column, by job id (the
@@ -16,9 +18,9 @@ completed (:meth:`RuntimeEstimator.observe_completion`). A job carries its true 
 **A learning estimator fixes a job's estimate at its arrival.** The simulator calls
 :meth:`RuntimeEstimator.fix_at_arrival` for every arriving job (only if ``learns``), after the
 completions of that instant, and the job's declared run time never changes after that: a queued
-job's estimate is what was known when it arrived. The view's cached jobs and declared arrays are
-updated in place for those jobs then (:meth:`Simulator._declare_arrivals
-<gpusched.core.simulator.Simulator._declare_arrivals>`).
+job's estimate is what was known when it arrived. The run's declared arrays and declared jobs are
+updated in place for those jobs then (:meth:`RunState.declare_arrivals
+<gpusched.core.run_state.RunState.declare_arrivals>`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Protocol
 
 import numpy as np
 
+from gpusched.core.declared_jobs import DeclaredJob, declared_jobs
 from gpusched.core.jobs import Job
 
 
@@ -53,6 +56,13 @@ class RuntimeEstimator(Protocol):
     ``None`` when no job has one. A fork that knows only what a scheduler knows takes the
     declared times as true when some job has one (or the estimator learns), and the jobs table
     writes it as its ``estimate_min`` column."""
+
+    declared_jobs: tuple[DeclaredJob, ...] | None
+    """Every job as a scheduler sees it (:class:`~gpusched.core.declared_jobs.DeclaredJob`), by
+    arrival index, for an estimator that does not learn: built once, at its start, and shared
+    (immutable) by its copies (the runs and forks of one setup). ``None`` for one that learns
+    (each run keeps a list of its own, :meth:`RunState.set_declared
+    <gpusched.core.run_state.RunState.set_declared>`)."""
 
     epoch: int
     """Changes whenever :attr:`declared_min` changes (a learning estimator bumps it once it has
@@ -92,6 +102,7 @@ class DeclaredRuntime:
                                       for j, e in zip(jobs, given, strict=True)], dtype=float)
         self.declared_min.flags.writeable = False  # its copies share it
         self.estimate_min = _given(np.array([np.nan if e is None else e for e in given], dtype=float))
+        self.declared_jobs = declared_jobs(jobs, self.declared_min)
 
     def observe_completion(self, job_idx: int, job: Job, work_min: float) -> None:
         return None
@@ -103,6 +114,8 @@ class DeclaredRuntime:
         twin = object.__new__(type(self))
         twin.declared_min = self.declared_min[:k]
         twin.estimate_min = None if self.estimate_min is None else _given(self.estimate_min[:k])
+        shown = self.declared_jobs
+        twin.declared_jobs = shown if k == len(shown) else shown[:k]
         return twin
 
 
@@ -155,3 +168,4 @@ class UndeclaredRuntime(DeclaredRuntime):
         self.declared_min = np.full(len(jobs), np.nan)
         self.declared_min.flags.writeable = False
         self.estimate_min = None
+        self.declared_jobs = declared_jobs(jobs, self.declared_min)

@@ -59,6 +59,7 @@ class HistoryEstimator:
     learns = True
     declares = True
     estimate_min = None
+    declared_jobs = None
     epoch = 0
     """An estimate is fixed at its job's arrival and never changes after it (the simulator hands
     each arrival's estimate to the view), so no estimate a scheduler holds goes stale."""

@@ -60,6 +60,14 @@ class Job:
     deadline_min: float | None = None
 
 
+def fit_shape(job: Job) -> tuple:
+    """What decides where ``job`` could ever fit: its GPU count, VRAM, model and node requests, and
+    its compute share only above one whole GPU (on an empty cluster every share up to a GPU fits
+    alike). The shares are continuous, so a cache keyed on them would keep one entry a job."""
+    return (job.gpus, job.vram_gb, job.vram_frac, job.compute if job.compute > 1.0 else 0.0,
+            job.gpu_spec, job.cpu_milli, job.memory_mib)
+
+
 def check_jobs_feasible(jobs: Sequence[Job], cluster) -> None:
     """Refuse a job that no node of ``cluster`` could ever hold, even when empty.
 
@@ -67,7 +75,10 @@ def check_jobs_feasible(jobs: Sequence[Job], cluster) -> None:
         largest offer of what it asked (GPUs of one node, or of one GPU model with spread gangs;
         VRAM; node CPU and memory).
     """
+    first_of_shape: dict[tuple, Job] = {}  # whether a job could ever fit depends on its shape only
     for job in jobs:
+        first_of_shape.setdefault(fit_shape(job), job)
+    for job in first_of_shape.values():  # the first job of each shape, in the jobs' order
         if not cluster.could_ever_hold(job):
             asked = f"{job.gpus} GPU(s) with {job.vram_gb:g} GB VRAM and {job.compute:g} compute each"
             if job.vram_frac:

@@ -12,6 +12,11 @@ preemption, a migration) ends with :meth:`RunState.disrupted
 checks. A migration is a stop that keeps the job off the queue and a resumption on its new gang
 at the same instant (one stop and one resume in the run's log). :meth:`Lifecycle.apply` applies
 a batch of changes decided at once (:class:`~gpusched.core.actions.Batch`).
+
+On the hot path each start, completion and arrival is one frame of this class: a queued job
+leaves the queue inside :meth:`Lifecycle.start`, a completion is handled inside
+:meth:`Lifecycle.on_completions`, and :meth:`Lifecycle.on_arrivals` walks the arrival cursor
+itself.
 """
 
 from __future__ import annotations
@@ -25,16 +30,18 @@ import numpy as np
 
 from gpusched.core.actions import HOLD, Action, Batch
 from gpusched.core.cluster import EPS
-from gpusched.core.events import COMPLETION, NODE
+from gpusched.core.declared_jobs import DeclaredJob
+from gpusched.core.events import ARRIVAL, COMPLETION, EVENT_ORDER, NODE
 from gpusched.core.failures import NodeFailures
 from gpusched.core.gang import GangRule
-from gpusched.core.jobs import Job
 from gpusched.core.readonly import QUEUE_OPS
 from gpusched.core.restore import RestoreModel
 from gpusched.core.run_state import RunState
 from gpusched.core.speed_model import SpeedModel
 
 _extend, _popleft, _delete, _insert = QUEUE_OPS
+_ARRIVAL_RANK = EVENT_ORDER.index(ARRIVAL)
+"""The arrival's rank (:data:`gpusched.core.events.EVENT_ORDER`), pushed without a lookup."""
 _GPU_INDEX = (int, np.integer)
 """The types of an action that names one GPU."""
 
@@ -63,20 +70,34 @@ class Lifecycle:
         jobs change their speed as they run; ``None``: every job runs at one speed per gang."""
 
     # ------------------------------------------------------------ transitions
-    def start(self, run: RunState, job_idx: int, job: Job, gpus: tuple[int, ...]) -> None:
-        """Start (or resume, after a stop) the job on ``gpus``: its true and declared ends there."""
+    def start(self, run: RunState, job_idx: int, gpus: tuple[int, ...], slot: int = -1) -> None:
+        """Start (or resume, after a stop) the job on ``gpus`` (a gang that fits): its true and
+        declared ends there.
+
+        :param slot: the window slot the job leaves the queue from, or -1 for a job that is not
+            queued (a migration).
+        """
+        if slot >= 0:
+            queue = run.queue
+            if slot:
+                _delete(queue, slot)
+            else:
+                _popleft(queue)
+        job, rec = run.jobs[job_idx], run.record
+        lives = rec.lives
+        if slot >= 0 and (lives is None or not lives.stopped[job_idx]):
+            rec.start_slot[job_idx] = slot  # a resumption keeps its first start's slot
         state = run.state
         used = state.compute_used
         before = [float(used[g]) for g in gpus]
         state.place(job, gpus)
         run.integrals.on_util_change(used, gpus, before)
-        rec, now = run.record, run.time_min
+        now = run.time_min
         rec.start_min[job_idx] = now
         list.__setitem__(rec.job_gpus, job_idx, gpus)
         model = self.speed_model
         speed = 1.0 if model.uniform else model.of(job, gpus)  # uniform: every gang runs at 1.0
         rec.gang_speed[job_idx] = speed
-        lives = rec.lives
         phases = self.phases
         clock = None if phases is None else phases.clocks.get(job.id)
         if lives is not None and lives.stopped[job_idx]:  # a resumption
@@ -100,7 +121,7 @@ class Lifecycle:
         _heappush(run.events.heap, (now + duration, 0, job_idx, COMPLETION, job_idx))  # push_completion
         run.running[job_idx] = None
 
-    def resolve(self, run: RunState, job: Job, action: Action) -> tuple[int, ...]:
+    def resolve(self, run: RunState, job: DeclaredJob, action: Action) -> tuple[int, ...]:
         """The gang a placement asks for (a GPU index, a gang or :data:`HOLD`), or ``()`` for a
         HOLD or a gang where the job does not fit (recorded as a misroute, with its cause)."""
         rule, state = self.gang_rule, run.state
@@ -123,29 +144,6 @@ class Lifecycle:
         cause = state.misroute_cause(job, first) if first != HOLD else "gang"
         run.log.misroutes.append((run.time_min, job.id, first, cause))
         return ()
-
-    def start_queued(self, run: RunState, slot: int, gpus: tuple[int, ...]) -> None:
-        """Start the queued job in window ``slot`` on ``gpus`` (a gang that fits)."""
-        queue = run.queue
-        job_idx = queue[slot]
-        if slot:
-            _delete(queue, slot)
-        else:
-            _popleft(queue)
-        lives = run.record.lives
-        if lives is None or not lives.stopped[job_idx]:
-            run.record.start_slot[job_idx] = slot  # a resumption keeps its first start's slot
-        self.start(run, job_idx, run.jobs[job_idx], gpus)
-
-    def complete(self, run: RunState, job_idx: int) -> None:
-        """The job's run ended at its true end: free its GPUs."""
-        rec, state = run.record, run.state
-        gpus, used = rec.job_gpus[job_idx], state.compute_used
-        before = [float(used[g]) for g in gpus]
-        state.release(run.jobs[job_idx], gpus)
-        run.integrals.on_util_change(used, gpus, before)
-        rec.end_min[job_idx] = rec.start_min[job_idx] + rec.run_min[job_idx]
-        del run.running[job_idx]
 
     def stop(self, run: RunState, job_idx: int, kind: str) -> None:
         """Stop a running job (``failure`` or ``preemption``): count its progress, keep what the
@@ -254,7 +252,7 @@ class Lifecycle:
                              "there once its own GPUs are freed")
         self._end_run(run, job_idx, "migration")
         self._drop_completions(run, [job_idx])
-        self.start(run, job_idx, job, gang)
+        self.start(run, job_idx, gang)
         lives = run.record.lives
         lives.current_moved_restore_min[job_idx] = lives.current_restore_min[job_idx]
         if disrupt:
@@ -279,7 +277,7 @@ class Lifecycle:
             job = run.jobs[job_idx]
             if not self.gang_rule.can_place(run.state, job, gang):
                 raise ValueError(f"cannot start job index {job_idx} on GPUs {list(gang)}: it does not fit")
-            self.start_queued(run, queue.index(job_idx), gang)
+            self.start(run, job_idx, gang, queue.index(job_idx))
         if batch.stop or batch.move:
             run.disrupted()
 
@@ -365,12 +363,20 @@ class Lifecycle:
 
     # ------------------------------------------------------------ event handlers
     def on_completions(self, run: RunState, t: float, completions: list[int]) -> None:
-        """Jobs end at their true end: free their GPUs; a learning estimator learns from them."""
+        """Jobs complete (their runs end at their true ends): free their GPUs; a learning
+        estimator learns from them."""
+        rec, state, jobs, running = run.record, run.state, run.jobs, run.running
+        used, on_util_change = state.compute_used, run.integrals.on_util_change
+        job_gpus, start_min, run_min, end_min = rec.job_gpus, rec.start_min, rec.run_min, rec.end_min
         for job_idx in completions:
-            self.complete(run, job_idx)
+            gpus = job_gpus[job_idx]
+            before = [float(used[g]) for g in gpus]
+            state.release(jobs[job_idx], gpus)
+            on_util_change(used, gpus, before)
+            end_min[job_idx] = start_min[job_idx] + run_min[job_idx]
+            del running[job_idx]
         estimator = run.estimator
         if estimator.learns:
-            jobs = run.jobs
             for job_idx in completions:
                 estimator.observe_completion(job_idx, jobs[job_idx], jobs[job_idx].duration_min)
             if estimator.epoch != run.estimates_epoch:
@@ -401,9 +407,19 @@ class Lifecycle:
             run.finish("safety_horizon")
 
     @staticmethod
-    def on_arrivals(run: RunState, t: float, _: list) -> None:
-        """Jobs arrive: they join the queue (a learning estimator fixes their run times)."""
-        arrivals = run.take_arrivals(t)
-        _extend(run.queue, arrivals)
+    def on_arrivals(run: RunState, t: float, _: Sequence = ()) -> None:
+        """Every job arriving by ``t`` joins the queue, taken from the arrival cursor
+        (:attr:`RunState.next_arrival <gpusched.core.run_state.RunState.next_arrival>`), and the
+        next arrival is pushed (the one arrival in the event heap); a learning estimator fixes
+        their run times. The simulator also calls it at the start of a run."""
+        first = k = run.next_arrival
+        arrival_min = run.arrival_min
+        n = len(arrival_min)
+        while k < n and arrival_min[k] <= t:
+            k += 1
+        run.next_arrival = k
+        if k < n:
+            _heappush(run.events.heap, (arrival_min[k], _ARRIVAL_RANK, k, ARRIVAL, k))
+        _extend(run.queue, range(first, k))
         if run.estimator.learns:
-            run.declare_arrivals(arrivals)
+            run.declare_arrivals(range(first, k))

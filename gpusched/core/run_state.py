@@ -16,31 +16,27 @@ from __future__ import annotations
 import copy as _copy
 from collections.abc import Sequence
 from dataclasses import replace
-from heapq import heappush as _heappush
 from typing import Protocol
 
 import numpy as np
 
 from gpusched.core.cluster import Cluster, ClusterState
+from gpusched.core.declared_jobs import DeclaredJob, declared_job, declared_jobs
 from gpusched.core.estimator import RuntimeEstimator
 from gpusched.core.events import ARRIVAL, COMPLETION, NODE, EventHeap, EventKinds
 from gpusched.core.failures import NodeFailures
 from gpusched.core.integrals import Integrals
 from gpusched.core.jobs import Job
 from gpusched.core.jobs_record import JobsRecord
-from gpusched.core.readonly import JobQueue
+from gpusched.core.readonly import FrozenList, JobQueue
 from gpusched.core.reward import RewardSpec
-
-_ARRIVAL_RANK = 3
-"""The arrival's rank (:data:`gpusched.core.events.EVENT_ORDER`), pushed without a lookup."""
 
 
 class DeclaredWatcher(Protocol):
-    """What shows the declared run times (the scheduler's view), told when they change."""
+    """What shows the declared run times (the scheduler's view), told when the estimator learned
+    (the arrays and the declared jobs were taken anew)."""
 
     def estimates_changed(self) -> None: ...
-
-    def declared_changed(self, indices: Sequence[int]) -> None: ...
 
 
 class RunLog:
@@ -120,7 +116,8 @@ class RunState:
         self.running: dict[int, None] = {}
         """Arrival indices of the running jobs, in the order they (re)started."""
         self.next_arrival = 0
-        """Arrival index of the next job to arrive (the arrival cursor)."""
+        """Arrival index of the next job to arrive (the arrival cursor; jobs are taken from it by
+        :meth:`Lifecycle.on_arrivals <gpusched.core.lifecycle.Lifecycle.on_arrivals>`)."""
         self.rounds = None
         """The round mechanism's state (:class:`~gpusched.core.rounds.mechanism.RoundsRun`), or
         ``None`` for a run without rounds."""
@@ -153,7 +150,9 @@ class RunState:
         twin.best_speed = self.best_speed[:k]
         twin.declared_best_min = self.declared_best_min[:k]
         if self.estimator.learns:  # the copy learns on its own
-            twin.set_declared()
+            twin.set_declared(FrozenList(self.declared_jobs[:k]))
+        else:
+            twin.declared_jobs = twin.estimator.declared_jobs
         twin.state = self.state.copy()
         twin.queue = JobQueue(self.queue)
         twin.record = self.record.copy(k)
@@ -188,8 +187,10 @@ class RunState:
         self.events.retime(COMPLETION, lambda i: max(float(rec.declared_end_min[i]), now))
 
     # ------------------------------------------------------------ declared run times
-    def set_declared(self) -> None:
-        """Read the declared run times from the estimator."""
+    def set_declared(self, shown: FrozenList | None = None) -> None:
+        """Read the declared run times from the estimator, and take the declared jobs: the
+        estimator's own, shared, if it does not learn; else ``shown`` (a fork's copy of its
+        parent's) or a list of the run's own."""
         self.estimates_epoch = self.estimator.epoch
         """The estimator's epoch when the declared times were last read."""
         self.declared_min = self.estimator.declared_min
@@ -201,18 +202,29 @@ class RunState:
             self.declared_best_min = self._declared_best.view()
         self.declared_best_min.flags.writeable = False  # shared with every fork
         """Declared run time of each job on the best GPU it could get (minutes), by arrival index."""
+        estimator = self.estimator
+        if not estimator.learns:
+            shown = estimator.declared_jobs
+        elif shown is None:
+            shown = FrozenList(declared_jobs(self.jobs, self.declared_min))
+        self.declared_jobs: Sequence[DeclaredJob] = shown
+        """Every job as a scheduler sees it (:class:`~gpusched.core.declared_jobs.DeclaredJob`:
+        its declared run time, never its true one), by arrival index; the view hands it out. The
+        estimator's tuple, shared by every run and fork, if it does not learn; else the run's own
+        :class:`~gpusched.core.readonly.FrozenList`, whose entries :meth:`declare_arrivals` sets."""
 
     def declare_arrivals(self, arrivals: Sequence[int]) -> None:
         """A learning estimator fixes the arriving jobs' run times now; the declared arrays and
-        the view's cached jobs take them in place (see :mod:`gpusched.core.estimator`)."""
+        the declared jobs (the view's) take them in place (see :mod:`gpusched.core.estimator`)."""
         estimator, jobs = self.estimator, self.jobs
         for idx in arrivals:
             estimator.fix_at_arrival(idx, jobs[idx])
         if self.speeds_given:
             for idx in arrivals:
                 self._declared_best[idx] = self.declared_min[idx] / self.best_speed[idx]
-        if self.watcher is not None:
-            self.watcher.declared_changed(arrivals)
+        shown, declared = self.declared_jobs, self.declared_min
+        for idx in arrivals:
+            list.__setitem__(shown, idx, declared_job(jobs[idx], declared[idx]))
 
     def estimates_changed(self) -> None:
         """The estimator learned: re-read the declared times; the view drops what it cached from
@@ -229,19 +241,6 @@ class RunState:
         self.epoch += 1
 
     # ------------------------------------------------------------ arrivals and the clock
-    def take_arrivals(self, t: float) -> range:
-        """Take every job arriving by ``t`` from the arrival cursor and push the next arrival
-        (the one arrival in the event heap)."""
-        first = k = self.next_arrival
-        arrival_min = self.arrival_min
-        n = len(arrival_min)
-        while k < n and arrival_min[k] <= t:
-            k += 1
-        self.next_arrival = k
-        if k < n:
-            _heappush(self.events.heap, (arrival_min[k], _ARRIVAL_RANK, k, ARRIVAL, k))
-        return range(first, k)
-
     @property
     def arrivals_left(self) -> int:
         """Jobs that have not arrived yet."""

@@ -126,10 +126,10 @@ from gpusched.core import report
 from gpusched.core.accounting import BSLD_FLOOR_MIN
 from gpusched.core.actions import HOLD, Action, Batch, Migrate, Preempt
 from gpusched.core.cluster import Cluster
+from gpusched.core.declared_jobs import DeclaredJob
 from gpusched.core.events import ARRIVAL, COMPLETION, NODE, WAKEUP, EventKinds
 from gpusched.core.jobs import Job
 from gpusched.core.lifecycle import Lifecycle
-from gpusched.core.readonly import QUEUE_OPS
 from gpusched.core.result import Result
 from gpusched.core.run_setup import DEFAULT_PREEMPTION_MIN_RUN_MIN, RunSetup
 from gpusched.core.view import PlacementScheduler, SchedulerView, as_scheduler
@@ -138,7 +138,6 @@ from gpusched.limits import SAFETY_MAX_NODE_FAILURES
 __all__ = ["BSLD_FLOOR_MIN", "DEFAULT_PREEMPTION_MIN_RUN_MIN", "HOLD", "Action", "Batch", "Migrate",
            "Preempt", "Simulator"]
 
-_extend = QUEUE_OPS[0]
 _CHANGES = (Preempt, Migrate, Batch)
 """The types of an action on running jobs (or several jobs at once)."""
 
@@ -185,9 +184,7 @@ class Simulator:
         """Everything a step changes (:mod:`gpusched.core.run_state`)."""
         for mechanism in self.setup.mechanisms:
             mechanism.start(run)
-        _extend(run.queue, run.take_arrivals(run.time_min))
-        if run.estimator.learns:
-            run.declare_arrivals(run.queue)
+        self.lifecycle.on_arrivals(run, run.time_min)
         view = self.__dict__.get("view")
         if view is None:
             self.view = SchedulerView(self)
@@ -277,26 +274,27 @@ class Simulator:
             raise ValueError(f"window slot {slot} is outside 0..{min(window, len(queue)) - 1}")
         run.decisions += 1
         life = self.lifecycle
-        gpus = life.resolve(run, run.jobs[queue[slot]], action)
+        shown = run.declared_jobs  # the jobs the policy was given: their fit masks are cached
+        gpus = life.resolve(run, shown[queue[slot]], action)
         if gpus:
-            life.start_queued(run, slot, gpus)
+            life.start(run, queue[slot], gpus, slot)
             self._advance_to_decision()
             return True
-        self._hold(run.jobs[queue[0]])
+        self._hold(shown[queue[0]])
         return False
 
-    def _hold(self, job: Job) -> None:
+    def _hold(self, job: DeclaredJob) -> None:
         run = self.run_state
         state = run.state
         next_t = run.next_min(True)  # the queue has a head
         if next_t is None or (not run.running and run.hold_would_dead_stall()):
             run.finish("dead_stall")
             return
-        # The head's mask is usually cached already (the policy just asked for it).
-        could_fit = np.count_nonzero(state.fit_mask(job)) > 0
+        mask = state.fit_mask(job)  # usually cached already (the policy just asked for it)
+        could_fit = bool(mask[mask.argmax()])  # some GPU fits (argmax: no Python-level wrapper)
         window = self.setup.window
         if not could_fit and window > 1:
-            fits, jobs = state.fits_somewhere, run.jobs
+            fits, jobs = state.fits_somewhere, run.declared_jobs
             could_fit = any(fits(jobs[i]) for i in islice(run.queue, 1, window))
         now, horizon = run.time_min, self.setup.horizon_min
         until = next_t if horizon is None else min(next_t, horizon)

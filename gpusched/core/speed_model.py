@@ -15,8 +15,8 @@ from typing import Protocol
 
 import numpy as np
 
-from gpusched.core.cluster import Cluster, ClusterState, fit_shape
-from gpusched.core.jobs import Job
+from gpusched.core.cluster import Cluster, ClusterState
+from gpusched.core.jobs import Job, fit_shape
 from gpusched.core.speed import GpuSpeeds
 
 

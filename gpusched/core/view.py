@@ -4,9 +4,10 @@
 :class:`SchedulerView`, never the :class:`~gpusched.core.simulator.Simulator` itself. It shows
 what a real scheduler knows now: the clock, the cluster and its state (fit masks, free VRAM and
 compute, down nodes), the queue and its window, the arrived jobs with their *declared* run times
-(:attr:`SchedulerView.jobs` carries each job with ``duration_min`` set to its declared time, so a
-rule that reads a job's duration reads what was declared), the running jobs with their GPUs,
-starts, gang speeds and declared ends, and each job's attained service and saved progress. The
+(:attr:`SchedulerView.jobs` carries each job as a
+:class:`~gpusched.core.declared_jobs.DeclaredJob`: its declared time is ``declared_min``, and it
+has no ``duration_min``, so a rule cannot read a true duration off a job), the running jobs with
+their GPUs, starts, gang speeds and declared ends, and each job's attained service and saved progress. The
 true durations, the true ends of running jobs and the failure process stay inside the simulator.
 Its arrays are read-only; :meth:`SchedulerView.request_wakeup` and
 :meth:`SchedulerView.request_event_decisions` are the requests a scheduler may make, besides its
@@ -35,7 +36,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import replace
 from functools import partial
 from itertools import islice
 from operator import attrgetter
@@ -45,8 +45,8 @@ import numpy as np
 
 from gpusched.core.actions import Action
 from gpusched.core.cluster import Cluster, ClusterState
-from gpusched.core.jobs import Job
-from gpusched.core.readonly import FrozenList, ReadOnlyState
+from gpusched.core.declared_jobs import DeclaredJob
+from gpusched.core.readonly import ReadOnlyState
 from gpusched.core.releases import ReleaseTimeline, gpu_release_min
 from gpusched.core.run_state import RunState
 
@@ -75,12 +75,15 @@ class SchedulerView:
     (:mod:`gpusched.core.gang`); ``preemption_min_run_min``;
     ``start_time_min`` (minutes); ``queue`` (arrival indices of the queued jobs, in arrival order;
     a :class:`~gpusched.core.readonly.JobQueue` whose changes raise); per job by arrival index,
-    the read-only arrays ``declared_min`` (declared run time at speed 1.0, minutes),
-    ``declared_best_min`` (on the best GPU it could get), ``best_speed`` (the fastest speed any
-    gang could ever give it), ``start_min`` (start of its current or last run; NaN while it
-    waits), ``declared_end_min`` (a running job's declared end; NaN otherwise), ``gang_speed``
-    (the speed of its current or last gang), and ``job_gpus`` (the GPUs of its current or last
-    run; a :class:`~gpusched.core.readonly.FrozenList`). Any write through them raises.
+    ``jobs`` (every job as declared, a read-only sequence of
+    :class:`~gpusched.core.declared_jobs.DeclaredJob`: read only the arrived ones, an index below
+    the queue's, a running or a finished job's) and the read-only arrays ``declared_min``
+    (declared run time at speed 1.0, minutes), ``declared_best_min`` (on the best GPU it could
+    get), ``best_speed`` (the fastest speed any gang could ever give it), ``start_min`` (start of
+    its current or last run; NaN while it waits), ``declared_end_min`` (a running job's declared
+    end; NaN otherwise), ``gang_speed`` (the speed of its current or last gang), and ``job_gpus``
+    (the GPUs of its current or last run; a :class:`~gpusched.core.readonly.FrozenList`). Any
+    write through them raises.
 
     The simulator's own answers, bound once per run (:data:`BOUND`; no frame of the view's on
     the hot path): ``hold_would_dead_stall()`` (whether holding now would end the run),
@@ -90,39 +93,40 @@ class SchedulerView:
     ``gpus``, minutes, its restore included), ``is_running(idx)``, ``running_indices()`` (any
     order) and ``preemptible(idx)`` (whether it runs now and may be preempted).
 
-    The declared times and :attr:`jobs` follow a learning run-time estimator
-    (:meth:`estimates_changed`).
+    The declared times and ``jobs`` follow a learning run-time estimator
+    (:meth:`estimates_changed`): a list a scheduler took from ``jobs`` is valid while
+    :attr:`estimates_epoch` is unchanged (an estimate fixed at a job's arrival is written into it
+    in place).
 
     :param sim: the simulator it shows.
     """
 
     FIXED = ("cluster", "state", "window", "speeds", "speed_model", "gang_rule", "preemption_min_run_min",
-             "start_time_min", "queue", "declared_min", "declared_best_min", "best_speed",
+             "start_time_min", "queue", "jobs", "declared_min", "declared_best_min", "best_speed",
              "start_min", "declared_end_min", "gang_speed", "job_gpus")
     BOUND = ("hold_would_dead_stall", "declared_left_min", "resume_cost_min", "declared_run_min",
              "is_running", "running_indices", "preemptible")
     """The simulator's own read-only answers, bound once per run (no frame of the view's on the
     hot path)."""
     TAKEN = (*FIXED, *BOUND)
-    __slots__ = ("_jobs", "_run", "_sim", *TAKEN)
+    __slots__ = ("_run", "_sim", *TAKEN)
 
     cluster: Cluster
     state: ClusterState
     queue: deque[int]
+    jobs: Sequence[DeclaredJob]
 
     def __init__(self, sim: ShownSimulator):
         object.__setattr__(self, "_sim", sim)
         self.refresh()
 
-    def refresh(self, keep_jobs: bool = False) -> None:
+    def refresh(self) -> None:
         """Take the run's fixed parts again (the simulator calls it when a run starts)."""
         sim, put = self._sim, object.__setattr__
         run = sim.run_state
         rec, life = run.record, sim.lifecycle
         put(self, "_run", run)
         run.watcher = self
-        if not keep_jobs:
-            put(self, "_jobs", None)
         for name in ("cluster", "window", "speeds", "speed_model", "gang_rule", "preemption_min_run_min"):
             put(self, name, getattr(sim, name))
         put(self, "start_time_min", run.start_time_min)
@@ -138,26 +142,25 @@ class SchedulerView:
             put(self, name, partial(getattr(life, name), run))
 
     def _take_declared(self) -> None:
-        sim, put = self._run, object.__setattr__
+        run, put = self._run, object.__setattr__
         for name in ("declared_min", "declared_best_min", "best_speed"):
-            frozen = getattr(sim, name).view()
+            frozen = getattr(run, name).view()
             frozen.flags.writeable = False
             put(self, name, frozen)
+        put(self, "jobs", run.declared_jobs)
 
     def estimates_changed(self) -> None:
-        """The run-time estimator learned (the simulator calls it when the estimator's epoch
-        moves): take the declared times again and drop the declared job list, so every read
-        after it sees the new estimates. A list a scheduler took from :attr:`jobs` is valid
-        while :attr:`estimates_epoch` is unchanged."""
-        object.__setattr__(self, "_jobs", None)
+        """The run-time estimator learned (the run state calls it when the estimator's epoch
+        moves): take the declared times and the declared jobs again, so every read after it sees
+        the new estimates."""
         self._take_declared()
 
     def __setattr__(self, name: str, value) -> None:
         raise AttributeError(f"the scheduler's view is read-only (cannot set '{name}')")
 
     def __reduce__(self):
-        """A copy of a view is the view of the copied simulator (with the copied job list)."""
-        return _copied_view, (self._sim, self._jobs)
+        """A copy of a view is the view of the copied simulator."""
+        return _copied_view, (self._sim,)
 
     # Plain reads of the simulator's counters (C-level getters: the observation reads them at
     # every step).
@@ -180,30 +183,6 @@ class SchedulerView:
                                    ":meth:`estimates_changed`).")
 
     # ------------------------------------------------------------ jobs, as declared
-    @property
-    def jobs(self) -> list[Job]:
-        """Every job by arrival index, with ``duration_min`` its declared run time at speed 1.0
-        (the job itself when it declares its true one). Read only the arrived ones (an index
-        below the queue's, a running or a finished job's)."""
-        jobs = self._jobs
-        if jobs is None:
-            jobs = FrozenList(j if j.duration_min == d else replace(j, duration_min=float(d))
-                              for j, d in zip(self._run.jobs, self.declared_min.tolist(), strict=True))
-            object.__setattr__(self, "_jobs", jobs)
-        return jobs
-
-    def declared_changed(self, indices: Sequence[int]) -> None:
-        """The simulator fixed these arrived jobs' declared run times (a learning estimator, at
-        their arrival): the cached jobs take them in place, so a scheduler that holds
-        :attr:`jobs` sees them."""
-        jobs = self._jobs
-        if jobs is None:
-            return
-        declared, sim_jobs = self.declared_min, self._run.jobs
-        for i in indices:
-            job = replace(sim_jobs[i], duration_min=float(declared[i]))
-            list.__setitem__(jobs, i, job)
-
     @property
     def prices(self) -> np.ndarray | None:
         """USD per GPU-hour of each GPU (NaN: no price), or ``None`` (:mod:`gpusched.core.prices`)."""
@@ -236,19 +215,18 @@ class SchedulerView:
 
     # ------------------------------------------------------------ the queue
     @property
-    def head_job(self) -> Job | None:
+    def head_job(self) -> DeclaredJob | None:
         """The job at the head of the queue (as declared), or ``None`` when the run is over."""
         queue = self.queue
         if not queue or self._run.done:
             return None
-        jobs = self._jobs
-        return (jobs if jobs is not None else self.jobs)[queue[0]]
+        return self.jobs[queue[0]]
 
     def window_indices(self) -> list[int]:
         """Arrival indices of the window's jobs, in arrival order."""
         return list(islice(self.queue, self.window))
 
-    def window_jobs(self) -> list[Job]:
+    def window_jobs(self) -> list[DeclaredJob]:
         """The window's jobs (as declared), in arrival order."""
         jobs = self.jobs
         return [jobs[i] for i in self.window_indices()]
@@ -294,7 +272,7 @@ class SchedulerView:
         :meth:`preemptible`, refuses earlier ones)."""
         return self.start_min[indices] + self.run_restore_min(indices) + self.preemption_min_run_min
 
-    def gang_of(self, job: Job, action: Action, state: ClusterState | None = None) -> tuple[int, ...]:
+    def gang_of(self, job: DeclaredJob, action: Action, state: ClusterState | None = None) -> tuple[int, ...]:
         """The GPUs a placement's answer for ``job`` takes on ``state`` (the view's by default; a
         masked state may be given): the gang the gang rule forms at a GPU index, or a gang given
         whole; ``()`` for ``HOLD`` or where the job does not fit."""
@@ -350,12 +328,11 @@ class SchedulerView:
         return self._sim.fork()
 
 
-def _copied_view(sim: ShownSimulator, jobs: list[Job] | None) -> SchedulerView:
+def _copied_view(sim: ShownSimulator) -> SchedulerView:
     """A view of ``sim`` whose fixed parts are taken at their first use (``sim`` may still be
     being copied)."""
     view = object.__new__(_CopiedView)
     object.__setattr__(view, "_sim", sim)
-    object.__setattr__(view, "_jobs", jobs)
     return view
 
 
@@ -368,7 +345,7 @@ class _CopiedView(SchedulerView):
 
     def __getattr__(self, name: str):
         if name in SchedulerView.TAKEN or name == "_run":
-            self.refresh(keep_jobs=True)
+            self.refresh()
             object.__setattr__(self, "__class__", SchedulerView)
             return object.__getattribute__(self, name)
         raise AttributeError(f"'SchedulerView' object has no attribute '{name}'")
@@ -381,7 +358,7 @@ class Placement(Protocol):
 
     name: str
 
-    def select(self, state: ClusterState, job: Job) -> Action:
+    def select(self, state: ClusterState, job: DeclaredJob) -> Action:
         """The placement for ``job``."""
         ...
 
@@ -411,7 +388,7 @@ class PlacementScheduler:
         self.name = getattr(placement, "name", str(placement))
         self._bind = getattr(placement, "bind", None)
         self._state: ClusterState | None = None
-        self._jobs: list[Job] = []
+        self._jobs: Sequence[DeclaredJob] = ()
         self._queue: deque[int] = deque()
         self._estimates = -1
 

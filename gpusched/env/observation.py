@@ -14,6 +14,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gpusched.core.cluster import Cluster
+from gpusched.core.declared_jobs import DeclaredJob
 from gpusched.core.jobs import Job
 from gpusched.env.kernels import LOG_DAY, observation_arrays
 
@@ -136,7 +137,7 @@ class ObservationBuilder:
         self._present = np.zeros(max_gpus, dtype=np.float32)
         self._present[:n] = 1.0
         self._zero_mask = np.zeros(max_gpus + 1, dtype=bool)
-        self._job_key: Job | None = None
+        self._job_key: DeclaredJob | None = None
         self._job_part = _NO_JOB
         self._window_key: tuple | None = None
         self._window = np.zeros(4)
@@ -159,7 +160,7 @@ class ObservationBuilder:
         return mask
 
     # ---------------------------------------------------------------- observation
-    def _job_features(self, state, job: Job) -> np.ndarray:
+    def _job_features(self, state, job: DeclaredJob) -> np.ndarray:
         """The head job's own features (the first eight of :data:`JOB_FEATURES`), kept while the
         same job stays at the head."""
         if self._job_key is not job:
@@ -168,7 +169,7 @@ class ObservationBuilder:
             kind = job.type
             self._job_part = np.array((
                 job.gpus * 0.125, mean_need * (1.0 / self.scale),
-                job.compute, math.log1p(job.duration_min) / LOG_DAY, job.priority / 3.0,
+                job.compute, math.log1p(job.declared_min) / LOG_DAY, job.priority / 3.0,
                 kind == "training", kind == "inference", kind == "batch",
             ))
             self._job_key = job
@@ -206,7 +207,7 @@ class ObservationBuilder:
         for i in islice(queue, 1, NEXT_JOBS + 1):
             j = view.jobs[i]
             values += (j.gpus * 0.125, j.vram_gb / self.scale, j.compute,
-                       math.log1p(j.duration_min) / LOG_DAY)
+                       math.log1p(j.declared_min) / LOG_DAY)
         return np.array((*values, *(0.0,) * (len(QUEUE_FEATURES_V2) - len(values))))
 
     def _release_features(self, view, gpus: np.ndarray) -> np.ndarray:
@@ -221,7 +222,7 @@ class ObservationBuilder:
     def observe(self, view, fits: np.ndarray | None) -> dict[str, np.ndarray]:
         """The observation for the simulator's current decision (``fits`` is the head's fit mask)."""
         state = view.state
-        job: Job | None = view.head_job
+        job: DeclaredJob | None = view.head_job
         if job is None or fits is None:
             job_part, fits = _NO_JOB, self._no_fit
             single = fits

@@ -27,7 +27,7 @@ import math
 import numpy as np
 
 from gpusched.core.cluster import EPS, ClusterState
-from gpusched.core.jobs import Job
+from gpusched.core.declared_jobs import DeclaredJob
 from gpusched.core.simulator import HOLD, Action
 from gpusched.core.view import SchedulerView
 
@@ -44,7 +44,7 @@ class CheapestFit:
         """Read the clock, the speed model and the prices of the run it places jobs for."""
         self.view = view
 
-    def select(self, state: ClusterState, job: Job) -> Action:
+    def select(self, state: ClusterState, job: DeclaredJob) -> Action:
         view = self.view
         if view is None:
             raise RuntimeError("cheapest_fit needs bind(view) before select (Simulator.run does it)")
@@ -62,7 +62,7 @@ class CheapestFit:
             if not gang or gang in seen:
                 continue
             seen.add(gang)
-            run = job.duration_min / speed_of(job, gang)
+            run = job.declared_min / speed_of(job, gang)
             per_hour = math.inf if prices is None else float(prices[list(gang)].sum())
             cost = math.inf if math.isnan(per_hour) else run / 60.0 * per_hour
             if now + run <= due + EPS:

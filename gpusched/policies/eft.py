@@ -47,8 +47,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpusched.core.cluster import EPS, fit_shape
-from gpusched.core.jobs import Job
+from gpusched.core.cluster import EPS
+from gpusched.core.declared_jobs import DeclaredJob
+from gpusched.core.jobs import fit_shape
 from gpusched.core.releases import ReleaseTimeline
 from gpusched.core.simulator import HOLD, Action
 from gpusched.core.view import SchedulerView
@@ -171,7 +172,7 @@ class NodeReleases:
         return self
 
 
-def node_speeds(view: SchedulerView, job: Job) -> tuple[np.ndarray, np.ndarray]:
+def node_speeds(view: SchedulerView, job: DeclaredJob) -> tuple[np.ndarray, np.ndarray]:
     """(nodes, their speed for the job) of every node that could ever hold the job."""
     cluster = view.cluster
     nodes = np.flatnonzero(np.bincount(cluster.gpu_node[cluster.empty_fit_mask(job)],
@@ -182,8 +183,8 @@ def node_speeds(view: SchedulerView, job: Job) -> tuple[np.ndarray, np.ndarray]:
     return nodes, row[cluster.node_first_gpu[nodes]]
 
 
-def _start_on_node(view: SchedulerView, job: Job, node: int, run: float, releases: list[tuple[float, int]],
-                   held: Sequence[Plan], latest: float,
+def _start_on_node(view: SchedulerView, job: DeclaredJob, node: int, run: float,
+                   releases: list[tuple[float, int]], held: Sequence[Plan], latest: float,
                    timeline: ReleaseTimeline) -> tuple[float, tuple[int, ...]] | None:
     """The earliest time (minutes, before ``latest``) at which ``node`` can take the job for
     ``run`` minutes without overlapping a reservation, and the gang: its running jobs release
@@ -281,7 +282,7 @@ def earliest_finish(view: SchedulerView, idx: int, held: Sequence[Plan] = (), *,
     return NO_PLAN if best is None else best  # None: every node that could hold it is down
 
 
-def spread_finish(view: SchedulerView, job: Job, restore: float, declared: float,
+def spread_finish(view: SchedulerView, job: DeclaredJob, restore: float, declared: float,
                   held: Sequence[Plan] = (), latest: float = np.inf) -> Plan | None:
     """The earliest plan, finishing before ``latest``, on a gang of the cluster's spread rule
     (:class:`gpusched.core.gang.SpreadGang`): the running jobs release their resources at their
@@ -334,7 +335,7 @@ class EarliestFinish:
         """Read the clock, the running jobs and the speeds of the run it schedules."""
         self.view = view
 
-    def select(self, state, job: Job) -> Action:
+    def select(self, state, job: DeclaredJob) -> Action:
         view = self.view
         if view is None or view.state is not state:
             raise RuntimeError("eft needs bind(view) before select (Simulator.run does it)")

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from gpusched.core.cluster import ClusterState
-from gpusched.core.jobs import Job
+from gpusched.core.declared_jobs import DeclaredJob
 from gpusched.core.simulator import HOLD, Action
 from gpusched.core.speed_model import SpeedModel
 from gpusched.core.view import SchedulerView
@@ -25,7 +25,7 @@ class FirstFit:
 
     name = "first_fit"
 
-    def select(self, state: ClusterState, job: Job) -> Action:
+    def select(self, state: ClusterState, job: DeclaredJob) -> Action:
         return first_true(state.fit_mask(job))
 
 
@@ -40,7 +40,7 @@ class LeastLoaded:
 
     name = "least_loaded"
 
-    def select(self, state: ClusterState, job: Job) -> Action:
+    def select(self, state: ClusterState, job: DeclaredJob) -> Action:
         util = state.compute_used
         free_vram = state.vram_free_gb
         least = np.flatnonzero(util <= util.min() + 1e-12)
@@ -54,7 +54,7 @@ class LeastLoadedJobs:
 
     name = "least_loaded_jobs"
 
-    def select(self, state: ClusterState, job: Job) -> Action:
+    def select(self, state: ClusterState, job: DeclaredJob) -> Action:
         running = state.jobs_running
         fewest = np.flatnonzero(running == running.min())
         return int(fewest[int(state.vram_free_gb[fewest].argmax())])
@@ -67,7 +67,7 @@ class LeastLoadedVram:
 
     name = "least_loaded_vram"
 
-    def select(self, state: ClusterState, job: Job) -> Action:
+    def select(self, state: ClusterState, job: DeclaredJob) -> Action:
         return int(state.vram_free_gb.argmax())
 
 
@@ -77,7 +77,7 @@ class LeastLoadedFit:
 
     name = "least_loaded_fit"
 
-    def select(self, state: ClusterState, job: Job) -> Action:
+    def select(self, state: ClusterState, job: DeclaredJob) -> Action:
         candidates = np.flatnonzero(state.fit_mask(job))
         if candidates.size == 0:
             return HOLD
@@ -91,7 +91,7 @@ class BestFit:
 
     name = "best_fit"
 
-    def select(self, state: ClusterState, job: Job) -> Action:
+    def select(self, state: ClusterState, job: DeclaredJob) -> Action:
         fits = state.fit_mask(job)
         left = state.vram_free_gb - state.vram_need_gb(job)
         return argmin_masked(left, fits)
@@ -107,7 +107,7 @@ class FastestFit:
     name = "fastest_fit"
 
     def __init__(self) -> None:
-        self._row: Callable[[Job], np.ndarray | None] | None = None
+        self._row: Callable[[DeclaredJob], np.ndarray | None] | None = None
         self._model: SpeedModel | None = None
 
     def bind(self, view: SchedulerView) -> None:
@@ -116,7 +116,7 @@ class FastestFit:
         self._row = None if model.uniform else model.row
         self._model = model if view.cluster.gang_placement == "spread" else None
 
-    def select(self, state: ClusterState, job: Job) -> Action:
+    def select(self, state: ClusterState, job: DeclaredJob) -> Action:
         fits = state.fit_mask(job)
         left = state.vram_free_gb - state.vram_need_gb(job)
         if self._model is not None and fits.any():
@@ -138,7 +138,7 @@ class RandomFit:
     def __init__(self, seed: int = 0):
         self.rng = np.random.default_rng(seed)
 
-    def select(self, state: ClusterState, job: Job) -> Action:
+    def select(self, state: ClusterState, job: DeclaredJob) -> Action:
         candidates = np.flatnonzero(state.fit_mask(job))
         if candidates.size == 0:
             return HOLD

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpusched.core.cluster import ClusterState
-from gpusched.core.jobs import Job
+from gpusched.core.declared_jobs import DeclaredJob
 from gpusched.core.simulator import HOLD, Action, Simulator
 from gpusched.core.view import SchedulerView
 from gpusched.policies.base import Policy
@@ -77,7 +77,7 @@ class Lookahead:
         clairvoyant door (``lookahead``, a bound)."""
         return self.sim.fork() if self.arrived_only else self.sim.clairvoyant_fork()
 
-    def options(self, state: ClusterState, job: Job) -> list[Action]:
+    def options(self, state: ClusterState, job: DeclaredJob) -> list[Action]:
         """The actions it weighs: every GPU where ``job`` fits, then HOLD when holding is safe.
         On a restricted view of the state (EASY's, see the module docstring) every GPU is given
         as the whole gang that the view allows there."""
@@ -87,7 +87,7 @@ class Lookahead:
             options.append(HOLD)
         return options
 
-    def _as_option(self, state: ClusterState, job: Job, action: Action) -> Action:
+    def _as_option(self, state: ClusterState, job: DeclaredJob, action: Action) -> Action:
         """``action`` in the form :meth:`options` gives: a GPU index (a gang's first GPU) on the
         simulator's own state, the whole gang on a restricted view, or HOLD."""
         if isinstance(action, int | np.integer):
@@ -97,7 +97,7 @@ class Lookahead:
         gang = tuple(int(g) for g in action)
         return gang[0] if state is self.sim.state else gang
 
-    def _slot_of(self, job: Job) -> int:
+    def _slot_of(self, job: DeclaredJob) -> int:
         """The window slot of ``job`` in the bound simulator.
 
         :raises RuntimeError: if ``job`` is not in the window.
@@ -108,7 +108,7 @@ class Lookahead:
                 return slot
         raise RuntimeError(f"{self.name}: job {job.id} is not in the queue window")
 
-    def select(self, state: ClusterState, job: Job) -> Action:
+    def select(self, state: ClusterState, job: DeclaredJob) -> Action:
         sim = self.sim
         if sim is None or (state is not sim.state and getattr(state, "_state", None) is not sim.state):
             raise RuntimeError("Lookahead needs bind(view) before select (Simulator.run does it)")

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from gpusched.core.cluster import EPS, ClusterState
-from gpusched.core.jobs import Job
+from gpusched.core.declared_jobs import DeclaredJob
 from gpusched.core.simulator import HOLD, Action, Migrate
 from gpusched.core.view import SchedulerView
 from gpusched.policies.heuristics import FastestFit
@@ -135,7 +135,7 @@ class FastestMove:
         if hasattr(self.inner, "bind"):
             self.inner.bind(view)
 
-    def select(self, state: ClusterState, job: Job) -> Action:
+    def select(self, state: ClusterState, job: DeclaredJob) -> Action:
         """Fastest-Fit's placement of ``job``."""
         return self._fit.select(state, job)
 

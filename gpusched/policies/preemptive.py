@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from gpusched.core.cluster import EPS, release_into
-from gpusched.core.jobs import Job
+from gpusched.core.declared_jobs import DeclaredJob
 from gpusched.core.simulator import Action, Preempt
 from gpusched.core.view import SchedulerView
 from gpusched.policies.order_spec import OrderSpec, PreemptionRank
@@ -149,7 +149,7 @@ def _wake_for_next_chance(view: SchedulerView, keys: PreemptionRank, idx: np.nda
         view.request_wakeup(float(times.min()))
 
 
-def _victims(view: SchedulerView, job: Job, candidates: Sequence[int], cand_keys: Sequence[float],
+def _victims(view: SchedulerView, job: DeclaredJob, candidates: Sequence[int], cand_keys: Sequence[float],
              job_idx: int, budget: int) -> list[int]:
     """The fewest candidates, worst-ranked first and on one node, whose stop would let ``job``
     (arrival index ``job_idx``; its whole gang, even with ``gang_placement: spread``) fit there

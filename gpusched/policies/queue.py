@@ -46,7 +46,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from gpusched.core.cluster import EPS, ClusterState
-from gpusched.core.jobs import Job
+from gpusched.core.declared_jobs import DeclaredJob
 from gpusched.core.simulator import HOLD, Action
 from gpusched.core.view import SchedulerView
 from gpusched.policies.base import Policy
@@ -140,21 +140,21 @@ class MaskedState:
     def __getattr__(self, name: str):
         return getattr(self._state, name)
 
-    def single_gpu_fit(self, job: Job) -> np.ndarray:
+    def single_gpu_fit(self, job: DeclaredJob) -> np.ndarray:
         return self._state.single_gpu_fit(job) & self._allowed
 
-    def fit_mask(self, job: Job) -> np.ndarray:
+    def fit_mask(self, job: DeclaredJob) -> np.ndarray:
         single = self.single_gpu_fit(job)
         return single if job.gpus == 1 else self._state.cluster.gang_mask(single, job.gpus)
 
-    def gang_for(self, job: Job, gpu: int) -> tuple[int, ...]:
+    def gang_for(self, job: DeclaredJob, gpu: int) -> tuple[int, ...]:
         if not self.fit_mask(job)[gpu]:
             return ()
         if job.gpus == 1:
             return (int(gpu),)
         return self._state.cluster.gang_at(self.single_gpu_fit(job), gpu, job.gpus)
 
-    def can_place(self, job: Job, gpus: Sequence[int]) -> bool:
+    def can_place(self, job: DeclaredJob, gpus: Sequence[int]) -> bool:
         return self._state.can_place(job, gpus) and bool(self._allowed[list(gpus)].all())
 
 
@@ -239,7 +239,7 @@ def reservation(view: SchedulerView, job_idx: int) -> Reservation:
     return Reservation(float("inf"), np.ones(cluster.n_gpus, dtype=bool))
 
 
-def _reserved_gpus(cluster, job: Job, single: np.ndarray, gang: np.ndarray) -> np.ndarray:
+def _reserved_gpus(cluster, job: DeclaredJob, single: np.ndarray, gang: np.ndarray) -> np.ndarray:
     first = int(np.flatnonzero(gang)[0])
     reserved = np.zeros(cluster.n_gpus, dtype=bool)
     gang = cluster.gang_at(single, first, job.gpus) if job.gpus > 1 else (first,)
