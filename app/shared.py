@@ -58,6 +58,7 @@ from gpusched.figures import (
     wait_cdf_figure,
 )
 from gpusched.figures.compare import FAIRNESS_BAR_METRICS, FOREST_METRICS, disruption_metrics, forest_figure
+from gpusched.figures.frozen import freeze
 from gpusched.figures.headline import headline_sentence, seed_range
 from gpusched.figures.lost_work import lost_work_story
 from gpusched.figures.replay import INTERRUPTED_ANIMATION_SCRIPT
@@ -232,7 +233,8 @@ def cached_replay(scenario_yaml: str, policy: str, seed: int,
     Gantt chart of one run."""
     result = cached_run(scenario_yaml, policy, seed)
     report, _ = cached_stall(scenario_yaml, policy, seed)
-    return replay_figure(result, start_min=start_min, stall=report), gantt_figure(result)
+    # Frozen: each rerun then sends the figures without copying every frame again.
+    return freeze(replay_figure(result, start_min=start_min, stall=report)), freeze(gantt_figure(result))
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
