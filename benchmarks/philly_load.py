@@ -109,7 +109,8 @@ def main() -> None:
     print(f"chosen: {chosen} nodes ({rows[[r['nodes'] for r in rows].index(chosen)]['gpus']} GPUs)")
     args.json.write_text(json.dumps({"scenario": SCENARIO, "pair": PAIR, "tuning_seeds": list(TUNING_SEEDS),
                                      "drain_slack_min": DRAIN_SLACK_MIN, "last_share": LAST_SHARE,
-                                     "rows": rows, "chosen_nodes": chosen}, indent=1) + "\n", encoding="utf-8")
+                                     "rows": rows, "chosen_nodes": chosen}, indent=1) + "\n",
+                         encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -14,8 +14,8 @@ import pytest
 from gpusched.experiment.knowledge import KnowledgeTable
 from gpusched.experiment.runner import run_policy
 from gpusched.paths import BENCHMARK_RESULTS_DIR, REPO_ROOT
-from gpusched.workload.scenario import told
 from gpusched.workload.presets import load_scenario
+from gpusched.workload.scenario import told
 
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 import philly  # noqa: E402  (the benchmark's own definitions: one source of truth)

@@ -256,8 +256,9 @@ def _real_cluster() -> None:
         return
     s = real_cluster_summary(data)
     st.markdown(
-        f"Every other figure here compares one simulator with another. The Shockwave paper (NSDI '23) ran "
-        f"a {s.jobs}-job training trace on a **real cluster of 32 V100 GPUs at TACC** (8 servers of 4), "
+        f"Every other figure here compares one simulator with another. The Shockwave paper (2023) ran "
+        f"a {s.jobs}-job training trace on a **real cluster of 32 V100 GPUs** at the Texas Advanced "
+        "Computing Center (8 servers of 4), "
         "handing out GPUs in 2-minute rounds, under several scheduling policies, and ran the same trace "
         "again in its own simulator. gpusched replays that trace on the `shockwave-tacc-32gpu` scenario, "
         "jobs that change their batch size included. A simulator is only worth trusting as far as it "

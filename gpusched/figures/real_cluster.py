@@ -65,7 +65,7 @@ def real_cluster_bars(frame: pd.DataFrame) -> go.Figure:
     apply_layout(fig, height=460)
     fig.update_layout(barmode="group", bargap=0.25)
     title_block(fig, "Real cluster, Shockwave's simulator and gpusched",
-                "Shockwave's trace on 32 V100s at TACC; labels: error against the real cluster",
+                "Shockwave's trace on 32 real V100s; labels: error against the real cluster",
                 panel_titles=1)
     return legend_below(fig, below_axis_px=72.0)
 

@@ -162,7 +162,7 @@ GLOSSARY: dict[str, str] = {
     "Maximum throughput per dollar": "Round policy: the most work done per dollar of GPU time at the "
                                      "scenario's prices (Gavel's "
                                      "max_sum_throughput_normalized_by_cost_perf).",
-    "Gandiva": "Round policy after Gandiva (Xiao et al., OSDI 2018) as Gavel runs it: jobs time-share the "
+    "Gandiva": "Round policy after Gandiva (Xiao et al., 2018) as Gavel runs it: jobs time-share the "
                "GPUs, and pairs are tried on one GPU and kept where both gain.",
     "AlloX": "Round policy after AlloX (Le et al., EuroSys 2020): jobs go to GPU types by a matching that "
              "minimises the mean completion time.",
