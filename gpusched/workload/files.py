@@ -488,3 +488,20 @@ def write_together(targets: Sequence[str | Path], write: Callable[[list[Path]], 
     finally:
         for tmp in temps:
             tmp.unlink(missing_ok=True)
+
+
+def shipped_or_path(folder: Path, name: str, suffix: str) -> Path:
+    """A file shipped in ``folder`` by its stem ``name`` (``folder / (name + suffix)``, when ``name``
+    has no ``/`` and that file exists), else ``name`` as a path."""
+    shipped = folder / f"{name}{suffix}"
+    return shipped if "/" not in name and shipped.is_file() else Path(name)
+
+
+def file_stamp(path: str | Path) -> tuple[int, int]:
+    """``(mtime_ns, size)`` of ``path``, a cache key that changes with the file; ``(0, 0)`` when it
+    cannot be read (the reader then says what is wrong, in one line)."""
+    try:
+        stat = Path(path).stat()
+    except OSError:
+        return 0, 0
+    return stat.st_mtime_ns, stat.st_size

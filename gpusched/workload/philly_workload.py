@@ -36,6 +36,7 @@ from gpusched.core.numbers import Number
 from gpusched.errors import GpuschedError, ScenarioError
 from gpusched.limits import MAX_MODEL_CHARS
 from gpusched.paths import PHILLY_DIR
+from gpusched.workload.files import file_stamp, shipped_or_path
 from gpusched.workload.philly import read_philly
 
 KEY = "workload.trace.philly"
@@ -59,20 +60,6 @@ class PhillySource(BaseModel):
         "the virtual clusters to replay (every one if omitted)"))
     window_days: Number | None = Field(None, gt=0, le=MAX_WINDOW_DAYS, description=(
         "replay only a window of this many days, its start drawn by the workload seed"))
-
-
-def _resolve(name: str) -> Path:
-    """A shipped file by its stem, else the path as given."""
-    shipped = PHILLY_DIR / f"{name}.csv"
-    return shipped if "/" not in name and shipped.is_file() else Path(name)
-
-
-def _stamp(path: Path) -> tuple[int, int]:
-    try:
-        stat = path.stat()
-    except OSError:  # the reader says what is wrong
-        return 0, 0
-    return stat.st_mtime_ns, stat.st_size
 
 
 @functools.lru_cache(maxsize=4)
@@ -116,9 +103,9 @@ def philly_jobs(scenario: str, source: PhillySource, n_jobs: int, cluster,  # no
     :raises ScenarioError: naming the scenario, the key and the file, for bad input or a job no
         node of the cluster could ever hold.
     """
-    path = _resolve(source.file)
+    path = shipped_or_path(PHILLY_DIR, source.file, ".csv")
     try:
-        jobs = _read(path, source.clusters, _stamp(path))
+        jobs = _read(path, source.clusters, file_stamp(path))
         jobs = list(jobs if source.window_days is None else _window(jobs, source.window_days, seed))
         if not jobs:  # the seed's window fell in a gap of the trace
             raise GpuschedError(f"trace '{path}': seed {seed}'s window of {source.window_days:g} days "

@@ -32,6 +32,7 @@ from gpusched.core.phase_mechanism import PhasedWork, phased_job_minutes
 from gpusched.core.phases import JobPhases
 from gpusched.errors import GpuschedError, ScenarioError
 from gpusched.paths import SHOCKWAVE_DIR
+from gpusched.workload.files import file_stamp, shipped_or_path
 from gpusched.workload.shockwave import read_shockwave_throughputs, read_shockwave_trace
 from gpusched.workload.shockwave_phases import trace_phases
 
@@ -51,20 +52,6 @@ class ShockwaveSource(BaseModel):
         "a Shockwave trace: a shipped stem (tacc-120jobs) or a path"))
     throughputs: str = Field("tacc_throughputs", min_length=1, max_length=4096, description=(
         "its measured throughputs: a shipped stem (tacc_throughputs) or a path"))
-
-
-def _resolve(name: str, suffix: str) -> Path:
-    """A shipped file by its stem, else the path as given."""
-    shipped = SHOCKWAVE_DIR / f"{name}{suffix}"
-    return shipped if "/" not in name and shipped.is_file() else Path(name)
-
-
-def _stamp(path: Path) -> tuple[int, int]:
-    try:
-        stat = path.stat()
-    except OSError:  # the reader says what is wrong
-        return 0, 0
-    return stat.st_mtime_ns, stat.st_size
 
 
 @functools.lru_cache(maxsize=4)
@@ -88,9 +75,10 @@ def _read(trace: Path, throughputs: Path, _stamps: tuple) -> tuple[tuple[Job, ..
 
 
 def _load(scenario: str, source: ShockwaveSource) -> tuple[tuple[Job, ...], dict[int, JobPhases]]:
-    trace, throughputs = _resolve(source.trace, ".trace"), _resolve(source.throughputs, ".json")
+    trace = shipped_or_path(SHOCKWAVE_DIR, source.trace, ".trace")
+    throughputs = shipped_or_path(SHOCKWAVE_DIR, source.throughputs, ".json")
     try:
-        return _read(trace, throughputs, (_stamp(trace), _stamp(throughputs)))
+        return _read(trace, throughputs, (file_stamp(trace), file_stamp(throughputs)))
     except GpuschedError as exc:
         raise ScenarioError(f"scenario '{scenario}', {KEY}: {exc}") from None
 
