@@ -195,7 +195,24 @@ class ShockwaveConfig:
     solver_timeout_s: float
 
 
+def read_json_mapping(path: Path, label: str, what: str) -> dict:
+    """The JSON object in ``path`` (at most :data:`gpusched.limits.MAX_TRACE_BYTES`).
+
+    :param label: how errors name the file, e.g. ``"throughputs 'x.json'"``.
+    :param what: what the mapping holds, for the error when the file holds something else.
+    :raises TraceError: one line naming the file: missing, unreadable, not JSON, or not a mapping.
+    """
+    if not is_file(path):
+        raise TraceError(f"{label}: no such file")
+    data = load_json_text(read_user_text(path, label=label, max_bytes=MAX_TRACE_BYTES, error=TraceError),
+                          label=label, error=TraceError)
+    if not isinstance(data, dict):
+        raise TraceError(f"{label}: expected a mapping of {what}, got {type(data).__name__}")
+    return data
+
+
 # ---------------------------------------------------------------------------- numbers
+
 def _number(text: str, where: str, *, low: float, high: float, whole: bool = False,
             low_open: bool = False) -> float:
     """``text`` as a plain decimal number within ``[low, high]`` (``(low, high]`` if ``low_open``)."""
@@ -365,12 +382,7 @@ def read_shockwave_throughputs(path: str | Path) -> ShockwaveThroughputs:
     """
     path = Path(path)
     label = f"throughputs '{path}'"
-    if not is_file(path):
-        raise TraceError(f"{label}: no such file")
-    data = load_json_text(read_user_text(path, label=label, max_bytes=MAX_TRACE_BYTES, error=TraceError),
-                          label=label, error=TraceError)
-    if not isinstance(data, dict):
-        raise TraceError(f"{label}: expected a mapping of GPU types, got {type(data).__name__}")
+    data = read_json_mapping(path, label, "GPU types")
     consolidated: dict[str, dict[tuple[str, int], float]] = {}
     unconsolidated: dict[str, dict[tuple[str, int], float]] = {}
     spelled: dict[str, str] = {}
@@ -439,12 +451,7 @@ def read_shockwave_config(path: str | Path) -> ShockwaveConfig:
     """
     path = Path(path)
     label = f"Shockwave settings '{path}'"
-    if not is_file(path):
-        raise TraceError(f"{label}: no such file")
-    data = load_json_text(read_user_text(path, label=label, max_bytes=MAX_TRACE_BYTES, error=TraceError),
-                          label=label, error=TraceError)
-    if not isinstance(data, dict):
-        raise TraceError(f"{label}: expected a mapping of keys, got {type(data).__name__}")
+    data = read_json_mapping(path, label, "keys")
     unknown = [k for k in data if k not in CONFIG_KEYS]
     if unknown:
         raise TraceError(f"{label}, key {unknown[0][:40]!r}: unknown (known: {', '.join(CONFIG_KEYS)})")

@@ -33,10 +33,10 @@ from typing import Any
 
 import numpy as np
 
-from gpusched.limits import MAX_JOBS, MAX_MODEL_CHARS, MAX_QUANTITY, MAX_TRACE_BYTES
+from gpusched.limits import MAX_JOBS, MAX_MODEL_CHARS, MAX_QUANTITY
 from gpusched.paths import SHOCKWAVE_RESULTS_DIR
-from gpusched.workload.files import is_file, load_json_text, read_user_text
 from gpusched.workload.openb import TraceError
+from gpusched.workload.shockwave import read_json_mapping
 
 RESULT_KINDS: tuple[str, ...] = ("physical", "simulation")
 """The real cluster, and Shockwave's simulator."""
@@ -118,12 +118,7 @@ def read_shockwave_result(path: str | Path) -> ShockwaveResult:
     """
     path = Path(path)
     label = f"results '{path}'"
-    if not is_file(path):
-        raise TraceError(f"{label}: no such file")
-    data = load_json_text(read_user_text(path, label=label, max_bytes=MAX_TRACE_BYTES, error=TraceError),
-                          label=label, error=TraceError)
-    if not isinstance(data, dict):
-        raise TraceError(f"{label}: expected a mapping of keys, got {type(data).__name__}")
+    data = read_json_mapping(path, label, "keys")
     keys = ("policy", "kind", "avg_jct_s", "makespan_s", "cluster_util", "time_per_iteration_s", "rounds",
             "jct_s", "finish_time_fairness", "throughput_timeline")
     for key in keys:
