@@ -21,6 +21,9 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
+from gpusched.agent.distribution import MASKED_LOGIT, LogSoftmaxMaskableDistribution
+from gpusched.env.window import PAIR_FEATURES
+
 _OBS_KEYS = ("gpus", "gpu_present", "job", "queue", "time")
 
 
@@ -154,6 +157,14 @@ class GpuSetPolicy(MaskableActorCriticPolicy):
 # ---------------------------------------------------------------------------- the window network
 _WINDOW_KEYS = ("gpus", "gpu_present", "jobs", "job_present", "pairs", "globals")
 
+PAIR_FITS = PAIR_FEATURES.index("fits")
+"""The pair feature that says the job (its gang) fits on that GPU now (``PAIR_FEATURES[0]``):
+1.0 exactly where the (slot, GPU) action is valid."""
+
+UNFIT_LOGIT = MASKED_LOGIT
+"""The logit of a (slot, GPU) pair whose job does not fit there: never a valid action, so never
+scored (the masked distribution gives a masked action the same logit)."""
+
 
 class WindowDictExtractor(BaseFeaturesExtractor):
     """Concatenate a version-3 observation in a fixed order: gpus, presence, jobs, presence, pairs,
@@ -231,6 +242,7 @@ class WindowSetNetwork(nn.Module):
         return job_emb, gpu_emb, pairs, ctx
 
     def _logits(self, job_emb: th.Tensor, gpu_emb: th.Tensor, pairs: th.Tensor, ctx: th.Tensor) -> th.Tensor:
+        """Every pair's logit (the dense grid), then HOLD: what a trained agent decides by."""
         # One (batch, window, GPUs, hidden) tensor, filled in place: fresh temporaries of that
         # size cost several times the arithmetic at 512 GPUs.
         hidden = self.pair_feat(pairs)
@@ -240,8 +252,33 @@ class WindowSetNetwork(nn.Module):
         scores = (hidden @ self.pair_out.weight.t()).squeeze(-1).flatten(1) + self.pair_out.bias
         return th.cat([scores, self.hold(ctx)], -1)
 
+    def _fit_logits(self, job_emb: th.Tensor, gpu_emb: th.Tensor, pairs: th.Tensor,
+                    ctx: th.Tensor) -> th.Tensor:
+        """The logits of the pairs whose job fits on that GPU (the valid (slot, GPU) actions,
+        :data:`PAIR_FITS`) and HOLD; every other pair reads :data:`UNFIT_LOGIT`.
+
+        The same formula as :meth:`_logits`, over the valid pairs only: about 1 % of the 16 x 108
+        pairs on ``gavel-108gpu-heavy``, where the dense grid and its backward pass cost some 30
+        times the rest of a PPO update (``benchmarks/bench_training.py``). Under the action mask
+        its distribution is the dense grid's; a valid pair's logit may differ from
+        :meth:`_logits`'s in its last bits (a matrix product sums a row by another path when the
+        row sits elsewhere in the batch), which is why a trained agent's decisions keep
+        :meth:`_logits`.
+        """
+        batch, window, gpus = pairs.shape[:3]
+        b, w, g = th.nonzero(pairs[..., PAIR_FITS] > 0.5, as_tuple=True)
+        hidden = self.pair_feat(pairs[b, w, g])
+        hidden += (self.pair_job(job_emb) + self.pair_ctx(ctx).unsqueeze(1))[b, w]
+        hidden += self.pair_gpu(gpu_emb)[b, g]
+        hidden.relu_()
+        scored = (hidden @ self.pair_out.weight.t()).squeeze(-1) + self.pair_out.bias
+        scores = th.full((batch, window * gpus), UNFIT_LOGIT, dtype=scored.dtype, device=scored.device)
+        scores = scores.index_put((b, w * gpus + g), scored)
+        return th.cat([scores, self.hold(ctx)], -1)
+
     def forward_actor(self, x: th.Tensor) -> th.Tensor:
-        """Action logits: one per (slot, GPU), slot-major, then HOLD."""
+        """Action logits: one per (slot, GPU), slot-major, then HOLD (the dense grid: every
+        decision of a trained agent, and sb3's ``predict``, read these)."""
         return self._logits(*self._encode(x))
 
     def forward_critic(self, x: th.Tensor) -> th.Tensor:
@@ -249,19 +286,23 @@ class WindowSetNetwork(nn.Module):
         return self.value(self._encode(x)[3])
 
     def forward(self, x: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        """The logits of the valid actions (:meth:`_fit_logits`) and the value latent: what
+        sb3-contrib's rollouts and PPO update call, and the warm start's fit."""
         encoded = self._encode(x)
-        return self._logits(*encoded), self.value(encoded[3])
+        return self._fit_logits(*encoded), self.value(encoded[3])
 
 
 class WindowSetPolicy(GpuSetPolicy):
     """``MaskableActorCriticPolicy`` with the size-agnostic :class:`WindowSetNetwork` (observation
-    version 3: a queue window of jobs and a set of GPUs)."""
+    version 3: a queue window of jobs and a set of GPUs) and the masked distribution of
+    :mod:`gpusched.agent.distribution`."""
 
     def __init__(self, observation_space: spaces.Dict, action_space: spaces.Discrete, lr_schedule,
                  hidden: int = 64, trainable: bool = True, **kwargs: Any):
         kwargs.setdefault("features_extractor_class", WindowDictExtractor)
         super().__init__(observation_space, action_space, lr_schedule, hidden=hidden, trainable=trainable,
                          **kwargs)
+        self.action_dist = LogSoftmaxMaskableDistribution(int(action_space.n))
 
     def _build_mlp_extractor(self) -> None:
         space = self.observation_space

@@ -251,6 +251,21 @@ def sidecar_settings(config: TrainConfig, scenario: Scenario) -> dict[str, Any]:
     }
 
 
+def ppo_model(config: TrainConfig, tensorboard_log: str | None = None) -> MaskablePPO:
+    """The run's MaskablePPO over ``config.n_envs`` in-process training environments, with every
+    PPO setting of ``config`` (what :func:`train` runs and ``benchmarks/bench_training.py`` times).
+
+    :param tensorboard_log: folder of the TensorBoard logs (``None``: none written).
+    """
+    venv = DummyVecEnv([lambda: make_train_env(config) for _ in range(config.n_envs)])
+    return MaskablePPO(
+        WindowSetPolicy if windowed(config) else GpuSetPolicy, venv, learning_rate=config.learning_rate,
+        n_steps=config.n_steps, batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
+        gae_lambda=config.gae_lambda, clip_range=config.clip_range, ent_coef=config.ent_coef,
+        policy_kwargs={"hidden": config.hidden}, tensorboard_log=tensorboard_log,
+        seed=config.seed, device="cpu", verbose=0)
+
+
 def train(config: TrainConfig, log: Callable[[str], None] = print,
           callbacks: list[BaseCallback] | None = None, stage: Stage | None = None) -> dict[str, Any]:
     """Run the whole training and write the model and its sidecar.
@@ -270,15 +285,9 @@ def train(config: TrainConfig, log: Callable[[str], None] = print,
     th.set_num_threads(config.torch_threads)
     seed_everything(config.seed)
     t0 = time.perf_counter()
-    venv = DummyVecEnv([lambda: make_train_env(config) for _ in range(config.n_envs)])
     run_name = f"{out.stem}-s{config.seed}"
     run_dir = Path(config.log_dir) / run_name
-    model = MaskablePPO(
-        WindowSetPolicy if windowed(config) else GpuSetPolicy, venv, learning_rate=config.learning_rate,
-        n_steps=config.n_steps, batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
-        gae_lambda=config.gae_lambda, clip_range=config.clip_range, ent_coef=config.ent_coef,
-        policy_kwargs={"hidden": config.hidden}, tensorboard_log=str(Path(config.log_dir) / "tb"),
-        seed=config.seed, device="cpu", verbose=0)
+    model = ppo_model(config, tensorboard_log=str(Path(config.log_dir) / "tb"))
     bc_stats: dict[str, float] = {}
     teacher_labels: list[dict[str, Any]] = []
     if config.bc_policy:
