@@ -119,3 +119,24 @@ def test_window_policy_samples_only_valid_actions():
     for obs, mask in zip(observations, masks, strict=True):
         action, _ = policy.predict(obs, deterministic=False, action_masks=mask)
         assert mask[int(action)]
+
+
+def test_the_hour_command_is_the_shipped_urgency_run_with_cheaper_rollouts():
+    """docs/agent.md's one-hour urgency command changes only the run's length, its evaluation
+    interval and how the 2,048 steps of a rollout are split over environments."""
+    import json
+    import re
+    import shlex
+
+    from gpusched.cli.main import build_parser
+    from gpusched.cli.train import config_from_args
+    from gpusched.paths import REPO_ROOT, SHIPPED_MODELS_DIR
+
+    text = (REPO_ROOT / "docs" / "agent.md").read_text(encoding="utf-8")
+    blocks = [b.replace("\\\n", " ") for b in re.findall(r"```bash\n(.*?)```", text, flags=re.DOTALL)]
+    (command,) = [b for b in blocks if "--out models/urgency-history.zip" in b]
+    config = config_from_args(build_parser().parse_args(shlex.split(command)[1:])).to_json()
+    shipped = json.loads((SHIPPED_MODELS_DIR / "ppo-urgency.json").read_text())["config"]
+    assert config["n_envs"] * config["n_steps"] == shipped["n_envs"] * shipped["n_steps"]
+    changed = {k for k in shipped if config[k] != shipped[k]} - {"out", "log_dir", "progress"}
+    assert changed == {"timesteps", "n_envs", "n_steps", "eval_freq"}
