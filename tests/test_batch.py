@@ -121,12 +121,18 @@ def _small() -> Simulator:
     return Simulator(cluster, jobs, window=5, preemption_min_run_min=1.0)
 
 
-def test_a_batch_applies_stops_then_moves_then_starts_at_one_instant():
+def _four_running_at_minute_20() -> Simulator:
+    """:func:`_small` with jobs 0-3 on GPUs 0-3 and job 4 queued, at minute 20."""
     sim = _small()
     for gpu in range(4):
         sim.step(gpu)
     sim.request_wakeup(20.0)
     sim.step(-1)
+    return sim
+
+
+def test_a_batch_applies_stops_then_moves_then_starts_at_one_instant():
+    sim = _four_running_at_minute_20()
     assert sim.time_min == 20.0
     # stop job 0 (GPU 0), move job 1 from GPU 1 to GPU 0, start job 4 on GPU 1
     assert sim.step(Batch(stop=(0,), move=(Migrate(1, (0,)),), start=((4, (1,)),)))
@@ -145,3 +151,26 @@ def test_an_impossible_change_in_a_batch_raises():
         sim.step(Batch(start=((4, (0,)),)))
     with pytest.raises(ValueError, match="not queued"):
         sim.step(Batch(start=((0, (0,)),)))
+
+
+def _completions(sim: Simulator) -> list[tuple[float, int]]:
+    return sorted((e[0], e[4]) for e in sim.run_state.events.heap if e[3] == "completion")
+
+
+def test_a_batch_drops_exactly_the_completions_of_the_jobs_it_stops_or_moves():
+    sim = _four_running_at_minute_20()
+    before = dict((j, t) for t, j in _completions(sim))
+    sim.step(Batch(stop=(0,), move=(Migrate(1, (0,)),), start=((4, (1,)),)))
+    after = _completions(sim)
+    jobs = [j for _, j in after]
+    assert sorted(jobs) == [1, 2, 3, 4]  # job 0's is gone; job 1 has its new one only
+    assert {j: t for t, j in after if j in (2, 3)} == {2: before[2], 3: before[3]}
+    assert dict((j, t) for t, j in after)[1] == pytest.approx(20.0 + sim.record.run_min[1])
+
+
+def test_a_refused_move_leaves_the_changes_before_it_applied_with_their_completions_dropped():
+    sim = _four_running_at_minute_20()
+    with pytest.raises(ValueError, match="does not fit"):
+        sim.step(Batch(stop=(0,), move=(Migrate(1, (2,)),)))  # GPU 2 is job 2's
+    assert sorted(j for _, j in _completions(sim)) == [1, 2, 3]
+    assert 0 in sim.queue and sim.record.job_gpus[1] == (1,)

@@ -27,6 +27,9 @@ from gpusched.core.jobs import Job, fit_shape
 EPS = 1e-9
 """Tolerance for floating-point resource comparisons (GB, fraction of a GPU)."""
 
+_EVERY_GPU = slice(None)
+"""The GPUs a whole-cluster mask is computed on."""
+
 MISROUTE_CAUSES: tuple[str, ...] = ("capacity", "occupied", "gang")
 """Why a job sent to a GPU did not fit there (see :meth:`ClusterState.misroute_cause`)."""
 
@@ -245,16 +248,7 @@ class ClusterState:
             self._fit_cache = (self.version, job, hit[1], hit[2])
             return hit[1], hit[2]
         c = self.cluster
-        need = job_vram_gb(job, c.gpu_vram_gb) if job.vram_frac else job.vram_gb  # vram_need_gb's
-        single = (self.vram_free_gb >= need - EPS) & (self.compute_free >= job.compute - EPS)
-        if job.gpu_spec:
-            single &= c.spec_mask(job.gpu_spec)
-        if self.down is not None:
-            single &= ~self.down
-        if c.has_node_limits and (job.cpu_milli or job.memory_mib):
-            node_ok = (self.node_cpu_used + job.cpu_milli <= c.node_cpu_milli + EPS) & (
-                self.node_memory_used + job.memory_mib <= c.node_memory_mib + EPS)
-            single &= node_ok[c.gpu_node]
+        single = self._single_fit(job, _EVERY_GPU)
         gang = single
         if job.gpus > 1:
             gang = c.gang_mask(single, job.gpus)
@@ -263,6 +257,31 @@ class ClusterState:
         self._fit_cache = (self.version, job, single, gang)
         self._fit_by_job[id(job)] = (job, single, gang)
         return single, gang
+
+    def gpus_fit(self, job: Job, gpus: list[int]) -> bool:
+        """Whether each of ``gpus`` could hold one of the job's GPUs now: ``single_gpu_fit(job)[gpus]
+        .all()``, read from the job's masks when they are cached for this state, else tested on
+        those GPUs alone (the same comparisons, without the whole cluster's masks and the gang
+        mask; a batch of moves changes the state between its checks)."""
+        cache = self._fit_cache
+        if cache is not None and cache[0] == self.version and cache[1] is job:
+            return bool(cache[2][gpus].all())
+        return bool(self._single_fit(job, gpus).all())
+
+    def _single_fit(self, job: Job, at: slice | list[int]) -> np.ndarray:
+        """The single-GPU fit (VRAM, compute, model, up, node CPU and memory) of the GPUs ``at``."""
+        c = self.cluster
+        need = job_vram_gb(job, c.gpu_vram_gb)[at] if job.vram_frac else job.vram_gb  # vram_need_gb's
+        ok = (self.vram_free_gb[at] >= need - EPS) & (self.compute_free[at] >= job.compute - EPS)
+        if job.gpu_spec:
+            ok &= c.spec_mask(job.gpu_spec)[at]
+        if self.down is not None:
+            ok &= ~self.down[at]
+        if c.has_node_limits and (job.cpu_milli or job.memory_mib):
+            node_ok = (self.node_cpu_used + job.cpu_milli <= c.node_cpu_milli + EPS) & (
+                self.node_memory_used + job.memory_mib <= c.node_memory_mib + EPS)
+            ok &= node_ok[c.gpu_node[at]]
+        return ok
 
     def single_gpu_fit(self, job: Job) -> np.ndarray:
         """GPUs that could each hold one of the job's GPUs now (VRAM, compute, model, node CPU
@@ -319,12 +338,12 @@ class ClusterState:
             return self.cluster.gang_rule.can_place(self, job, gpus)
         if len(gpus) != job.gpus or len(set(gpus)) != len(gpus):
             return False
-        if not all(0 <= g < self.cluster.n_gpus for g in gpus):
+        if len(gpus) and (min(gpus) < 0 or max(gpus) >= self.cluster.n_gpus):  # each a GPU index
             return False
         nodes = self.cluster.gpu_node[list(gpus)]
         if (nodes != nodes[0]).any():
             return False
-        return bool(self.single_gpu_fit(job)[list(gpus)].all())
+        return self.gpus_fit(job, list(gpus))
 
     def set_node_down(self, node: int, down: bool) -> None:
         """Take a node out of every fit (``down``) or bring it back (its jobs must have left it)."""

@@ -207,12 +207,12 @@ class SpreadGang:
         c = self.cluster
         if len(gang) != job.gpus or len(set(gang)) != len(gang):
             return False
-        if not all(0 <= g < c.n_gpus for g in gang):
+        if len(gang) and (min(gang) < 0 or max(gang) >= c.n_gpus):  # each a GPU index
             return False
         codes = c.gpu_model_code[list(gang)]
         if (codes != codes[0]).any():
             return False
-        return bool(state.single_gpu_fit(job)[list(gang)].all())
+        return state.gpus_fit(job, list(gang))
 
     def holds_node(self, gang: Sequence[int], node: int) -> bool:
         gpu_node = self.gpu_node

@@ -22,6 +22,7 @@ itself.
 from __future__ import annotations
 
 import bisect
+import heapq
 import math
 from collections.abc import Sequence
 from heapq import heappush as _heappush
@@ -65,6 +66,9 @@ class Lifecycle:
         self.restore = restore
         self.preemption_min_run_min = preemption_min_run_min
         self.max_node_failures = max_node_failures
+        self._deferred: set[int] | None = None
+        """Inside :meth:`apply`: the jobs whose completions its one pass drops (see
+        :meth:`_stop_and_move`)."""
         self.phases = None
         """The phase mechanism (:mod:`gpusched.core.phase_mechanism`), set at its install when some
         jobs change their speed as they run; ``None``: every job runs at one speed per gang."""
@@ -136,7 +140,7 @@ class Lifecycle:
             if not gang:
                 run.log.misroutes.append((run.time_min, job.id, gpu, state.misroute_cause(job, gpu)))
             return gang
-        gang = tuple(int(g) for g in action)
+        gang = tuple(map(int, action))
         if rule.can_place(state, job, gang):
             return gang
         n_gpus = run.cluster.n_gpus
@@ -204,10 +208,13 @@ class Lifecycle:
         rec.declared_end_min[job_idx] = np.nan
         list.__setitem__(rec.job_gpus, job_idx, ())
 
-    @staticmethod
-    def _drop_completions(run: RunState, victims: list[int]) -> None:
-        """Forget the completions of jobs that stopped."""
-        run.events.drop(COMPLETION, victims)
+    def _drop_completions(self, run: RunState, victims: list[int]) -> None:
+        """Forget the completions of jobs that stopped (inside :meth:`apply`, at the batch's end)."""
+        deferred = self._deferred
+        if deferred is None:
+            run.events.drop(COMPLETION, victims)
+        else:
+            deferred.update(victims)
         for idx in victims:
             del run.running[idx]
 
@@ -265,12 +272,10 @@ class Lifecycle:
         :raises ValueError: if a change is not possible when its turn comes (the changes before
             it stay applied).
         """
-        for job_idx in batch.stop:
-            self.preempt(run, int(job_idx), disrupt=False)
-        for move in batch.move:
-            self.migrate(run, int(move.job), tuple(int(g) for g in move.gang), disrupt=False)
+        if batch.stop or batch.move:
+            self._stop_and_move(run, batch)
         for job_idx, gang in batch.start:
-            job_idx, gang = int(job_idx), tuple(int(g) for g in gang)
+            job_idx, gang = int(job_idx), tuple(map(int, gang))
             queue = run.queue
             if job_idx not in queue:
                 raise ValueError(f"cannot start job index {job_idx}: it is not queued")
@@ -280,6 +285,30 @@ class Lifecycle:
             self.start(run, job_idx, gang, queue.index(job_idx))
         if batch.stop or batch.move:
             run.disrupted()
+
+    def _stop_and_move(self, run: RunState, batch: Batch) -> None:
+        """A batch's stops, then its moves, each a full transition, with the completions of the jobs
+        they stop dropped from the event heap in one pass at the end instead of one pass each.
+
+        Only the completion each job had before the batch goes (a moved job's new one stays): the
+        entries are picked by identity up front, and they stay in the heap, alive, until the pass.
+        The heap then holds the same entries as after one pass per job, and since no two of them
+        compare equal, it yields them in the same order.
+        """
+        victims = {int(i) for i in batch.stop} | {int(m.job) for m in batch.move}
+        heap = run.events.heap
+        stale = {id(e): e[4] for e in heap if e[3] == COMPLETION and e[4] in victims}
+        self._deferred = done = set()
+        try:
+            for job_idx in batch.stop:
+                self.preempt(run, int(job_idx), disrupt=False)
+            for move in batch.move:
+                self.migrate(run, int(move.job), tuple(map(int, move.gang)), disrupt=False)
+        finally:  # a change that is refused leaves the ones before it applied, their completions gone
+            self._deferred = None
+            if done:
+                heap[:] = [e for e in heap if stale.get(id(e), -1) not in done]
+                heapq.heapify(heap)
 
     def fail_node(self, run: RunState, node: int) -> None:
         """Stop every job whose gang holds the node (they lose the progress since their last

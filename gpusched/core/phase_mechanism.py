@@ -88,6 +88,8 @@ class PhaseClock:
     """Work done when each phase starts (reference minutes), and the total last."""
     flat: frozenset[str] = field(init=False)
     """The GPU models on which every phase runs at speed 1.0 (there, a minute is a minute of work)."""
+    total: float = field(init=False)
+    """The job's work (reference minutes): the last of :attr:`starts`."""
 
     def __post_init__(self) -> None:
         starts, total = [], 0.0
@@ -96,6 +98,7 @@ class PhaseClock:
             total += w
         starts.append(total)
         object.__setattr__(self, "starts", tuple(starts))
+        object.__setattr__(self, "total", starts[-1])
         models = {m for speeds in self.speed for m in speeds}
         object.__setattr__(self, "flat", frozenset(
             m for m in models if all(speeds.get(m, 0.0) == 1.0 for speeds in self.speed)))
@@ -114,11 +117,6 @@ class PhaseClock:
             work.append(p.minutes(reference))
             speed.append({m: r / base for m, r in p.steps_per_s.items()})
         return cls(tuple(work), tuple(speed), tuple(p.batch_size for p in phases.phases))
-
-    @property
-    def total(self) -> float:
-        """The job's work (reference minutes)."""
-        return self.starts[-1]
 
     def speed_in(self, phase: int, model: str) -> float:
         """Phase ``phase``'s speed on GPU model ``model`` (0 where it cannot run)."""

@@ -171,7 +171,12 @@ def assign_round(share: np.ndarray, priority: np.ndarray, scale_factor: np.ndarr
             same_size = [i for i in jobs if sizes[i] == size]
             for i in same_size:
                 held = prev_gpus[i]
-                if prev_type[i] == j and len(held) == size and not any(taken[g] for g in held):
+                if prev_type[i] != j or len(held) != size:
+                    continue
+                for g in held:  # every GPU it held is still free
+                    if taken[g]:
+                        break
+                else:
                     for g in held:
                         taken[g] = True
                     gpus[i] = tuple(sorted(held))

@@ -268,20 +268,27 @@ def _place(r: RoundsRun, rows: np.ndarray, up: list[np.ndarray], position: np.nd
                 continue
             held = prev_gpus[i]
             j = int(last_type[i])
-            if held and j >= 0 and all(where[g] >= 0 and gpu_type[g] == j for g in held):
+            if not held or j < 0:
+                continue
+            for g in held:  # every GPU it held is up and of its last type
+                if where[g] < 0 or gpu_type[g] != j:
+                    break
+            else:
                 prev_type[row] = j
-                prev_within[row] = tuple(where[g] for g in held)
+                prev_within[row] = tuple(map(where.__getitem__, held))
     share_rows = r.share[rows]
     priority = round_priorities(share_rows, r.time_min[rows], r.type_time_min, throughput)
     placed = assign_round(share_rows, priority, scale, capacity, throughput, order,
                           deficit=r.deficit_min[rows], previous_type=prev_type,
                           previous_gpus=prev_within, fifo=fifo, allocated=r.in_allocation[rows])
     target: dict[int, tuple[int, ...]] = {}
-    for row in np.flatnonzero(placed.gpu_type >= 0).tolist():
-        ups = up_lists[int(placed.gpu_type[row])]
-        gang = tuple(ups[p] for p in placed.gpus[row])
+    arrival = rows.tolist()
+    for row, j in enumerate(placed.gpu_type.tolist()):
+        if j < 0:
+            continue
+        gang = tuple(map(up_lists[j].__getitem__, placed.gpus[row]))
         if can_place(row, gang):
-            target[int(rows[row])] = gang
+            target[arrival[row]] = gang
     r._fixed = None
     if len(target) == int((placed.gpu_type >= 0).sum()) and order_free(
             share_rows, scale, capacity, throughput, fifo=fifo):

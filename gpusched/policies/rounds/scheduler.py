@@ -45,24 +45,45 @@ class RoundFailedError(GpuschedError):
     round's time and the solver's reason (no fallback to the last allocation)."""
 
 
+def throughput_rows(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
+                    empty: ClusterState) -> np.ndarray:
+    """``(m, k)`` the throughput of each job of ``active`` on each GPU type (see the module
+    docstring): its current phase's speed on the type's first GPU, 0 where no GPU of the type could
+    ever hold its gang (on ``empty``, the cluster with nothing placed)."""
+    jobs = view.jobs
+    k = len(rounds.types)
+    first_of_type = np.array([int(np.flatnonzero(rounds.gpu_type == j)[0]) for j in range(k)])
+    throughput = np.zeros((len(active), k))
+    model = view.speed_model
+    phases = view.phases
+    for row, i in enumerate(active.tolist()):
+        job = jobs[i]
+        fits = empty.fit_mask(job)
+        speeds = (None if model.uniform else model.row(job) if phases is None
+                  else model.row_phase(job, int(phases.phase[i])))
+        for j in range(k):
+            if fits[rounds.gpu_type == j].any():
+                throughput[row, j] = 1.0 if speeds is None else float(speeds[first_of_type[j]])
+    return throughput
+
+
 def round_problem(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
-                  empty: ClusterState) -> RoundProblem:
+                  empty: ClusterState, throughput: np.ndarray | None = None) -> RoundProblem:
     """The round problem of the active jobs, read from the view (see the module docstring).
 
     :param empty: the cluster with nothing placed (which types could ever hold a gang).
+    :param throughput: ``(m, k)`` the active jobs' :func:`throughput_rows`, when known already.
     """
     jobs, cluster = view.jobs, view.cluster
     k = len(rounds.types)
     n_gpus = cluster.n_gpus
-    first_of_type = np.array([int(np.flatnonzero(rounds.gpu_type == j)[0]) for j in range(k)])
-    throughput = np.zeros((len(active), k))
+    if throughput is None:
+        throughput = throughput_rows(view, rounds, active, empty)
     scale = np.zeros(len(active), dtype=np.int64)
     weight = np.ones(len(active))
     deadline = np.full(len(active), np.inf)
     remaining = np.zeros(len(active))
     now = view.time_min
-    model = view.speed_model
-    phases = view.phases
     for row, i in enumerate(active.tolist()):
         job = jobs[i]
         scale[row] = job.gpus
@@ -71,12 +92,6 @@ def round_problem(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
             deadline[row] = max((job.arrival_min + job.deadline_min - now) * 60.0, 1e-9)
         left = view.declared_left_min(i)
         remaining[row] = left * 60.0 if np.isfinite(left) else 0.0  # unknown: see the docstring
-        fits = empty.fit_mask(job)
-        speeds = (None if model.uniform else model.row(job) if phases is None
-                  else model.row_phase(job, int(phases.phase[i])))
-        for j in range(k):
-            if fits[rounds.gpu_type == j].any():
-                throughput[row, j] = 1.0 if speeds is None else float(speeds[first_of_type[j]])
     prices = view.prices
     cost = np.ones(k)
     if prices is not None:
@@ -122,8 +137,8 @@ class RoundScheduler:
         keys = [(i, 0 if phases is None else int(phases.phase[i])) for i in active.tolist()]
         rows, missing = self._rows, [key for key in keys if key not in self._rows]
         if missing:
-            fresh = round_problem(view, rounds, np.array([i for i, _ in missing], dtype=np.int64),
-                                  self._empty).throughput
+            fresh = throughput_rows(view, rounds, np.array([i for i, _ in missing], dtype=np.int64),
+                                    self._empty)
             for key, row in zip(missing, fresh, strict=True):
                 rows[key] = row
         return np.array([rows[key] for key in keys]).reshape(len(active), len(rounds.types))
@@ -137,9 +152,10 @@ class RoundScheduler:
         active = np.array(sorted([*queue, *running]), dtype=np.int64)
         jobs, rule, empty, fits = view.jobs, view.gang_rule, self._empty, self._fits
         share, solve_s = None, 0.0
+        throughput = self._throughput(view, rounds, active)
         if rounds.needs_allocation(view.time_min, active):
             try:
-                problem = round_problem(view, rounds, active, empty)
+                problem = round_problem(view, rounds, active, empty, throughput)
                 allocation = self.policy(problem)
                 allocation.check(problem)
             except GpuschedError as exc:  # a solver failure or a malformed allocation: said, and stop
@@ -156,7 +172,7 @@ class RoundScheduler:
 
         scale = np.array([jobs[i].gpus for i in active.tolist()], dtype=np.int64)
         plan = plan_round(rounds, view.time_min, active, set(running), view.job_gpus, scale,
-                          self._throughput(view, rounds, active), np.asarray(view.gpu_down(), dtype=bool),
+                          throughput, np.asarray(view.gpu_down(), dtype=bool),
                           can_place, share, agnostic=self.policy.agnostic, fifo=self.policy.fifo,
                           solve_s=solve_s)
         return 0, plan
