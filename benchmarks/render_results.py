@@ -18,7 +18,7 @@ those files, and the shipped stall-conditions sweep, into Markdown without runni
 - ``assets/sweeps/results/stall-conditions/`` (``gpusched sweep assets/sweeps/stall-conditions.yaml``)
   -> ``docs/results/stall-conditions.md``;
 - ``benchmarks/results/philly-pairs.json``, ``philly-rounds.json`` and ``philly-full.json``
-  (``philly.py``) -> ``docs/results/philly.md``;
+  (``philly.py``) and ``philly-history.json`` (``philly_history.py``) -> ``docs/results/philly.md``;
 - all of them, with ``docs/results/fgd-accuracy.md`` (which ``fgd_accuracy.py`` writes itself) and
   ``benchmarks/results/real-cluster.json`` (whose page ``benchmarks/real_cluster.py`` renders), ->
   the findings block of ``README.md`` (between :data:`FINDINGS_START` and :data:`FINDINGS_END`).
@@ -58,6 +58,7 @@ from gpusched.figures.words import signed
 from gpusched.paths import (
     BENCHMARK_RESULTS_DIR,
     PHILLY_FULL_RESULTS,
+    PHILLY_HISTORY_RESULTS,
     PHILLY_PAIRS_RESULTS,
     PHILLY_ROUNDS_RESULTS,
     REAL_CLUSTER_RESULTS,
@@ -1221,10 +1222,128 @@ def _philly_cost_rows(table: KnowledgeTable) -> list[str]:
     return lines
 
 
-def philly_markdown(pairs: dict, rounds: dict | None, full: dict | None) -> str:
+PHILLY_FIFO = "fcfs+first_fit"
+"""The pair the round policies are measured against first (it reads no run time)."""
+
+
+def _philly_against(a: pd.Series, b: pd.Series) -> PairedDifference:
+    """``a - b`` paired on the seeds of ``a`` (each indexed by seed)."""
+    return paired_difference(a.to_numpy(), b.loc[a.index].to_numpy())
+
+
+def _philly_verdicts(diffs: list[tuple[str, PairedDifference]], than: str) -> str:
+    """How many of the differences (policy, policy - reference) lie wholly below 0, wholly above
+    it, or take in 0, as a sentence."""
+    lower = [p for p, d in diffs if d.high < 0]
+    higher = [p for p, d in diffs if d.low > 0]
+    return (f"Against {than}: {len(lower)} of the {len(diffs)} shorter, {len(higher)} longer, "
+            f"{len(diffs) - len(lower) - len(higher)} not told apart by the interval.")
+
+
+def philly_rounds_section(ptable: KnowledgeTable, rounds: dict) -> list[str]:
+    """The round policies of ``philly-rounds.json`` against FIFO (:data:`PHILLY_FIFO` told
+    exactly) and against the best pair told the same, paired seed by seed with the pairs' runs of
+    the same windows, then what not knowing costs each."""
+    rtable = KnowledgeTable.from_json(rounds["table"])
+    jct = "avg_jct_min"
+    fifo = ptable.values("exact", PHILLY_FIFO, jct)
+    best = {s: ptable.best(s, jct) for s in rtable.settings}
+    seeds = rtable.seeds
+    rows, vs_fifo, vs_best = [], [], []
+    for policy in rtable.policies:
+        mine = rtable.values("exact", policy, jct)
+        df = _philly_against(mine, fifo)
+        vs_fifo.append((policy, df))
+        cells = [f"`{policy}`", _philly_fmt(mine.mean()), _philly_ci(df.mean, df.low, df.high)]
+        for setting in rtable.settings:
+            if rtable.is_refused(setting, policy):
+                cells.append("refused")
+                continue
+            theirs = ptable.values(setting, best[setting], jct)
+            db = _philly_against(rtable.values(setting, policy, jct), theirs)
+            vs_best.append((f"{policy} {setting}", db))
+            cells.append(_philly_ci(db.mean, db.low, db.high))
+        rows.append("| " + " | ".join(cells) + " |")
+    once = rounds.get("run_once", [])
+    return ["## Round policies", "",
+            f"Seeds {_philly_seeds(seeds)} ({len(seeds)} window{'s' * (len(seeds) != 1)}, the pairs' own, "
+            "so that a round policy pairs with them seed by seed), the default rounds. "
+            + (f"The {len(once)} round policies that read no run time ({', '.join(f'`{p}`' for p in once)}) "
+               "are run once a seed, told nothing, and that run stands for every setting: a setting "
+               "changes only what the scheduler is told. " if once else "")
+            + f"Over these seeds FIFO (`{PHILLY_FIFO}`) averages {_philly_fmt(fifo.loc[seeds].mean())} min; "
+            "the best pair of each setting (over the pairs' seeds) averages "
+            + ", ".join(f"{_philly_fmt(ptable.values(s, b, jct).loc[seeds].mean())} min told {s} (`{b}`)"
+                        for s, b in best.items()) + ".", "",
+            "### Against FIFO and the best pair", "",
+            "Mean JCT (min) told exactly; **− FIFO**: the policy's mean JCT told exactly minus FIFO's; "
+            "**− best pair, told …**: the policy's mean JCT minus that of the best pair, both told the "
+            "same; paired seed by seed (mean, 95 % Student-t interval).", "",
+            "| policy | mean JCT | − FIFO [95 %] | "
+            + " | ".join(f"− best pair, told {s} [95 %]" for s in rtable.settings) + " |",
+            "|---|---|---|" + "---|" * len(rtable.settings),
+            *rows, "",
+            _philly_verdicts(vs_fifo, "FIFO, told exactly") + " "
+            + _philly_verdicts(vs_best, "the best pair told the same, every setting"), "",
+            "### What not knowing costs", "",
+            "Mean JCT (min) told exactly, from history and not at all, and the paired difference "
+            "against the same policy told exactly.", "", *_philly_cost_rows(rtable), ""]
+
+
+PHILLY_HISTORY = "history (default keys)"
+"""The preset's ``history`` in ``philly-history.json``, which every variant is paired against."""
+PHILLY_CEILING = "ceiling: virtual cluster and GPUs"
+"""The ceiling of the preset's keys in ``philly-history.json``."""
+
+
+def philly_history_section(data: dict) -> list[str]:
+    """Other history keys and options, and the ceiling of the keys (``philly-history.json``)."""
+    tune, ev = data["tuning"], data["evaluation"]
+
+    def share(part: dict, name: str) -> float:
+        fifo, exact = np.array(part["fifo"]), np.array(part["exact"])
+        return float((fifo - np.array(part["variants"][name])).mean() / (fifo - exact).mean())
+
+    def against(part: dict, name: str) -> PairedDifference:
+        variants = part["variants"]
+        return paired_difference(np.array(variants[name]), np.array(variants[PHILLY_HISTORY]))
+
+    rows = []
+    for name in tune["variants"]:
+        d = against(ev, name)
+        rows.append(f"| {name} | {100 * share(tune, name):.1f} % | {100 * share(ev, name):.1f} % | "
+                    f"{'—' if name == PHILLY_HISTORY else _philly_ci(d.mean, d.low, d.high)} |")
+    better = [n for n in tune["variants"] if n != PHILLY_HISTORY and not n.startswith("ceiling")
+              and against(tune, n).high < 0]
+    ceiling = share(ev, PHILLY_CEILING)
+    return ["## Could `history` do better?", "",
+            "The file names no user and no job, so `history` keys on the virtual cluster and the GPU count "
+            "(the preset's keys: virtual cluster and GPUs, then virtual cluster, then GPUs, then every job). "
+            "`nice -n 10 python benchmarks/philly_history.py` runs `qssf+first_fit` with other keys and "
+            "options, and with the **ceiling** of a key: each job told, in advance, the geometric mean of "
+            "the true run times of every job of its window that shares its key (what the key can say of a "
+            "job, known without learning). A variant would be chosen on the tuning seeds "
+            f"{_philly_seeds(tune['seeds'])} and only measured on {_philly_seeds(ev['seeds'])}. Recovered: "
+            "share of `qssf` exact's gain over FIFO, of the mean JCT; the last column is the variant's "
+            "mean JCT (min) minus the preset's `history`, paired seed by seed (95 % Student-t).", "",
+            "| variant | recovered, tuning seeds | recovered, evaluation seeds "
+            "| − `history`, evaluation [95 %] |",
+            "|---|---|---|---|", *rows, "",
+            ("On the tuning seeds no key or option shortens the mean JCT beyond its interval, so the preset "
+             "keeps its keys. " if not better else
+             f"On the tuning seeds {', '.join(better)} shorten the mean JCT beyond the interval. ")
+            + f"Told its own keys' ceiling, `qssf` recovers {100 * ceiling:.0f} % on the evaluation seeds"
+            + (": the shortfall lies mostly in what the virtual cluster and the GPU count say of a job's "
+               "run time, not in how `history` learns it (the file has no user or job name, on which "
+               "Helios' QSSF keys)." if ceiling < 0.9 else
+               ": the target is within reach of these keys."), ""]
+
+
+def philly_markdown(pairs: dict, rounds: dict | None, full: dict | None,
+                    history: dict | None = None) -> str:
     """The text of ``docs/results/philly.md``: the pairs (``philly-pairs.json``), the round
-    policies (``philly-rounds.json``) and the whole trace (``philly-full.json``), the last two when
-    measured."""
+    policies (``philly-rounds.json``), the whole trace (``philly-full.json``) and other history keys
+    (``philly-history.json``), the last three when measured."""
     ptable = KnowledgeTable.from_json(pairs["table"])
     scenario = load_scenario(ptable.scenario)
     seeds = ptable.seeds
@@ -1267,20 +1386,14 @@ def philly_markdown(pairs: dict, rounds: dict | None, full: dict | None) -> str:
                  "below the 90 % target.")
               + (f" {head['no_gain_draws']} of the bootstrap's resamples held no gain and are left out."
                  if head["no_gain_draws"] else ""), ""]
+    if history is not None:
+        lines += philly_history_section(history)
     lines += ["## Every order+placement pair", "",
               "Mean JCT (min) told exactly, from history and not at all; a pair that reads run times is "
               "refused under `none`. The cluster's servers are identical, so the placements that only "
               "choose among free GPUs give the same runs.", "", *_philly_cost_rows(ptable), ""]
     if rounds is not None:
-        rtable = KnowledgeTable.from_json(rounds["table"])
-        lines += ["## Round policies", "",
-                  f"Seed {_philly_seeds(rtable.seeds)}, the pairs' seed on which FIFO waits longest (one, "
-                  "for the CPU budget: the differences have no interval), the default rounds. A policy "
-                  "that does not read run times gives the same result under every setting. On "
-                  + ", ".join(f"seed {s} FIFO's (`fcfs+first_fit`) mean wait is "
-                              f"{ptable.values('exact', 'fcfs+first_fit', 'avg_wait_min')[s]:,.1f} min"
-                              for s in rtable.seeds if s in ptable.seeds)
-                  + ".", "", *_philly_cost_rows(rtable), ""]
+        lines += philly_rounds_section(ptable, rounds)
     if full is not None:
         lines += ["## The whole trace: speed", "",
                   f"All 82,247 jobs in real time on {full['servers']} servers of 8 GPUs (gangs spread "
@@ -1399,7 +1512,8 @@ def rendered() -> dict[Path, str]:
         DOCS_RESULTS_DIR / "urgency.md": urgency_markdown(_json_or_none(URGENCY_WINDOW_RESULTS),
                                                           _json_or_none(URGENCY_RESULTS)),
         **({DOCS_RESULTS_DIR / "philly.md": philly_markdown(
-            philly, _json_or_none(PHILLY_ROUNDS_RESULTS), _json_or_none(PHILLY_FULL_RESULTS))}
+            philly, _json_or_none(PHILLY_ROUNDS_RESULTS), _json_or_none(PHILLY_FULL_RESULTS),
+            _json_or_none(PHILLY_HISTORY_RESULTS))}
            if (philly := _json_or_none(PHILLY_PAIRS_RESULTS)) else {}),
         README: with_findings(README.read_text(encoding="utf-8"),
                               findings_markdown(window, bound, findings, fgd)),

@@ -116,6 +116,10 @@ PHILLY_FULL_RESULTS = BENCHMARK_RESULTS_DIR / "philly-full.json"
 """The whole Philly trace under one pair and one round policy: CPU seconds and peak memory
 (``benchmarks/philly.py --full``)."""
 
+PHILLY_HISTORY_RESULTS = BENCHMARK_RESULTS_DIR / "philly-history.json"
+"""``qssf`` on the Philly replay with other history keys and options, and the ceiling of its keys, on
+the tuning and the evaluation seeds (``benchmarks/philly_history.py``)."""
+
 RUNS_DIR = REPO_ROOT / "runs"
 """TensorBoard logs and checkpoints of training runs started from the dashboard."""
 

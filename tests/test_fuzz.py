@@ -14,7 +14,9 @@ the run would write is one the loader accepts), model sidecars (refused in one l
 agent loads), sweep spec names (refused, or the sweep writes inside ``sweeps/<name>`` only), job
 lists (refused naming the file, or every job runs at its own model's or type's speed with finite
 metrics), speed tables with ``models:``, price tables (every GPU at its own model's price), history
-keys (no field or key twice) and the Gavel generator's block (flags are real booleans).
+keys (no field or key twice), the Gavel generator's block (flags are real booleans) and the Philly
+workload block (through ``gpusched simulate``: exit 2 with one line naming the scenario, the key
+and the CSV, or every submitted job completes).
 
 CI runs Hypothesis's default number of examples per test (``max_examples``, 100); for a longer
 search, ``pytest tests/test_fuzz.py --hypothesis-profile=slow`` (registered in ``conftest.py``).

@@ -1,7 +1,8 @@
 """``docs/results/philly.md`` reruns: one row of its target table (``qssf+first_fit`` told run times
 exactly and from history, and FIFO, on the seed where qssf gains most) gives the stored numbers of
 ``benchmarks/results/philly-pairs.json``, and the page shows the recovered share those numbers
-give."""
+give; the history investigation's evaluation runs (``benchmarks/results/philly-history.json``) are
+the pairs' stored runs."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 from gpusched.experiment.knowledge import KnowledgeTable
 from gpusched.experiment.runner import run_policy
-from gpusched.paths import PHILLY_PAIRS_RESULTS, REPO_ROOT
+from gpusched.paths import PHILLY_HISTORY_RESULTS, PHILLY_PAIRS_RESULTS, REPO_ROOT
 from gpusched.workload.presets import load_scenario
 from gpusched.workload.scenario import told
 
@@ -48,3 +49,13 @@ def test_the_page_states_the_recovered_share_of_the_stored_runs():
     # tests/test_docs_results.py checks every page render_results.py renders
     assert f"recovers **{100 * share['share']:.0f} %**" in page
     assert np.all(np.isfinite(fifo)) and len(fifo) == len(philly.PAIR_SEEDS)
+
+
+def test_the_history_investigation_reruns_the_stored_pairs_on_the_evaluation_seeds():
+    evaluation = json.loads(PHILLY_HISTORY_RESULTS.read_text(encoding="utf-8"))["evaluation"]
+    for key, setting, policy in (("fifo", "exact", "fcfs+first_fit"), ("exact", "exact", "qssf+first_fit")):
+        stored = STORED.values(setting, policy, "avg_jct_min")
+        assert evaluation[key] == pytest.approx([stored[s] for s in evaluation["seeds"]], rel=1e-9)
+    stored = STORED.values("history", "qssf+first_fit", "avg_jct_min")
+    assert evaluation["variants"][render_results.PHILLY_HISTORY] == pytest.approx(
+        [stored[s] for s in evaluation["seeds"]], rel=1e-9)
