@@ -1,8 +1,10 @@
 """``docs/results/philly.md`` reruns: one row of its target table (``qssf+first_fit`` told run times
 exactly and from history, and FIFO, on the seed where qssf gains most) gives the stored numbers of
 ``benchmarks/results/philly-pairs.json``, and the page shows the recovered share those numbers
-give; the history investigation's evaluation runs (``benchmarks/results/philly-history.json``) are
-the pairs' stored runs."""
+give; a round policy that reads no run time, stored from one run told nothing, gives the same
+number told exactly, and the round table's differences against FIFO are those of the stored runs
+(``benchmarks/results/philly-rounds.json``); the history investigation's evaluation runs
+(``benchmarks/results/philly-history.json``) are the pairs' stored runs."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import pytest
 
 from gpusched.experiment.knowledge import KnowledgeTable
 from gpusched.experiment.runner import run_policy
-from gpusched.paths import PHILLY_HISTORY_RESULTS, PHILLY_PAIRS_RESULTS, REPO_ROOT
+from gpusched.paths import PHILLY_HISTORY_RESULTS, PHILLY_PAIRS_RESULTS, PHILLY_ROUNDS_RESULTS, REPO_ROOT
 from gpusched.workload.presets import load_scenario
 from gpusched.workload.scenario import told
 
@@ -49,6 +51,29 @@ def test_the_page_states_the_recovered_share_of_the_stored_runs():
     # tests/test_docs_results.py checks every page render_results.py renders
     assert f"recovers **{100 * share['share']:.0f} %**" in page
     assert np.all(np.isfinite(fifo)) and len(fifo) == len(philly.PAIR_SEEDS)
+
+
+def test_a_round_policy_that_reads_no_run_time_reruns_told_exactly_to_its_stored_run():
+    rounds = json.loads(PHILLY_ROUNDS_RESULTS.read_text(encoding="utf-8"))
+    stored = KnowledgeTable.from_json(rounds["table"])
+    policy, seed = "max_min_fairness", min(stored.seeds)
+    assert policy in rounds["run_once"]  # stored from its run told nothing
+    result = run_policy(told(load_scenario(philly.PRESET), "exact"), policy, seed=seed)
+    for setting in stored.settings:
+        assert float(result.metrics["avg_jct_min"]) == pytest.approx(
+            stored.values(setting, policy, "avg_jct_min")[seed], rel=1e-9)
+
+
+def test_the_round_table_differences_are_the_seed_by_seed_ones_of_the_stored_runs():
+    rounds = KnowledgeTable.from_json(json.loads(PHILLY_ROUNDS_RESULTS.read_text(encoding="utf-8"))["table"])
+    page = (render_results.DOCS_RESULTS_DIR / "philly.md").read_text(encoding="utf-8")
+    table = page[page.index("### Against FIFO and the best pair"):page.index("### What not knowing costs")]
+    fifo = STORED.values("exact", "fcfs+first_fit", "avg_jct_min")
+    for policy in rounds.policies:
+        mine = rounds.values("exact", policy, "avg_jct_min")
+        diff = float((mine - fifo.loc[mine.index]).mean())
+        row = next(line for line in table.splitlines() if line.startswith(f"| `{policy}` |"))
+        assert row.split(" | ")[2].split(" [")[0] == f"{diff:+,.1f}", row
 
 
 def test_the_history_investigation_reruns_the_stored_pairs_on_the_evaluation_seeds():
