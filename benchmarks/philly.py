@@ -2,8 +2,8 @@
 told run times exactly, from history and not at all, paired seed by seed; and the target: how much
 of the gain ``qssf`` told exact run times has over FIFO does ``qssf`` with ``history`` recover.
 
-Parts (each writes its JSON into ``benchmarks/results/``; ``--render`` writes
-``docs/results/philly.md`` from them):
+Parts (each writes its JSON into ``benchmarks/results/``; ``python benchmarks/render_results.py``
+renders ``docs/results/philly.md`` from them, as it renders every results page):
 
 - ``--part pairs``: every pair the registry lists (``ORDER+PLACEMENT``,
   the four families of :mod:`gpusched.policies.registry`: :func:`pair_names`) under ``exact``,
@@ -11,8 +11,9 @@ Parts (each writes its JSON into ``benchmarks/results/``; ``--render`` writes
   (:func:`gpusched.experiment.knowledge.knowledge_comparison`; a pair that reads run times is
   refused under ``none``) on :data:`PAIR_SEEDS` -> ``philly-pairs.json``;
 - ``--part rounds``: every round policy (:func:`~gpusched.policies.registry.is_round_policy`) the
-  same way on :func:`round_seeds` (fewer: a round policy's run costs some 50 times a pair's) ->
-  ``philly-rounds.json``;
+  same way on :data:`ROUND_SEEDS` (a round policy's run costs some 50 times a pair's: the part
+  runs seed by seed, rewriting its file after each, and resumes where it stopped; a policy that reads
+  no run time is run once a seed, :func:`rounds_one_seed`) -> ``philly-rounds.json``;
 - ``--full PATH``: the whole trace (82,247 jobs, the file at PATH, never shipped) in real time on a
   homogeneous cluster of :data:`FULL_SERVERS` 8-GPU servers (about the size of the Philly cluster,
   some 2,490 GPUs in Jeon et al.; gangs spread over servers) under :data:`FULL_PAIR` and
@@ -20,15 +21,11 @@ Parts (each writes its JSON into ``benchmarks/results/``; ``--render`` writes
   ``philly-full.json``. Reported, not tuned.
 
 The evaluation seeds (1000 and up) never sized the preset (``benchmarks/philly_load.py`` used
-900-904). The recovered share is ``(FIFO - qssf history) / (FIFO - qssf exact)`` of the mean JCT
-over the seeds, FIFO being ``fcfs`` with the same placement; its 95 % interval is a percentile
-bootstrap over the seeds (:data:`BOOTSTRAP_DRAWS` resamples of the seeds, a seeded numpy
-Generator). Alibaba's PAI simulator reports 99 % for its duration estimator (FIFO 7,918 s, oracle
-SJF 5,989 s, SJF with the estimator 6,002 s).
+900-904).
 
-Usage: ``nice -n 10 python benchmarks/philly.py --part pairs`` (about 2 CPU minutes),
-``--part rounds`` (about 4, after ``pairs``), ``--full PATH/philly.csv`` (minutes; a run is stopped at
-:data:`FULL_LIMIT_CPU_S`), ``--render``.
+Usage: ``nice -n 10 python benchmarks/philly.py --part pairs`` (about 4 CPU minutes),
+``--part rounds`` (about 2 CPU minutes a seed), ``--full PATH/philly.csv`` (minutes; a run is
+stopped at :data:`FULL_LIMIT_CPU_S`), then ``python benchmarks/render_results.py``.
 """
 
 from __future__ import annotations
@@ -41,11 +38,10 @@ import subprocess
 import sys
 import time
 
-import numpy as np
+import pandas as pd
 
-from gpusched.experiment.knowledge import KnowledgeTable, knowledge_comparison
-from gpusched.experiment.paired import paired_difference
-from gpusched.paths import BENCHMARK_RESULTS_DIR, REPO_ROOT
+from gpusched.experiment.knowledge import KnowledgeTable, knowledge_comparison, refused
+from gpusched.paths import PHILLY_FULL_RESULTS, PHILLY_PAIRS_RESULTS, PHILLY_ROUNDS_RESULTS
 from gpusched.policies.registry import (
     is_round_policy,
     moving_policy_names,
@@ -55,6 +51,7 @@ from gpusched.policies.registry import (
     urgency_policy_names,
 )
 from gpusched.workload.presets import load_scenario
+from gpusched.workload.scenario import told
 
 PRESET = "philly-replay"
 """The replay."""
@@ -62,21 +59,14 @@ SETTINGS = (("exact", "exact"), ("history", "history"), ("none", "none"))
 """What the scheduler is told (label, ``workload.declared_run_time``)."""
 PAIR_SEEDS = tuple(range(1000, 1010))
 """Evaluation seeds of the pairs (each draws a 14-day window)."""
-def round_seeds() -> tuple[int, ...]:
-    """The evaluation seed of the round policies: one (a round policy runs some 50 times longer
-    than a pair here, and the benchmark's CPU budget is about ten minutes), the pairs' seed on which
-    FIFO (``fcfs+first_fit`` told exactly) waits longest on average, so that the policies meet a
-    queue; it is read from ``philly-pairs.json`` (run ``--part pairs`` first)."""
-    table = KnowledgeTable.from_json(json.loads(OUT["pairs"].read_text(encoding="utf-8"))["table"])
-    return (int(table.values("exact", "fcfs+first_fit", "avg_wait_min").idxmax()),)
+ROUND_SEEDS = PAIR_SEEDS
+"""Evaluation seeds of the round policies: the pairs' seeds, so that a round policy pairs with FIFO
+and with the best pair seed by seed."""
 METRICS = ("avg_jct_min", "avg_wait_min", "jobs_completed", "prediction_error_log")
 """What each run keeps."""
-PLACEMENTS_FOR_TARGET = ("first_fit", "best_fit", "least_loaded_fit")
-"""The placements the target is computed for (``first_fit`` is the headline)."""
-BOOTSTRAP_DRAWS = 10_000
-"""Resamples of the seeds for the recovered share's interval."""
-BOOTSTRAP_SEED = 0
-"""The Generator seed of the bootstrap."""
+SETTING_METRIC = "prediction_error_log"
+"""The metric that measures the setting rather than the run: left empty where a run under ``none``
+stands for another setting."""
 FULL_SERVERS = 312
 """8-GPU servers of the whole-trace run (2,496 GPUs)."""
 FULL_PAIR = "fcfs+first_fit"
@@ -84,10 +74,7 @@ FULL_ROUND = "max_min_fairness"
 FULL_LIMIT_CPU_S = {FULL_PAIR: 120, FULL_ROUND: 300}
 """CPU seconds after which a whole-trace run is stopped (``RLIMIT_CPU``; reported as not finished):
 four times the pair's target, the round policy's target."""
-OUT = {"pairs": BENCHMARK_RESULTS_DIR / "philly-pairs.json",
-       "rounds": BENCHMARK_RESULTS_DIR / "philly-rounds.json",
-       "full": BENCHMARK_RESULTS_DIR / "philly-full.json"}
-DOC = REPO_ROOT / "docs" / "results" / "philly.md"
+OUT = {"pairs": PHILLY_PAIRS_RESULTS, "rounds": PHILLY_ROUNDS_RESULTS, "full": PHILLY_FULL_RESULTS}
 
 
 def pair_names() -> list[str]:
@@ -104,27 +91,70 @@ def round_names() -> list[str]:
 
 def run_part(part: str) -> None:
     """Run one part and write its JSON (the table, the seeds and the CPU seconds)."""
-    policies, seeds = (pair_names(), PAIR_SEEDS) if part == "pairs" else (round_names(), round_seeds())
+    if part == "rounds":
+        run_rounds(ROUND_SEEDS)
+        return
     cpu = time.process_time()
-    table = knowledge_comparison(load_scenario(PRESET), policies, seeds, SETTINGS, metrics=METRICS,
+    table = knowledge_comparison(load_scenario(PRESET), pair_names(), PAIR_SEEDS, SETTINGS,
+                                 metrics=METRICS,
                                  progress=lambda d, t: print(f"\r{d}/{t}", end="", file=sys.stderr))
     out = {"table": table.to_json(), "cpu_s": time.process_time() - cpu}
     OUT[part].write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(f"\n{part}: {out['cpu_s']:.0f} CPU s -> {OUT[part]}")
 
 
-def recovered(fifo: np.ndarray, exact: np.ndarray, hist: np.ndarray) -> dict:
-    """The share of ``qssf`` exact's mean gain over FIFO that ``qssf`` history keeps, with a
-    percentile bootstrap 95 % interval over the seeds (NaN where a resample has no gain)."""
-    gain, kept = fifo - exact, fifo - hist
-    share = float(kept.mean() / gain.mean()) if gain.mean() > 0 else math.nan
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
-    idx = rng.integers(0, len(fifo), size=(BOOTSTRAP_DRAWS, len(fifo)))
-    g, k = gain[idx].mean(axis=1), kept[idx].mean(axis=1)
-    draws = np.where(g > 0, k / np.where(g > 0, g, 1.0), np.nan)
-    low, high = np.nanpercentile(draws, [2.5, 97.5]) if np.isfinite(draws).any() else (math.nan,) * 2
-    return {"share": share, "low": float(low), "high": float(high),
-            "no_gain_draws": int(np.isnan(draws).sum())}
+def blind_round_names() -> list[str]:
+    """The round policies that read no run time (accepted told nothing): the setting changes only
+    ``workload.declared_run_time``, so their runs are the same under every setting."""
+    none = told(load_scenario(PRESET), "none")
+    return [p for p in round_names() if not refused(none, p)]
+
+
+def rounds_one_seed(seed: int) -> KnowledgeTable:
+    """Every round policy under every setting of :data:`SETTINGS` on one seed; a policy of
+    :func:`blind_round_names` is run once, under ``none``, and its row stands for every setting
+    (:data:`SETTING_METRIC` left empty)."""
+    scenario, blind = load_scenario(PRESET), blind_round_names()
+    readers = [p for p in round_names() if p not in blind]
+    read = knowledge_comparison(scenario, readers, [seed], SETTINGS, metrics=METRICS)
+    once = knowledge_comparison(scenario, blind, [seed], (("none", "none"),), metrics=METRICS)
+    copies = [once.runs.assign(setting=label, **({} if label == "none" else {SETTING_METRIC: math.nan}))
+              for label, _ in SETTINGS]
+    return _merged([read.runs, *copies], [seed])
+
+
+def _merged(parts: list[pd.DataFrame], seeds: list[int]) -> KnowledgeTable:
+    """One table of the round policies from runs (rows in setting, policy, seed order)."""
+    runs = pd.concat(parts, ignore_index=True)
+    order = {label: i for i, (label, _) in enumerate(SETTINGS)}
+    rank = {p: i for i, p in enumerate(round_names())}
+    runs = runs.sort_values(["setting", "policy", "seed"],
+                            key=lambda c: c.map(order) if c.name == "setting"
+                            else c.map(rank) if c.name == "policy" else c).reset_index(drop=True)
+    return KnowledgeTable(load_scenario(PRESET).name, sorted(seeds), [label for label, _ in SETTINGS],
+                          round_names(), runs)
+
+
+def run_rounds(seeds: tuple[int, ...]) -> None:
+    """Run the round policies seed by seed (:func:`rounds_one_seed`), rewriting
+    ``philly-rounds.json`` after each seed so that a stopped run resumes where it stopped (a seed
+    the file holds is not run again); ``cpu_s`` sums the seeds' CPU seconds."""
+    done: dict = {"table": None, "cpu_s": 0.0, "cpu_s_per_seed": {}}
+    if OUT["rounds"].is_file():
+        old = json.loads(OUT["rounds"].read_text(encoding="utf-8"))
+        if "cpu_s_per_seed" in old:
+            done = old
+    have = KnowledgeTable.from_json(done["table"]) if done["table"] else None
+    for seed in (s for s in seeds if have is None or s not in have.seeds):
+        cpu = time.process_time()
+        table = rounds_one_seed(seed)
+        spent = time.process_time() - cpu
+        have = table if have is None else _merged([have.runs, table.runs], [*have.seeds, seed])
+        done["cpu_s_per_seed"][str(seed)] = spent
+        done = {"table": have.to_json(), "cpu_s": sum(done["cpu_s_per_seed"].values()),
+                "cpu_s_per_seed": done["cpu_s_per_seed"], "run_once": blind_round_names()}
+        OUT["rounds"].write_text(json.dumps(done, indent=1) + "\n", encoding="utf-8")
+        print(f"rounds: seed {seed}: {spent:.0f} CPU s -> {OUT['rounds']}", flush=True)
 
 
 def _time_one(policy: str, path: str) -> dict:
@@ -165,126 +195,11 @@ def run_full(path: str) -> None:
                            encoding="utf-8")
 
 
-def _seed_range(seeds: list[int]) -> str:
-    return str(seeds[0]) if len(seeds) == 1 else f"{seeds[0]}–{seeds[-1]}"
-
-
-def _fmt(x: float, signed: bool = False) -> str:
-    if x is None or not math.isfinite(x):
-        return "—"
-    return f"{x:+,.1f}" if signed else f"{x:,.1f}"
-
-
-def _cost_rows(table: KnowledgeTable) -> list[str]:
-    cost = table.cost_of_not_knowing("avg_jct_min")
-    lines = ["| policy | exact | history | history − exact [95 %] | none | none − exact [95 %] |",
-             "|---|---|---|---|---|---|"]
-    for policy in table.policies:
-        exact = table.values("exact", policy, "avg_jct_min").mean()
-        cells = [f"`{policy}`", _fmt(exact)]
-        for setting in ("history", "none"):
-            row = cost[(cost["policy"] == policy) & (cost["setting"] == setting)].iloc[0]
-            if table.is_refused(setting, policy):
-                cells += ["refused", "—"]
-            else:
-                cells += [_fmt(row["mean"]),
-                          f"{_fmt(row['diff'], True)} [{_fmt(row['low'], True)}, {_fmt(row['high'], True)}]"]
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
-
-
-def markdown() -> str:
-    """The text of ``docs/results/philly.md``, from the parts' JSON files."""
-    pairs = json.loads(OUT["pairs"].read_text(encoding="utf-8"))
-    ptable = KnowledgeTable.from_json(pairs["table"])
-    scenario = load_scenario(PRESET)
-    seeds = ptable.seeds
-    lines = ["# The Philly replay: what the scheduler knows", "",
-             "Rendered by `python benchmarks/philly.py --render` from `benchmarks/results/philly-*.json` "
-             "(written by `nice -n 10 python benchmarks/philly.py --part pairs`, `--part rounds` and "
-             "`--full PATH/philly.csv`). Do not edit by hand.", "",
-             f"**Preset** `{PRESET}`: {scenario.description}", "",
-             f"**Seeds**: pairs {_seed_range(seeds)} ({len(seeds)} windows), round policies "
-             + ("not run" if not OUT["rounds"].is_file() else
-                _seed_range(json.loads(OUT["rounds"].read_text(encoding="utf-8"))["table"]["seeds"]))
-             + "; each seed draws another 14-day window, and none sized the preset (900–904 did). "
-             f"CPU: pairs {pairs['cpu_s']:.0f} s"
-             + ("" if not OUT["rounds"].is_file() else
-                f", round policies {json.loads(OUT['rounds'].read_text(encoding='utf-8'))['cpu_s']:.0f} s")
-             + ". Mean JCT in minutes; differences are paired seed by seed (mean, 95 % Student-t interval).",
-             "", "## The target: what `qssf` with history recovers", "",
-             "Share of the gain `qssf` told exact run times has over FIFO (`fcfs`, same placement) that "
-             "`qssf` with `history` keeps: (FIFO − qssf history) / (FIFO − qssf exact), of the mean JCT "
-             f"over the seeds; interval: percentile bootstrap over the seeds ({BOOTSTRAP_DRAWS:,} resamples, "
-             f"Generator seed {BOOTSTRAP_SEED}). Target ≥ 90 %; Alibaba's PAI simulator reports 99 %.", "",
-             "| placement | FIFO | qssf exact | qssf history | gain exact [95 %] | gain history [95 %] "
-             "| recovered [95 %] |", "|---|---|---|---|---|---|---|"]
-    target = {}
-    for place in PLACEMENTS_FOR_TARGET:
-        fifo = ptable.values("exact", f"fcfs+{place}", "avg_jct_min").to_numpy()
-        qe = ptable.values("exact", f"qssf+{place}", "avg_jct_min").to_numpy()
-        qh = ptable.values("history", f"qssf+{place}", "avg_jct_min").to_numpy()
-        ge, gh = paired_difference(fifo, qe), paired_difference(fifo, qh)
-        r = recovered(fifo, qe, qh)
-        target[place] = r
-        lines.append(f"| `{place}` | {_fmt(fifo.mean())} | {_fmt(qe.mean())} | {_fmt(qh.mean())} | "
-                     f"{_fmt(ge.mean, True)} [{_fmt(ge.low, True)}, {_fmt(ge.high, True)}] | "
-                     f"{_fmt(gh.mean, True)} [{_fmt(gh.low, True)}, {_fmt(gh.high, True)}] | "
-                     f"{100 * r['share']:.0f} % [{100 * r['low']:.0f}, {100 * r['high']:.0f}] |")
-    head = target["first_fit"]
-    lines += ["", f"With `first_fit`, `qssf` with history recovers **{100 * head['share']:.0f} %** "
-              f"(95 % interval {100 * head['low']:.0f}–{100 * head['high']:.0f} %) of the exact gain: "
-              + ("the target (≥ 90 %) is met." if head["share"] >= 0.9 else
-                 "below the 90 % target, and the interval excludes it." if head["high"] < 0.9 else
-                 "below the 90 % target.")
-              + (f" {head['no_gain_draws']} of the bootstrap's resamples held no gain and are left out."
-                 if head["no_gain_draws"] else ""), ""]
-    lines += ["## Every order+placement pair", "",
-              "Mean JCT (min) told exactly, from history and not at all; a pair that reads run times is "
-              "refused under `none`. The cluster's servers are identical, so the placements that only "
-              "choose among free GPUs give the same runs.", "", *_cost_rows(ptable), ""]
-    if OUT["rounds"].is_file():
-        rounds = json.loads(OUT["rounds"].read_text(encoding="utf-8"))
-        rtable = KnowledgeTable.from_json(rounds["table"])
-        lines += ["## Round policies", "",
-                  f"Seed {_seed_range(rtable.seeds)}, the pairs' seed on which FIFO waits longest (one, "
-                  "for the CPU budget: the differences have no interval), the default rounds. A policy "
-                  "that does not read run times gives the same result under every setting. On "
-                  + ", ".join(f"seed {s} FIFO's (`fcfs+first_fit`) mean wait is "
-                              f"{ptable.values('exact', 'fcfs+first_fit', 'avg_wait_min')[s]:,.1f} min"
-                              for s in rtable.seeds if s in ptable.seeds)
-                  + ".", "", *_cost_rows(rtable), ""]
-    if OUT["full"].is_file():
-        full = json.loads(OUT["full"].read_text(encoding="utf-8"))
-        lines += ["## The whole trace: speed", "",
-                  f"All 82,247 jobs in real time on {full['servers']} servers of 8 GPUs (gangs spread "
-                  "over servers), one process per run; targets: a pair ≤ 30 s, a round policy ≤ 5 min. "
-                  "Reported, not tuned.", "",
-                  "| policy | jobs | CPU s | peak memory (MiB) | mean JCT (min) |",
-                  "|---|---|---|---|---|"]
-        for row in full["runs"]:
-            if "stopped_after_cpu_s" in row:
-                lines.append(f"| `{row['policy']}` | — | not finished in {row['stopped_after_cpu_s']} CPU s "
-                             "(stopped) | — | — |")
-            else:
-                lines.append(f"| `{row['policy']}` | {row['jobs']:,} | {row['cpu_s']:.1f} | "
-                             f"{row['peak_mib']:,.0f} | {_fmt(row['avg_jct_min'])} |")
-        lines.append("")
-    return "\n".join(lines)
-
-
-def render() -> None:
-    """Write ``docs/results/philly.md`` (:func:`markdown`)."""
-    DOC.write_text(markdown(), encoding="utf-8")
-    print(f"-> {DOC}")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("pairs", "rounds"))
     parser.add_argument("--full", metavar="PATH", help="the full processed philly.csv")
     parser.add_argument("--time-one", nargs=2, metavar=("POLICY", "PATH"), help=argparse.SUPPRESS)
-    parser.add_argument("--render", action="store_true")
     args = parser.parse_args()
     if args.time_one:
         print(json.dumps(_time_one(*args.time_one)))
@@ -292,8 +207,6 @@ def main() -> None:
         run_part(args.part)
     if args.full:
         run_full(args.full)
-    if args.render:
-        render()
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ those files, and the shipped stall-conditions sweep, into Markdown without runni
   ``benchmarks/results/urgency-window.json`` (``urgency_window.py``) -> ``docs/results/urgency.md``;
 - ``assets/sweeps/results/stall-conditions/`` (``gpusched sweep assets/sweeps/stall-conditions.yaml``)
   -> ``docs/results/stall-conditions.md``;
+- ``benchmarks/results/philly-pairs.json``, ``philly-rounds.json`` and ``philly-full.json``
+  (``philly.py``) and ``philly-history.json`` (``philly_history.py``) -> ``docs/results/philly.md``;
 - all of them, with ``docs/results/fgd-accuracy.md`` (which ``fgd_accuracy.py`` writes itself) and
   ``benchmarks/results/real-cluster.json`` (whose page ``benchmarks/real_cluster.py`` renders), ->
   the findings block of ``README.md`` (between :data:`FINDINGS_START` and :data:`FINDINGS_END`).
@@ -55,6 +57,10 @@ from gpusched.figures.headline import headline_sentence, paired_verdict
 from gpusched.figures.words import signed
 from gpusched.paths import (
     BENCHMARK_RESULTS_DIR,
+    PHILLY_FULL_RESULTS,
+    PHILLY_HISTORY_RESULTS,
+    PHILLY_PAIRS_RESULTS,
+    PHILLY_ROUNDS_RESULTS,
     REAL_CLUSTER_RESULTS,
     REPO_ROOT,
     STALL_CONDITIONS_RESULTS_DIR,
@@ -1160,6 +1166,252 @@ def urgency_markdown(window: dict | None, tables: dict | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+# ---------------------------------------------------------------------------- the Philly replay
+PHILLY_TARGET_PLACEMENTS = ("first_fit", "best_fit", "least_loaded_fit")
+"""The placements the Philly target is computed for (``first_fit`` is the headline)."""
+PHILLY_BOOTSTRAP_DRAWS = 10_000
+"""Resamples of the seeds for the recovered share's interval."""
+PHILLY_BOOTSTRAP_SEED = 0
+"""The Generator seed of that bootstrap."""
+
+
+def philly_recovered(fifo: np.ndarray, exact: np.ndarray, hist: np.ndarray) -> dict:
+    """The share of ``qssf`` exact's mean gain over FIFO that ``qssf`` history keeps, with a
+    percentile bootstrap 95 % interval over the seeds (NaN where a resample has no gain)."""
+    gain, kept = fifo - exact, fifo - hist
+    share = float(kept.mean() / gain.mean()) if gain.mean() > 0 else math.nan
+    rng = np.random.default_rng(PHILLY_BOOTSTRAP_SEED)
+    idx = rng.integers(0, len(fifo), size=(PHILLY_BOOTSTRAP_DRAWS, len(fifo)))
+    g, k = gain[idx].mean(axis=1), kept[idx].mean(axis=1)
+    draws = np.where(g > 0, k / np.where(g > 0, g, 1.0), np.nan)
+    low, high = np.nanpercentile(draws, [2.5, 97.5]) if np.isfinite(draws).any() else (math.nan,) * 2
+    return {"share": share, "low": float(low), "high": float(high),
+            "no_gain_draws": int(np.isnan(draws).sum())}
+
+
+def _philly_seeds(seeds: list[int]) -> str:
+    return str(seeds[0]) if len(seeds) == 1 else f"{seeds[0]}–{seeds[-1]}"
+
+
+def _philly_fmt(x: float, signed: bool = False) -> str:
+    if x is None or not math.isfinite(x):
+        return "—"
+    return f"{x:+,.1f}" if signed else f"{x:,.1f}"
+
+
+def _philly_ci(mean: float, low: float, high: float) -> str:
+    """A signed mean (minutes) with its interval: ``+1.0 [-0.5, +2.5]``."""
+    return f"{_philly_fmt(mean, True)} [{_philly_fmt(low, True)}, {_philly_fmt(high, True)}]"
+
+
+def _philly_cost_rows(table: KnowledgeTable) -> list[str]:
+    cost = table.cost_of_not_knowing("avg_jct_min")
+    lines = ["| policy | exact | history | history − exact [95 %] | none | none − exact [95 %] |",
+             "|---|---|---|---|---|---|"]
+    for policy in table.policies:
+        exact = table.values("exact", policy, "avg_jct_min").mean()
+        cells = [f"`{policy}`", _philly_fmt(exact)]
+        for setting in ("history", "none"):
+            row = cost[(cost["policy"] == policy) & (cost["setting"] == setting)].iloc[0]
+            if table.is_refused(setting, policy):
+                cells += ["refused", "—"]
+            else:
+                cells += [_philly_fmt(row["mean"]),
+                          _philly_ci(row["diff"], row["low"], row["high"])]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+PHILLY_FIFO = "fcfs+first_fit"
+"""The pair the round policies are measured against first (it reads no run time)."""
+
+
+def _philly_against(a: pd.Series, b: pd.Series) -> PairedDifference:
+    """``a - b`` paired on the seeds of ``a`` (each indexed by seed)."""
+    return paired_difference(a.to_numpy(), b.loc[a.index].to_numpy())
+
+
+def _philly_verdicts(diffs: list[tuple[str, PairedDifference]], than: str) -> str:
+    """How many of the differences (policy, policy - reference) lie wholly below 0, wholly above
+    it, or take in 0, as a sentence."""
+    lower = [p for p, d in diffs if d.high < 0]
+    higher = [p for p, d in diffs if d.low > 0]
+    return (f"Against {than}: {len(lower)} of the {len(diffs)} shorter, {len(higher)} longer, "
+            f"{len(diffs) - len(lower) - len(higher)} not told apart by the interval.")
+
+
+def philly_rounds_section(ptable: KnowledgeTable, rounds: dict) -> list[str]:
+    """The round policies of ``philly-rounds.json`` against FIFO (:data:`PHILLY_FIFO` told
+    exactly) and against the best pair told the same, paired seed by seed with the pairs' runs of
+    the same windows, then what not knowing costs each."""
+    rtable = KnowledgeTable.from_json(rounds["table"])
+    jct = "avg_jct_min"
+    fifo = ptable.values("exact", PHILLY_FIFO, jct)
+    best = {s: ptable.best(s, jct) for s in rtable.settings}
+    seeds = rtable.seeds
+    rows, vs_fifo, vs_best = [], [], []
+    for policy in rtable.policies:
+        mine = rtable.values("exact", policy, jct)
+        df = _philly_against(mine, fifo)
+        vs_fifo.append((policy, df))
+        cells = [f"`{policy}`", _philly_fmt(mine.mean()), _philly_ci(df.mean, df.low, df.high)]
+        for setting in rtable.settings:
+            if rtable.is_refused(setting, policy):
+                cells.append("refused")
+                continue
+            theirs = ptable.values(setting, best[setting], jct)
+            db = _philly_against(rtable.values(setting, policy, jct), theirs)
+            vs_best.append((f"{policy} {setting}", db))
+            cells.append(_philly_ci(db.mean, db.low, db.high))
+        rows.append("| " + " | ".join(cells) + " |")
+    once = rounds.get("run_once", [])
+    return ["## Round policies", "",
+            f"Seeds {_philly_seeds(seeds)} ({len(seeds)} window{'s' * (len(seeds) != 1)}, the pairs' own, "
+            "so that a round policy pairs with them seed by seed), the default rounds. "
+            + (f"The {len(once)} round policies that read no run time ({', '.join(f'`{p}`' for p in once)}) "
+               "are run once a seed, told nothing, and that run stands for every setting: a setting "
+               "changes only what the scheduler is told. " if once else "")
+            + f"Over these seeds FIFO (`{PHILLY_FIFO}`) averages {_philly_fmt(fifo.loc[seeds].mean())} min; "
+            "the best pair of each setting (over the pairs' seeds) averages "
+            + ", ".join(f"{_philly_fmt(ptable.values(s, b, jct).loc[seeds].mean())} min told {s} (`{b}`)"
+                        for s, b in best.items()) + ".", "",
+            "### Against FIFO and the best pair", "",
+            "Mean JCT (min) told exactly; **− FIFO**: the policy's mean JCT told exactly minus FIFO's; "
+            "**− best pair, told …**: the policy's mean JCT minus that of the best pair, both told the "
+            "same; paired seed by seed (mean, 95 % Student-t interval).", "",
+            "| policy | mean JCT | − FIFO [95 %] | "
+            + " | ".join(f"− best pair, told {s} [95 %]" for s in rtable.settings) + " |",
+            "|---|---|---|" + "---|" * len(rtable.settings),
+            *rows, "",
+            _philly_verdicts(vs_fifo, "FIFO, told exactly") + " "
+            + _philly_verdicts(vs_best, "the best pair told the same, every setting"), "",
+            "### What not knowing costs", "",
+            "Mean JCT (min) told exactly, from history and not at all, and the paired difference "
+            "against the same policy told exactly.", "", *_philly_cost_rows(rtable), ""]
+
+
+PHILLY_HISTORY = "history (default keys)"
+"""The preset's ``history`` in ``philly-history.json``, which every variant is paired against."""
+PHILLY_CEILING = "ceiling: virtual cluster and GPUs"
+"""The ceiling of the preset's keys in ``philly-history.json``."""
+
+
+def philly_history_section(data: dict) -> list[str]:
+    """Other history keys and options, and the ceiling of the keys (``philly-history.json``)."""
+    tune, ev = data["tuning"], data["evaluation"]
+
+    def share(part: dict, name: str) -> float:
+        fifo, exact = np.array(part["fifo"]), np.array(part["exact"])
+        return float((fifo - np.array(part["variants"][name])).mean() / (fifo - exact).mean())
+
+    def against(part: dict, name: str) -> PairedDifference:
+        variants = part["variants"]
+        return paired_difference(np.array(variants[name]), np.array(variants[PHILLY_HISTORY]))
+
+    rows = []
+    for name in tune["variants"]:
+        d = against(ev, name)
+        rows.append(f"| {name} | {100 * share(tune, name):.1f} % | {100 * share(ev, name):.1f} % | "
+                    f"{'—' if name == PHILLY_HISTORY else _philly_ci(d.mean, d.low, d.high)} |")
+    better = [n for n in tune["variants"] if n != PHILLY_HISTORY and not n.startswith("ceiling")
+              and against(tune, n).high < 0]
+    ceiling = share(ev, PHILLY_CEILING)
+    return ["## Could `history` do better?", "",
+            "The file names no user and no job, so `history` keys on the virtual cluster and the GPU count "
+            "(the preset's keys: virtual cluster and GPUs, then virtual cluster, then GPUs, then every job). "
+            "`nice -n 10 python benchmarks/philly_history.py` runs `qssf+first_fit` with other keys and "
+            "options, and with the **ceiling** of a key: each job told, in advance, the geometric mean of "
+            "the true run times of every job of its window that shares its key (what the key can say of a "
+            "job, known without learning). A variant would be chosen on the tuning seeds "
+            f"{_philly_seeds(tune['seeds'])} and only measured on {_philly_seeds(ev['seeds'])}. Recovered: "
+            "share of `qssf` exact's gain over FIFO, of the mean JCT; the last column is the variant's "
+            "mean JCT (min) minus the preset's `history`, paired seed by seed (95 % Student-t).", "",
+            "| variant | recovered, tuning seeds | recovered, evaluation seeds "
+            "| − `history`, evaluation [95 %] |",
+            "|---|---|---|---|", *rows, "",
+            ("On the tuning seeds no key or option shortens the mean JCT beyond its interval, so the preset "
+             "keeps its keys. " if not better else
+             f"On the tuning seeds {', '.join(better)} shorten the mean JCT beyond the interval. ")
+            + f"Told its own keys' ceiling, `qssf` recovers {100 * ceiling:.0f} % on the evaluation seeds"
+            + (": the shortfall lies mostly in what the virtual cluster and the GPU count say of a job's "
+               "run time, not in how `history` learns it (the file has no user or job name, on which "
+               "Helios' QSSF keys)." if ceiling < 0.9 else
+               ": the target is within reach of these keys."), ""]
+
+
+def philly_markdown(pairs: dict, rounds: dict | None, full: dict | None,
+                    history: dict | None = None) -> str:
+    """The text of ``docs/results/philly.md``: the pairs (``philly-pairs.json``), the round
+    policies (``philly-rounds.json``), the whole trace (``philly-full.json``) and other history keys
+    (``philly-history.json``), the last three when measured."""
+    ptable = KnowledgeTable.from_json(pairs["table"])
+    scenario = load_scenario(ptable.scenario)
+    seeds = ptable.seeds
+    lines = ["# The Philly replay: what the scheduler knows", "",
+             "Rendered by `python benchmarks/render_results.py` from `benchmarks/results/philly-*.json` "
+             "(written by `nice -n 10 python benchmarks/philly.py --part pairs`, `--part rounds` and "
+             "`--full PATH/philly.csv`). Do not edit by hand.", "",
+             f"**Preset** `{ptable.scenario}`: {scenario.description}", "",
+             f"**Seeds**: pairs {_philly_seeds(seeds)} ({len(seeds)} windows), round policies "
+             + ("not run" if rounds is None else _philly_seeds(rounds["table"]["seeds"]))
+             + "; each seed draws another 14-day window, and none sized the preset (900–904 did). "
+             f"CPU: pairs {pairs['cpu_s']:.0f} s"
+             + ("" if rounds is None else f", round policies {rounds['cpu_s']:.0f} s")
+             + ". Mean JCT in minutes; differences are paired seed by seed (mean, 95 % Student-t interval).",
+             "", "## The target: what `qssf` with history recovers", "",
+             "Share of the gain `qssf` told exact run times has over FIFO (`fcfs`, same placement) that "
+             "`qssf` with `history` keeps: (FIFO − qssf history) / (FIFO − qssf exact), of the mean JCT "
+             f"over the seeds; interval: percentile bootstrap over the seeds ({PHILLY_BOOTSTRAP_DRAWS:,} "
+             f"resamples, Generator seed {PHILLY_BOOTSTRAP_SEED}). Target ≥ 90 %; Alibaba's PAI simulator "
+             "reports 99 %.", "",
+             "| placement | FIFO | qssf exact | qssf history | gain exact [95 %] | gain history [95 %] "
+             "| recovered [95 %] |", "|---|---|---|---|---|---|---|"]
+    target = {}
+    for place in PHILLY_TARGET_PLACEMENTS:
+        fifo = ptable.values("exact", f"fcfs+{place}", "avg_jct_min").to_numpy()
+        qe = ptable.values("exact", f"qssf+{place}", "avg_jct_min").to_numpy()
+        qh = ptable.values("history", f"qssf+{place}", "avg_jct_min").to_numpy()
+        ge, gh = paired_difference(fifo, qe), paired_difference(fifo, qh)
+        r = philly_recovered(fifo, qe, qh)
+        target[place] = r
+        lines.append(f"| `{place}` | {_philly_fmt(fifo.mean())} | {_philly_fmt(qe.mean())} | "
+                     f"{_philly_fmt(qh.mean())} | {_philly_ci(ge.mean, ge.low, ge.high)} | "
+                     f"{_philly_ci(gh.mean, gh.low, gh.high)} | "
+                     f"{100 * r['share']:.0f} % [{100 * r['low']:.0f}, {100 * r['high']:.0f}] |")
+    head = target["first_fit"]
+    lines += ["", f"With `first_fit`, `qssf` with history recovers **{100 * head['share']:.0f} %** "
+              f"(95 % interval {100 * head['low']:.0f}–{100 * head['high']:.0f} %) of the exact gain: "
+              + ("the target (≥ 90 %) is met." if head["share"] >= 0.9 else
+                 "below the 90 % target, and the interval excludes it." if head["high"] < 0.9 else
+                 "below the 90 % target.")
+              + (f" {head['no_gain_draws']} of the bootstrap's resamples held no gain and are left out."
+                 if head["no_gain_draws"] else ""), ""]
+    if history is not None:
+        lines += philly_history_section(history)
+    lines += ["## Every order+placement pair", "",
+              "Mean JCT (min) told exactly, from history and not at all; a pair that reads run times is "
+              "refused under `none`. The cluster's servers are identical, so the placements that only "
+              "choose among free GPUs give the same runs.", "", *_philly_cost_rows(ptable), ""]
+    if rounds is not None:
+        lines += philly_rounds_section(ptable, rounds)
+    if full is not None:
+        lines += ["## The whole trace: speed", "",
+                  f"All 82,247 jobs in real time on {full['servers']} servers of 8 GPUs (gangs spread "
+                  "over servers), one process per run; targets: a pair ≤ 30 s, a round policy ≤ 5 min. "
+                  "Reported, not tuned.", "",
+                  "| policy | jobs | CPU s | peak memory (MiB) | mean JCT (min) |",
+                  "|---|---|---|---|---|"]
+        for row in full["runs"]:
+            if "stopped_after_cpu_s" in row:
+                lines.append(f"| `{row['policy']}` | — | not finished in {row['stopped_after_cpu_s']} CPU s "
+                             "(stopped) | — | — |")
+            else:
+                lines.append(f"| `{row['policy']}` | {row['jobs']:,} | {row['cpu_s']:.1f} | "
+                             f"{row['peak_mib']:,.0f} | {_philly_fmt(row['avg_jct_min'])} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def _json_or_none(path: Path) -> dict | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
@@ -1259,6 +1511,10 @@ def rendered() -> dict[Path, str]:
         **({DOCS_RESULTS_DIR / "gavel-load-rounds.svg": gavel_round_svg(rounds)} if rounds else {}),
         DOCS_RESULTS_DIR / "urgency.md": urgency_markdown(_json_or_none(URGENCY_WINDOW_RESULTS),
                                                           _json_or_none(URGENCY_RESULTS)),
+        **({DOCS_RESULTS_DIR / "philly.md": philly_markdown(
+            philly, _json_or_none(PHILLY_ROUNDS_RESULTS), _json_or_none(PHILLY_FULL_RESULTS),
+            _json_or_none(PHILLY_HISTORY_RESULTS))}
+           if (philly := _json_or_none(PHILLY_PAIRS_RESULTS)) else {}),
         README: with_findings(README.read_text(encoding="utf-8"),
                               findings_markdown(window, bound, findings, fgd)),
     }

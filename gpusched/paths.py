@@ -105,6 +105,21 @@ REAL_CLUSTER_RESULTS = BENCHMARK_RESULTS_DIR / "real-cluster.json"
 """Every round policy on Shockwave's real cluster (``shockwave-tacc-32gpu``) beside the real cluster
 and Shockwave's simulator, and the calibration of the restore cost (``benchmarks/real_cluster.py``)."""
 
+PHILLY_PAIRS_RESULTS = BENCHMARK_RESULTS_DIR / "philly-pairs.json"
+"""Every order+placement pair on the Philly replay (``philly-replay``) told run times exactly, from
+history and not at all, seed by seed (``benchmarks/philly.py --part pairs``)."""
+
+PHILLY_ROUNDS_RESULTS = BENCHMARK_RESULTS_DIR / "philly-rounds.json"
+"""Every round policy on the Philly replay the same way (``benchmarks/philly.py --part rounds``)."""
+
+PHILLY_FULL_RESULTS = BENCHMARK_RESULTS_DIR / "philly-full.json"
+"""The whole Philly trace under one pair and one round policy: CPU seconds and peak memory
+(``benchmarks/philly.py --full``)."""
+
+PHILLY_HISTORY_RESULTS = BENCHMARK_RESULTS_DIR / "philly-history.json"
+"""``qssf`` on the Philly replay with other history keys and options, and the ceiling of its keys, on
+the tuning and the evaluation seeds (``benchmarks/philly_history.py``)."""
+
 RUNS_DIR = REPO_ROOT / "runs"
 """TensorBoard logs and checkpoints of training runs started from the dashboard."""
 

@@ -14,7 +14,9 @@ the run would write is one the loader accepts), model sidecars (refused in one l
 agent loads), sweep spec names (refused, or the sweep writes inside ``sweeps/<name>`` only), job
 lists (refused naming the file, or every job runs at its own model's or type's speed with finite
 metrics), speed tables with ``models:``, price tables (every GPU at its own model's price), history
-keys (no field or key twice) and the Gavel generator's block (flags are real booleans).
+keys (no field or key twice), the Gavel generator's block (flags are real booleans) and the Philly
+workload block (through ``gpusched simulate``: exit 2 with one line naming the scenario, the key
+and the CSV, or every submitted job completes).
 
 CI runs Hypothesis's default number of examples per test (``max_examples``, 100); for a longer
 search, ``pytest tests/test_fuzz.py --hypothesis-profile=slow`` (registered in ``conftest.py``).
@@ -42,6 +44,7 @@ from hostile_inputs import (
     GAVEL_SCENARIO,
     JOB_LIST_SCENARIO,
     NODES_CSV,
+    PH_SCENARIO,
     PHILLY_CSV,
     PODS_CSV,
     RESULT_DOC,
@@ -88,6 +91,8 @@ from gpusched.workload.declared import check_declared, is_undeclared
 from gpusched.workload.files import decode_user_bytes, load_json_text
 from gpusched.workload.openb import read_openb_nodes, read_openb_pods
 from gpusched.workload.philly import read_philly
+from gpusched.workload.philly_workload import KEY as PHILLY_KEY
+from gpusched.workload.philly_workload import MAX_CLUSTERS, MAX_WINDOW_DAYS
 from gpusched.workload.presets import load_scenario, preset_names
 from gpusched.workload.scenario import DEFAULT_MIX
 from gpusched.workload.scenario_yaml import scenario_from_yaml
@@ -842,18 +847,20 @@ BLOCK_VALUES: dict[str, Any] = {
 
 
 @st.composite
-def block_documents(draw) -> dict[str, Any]:
-    """:data:`FAIL_SCENARIO` with one to four keys of its ``failures:``, ``checkpoint:`` and
-    ``queue:`` blocks set to a value in or beyond its limits, or to a hostile value (a boolean,
-    a quoted number, NaN, a list ...), or dropped."""
-    doc = copy.deepcopy(FAIL_SCENARIO)
-    for key in draw(st.lists(st.sampled_from(sorted(BLOCK_VALUES)), min_size=1, max_size=4, unique=True)):
+def block_documents(draw, base: dict[str, Any] = FAIL_SCENARIO,
+                    values: dict[str, Any] = BLOCK_VALUES) -> dict[str, Any]:
+    """``base`` (default :data:`FAIL_SCENARIO`) with one to four keys of ``values`` (dotted paths;
+    default its ``failures:``, ``checkpoint:`` and ``queue:`` blocks, :data:`BLOCK_VALUES`) set to a
+    value in or beyond its limits, or to a hostile value (a boolean, a quoted number, NaN, a list
+    ...), or dropped."""
+    doc = copy.deepcopy(base)
+    for key in draw(st.lists(st.sampled_from(sorted(values)), min_size=1, max_size=4, unique=True)):
         *path, last = key.split(".")
         target = doc
         for part in path:
             target = target.setdefault(part, {})
         how = draw(st.sampled_from(["value", "value", "hostile", "text", "drop"]))
-        value = draw(BLOCK_VALUES[key])
+        value = draw(values[key])
         if how == "drop":
             target.pop(last, None)
         else:
@@ -967,3 +974,66 @@ def test_json_with_a_key_given_twice_is_refused_naming_the_key(value):
         assert line == f"sidecar 'm.json': duplicate key '{duplicate}' (the last value would silently win)"
         return
     assert duplicate is None and data == json.loads(text)
+
+
+# ---------------------------------------------------------------------------- Philly as a workload
+PH_BLOCK_VALUES: dict[str, Any] = {
+    f"{PHILLY_KEY}.file": st.sampled_from(["{tmp}/p.csv", "{tmp}/p.csv", "{tmp}/nope.csv", "{tmp}",
+                                           "philly-sample", "philly-nope", "", "x" * 5000]),
+    f"{PHILLY_KEY}.clusters": st.one_of(
+        st.lists(st.sampled_from(["6214e9", "11cb48", "6c71a0", "zz", "", " ", "x" * 300, "\x00"]),
+                 max_size=3),
+        st.sampled_from([["6214e9"] * (MAX_CLUSTERS + 1), "6214e9", None])),
+    f"{PHILLY_KEY}.window_days": st.one_of(
+        st.sampled_from([5e-324, 1e-3, 0.05, 1, 14, MAX_WINDOW_DAYS, MAX_WINDOW_DAYS * 2, 0, -1]),
+        st.floats(0, 2 * MAX_WINDOW_DAYS)),
+    "workload.jobs": st.one_of(st.sampled_from([0, 1, 3, 10, 10**7]), st.integers(-2, 20)),
+    "workload.declared_run_time": st.sampled_from(["exact", "history", "none", "histroy"]),
+    "cluster.nodes": st.builds(lambda gpus, count: [{"gpu_model": "V100", "vram_gb": 16,
+                                                     "gpus_per_node": gpus, "count": count}],
+                               st.sampled_from([1, 2, 4, 8, 0, 9]), st.sampled_from([1, 2, 0])),
+}
+"""Each key of a Philly workload (the block, the job count, what the scheduler is told, the
+server's size), with values inside, at and beyond its limits."""
+
+
+def _with_folder(doc: Any, folder: str) -> Any:
+    """``doc`` with ``{tmp}`` in its texts replaced by ``folder``."""
+    if isinstance(doc, dict):
+        return {k: _with_folder(v, folder) for k, v in doc.items()}
+    if isinstance(doc, list):
+        return [_with_folder(v, folder) for v in doc]
+    return doc.replace("{tmp}", folder) if isinstance(doc, str) else doc
+
+
+@FUZZ
+@given(block_documents(PH_SCENARIO, PH_BLOCK_VALUES),
+       st.one_of(st.just(PHILLY_CSV), mutated_csv(PHILLY_CSV)), st.integers(0, 2**32 - 1),
+       st.sampled_from(["fcfs+first_fit", "qssf+first_fit", "max_min_fairness"]))
+def test_philly_workloads_fail_in_one_line_or_run_to_the_end(doc, csv, seed, policy):
+    """A ``workload.trace.philly`` scenario with its block, job count, setting or server mutated
+    and its CSV mutated or not, through ``gpusched simulate``: exit 2 with one line that names the
+    scenario (its file, or its name once it has loaded) and, when only the CSV is bad, the key and
+    the CSV, never a traceback; or the
+    run ends with every job it submitted completed and finite metrics."""
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        (tmp / "p.csv").write_text(csv, encoding="utf-8")
+        (tmp / "s.yaml").write_text(yaml.safe_dump(_with_folder(doc, folder), sort_keys=False),
+                                    encoding="utf-8")
+        with contextlib.redirect_stderr(io.StringIO()) as err, contextlib.redirect_stdout(io.StringIO()):
+            code = main(["simulate", "--scenario", str(tmp / "s.yaml"), "--policy", policy,
+                         "--seed", str(seed), "--json", str(tmp / "m.json")])
+        if code != 0:
+            line = err.getvalue().strip()
+            assert code == 2 and line and "\n" not in line and line.startswith("gpusched: error: "), line
+            assert "scenario 's.yaml'" in line or f"scenario '{doc['name']}'" in line, line
+            if _with_folder(doc, "") == _with_folder(PH_SCENARIO, ""):  # only the CSV is bad
+                assert PHILLY_KEY in line and "p.csv" in line, line
+            return
+        run = json.loads((tmp / "m.json").read_text(encoding="utf-8"))
+    metrics = run["metrics"]
+    assert run["end_reason"] == "completed", run["end_reason"]
+    assert 1 <= metrics["jobs_submitted"] == metrics["jobs_completed"] <= max(doc["workload"]["jobs"], 1)
+    assert metrics["jobs_unfinished"] == 0
+    assert all(v is not None and math.isfinite(v) for v in metrics.values()), metrics
