@@ -64,6 +64,7 @@ from gpusched.paths import (
     WINDOW_MODEL,
 )
 from gpusched.policies import policy_label
+from gpusched.policies.registry import policy_info
 from gpusched.policies.rounds.registry import ROUND_POLICIES, agnostic_twins
 from gpusched.sweep.analysis import load_sweep_results
 from gpusched.workload.presets import load_scenario
@@ -255,6 +256,9 @@ def lookahead_cut_section(data: dict) -> str:
     mean, std = mean_std(runs, [k for k, _, _ in COLUMNS])
     told = f"run times from `{setting}`" if setting else "run times as the preset declares them"
     knowledge = data["best_from"] == "knowledge table"
+    moves = (f" `{best}` moves running jobs to faster GPUs as they free up; the planner's actions, as "
+             "the window agent's, only start a window job or hold, so the best rule acts where the planner "
+             "cannot." if policy_info(best.partition("+")[2]).moves_from else "")
     where = (f"the pair with the lowest mean JCT under `{setting}` in the knowledge table "
              "([what the scheduler knows](urgency.md), its pairs on its seeds)" if knowledge
              else "the shipped pair with the lowest mean JCT on these seeds")
@@ -279,12 +283,14 @@ def lookahead_cut_section(data: dict) -> str:
         f"Best rule under the same information: `{best}`, {where}, run here on these seeds. Per run, "
         f"`{PLANNER}` searched {planner['planned'].mean():,.0f} of {planner['decisions'].mean():,.0f} "
         f"decisions, left its base at {planner['departed'].mean():,.0f}, played "
-        f"{planner['forks'].mean():,.0f} forks and took {planner['seconds'].mean() / 60:.0f} min of wall "
-        f"time ({planner['cpu_seconds'].mean() / 60:.0f} min of CPU) on a shared 2-core machine.", "",
+        f"{planner['forks'].mean():,.0f} forks and took {planner['seconds'].mean():,.0f} s of wall "
+        f"time ({planner['cpu_seconds'].mean():,.0f} s of CPU) on a shared 2-core machine "
+        f"(`{base}` alone: {runs.loc[runs['policy'] == base, 'seconds'].mean():,.1f} s).{moves}", "",
         *_header()]
     for p in dict.fromkeys([PLANNER, best, base]):
-        tag = " (best rule)" if p == best else " (planner's base)"
-        lines.append(_mean_std_row(f"{p}{'' if p == PLANNER else tag}", mean.loc[p], std.loc[p]))
+        tags = [t for t, on in (("best rule", p == best), ("planner's base", p == base)) if on]
+        label = f"{p} ({', '.join(tags)})" if tags else p
+        lines.append(_mean_std_row(label, mean.loc[p], std.loc[p]))
     lines += ["", "The headroom: the planner minus the best rule (and minus its own base), paired seed by "
               "seed: Student t for the average JCT, a BCa bootstrap for the p99 wait.", "",
               *_planner_rows(runs, scenario, list(dict.fromkeys([best, base])))]
