@@ -37,6 +37,7 @@ import json
 import math
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,6 +70,7 @@ from gpusched.paths import (
     WINDOW_MODEL,
 )
 from gpusched.policies import policy_label
+from gpusched.policies.registry import policy_info
 from gpusched.policies.rounds.registry import ROUND_POLICIES, agnostic_twins
 from gpusched.sweep.analysis import load_sweep_results
 from gpusched.workload.presets import load_scenario
@@ -79,6 +81,10 @@ DOCS_RESULTS_DIR = REPO_ROOT / "docs" / "results"
 """Where the rendered Markdown pages go."""
 WINDOW_AGENT_JSON = RESULTS_DIR / "window-agent.json"
 LOOKAHEAD_BOUND_JSON = RESULTS_DIR / "lookahead-bound.json"
+LOOKAHEAD_CUT_JSONS = tuple(RESULTS_DIR / f"lookahead-bound-{name}.json"
+                            for name in ("gavel-108gpu-heavy", "openb-replay-heavy"))
+"""The cut planner's measurements on the large presets (``lookahead_bound.py --horizon-min``), each
+a section of ``docs/results/lookahead-bound.md`` when it was shipped."""
 GAVEL_CROSSCHECK_JSON = RESULTS_DIR / "gavel-crosscheck.json"
 GAVEL_LOAD_JSON = RESULTS_DIR / "gavel-load.json"
 GAVEL_LOAD_TUNING_JSON = RESULTS_DIR / "gavel-load-tuning.json"
@@ -231,8 +237,75 @@ def window_agent_markdown(data: dict) -> str:
     return intro + "\n\n" + "\n\n".join(blocks) + "\n"
 
 
-def lookahead_bound_markdown(data: dict) -> str:
-    """``docs/results/lookahead-bound.md`` from what ``lookahead_bound.py --json`` writes."""
+def _planner_rows(runs: pd.DataFrame, scenario: str, baselines: list[str]) -> list[str]:
+    """The planner against each baseline, paired seed by seed: mean JCT and p99 wait."""
+    lines = ["| policy | against | metric | difference [95 % interval] | relative | won/tied/lost |",
+             "|---|---|---|---|---|---|"]
+    for baseline in baselines:
+        card = scorecard(Comparison(scenario, runs, {}), baseline, ["avg_jct_min", "p99_wait_min"])
+        for r in card[card["policy"] == PLANNER].itertuples():
+            relative = f"{100 * r.diff / r.baseline_mean:+.1f} %" if r.baseline_mean else "—"
+            lines.append(f"| {PLANNER} | {baseline} | {r.metric} | {r.diff:+.2f} [{r.low:+.2f}, "
+                         f"{r.high:+.2f}] | {relative} | {r.wins}/{r.ties}/{r.losses} |")
+    return lines
+
+
+def lookahead_cut_section(data: dict) -> str:
+    """One large preset's section of ``docs/results/lookahead-bound.md``: the planner cut at a
+    horizon (what ``lookahead_bound.py --horizon-min`` writes) against the best pair under the same
+    information and its own base."""
+    runs = pd.DataFrame(data["runs"])
+    best, scenario, setting = data["best_heuristic"], data["scenario"], data["setting"]
+    base, horizon = data["planner"]["base"], data["planner"]["horizon_min"]
+    seeds = sorted(runs["seed"].unique())
+    planner = runs[runs["policy"] == PLANNER]
+    mean, std = mean_std(runs, [k for k, _, _ in COLUMNS])
+    told = f"run times from `{setting}`" if setting else "run times as the preset declares them"
+    knowledge = data["best_from"] == "knowledge table"
+    moves = (f" `{best}` moves running jobs to faster GPUs as they free up; the planner's actions, as "
+             "the window agent's, only start a window job or hold, so the best rule acts where the planner "
+             "cannot." if policy_info(best.partition("+")[2]).moves_from else "")
+    where = (f"the pair with the lowest mean JCT under `{setting}` in the knowledge table "
+             "([what the scheduler knows](urgency.md), its pairs on its seeds)" if knowledge
+             else "the shipped pair with the lowest mean JCT on these seeds")
+    command = (f"`python benchmarks/lookahead_bound.py --scenario {scenario}"
+               f"{f' --setting {setting}' if setting else ''} --base {base} --horizon-min {horizon:g}"
+               f"{' --best-from benchmarks/results/urgency.json' if knowledge else ''}"
+               f" --workers 1`, one seed at a time, joined with `--merge`")
+    lines = [
+        f"## {scenario}, {told}", "",
+        f"Measured by {command}. At each decision where the window offers more than one distinct action "
+        f"(and `{base}` neither preempts nor moves a job), `{PLANNER}` plays every distinct (window job, "
+        f"GPU) action and HOLD, then `{base}` for **{horizon:g} minutes** on a fork that knows the whole "
+        "future, and scores each fork by the job-minutes spent in the system up to the cut plus a lower "
+        "bound of the minutes the unfinished jobs still need (a running job's true time left, a queued "
+        "job's remaining work at its best speed); it keeps the lowest, ties going to the base's choice. "
+        "Two actions are one when they start the same job on GPUs of the same model with the same free "
+        "VRAM and compute. **This is a clairvoyant planner's reach with a "
+        f"{horizon:g}-minute horizon, not a proven bound**: a cut rollout sees no wait after the cut, so "
+        "the planner may choose worse than its base, and a longer horizon or another base may reach "
+        "further.", "",
+        f"Seeds {', '.join(str(s) for s in seeds)} ({len(seeds)} of the held-out 1000–1009), mean ± std. "
+        f"Best rule under the same information: `{best}`, {where}, run here on these seeds. Per run, "
+        f"`{PLANNER}` searched {planner['planned'].mean():,.0f} of {planner['decisions'].mean():,.0f} "
+        f"decisions, left its base at {planner['departed'].mean():,.0f}, played "
+        f"{planner['forks'].mean():,.0f} forks and took {planner['seconds'].mean():,.0f} s of wall "
+        f"time ({planner['cpu_seconds'].mean():,.0f} s of CPU) on a shared 2-core machine "
+        f"(`{base}` alone: {runs.loc[runs['policy'] == base, 'seconds'].mean():,.1f} s).{moves}", "",
+        *_header()]
+    for p in dict.fromkeys([PLANNER, best, base]):
+        tags = [t for t, on in (("best rule", p == best), ("planner's base", p == base)) if on]
+        label = f"{p} ({', '.join(tags)})" if tags else p
+        lines.append(_mean_std_row(label, mean.loc[p], std.loc[p]))
+    lines += ["", "The headroom: the planner minus the best rule (and minus its own base), paired seed by "
+              "seed: Student t for the average JCT, a BCa bootstrap for the p99 wait.", "",
+              *_planner_rows(runs, scenario, list(dict.fromkeys([best, base])))]
+    return "\n".join(lines)
+
+
+def lookahead_bound_markdown(data: dict, cut: Sequence[dict] = ()) -> str:
+    """``docs/results/lookahead-bound.md`` from what ``lookahead_bound.py --json`` writes: the
+    fleet's bound, then a section per large preset of ``cut``."""
     runs = pd.DataFrame(data["runs"])
     best = data["best_heuristic"]
     seeds = sorted(runs["seed"].unique())
@@ -250,14 +323,8 @@ def lookahead_bound_markdown(data: dict) -> str:
     for p in (PLANNER, best):
         lines.append(_mean_std_row(f"{p}{' (best heuristic)' if p == best else ''}", mean.loc[p], std.loc[p]))
     lines += ["", "Paired intervals: Student t for the average JCT, a BCa bootstrap over the seeds for the "
-              "p99 wait (skewed, never negative).", "",
-              "| policy | against | metric | difference [95 % interval] | relative | won/tied/lost |",
-              "|---|---|---|---|---|---|"]
-    card = scorecard(Comparison(data["scenario"], runs, {}), best, ["avg_jct_min", "p99_wait_min"])
-    for r in card[card["policy"] == PLANNER].itertuples():
-        lines.append(f"| {PLANNER} | {best} | {r.metric} | {r.diff:+.2f} [{r.low:+.2f}, {r.high:+.2f}] | "
-                     f"{100 * r.diff / r.baseline_mean:+.1f} % | {r.wins}/{r.ties}/{r.losses} |")
-    return "\n".join(lines) + "\n"
+              "p99 wait (skewed, never negative).", "", *_planner_rows(runs, data["scenario"], [best])]
+    return "\n\n".join(["\n".join(lines), *(lookahead_cut_section(d) for d in cut)]) + "\n"
 
 
 def _stall_row(f: FamilyFinding) -> str:
@@ -1499,7 +1566,8 @@ def rendered() -> dict[Path, str]:
     rounds = _json_or_none(GAVEL_LOAD_ROUNDS_JSON)
     return {
         DOCS_RESULTS_DIR / "window-agent.md": window_agent_markdown(window),
-        DOCS_RESULTS_DIR / "lookahead-bound.md": lookahead_bound_markdown(bound),
+        DOCS_RESULTS_DIR / "lookahead-bound.md": lookahead_bound_markdown(
+            bound, [d for d in map(_json_or_none, LOOKAHEAD_CUT_JSONS) if d is not None]),
         DOCS_RESULTS_DIR / "stall-conditions.md": stall_conditions_markdown(findings),
         DOCS_RESULTS_DIR / "gavel-crosscheck.md": gavel_crosscheck_markdown(
             json.loads(GAVEL_CROSSCHECK_JSON.read_text(encoding="utf-8"))),

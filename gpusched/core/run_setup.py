@@ -9,6 +9,7 @@ and the safety horizon, and starts a run (:meth:`RunSetup.start`: a fresh
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping, Sequence
 
 from gpusched.core.cluster import Cluster
@@ -140,6 +141,17 @@ class RunSetup:
             restore_of = self.restore.resume_cost_min
             self.horizon_min = safety_horizon_min(self.all_jobs, self.failures,
                                                   lambda job: restore_of(job, ()), self.speeds)
+
+    def until(self, horizon_min: float) -> RunSetup:
+        """The same setup ending at ``horizon_min`` (minutes) or at its own horizon if that is
+        earlier: a shallow copy (every part shared) for a fork that stops there
+        (:meth:`Simulator.fork <gpusched.core.simulator.Simulator.fork>`); its end reason is
+        ``horizon``, and it is never before the copy's clock (the caller's to ensure)."""
+        twin = copy.copy(self)
+        if self.horizon_min is None or horizon_min < self.horizon_min:
+            twin.horizon_min = float(horizon_min)
+            twin.safety_horizon = False
+        return twin
 
     def start(self, kinds: EventKinds) -> RunState:
         """A run at its start (a fresh failure process and estimator), whose events have ``kinds``."""

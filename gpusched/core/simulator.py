@@ -193,7 +193,7 @@ class Simulator:
             view.refresh()
         self._advance_to_decision()
 
-    def fork(self, arrived_only: bool = False) -> Simulator:
+    def fork(self, arrived_only: bool = False, horizon_min: float | None = None) -> Simulator:
         """An independent copy of the run so far, for lookahead search (planners, oracles): it
         shares the setup and the mechanisms and copies the run state
         (:meth:`RunState.copy <gpusched.core.run_state.RunState.copy>`), so stepping either one
@@ -203,9 +203,18 @@ class Simulator:
             real scheduler knows now (the cluster, the running jobs and the queue, with their
             declared run times, which it then takes as their run times), and its run ends when
             those jobs are done; it foresees no node failure and no repair.
+        :param horizon_min: the copy's run ends at this time (minutes, not before the clock now;
+            end reason ``horizon``) unless the run's own horizon is earlier
+            (:meth:`RunSetup.until <gpusched.core.run_setup.RunSetup.until>`); ``None``: it runs
+            to the run's own end.
         """
+        if horizon_min is not None and horizon_min < self.run_state.time_min:
+            raise ValueError(f"a fork's horizon_min ({horizon_min:g}) is before the clock "
+                             f"({self.run_state.time_min:g})")
         twin = object.__new__(Simulator)
         twin.__dict__.update(self.__dict__)
+        if horizon_min is not None:
+            twin.setup = self.setup.until(horizon_min)
         twin.event_kinds = self.event_kinds.copy()
         twin.run_state = self.run_state.copy(twin.event_kinds, arrived_only)
         twin.view = SchedulerView(twin)

@@ -61,7 +61,7 @@ class ShownSimulator(Protocol):
     run_state: RunState
     view: SchedulerView
 
-    def fork(self, arrived_only: bool = False) -> ShownSimulator: ...
+    def fork(self, arrived_only: bool = False, horizon_min: float | None = None) -> ShownSimulator: ...
 
 
 class SchedulerView:
@@ -322,10 +322,13 @@ class SchedulerView:
         times taken as true, and no failure to come."""
         return self._sim.fork(arrived_only=True)
 
-    def clairvoyant_fork(self) -> ShownSimulator:
+    def clairvoyant_fork(self, horizon_min: float | None = None) -> ShownSimulator:
         """The one door to the truth: a copy of the whole run, future arrivals, true durations
-        and failures included. For planners meant to be clairvoyant (bounds) only."""
-        return self._sim.fork()
+        and failures included. For planners meant to be clairvoyant (bounds) only.
+
+        :param horizon_min: the copy's run ends at this time (minutes; ``None``: at the run's
+            own end), for a planner whose rollouts look only so far ahead."""
+        return self._sim.fork(horizon_min=horizon_min)
 
 
 def _copied_view(sim: ShownSimulator) -> SchedulerView:

@@ -22,9 +22,20 @@ def run_policy(scenario: Scenario, policy: str, seed: int | None = None,
     :func:`~gpusched.policies.preflight.check_told` when it reads run times the scenario does not declare)."""
     check_told(scenario, policy)
     seed = scenario.workload.seed if seed is None else seed
-    sim = make_simulator(scenario, seed, n_jobs, rounds=is_round_policy(policy))
-    result = sim.run(get_policy(policy, seed=seed))
-    result.scenario, result.policy, result.seed = scenario.name, policy, seed
+    return run_scheduler(scenario, get_policy(policy, seed=seed), policy, seed, n_jobs,
+                         rounds=is_round_policy(policy))
+
+
+def run_scheduler(scenario: Scenario, scheduler: object, name: str, seed: int | None = None,
+                  n_jobs: int | None = None, rounds: bool = False) -> Result:
+    """Run a policy object built by the caller (a planner with its own options, not in the
+    registry) on the scenario's workload for ``seed``; the result is reported under ``name``.
+
+    :param rounds: run the scenario in rounds (a round policy)."""
+    seed = scenario.workload.seed if seed is None else seed
+    sim = make_simulator(scenario, seed, n_jobs, rounds=rounds)
+    result = sim.run(scheduler)
+    result.scenario, result.policy, result.seed = scenario.name, name, seed
     return result
 
 
