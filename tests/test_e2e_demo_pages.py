@@ -252,3 +252,41 @@ def test_real_traces_shows_the_real_cluster_side_by_side_in_the_dark_theme(chrom
                                 table.element_handle())
     finally:
         page.close()
+
+
+REPLAY_MARKS_JS = """() => {
+  const gd = document.querySelector('.st-key-replay_fig .js-plotly-plot');
+  const marks = gd._fullData.filter((t) => (t.name || '').startsWith('misroute'))
+    .map((t) => [t.name, t.marker.color]);
+  const now = gd._fullData.find((t) => t.name === 'now').line.color;
+  return {marks, now, paper: gd._fullLayout.paper_bgcolor,
+          minute: gd._fullLayout.sliders[0].currentvalue.font.color};
+}"""
+"""The replay's misroute marks and the minute's line as drawn, its paper and the slider's text."""
+
+
+def _hex(colour: str) -> str:
+    """``#rrggbb`` of a ``#rrggbb`` or ``rgb(a)(…)`` colour."""
+    if colour.startswith("#"):
+        return colour
+    r, g, b = (int(float(p)) for p in colour[colour.index("(") + 1:-1].split(",")[:3])
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def test_replay_marks_and_minute_read_in_the_dark_theme(chromium, app_url: str) -> None:
+    """On Replay in the dark theme, every misroute mark and the minute's line stand out on the
+    page's dark background, and the slider's minute is written in a colour that reads there."""
+    from gpusched.figures.style import MARK_MIN_CONTRAST, THEME_BACKGROUNDS, contrast_ratio
+
+    page = _page(chromium, "dark")
+    try:
+        _open(page, f"{app_url}/replay?scenario=phase1-8gpu&policy=least_loaded&seed=0")
+        page.locator(".st-key-replay_fig .main-svg").first.wait_for()
+        drawn = page.evaluate(REPLAY_MARKS_JS)
+        ground = THEME_BACKGROUNDS["dark"] if _luminance(drawn["paper"]) == 0 else _hex(drawn["paper"])
+        assert _luminance(ground) < 0.3 and drawn["marks"], drawn
+        for name, colour in [*drawn["marks"], ("now", drawn["now"])]:
+            assert contrast_ratio(_hex(colour), ground) >= MARK_MIN_CONTRAST, (name, colour, ground)
+        assert contrast_ratio(_hex(drawn["minute"]), ground) >= 4.0, drawn["minute"]  # not transparent
+    finally:
+        page.close()
