@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 import time
@@ -282,12 +281,9 @@ def main() -> None:
     if not CHROMIUM.exists():
         sys.exit(f"{CHROMIUM} is missing: install Debian's chromium package")
     if args.replay_preset:
-        load_before = os.getloadavg()[0]
         times = replay_open(args.replay_preset, args.settle)
         print(f"Replay on {args.replay_preset}: first open {times[0]:.2f} s, again "
-              + ", ".join(f"{t:.2f}" for t in times[1:]) + f" s (target {REPLAY_TARGET_S:.0f} s); "
-              f"machine load (1-min average) {load_before:.1f} before, {os.getloadavg()[0]:.1f} after "
-              f"on {os.cpu_count()} cores")
+              + ", ".join(f"{t:.2f}" for t in times[1:]) + f" s (target {REPLAY_TARGET_S:.0f} s)")
         return
     measured = targets(args.settle)
     print(targets_table(measured), flush=True)

@@ -153,7 +153,7 @@ def test_the_stall_explanation_of_jobs_without_memory_speaks_of_gpus(gavel_run):
 def test_replay_marks_read_on_the_dark_theme_and_the_slider_takes_the_themes_text(phase1_runs):
     """Misroute marks, the minute's line and the Gantt chart's own markers stand out on the dark
     theme's background (the capacity mark and the minute's line on the light one's too), and the
-    slider's minute in a grey that reads on both, not a fixed near-black."""
+    slider's minute is written in the theme's text colour, not a fixed near-black."""
     ll, _, report = phase1_runs
     fig = replay_figure(ll, max_frames=20, stall=report)
     marks = {t.name: t.marker.color for t in fig.data if t.name and t.name.startswith(MISROUTE_MARK_LEGEND)}
@@ -164,6 +164,5 @@ def test_replay_marks_read_on_the_dark_theme_and_the_slider_takes_the_themes_tex
     now = next(t for t in fig.data if t.name == "now").line.color
     for colour in (now, CAUSE_COLORS["capacity"], MARK_COLOR):
         assert min(contrast_ratio(colour, dark), contrast_ratio(colour, light)) >= MARK_MIN_CONTRAST, colour
-    minute = fig.layout.sliders[0].currentvalue.font.color  # the slider's own font is transparent
-    assert min(contrast_ratio(minute, dark), contrast_ratio(minute, light)) >= 4.0, minute
+    assert fig.layout.sliders[0].currentvalue.font.color is None
     assert contrast_ratio("#111827", dark) < MARK_MIN_CONTRAST  # the check tells near-black apart

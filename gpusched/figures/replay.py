@@ -193,7 +193,7 @@ def _animation_controls(frame_names: list[str], labels: list[str], plot_px: floa
         "sliders": [{
             "active": 0, "x": 0.0, "len": 1.0, "y": -SLIDER_TOP_PX / plot_px,
             "xanchor": "left", "yanchor": "top", "pad": {"t": 0, "b": 0, "l": 0, "r": 0},
-            "currentvalue": {"prefix": "Minute ", "font": {"size": 14, "color": MINUTE_TEXT_COLOR},
+            "currentvalue": {"prefix": "Minute ", "font": {"size": 14},  # the theme's text colour
                              "xanchor": "left"},
             "transition": {"duration": 0},
             # Hundreds of steps: hide the per-step labels, the current value names the minute.
@@ -219,11 +219,6 @@ NOW_LINE_COLOR = INK
 """Colour of the dotted line at the minute shown: a mid grey that reads on both themes."""
 
 MARK_COLOR = INK
-
-MINUTE_TEXT_COLOR = "#7A7A7A"
-"""Colour of the minute the slider reads: a neutral grey with a contrast of 4.3 on the light
-theme's white and 4.2 on the dark theme's chart background (the slider's own font is transparent, to
-hide its hundreds of step labels, so the current value cannot take the theme's text colour)."""
 """Colour of the Gantt chart's markers that are no job type's (out of order, preempted)."""
 
 MISROUTE_MARK_LEGEND = "misroute"

@@ -92,9 +92,9 @@ line has (:func:`marker_colors_clash` checks it), so a misroute marker never rea
 each stands out on the dark theme's background (:data:`MARK_MIN_CONTRAST`), and the capacity
 mark, the most frequent, on the light theme's too."""
 
-THEME_BACKGROUNDS: dict[str, str] = {"light": "#FFFFFF", "dark": "#171614"}
-"""The paper Streamlit's light and dark themes give the dashboard's charts (as Chromium draws
-them with Streamlit 1.67; ``tests/test_e2e_demo_pages.py`` reads the dark one from the page)."""
+THEME_BACKGROUNDS: dict[str, str] = {"light": "#FFFFFF", "dark": "#0E1117"}
+"""The page backgrounds of Streamlit's light and dark themes, on which the dashboard's charts are
+drawn (the charts' own paper is transparent in Streamlit's theme)."""
 
 MARK_MIN_CONTRAST = 3.0
 """Least contrast ratio of a mark (marker, guide line) against the background it is drawn on:
