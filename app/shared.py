@@ -233,9 +233,8 @@ def cached_replay(scenario_yaml: str, policy: str, seed: int,
     Gantt chart of one run."""
     result = cached_run(scenario_yaml, policy, seed)
     report, _ = cached_stall(scenario_yaml, policy, seed)
-    # Frozen (the replay by construction): each rerun then sends the figures without copying
-    # every frame again.
-    return replay_figure(result, start_min=start_min, stall=report), freeze(gantt_figure(result))
+    # Frozen: each rerun then sends the figures without copying every frame again.
+    return freeze(replay_figure(result, start_min=start_min, stall=report)), freeze(gantt_figure(result))
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

@@ -18,7 +18,6 @@ from gpusched.core.cluster import MISROUTE_CAUSES
 from gpusched.core.result import Result
 from gpusched.core.timeline import Timeline, even_times
 from gpusched.experiment.stall import StallReport
-from gpusched.figures.frozen import freeze
 from gpusched.figures.gpu_axis import (
     CHAR_WIDTH_EM,
     GPU_TICK_FONT_PX,
@@ -31,7 +30,6 @@ from gpusched.figures.style import (
     BAND_COLORS,
     BAND_LABELS,
     CAUSE_COLORS,
-    INK,
     STALL_FILL,
     TARGET_BAND_FILL,
     apply_layout,
@@ -163,10 +161,8 @@ def animated_geometry(ticks: GpuTicks, panels_px: float) -> tuple[int, float]:
     return int(round(plot_px + MARGIN_TOP_PX + MARGIN_BOTTOM_PX)), gap / plot_px
 
 
-def _animation_controls(frame_names: list[str], labels: list[str], plot_px: float) -> tuple[dict, list[dict]]:
-    """Play/Pause buttons and a time slider (``labels`` in minutes) for ``frame_names``: the layout's
-    ``updatemenus`` and ``sliders`` (the slider without its steps), and the slider's steps, which
-    go into the figure as plain dicts (:func:`~gpusched.figures.frozen.freeze`).
+def _animation_controls(frame_names: list[str], labels: list[str], plot_px: float) -> dict:
+    """Play/Pause buttons and a time slider (``labels`` in minutes) for ``frame_names``.
 
     The slider spans the whole width of the time axis and the frames are evenly spaced in time
     (:func:`gpusched.core.timeline.even_times`), so the slider's handle sits under the time marker
@@ -191,15 +187,15 @@ def _animation_controls(frame_names: list[str], labels: list[str], plot_px: floa
                         {"label": "❚❚ Pause", "method": "animate", "args": [[None], pause]}],
         }],
         "sliders": [{
-            "active": 0, "x": 0.0, "len": 1.0, "y": -SLIDER_TOP_PX / plot_px,
+            "active": 0, "steps": steps, "x": 0.0, "len": 1.0, "y": -SLIDER_TOP_PX / plot_px,
             "xanchor": "left", "yanchor": "top", "pad": {"t": 0, "b": 0, "l": 0, "r": 0},
-            "currentvalue": {"prefix": "Minute ", "font": {"size": 14},  # the theme's text colour
+            "currentvalue": {"prefix": "Minute ", "font": {"size": 14, "color": "#111827"},
                              "xanchor": "left"},
             "transition": {"duration": 0},
             # Hundreds of steps: hide the per-step labels, the current value names the minute.
             "font": {"color": "rgba(0,0,0,0)"}, "ticklen": 0, "minorticklen": 0,
         }],
-    }, steps
+    }
 
 
 def _band_legend(fig: go.Figure, row: int, col: int) -> None:
@@ -214,12 +210,6 @@ MODEL_PANEL_TITLE = "GPUs busy, by GPU model (%)"
 
 VRAM_PANEL_TITLE = "VRAM used per GPU (GB) against capacity"
 """Title of the VRAM panel, for jobs that declare memory."""
-
-NOW_LINE_COLOR = INK
-"""Colour of the dotted line at the minute shown: a mid grey that reads on both themes."""
-
-MARK_COLOR = INK
-"""Colour of the Gantt chart's markers that are no job type's (out of order, preempted)."""
 
 MISROUTE_MARK_LEGEND = "misroute"
 """Legend name prefix of Replay's misroute markers on the time panel."""
@@ -314,7 +304,7 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES, start_mi
                   row=2, col=1)
     t0 = round(float(times[k0]), 2)
     fig.add_trace(go.Scatter(x=[t0, t0], y=[0, y_top], mode="lines",
-                             line={"color": NOW_LINE_COLOR, "width": 1.5, "dash": "dot"},
+                             line={"color": "#111827", "width": 1.5, "dash": "dot"},
                              name="now", showlegend=False, hoverinfo="skip"), row=2, col=1)
     fig.add_trace(go.Scatter(x=[t0] * 2, y=[int(queue[k0]), int(running[k0])], mode="markers",
                              marker={"size": 9, "color": ["#DC2626", "#2563EB"],
@@ -344,10 +334,11 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES, start_mi
             data += [{"type": "bar", **left_down},
                      {"type": "bar", **_down_state(np.full(cap.size, 100.0), down[i])}]
         fig_frames.append({"name": name, "traces": animated, "data": data})
+    fig.frames = fig_frames
 
     apply_layout(fig, title=f"{policy_label(result.policy)} on {result.scenario}", height=height)
     plot_px = height - MARGIN_TOP_PX - MARGIN_BOTTOM_PX
-    controls, steps = _animation_controls(names, slider_labels, plot_px)
+    controls = _animation_controls(names, slider_labels, plot_px)
     controls["sliders"][0]["active"] = k0
     fig.update_layout(barmode="overlay", bargap=0.25, **controls,
                       margin={"l": 60, "r": 24, "t": MARGIN_TOP_PX, "b": MARGIN_BOTTOM_PX},
@@ -367,7 +358,7 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES, start_mi
     fig.update_yaxes(title_text="compute used (%)", range=[0, 105], row=1, col=2)
     fig.update_xaxes(title_text="time (min)", range=[tl.start_min, tl.end_min], row=2, col=1)
     fig.update_yaxes(title_text="jobs", range=[0, y_top], row=2, col=1)
-    return freeze(fig, fig_frames, steps)
+    return fig
 
 
 TITLE_TOP_PX = 10
@@ -628,7 +619,7 @@ def _mark_stops(fig: go.Figure, tl: Timeline, p: pd.DataFrame, y: np.ndarray, he
                 customdata=np.c_[job[m], _r(width[m], 1)].tolist(),
                 hovertemplate="job %{customdata[0]}: " + name + " · %{customdata[1]} min<extra></extra>"))
     kind = p["stop"].to_numpy(str)
-    for stop, symbol, color in (("failure", "x", "#B91C1C"), ("preemption", "line-ns", MARK_COLOR),
+    for stop, symbol, color in (("failure", "x", "#B91C1C"), ("preemption", "line-ns", "#111827"),
                                 ("migration", "arrow-right", "#1D4ED8")):
         m = kind == stop
         if m.any():
@@ -679,13 +670,13 @@ def _mark_out_of_order(fig: go.Figure, result: Result, placements: pd.DataFrame,
     fig.add_trace(go.Scatter(
         x=_r(placements["start_min"].to_numpy()[backfilled]), y=np.round(y[backfilled], 3).tolist(),
         mode="markers", name=OUT_OF_ORDER_LEGEND,
-        marker={"symbol": "triangle-right", "size": 9, "color": MARK_COLOR, "line": {"width": 0}},
+        marker={"symbol": "triangle-right", "size": 9, "color": "#111827", "line": {"width": 0}},
         customdata=np.c_[placements["job"].to_numpy()[backfilled], slots].tolist(),
         hovertemplate="job %{customdata[0]} started from window slot %{customdata[1]}, ahead of an "
                       "earlier arrival<extra></extra>"))
 
 
-FOLLOWED_JOB_COLOR = INK
+FOLLOWED_JOB_COLOR = "#111827"
 """Colour of the line that follows one job of a round run over its GPUs."""
 
 
@@ -763,7 +754,7 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
                       row=2, col=1)
     y_max *= 1.08
     fig.add_trace(go.Scatter(x=[times[0]] * 2, y=[0, y_max], mode="lines", showlegend=False,
-                             line={"color": NOW_LINE_COLOR, "width": 1.5, "dash": "dot"},
+                             line={"color": "#111827", "width": 1.5, "dash": "dot"},
                              hoverinfo="skip"), row=2, col=1)
     _band_legend(fig, 1, 2)
 
@@ -778,11 +769,11 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
                                     {"type": "bar", **_colours_only(bars(1, i))},
                                     {"type": "scatter", "x": [round(t, 2)] * 2}],
                            "layout": {"title": {"text": title}}})
+    fig.frames = fig_frames
     title0 = fig_frames[0]["layout"]["title"]["text"] if fig_frames else ""
     apply_layout(fig, title=title0, height=height)
     plot_px = height - MARGIN_TOP_PX - MARGIN_BOTTOM_PX
-    controls, steps = _animation_controls(names, slider_labels, plot_px)
-    fig.update_layout(**controls,
+    fig.update_layout(**_animation_controls(names, slider_labels, plot_px),
                       margin={"l": 60, "r": 24, "t": MARGIN_TOP_PX, "b": MARGIN_BOTTOM_PX},
                       legend={"y": 1.0 - LEGEND_BELOW_TOOLBAR_PX / height, "yref": "container",
                               "yanchor": "top", "x": 0.0, "xanchor": "left"},
@@ -795,4 +786,4 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
     fig.update_xaxes(title_text="time (min)", range=[min(a.timeline.start_min, b.timeline.start_min),
                                                      end], row=2, col=1)
     fig.update_yaxes(title_text="jobs", range=[0, y_max], row=2, col=1)
-    return freeze(fig, fig_frames, steps)
+    return fig

@@ -83,33 +83,12 @@ BLOCKED_FILL = "rgba(217, 119, 6, 0.12)"
 """Fill of the shaded blocked intervals (the head job fitted nowhere)."""
 
 CAUSE_COLORS: dict[str, str] = {
-    "capacity": "#78716C",
+    "capacity": "#111827",
     "occupied": "#EAB308",
     "gang": "#A3A3A3",
 }
-"""One colour per misroute cause: warm mid grey, yellow and light neutral grey, hues no policy's
-line has (:func:`marker_colors_clash` checks it), so a misroute marker never reads as a policy's;
-each stands out on the dark theme's background (:data:`MARK_MIN_CONTRAST`), and the capacity
-mark, the most frequent, on the light theme's too."""
-
-THEME_BACKGROUNDS: dict[str, str] = {"light": "#FFFFFF", "dark": "#0E1117"}
-"""The page backgrounds of Streamlit's light and dark themes, on which the dashboard's charts are
-drawn (the charts' own paper is transparent in Streamlit's theme)."""
-
-MARK_MIN_CONTRAST = 3.0
-"""Least contrast ratio of a mark (marker, guide line) against the background it is drawn on:
-WCAG 2.1's threshold for graphical objects (success criterion 1.4.11, non-text contrast)."""
-
-
-def contrast_ratio(a: str, b: str) -> float:
-    """WCAG 2.1 contrast ratio (1-21) of two ``#rrggbb`` colours."""
-    def luminance(colour: str) -> float:
-        channels = np.array([int(colour.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4)]) / 255
-        linear = np.where(channels <= 0.03928, channels / 12.92, ((channels + 0.055) / 1.055) ** 2.4)
-        return float(linear @ [0.2126, 0.7152, 0.0722])
-
-    dark, light = sorted((luminance(a), luminance(b)))
-    return (light + 0.05) / (dark + 0.05)
+"""One colour per misroute cause: near-black, yellow and neutral grey, hues no policy's line has
+(:func:`marker_colors_clash` checks it), so a misroute marker never reads as a policy's."""
 
 TARGET_BAND_FILL = "rgba(22, 163, 74, 0.08)"
 """Fill of the target utilisation band on utilisation axes."""
