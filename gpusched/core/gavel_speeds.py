@@ -16,9 +16,12 @@ shipped file: ResNet-50 at batch 128 on 2, 4 or 8 K80s). Such an entry is left o
 and :func:`runnable_gpu_models` names the GPU types that can run a job, so that its jobs are
 restricted to them (``Job.gpu_spec``).
 
-**Left out, and why.** The pairs of jobs sharing one GPU (every key beside ``"null"``): gpusched
-does not space-share measured pairs (its sharing is by compute and VRAM shares, and Gavel's jobs
-each take a whole GPU).
+**Pairs** (every key beside ``"null"``): the throughputs of two jobs of the same scale factor
+sharing their GPUs, measured together. :func:`pair_throughputs` reads them and
+:func:`colocation_factors` turns them into each member's speed factor (its throughput in the pair
+÷ its throughput alone on the same GPU type), which only the round mechanism's co-located pairs
+read (:mod:`gpusched.core.rounds.pairs`, ``max_min_fairness_packed``); the event-driven
+simulator's own sharing is by compute and VRAM shares.
 
 **Spread gangs.** The ``*_unconsolidated`` values (a gang spread over several servers) apply with
 ``cluster.gang_placement: spread`` (:class:`gpusched.core.gang.SpreadGang`): a gang that spans
@@ -157,3 +160,35 @@ def spread_speed_table() -> dict[str, dict[str, dict[int, float]]]:
                 rows.setdefault(job_model, {})[scale] = value / alone
         table[model] = rows
     return table
+
+
+@functools.lru_cache(maxsize=1)
+def pair_throughputs() -> dict[str, dict[tuple[tuple[str, int], tuple[str, int]], tuple[float, float]]]:
+    """GPU model -> ``((model a, scale), (model b, scale))`` -> the measured throughputs (steps per
+    second) of ``a`` and ``b`` sharing ``scale`` GPUs of that model, in that order; only pairs of
+    one scale factor (the file holds no other). A 0 means the pair does not run there."""
+    data = json.loads(GAVEL_THROUGHPUTS.read_text(encoding="utf-8"))
+    out: dict[str, dict[tuple[tuple[str, int], tuple[str, int]], tuple[float, float]]] = {}
+    for model, key in _KEYS.items():
+        table = out[model] = {}
+        for name, entry in data[key].items():
+            job_a = ast.literal_eval(name)
+            job_a = (str(job_a[0]), int(job_a[1]))
+            for other, values in entry.items():
+                if other == "null":
+                    continue
+                job_b = ast.literal_eval(other)
+                table[(job_a, (str(job_b[0]), int(job_b[1])))] = (float(values[0]), float(values[1]))
+    return out
+
+
+def colocation_factors(model_a: str, model_b: str, scale: int, gpu_model: str) -> tuple[float, float]:
+    """Each member's speed factor when jobs of ``model_a`` and ``model_b`` share ``scale`` GPUs of
+    ``gpu_model``: its measured throughput in the pair ÷ its throughput alone there (no unit;
+    ``(0, 0)`` where the pair, or either job alone, was not measured or does not run)."""
+    pair = pair_throughputs().get(gpu_model, {}).get(((model_a, scale), (model_b, scale)))
+    alone = throughputs().get(gpu_model, {})
+    solo_a, solo_b = alone.get((model_a, scale), 0.0), alone.get((model_b, scale), 0.0)
+    if pair is None or min(pair) <= 0 or solo_a <= 0 or solo_b <= 0:
+        return 0.0, 0.0
+    return pair[0] / solo_a, pair[1] / solo_b

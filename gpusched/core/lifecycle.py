@@ -72,6 +72,10 @@ class Lifecycle:
         self.phases = None
         """The phase mechanism (:mod:`gpusched.core.phase_mechanism`), set at its install when some
         jobs change their speed as they run; ``None``: every job runs at one speed per gang."""
+        self.colocation = None
+        """The co-location hook (:class:`gpusched.core.rounds.pairs.CoLocation`), set by the round
+        mechanism: a pair member's run goes at its speed times its pair factor, and the second
+        member of a pair rides on the first one's GPUs; ``None``: every job runs alone."""
 
     # ------------------------------------------------------------ transitions
     def start(self, run: RunState, job_idx: int, gpus: tuple[int, ...], slot: int = -1) -> None:
@@ -92,15 +96,20 @@ class Lifecycle:
         if slot >= 0 and (lives is None or not lives.stopped[job_idx]):
             rec.start_slot[job_idx] = slot  # a resumption keeps its first start's slot
         state = run.state
-        used = state.compute_used
-        before = [float(used[g]) for g in gpus]
-        state.place(job, gpus)
-        run.integrals.on_util_change(used, gpus, before)
+        colocation = self.colocation
+        factor, rides = (1.0, False) if colocation is None else colocation.starting(run, job_idx)
+        if not rides:  # a pair's second member holds nothing of its own
+            used = state.compute_used
+            before = [float(used[g]) for g in gpus]
+            state.place(job, gpus)
+            run.integrals.on_util_change(used, gpus, before)
         now = run.time_min
         rec.start_min[job_idx] = now
         list.__setitem__(rec.job_gpus, job_idx, gpus)
         model = self.speed_model
         speed = 1.0 if model.uniform else model.of(job, gpus)  # uniform: every gang runs at 1.0
+        if factor != 1.0:
+            speed *= factor
         rec.gang_speed[job_idx] = speed
         phases = self.phases
         clock = None if phases is None else phases.clocks.get(job.id)
@@ -165,6 +174,9 @@ class Lifecycle:
         gpus = rec.job_gpus[job_idx]
         start_min = float(rec.start_min[job_idx])
         speed = self.speed_model.of(job, gpus)
+        colocation = self.colocation
+        if colocation is not None:
+            speed *= colocation.factor(run, job_idx)
         restore = float(lives.current_restore_min[job_idx])
         held = now - start_min
         saved = float(lives.saved_min[job_idx])
@@ -200,13 +212,27 @@ class Lifecycle:
         lives.current_moved_restore_min[job_idx] = 0.0
         run.log.stops.append((now, job_idx, kind, start_min, gpus, lost, lost_held))
         state = run.state
-        before = [float(state.compute_used[g]) for g in gpus]
-        state.release(job, gpus)
-        run.integrals.on_util_change(state.compute_used, gpus, before)
+        releases, heir = (True, -1) if colocation is None else colocation.ending(run, job_idx)
+        if releases:
+            before = [float(state.compute_used[g]) for g in gpus]
+            state.release(job, gpus)
+            run.integrals.on_util_change(state.compute_used, gpus, before)
+        if heir >= 0:
+            self._hand_over(run, heir, gpus)
         rec.start_min[job_idx] = np.nan
         rec.run_min[job_idx] = np.nan
         rec.declared_end_min[job_idx] = np.nan
         list.__setitem__(rec.job_gpus, job_idx, ())
+
+    @staticmethod
+    def _hand_over(run: RunState, heir: int, gpus: tuple[int, ...]) -> None:
+        """A pair's holder has left its GPUs: the member still running on them takes them over in
+        the cluster state (see :mod:`gpusched.core.rounds.pairs`)."""
+        state = run.state
+        used = state.compute_used
+        before = [float(used[g]) for g in gpus]
+        state.place(run.jobs[heir], gpus)
+        run.integrals.on_util_change(used, gpus, before)
 
     def _drop_completions(self, run: RunState, victims: list[int]) -> None:
         """Forget the completions of jobs that stopped (inside :meth:`apply`, at the batch's end)."""
@@ -272,6 +298,9 @@ class Lifecycle:
         :raises ValueError: if a change is not possible when its turn comes (the changes before
             it stay applied).
         """
+        colocation = self.colocation
+        if colocation is not None:
+            colocation.batch(run, batch)
         if batch.stop or batch.move:
             self._stop_and_move(run, batch)
         for job_idx, gang in batch.start:
@@ -280,7 +309,8 @@ class Lifecycle:
             if job_idx not in queue:
                 raise ValueError(f"cannot start job index {job_idx}: it is not queued")
             job = run.jobs[job_idx]
-            if not self.gang_rule.can_place(run.state, job, gang):
+            if (colocation is None or not colocation.rides(run, job_idx, gang)) and \
+                    not self.gang_rule.can_place(run.state, job, gang):
                 raise ValueError(f"cannot start job index {job_idx} on GPUs {list(gang)}: it does not fit")
             self.start(run, job_idx, gang, queue.index(job_idx))
         if batch.stop or batch.move:
@@ -384,7 +414,11 @@ class Lifecycle:
         clock = None if self.phases is None else self.phases.clocks.get(job.id)
         if clock is not None:
             return saved + self.phases.done(clock, rec.job_gpus[job_idx], saved, done)
-        return saved + done * self.speed_model.of(job, rec.job_gpus[job_idx])
+        speed = self.speed_model.of(job, rec.job_gpus[job_idx])
+        colocation = self.colocation
+        if colocation is not None:
+            speed *= colocation.factor(run, job_idx)
+        return saved + done * speed
 
     def remaining_work_min(self, run: RunState, job_idx: int) -> float:
         """The true work the job has left (reference-speed minutes; 0 once it has finished)."""
@@ -397,11 +431,16 @@ class Lifecycle:
         rec, state, jobs, running = run.record, run.state, run.jobs, run.running
         used, on_util_change = state.compute_used, run.integrals.on_util_change
         job_gpus, start_min, run_min, end_min = rec.job_gpus, rec.start_min, rec.run_min, rec.end_min
+        colocation = self.colocation
         for job_idx in completions:
             gpus = job_gpus[job_idx]
-            before = [float(used[g]) for g in gpus]
-            state.release(jobs[job_idx], gpus)
-            on_util_change(used, gpus, before)
+            releases, heir = (True, -1) if colocation is None else colocation.ending(run, job_idx)
+            if releases:
+                before = [float(used[g]) for g in gpus]
+                state.release(jobs[job_idx], gpus)
+                on_util_change(used, gpus, before)
+            if heir >= 0:
+                self._hand_over(run, heir, gpus)
             end_min[job_idx] = start_min[job_idx] + run_min[job_idx]
             del running[job_idx]
         estimator = run.estimator

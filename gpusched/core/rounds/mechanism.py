@@ -45,8 +45,14 @@ that are up stay the same: each job renews its lease on the same GPUs. The round
 instead of computing the priorities and the greedy pass again; everything else of the round (its
 end, the service and time received it counts) runs as before, so the run is the same.
 
-Not modelled: co-located pairs (``_packed``) run as single jobs. Node failures stop jobs as
-usual; a job a failure stops has its round's service counted to the round's end.
+**Co-located pairs** (``max_min_fairness_packed``): when the allocation in force gives time to
+pairs of jobs (``RoundsRun.pair_jobs``), the round is placed over singles and pairs together and a
+pair runs as one unit on one gang, each member at its measured co-located speed, with the pair's
+own time received, deficit and lease (:mod:`gpusched.core.rounds.pairs` states Gavel's rules and
+the choices made here). Without pairs every line below is the placement of single jobs, unchanged.
+
+Node failures stop jobs as usual; a job a failure stops has its round's service counted to the
+round's end.
 """
 
 from __future__ import annotations
@@ -69,6 +75,7 @@ from gpusched.core.rounds.assign import (
     round_priorities,
     shuffled_type_order,
 )
+from gpusched.core.rounds.pairs import Colocated, CoLocation, assign_units
 from gpusched.limits import MAX_ROUND_LENGTH_MIN
 
 ROUND = "round"
@@ -113,7 +120,8 @@ def estimated_rounds(spec: RoundSpec, arrival_min: list[float], gpu_min: float, 
 
 _COPIED = ("gpu_type", "time_min", "type_time_min", "deficit_min", "share", "in_allocation", "joined",
            "last_type", "type_changes", "service_min", "work_min", "prev_gpus", "placed", "last_placed",
-           "solve_s")
+           "solve_s", "pair_jobs", "pair_share", "pair_factor", "pair_time", "pair_deficit", "prev_partner",
+           "colocated", "placed_pairs")
 """The :class:`RoundsRun` fields a copy does not share (arrays and lists)."""
 
 
@@ -165,6 +173,22 @@ class RoundsRun:
     solve_s: list[float] = field(default_factory=list)
     """Wall-clock seconds of each allocation the policy computed."""
     reset_just_failed: bool = False
+    pair_jobs: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
+    """``(p, 2)`` the pairs of the allocation in force (arrival indices, ascending in each pair)."""
+    pair_share: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    """``(p, k)`` each pair's allocation."""
+    pair_factor: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 2)))
+    """``(p, k, 2)`` each member's speed factor in the pair on each type (no unit)."""
+    pair_time: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    """``(p, k)`` each pair's time received per type since the last reset (minutes)."""
+    pair_deficit: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    """``(p, k)`` each pair's deficit (minutes)."""
+    prev_partner: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """``(n,)`` each job's partner in the last round it ran, -1 when it ran alone."""
+    colocated: Colocated = field(default_factory=Colocated)
+    """The pairs running now (the lifecycle's co-location hook reads and writes it)."""
+    placed_pairs: list[tuple[int, int, int, int]] = field(default_factory=list)
+    """``(pair, type, a, b)`` of the pairs of the round under way."""
     _fixed: tuple | None = field(default=None, repr=False, compare=False)
     """The last placement when it is a fixed point of the priority rule: ``((agnostic, fifo),
     active rows, down mask bytes, ((job, gang), ...))``, or ``None`` (see :func:`plan_round`)."""
@@ -188,7 +212,9 @@ class RoundsRun:
                    joined=np.zeros(n, dtype=bool), last_type=np.full(n, -1, dtype=np.int64),
                    type_changes=np.zeros(n, dtype=np.int64), service_min=np.zeros((n, k)),
                    work_min=np.zeros((n, k)), prev_gpus=[()] * n, gavel_round_start_min=start_min,
-                   _gpu_type_list=[index[m] for m in gpu_model])
+                   _gpu_type_list=[index[m] for m in gpu_model], pair_share=np.zeros((0, k)),
+                   pair_factor=np.zeros((0, k, 2)), pair_time=np.zeros((0, k)),
+                   pair_deficit=np.zeros((0, k)), prev_partner=np.full(n, -1, dtype=np.int64))
 
     def copy(self) -> RoundsRun:
         """An independent copy (arrays and lists copied; the GPU layout cache is immutable and
@@ -242,6 +268,9 @@ class RoundPlan(Batch):
     """The :class:`RoundsRun` after this round's placement."""
     allocated: bool = False
     """The policy computed a new allocation for this round."""
+    pairs: tuple[tuple[int, int, float, float], ...] = ()
+    """``(a, b, factor a, factor b)`` of each pair this plan starts (its two members are the last
+    entries of ``start``, ``a`` first): read by the lifecycle's co-location hook."""
 
 
 def _place(r: RoundsRun, rows: np.ndarray, up: list[np.ndarray], position: np.ndarray,
@@ -299,7 +328,8 @@ def _place(r: RoundsRun, rows: np.ndarray, up: list[np.ndarray], position: np.nd
 def plan_round(rounds: RoundsRun, now_min: float, active: np.ndarray, running: set[int],
                job_gpus: Any, scale: np.ndarray, throughput: np.ndarray, down: np.ndarray,
                can_place: Any, share: np.ndarray | None, *, agnostic: bool, fifo: bool,
-               solve_s: float = 0.0) -> RoundPlan:
+               solve_s: float = 0.0, pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+               ) -> RoundPlan:
     """The next round, as a batched action (Gavel's placement; see the module docstring).
 
     :param rounds: the run's round state (not changed: the plan holds a changed copy).
@@ -316,6 +346,9 @@ def plan_round(rounds: RoundsRun, now_min: float, active: np.ndarray, running: s
     :param agnostic: shuffle the type order (Gavel's agnostic policies).
     :param fifo: skip jobs of priority 0 (Gavel's FIFO).
     :param solve_s: the policy's seconds for ``share``.
+    :param pairs: with a new allocation of a policy that pairs jobs: ``(pair jobs (p, 2) arrival
+        indices, pair shares (p, k), speed factors (p, k, 2))`` (see
+        :mod:`gpusched.core.rounds.pairs`); ``None`` for a policy without pairs.
     """
     r = rounds.copy()
     rows = np.asarray(active, dtype=np.int64)
@@ -337,7 +370,12 @@ def plan_round(rounds: RoundsRun, now_min: float, active: np.ndarray, running: s
         r.in_allocation[rows] = True
         r.changed = False
         r.solve_s.append(float(solve_s))
+        if pairs is not None or len(r.pair_jobs):
+            _reset_pairs(r, rows, scale, elapsed, pairs)
     up, capacity, position = r.layout(down)
+    if len(r.pair_jobs) or r.colocated.partner:
+        return _plan_packed(r, rows, up, scale, throughput, capacity, can_place, running, job_gpus,
+                            allocated=share is not None, agnostic=agnostic)
     fixed = r._fixed
     if (share is None and not len(new) and fixed is not None and fixed[0] == (agnostic, fifo)
             and np.array_equal(fixed[1], rows) and fixed[2] == down.tobytes()):
@@ -367,6 +405,146 @@ def plan_round(rounds: RoundsRun, now_min: float, active: np.ndarray, running: s
                      allocated=share is not None)
 
 
+def _reset_pairs(r: RoundsRun, rows: np.ndarray, scale: np.ndarray, elapsed: float,
+                 pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None) -> None:
+    """A reset with pairs (Gavel's ``_reset_time_run_so_far`` over combinations, see
+    :mod:`gpusched.core.rounds.pairs`): each pair still active adds to its deficit what it should
+    have received less what it did; the new allocation's pairs start at half a round, a pair made
+    since the last reset with a deficit of half a round; every pair of active jobs of one GPU
+    count adds half a round to each type's time, as Gavel keeps an entry for each."""
+    half = r.length_min / 2.0
+    k = len(r.types)
+    active = set(rows.tolist())
+    carried: dict[tuple[int, int], np.ndarray] = {}
+    for q, (a, b) in enumerate(r.pair_jobs.tolist()):
+        if a in active and b in active:
+            carried[(a, b)] = r.pair_deficit[q] + r.pair_share[q] * elapsed - (r.pair_time[q] - half)
+    jobs, share, factor = ((np.zeros((0, 2), dtype=np.int64), np.zeros((0, k)), np.zeros((0, k, 2)))
+                           if pairs is None else pairs)
+    r.pair_jobs = np.asarray(jobs, dtype=np.int64).reshape(-1, 2)
+    r.pair_share = np.asarray(share, dtype=float).reshape(-1, k)
+    r.pair_factor = np.asarray(factor, dtype=float).reshape(-1, k, 2)
+    r.pair_time = np.full((len(r.pair_jobs), k), half)
+    r.pair_deficit = np.array([carried.get((a, b), np.full(k, half)) for a, b in r.pair_jobs.tolist()]
+                              ).reshape(-1, k)
+    if pairs is not None:
+        sizes = np.bincount(np.asarray(scale, dtype=np.int64))
+        r.type_time_min = r.type_time_min + half * float((sizes * (sizes - 1) // 2).sum())
+
+
+def _previous(r: RoundsRun, rows: np.ndarray) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+    """Per row, the type and GPUs (within the type's up GPUs) the job held in the last round,
+    where all of them are still up and of that type; -1 and ``()`` otherwise."""
+    m = len(rows)
+    prev_type = np.full(m, -1, dtype=np.int64)
+    prev_within: list[tuple[int, ...]] = [()] * m
+    where = r._layout[4]
+    index = {int(i): row for row, i in enumerate(rows.tolist())}
+    for i, _, _ in r.last_placed:
+        row = index.get(i)
+        held, j = r.prev_gpus[i], int(r.last_type[i])
+        if row is None or not held or j < 0:
+            continue
+        if all(where[g] >= 0 and r._gpu_type_list[g] == j for g in held):
+            prev_type[row] = j
+            prev_within[row] = tuple(where[g] for g in held)
+    return prev_type, prev_within
+
+
+def _plan_packed(r: RoundsRun, rows: np.ndarray, up: list[np.ndarray], scale: np.ndarray,
+                 throughput: np.ndarray, capacity: np.ndarray, can_place: Any, running: set[int],
+                 job_gpus: Any, *, allocated: bool, agnostic: bool) -> RoundPlan:
+    """:func:`plan_round` with pairs: Gavel's placement over singles and the allocation's pairs
+    (:func:`~gpusched.core.rounds.pairs.assign_units`), and the batch that runs it. A job keeps
+    running when it is placed on the GPUs it holds in the same combination (alone, or with the
+    same partner); a single that ran alone and changes GPUs moves; any other change stops the job
+    and starts it again (a pair starts as its two members, the first holding the gang)."""
+    k = len(r.types)
+    r._fixed = None
+    up_lists = [gpus.tolist() for gpus in up]
+    order = (shuffled_type_order(range(k), np.random.default_rng([r.seed, r.rounds])) if agnostic
+             else list(range(k)))
+    m = len(rows)
+    row_of = {int(i): row for row, i in enumerate(rows.tolist())}
+    live = [q for q, (a, b) in enumerate(r.pair_jobs.tolist()) if a in row_of and b in row_of]
+    pair_rows = np.array([[row_of[int(a)], row_of[int(b)]] for a, b in r.pair_jobs[live]],
+                         dtype=np.int64).reshape(-1, 2)
+    factor = r.pair_factor[live]
+    pair_speed = np.minimum(throughput[pair_rows[:, 0]] * factor[:, :, 0],
+                            throughput[pair_rows[:, 1]] * factor[:, :, 1]) if live else np.zeros((0, k))
+    members = [(row,) for row in range(m)] + [tuple(p) for p in pair_rows.tolist()]
+    single_priority = round_priorities(r.share[rows], r.time_min[rows], r.type_time_min, throughput)
+    pair_priority = round_priorities(r.pair_share[live], r.pair_time[live], r.type_time_min, pair_speed)
+    prev_type, prev_within = _previous(r, rows)
+    partner_before = r.prev_partner[rows]
+    unit_prev_type = np.concatenate([np.where(partner_before == -1, prev_type, -1),
+                                     [prev_type[a] if partner_before[a] == rows[b] else -1
+                                      for a, b in pair_rows.tolist()]]).astype(np.int64)
+    unit_prev_gpus = [prev_within[row] for row in range(m)] + [prev_within[a] for a, _ in pair_rows.tolist()]
+    placed = assign_units(
+        members, np.concatenate([r.share[rows], r.pair_share[live]]),
+        np.concatenate([single_priority, pair_priority]),
+        np.concatenate([r.deficit_min[rows], r.pair_deficit[live]]),
+        np.concatenate([scale, scale[pair_rows[:, 0]]]),
+        np.concatenate([throughput > 0, pair_speed > 0]), capacity, order, unit_prev_type,
+        unit_prev_gpus, np.concatenate([r.in_allocation[rows], np.ones(len(live), dtype=bool)]))
+    arrival = rows.tolist()
+    single: dict[int, tuple[int, ...]] = {}
+    paired: dict[int, tuple[int, tuple[int, ...], int, int]] = {}
+    pair_units: list[tuple[int, int, int, int, tuple[int, ...]]] = []
+    for unit, j in enumerate(placed.gpu_type.tolist()):
+        if j < 0:
+            continue
+        gang = tuple(map(up_lists[j].__getitem__, placed.gpus[unit]))
+        if unit < m:
+            if can_place(unit, gang):
+                single[arrival[unit]] = gang
+            continue
+        ra, rb = members[unit]
+        if can_place(ra, gang) and can_place(rb, gang):
+            q = live[unit - m]
+            a, b = arrival[ra], arrival[rb]
+            paired[a] = (b, gang, q, j)
+            paired[b] = (a, gang, q, j)
+            pair_units.append((a, b, q, j, gang))
+    partner_now = r.colocated.partner
+    keep, moving = set(), {}
+    for i in running:
+        held = tuple(sorted(job_gpus[i]))
+        if i in single and i not in partner_now:
+            if single[i] == held:
+                keep.add(i)
+            else:
+                moving[i] = single[i]
+        elif i in paired and partner_now.get(i) == paired[i][0] and paired[i][1] == held:
+            keep.add(i)
+    stop = [i for i in sorted(running) if i not in keep and i not in moving]
+    held_by = {g: i for i in sorted(keep | set(moving)) for g in job_gpus[i]}
+    moves: list[Migrate] = []
+    while moving:  # as in plan_round: a move whose GPUs are free goes first
+        ready = [i for i, g in moving.items() if all(held_by.get(x, i) == i for x in g)]
+        if not ready:
+            break
+        for i in ready:
+            gang = moving.pop(i)
+            for x in job_gpus[i]:
+                held_by.pop(x, None)
+            for x in gang:
+                held_by[x] = i
+            moves.append(Migrate(i, gang))
+    stop.extend(sorted(moving))
+    moved = {mv.job for mv in moves}
+    start = [(i, g) for i, g in sorted(single.items()) if i not in keep and i not in moved]
+    started = []
+    for a, b, q, j, gang in sorted(pair_units):
+        if a in keep:
+            continue
+        start += [(a, gang), (b, gang)]
+        started.append((a, b, float(r.pair_factor[q, j, 0]), float(r.pair_factor[q, j, 1])))
+    return RoundPlan(stop=tuple(sorted(stop)), move=tuple(moves), start=tuple(start), rounds=r,
+                     allocated=allocated, pairs=tuple(started))
+
+
 class RoundMechanism:
     """Rounds in one simulator: the ``round`` event's handler and the installation of a round's
     plan (see the module docstring). A mechanism of the run's setup
@@ -387,6 +565,7 @@ class RoundMechanism:
     def install(self, kinds: Any, lifecycle: Any) -> None:
         """Register the ``round`` event kind (a handler and a rank) on the simulator's kinds."""
         self.lifecycle = lifecycle
+        lifecycle.colocation = CoLocation()
         kinds.register(ROUND, ROUND_RANK, self.on_round)
 
     def start(self, run: Any) -> None:
@@ -402,10 +581,12 @@ class RoundMechanism:
     def begin(self, run: Any, plan: RoundPlan) -> None:
         """Install an applied round's plan: record who runs where and push the round's end."""
         r: RoundsRun = plan.rounds
+        r.colocated = run.rounds.colocated  # the live pairs, as the batch left them
         run.rounds = r
         now, rec, life = run.time_min, run.record, self.lifecycle
         r.placed = []
         end = -math.inf
+        partner = r.colocated.partner
         for i in run.running:
             gpus = rec.job_gpus[i]
             j = int(r.gpu_type[gpus[0]])
@@ -415,6 +596,8 @@ class RoundMechanism:
             r.prev_gpus[i] = tuple(sorted(gpus))
             r.placed.append((i, j, life.progress_min(run, i)))
             end = max(end, min(now + r.length_min, float(rec.start_min[i]) + float(rec.run_min[i])))
+        if partner or len(r.pair_jobs) or r.prev_partner.max(initial=-1) >= 0:
+            self._place_pairs(run, r)
         running = run.running
         for i, _, _ in plan.rounds.last_placed:
             if i not in running:
@@ -439,24 +622,46 @@ class RoundMechanism:
             r.reset_just_failed = plan.allocated or r.reset_just_failed
             r.idle_arrivals_left = -1
 
+    @staticmethod
+    def _place_pairs(run: Any, r: RoundsRun) -> None:
+        """The round's pairs (:attr:`RoundsRun.placed_pairs`) and each job's partner in it."""
+        partner = r.colocated.partner
+        index = {(a, b): q for q, (a, b) in enumerate(r.pair_jobs.tolist())}
+        r.placed_pairs = []
+        for i, j, _ in r.placed:
+            other = partner.get(i, -1)
+            r.prev_partner[i] = other
+            if other > i and other in run.running:
+                q = index.get((i, other))
+                if q is not None:
+                    r.placed_pairs.append((q, j, i, other))
+
     def on_round(self, run: Any, t: float, _: list) -> None:
         """The round ends: count each placed job's service and progress on its type."""
         r: RoundsRun = run.rounds
         rec, life = run.record, self.lifecycle
         gavel_start = r.gavel_round_start_min if r.gavel_round_end_min is None else r.gavel_round_end_min
         r.gavel_round_start_min, r.gavel_round_end_min = gavel_start, t
+        paired = {x for _, _, a, b in r.placed_pairs for x in (a, b)}
+        finishes = {}
         for i, j, progress in r.placed:
             end = rec.end_min[i]
             finished = not math.isnan(end) and i not in run.running
-            finish = float(end) if finished else t
+            finish = finishes[i] = float(end) if finished else t
             r.service_min[i, j] += finish - r.round_start_min
-            received = finish - gavel_start
-            r.time_min[i, j] += received
-            r.type_time_min[j] += received
+            if i not in paired:  # a pair member's time received is its pair's (below)
+                received = finish - gavel_start
+                r.time_min[i, j] += received
+                r.type_time_min[j] += received
             r.work_min[i, j] += life.progress_min(run, i) - progress
             if finished:
                 r.changed = True
+        for q, j, a, b in r.placed_pairs:  # Gavel: the longer member's time, once per pair
+            received = max(finishes[a], finishes[b]) - gavel_start
+            r.pair_time[q, j] += received
+            r.type_time_min[j] += received
         r.placed = []
+        r.placed_pairs = []
         r.pending = False
 
 

@@ -25,6 +25,9 @@ class RoundPolicy:
     :attr label: the name pages show.
     :attr run_times: the policy reads declared run times (the work a job has left), so it cannot
         run where none is declared.
+    :attr packs: the policy pairs jobs on shared GPUs (Gavel's ``_packed``): the round scheduler
+        lists candidate pairs in its problem and the round mechanism runs the pairs it allocates
+        (:mod:`gpusched.core.rounds.pairs`).
     """
 
     name: str = ""
@@ -32,6 +35,7 @@ class RoundPolicy:
     run_times: bool = False
     agnostic: bool = False
     fifo: bool = False
+    packs: bool = False
 
     def solve(self, problem: RoundProblem) -> Allocation:
         """The allocation for ``problem`` (without timing)."""

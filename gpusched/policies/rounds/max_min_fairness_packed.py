@@ -4,7 +4,9 @@ Source: Gavel (Narayanan et al., OSDI 2020, §3.2 "space sharing" and §4.1);
 ``stanford-futuredata/gavel``, ``scheduler/policies/max_min_fairness.py``
 (``MaxMinFairnessPolicyWithPacking``) and ``scheduler/policies/policy.py`` (``PolicyWithPacking``).
 Read, not copied. Pair throughputs: Gavel's measured ones (``assets/gavel/simulation_throughputs.json``,
-every key beside ``"null"``), which the caller puts in ``RoundProblem.pair_throughput``.
+every key beside ``"null"``), which the caller puts in ``RoundProblem.pair_throughput``; in rounds
+the round scheduler lists the pairs (:func:`gpusched.policies.rounds.scheduler.candidate_pairs`)
+and the round mechanism runs the pairs allocated (:mod:`gpusched.core.rounds.pairs`).
 
 **Program.** Variables ``x[i, j]`` (job ``i`` alone on type ``j``) and ``y[p, j]`` (pair ``p`` of
 jobs ``a, b`` sharing ``scale_factor`` GPUs of type ``j``; only pairs of equal gang size whose two
@@ -37,6 +39,7 @@ class MaxMinFairnessPacked(RoundPolicy):
 
     name = "max_min_fairness_packed"
     label = "Max-min fairness, co-located pairs (Gavel)"
+    packs = True
 
     def solve(self, problem: RoundProblem) -> Allocation:
         n, k = problem.n_jobs, problem.n_types

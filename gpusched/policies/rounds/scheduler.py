@@ -18,6 +18,11 @@ computes an allocation from what it may know; the round mechanism
   left to its deadline (``inf`` for none);
 - cost: the mean price of the type's GPUs per hour (1 where none is known).
 
+For a policy that pairs jobs (``packs``, Gavel's ``max_min_fairness_packed``), the problem also lists
+the candidate pairs (:func:`candidate_pairs`): every two active jobs of one GPU count whose models
+Gavel measured together, each member's throughput in the pair being its throughput alone times
+its measured factor (:func:`gpusched.core.gavel_speeds.colocation_factors`).
+
 Between round boundaries the scheduler holds. A round whose policy finds no usable allocation
 stops the run with one line naming the policy, the round's time and the solver's reason
 (:class:`RoundFailedError`), never a traceback and never a silent fallback.
@@ -29,6 +34,7 @@ import numpy as np
 
 from gpusched.core.actions import HOLD
 from gpusched.core.cluster import ClusterState
+from gpusched.core.gavel_speeds import colocation_factors
 from gpusched.core.rounds import RoundProblem
 from gpusched.core.rounds.mechanism import RoundsRun, plan_round
 from gpusched.core.view import SchedulerView
@@ -67,12 +73,55 @@ def throughput_rows(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
     return throughput
 
 
+def candidate_pairs(view: SchedulerView, rounds: RoundsRun, active: np.ndarray, throughput: np.ndarray,
+                    cache: dict | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs a packing policy may allocate (see the module docstring).
+
+    :param throughput: ``(m, k)`` the active jobs' throughputs alone.
+    :param cache: factors by ``(model a, model b, GPU count)``, kept across rounds.
+    :returns: pair rows ``(p, 2)`` (rows of ``active``, ascending in each pair), each member's
+        throughput in the pair ``(p, k, 2)`` and its speed factor ``(p, k, 2)``; no pair where a
+        job's model is not named or jobs change speed as they run (phases).
+    """
+    k = len(rounds.types)
+    empty = (np.zeros((0, 2), dtype=np.int64), np.zeros((0, k, 2)), np.zeros((0, k, 2)))
+    if view.phases is not None:
+        return empty
+    cache = {} if cache is None else cache
+    jobs = view.jobs
+    found_rows, found = [], []
+    listed = [(row, jobs[i].model, jobs[i].gpus) for row, i in enumerate(active.tolist())
+              if jobs[i].model is not None]
+    for x, (ra, model_a, size_a) in enumerate(listed):
+        for rb, model_b, size_b in listed[x + 1:]:
+            if size_a != size_b:
+                continue
+            key = (model_a, model_b, size_a)
+            factor = cache.get(key)
+            if factor is None:
+                factor = cache[key] = np.array([colocation_factors(model_a, model_b, size_a, name)
+                                                for name in rounds.types]).reshape(k, 2)
+            if (factor[:, 0] * throughput[ra] > 0).any() and (factor[:, 1] * throughput[rb] > 0).any():
+                found_rows.append((ra, rb))
+                found.append(factor)
+    if not found:
+        return empty
+    rows = np.array(found_rows, dtype=np.int64)
+    factor = np.array(found)
+    speed = np.stack([throughput[rows[:, 0]] * factor[:, :, 0], throughput[rows[:, 1]] * factor[:, :, 1]],
+                     axis=2)
+    both = (speed > 0).all(axis=2)
+    return rows, np.where(both[:, :, None], speed, 0.0), np.where(both[:, :, None], factor, 0.0)
+
+
 def round_problem(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
-                  empty: ClusterState, throughput: np.ndarray | None = None) -> RoundProblem:
+                  empty: ClusterState, throughput: np.ndarray | None = None,
+                  pairs: tuple[np.ndarray, np.ndarray] | None = None) -> RoundProblem:
     """The round problem of the active jobs, read from the view (see the module docstring).
 
     :param empty: the cluster with nothing placed (which types could ever hold a gang).
     :param throughput: ``(m, k)`` the active jobs' :func:`throughput_rows`, when known already.
+    :param pairs: ``(pair rows, pair throughputs)`` of :func:`candidate_pairs`, or ``None``.
     """
     jobs, cluster = view.jobs, view.cluster
     k = len(rounds.types)
@@ -105,7 +154,9 @@ def round_problem(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
                         capacity=rounds.capacity(np.asarray(view.gpu_down(), dtype=bool)),
                         weight=weight, remaining=remaining, age_s=np.maximum(age, 0.0),
                         service_s=None, deadline_s=deadline, cost=cost, type_names=rounds.types,
-                        job_ids=active, reference_type=None)
+                        job_ids=active, reference_type=None,
+                        pair_jobs=None if pairs is None else pairs[0],
+                        pair_throughput=None if pairs is None else pairs[1])
 
 
 class RoundScheduler:
@@ -121,6 +172,8 @@ class RoundScheduler:
         self._rows: dict[tuple[int, int], np.ndarray] = {}
         """Each job's throughput per type, by arrival index and phase (fixed for a run)."""
         self._fits: dict[tuple[int, tuple[int, ...]], bool] = {}
+        self._factors: dict[tuple[str, str, int], np.ndarray] = {}
+        """Pair speed factors by job models and GPU count (fixed for a run)."""
 
     def bind(self, view: SchedulerView) -> None:
         """Ask for a decision at every event (a round's end may come with an empty queue)."""
@@ -128,7 +181,7 @@ class RoundScheduler:
             raise RoundsOffError(f"policy '{self.name}' runs in rounds: build the simulator with rounds "
                                  "(the scenario's rounds: block)")
         self._empty = ClusterState(view.cluster)
-        self._rows, self._fits = {}, {}
+        self._rows, self._fits, self._factors = {}, {}, {}
         view.request_event_decisions()
 
     def _throughput(self, view: SchedulerView, rounds: RoundsRun, active: np.ndarray) -> np.ndarray:
@@ -151,17 +204,24 @@ class RoundScheduler:
             return 0, HOLD
         active = np.array(sorted([*queue, *running]), dtype=np.int64)
         jobs, rule, empty, fits = view.jobs, view.gang_rule, self._empty, self._fits
-        share, solve_s = None, 0.0
+        share, solve_s, pairs = None, 0.0, None
         throughput = self._throughput(view, rounds, active)
         if rounds.needs_allocation(view.time_min, active):
             try:
-                problem = round_problem(view, rounds, active, empty, throughput)
+                candidates = (candidate_pairs(view, rounds, active, throughput, self._factors)
+                              if self.policy.packs else None)
+                problem = round_problem(view, rounds, active, empty, throughput,
+                                        None if candidates is None else candidates[:2])
                 allocation = self.policy(problem)
                 allocation.check(problem)
             except GpuschedError as exc:  # a solver failure or a malformed allocation: said, and stop
                 raise RoundFailedError(f"policy '{self.name}', the round at minute {view.time_min:,.1f} "
                                        f"(round {rounds.rounds + 1}): {exc}") from None
             share, solve_s = allocation.share, allocation.solve_s
+            if candidates is not None:
+                pair_share = (np.zeros((len(candidates[0]), len(rounds.types)))
+                              if allocation.pair_share is None else allocation.pair_share)
+                pairs = (active[candidates[0]], pair_share, candidates[2])
 
         def can_place(row: int, gang: tuple[int, ...]) -> bool:
             key = (int(active[row]), gang)
@@ -174,5 +234,5 @@ class RoundScheduler:
         plan = plan_round(rounds, view.time_min, active, set(running), view.job_gpus, scale,
                           throughput, np.asarray(view.gpu_down(), dtype=bool),
                           can_place, share, agnostic=self.policy.agnostic, fifo=self.policy.fifo,
-                          solve_s=solve_s)
+                          solve_s=solve_s, pairs=pairs)
         return 0, plan
