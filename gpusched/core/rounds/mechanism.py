@@ -375,7 +375,7 @@ def plan_round(rounds: RoundsRun, now_min: float, active: np.ndarray, running: s
     up, capacity, position = r.layout(down)
     if len(r.pair_jobs) or r.colocated.partner:
         return _plan_packed(r, rows, up, scale, throughput, capacity, can_place, running, job_gpus,
-                            allocated=share is not None, agnostic=agnostic)
+                            allocated=share is not None, agnostic=agnostic, fifo=fifo)
     fixed = r._fixed
     if (share is None and not len(new) and fixed is not None and fixed[0] == (agnostic, fifo)
             and np.array_equal(fixed[1], rows) and fixed[2] == down.tobytes()):
@@ -453,7 +453,7 @@ def _previous(r: RoundsRun, rows: np.ndarray) -> tuple[np.ndarray, list[tuple[in
 
 def _plan_packed(r: RoundsRun, rows: np.ndarray, up: list[np.ndarray], scale: np.ndarray,
                  throughput: np.ndarray, capacity: np.ndarray, can_place: Any, running: set[int],
-                 job_gpus: Any, *, allocated: bool, agnostic: bool) -> RoundPlan:
+                 job_gpus: Any, *, allocated: bool, agnostic: bool, fifo: bool) -> RoundPlan:
     """:func:`plan_round` with pairs: Gavel's placement over singles and the allocation's pairs
     (:func:`~gpusched.core.rounds.pairs.assign_units`), and the batch that runs it. A job keeps
     running when it is placed on the GPUs it holds in the same combination (alone, or with the
@@ -487,7 +487,7 @@ def _plan_packed(r: RoundsRun, rows: np.ndarray, up: list[np.ndarray], scale: np
         np.concatenate([r.deficit_min[rows], r.pair_deficit[live]]),
         np.concatenate([scale, scale[pair_rows[:, 0]]]),
         np.concatenate([throughput > 0, pair_speed > 0]), capacity, order, unit_prev_type,
-        unit_prev_gpus, np.concatenate([r.in_allocation[rows], np.ones(len(live), dtype=bool)]))
+        unit_prev_gpus, np.concatenate([r.in_allocation[rows], np.ones(len(live), dtype=bool)]), fifo=fifo)
     arrival = rows.tolist()
     single: dict[int, tuple[int, ...]] = {}
     paired: dict[int, tuple[int, tuple[int, ...], int, int]] = {}

@@ -32,7 +32,10 @@ job that changes partner, or that runs alone after a pair, is a new dispatch.
   so under ``speed: gavel`` it is its measured pair throughput ÷ its V100 throughput alone.
 - *Placement* (:func:`assign_units`): :func:`~gpusched.core.rounds.assign.assign_round`'s rules over
   units (the singles in row order, then the pairs in list order; ties in that order, where Gavel's
-  follow its dictionaries' insertion order).
+  follow its dictionaries' insertion order). As in Gavel, every listed pair is a unit, those the
+  allocation gives no time included: their priority is 0, and like a single job of priority 0
+  they are placed on GPUs left over once the units with a priority have been considered, a pair's
+  deficit of half a round putting it ahead of single jobs of priority 0 whose deficit is lower.
 - *In the simulator* (:class:`CoLocation`, the lifecycle's ``colocation`` hook): a pair starts as
   one unit on one gang. Its first member (the lower arrival index) holds the GPUs in the cluster
   state; the second *rides* on them (it holds no compute or VRAM of its own: the GPUs are busy
@@ -150,7 +153,8 @@ class UnitAssignment:
 def assign_units(members: Sequence[tuple[int, ...]], share: np.ndarray, priority: np.ndarray,
                  deficit: np.ndarray, scale: np.ndarray, runs: np.ndarray, capacity: np.ndarray,
                  type_order: Sequence[int], previous_type: np.ndarray,
-                 previous_gpus: Sequence[tuple[int, ...]], allocated: np.ndarray) -> UnitAssignment:
+                 previous_gpus: Sequence[tuple[int, ...]], allocated: np.ndarray, *,
+                 fifo: bool = False) -> UnitAssignment:
     """Gavel's greedy pass and worker assignment over singles and pairs
     (:func:`~gpusched.core.rounds.assign.assign_round`'s rules, with a unit skipped when any of its
     members is placed already).
@@ -167,6 +171,7 @@ def assign_units(members: Sequence[tuple[int, ...]], share: np.ndarray, priority
     :param previous_gpus: per unit, the GPUs (within that type) it held then.
     :param allocated: ``(u,)`` bool, in the allocation in force (else picked but given no GPUs, as
         :func:`~gpusched.core.rounds.assign.assign_round` does).
+    :param fifo: skip units of priority 0 (Gavel's FIFO policies).
     """
     u = len(members)
     rows = np.arange(u)
@@ -181,7 +186,7 @@ def assign_units(members: Sequence[tuple[int, ...]], share: np.ndarray, priority
         room = left[j]
         if room == 0:
             continue
-        ok = runs[:, j].tolist()
+        ok = (runs[:, j] & (priority[:, j] > 0)).tolist() if fifo else runs[:, j].tolist()
         for i in np.lexsort((rows, -share[:, j], -deficit[:, j], -priority[:, j])).tolist():
             if not ok[i] or any(taken_job[x] for x in members[i]) or sizes[i] > room:
                 continue
