@@ -275,3 +275,19 @@ def test_a_unit_is_skipped_when_a_member_is_placed_and_leftover_gpus_go_by_defic
                            **{**kw, "previous_type": np.array([0, -1, -1, -1, -1]),
                               "previous_gpus": [(1,), (), (), (), ()]})
     assert renewed.gpus[0] == (1,) and renewed.gpus[4] == (0,)
+
+
+def test_the_timeline_counts_a_shared_gpu_once():
+    # the replay's frames and utilisation are derived from the run's record: a GPU two members
+    # share is busy once (compute at most 1, two jobs on it), and the timeline's mean utilisation
+    # is the run's own avg_util metric, integrated as the run went
+    scenario = scenario_from_dict(_gavel_case(v100=2, p100=2, k80=0, jobs=24, load=3.0, seed=11))
+    result = make_simulator(scenario, rounds=True).run(get_policy(PACKED, 0))
+    timeline = result.timeline
+    assert len(timeline.shared) > 0
+    frames = timeline.gpu_frames(timeline.frame_times(400))
+    assert frames.compute_used.max() <= 1.0 + 1e-9 and frames.jobs_running.max() == 2
+    t, util = timeline.cluster_util_steps()
+    assert util.max() <= 1.0 + 1e-9
+    mean = float((util[:-1] * np.diff(t)).sum() / (t[-1] - t[0]))
+    assert mean == pytest.approx(result.metrics["avg_util"], rel=1e-9)

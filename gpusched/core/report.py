@@ -54,7 +54,8 @@ def package(run: RunState, policy_name: str = "", scenario_name: str = "", seed:
         timeline = Timeline.from_run(run.cluster, run.jobs, jobs, log.holds, log.misroutes,
                                      run.start_time_min, run.time_min,
                                      last_start_min=run.record.start_min, stops=log.stops,
-                                     resumes=log.resumes, node_events=log.node_events)
+                                     resumes=log.resumes, node_events=log.node_events,
+                                     rides=() if run.rounds is None else run.rounds.colocated.all_rides(run))
         values = metrics(run)
     finally:
         if collecting:

@@ -72,14 +72,17 @@ class Timeline:
     time_min, job, gpu, cause), ``stops`` (DataFrame: time_min, job, kind, run_start_min, gpus,
     lost_min in reference-speed minutes, lost_held_min on the GPUs), ``resumes`` (DataFrame:
     time_min, job, gpus, restore_min), ``node_down`` (DataFrame: node, start_min, end_min; a node not
-    repaired by the end of the run ends at ``inf``), ``start_min`` and ``end_min`` of the run.
+    repaired by the end of the run ends at ``inf``), ``shared`` (DataFrame: gpu, start_min, end_min,
+    compute: the compute of a co-located pair's second member while it rides on its partner's GPU,
+    :mod:`gpusched.core.rounds.pairs`; the GPU's compute and the cluster's utilisation count the
+    pair once, its job count both), ``start_min`` and ``end_min`` of the run.
     """
 
     def __init__(self, cluster: Cluster, placements: pd.DataFrame, arrivals_min: np.ndarray,
                  starts_min: np.ndarray, ends_min: np.ndarray, holds: pd.DataFrame,
                  misroutes: pd.DataFrame, start_min: float, end_min: float,
                  stops: pd.DataFrame | None = None, resumes: pd.DataFrame | None = None,
-                 node_down: pd.DataFrame | None = None):
+                 node_down: pd.DataFrame | None = None, shared: pd.DataFrame | None = None):
         self.cluster = cluster
         self.placements = placements
         self.arrivals_min = arrivals_min
@@ -93,6 +96,8 @@ class Timeline:
         self.resumes = resumes if resumes is not None else pd.DataFrame(columns=list(RESUME_COLUMNS))
         self.node_down = (node_down if node_down is not None
                           else pd.DataFrame(columns=["node", "start_min", "end_min"]))
+        self.shared = (shared if shared is not None
+                       else pd.DataFrame(columns=["gpu", "start_min", "end_min", "compute"]))
         self.stops_min = np.sort(self.stops["time_min"].to_numpy(float))
 
     @classmethod
@@ -101,7 +106,8 @@ class Timeline:
                  misroutes: list[tuple[float, int, int, str]], start_min: float,
                  end_min: float, *, last_start_min: np.ndarray | None = None,
                  stops: Sequence[tuple] = (), resumes: Sequence[tuple] = (),
-                 node_events: Sequence[tuple[float, int, str]] = ()) -> Timeline:
+                 node_events: Sequence[tuple[float, int, str]] = (),
+                 rides: Sequence[tuple[int, tuple[int, ...], float, float]] = ()) -> Timeline:
         """Build the record from a finished simulator's jobs table and decision logs.
 
         :param last_start_min: per job, the start of its current or last run (the table's
@@ -110,6 +116,8 @@ class Timeline:
             <gpusched.core.run_state.RunLog>`).
         :param resumes: the simulator's resumptions.
         :param node_events: the simulator's node failures and repairs.
+        :param rides: ``(job index, GPUs, start, end)`` of each time a pair member rode on its
+            partner's GPUs (:class:`gpusched.core.rounds.pairs.Colocated`).
         """
         rows_job, rows_gpu = [], []
         for i, gpus in enumerate(table["gpu_ids"]):
@@ -178,6 +186,9 @@ class Timeline:
             resumes=pd.DataFrame([(t, ids[i], list(g), r) for t, i, g, r in resumes],
                                  columns=list(RESUME_COLUMNS)),
             node_down=_down_intervals(node_events),
+            shared=pd.DataFrame([(g, t0, t1, float(jobs[i].compute)) for i, gpus, t0, t1 in rides
+                                 for g in gpus if t1 > t0],
+                                columns=["gpu", "start_min", "end_min", "compute"]) if len(rides) else None,
         )
 
     # -------------------------------------------------------------- derived views
@@ -210,6 +221,12 @@ class Timeline:
             frame = np.searchsorted(times, p[edge].to_numpy(), side="left")
             for k in range(3):
                 np.add.at(acc[k], (frame, gpu), sign * values[k])
+        shared = self.shared
+        if len(shared):  # a pair's GPU counts its compute once
+            s_gpu = shared["gpu"].to_numpy(np.int64)
+            for edge, sign in (("start_min", -1.0), ("end_min", 1.0)):
+                frame = np.searchsorted(times, shared[edge].to_numpy(float), side="left")
+                np.add.at(acc[1], (frame, s_gpu), sign * shared["compute"].to_numpy(float))
         state = np.cumsum(acc[:, :-1], axis=1)
         state[np.abs(state) < 1e-9] = 0.0
         return GpuFrames(times, state[0], state[1], np.rint(state[2]).astype(np.int64))
@@ -245,6 +262,12 @@ class Timeline:
         p = self.placements
         times = np.concatenate([p["start_min"].to_numpy(), p["end_min"].to_numpy()])
         deltas = np.concatenate([p["compute"].to_numpy(), -p["compute"].to_numpy()])
+        shared = self.shared
+        if len(shared):  # a pair's GPU counts its compute once
+            rider = shared["compute"].to_numpy(float)
+            times = np.concatenate([times, shared["start_min"].to_numpy(float),
+                                    shared["end_min"].to_numpy(float)])
+            deltas = np.concatenate([deltas, -rider, rider])
         keep = np.isfinite(times)
         times, deltas = times[keep], deltas[keep]
         order = np.argsort(times, kind="stable")

@@ -71,9 +71,18 @@ class Colocated:
     """Each pair member's partner in its current run."""
     rider: dict[int, int] = field(default_factory=dict)
     """Each member that rides on its partner's GPUs -> that partner (the holder)."""
+    rides: list[tuple[int, tuple[int, ...], float, float]] = field(default_factory=list)
+    """``(job, GPUs, start, end)`` of each ride that has ended (minutes): the times a member's GPUs
+    were counted once, under its partner (the timeline counts its compute there once)."""
 
     def copy(self) -> Colocated:
-        return Colocated(dict(self.factor), dict(self.partner), dict(self.rider))
+        return Colocated(dict(self.factor), dict(self.partner), dict(self.rider), list(self.rides))
+
+    def all_rides(self, run: Any) -> list[tuple[int, tuple[int, ...], float, float]]:
+        """:attr:`rides`, with the rides still under way ending at ``inf``."""
+        rec = run.record
+        return self.rides + [(i, tuple(rec.job_gpus[i]), float(rec.start_min[i]), float("inf"))
+                             for i in self.rider if i in run.running]
 
 
 class CoLocation:
@@ -126,15 +135,19 @@ class CoLocation:
         """The job's run ends (it finishes or stops): whether it releases its GPUs in the cluster
         state (a rider holds none), and the rider that must take them over now (-1 if none). Its
         co-location entries are dropped."""
-        live = run.rounds.colocated
+        live, rec, now = run.rounds.colocated, run.record, run.time_min
         live.factor.pop(job_idx, None)
         live.partner.pop(job_idx, None)
         if live.rider.pop(job_idx, None) is not None:
+            live.rides.append((job_idx, tuple(rec.job_gpus[job_idx]), float(rec.start_min[job_idx]), now))
             return False, -1
         for rider, holder in live.rider.items():
             if holder == job_idx:
                 del live.rider[rider]
-                return True, rider if rider in run.running else -1
+                if rider not in run.running:
+                    return True, -1
+                live.rides.append((rider, tuple(rec.job_gpus[rider]), float(rec.start_min[rider]), now))
+                return True, rider
         return True, -1
 
 
