@@ -58,7 +58,7 @@ from gpusched.figures import (
     wait_cdf_figure,
 )
 from gpusched.figures.compare import FAIRNESS_BAR_METRICS, FOREST_METRICS, disruption_metrics, forest_figure
-from gpusched.figures.frozen import freeze
+from gpusched.figures.frozen import freeze, is_animated
 from gpusched.figures.headline import headline_sentence, seed_range
 from gpusched.figures.lost_work import lost_work_story
 from gpusched.figures.replay import INTERRUPTED_ANIMATION_SCRIPT
@@ -233,8 +233,9 @@ def cached_replay(scenario_yaml: str, policy: str, seed: int,
     Gantt chart of one run."""
     result = cached_run(scenario_yaml, policy, seed)
     report, _ = cached_stall(scenario_yaml, policy, seed)
-    # Frozen: each rerun then sends the figures without copying every frame again.
-    return freeze(replay_figure(result, start_min=start_min, stall=report)), freeze(gantt_figure(result))
+    # Frozen (the replay by construction): each rerun then sends the figures without copying
+    # every frame again.
+    return replay_figure(result, start_min=start_min, stall=report), freeze(gantt_figure(result))
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -484,7 +485,7 @@ def show_chart(fig: go.Figure, key: str | None = None) -> None:
     """Draw a Plotly figure across the page width in Streamlit's light or dark theme (an animated
     one with the script that keeps Pause and the slider from logging an error:
     :data:`INTERRUPTED_ANIMATION_SCRIPT`)."""
-    if fig.frames:
+    if is_animated(fig):  # a frozen animation keeps its frames in its dict, not in fig.frames
         st.html(INTERRUPTED_ANIMATION_SCRIPT, unsafe_allow_javascript=True, width="content")
     st.plotly_chart(fig, width="stretch", theme="streamlit", config=PLOTLY_CONFIG, key=key)
 

@@ -23,7 +23,8 @@ page's first visit by its sidebar link, the Agent page included.
 With ``--replay-preset NAME`` it measures, on a fresh server, how long Replay takes to open on a
 preset (:func:`replay_open`): the preset is chosen on Cluster & workload, then the clock starts at
 the click on Replay's sidebar link and stops when the page is idle with its charts drawn (target
-:data:`REPLAY_TARGET_S`).
+:data:`REPLAY_TARGET_S`); the machine's load is printed beside (on a shared machine the times
+follow it: compare versions in alternating runs at a similar load).
 
 Run: ``python benchmarks/bench_pages.py [--json PATH] [--targets-only] [--replay-preset NAME]``.
 Needs ``/usr/bin/chromium``.
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -281,9 +283,12 @@ def main() -> None:
     if not CHROMIUM.exists():
         sys.exit(f"{CHROMIUM} is missing: install Debian's chromium package")
     if args.replay_preset:
+        load_before = os.getloadavg()[0]
         times = replay_open(args.replay_preset, args.settle)
         print(f"Replay on {args.replay_preset}: first open {times[0]:.2f} s, again "
-              + ", ".join(f"{t:.2f}" for t in times[1:]) + f" s (target {REPLAY_TARGET_S:.0f} s)")
+              + ", ".join(f"{t:.2f}" for t in times[1:]) + f" s (target {REPLAY_TARGET_S:.0f} s); "
+              f"machine load (1-min average) {load_before:.1f} before, {os.getloadavg()[0]:.1f} after "
+              f"on {os.cpu_count()} cores")
         return
     measured = targets(args.settle)
     print(targets_table(measured), flush=True)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import base64
 import json
 from pathlib import Path
 
-import numpy as np
+from figure_json import decoded
 from streamlit.testing.v1 import AppTest
 
 from gpusched import load_scenario
@@ -30,24 +29,9 @@ def open_page(page: str | None = None, small: bool = True) -> AppTest:
     return at
 
 
-def _decoded(value):
-    """A spec with Plotly's typed arrays (``{"dtype": "f8", "bdata": ...}``, how it writes a numpy
-    array) turned back into lists."""
-    if isinstance(value, dict):
-        if set(value) in ({"dtype", "bdata"}, {"dtype", "bdata", "shape"}):
-            array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-            if "shape" in value:
-                array = array.reshape([int(n) for n in str(value["shape"]).split(",")])
-            return array.tolist()
-        return {k: _decoded(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_decoded(v) for v in value]
-    return value
-
-
 def plotly_specs(at: AppTest) -> list[dict]:
     """The JSON spec of every Plotly chart on the page (typed arrays as lists)."""
-    return [_decoded(json.loads(el.proto.spec)) for el in at.get("plotly_chart")]
+    return [decoded(json.loads(el.proto.spec)) for el in at.get("plotly_chart")]
 
 
 def assert_clean(at: AppTest) -> None:

@@ -155,3 +155,16 @@ def test_go_to_the_first_stall_moves_the_slider():
     minute = float(slider["steps"][slider["active"]]["label"].split(" ")[0].replace(",", ""))
     assert slider["active"] > 0 and abs(minute - first) < 30, (minute, first)
     assert at.button(key="replay_first_stall").disabled
+
+
+def test_the_animated_replay_comes_with_the_script_that_quiets_interrupted_animations():
+    """The replay is frozen with its frames in its dict (``fig.frames`` is empty): the page still
+    adds the script that keeps Pause and the slider from logging an uncaught error, once, and the
+    Gantt chart, not animated, adds none."""
+    from gpusched.figures.replay import INTERRUPTED_ANIMATION_SCRIPT
+
+    at = open_page("views/replay.py")
+    assert_clean(at)
+    replay, gantt = plotly_specs(at)[:2]
+    assert replay["frames"] and "frames" not in gantt
+    assert [h.proto.body for h in at.get("html")] == [INTERRUPTED_ANIMATION_SCRIPT]

@@ -18,6 +18,7 @@ from gpusched.experiment.stall import (
 )
 from gpusched.figures import conditions_heatmap_figure, metric_bars_figure, replay_figure, stall_figure
 from gpusched.figures.compare import BAR_METRICS, bar_intervals, varied_metrics
+from gpusched.figures.frozen import frames_of
 from gpusched.figures.gpu_axis import GPU_TICK_ANGLE, LABELLED_GPUS_MAX, gpu_ticks
 from gpusched.figures.replay import (
     MARGIN_BOTTOM_PX,
@@ -128,7 +129,7 @@ def test_slider_spans_the_time_axis_and_frames_are_even_in_time():
     slider = fig.layout.sliders[0]
     assert (slider.x, slider.len) == (0.0, 1.0) and tuple(fig.layout.xaxis3.domain) == (0.0, 1.0)
     assert slider.pad.l == 0 and slider.pad.r == 0
-    times = np.array([f.data[2].x[0] for f in fig.frames])
+    times = np.array([f["data"][2]["x"][0] for f in frames_of(fig)])
     steps = np.diff(times)
     assert np.allclose(steps, steps[0], atol=0.02), "frames are not evenly spaced in time"
     assert times[0] == pytest.approx(fig.layout.xaxis3.range[0], abs=0.01)

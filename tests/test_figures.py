@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import plotly.graph_objects as go
+import plotly.io as pio
 import pytest
+from figure_json import decoded
 
 from gpusched import compare, load_scenario, run_policy
 from gpusched.experiment.stall import analyse_stall, idle_steps
@@ -26,6 +29,7 @@ from gpusched.figures import (
     wait_cdf_figure,
 )
 from gpusched.figures.compare import ecdf, rolling_util
+from gpusched.figures.frozen import frames_of, is_animated, slider_steps_of
 from gpusched.figures.replay import gpu_lanes
 from gpusched.figures.style import BAND_COLORS, BAND_ORDER, band_of
 from gpusched.policies import policy_label
@@ -76,17 +80,18 @@ def test_policy_colours_are_distinct_and_stable():
 
 def test_replay_is_capped_small_and_animated(ll_run):
     fig = replay_figure(ll_run, max_frames=250)
-    assert 2 <= len(fig.frames) <= 250
+    frames = decoded(frames_of(fig))
+    assert 2 <= len(frames) <= 250 and is_animated(fig)
     size_mb = len(fig.to_json()) / 1e6
     assert size_mb < 5.0, f"replay JSON is {size_mb:.2f} MB"
     controls = fig.layout.updatemenus[0].buttons
     assert [b.label for b in controls] == ["▶ Play", "❚❚ Pause"]
-    assert len(fig.layout.sliders[0].steps) == len(fig.frames)
+    assert [s["args"][0] for s in slider_steps_of(fig)] == [[f["name"]] for f in frames]
     # Utilisation bars carry their band in every frame: codes on the band colour scale.
-    k = len(fig.frames) // 2
-    bar = fig.frames[k].data[1]
+    k = len(frames) // 2
+    bar = frames[k]["data"][1]
     state = ll_run.timeline.gpu_frames(ll_run.timeline.frame_times(250))
-    assert [BAND_ORDER[c] for c in bar.marker.color] == [band_of(u) for u in state.compute_used[k]]
+    assert [BAND_ORDER[c] for c in bar["marker"]["color"]] == [band_of(u) for u in state.compute_used[k]]
     assert {c for _, c in fig.data[2].marker.colorscale} == set(BAND_COLORS.values())
     titles = _axis_titles(fig)
     assert "VRAM (GB)" in titles and "time (min)" in titles
@@ -97,7 +102,22 @@ def test_replay_frames_match_the_timeline(ll_run):
     times = ll_run.timeline.frame_times(40)
     state = ll_run.timeline.gpu_frames(times)
     k = len(times) // 2
-    np.testing.assert_allclose(fig.frames[k].data[1].y, np.round(state.compute_used[k] * 100, 1))
+    frame = decoded(frames_of(fig)[k])
+    np.testing.assert_allclose(frame["data"][1]["y"], np.round(state.compute_used[k] * 100, 1))
+
+
+def test_animations_are_what_plotly_validation_makes_of_them(ll_run, ff_run):
+    """The frames and slider steps go into the figure unvalidated, for speed: validating the whole
+    figure with Plotly (frames and steps included) changes nothing in its JSON (numbers, typed
+    arrays and all; Plotly only orders some keys its own way), and every frame animates traces the
+    figure has."""
+    for fig in (replay_figure(ll_run, max_frames=30), side_by_side_figure(ll_run, ff_run, max_frames=30)):
+        again = go.Figure(fig.to_dict())
+        assert len(again.frames) == len(frames_of(fig)) >= 2
+        assert len(again.layout.sliders[0].steps) == len(again.frames)
+        assert all(max(f.traces) < len(again.data) and len(f.traces) == len(f.data) for f in again.frames)
+        assert json.loads(pio.to_json(again.to_dict(), validate=False)) == json.loads(
+            pio.to_json(fig.to_dict(), validate=False))
 
 
 def test_gantt_lanes_never_overlap_on_a_gpu(ll_run):
@@ -118,7 +138,7 @@ def test_gantt_is_coloured_by_job_type_on_minutes(ll_run):
 
 def test_side_by_side_shares_one_clock(ll_run, ff_run):
     fig = side_by_side_figure(ll_run, ff_run, max_frames=60)
-    assert len(fig.frames) <= 60
+    assert 2 <= len(frames_of(fig)) <= 60 and len(slider_steps_of(fig)) == len(frames_of(fig))
     names = {t.name for t in fig.data}
     assert {"Least-Loaded", "First-Fit"} <= names
 

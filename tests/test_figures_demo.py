@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from figure_json import decoded
 
 from gpusched import load_scenario, run_policy
 from gpusched.dashboard.story import stall_story
 from gpusched.experiment.stall import analyse_stall, idle_steps
 from gpusched.figures import replay_figure, stall_explanation, stall_figure
+from gpusched.figures.frozen import frames_of, slider_steps_of
 from gpusched.figures.gpu_axis import LABELLED_GPUS_MAX, gpu_ticks, model_runs
 from gpusched.figures.replay import (
     MODEL_PANEL_TITLE,
@@ -97,8 +99,8 @@ def test_replay_marks_stalls_and_misroutes_and_opens_at_a_minute(phase1_runs):
     times = ll.timeline.frame_times(120)
     k = int(np.searchsorted(times, start - 1e-9))
     assert slider.active == k and fig.data[5].x[0] == pytest.approx(round(times[k], 2))
-    assert slider.steps[k].label.startswith(f"{times[k]:,.0f} · ")
-    assert all(f.layout.to_plotly_json() == {} for f in fig.frames)  # the slider alone says the minute
+    assert slider_steps_of(fig)[k]["label"].startswith(f"{times[k]:,.0f} · ")
+    assert all("layout" not in f for f in frames_of(fig))  # the slider alone says the minute
     shaded = [s for s in fig.layout.shapes if s.name == "stall"]
     assert shaded and all(s.xref == "x3" for s in shaded)
     assert STALL_MARK_LEGEND in {t.name for t in fig.data}
@@ -115,10 +117,11 @@ def test_replay_without_memory_shows_gpu_model_use_and_a_legible_axis(gavel_run)
     assert MODEL_PANEL_TITLE in titles and VRAM_PANEL_TITLE not in titles
     models = list(dict.fromkeys(result.cluster.gpu_model))
     assert list(fig.data[1].x) == models  # one bar per GPU model
-    k = len(fig.frames) // 2
+    frames = decoded(frames_of(fig))
+    k = len(frames) // 2
     running = result.timeline.gpu_frames(result.timeline.frame_times(40)).jobs_running[k]
     busy = [(running[np.asarray(result.cluster.gpu_model) == m] > 0).mean() * 100 for m in models]
-    np.testing.assert_allclose(fig.frames[k].data[0].y, np.round(busy, 1))
+    np.testing.assert_allclose(frames[k]["data"][0]["y"], np.round(busy, 1))
     ticks = gpu_ticks(result.cluster)
     assert result.cluster.n_gpus > LABELLED_GPUS_MAX and ticks.grouped
     groups = model_runs(result.cluster.gpu_model)

@@ -3,6 +3,10 @@ side-by-side replay of two policies.
 
 Frames are derived from the run's event record (:class:`gpusched.core.timeline.Timeline`), thinned to
 at most ``max_frames`` so that a 250-job replay stays smooth and its JSON small.
+
+The two animations come back frozen (:func:`gpusched.figures.frozen.freeze`): their frames and
+slider steps are plain dicts in the figure's dict, not Plotly objects (``fig.frames`` is empty;
+read them with :func:`~gpusched.figures.frozen.frames_of`), and the figure must not be changed.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from gpusched.core.cluster import MISROUTE_CAUSES
 from gpusched.core.result import Result
 from gpusched.core.timeline import Timeline, even_times
 from gpusched.experiment.stall import StallReport
+from gpusched.figures.frozen import freeze
 from gpusched.figures.gpu_axis import (
     CHAR_WIDTH_EM,
     GPU_TICK_FONT_PX,
@@ -161,8 +166,10 @@ def animated_geometry(ticks: GpuTicks, panels_px: float) -> tuple[int, float]:
     return int(round(plot_px + MARGIN_TOP_PX + MARGIN_BOTTOM_PX)), gap / plot_px
 
 
-def _animation_controls(frame_names: list[str], labels: list[str], plot_px: float) -> dict:
-    """Play/Pause buttons and a time slider (``labels`` in minutes) for ``frame_names``.
+def _animation_controls(frame_names: list[str], labels: list[str], plot_px: float) -> tuple[dict, list[dict]]:
+    """Play/Pause buttons and a time slider (``labels`` in minutes) for ``frame_names``: the layout's
+    ``updatemenus`` and ``sliders`` (the slider without its steps), and the slider's steps, which
+    go into the figure as plain dicts (:func:`~gpusched.figures.frozen.freeze`).
 
     The slider spans the whole width of the time axis and the frames are evenly spaced in time
     (:func:`gpusched.core.timeline.even_times`), so the slider's handle sits under the time marker
@@ -187,7 +194,7 @@ def _animation_controls(frame_names: list[str], labels: list[str], plot_px: floa
                         {"label": "❚❚ Pause", "method": "animate", "args": [[None], pause]}],
         }],
         "sliders": [{
-            "active": 0, "steps": steps, "x": 0.0, "len": 1.0, "y": -SLIDER_TOP_PX / plot_px,
+            "active": 0, "x": 0.0, "len": 1.0, "y": -SLIDER_TOP_PX / plot_px,
             "xanchor": "left", "yanchor": "top", "pad": {"t": 0, "b": 0, "l": 0, "r": 0},
             "currentvalue": {"prefix": "Minute ", "font": {"size": 14, "color": "#111827"},
                              "xanchor": "left"},
@@ -195,7 +202,7 @@ def _animation_controls(frame_names: list[str], labels: list[str], plot_px: floa
             # Hundreds of steps: hide the per-step labels, the current value names the minute.
             "font": {"color": "rgba(0,0,0,0)"}, "ticklen": 0, "minorticklen": 0,
         }],
-    }
+    }, steps
 
 
 def _band_legend(fig: go.Figure, row: int, col: int) -> None:
@@ -234,6 +241,7 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES, start_mi
     :param start_min: the minute to open at (the first frame at or after it; default the start).
     :param stall: the run's stall analysis: its stall intervals are shaded on the time panel and
         its misroutes marked there, by cause.
+    :return: the figure, frozen (see the module's docstring).
     """
     tl, cluster = result.timeline, result.cluster
     times = tl.frame_times(max_frames)
@@ -334,11 +342,10 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES, start_mi
             data += [{"type": "bar", **left_down},
                      {"type": "bar", **_down_state(np.full(cap.size, 100.0), down[i])}]
         fig_frames.append({"name": name, "traces": animated, "data": data})
-    fig.frames = fig_frames
 
     apply_layout(fig, title=f"{policy_label(result.policy)} on {result.scenario}", height=height)
     plot_px = height - MARGIN_TOP_PX - MARGIN_BOTTOM_PX
-    controls = _animation_controls(names, slider_labels, plot_px)
+    controls, steps = _animation_controls(names, slider_labels, plot_px)
     controls["sliders"][0]["active"] = k0
     fig.update_layout(barmode="overlay", bargap=0.25, **controls,
                       margin={"l": 60, "r": 24, "t": MARGIN_TOP_PX, "b": MARGIN_BOTTOM_PX},
@@ -358,7 +365,7 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES, start_mi
     fig.update_yaxes(title_text="compute used (%)", range=[0, 105], row=1, col=2)
     fig.update_xaxes(title_text="time (min)", range=[tl.start_min, tl.end_min], row=2, col=1)
     fig.update_yaxes(title_text="jobs", range=[0, y_top], row=2, col=1)
-    return fig
+    return freeze(fig, fig_frames, steps)
 
 
 TITLE_TOP_PX = 10
@@ -719,7 +726,8 @@ def _follow_round_job(fig: go.Figure, result: Result, placements: pd.DataFrame, 
 # ------------------------------------------------------------------- side by side
 def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAMES) -> go.Figure:
     """Two policies on the same jobs, replayed on one shared clock: per-GPU utilisation bars of
-    each (coloured by band) above both queue lengths, driven by one slider."""
+    each (coloured by band) above both queue lengths, driven by one slider; frozen (see the
+    module's docstring)."""
     times = common_frame_times([a.timeline, b.timeline], max_frames)
     frames = [r.timeline.gpu_frames(times) for r in (a, b)]
     queues = [r.timeline.queue_length_at(times) for r in (a, b)]
@@ -769,11 +777,11 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
                                     {"type": "bar", **_colours_only(bars(1, i))},
                                     {"type": "scatter", "x": [round(t, 2)] * 2}],
                            "layout": {"title": {"text": title}}})
-    fig.frames = fig_frames
     title0 = fig_frames[0]["layout"]["title"]["text"] if fig_frames else ""
     apply_layout(fig, title=title0, height=height)
     plot_px = height - MARGIN_TOP_PX - MARGIN_BOTTOM_PX
-    fig.update_layout(**_animation_controls(names, slider_labels, plot_px),
+    controls, steps = _animation_controls(names, slider_labels, plot_px)
+    fig.update_layout(**controls,
                       margin={"l": 60, "r": 24, "t": MARGIN_TOP_PX, "b": MARGIN_BOTTOM_PX},
                       legend={"y": 1.0 - LEGEND_BELOW_TOOLBAR_PX / height, "yref": "container",
                               "yanchor": "top", "x": 0.0, "xanchor": "left"},
@@ -786,4 +794,4 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
     fig.update_xaxes(title_text="time (min)", range=[min(a.timeline.start_min, b.timeline.start_min),
                                                      end], row=2, col=1)
     fig.update_yaxes(title_text="jobs", range=[0, y_max], row=2, col=1)
-    return fig
+    return freeze(fig, fig_frames, steps)
