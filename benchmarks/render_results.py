@@ -275,7 +275,8 @@ def lookahead_cut_section(data: dict) -> str:
     command = (f"`python benchmarks/lookahead_bound.py --scenario {scenario}"
                f"{f' --setting {setting}' if setting else ''} --base {base} --horizon-min {horizon:g}"
                f"{' --best-from benchmarks/results/urgency.json' if knowledge else ''}"
-               f" --workers 1`, one seed at a time, joined with `--merge`")
+               f" --workers 1`, one seed at a time, each seed's runs added to the JSON file as the seed "
+               "ends (`--merge` of one-seed parts, or `--resume`, which appends seed by seed)")
     lines = [
         f"## {scenario}, {told}", "",
         f"Measured by {command}. At each decision where the window offers more than one distinct action "
