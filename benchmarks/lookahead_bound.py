@@ -20,22 +20,26 @@ knowledge table of ``benchmarks/urgency_table.py`` (its pairs, on its seeds), wh
 here on these seeds beside the planner and its base.
 
 Prints every policy's mean and the planner paired seed by seed against the best heuristic, and
-writes every run's metrics (the planner's with its wall time, forks and searched decisions) to
-``--json``. Runs go to a process pool (``--workers``). ``--merge A.json B.json ... --json OUT``
-joins runs of one scenario measured in parts (e.g. one seed at a time) and prints the same.
+writes every run's metrics (the planner's with its wall time, CPU time, forks and searched
+decisions) to ``--json``. Runs go to a process pool (``--workers``). ``--merge A.json B.json ...
+--json OUT`` joins runs of one scenario measured in parts (e.g. one seed at a time) and prints the
+same. ``--resume`` (with ``--json``) measures seed by seed and rewrites the file after each seed,
+keeping every run it already holds: a seed whose runs are all there is not run again, so a stopped
+measurement loses at most the seed it was on and starts again there (:func:`measure_resumable`).
 
 ``python benchmarks/render_results.py`` renders ``docs/results/lookahead-bound.md`` from the JSON
 files of :data:`render_results.LOOKAHEAD_BOUND_JSONS`.
 
 Usage: ``python benchmarks/lookahead_bound.py [--scenario fleet-16gpu] [--seeds 1000-1019]
 [--setting history] [--base PAIR] [--horizon-min H] [--best-from PATH] [--workers 2]
-[--json benchmarks/results/lookahead-bound.json] [--merge PART ...]``.
+[--json benchmarks/results/lookahead-bound.json [--resume]] [--merge PART ...]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
@@ -132,30 +136,98 @@ def merged(parts: list[str]) -> dict:
     return {**head, "runs": runs.sort_values(["policy", "seed"]).to_dict("records")}
 
 
-def measure(args: argparse.Namespace) -> dict:
-    """Run the rules and the planner on the seeds (see the module docstring)."""
-    seeds = parse_seeds(args.seeds)
+def plan(args: argparse.Namespace) -> tuple[list[str], str | None, dict]:
+    """The rules to run beside the planner, the best rule when it is known before running (taken
+    from ``--best-from``; ``None``: the best shipped pair on the runs) and the planner's options."""
     planner = {"base": args.base, "horizon_min": args.horizon_min}
-    if args.best_from:
-        tables = json.loads(Path(args.best_from).read_text(encoding="utf-8")).get("tables", {})
-        if args.scenario not in tables:
-            raise SystemExit(f"{args.best_from}: tables.{args.scenario}: no knowledge table of this scenario")
-        best = best_knowledge_pair(tables[args.scenario], args.setting or "exact")
-        rules = list(dict.fromkeys([best, args.base]))
-    else:
-        rules, best = list(queue_policy_names()), None
-    tasks = [(args.scenario, args.setting, p, s, planner) for s in seeds for p in [*rules, PLANNER]]
-    rows = list(run_tasks(one_run, tasks, workers=args.workers))
+    if not args.best_from:
+        return list(queue_policy_names()), None, planner
+    tables = json.loads(Path(args.best_from).read_text(encoding="utf-8")).get("tables", {})
+    if args.scenario not in tables:
+        raise SystemExit(f"{args.best_from}: tables.{args.scenario}: no knowledge table of this scenario")
+    best = best_knowledge_pair(tables[args.scenario], args.setting or "exact")
+    return list(dict.fromkeys([best, args.base])), best, planner
+
+
+def run_seeds(args: argparse.Namespace, policies: list[str], planner: dict, seeds: list[int]) -> list[dict]:
+    """Each of ``policies`` (registry names or :data:`PLANNER`) on each of ``seeds``, one row per
+    run (see :func:`one_run`)."""
+    tasks = [(args.scenario, args.setting, p, s, planner) for s in seeds for p in policies]
+    return list(run_tasks(one_run, tasks, workers=args.workers))
+
+
+def assembled(args: argparse.Namespace, rules: list[str], best: str | None, planner: dict,
+              rows: list[dict]) -> dict:
+    """What ``--json`` holds: the scenario, the best rule (picked from ``rows`` when ``best`` is
+    ``None``), the measurement's options when they are not the defaults, and the runs."""
     runs = pd.DataFrame(rows).sort_values(["policy", "seed"]).reset_index(drop=True)
     if best is None:
         best = best_heuristic(Comparison(args.scenario, runs, {}), tuple(rules))
     kept = runs[[c for c in ("policy", "seed", "seconds", "cpu_seconds", *METRICS, *PLANNER_COUNTS)
                  if c in runs]]
     kept = kept.astype(object).where(kept.notna(), None)
-    data = {"scenario": args.scenario, "best_heuristic": best, "runs": kept.to_dict("records")}
-    if args.setting is not None or args.horizon_min is not None or args.base != LOOKAHEAD_BASE:
-        data.update(setting=args.setting, planner=planner,
-                    best_from="knowledge table" if args.best_from else "every shipped pair")
+    return {"scenario": args.scenario, "best_heuristic": best, "runs": kept.to_dict("records"),
+            **options(args, planner)}
+
+
+def options(args: argparse.Namespace, planner: dict) -> dict:
+    """The measurement's setting, planner and best rule's source, when any is not the default."""
+    if args.setting is None and args.horizon_min is None and args.base == LOOKAHEAD_BASE:
+        return {}
+    return {"setting": args.setting, "planner": planner,
+            "best_from": "knowledge table" if args.best_from else "every shipped pair"}
+
+
+def measure(args: argparse.Namespace) -> dict:
+    """Run the rules and the planner on the seeds (see the module docstring)."""
+    rules, best, planner = plan(args)
+    seeds = parse_seeds(args.seeds)
+    return assembled(args, rules, best, planner, run_seeds(args, [*rules, PLANNER], planner, seeds))
+
+
+def _head(data: dict, picked: bool) -> dict:
+    """A measurement's description without its runs (and without the best rule when it is picked
+    from the runs, which more seeds may change)."""
+    return {k: v for k, v in data.items() if k != "runs" and not (picked and k == "best_heuristic")}
+
+
+def write_atomically(path: Path, data: dict) -> None:
+    """Write ``data`` as JSON to ``path`` through a temporary file, so that a run stopped while
+    writing leaves the previous file whole."""
+    part = path.with_name(path.name + ".part")
+    part.write_text(json.dumps(data) + "\n", encoding="utf-8")
+    os.replace(part, path)
+
+
+def measure_resumable(args: argparse.Namespace) -> dict:
+    """Run the seeds one at a time, rewriting ``--json`` after each with every run so far.
+
+    A seed the file already holds for every rule and the planner is skipped; the file must describe
+    the same measurement (scenario, setting, planner, best rule's source), else it is refused. A
+    (policy, seed) run the file holds is never replaced.
+    """
+    path = Path(args.json)
+    rules, best, planner = plan(args)
+    wanted = {*rules, PLANNER}
+    data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    rows = list(data["runs"]) if data else []
+    expected = {"scenario": args.scenario, **({"best_heuristic": best} if best else {}),
+                **options(args, planner)}
+    if data is not None and _head(data, best is None) != expected:
+        raise SystemExit(f"{path}: holds another measurement ({_head(data, best is None)} != {expected})")
+    for seed in parse_seeds(args.seeds):
+        have = {r["policy"] for r in rows if r["seed"] == seed}
+        if wanted <= have:
+            print(f"seed {seed}: already in {path}", flush=True)
+            continue
+        new = run_seeds(args, [p for p in [*rules, PLANNER] if p not in have], planner, [seed])
+        rows += new
+        data = assembled(args, rules, best, planner, rows)
+        write_atomically(path, data)
+        spent = ", ".join(f"{r['policy']} {r['cpu_seconds']:.0f}" for r in new)
+        print(f"seed {seed}: {spent} CPU s; written to {path}", flush=True)
+    if data is None:
+        raise SystemExit("no seed to run")
     return data
 
 
@@ -170,10 +242,17 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", help="write every run's metrics to this path")
     parser.add_argument("--merge", nargs="+", help="join these parts instead of running")
+    parser.add_argument("--resume", action="store_true",
+                        help="run seed by seed, rewriting --json after each; skip seeds it holds")
     args = parser.parse_args()
-    data = merged(args.merge) if args.merge else measure(args)
-    if args.json:
-        Path(args.json).write_text(json.dumps(data) + "\n", encoding="utf-8")
+    if args.resume and (not args.json or args.merge):
+        parser.error("--resume writes seed by seed to --json, and does not --merge")
+    if args.resume:
+        data = measure_resumable(args)
+    else:
+        data = merged(args.merge) if args.merge else measure(args)
+        if args.json:
+            Path(args.json).write_text(json.dumps(data) + "\n", encoding="utf-8")
     report(data)
 
 

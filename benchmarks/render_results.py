@@ -241,6 +241,14 @@ def window_agent_markdown(data: dict) -> str:
     return intro + "\n\n" + "\n\n".join(blocks) + "\n"
 
 
+def _bracket(low: float, high: float, seeds: int) -> str:
+    """A paired difference's 95 % interval over ``seeds`` seeds, or that there is none (one seed
+    gives no interval)."""
+    if np.isfinite(low) and np.isfinite(high):
+        return f"[{low:+.2f}, {high:+.2f}]"
+    return "[no interval from one seed]" if seeds < 2 else "[no interval]"
+
+
 def _planner_rows(runs: pd.DataFrame, scenario: str, baselines: list[str]) -> list[str]:
     """The planner against each baseline, paired seed by seed: mean JCT and p99 wait."""
     lines = ["| policy | against | metric | difference [95 % interval] | relative | won/tied/lost |",
@@ -249,8 +257,9 @@ def _planner_rows(runs: pd.DataFrame, scenario: str, baselines: list[str]) -> li
         card = scorecard(Comparison(scenario, runs, {}), baseline, ["avg_jct_min", "p99_wait_min"])
         for r in card[card["policy"] == PLANNER].itertuples():
             relative = f"{100 * r.diff / r.baseline_mean:+.1f} %" if r.baseline_mean else "—"
-            lines.append(f"| {PLANNER} | {baseline} | {r.metric} | {r.diff:+.2f} [{r.low:+.2f}, "
-                         f"{r.high:+.2f}] | {relative} | {r.wins}/{r.ties}/{r.losses} |")
+            interval = _bracket(r.low, r.high, r.seeds)
+            lines.append(f"| {PLANNER} | {baseline} | {r.metric} | {r.diff:+.2f} {interval} | {relative} | "
+                         f"{r.wins}/{r.ties}/{r.losses} |")
     return lines
 
 
@@ -275,7 +284,8 @@ def lookahead_cut_section(data: dict) -> str:
     command = (f"`python benchmarks/lookahead_bound.py --scenario {scenario}"
                f"{f' --setting {setting}' if setting else ''} --base {base} --horizon-min {horizon:g}"
                f"{' --best-from benchmarks/results/urgency.json' if knowledge else ''}"
-               f" --workers 1`, one seed at a time, joined with `--merge`")
+               f" --workers 1`, one seed at a time, each seed's runs added to the JSON file as the seed "
+               "ends (`--merge` of one-seed parts, or `--resume`, which appends seed by seed)")
     lines = [
         f"## {scenario}, {told}", "",
         f"Measured by {command}. At each decision where the window offers more than one distinct action "
