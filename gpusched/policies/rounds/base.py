@@ -25,6 +25,9 @@ class RoundPolicy:
     :attr label: the name pages show.
     :attr run_times: the policy reads declared run times (the work a job has left), so it cannot
         run where none is declared.
+    :attr weighted: the policy honours ``RoundProblem.weight`` (a job of twice the weight gets more
+        time), so that per-job weights set from a score can steer it
+        (:mod:`gpusched.policies.rounds.weights`).
     """
 
     name: str = ""
@@ -32,6 +35,7 @@ class RoundPolicy:
     run_times: bool = False
     agnostic: bool = False
     fifo: bool = False
+    weighted: bool = False
 
     def solve(self, problem: RoundProblem) -> Allocation:
         """The allocation for ``problem`` (without timing)."""
