@@ -60,7 +60,7 @@ def rounds_markdown(rounds: dict) -> list[str]:
     else:
         verdict = ("no difference in mean JCT from the plain policy that these seeds can show (the "
                    "interval holds 0)")
-    return [
+    lines = [
         "", "## In rounds", "",
         f"`{rounds['policy']}` runs Gavel's `{rounds['base']}` with each job's weight multiplied by a "
         f"rank-based map of its tuned score (the best-scored active job {rounds['spread']:g} times the "
@@ -77,8 +77,23 @@ def rounds_markdown(rounds: dict) -> list[str]:
         f"| `{rounds['policy']}` | {rounds['jct_min']:.1f} | {rounds['diff_min']:+.2f} "
         f"[{rounds['low_min']:+.2f}, {rounds['high_min']:+.2f}] | {rounds['diff_pct']:+.1f} % | "
         f"{rounds['model_lower']}/{rounds['ties']}/{rounds['model_higher']} | {rounds['p99_wait_min']:.0f} |",
-        "", f"With the tuned score's weights, `{rounds['base']}` has {verdict}. Measured in "
-        f"{rounds['cpu_seconds']:,.0f} CPU s."]
+    ]
+    control = rounds.get("control")
+    if control is not None:
+        lines.append(f"| {control['policy']} (control) | {control['jct_min']:.1f} | | | | "
+                     f"{control['p99_wait_min']:.0f} |")
+    lines += ["", f"With the tuned score's weights, `{rounds['base']}` has {verdict}."]
+    if control is not None:
+        c = control
+        against = ("lower than" if c["high_min"] < 0 else "higher than" if c["low_min"] > 0
+                   else "not different from")
+        lines[-1] += (f" The control gives the same map a score of `left_best` alone (least declared work "
+                      f"left weighs most): against it the tuned score's mean JCT differs by "
+                      f"{c['diff_min']:+.2f} min [{c['low_min']:+.2f}, {c['high_min']:+.2f}] "
+                      f"({c['model_lower']}/{c['ties']}/{c['model_higher']} won/tied/lost), "
+                      f"{against} the control's at this level (95 %).")
+    lines[-1] += f" Measured in {rounds['cpu_seconds']:,.0f} CPU s."
+    return lines
 
 
 def rule_models_markdown(shift: dict, bound: dict, rounds: dict | None = None) -> str:

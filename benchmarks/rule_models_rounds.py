@@ -10,6 +10,11 @@ models built on a rule are measured. Nothing is tuned here: the tuned model is t
 (trained on ``fleet-16gpu`` seeds 20000-20007, never on a rounds preset) and the map's spread is the
 documented constant :data:`gpusched.policies.rounds.weights.RANK_SPREAD`.
 
+A control, :data:`CONTROL`, runs the same map over a score with all its weight on ``left_best``
+(declared work left on the best GPU: least work left weighs most, shortest-remaining-first as a
+weight), built here without a model file; the tuned model is paired against it too, which says
+whether the learned weights add anything to ranking by work left.
+
 ``--json`` writes the means, the differences and the per-seed values; ``python
 benchmarks/render_results.py`` renders them into ``docs/results/rule-models.md``.
 
@@ -24,14 +29,21 @@ import json
 import time
 from pathlib import Path
 
+from gpusched.agent.tune import start_weights
 from gpusched.cli.args import parse_seeds
 from gpusched.experiment.paired import paired_difference
-from gpusched.experiment.runner import compare
-from gpusched.policies.rounds.weights import RANK_SPREAD
+from gpusched.experiment.runner import compare, run_scheduler
+from gpusched.policies.rounds.registry import get_round_policy
+from gpusched.policies.rounds.scheduler import RoundScheduler
+from gpusched.policies.rounds.weights import RANK_SPREAD, score_weights
+from gpusched.policies.tuned import tuned_scores
 from gpusched.workload.presets import load_scenario
 
 BASE = "max_min_fairness_perf"
 """The round policy measured with and without the score's weights."""
+
+CONTROL = f"{BASE} weighted by left_best"
+"""The control's name in the results: the map over a score of ``left_best`` alone."""
 
 METRICS = ("avg_jct_min", "p99_wait_min")
 """The metrics kept per seed (mean JCT is the one compared)."""
@@ -40,12 +52,17 @@ METRICS = ("avg_jct_min", "p99_wait_min")
 def measure(preset: str, model: str, seeds: list[int]) -> dict:
     """Plain :data:`BASE` and ``BASE:model`` on ``seeds`` of ``preset``, paired seed by seed."""
     weighted = f"{BASE}:{model}"
+    scenario = load_scenario(preset)
     start = time.process_time()
-    cmp = compare(load_scenario(preset), [BASE, weighted], seeds)
+    cmp = compare(scenario, [BASE, weighted], seeds)
+    control = {s: run_scheduler(scenario, RoundScheduler(get_round_policy(BASE, s), score_weights(
+        tuned_scores(start_weights())), name=CONTROL), CONTROL, s, rounds=True).metrics for s in seeds}
     seconds = time.process_time() - start
     runs = cmp.runs.set_index(["policy", "seed"])
 
     def per_seed(policy: str, metric: str) -> list[float]:
+        if policy == CONTROL:
+            return [float(control[s][metric]) for s in seeds]
         return [float(runs.loc[(policy, s), metric]) for s in seeds]
 
     base_jct, ours_jct = per_seed(BASE, "avg_jct_min"), per_seed(weighted, "avg_jct_min")
@@ -57,12 +74,20 @@ def measure(preset: str, model: str, seeds: list[int]) -> dict:
            "model_lower": d.a_lower, "ties": d.ties, "model_higher": d.a_higher,
            "base_p99_wait_min": sum(per_seed(BASE, "p99_wait_min")) / len(seeds),
            "p99_wait_min": sum(per_seed(weighted, "p99_wait_min")) / len(seeds),
-           "per_seed": {p: {m: per_seed(p, m) for m in METRICS} for p in (BASE, weighted)},
+           "per_seed": {p: {m: per_seed(p, m) for m in METRICS} for p in (BASE, weighted, CONTROL)},
            "cpu_seconds": seconds}
+    control_jct = per_seed(CONTROL, "avg_jct_min")
+    c = paired_difference(ours_jct, control_jct)
+    out["control"] = {"policy": CONTROL, "jct_min": sum(control_jct) / len(seeds),
+                      "p99_wait_min": sum(per_seed(CONTROL, "p99_wait_min")) / len(seeds),
+                      "diff_min": c.mean, "low_min": c.low, "high_min": c.high, "model_lower": c.a_lower,
+                      "ties": c.ties, "model_higher": c.a_higher}
     print(f"{preset}, seeds {seeds[0]}-{seeds[-1]}: {weighted} {out['jct_min']:.2f} min against {BASE} "
           f"{base_mean:.2f}: {d.mean:+.2f} min ({out['diff_pct']:+.1f} %; 95 % interval {d.low:+.2f} to "
           f"{d.high:+.2f}), lower on {d.a_lower} of {d.n} seeds, tied on {d.ties} ({seconds:.0f} CPU s)",
           flush=True)
+    print(f"against the control ({CONTROL}, {out['control']['jct_min']:.2f} min): {c.mean:+.2f} min (95 % "
+          f"interval {c.low:+.2f} to {c.high:+.2f}), lower on {c.a_lower} of {c.n} seeds", flush=True)
     return out
 
 

@@ -97,6 +97,13 @@ def test_the_rounds_verdict_follows_the_interval(diff, low, high, word):
     row = f"| `max_min_fairness_perf:tuned:m` | {100 + diff:.1f} | {diff:+.2f} [{low:+.2f}, {high:+.2f}] |"
     assert row in section
     assert "## In rounds" not in rule_models_page.rule_models_markdown(shift, bound)
+    control = {"policy": "control", "jct_min": 99.0, "p99_wait_min": 9.0, "diff_min": diff, "low_min": low,
+               "high_min": high, "model_lower": 1, "ties": 1, "model_higher": 1}
+    with_control = {**_rounds(diff, low, high), "control": control}
+    page = rule_models_page.rule_models_markdown(shift, bound, with_control)
+    expected = {"lower mean JCT": "lower than", "higher mean JCT": "higher than",
+                "no difference": "not different from"}[word]
+    assert f"{expected} the control's" in page and "| control (control) | 99.0 |" in page
 
 
 def test_the_shipped_rounds_figures_are_the_paired_difference_of_their_seeds():
@@ -113,3 +120,7 @@ def test_the_shipped_rounds_figures_are_the_paired_difference_of_their_seeds():
     assert (d.a_lower, d.ties, d.a_higher) == (rounds["model_lower"], rounds["ties"], rounds["model_higher"])
     assert rounds["diff_pct"] == pytest.approx(100 * d.mean / rounds["base_jct_min"])
     assert min(rounds["seeds"]) >= 1000  # held out: the model trained on seeds 20000 upwards
+    control = rounds["control"]
+    c = paired_difference(ours, per_seed[control["policy"]]["avg_jct_min"])
+    figures = (control["diff_min"], control["low_min"], control["high_min"])
+    assert (c.mean, c.low, c.high) == pytest.approx(figures)
