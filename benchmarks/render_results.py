@@ -20,7 +20,8 @@ those files, and the shipped stall-conditions sweep, into Markdown without runni
 - ``benchmarks/results/philly-pairs.json``, ``philly-rounds.json`` and ``philly-full.json``
   (``philly.py``) and ``philly-history.json`` (``philly_history.py``) -> ``docs/results/philly.md``;
 - ``benchmarks/results/rule-models-shift.json`` (``rule_models_shift.py --json``), with the bound of
-  ``lookahead-bound.json``, -> ``docs/results/rule-models.md`` (:mod:`rule_models_page`);
+  ``lookahead-bound.json`` and, when present, ``rule-models-rounds.json`` (``rule_models_rounds.py
+  --json``), -> ``docs/results/rule-models.md`` (:mod:`rule_models_page`);
 - all of them, with ``docs/results/fgd-accuracy.md`` (which ``fgd_accuracy.py`` writes itself) and
   ``benchmarks/results/real-cluster.json`` (whose page ``benchmarks/real_cluster.py`` renders), ->
   the findings block of ``README.md`` (between :data:`FINDINGS_START` and :data:`FINDINGS_END`).
@@ -89,6 +90,7 @@ LOOKAHEAD_CUT_JSONS = tuple(RESULTS_DIR / f"lookahead-bound-{name}.json"
 """The cut planner's measurements on the large presets (``lookahead_bound.py --horizon-min``), each
 a section of ``docs/results/lookahead-bound.md`` when it was shipped."""
 RULE_MODELS_SHIFT_JSON = RESULTS_DIR / "rule-models-shift.json"
+RULE_MODELS_ROUNDS_JSON = RESULTS_DIR / "rule-models-rounds.json"
 GAVEL_CROSSCHECK_JSON = RESULTS_DIR / "gavel-crosscheck.json"
 GAVEL_LOAD_JSON = RESULTS_DIR / "gavel-load.json"
 GAVEL_LOAD_TUNING_JSON = RESULTS_DIR / "gavel-load-tuning.json"
@@ -1597,7 +1599,8 @@ def rendered() -> dict[Path, str]:
             philly, _json_or_none(PHILLY_ROUNDS_RESULTS), _json_or_none(PHILLY_FULL_RESULTS),
             _json_or_none(PHILLY_HISTORY_RESULTS))}
            if (philly := _json_or_none(PHILLY_PAIRS_RESULTS)) else {}),
-        **({DOCS_RESULTS_DIR / "rule-models.md": rule_models_markdown(shift, bound)}
+        **({DOCS_RESULTS_DIR / "rule-models.md": rule_models_markdown(
+            shift, bound, _json_or_none(RULE_MODELS_ROUNDS_JSON))}
            if (shift := _json_or_none(RULE_MODELS_SHIFT_JSON)) else {}),
         README: with_findings(README.read_text(encoding="utf-8"),
                               findings_markdown(window, bound, findings, fgd)),

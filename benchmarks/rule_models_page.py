@@ -7,7 +7,10 @@ Inputs:
   order+placement pair and the models on the same held-out seeds, as trained and in four shifted
   settings;
 - ``benchmarks/results/lookahead-bound.json`` (``lookahead_bound.py --json``): the clairvoyant
-  planner on ``fleet-16gpu``, whose runs on the same seeds give the bound.
+  planner on ``fleet-16gpu``, whose runs on the same seeds give the bound;
+- ``benchmarks/results/rule-models-rounds.json`` (``rule_models_rounds.py --json``), when present:
+  the tuned score setting per-job weights of ``max_min_fairness_perf`` in rounds, paired against the
+  plain policy (:func:`rounds_markdown`).
 
 Every number and every verdict word on the page is computed here from those files.
 """
@@ -46,8 +49,55 @@ def _row(label: str, best: str, best_min: float, m: dict, verdict: str) -> str:
             f"{m['model_lower']}/{m['ties']}/{m['model_higher']} | {m['p99_wait_min']:.0f} | {verdict} |")
 
 
-def rule_models_markdown(shift: dict, bound: dict) -> str:
-    """The page (see the module docstring)."""
+def rounds_markdown(rounds: dict) -> list[str]:
+    """The section "In rounds": the weighted round policy against the plain one, paired seed by
+    seed, with the verdict word computed from the interval."""
+    seeds = rounds["seeds"]
+    if rounds["high_min"] < 0:
+        verdict = "lower mean JCT than the plain policy (the interval lies below 0)"
+    elif rounds["low_min"] > 0:
+        verdict = "higher mean JCT than the plain policy (the interval lies above 0)"
+    else:
+        verdict = ("no difference in mean JCT from the plain policy that these seeds can show (the "
+                   "interval holds 0)")
+    lines = [
+        "", "## In rounds", "",
+        f"`{rounds['policy']}` runs Gavel's `{rounds['base']}` with each job's weight multiplied by a "
+        f"rank-based map of its tuned score (the best-scored active job {rounds['spread']:g} times the "
+        "worst, geometric in between; [the map](../policies.md#weights-from-the-tuned-score)), against "
+        f"the plain policy on the same jobs of `{rounds['scenario']}`, held-out seeds "
+        f"{seeds[0]}-{seeds[-1]} ({len(seeds)} seeds), paired seed by seed (Student t, 95 %). Nothing "
+        "was tuned for rounds: the model is the shipped one, trained on `fleet-16gpu` in the queue, "
+        "and the spread is fixed. From `benchmarks/results/rule-models-rounds.json` (`python "
+        "benchmarks/rule_models_rounds.py --json benchmarks/results/rule-models-rounds.json`).", "",
+        "| policy | mean JCT (min) | difference [95 %] | relative | won/tied/lost | p99 wait (min) |",
+        "|---|---:|---|---:|---|---:|",
+        f"| `{rounds['base']}` | {rounds['base_jct_min']:.1f} | reference | | | "
+        f"{rounds['base_p99_wait_min']:.0f} |",
+        f"| `{rounds['policy']}` | {rounds['jct_min']:.1f} | {rounds['diff_min']:+.2f} "
+        f"[{rounds['low_min']:+.2f}, {rounds['high_min']:+.2f}] | {rounds['diff_pct']:+.1f} % | "
+        f"{rounds['model_lower']}/{rounds['ties']}/{rounds['model_higher']} | {rounds['p99_wait_min']:.0f} |",
+    ]
+    control = rounds.get("control")
+    if control is not None:
+        lines.append(f"| {control['policy']} (control) | {control['jct_min']:.1f} | | | | "
+                     f"{control['p99_wait_min']:.0f} |")
+    lines += ["", f"With the tuned score's weights, `{rounds['base']}` has {verdict}."]
+    if control is not None:
+        c = control
+        against = ("lower than" if c["high_min"] < 0 else "higher than" if c["low_min"] > 0
+                   else "not different from")
+        lines[-1] += (f" The control gives the same map a score of `left_best` alone (least declared work "
+                      f"left weighs most): against it the tuned score's mean JCT differs by "
+                      f"{c['diff_min']:+.2f} min [{c['low_min']:+.2f}, {c['high_min']:+.2f}] "
+                      f"({c['model_lower']}/{c['ties']}/{c['model_higher']} won/tied/lost), "
+                      f"{against} the control's at this level (95 %).")
+    lines[-1] += f" Measured in {rounds['cpu_seconds']:,.0f} CPU s."
+    return lines
+
+
+def rule_models_markdown(shift: dict, bound: dict, rounds: dict | None = None) -> str:
+    """The page (see the module docstring); ``rounds``: the section :func:`rounds_markdown`."""
     seeds = shift["seeds"]
     trained, *shifted = shift["settings"]
     target = shift["target_pct"]
@@ -96,4 +146,6 @@ def rule_models_markdown(shift: dict, bound: dict) -> str:
                    "Outside the target: " + "; ".join(misses) + ".")]
     cpu = sum(s["cpu_seconds"] for s in shift["settings"])
     lines += ["", f"Measured in {cpu:,.0f} CPU s (every pair and model, every setting and seed)."]
+    if rounds is not None:
+        lines += rounds_markdown(rounds)
     return "\n".join(lines) + "\n"

@@ -30,8 +30,11 @@ from gpusched.agent.rule_models import (
 )
 from gpusched.core.simulator import Action
 from gpusched.core.view import SchedulerView, as_scheduler
+from gpusched.errors import UnknownPolicyError, shorten
 from gpusched.paths import DEFAULT_MODEL, URGENCY_MODEL, WINDOW_MODEL
 from gpusched.policies import Policy, get_policy, policy_info, register, register_prefix
+from gpusched.policies.rounds.registry import ROUND_POLICIES, get_round_policy
+from gpusched.policies.rounds.scheduler import RoundScheduler
 
 
 @lru_cache(maxsize=8)
@@ -162,6 +165,47 @@ def tuned_policy(ref: str = DEFAULT_TUNED, seed: int = 0) -> Policy:
     return tuned_rule(model.weights, get_policy(placement, seed), f"{TUNED_POLICY}:{ref}")
 
 
+def _weighting_ref(round_name: str, arg: str) -> str:
+    """The tuned model named by the argument of ``ROUND:tuned:NAME`` (one line if it names none)."""
+    kind, sep, ref = arg.partition(":")
+    if kind != TUNED_POLICY or not sep or not ref.strip():
+        raise UnknownPolicyError(f"policy '{shorten(f'{round_name}:{arg}')}': after '{round_name}:' name "
+                                 f"the score that sets its job weights, {TUNED_POLICY}:NAME (e.g. "
+                                 f"{round_name}:{TUNED_POLICY}:{DEFAULT_TUNED})")
+    return ref
+
+
+def weighted_round_policy(round_name: str, arg: str, seed: int = 0) -> Policy:
+    """The round policy ``round_name`` with per-job weights from a tuned score,
+    ``ROUND:tuned:NAME``: each time it computes an allocation, every active job's weight is its own
+    times the rank-based multiplier of its tuned score
+    (:func:`~gpusched.policies.rounds.weights.rank_multipliers`, spread
+    :data:`~gpusched.policies.rounds.weights.RANK_SPREAD`), the score read from the view
+    (:func:`~gpusched.policies.tuned.tuned_scores`) with the weights of ``tuned/NAME.npz`` loaded
+    safely (:func:`~gpusched.agent.rule_models.load_tuned`). The sidecar's placement is not used:
+    the round mechanism places.
+
+    :param round_name: a round policy that honours weights (``RoundPolicy.weighted``).
+    :param arg: ``tuned:NAME`` (a model name or file in a model folder).
+    :param seed: the round policy's seed.
+    :raises ModelError: for a refused model; :class:`UnknownPolicyError` for another argument.
+    """
+    from gpusched.policies.rounds.weights import score_weights
+    from gpusched.policies.tuned import tuned_scores
+
+    model = load_tuned(_weighting_ref(round_name, arg))
+    return RoundScheduler(get_round_policy(round_name, seed), score_weights(tuned_scores(model.weights)),
+                          name=f"{round_name}:{arg}")
+
+
+def _check_weighting(round_name: str) -> Callable[[str], None]:
+    def check(arg: str) -> None:
+        ref = _weighting_ref(round_name, arg)
+        read_rule_sidecar("tuned", resolve_rule_model("tuned", ref))
+
+    return check
+
+
 def inspect_policy(ref: str = DEFAULT_INSPECT, seed: int = 0) -> Policy:
     """The inspector ``ppo_inspect:RULE`` (:mod:`gpusched.agent.inspect`): the model
     ``inspect/RULE.zip`` of a model folder (or a file path), loaded safely.
@@ -187,11 +231,13 @@ def _check_rule_model(kind: str) -> Callable[[str], None]:
 
 
 def register_policies() -> None:
-    """Register ``ppo``, ``ppo_rollout`` (and their ``NAME:PATH`` forms) and ``ppo_urgency`` with
-    the registry. The shipped ``ppo`` models read declared run times (observation versions 1 and 4),
-    so ``ppo`` and ``ppo_rollout`` are refused where none is declared; ``ppo_urgency`` is not; a
-    ``ppo:PATH`` model is refused by the version its sidecar names (:func:`model_reads_run_times`)
-    before a run starts, and again when it binds (:func:`~gpusched.agent.scheduler.check_agent_told`).
+    """Register ``ppo``, ``ppo_rollout`` (and their ``NAME:PATH`` forms), ``ppo_urgency`` and the
+    schedulers built on a rule (``tuned``, ``ppo_inspect``, and ``ROUND:tuned:NAME`` for each round
+    policy that honours weights, :func:`weighted_round_policy`) with the registry. The shipped
+    ``ppo`` models read declared run times (observation versions 1 and 4), so ``ppo`` and
+    ``ppo_rollout`` are refused where none is declared; ``ppo_urgency`` is not; a ``ppo:PATH`` model
+    is refused by the version its sidecar names (:func:`model_reads_run_times`) before a run starts,
+    and again when it binds (:func:`~gpusched.agent.scheduler.check_agent_told`).
 
     Neither may be the placement of ``ORDER+PLACEMENT``: the agent chooses the job itself (the
     window agent) or was trained on the head job only (the FIFO agent)."""
@@ -210,6 +256,11 @@ def register_policies() -> None:
              heuristic=False, placement=False, run_times=True)
     register_prefix(TUNED_POLICY, lambda ref, seed: tuned_policy(ref, seed), check=_check_rule_model("tuned"),
                     run_times=lambda _ref: True)  # its score reads predicted remaining work
+    # A round policy that honours weights, its job weights set by a tuned score: ROUND:tuned:NAME.
+    for round_name, cls in ROUND_POLICIES.items():
+        if cls.weighted:
+            register_prefix(round_name, lambda arg, seed, _r=round_name: weighted_round_policy(_r, arg, seed),
+                            check=_check_weighting(round_name), run_times=lambda _arg: True)
     register(INSPECT_AGENT_POLICY, lambda seed: inspect_policy(DEFAULT_INSPECT, seed),
              label="Inspector agent", heuristic=False, slow=True, placement=False, run_times=True)
     register_prefix(INSPECT_AGENT_POLICY, lambda ref, seed: inspect_policy(ref, seed),

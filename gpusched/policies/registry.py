@@ -408,5 +408,7 @@ for _name, _cls in ROUND_POLICIES.items():
 
 
 def is_round_policy(name: str) -> bool:
-    """Whether ``name`` is a round policy (its runs need the simulator's rounds)."""
-    return name in ROUND_POLICIES
+    """Whether ``name`` is a round policy (its runs need the simulator's rounds): a round policy's
+    name, alone or with an argument (``max_min_fairness_perf:tuned:NAME``, its per-job weights set by
+    a plug-in's score, :mod:`gpusched.policies.rounds.weights`)."""
+    return name.partition(":")[0] in ROUND_POLICIES

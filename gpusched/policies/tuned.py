@@ -101,6 +101,39 @@ def tuned_key(weights: np.ndarray) -> Callable[[SchedulerView], Callable[[int], 
     return key
 
 
+def tuned_scores(weights: np.ndarray) -> Callable[[SchedulerView, np.ndarray], np.ndarray]:
+    """The score ``weights . features`` of any active jobs, waiting or running (lower first): what
+    a round policy's per-job weights are read from (:mod:`gpusched.policies.rounds.weights`).
+
+    A waiting job's features are :func:`job_features`'. A running job's remaining work is what is
+    left of its declared run now (:meth:`~gpusched.core.view.SchedulerView.running_left_best_min`,
+    hours), and its slack follows from it; its ``speed_ratio`` and ``cost`` read the GPUs free now,
+    as a waiting job's do.
+
+    :param weights: one finite weight per feature of :data:`TUNED_FEATURES`.
+    :return: ``score(view, active)`` -> ``(m,)`` float64 scores of the arrival indices ``active``.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape != (len(TUNED_FEATURES),) or not np.isfinite(w).all():
+        raise ValueError(f"a tuned score takes {len(TUNED_FEATURES)} finite weights, got {w.tolist()}")
+    left_col, slack_col = TUNED_FEATURES.index("left_best"), TUNED_FEATURES.index("slack")
+
+    def score(view: SchedulerView, active: np.ndarray) -> np.ndarray:
+        indices = [int(i) for i in active]
+        feats = job_features(view, indices)
+        running = set(view.running_indices())
+        rows = [r for r, i in enumerate(indices) if i in running]
+        if rows:
+            left_h = view.running_left_best_min(np.array([indices[r] for r in rows])) / 60.0
+            for r, left in zip(rows, left_h.tolist(), strict=True):
+                if view.jobs[indices[r]].deadline_min is not None:
+                    feats[r, slack_col] += feats[r, left_col] - left
+                feats[r, left_col] = left
+        return feats @ w
+
+    return score
+
+
 def tuned_rule(weights: np.ndarray, placement: Policy, name: str) -> QueuePolicy:
     """The tuned rule: the order of :func:`tuned_key` over the window jobs that fit now, each
     placed by ``placement``.

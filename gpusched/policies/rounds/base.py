@@ -28,6 +28,9 @@ class RoundPolicy:
     :attr packs: the policy pairs jobs on shared GPUs (Gavel's ``_packed``): the round scheduler
         lists candidate pairs in its problem and the round mechanism runs the pairs it allocates
         (:mod:`gpusched.core.rounds.pairs`).
+    :attr weighted: the policy honours ``RoundProblem.weight`` (a job of twice the weight gets more
+        time), so that per-job weights set from a score can steer it
+        (:mod:`gpusched.policies.rounds.weights`).
     """
 
     name: str = ""
@@ -36,6 +39,7 @@ class RoundPolicy:
     agnostic: bool = False
     fifo: bool = False
     packs: bool = False
+    weighted: bool = False
 
     def solve(self, problem: RoundProblem) -> Allocation:
         """The allocation for ``problem`` (without timing)."""

@@ -58,6 +58,7 @@ class MaxMinFairness(RoundPolicy):
     name = "max_min_fairness"
     label = "Max-min fairness (Gavel's LAS)"
     agnostic = True
+    weighted = True
 
     def solve(self, problem: RoundProblem) -> Allocation:
         share, programs = agnostic_shares(problem, self.name)
@@ -78,6 +79,7 @@ class MaxMinFairnessPerf(RoundPolicy):
 
     name = "max_min_fairness_perf"
     label = "Max-min fairness (Gavel's LAS, per-type speeds)"
+    weighted = True
 
     def solve(self, problem: RoundProblem) -> Allocation:
         isolated, programs = isolated_throughput(problem, self.name)

@@ -40,6 +40,7 @@ class MaxMinFairnessPacked(RoundPolicy):
     name = "max_min_fairness_packed"
     label = "Max-min fairness, co-located pairs (Gavel)"
     packs = True
+    weighted = True
 
     def solve(self, problem: RoundProblem) -> Allocation:
         n, k = problem.n_jobs, problem.n_types

@@ -30,6 +30,9 @@ stops the run with one line naming the policy, the round's time and the solver's
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+
 import numpy as np
 
 from gpusched.core.actions import HOLD
@@ -163,11 +166,21 @@ class RoundScheduler:
     """A round policy run in rounds (see the module docstring).
 
     :param policy: the round policy (:mod:`gpusched.policies.rounds`).
+    :param weights: per-job weight multipliers read from the view, ``weights(view, active)`` ->
+        ``(m,)`` floats > 0, by which the round problem's weights are multiplied each time an
+        allocation is computed (:mod:`gpusched.policies.rounds.weights`); only for a policy that
+        honours weights (``policy.weighted``). ``None``: the jobs' own weights.
+    :param name: the name reported in results (default the policy's).
     """
 
-    def __init__(self, policy: RoundPolicy):
+    def __init__(self, policy: RoundPolicy,
+                 weights: Callable[[SchedulerView, np.ndarray], np.ndarray] | None = None,
+                 name: str | None = None):
+        if weights is not None and not policy.weighted:
+            raise ValueError(f"round policy '{policy.name}' does not honour per-job weights")
         self.policy = policy
-        self.name = policy.name
+        self.weights = weights
+        self.name = policy.name if name is None else name
         self._empty: ClusterState | None = None
         self._rows: dict[tuple[int, int], np.ndarray] = {}
         """Each job's throughput per type, by arrival index and phase (fixed for a run)."""
@@ -212,6 +225,8 @@ class RoundScheduler:
                               if self.policy.packs else None)
                 problem = round_problem(view, rounds, active, empty, throughput,
                                         None if candidates is None else candidates[:2])
+                if self.weights is not None:
+                    problem = replace(problem, weight=problem.weight * self.weights(view, active))
                 allocation = self.policy(problem)
                 allocation.check(problem)
             except GpuschedError as exc:  # a solver failure or a malformed allocation: said, and stop
