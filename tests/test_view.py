@@ -4,6 +4,7 @@ no mutable state with its parent; the view's epochs move at every disruption."""
 from __future__ import annotations
 
 import copy
+import pickle
 from collections import deque
 from dataclasses import replace
 
@@ -120,7 +121,24 @@ def test_the_view_shows_declared_durations_only():
 
 
 def test_a_declared_job_has_every_field_of_a_job_but_its_true_duration():
-    assert set(DeclaredJob._fields) == set(Job.__dataclass_fields__) - {"duration_min"} | {"declared_min"}
+    shown = {name for cls in DeclaredJob.__mro__ for name in getattr(cls, "__slots__", ())}
+    assert shown == set(Job.__dataclass_fields__) - {"duration_min"} | {"declared_min"}
+
+
+def test_a_declared_job_is_read_only_and_copies_field_by_field():
+    sim = make_simulator(load_scenario("phase1-8gpu"), seed=0, n_jobs=5)
+    job = sim.view.jobs[0]
+    truth = sim.run_state.jobs[0]
+    assert (job.id, job.gpus, job.vram_gb, job.model) == (truth.id, truth.gpus, truth.vram_gb, truth.model)
+    for name in ("gpus", "declared_min", "duration_min"):
+        with pytest.raises(AttributeError, match="read-only"):
+            setattr(job, name, 1)
+    with pytest.raises(AttributeError, match="read-only"):
+        del job.gpus
+    twin = pickle.loads(pickle.dumps(job))
+    assert twin == job == copy.copy(job) and twin is not job and hash(twin) == hash(job)
+    assert replace(truth, gpus=truth.gpus + 1) != truth and sim.view.jobs[1] != job
+    assert "declared_min=" in repr(job) and "duration_min" not in repr(job)
 
 
 @pytest.mark.parametrize("declared", ["exact", {"lognormal": 0.5}, "none"])
