@@ -122,7 +122,7 @@ def bench_inference(n_gpus: int, decisions: int = 300) -> dict[str, float]:
         env.reset(seed=0, options={"jobs": jobs, "cluster": cluster})
     th.manual_seed(0)
     policy = GpuSetPolicy(env.observation_space, env.action_space, lambda _: 0.0)
-    builder = ObservationBuilder(env.sim.cluster, n_gpus)
+    builder = ObservationBuilder(env.sim.setup.cluster, n_gpus)
     times = []
     for _ in range(decisions):
         sim = env.sim.view
@@ -149,7 +149,7 @@ def bench_rollout(seeds: tuple[int, ...] = (0, 1, 2)) -> dict[str, float]:
         start = time.perf_counter()
         sim.run(policy)
         seconds += time.perf_counter() - start
-        decisions += sim.decisions
+        decisions += sim.run_state.decisions
     return {"seconds_per_run": seconds / len(seeds), "ms_per_decision": 1e3 * seconds / decisions}
 
 
@@ -216,8 +216,9 @@ def bench_window_inference(n_gpus: int, window: int, decisions: int = 300) -> di
     env.reset(seed=0, options={"jobs": jobs, "cluster": cluster})
     th.manual_seed(0)
     policy = WindowSetPolicy(env.observation_space, env.action_space, lambda _: 0.0)
-    builder = WindowObservationBuilder(env.sim.cluster, n_gpus, window,
-                                       GpuSpeeds(env.sim.cluster, DEFAULT_SPEEDS), 80.0, env.obs_version)
+    cluster = env.sim.setup.cluster
+    builder = WindowObservationBuilder(cluster, n_gpus, window, GpuSpeeds(cluster, DEFAULT_SPEEDS), 80.0,
+                                       env.obs_version)
     times = []
     for _ in range(decisions):
         sim = env.sim.view

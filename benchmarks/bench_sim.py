@@ -118,7 +118,7 @@ def _timed(scenario, policy: str, repeats: int, window: int):  # noqa: ANN001, A
         sim = simulator_for(scenario, cluster, jobs, table, window=window)
         result = sim.run(get_policy(policy))
         best = min(best, time.perf_counter() - t0)
-    return cluster, sim.decisions, best, result
+    return cluster, sim.run_state.decisions, best, result
 
 
 def cpu_seconds(n_gpus: int, n_jobs: int, policy: str, window: int = 1, speeds: bool = False,

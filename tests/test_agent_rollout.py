@@ -36,7 +36,7 @@ def test_one_candidate_is_the_greedy_agent(scenario_name, agent, with_rollouts):
     rollout = get_policy(with_rollouts)
     rollout.candidates = 1
     same = _run(scenario, rollout, seed=2, n_jobs=60)
-    assert same.record.job_gpus == greedy.record.job_gpus
+    assert same.run_state.record.job_gpus == greedy.run_state.record.job_gpus
     assert same.metrics() == greedy.metrics()
     assert rollout.forks == 0
 

@@ -35,15 +35,15 @@ def _simulator(seed: int, with_speeds: bool) -> Simulator:
 
 
 def _first_fit_until_done(sim: Simulator) -> None:
-    while not sim.done:
-        sim.step(FIRST_FIT.select(sim.state, sim.view.head_job))
+    while not sim.run_state.done:
+        sim.step(FIRST_FIT.select(sim.run_state.state, sim.view.head_job))
 
 
 def _free_gang(sim: Simulator, job: Job, rng: np.random.Generator) -> tuple[int, ...] | None:
     """A gang where ``job`` fits now, picked at random among the GPUs where it fits, or ``None``."""
-    fits = np.flatnonzero(sim.state.fit_mask(job))
+    fits = np.flatnonzero(sim.run_state.state.fit_mask(job))
     for gpu in rng.permutation(fits).tolist():
-        gang = sim.gang_rule.gang_for(sim.state, job, gpu)
+        gang = sim.setup.gang_rule.gang_for(sim.run_state.state, job, gpu)
         if gang:
             return gang
     return None
@@ -61,16 +61,16 @@ def _one_at_a_time(sim: Simulator, rng: np.random.Generator) -> Batch:
         if not view.preemptible(idx) or rng.random() < 0.5:
             continue
         held = view.job_gpus[idx]
-        freed = sim.state.copy()
-        freed.release(sim.jobs[idx], held)
-        gang = _free_gang_on(sim, freed, sim.jobs[idx], rng)
+        freed = sim.run_state.state.copy()
+        freed.release(sim.run_state.jobs[idx], held)
+        gang = _free_gang_on(sim, freed, sim.run_state.jobs[idx], rng)
         if gang is not None and sorted(gang) != sorted(held):
             sim.step(Migrate(idx, gang))
             moves.append(Migrate(idx, gang))
-    for idx in list(sim.queue):  # the queue empties at the last start, if at all
-        gang = _free_gang(sim, sim.jobs[idx], rng)
+    for idx in list(sim.run_state.queue):  # the queue empties at the last start, if at all
+        gang = _free_gang(sim, sim.run_state.jobs[idx], rng)
         if gang is not None and rng.random() < 0.7:
-            assert sim.step(gang, list(sim.queue).index(idx))
+            assert sim.step(gang, list(sim.run_state.queue).index(idx))
             starts.append((idx, gang))
     return Batch(tuple(stops), tuple(moves), tuple(starts))
 
@@ -78,7 +78,7 @@ def _one_at_a_time(sim: Simulator, rng: np.random.Generator) -> Batch:
 def _free_gang_on(sim: Simulator, state, job: Job, rng: np.random.Generator) -> tuple[int, ...] | None:
     fits = np.flatnonzero(state.fit_mask(job))
     for gpu in rng.permutation(fits).tolist():
-        gang = sim.gang_rule.gang_for(state, job, gpu)
+        gang = sim.setup.gang_rule.gang_for(state, job, gpu)
         if gang:
             return gang
     return None
@@ -88,7 +88,7 @@ def _same_run(a: Simulator, b: Simulator) -> None:
     assert a.metrics() == b.metrics()
     pd.testing.assert_frame_equal(a.jobs_table(), b.jobs_table())
     for part in ("holds", "misroutes", "stops", "resumes", "node_events"):
-        assert getattr(a.log, part) == getattr(b.log, part), part
+        assert getattr(a.run_state.log, part) == getattr(b.run_state.log, part), part
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -96,23 +96,24 @@ def _same_run(a: Simulator, b: Simulator) -> None:
 def test_a_batch_gives_the_same_run_as_its_changes_one_decision_at_a_time(seed, steps, with_speeds):
     sim = _simulator(seed % 1000, with_speeds)
     for _ in range(steps):
-        if sim.done:
+        if sim.run_state.done:
             return
-        sim.step(FIRST_FIT.select(sim.state, sim.view.head_job))
+        sim.step(FIRST_FIT.select(sim.run_state.state, sim.view.head_job))
     batched = sim.fork()
     epoch = batched.view.epoch
     batch = _one_at_a_time(sim, np.random.default_rng(seed))
     if not (batch.stop or batch.move or batch.start):
         return
-    decisions, completed = batched.decisions, batched.view.jobs_completed
+    decisions, completed = batched.run_state.decisions, batched.view.jobs_completed
     assert batched.step(batch)
-    assert batched.decisions == decisions + 1
+    assert batched.run_state.decisions == decisions + 1
     # The batch bumps the epoch once if it stops or moves a job; the advance to the next decision
     # after it bumps it once more per instant at which jobs complete (one or more jobs each).
     bumps, own = batched.view.epoch - epoch, (1 if batch.stop or batch.move else 0)
     ended = batched.view.jobs_completed - completed
     assert bumps == own if ended == 0 else own + 1 <= bumps <= own + ended
-    assert batched.time_min == sim.time_min and list(batched.queue) == list(sim.queue)
+    ours, theirs = batched.run_state, sim.run_state
+    assert ours.time_min == theirs.time_min and list(ours.queue) == list(theirs.queue)
     _first_fit_until_done(sim)
     _first_fit_until_done(batched)
     _same_run(sim, batched)
@@ -130,19 +131,19 @@ def _four_running_at_minute_20() -> Simulator:
     sim = _small()
     for gpu in range(4):
         sim.step(gpu)
-    sim.request_wakeup(20.0)
+    sim.run_state.request_wakeup(20.0)
     sim.step(-1)
     return sim
 
 
 def test_a_batch_applies_stops_then_moves_then_starts_at_one_instant():
     sim = _four_running_at_minute_20()
-    assert sim.time_min == 20.0
+    assert sim.run_state.time_min == 20.0
     # stop job 0 (GPU 0), move job 1 from GPU 1 to GPU 0, start job 4 on GPU 1
     assert sim.step(Batch(stop=(0,), move=(Migrate(1, (0,)),), start=((4, (1,)),)))
-    assert sim.time_min == 20.0 and list(sim.queue) == [0]
-    assert sim.record.job_gpus[1] == (0,) and sim.record.job_gpus[4] == (1,)
-    assert [s[2] for s in sim.log.stops] == ["preemption", "migration"]
+    assert sim.run_state.time_min == 20.0 and list(sim.run_state.queue) == [0]
+    assert sim.run_state.record.job_gpus[1] == (0,) and sim.run_state.record.job_gpus[4] == (1,)
+    assert [s[2] for s in sim.run_state.log.stops] == ["preemption", "migration"]
 
 
 def test_an_impossible_change_in_a_batch_raises():
@@ -169,7 +170,7 @@ def test_a_batch_drops_exactly_the_completions_of_the_jobs_it_stops_or_moves():
     jobs = [j for _, j in after]
     assert sorted(jobs) == [1, 2, 3, 4]  # job 0's is gone; job 1 has its new one only
     assert {j: t for t, j in after if j in (2, 3)} == {2: before[2], 3: before[3]}
-    assert dict((j, t) for t, j in after)[1] == pytest.approx(20.0 + sim.record.run_min[1])
+    assert dict((j, t) for t, j in after)[1] == pytest.approx(20.0 + sim.run_state.record.run_min[1])
 
 
 def test_a_refused_move_leaves_the_changes_before_it_applied_with_their_completions_dropped():
@@ -177,4 +178,4 @@ def test_a_refused_move_leaves_the_changes_before_it_applied_with_their_completi
     with pytest.raises(ValueError, match="does not fit"):
         sim.step(Batch(stop=(0,), move=(Migrate(1, (2,)),)))  # GPU 2 is job 2's
     assert sorted(j for _, j in _completions(sim)) == [1, 2, 3]
-    assert 0 in sim.queue and sim.record.job_gpus[1] == (1,)
+    assert 0 in sim.run_state.queue and sim.run_state.record.job_gpus[1] == (1,)

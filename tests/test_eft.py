@@ -62,7 +62,7 @@ def test_eft_plans_the_gang_and_the_time_by_hand():
     sim = Simulator(cluster, [training(0, 0.0, 20.0), training(1, 1.0, 90.0)], window=4,
                     speed_model=TableSpeeds(cluster, GpuSpeeds(cluster, A100_T4_SPEEDS)))
     sim.step(0)  # the 20-minute job on the A100; the clock moves to the second arrival
-    assert sim.time_min == 1.0
+    assert sim.run_state.time_min == 1.0
     plan = earliest_finish(sim.view, 1)
     assert (plan.start_min, plan.finish_min, plan.gpus) == (20.0, 110.0, (0,))
 
@@ -140,7 +140,8 @@ def test_eft_never_starves_and_never_delays_a_reservation(groups, n_jobs, rate, 
     assert result.end_reason == "completed"
     assert result.metrics["jobs_completed"] == n_jobs
     for idx, promised in policy.promised.items():
-        assert sim.record.start_min[idx] <= promised + 1e-6, (idx, sim.record.start_min[idx], promised)
+        started = sim.run_state.record.start_min[idx]
+        assert started <= promised + 1e-6, (idx, started, promised)
 
 
 # ---------------------------------------------------------------------------- the JCT lookahead

@@ -43,7 +43,7 @@ def _random_episode(env: GPUSchedulerEnv, seed: int, **reset_kwargs) -> tuple[fl
         mask = env.action_masks()
         obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(mask))))
         assert env.observation_space.contains(obs)
-        fresh = ObservationBuilder(env.sim.cluster, env.max_gpus, env.queue_window, env.vram_scale_gb)
+        fresh = ObservationBuilder(env.sim.setup.cluster, env.max_gpus, env.queue_window, env.vram_scale_gb)
         for key, value in fresh.observe(env.sim.view, env._fits).items():  # the cached block is never stale
             assert np.array_equal(obs[key], value), key
         total += reward
@@ -69,7 +69,7 @@ def test_fixed_workload_seed_replays_the_cli_run():
     done = False
     while not done:
         sim = env.sim
-        choice = policy.select(sim.state, sim.view.head_job)
+        choice = policy.select(sim.run_state.state, sim.view.head_job)
         _, _, terminated, truncated, info = env.step(env.hold_action if choice == -1 else choice)
         done = terminated or truncated
     expected = run_policy(scenario, "best_fit", seed=7, n_jobs=50).metrics
@@ -81,10 +81,10 @@ def test_explicit_job_list_and_cluster():
     scenario = load_scenario("phase1-4gpu")
     sim = make_simulator(scenario, seed=3, n_jobs=20)
     env = GPUSchedulerEnv(max_gpus=8)
-    obs, _ = env.reset(options={"jobs": sim.jobs, "cluster": sim.cluster})
-    assert env.sim.cluster.n_gpus == 4
+    obs, _ = env.reset(options={"jobs": sim.run_state.jobs, "cluster": sim.setup.cluster})
+    assert env.sim.setup.cluster.n_gpus == 4
     assert obs["gpu_present"].sum() == 4 and obs["gpus"][4:].sum() == 0
-    assert len(env.sim.jobs) == 20
+    assert len(env.sim.run_state.jobs) == 20
 
 
 def test_same_seed_same_episode_and_training_seeds_are_high():

@@ -14,9 +14,9 @@ from gpusched.workload.synthetic import generate_jobs
 
 def _check_mask(env: GPUSchedulerEnv) -> None:
     sim, mask = env.sim, env.action_masks()
-    job, state, n = sim.view.head_job, sim.state, sim.cluster.n_gpus
+    job, state, n = sim.view.head_job, sim.run_state.state, sim.setup.cluster.n_gpus
     assert not mask[n:env.max_gpus].any(), "padding slots are never valid"
-    assert mask[-1] == (not sim.hold_would_dead_stall())
+    assert mask[-1] == (not sim.run_state.hold_would_dead_stall())
     single = state.single_gpu_fit(job)
     for g in range(n):
         gang = state.gang_for(job, g)
@@ -25,9 +25,9 @@ def _check_mask(env: GPUSchedulerEnv) -> None:
         if gang:
             assert state.can_place(job, gang) and gang[0] == g
     # Every legal gang (any job.gpus fitting GPUs of one node) only uses GPUs marked valid.
-    for node in range(sim.cluster.n_nodes):
-        first = int(sim.cluster.node_first_gpu[node])
-        local = [g for g in range(first, first + int(sim.cluster.node_gpu_count[node])) if single[g]]
+    for node in range(sim.setup.cluster.n_nodes):
+        first = int(sim.setup.cluster.node_first_gpu[node])
+        local = [g for g in range(first, first + int(sim.setup.cluster.node_gpu_count[node])) if single[g]]
         if len(local) >= job.gpus:
             assert all(mask[g] for g in local)
 
@@ -50,4 +50,4 @@ def test_masks_are_exact(groups, n_jobs, rate, seed):
             assert info["placed"], "a valid GPU action always places the job"
         done = terminated or truncated
     assert info["end_reason"] == "completed"
-    assert not env.sim.log.misroutes
+    assert not env.sim.run_state.log.misroutes

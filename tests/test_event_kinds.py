@@ -35,12 +35,12 @@ def test_a_toy_kind_between_node_events_and_arrivals_sees_the_node_down_and_not_
                     failures=FailureSpec(node_failures_per_1000_node_days=1.0))
     seen = _with_audits(sim, rank=EVENT_ORDER.index("node") + 0.5)
     sim.reset()  # the kind outlives a reset: it belongs to the simulator
-    sim.events.drop("node")
-    sim.events.push(10.0, "node", (NodeFailures.FAIL, 0), 0)
-    sim.events.push(10.0, AUDIT, "at ten")
-    sim.events.push(3.0, AUDIT, "at three")
+    sim.run_state.events.drop("node")
+    sim.run_state.events.push(10.0, "node", (NodeFailures.FAIL, 0), 0)
+    sim.run_state.events.push(10.0, AUDIT, "at ten")
+    sim.run_state.events.push(3.0, AUDIT, "at three")
     sim.step(0)  # job 0 runs 0-10
-    while not sim.done:
+    while not sim.run_state.done:
         sim.step(HOLD if sim.view.state.down is not None else 0)
     # at 3: nothing but the audit; at 10: job 0 completed, the node failed, job 1 not yet queued
     assert seen == [(3.0, ["at three"], [], False, 0), (10.0, ["at ten"], [], True, 1)]
@@ -50,12 +50,12 @@ def test_a_toy_kind_is_a_time_the_clock_stops_at_and_ranks_first_if_asked():
     cluster = Cluster([NodeGroup("A100-80GB", 80.0, 1)])
     sim = Simulator(cluster, [_job(0, 0.0, 10.0), _job(1, 0.0, 5.0)])
     seen = _with_audits(sim, rank=-1)  # before completions at one instant
-    sim.events.push(4.0, AUDIT, 1)
-    sim.events.push(10.0, AUDIT, 2)
+    sim.run_state.events.push(4.0, AUDIT, 1)
+    sim.run_state.events.push(10.0, AUDIT, 2)
     sim.step(0)  # job 0 on the GPU; job 1 waits
     sim.step(HOLD)  # the hold ends at the audit, not at job 0's end
-    assert sim.time_min == 4.0 and sim.log.holds[-1][:2] == (0.0, 4.0)
+    assert sim.run_state.time_min == 4.0 and sim.run_state.log.holds[-1][:2] == (0.0, 4.0)
     sim.step(HOLD)
-    assert sim.time_min == 10.0
+    assert sim.run_state.time_min == 10.0
     assert seen == [(4.0, [1], [1], False, 0), (10.0, [2], [1], False, 0)]  # before job 0 completes
-    assert sim.jobs_completed == 1
+    assert sim.run_state.jobs_completed == 1

@@ -73,11 +73,11 @@ def test_dropped_events_never_run_and_a_copy_is_independent():
 def test_failures_and_wakeups_alone_do_not_keep_a_run_going():
     cluster = Cluster([NodeGroup("A100-80GB", 80.0, 1)])
     sim = Simulator(cluster, [job(0, 0.0, 10.0)], failures=SPEC)
-    sim.request_wakeup(3.0)
+    sim.run_state.request_wakeup(3.0)
     assert sim.run_state.next_min(queued=True) == 3.0  # the job waits
     assert sim.run_state.next_min(queued=False) is None  # had it not been queued, nothing would be left
     sim.step(0)
-    assert sim.done and sim.time_min == 10.0 and sim.end_reason == "completed"
+    assert sim.run_state.done and sim.run_state.time_min == 10.0 and sim.run_state.end_reason == "completed"
 
 
 def test_one_instant_runs_completion_wakeup_node_arrival_in_the_order_of_the_old_queue():
@@ -85,31 +85,31 @@ def test_one_instant_runs_completion_wakeup_node_arrival_in_the_order_of_the_old
     handlers run in the order the four-source queue used (completion, wakeup, node, arrival)."""
     cluster = Cluster([NodeGroup("A100-80GB", 80.0, 1)])
     sim = Simulator(cluster, [job(0, 0.0, 10.0), job(1, 10.0, 5.0)], failures=SPEC)
-    sim.events.drop(NODE)
-    sim.events.push(10.0, NODE, (NodeFailures.FAIL, 0), 0)
+    sim.run_state.events.drop(NODE)
+    sim.run_state.events.push(10.0, NODE, (NodeFailures.FAIL, 0), 0)
     order: list[str] = []
     for kind in EVENT_ORDER:
         inner = sim.event_kinds.handlers[kind]
         sim.event_kinds.handlers[kind] = (
             lambda run, t, payloads, kind=kind, inner=inner: (order.append(kind), inner(run, t, payloads)))
-    sim.request_wakeup(10.0)
+    sim.run_state.request_wakeup(10.0)
     sim.step(0)  # job 0 starts, ends at 10
-    while not sim.done:
-        sim.step(get_policy("first_fit").select(sim.state, sim.view.head_job))
+    while not sim.run_state.done:
+        sim.step(get_policy("first_fit").select(sim.run_state.state, sim.view.head_job))
     assert order[:4] == list(EVENT_ORDER)
 
 
 def test_a_job_ending_when_its_node_fails_completes_and_an_arrival_then_finds_the_node_down():
     cluster = Cluster([NodeGroup("A100-80GB", 80.0, 1)])
     sim = Simulator(cluster, [job(0, 0.0, 10.0), job(1, 10.0, 5.0)], failures=SPEC)
-    sim.events.drop(NODE)
-    sim.events.push(10.0, NODE, (NodeFailures.FAIL, 0), 0)
+    sim.run_state.events.drop(NODE)
+    sim.run_state.events.push(10.0, NODE, (NodeFailures.FAIL, 0), 0)
     first_fit = get_policy("first_fit")
-    while not sim.done:
-        sim.step(first_fit.select(sim.state, sim.view.head_job))
+    while not sim.run_state.done:
+        sim.step(first_fit.select(sim.run_state.state, sim.view.head_job))
     table = sim.jobs_table().set_index("id")
     assert table.loc[0, "finished"] and table.loc[0, "end_min"] == 10.0
     assert table.loc[0, "interruptions"] == 0
-    repair = next(t for t, _, kind in sim.log.node_events if kind == "repair")
-    assert sim.log.node_events[0] == (10.0, 0, "failure")
+    repair = next(t for t, _, kind in sim.run_state.log.node_events if kind == "repair")
+    assert sim.run_state.log.node_events[0] == (10.0, 0, "failure")
     assert table.loc[1, "start_min"] == repair > 10.0

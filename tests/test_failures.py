@@ -72,8 +72,8 @@ def test_the_observed_failures_are_within_a_poisson_band_of_rate_times_node_days
         sim = Simulator(cluster, jobs, failures=spec, failure_seed=seed)
         result = sim.run(get_policy("first_fit"))
         down = result.timeline.node_down
-        down_min = (np.minimum(down["end_min"], sim.time_min) - down["start_min"]).sum()
-        up_min += cluster.n_nodes * (sim.time_min - sim.start_time_min) - down_min
+        down_min = (np.minimum(down["end_min"], sim.run_state.time_min) - down["start_min"]).sum()
+        up_min += cluster.n_nodes * (sim.run_state.time_min - sim.run_state.start_time_min) - down_min
         count += result.metrics["node_failures"]
     expected = spec.node_failures_per_1000_node_days / 1000.0 * up_min / 1440.0
     assert expected > 500
@@ -154,12 +154,12 @@ def test_the_mean_ettr_of_one_job_matches_the_closed_form_of_kokolis_et_al(inter
 def _run_failing_at(sim: Simulator, *events: tuple[float, int]):
     """Run First-Fit with the drawn failures replaced by these (time, node) ones (each failed
     node's repair and next failure are still drawn)."""
-    sim.events.drop(NODE)
+    sim.run_state.events.drop(NODE)
     for t, n in events:
-        sim.events.push(t, NODE, (NodeFailures.FAIL, n), n)
+        sim.run_state.events.push(t, NODE, (NodeFailures.FAIL, n), n)
     policy = get_policy("first_fit")
-    while not sim.done:
-        sim.step(policy.select(sim.state, sim.view.head_job))
+    while not sim.run_state.done:
+        sim.step(policy.select(sim.run_state.state, sim.view.head_job))
     return sim.result("first_fit")
 
 
@@ -238,16 +238,17 @@ def test_a_fork_copies_the_failure_process_and_the_stops():
     sim = make_simulator(scenario, 0)
     policy = get_policy("sjf+best_fit")
     policy.bind(sim.view)
-    while sim.node_failures < 2 and not sim.done:
+    while sim.run_state.node_failures < 2 and not sim.run_state.done:
         slot, action = policy.decide(sim.view)
         sim.step(action, slot)
     twin = sim.fork()
     for s in (sim, twin):
-        while not s.done:
+        while not s.run_state.done:
             slot, action = policy.decide(s.view)
             s.step(action, slot)
     assert sim.metrics() == twin.metrics()
-    assert sim.log.stops == twin.log.stops and sim.log.node_events == twin.log.node_events
+    ours, theirs = sim.run_state.log, twin.run_state.log
+    assert ours.stops == theirs.stops and ours.node_events == theirs.node_events
 
 
 # ---------------------------------------------------------------------------- the environment
@@ -259,11 +260,11 @@ def test_the_environment_runs_failure_scenarios_and_masks_down_gpus(obs_version)
     env = GPUSchedulerEnv(scenario, obs_version=obs_version)
     env.reset(seed=0, options={"workload_seed": 3})
     rng = np.random.default_rng(0)
-    n, saw_down, done = env.sim.cluster.n_gpus, False, False
+    n, saw_down, done = env.sim.setup.cluster.n_gpus, False, False
     total, info = 0.0, {}
     while not done:
         mask = env.action_masks()
-        down = env.sim.gpu_down()
+        down = env.sim.run_state.gpu_down()
         if down.any():
             saw_down = True
             grid = mask[:-1].reshape(-1, env.max_gpus)[:, :n]
@@ -277,7 +278,8 @@ def test_the_environment_runs_failure_scenarios_and_masks_down_gpus(obs_version)
     assert m["node_failures"] > 0 and m["jobs_interrupted"] > 0 and m["lost_gpu_hours"] > 0
     assert total == pytest.approx(m["total_reward"])
     direct = make_simulator(scenario, 3)
-    assert direct.failure_seed == env.sim.failure_seed  # the same faults as the command line's run
+    # the same faults as the command line's run
+    assert direct.setup.failure_seed == env.sim.setup.failure_seed
 
 
 def test_a_sweep_override_starts_a_failures_block_with_its_documented_defaults():

@@ -194,7 +194,7 @@ def _simulates(scenario, policy: str = "first_fit"):
     result = sim.run(get_policy(policy))
     assert all(np.isfinite(v) for v in result.metrics.values()), result.metrics
     assert (result.jobs["wait_min"] >= 0).all()
-    assert all(job.duration_min > 0 for job in sim.jobs)
+    assert all(job.duration_min > 0 for job in sim.run_state.jobs)
     return result
 
 
@@ -496,7 +496,7 @@ def test_job_lists_load_or_fail_in_one_line_and_loaded_ones_run_at_their_own_spe
             _assert_one_line(exc, "scenario '")
             return
         result = sim.run(get_policy("first_fit"))
-    for job in sim.jobs:
+    for job in sim.run_state.jobs:
         assert job.gpu_spec is None or (job.gpu_spec and all(job.gpu_spec)), job
         if speed == "gavel":
             assert job.compute == 1.0
@@ -505,8 +505,8 @@ def test_job_lists_load_or_fail_in_one_line_and_loaded_ones_run_at_their_own_spe
                 assert set(job.gpu_spec or runnable_gpu_models(job.model, job.gpus)) <= set(
                     runnable_gpu_models(job.model, job.gpus))
         elif isinstance(speed, dict):
-            row = sim.speeds.row_of_job(job)
-            for g, gpu_model in enumerate(sim.cluster.gpu_model):
+            row = sim.setup.speeds.row_of_job(job)
+            for g, gpu_model in enumerate(sim.setup.cluster.gpu_model):
                 assert row[g] == _expected_speed(speed, gpu_model, job), (job, gpu_model)
     for key in ("makespan_min", "avg_jct_min", "cost_usd", "gpu_hours", "avg_wait_min"):
         assert math.isfinite(result.metrics[key]) and result.metrics[key] >= 0, (key, result.metrics)

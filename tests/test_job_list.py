@@ -117,9 +117,10 @@ def test_an_estimate_column_is_told_under_listed_only(tmp_path, declared, told):
     """``exact`` tells the true run times whatever the list's ``estimate_min`` says; ``listed`` (the
     default for a job list) tells the column. SJF shows it: told 1 minute, job 1 goes before job 2."""
     sim = make_simulator(_listed_scenario(tmp_path, declared))
-    assert sim.declared_min.tolist() == told
+    assert sim.run_state.declared_min.tolist() == told
     assert [j.declared_min for j in sim.view.jobs] == told
-    assert [j.duration_min for j in sim.jobs] == [100.0, 200.0, 50.0]  # the jobs carry the truth only
+    # the jobs carry the truth only
+    assert [j.duration_min for j in sim.run_state.jobs] == [100.0, 200.0, 50.0]
     jobs = sim.run(get_policy("sjf+first_fit")).jobs.set_index("id")
     first = 1 if told[1] < told[2] else 2
     assert jobs.loc[first, "start_min"] == 100.0

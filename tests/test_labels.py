@@ -22,11 +22,11 @@ def _env(obs_version: int = 1) -> GPUSchedulerEnv:
 def test_a_gang_the_rule_takes_from_another_gpu_is_labelled_there():
     env = _env()
     # The first-GPU rule would label GPU 0, whose gang is (0, 1): not the teacher's (0, 2).
-    assert env.sim.gang_rule.gang_for(env.sim.state, env.sim.view.head_job, 0) == (0, 1)
+    assert env.sim.setup.gang_rule.gang_for(env.sim.run_state.state, env.sim.view.head_job, 0) == (0, 1)
     label = env.action_for(0, (0, 2))
     assert label == 2
     env.step(label)
-    assert sorted(env.sim.record.job_gpus[0]) == [0, 2]  # the environment takes the teacher's gang
+    assert sorted(env.sim.run_state.record.job_gpus[0]) == [0, 2]  # the environment takes the teacher's gang
 
 
 def test_a_gang_no_action_makes_gets_no_label():

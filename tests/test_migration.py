@@ -132,7 +132,7 @@ def _running_sim() -> Simulator:
                                              job(3, 30.0, arrival=20.0)])
     sim.step((0,))
     sim.step((1,))
-    assert sim.time_min == 5.0
+    assert sim.run_state.time_min == 5.0
     return sim
 
 
@@ -143,14 +143,14 @@ def test_an_invalid_migration_raises():
     with pytest.raises(ValueError, match="not running"):
         sim.step(Migrate(2, (0,)))
     sim.step(HOLD)  # to minute 20, job 2 arrives
-    assert sim.time_min == 20.0 and sim.view.preemptible(1)
+    assert sim.run_state.time_min == 20.0 and sim.view.preemptible(1)
     with pytest.raises(ValueError, match="does not fit"):  # the V100 holds job 0
         sim.step(Migrate(1, (0,)))
     with pytest.raises(ValueError, match="runs there already"):
         sim.step(Migrate(1, (1,)))
     with pytest.raises(ValueError, match="does not fit"):  # no such GPU
         sim.step(Migrate(1, (7,)))
-    assert sim.migrations == 0 and sim.record.job_gpus[1] == (1,)
+    assert sim.run_state.migrations == 0 and sim.run_state.record.job_gpus[1] == (1,)
 
 
 def test_with_an_empty_queue_only_hold_preempt_or_migrate_apply():
@@ -158,40 +158,41 @@ def test_with_an_empty_queue_only_hold_preempt_or_migrate_apply():
     sim.view.request_event_decisions()
     sim.step((0,))
     sim.step((1,))  # the queue is empty: the next event (job 0 ends at 60) is a decision point
-    assert sim.time_min == 60.0 and not sim.queue and not sim.done
+    assert sim.run_state.time_min == 60.0 and not sim.run_state.queue and not sim.run_state.done
     with pytest.raises(ValueError, match="queue is empty"):
         sim.step((0,))
     sim.step(Migrate(1, (0,)))
-    assert sim.time_min == 60.0 and sim.record.job_gpus[1] == (0,)
+    assert sim.run_state.time_min == 60.0 and sim.run_state.record.job_gpus[1] == (0,)
     sim.step(HOLD)  # job 1 ends at 60 + 5 + 585 = 650
-    assert sim.time_min == 650.0
+    assert sim.run_state.time_min == 650.0
     sim.step(HOLD)
-    assert sim.done and sim.end_reason == "completed" and sim.record.end_min.tolist() == [60.0, 650.0]
+    run = sim.run_state
+    assert run.done and run.end_reason == "completed" and run.record.end_min.tolist() == [60.0, 650.0]
 
 
 def test_a_migration_is_a_disruption_and_a_fork_copies_its_state():
     sim = _running_sim()
     sim.step(HOLD)  # minute 20
     sim.step(HOLD)  # minute 60: job 0 ends, the V100 frees
-    assert sim.time_min == 60.0 and not sim.is_running(0)
-    before = (sim.epoch, sim.disruptions)
+    assert sim.run_state.time_min == 60.0 and not sim.run_state.is_running(0)
+    before = (sim.run_state.epoch, sim.run_state.disruptions)
     sim.step(Migrate(1, (0,)))
-    assert (sim.epoch, sim.disruptions) == (before[0] + 1, before[1] + 1)
+    assert (sim.run_state.epoch, sim.run_state.disruptions) == (before[0] + 1, before[1] + 1)
     twin = sim.fork()
-    assert twin.migrations == 1 and twin.record.lives.migrations.tolist() == [0, 1, 0, 0]
-    assert twin.record.lives.current_moved_restore_min[1] == RESTORE_MIN
-    twin.record.lives.migrations[1] = 7
-    twin.migrations = 7
-    assert sim.record.lives.migrations[1] == 1 and sim.migrations == 1
+    assert twin.run_state.migrations == 1 and twin.run_state.record.lives.migrations.tolist() == [0, 1, 0, 0]
+    assert twin.run_state.record.lives.current_moved_restore_min[1] == RESTORE_MIN
+    twin.run_state.record.lives.migrations[1] = 7
+    assert twin.run_state.migrations == 7
+    assert sim.run_state.record.lives.migrations[1] == 1 and sim.run_state.migrations == 1
     a, b = sim.fork(), sim.fork()
     for s in (a, b):
         policy = as_scheduler(get_policy("fastest_move"))
         policy.bind(s.view)
-        while not s.done:
+        while not s.run_state.done:
             slot, action = policy.decide(s.view)
             s.step(action, slot)
     assert a.metrics() == b.metrics() and a.metrics()["migrations"] >= 1
-    assert sim.migrations == 1 and not sim.done and sim.time_min == 60.0
+    assert sim.run_state.migrations == 1 and not sim.run_state.done and sim.run_state.time_min == 60.0
 
 
 @pytest.mark.parametrize("name", moving_policy_names())

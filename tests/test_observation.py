@@ -28,7 +28,7 @@ LOG_DAY = math.log1p(1440.0)
 def reference_observation(sim, max_gpus: int, queue_window: int = 8,
                           scale: float = 80.0) -> dict[str, np.ndarray]:
     """The version-1 observation, feature by feature, from the definitions in GPU_FEATURES etc."""
-    c, state, job = sim.cluster, sim.state, sim.view.head_job
+    c, state, job = sim.setup.cluster, sim.run_state.state, sim.view.head_job
     n = c.n_gpus
     node_size = c.node_gpu_count[c.gpu_node].astype(float)
     block = np.zeros((max_gpus, len(GPU_FEATURES)))
@@ -56,9 +56,9 @@ def reference_observation(sim, max_gpus: int, queue_window: int = 8,
         job_vec[:] = [job.gpus / 8, float(np.mean(need)) / scale, job.compute,
                       math.log1p(job.declared_min) / LOG_DAY, job.priority / 3,
                       job.type == "training", job.type == "inference", job.type == "batch",
-                      min(math.log1p(sim.time_min - job.arrival_min) / LOG_DAY, 1.0), fits.mean()]
-    queue = list(sim.queue)
-    window = [sim.jobs[i] for i in queue[1:1 + queue_window]]
+                      min(math.log1p(sim.run_state.time_min - job.arrival_min) / LOG_DAY, 1.0), fits.mean()]
+    queue = list(sim.run_state.queue)
+    window = [sim.run_state.jobs[i] for i in queue[1:1 + queue_window]]
     total_vram = c.gpu_vram_gb.sum()
     queue_vec = [min(math.log1p(len(queue)) / math.log1p(1000.0), 1.0),
                  len(window) / queue_window,
@@ -67,8 +67,8 @@ def reference_observation(sim, max_gpus: int, queue_window: int = 8,
                  max((j.vram_gb for j in window), default=0.0) / scale,
                  state.compute_used.mean(), state.vram_used_gb.sum() / total_vram,
                  min(sim.view.running_count / n, 2.0)]
-    time_vec = [min((sim.time_min - sim.start_time_min) / (7 * 1440.0), 1.0),
-                1.0 - sim.arrivals_left / len(sim.jobs)]
+    time_vec = [min((sim.run_state.time_min - sim.run_state.start_time_min) / (7 * 1440.0), 1.0),
+                1.0 - sim.run_state.arrivals_left / len(sim.run_state.jobs)]
     present = np.zeros(max_gpus)
     present[:n] = 1.0
     return {"gpus": block, "gpu_present": present, "job": job_vec, "queue": np.array(queue_vec),
@@ -114,6 +114,6 @@ def test_observation_matches_the_feature_definitions(groups, n_jobs, rate, seed,
 def test_observation_matches_on_trace_jobs_with_vram_shares(obs_version):
     env = GPUSchedulerEnv("openb-sample", n_jobs=80, obs_version=obs_version)
     env.reset(seed=0)
-    jobs: list[Job] = env.sim.jobs
+    jobs: list[Job] = env.sim.run_state.jobs
     assert any(j.vram_frac for j in jobs), "the sample trace asks for shares of a GPU"
     _check_episode(env, 1)

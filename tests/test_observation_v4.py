@@ -28,11 +28,11 @@ def test_version_4_extends_version_3_feature_by_feature_on_a_run_with_failures_a
     sim = make_simulator(scenario, seed=4)
     policy = get_policy("srtf+best_fit")
     policy.bind(sim.view)
-    v3 = WindowObservationBuilder(sim.cluster, 16, 16, sim.speeds, version=3)
-    v4 = WindowObservationBuilder(sim.cluster, 16, 16, sim.speeds, version=4)
+    v3 = WindowObservationBuilder(sim.setup.cluster, 16, 16, sim.setup.speeds, version=3)
+    v4 = WindowObservationBuilder(sim.setup.cluster, 16, 16, sim.setup.speeds, version=4)
     space = window_observation_space(16, 16, 4)
     saw_down = saw_resumed = False
-    while not sim.done:
+    while not sim.run_state.done:
         a, b = v3.observe(sim.view), v4.observe(sim.view)
         assert space.contains(b)
         n3g, n3j = len(GPU_FEATURES_V3), len(JOB_FEATURES_V3)
@@ -41,10 +41,10 @@ def test_version_4_extends_version_3_feature_by_feature_on_a_run_with_failures_a
         for k in ("pairs", "globals", "gpu_present", "job_present"):
             np.testing.assert_array_equal(b[k], a[k])
         down = b["gpus"][:, GPU_FEATURES_V4.index("down")]
-        np.testing.assert_array_equal(down, sim.gpu_down().astype(np.float32))
+        np.testing.assert_array_equal(down, sim.run_state.gpu_down().astype(np.float32))
         window = sim.view.window_indices()
         jobs = b["jobs"][: len(window)]
-        attained = sim.attained_service_gpu_min(window)
+        attained = sim.run_state.attained_service_gpu_min(window)
         np.testing.assert_allclose(jobs[:, JOB_FEATURES_V4.index("attained")],
                                    np.log1p(attained) / np.log1p(8 * 1440.0), rtol=1e-5)
         remaining = [sim.view.resume_cost_min(i) + sim.view.declared_left_min(i) for i in window]

@@ -70,7 +70,7 @@ def test_two_phased_jobs_sharing_one_gpu_keep_their_progress_through_the_phases(
     sim.run(get_policy("max_min_fairness"))
     ends = sorted(sim.jobs_table()["end_min"].astype(float))
     assert ends[1] == pytest.approx(14.0, abs=1e-6)
-    assert len(sim.log.stops) > 2  # they were stopped and resumed across the boundary
+    assert len(sim.run_state.log.stops) > 2  # they were stopped and resumed across the boundary
     assert sorted(c[1] for c in sim.run_state.phases.changes) == [0, 1]
 
 
@@ -91,7 +91,7 @@ def test_round_policies_see_the_current_phases_throughputs():
     rows = []
     for phase in (0, 1):
         run.phases.phase[0] = phase
-        problem = round_problem(view, run.rounds, np.array([0]), ClusterState(sim.cluster))
+        problem = round_problem(view, run.rounds, np.array([0]), ClusterState(sim.setup.cluster))
         rows.append(problem.throughput[0].tolist())
     assert rows == [[1.0, pytest.approx(0.2)], [1.0, pytest.approx(0.5)]]
 
@@ -108,7 +108,7 @@ def test_a_checkpointed_phased_job_loses_only_the_work_since_its_checkpoint():
     sim = _sim(("K80",), [_job(0), _job(1)], RoundSpec(length_min=1.0, reset_min=0),
                restore=CheckpointRestore(spec))
     sim.run(get_policy("max_min_fairness"))
-    restores = sum(r[3] for r in sim.log.resumes)
+    restores = sum(r[3] for r in sim.run_state.log.resumes)
     ends = sorted(sim.jobs_table()["end_min"].astype(float))
     assert ends[1] == pytest.approx(14.0 + restores, abs=1e-6)
 
@@ -122,7 +122,7 @@ def test_a_fork_copies_the_phases_and_continues_like_the_original():
     sim.reset()
     first = get_policy("max_min_fairness")
     first.bind(sim.view)
-    while sim.time_min < 15.0:  # after the first job's phase change, before the others'
+    while sim.run_state.time_min < 15.0:  # after the first job's phase change, before the others'
         slot, action = first.decide(sim.view)
         sim.step(action, slot)
     assert len(sim.run_state.phases.changes) == 1
@@ -131,7 +131,7 @@ def test_a_fork_copies_the_phases_and_continues_like_the_original():
     second = get_policy("max_min_fairness")
     second.bind(twin.view)
     for run, policy in ((sim, first), (twin, second)):
-        while not run.done:
+        while not run.run_state.done:
             slot, action = policy.decide(run.view)
             run.step(action, slot)
         np.testing.assert_array_equal(run.jobs_table()["end_min"].to_numpy(), reference)

@@ -114,22 +114,22 @@ def test_planners_on_arrived_jobs_never_read_the_future(name):
 
     scenario = load_scenario("phase1-4gpu")
     full = make_simulator(scenario, seed=5, n_jobs=60)
-    jobs = full.jobs
+    jobs = full.run_state.jobs
     cut = jobs[30].arrival_min
     # Same first 30 jobs; every later job is replaced by a small, short one.
     changed = jobs[:30] + [dataclasses.replace(j, vram_gb=8.0, duration_min=1.0, gpus=1) for j in jobs[30:]]
     runs = []
     for workload in (jobs, changed):
-        sim = Simulator(full.cluster, workload, reward=scenario.reward)
+        sim = Simulator(full.setup.cluster, workload, reward=scenario.reward)
         policy = get_policy(name)
         sim.run(policy)
         assert policy.forks > 0
         runs.append(sim)
-    early = [i for i in range(30) if runs[0].record.start_min[i] < cut]
+    early = [i for i in range(30) if runs[0].run_state.record.start_min[i] < cut]
     assert len(early) > 10
     for i in early:
-        assert runs[0].record.start_min[i] == runs[1].record.start_min[i]
-        assert runs[0].record.job_gpus[i] == runs[1].record.job_gpus[i]
+        assert runs[0].run_state.record.start_min[i] == runs[1].run_state.record.start_min[i]
+        assert runs[0].run_state.record.job_gpus[i] == runs[1].run_state.record.job_gpus[i]
     assert runs[0].metrics()["jobs_completed"] == 60
 
 
@@ -140,14 +140,14 @@ def test_fork_of_arrived_jobs_forgets_the_future():
     sim = make_simulator(load_scenario("phase1-4gpu"), seed=2, n_jobs=50)
     policy = get_policy("first_fit")
     for _ in range(25):
-        sim.step(policy.select(sim.state, sim.view.head_job))
+        sim.step(policy.select(sim.run_state.state, sim.view.head_job))
     known = sim.fork(arrived_only=True)
-    assert len(known.jobs) == len(sim.jobs) - sim.arrivals_left < 50
-    assert known.arrivals_left == 0
-    while not known.done:
-        known.step(policy.select(known.state, known.view.head_job))
-    assert known.metrics()["jobs_completed"] == len(known.jobs)
-    assert len(sim.jobs) == 50 and not sim.done  # the original is untouched
+    assert len(known.run_state.jobs) == len(sim.run_state.jobs) - sim.run_state.arrivals_left < 50
+    assert known.run_state.arrivals_left == 0
+    while not known.run_state.done:
+        known.step(policy.select(known.run_state.state, known.view.head_job))
+    assert known.metrics()["jobs_completed"] == len(known.run_state.jobs)
+    assert len(sim.run_state.jobs) == 50 and not sim.run_state.done  # the original is untouched
 
 
 @pytest.mark.parametrize("name", ["sjf+lookahead", "sjf+queue_lookahead", "wfp3+queue_lookahead"])
@@ -171,9 +171,10 @@ def test_order_plus_lookahead_evaluates_the_job_the_order_chose(name, monkeypatc
         return real_decide(self, sim)
 
     def finish(sim, first, base, slot=0):
-        idx, now = sim.queue[slot], sim.time_min
+        idx, now = sim.run_state.queue[slot], sim.run_state.time_min
         wait = real_finish(sim, first, base, slot)
-        forks.append((len(decisions) - 1, idx, first == HOLD or bool(sim.record.start_min[idx] == now)))
+        started_now = bool(sim.run_state.record.start_min[idx] == now)
+        forks.append((len(decisions) - 1, idx, first == HOLD or started_now))
         return wait
 
     monkeypatch.setattr(QueuePolicy, "decide", decide)

@@ -94,13 +94,13 @@ def test_a_preemption_frees_a_whole_gang_on_one_node():
 def test_the_preempt_action_is_checked():
     sim = Simulator(one_a100(), [job(0, 0.0, 100.0), job(1, 4.0, 5.0)], window=4)
     sim.step(0, 0)
-    assert sim.time_min == 4.0 and sim.is_running(0) and not sim.view.preemptible(0)
+    assert sim.run_state.time_min == 4.0 and sim.run_state.is_running(0) and not sim.view.preemptible(0)
     with pytest.raises(ValueError, match="yet"):
         sim.step(Preempt(0))
     with pytest.raises(ValueError, match="not running"):
         sim.step(Preempt(1))
     sim.step(HOLD)  # nothing else happens until A completes
-    assert sim.time_min == 100.0
+    assert sim.run_state.time_min == 100.0
 
 
 def test_the_observation_accessors():
@@ -108,15 +108,15 @@ def test_the_observation_accessors():
     sim = Simulator(cluster, [job(0, 0.0, 100.0, gpus=2), job(1, 30.0, 10.0)], window=4,
                     restore=CheckpointRestore(CheckpointSpec(interval_min=10.0, restore_min=3.0)))
     sim.step(0, 0)
-    assert sim.time_min == 30.0
-    assert sim.attained_service_gpu_min([0, 1]).tolist() == [60.0, 0.0]
+    assert sim.run_state.time_min == 30.0
+    assert sim.run_state.attained_service_gpu_min([0, 1]).tolist() == [60.0, 0.0]
     left = sim.lifecycle.remaining_work_min
     assert left(sim.run_state, 0) == 70.0 and left(sim.run_state, 1) == 10.0
-    assert not sim.gpu_down().any()
+    assert not sim.run_state.gpu_down().any()
     sim.step(Preempt(0))
     assert sim.lifecycle.remaining_work_min(sim.run_state, 0) == 70.0
     assert sim.view.declared_left_min(0) == 70.0
-    assert sim.view.resume_cost_min(0) == 3.0 and list(sim.queue) == [0, 1]
+    assert sim.view.resume_cost_min(0) == 3.0 and list(sim.run_state.queue) == [0, 1]
 
 
 def test_the_preemptive_pairs_are_shipped_apart_from_homes():

@@ -279,7 +279,7 @@ def test_no_job_is_lost_or_counted_twice_with_migration(groups, n_jobs, rate, se
     restore_at = {(j, s): r for j, s, r in zip(tl.resumes["job"], tl.resumes["time_min"],
                                                 tl.resumes["restore_min"], strict=True)}
     for j, s, start in zip(moves["job"], moves["time_min"], moves["run_start_min"], strict=True):
-        assert s - start - restore_at.get((j, start), 0.0) >= sim.preemption_min_run_min - 1e-6
+        assert s - start - restore_at.get((j, start), 0.0) >= sim.setup.preemption_min_run_min - 1e-6
     # Never over-committed.
     if len(tl.placements):
         vram, compute = _max_usage(result)

@@ -102,9 +102,9 @@ def test_wfp3_weighs_wait_over_duration_cubed_times_gpus():
     sim = Simulator(cluster, [job(0, arrival=0, duration=10, compute=1.0, vram=70, gpus=4)] + jobs,
                     window=8)
     assert sim.step((0, 1, 2, 3))
-    assert not sim.step(HOLD) and sim.time_min == 6  # job 2 arrives
-    assert not sim.step(HOLD) and sim.time_min == 10  # job 0 ends
-    assert len(sim.queue) == 2
+    assert not sim.step(HOLD) and sim.run_state.time_min == 6  # job 2 arrives
+    assert not sim.step(HOLD) and sim.run_state.time_min == 10  # job 0 ends
+    assert len(sim.run_state.queue) == 2
     slot, _ = get_policy("wfp3").decide(sim.view)
     assert slot == 1
 
@@ -119,9 +119,9 @@ def test_fastest_fit_picks_the_fastest_gpu_then_best_fit():
     policy = get_policy("fastest_fit")
     policy.bind(sim.view)
     # Both A100s run batch jobs at 1.0; Best-Fit prefers the 40 GB one (less VRAM left).
-    assert policy.select(sim.state, sim.view.head_job) == 2
+    assert policy.select(sim.run_state.state, sim.view.head_job) == 2
     unbound = get_policy("fastest_fit")  # no speed table: plain Best-Fit (the T4)
-    assert unbound.select(sim.state, sim.view.head_job) == 0
+    assert unbound.select(sim.run_state.state, sim.view.head_job) == 0
 
 
 # ---------------------------------------------------------------------------- EASY
@@ -179,7 +179,8 @@ def test_no_backfilled_job_delays_the_head_jobs_reservation(groups, n_jobs, rate
     result = sim.run(policy)
     assert result.metrics["jobs_completed"] == n_jobs
     for idx, promised in policy.reservations.items():
-        assert sim.record.start_min[idx] <= promised + 1e-6, (idx, sim.record.start_min[idx], promised)
+        started = sim.run_state.record.start_min[idx]
+        assert started <= promised + 1e-6, (idx, started, promised)
 
 
 # ---------------------------------------------------------------------------- names

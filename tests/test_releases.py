@@ -19,7 +19,7 @@ def _busy_views(name: str = "fleet-16gpu", decisions: int = 120):
     policy = get_policy("best_fit")
     sim.reset()
     seen = 0
-    while not sim.done and seen < decisions:
+    while not sim.run_state.done and seen < decisions:
         view = sim.view
         if view.running_count >= 2:
             seen += 1

@@ -61,7 +61,7 @@ def test_a_job_that_keeps_its_gpus_pays_no_restore():
     sim = _run("max_min_fairness_perf", [_job(0, 0.0, 50.0)])
     table = sim.jobs_table()
     assert sim.run_state.rounds.rounds >= 8  # 50 min of work in 6-min rounds
-    assert sim.log.resumes == [] and sim.log.stops == []
+    assert sim.run_state.log.resumes == [] and sim.run_state.log.stops == []
     assert table.loc[0, "restore_min"] == 0.0
     assert table.loc[0, "end_min"] == pytest.approx(50.0, abs=1e-9)  # on the V100, speed 1
 
@@ -70,7 +70,7 @@ def test_a_job_that_changes_gpus_pays_exactly_the_restore():
     # the agnostic policy splits time evenly over the types: jobs change GPUs between rounds
     jobs = [_job(i, 0.0, 40.0) for i in range(3)]
     sim = _run("max_min_fairness", jobs)
-    resumes = sim.log.resumes
+    resumes = sim.run_state.log.resumes
     assert resumes, "no job changed GPUs"
     assert all(restore == RESTORE_MIN for *_, restore in resumes)
     table = sim.jobs_table().set_index("id")
@@ -79,7 +79,7 @@ def test_a_job_that_changes_gpus_pays_exactly_the_restore():
         assert table.loc[i, "restore_min"] == pytest.approx(RESTORE_MIN * counts[i], abs=1e-9)
     # a job that runs in two rounds in a row on the same GPUs renews its lease: it is never
     # stopped and resumed there at one instant
-    stops = {(t, j, tuple(g)) for t, j, _, _, g, _, _ in sim.log.stops}
+    stops = {(t, j, tuple(g)) for t, j, _, _, g, _, _ in sim.run_state.log.stops}
     assert not [r for r in resumes if (r[0], r[1], tuple(r[2])) in stops]
 
 
@@ -91,8 +91,8 @@ def test_service_received_sums_to_each_jobs_work(policy):
     sim = _run(policy, jobs)
     rounds = sim.run_state.rounds
     table = sim.jobs_table().sort_values("arrival_min", kind="stable")
-    assert sim.end_reason == "completed"
-    duration = np.array([j.duration_min for j in sim.all_jobs])
+    assert sim.run_state.end_reason == "completed"
+    duration = np.array([j.duration_min for j in sim.setup.all_jobs])
     np.testing.assert_allclose(rounds.work_min.sum(axis=1), duration, rtol=1e-9, atol=1e-9)
     # minutes held in rounds are the minutes the jobs table says each job held GPUs
     np.testing.assert_allclose(rounds.service_min.sum(axis=1), table["run_min"].to_numpy(), atol=1e-6)
@@ -186,7 +186,7 @@ def test_rounds_run_through_node_failures(policy):
     result = sim.run(get_policy(policy, 0))
     assert result.end_reason == "completed" and result.metrics["node_failures"] > 0
     finished = result.jobs["finished"].to_numpy()
-    duration = np.array([j.duration_min for j in sim.all_jobs])
+    duration = np.array([j.duration_min for j in sim.setup.all_jobs])
     # a job's progress per type, lost work subtracted, adds up to its work once it has finished
     np.testing.assert_allclose(sim.run_state.rounds.work_min.sum(axis=1)[finished], duration[finished],
                                rtol=1e-9, atol=1e-6)
@@ -207,7 +207,7 @@ def test_a_fork_in_rounds_continues_like_the_original():
     second = get_policy("max_min_fairness", 0)
     second.bind(twin.view)
     for run, policy in ((sim, first), (twin, second)):
-        while not run.done:
+        while not run.run_state.done:
             slot, action = policy.decide(run.view)
             run.step(action, slot)
     for run in (sim, twin):

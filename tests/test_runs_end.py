@@ -115,21 +115,22 @@ def test_every_run_the_limits_allow_ends_by_its_horizon_or_its_safety_horizon(ru
     bound = None
     if run["horizon"] is None and failing:
         restore_min = 0.0 if run["checkpoint"] is None else float(run["checkpoint"].restore_min)
-        bound = safety_horizon_min(sim.jobs, run["failures"], lambda job: restore_min, sim.speeds)
-        assert sim.horizon_min == bound
+        bound = safety_horizon_min(sim.run_state.jobs, run["failures"], lambda job: restore_min,
+                                   sim.setup.speeds)
+        assert sim.setup.horizon_min == bound
     result = sim.run(get_policy(policy))
-    assert sim.done and math.isfinite(sim.time_min)
-    assert all(math.isfinite(t) for t, _, _ in sim.log.node_events)
+    assert sim.run_state.done and math.isfinite(sim.run_state.time_min)
+    assert all(math.isfinite(t) for t, _, _ in sim.run_state.log.node_events)
     limit = run["horizon"] if run["horizon"] is not None else bound
     if limit is not None:
-        assert sim.time_min <= limit + 1e-9
+        assert sim.run_state.time_min <= limit + 1e-9
     expected = {"completed", "dead_stall"} | ({"horizon"} if run["horizon"] is not None else set()) | (
         {"safety_horizon"} if bound is not None else set())
     assert result.end_reason in expected
     if result.end_reason == "safety_horizon":
         # stopped at the safety horizon, or earlier after the most node failures a run may have
         stopped_at_limit = sim.run_state.node_failures >= SAFETY_MAX_NODE_FAILURES
-        assert result.metrics["jobs_unfinished"] > 0 and (sim.time_min == bound or stopped_at_limit)
+        assert result.metrics["jobs_unfinished"] > 0 and (sim.run_state.time_min == bound or stopped_at_limit)
 
 
 def test_the_safety_horizon_is_the_documented_multiple_of_the_failure_free_bound():
@@ -138,14 +139,14 @@ def test_the_safety_horizon_is_the_documented_multiple_of_the_failure_free_bound
     sim = _simulator([NodeGroup("A100-80GB", 80.0, 2, 2)], 5, 3,
                      FailureSpec(node_failures_per_1000_node_days=MAX_FAILURE_RATE),
                      CheckpointSpec(interval_min=0.5, restore_min=0.5), None, 1, False)
-    jobs = sim.jobs
+    jobs = sim.run_state.jobs
     span = max(j.arrival_min for j in jobs) - min(j.arrival_min for j in jobs)
     runs = sum(j.duration_min + 0.5 for j in jobs)
     sigma = math.sqrt(2.0 * math.log(355.0 / 54.0))  # the default repairs: median 54, mean 355 min
     long_repair = 54.0 * math.exp(sigma * 3.7190164854556804)  # z of the 99.99 % quantile
     assert 70_000 < long_repair < 75_000  # the figure docs/scenarios.md gives
     expected = jobs[0].arrival_min + SAFETY_HORIZON_FACTOR * (span + runs) + long_repair
-    assert sim.horizon_min == pytest.approx(expected)
+    assert sim.setup.horizon_min == pytest.approx(expected)
 
 
 def test_a_run_whose_nodes_fail_every_few_minutes_stops_after_the_documented_failures(monkeypatch):
@@ -164,7 +165,7 @@ def test_a_run_whose_nodes_fail_every_few_minutes_stops_after_the_documented_fai
     result = sim.run(get_policy("first_fit"))
     assert result.end_reason == "safety_horizon"
     assert result.metrics["node_failures"] == 200
-    assert sim.time_min < sim.horizon_min
+    assert sim.run_state.time_min < sim.setup.horizon_min
 
 
 def test_the_first_training_episode_at_the_highest_failure_rate_ends():
@@ -196,7 +197,7 @@ def test_every_column_of_the_jobs_table_agrees_with_the_metrics(run, policy):
     sim = _simulator(**run)
     result = sim.run(get_policy(policy))
     jobs, m = result.jobs, result.metrics
-    end = sim.time_min
+    end = sim.run_state.time_min
     held = jobs["run_min"].fillna(0.0)
     wait = jobs["wait_min"]
     ideal = jobs["ideal_run_min"]

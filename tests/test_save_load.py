@@ -150,7 +150,7 @@ def test_warm_start_can_imitate_the_lookahead_planner():
     teacher = get_policy("lookahead")
     teacher.bind(env.sim.view)
     expected = []
-    while not env.sim.done:
+    while not env.sim.run_state.done:
         choice = teacher.select(env.sim.view.state, env.sim.view.head_job)
         action = env.hold_action if choice == -1 else int(choice)
         expected.append(action)

@@ -48,12 +48,12 @@ def test_placing_does_not_advance_time_and_hold_jumps_to_next_event():
     jobs = [make_job(0, arrival=0, compute=0.3), make_job(1, arrival=0, compute=0.3),
             make_job(2, arrival=7, compute=0.3)]
     sim = Simulator(one_gpu(), jobs)
-    assert sim.time_min == 0 and sim.view.head_job.id == 0
+    assert sim.run_state.time_min == 0 and sim.view.head_job.id == 0
     assert sim.step(0) is True
-    assert sim.time_min == 0 and sim.view.head_job.id == 1
+    assert sim.run_state.time_min == 0 and sim.view.head_job.id == 1
     assert sim.step(HOLD) is False
-    assert sim.time_min == 7 and sim.view.head_job.id == 1
-    assert sim.integrals.stall_min == pytest.approx(7.0)
+    assert sim.run_state.time_min == 7 and sim.view.head_job.id == 1
+    assert sim.run_state.integrals.stall_min == pytest.approx(7.0)
 
 
 def test_misroute_counts_as_hold_and_is_recorded():
@@ -61,8 +61,8 @@ def test_misroute_counts_as_hold_and_is_recorded():
     jobs = [make_job(0, arrival=0, vram=40, duration=10), make_job(1, arrival=3, vram=4)]
     sim = Simulator(cluster, jobs)
     assert sim.step(1) is False  # 40 GB on the T4: does not fit
-    assert sim.log.misroutes == [(0.0, 0, 1, "capacity")]
-    assert sim.time_min == 3
+    assert sim.run_state.log.misroutes == [(0.0, 0, 1, "capacity")]
+    assert sim.run_state.time_min == 3
 
 
 def test_dead_stall_ends_the_run_and_keeps_every_job():
@@ -158,17 +158,18 @@ def test_fork_is_independent_and_continues_like_the_original():
     policy = get_policy("best_fit")
     sim = make_simulator(scenario, seed=4)
     for _ in range(120):
-        sim.step(policy.select(sim.state, sim.view.head_job))
-    snapshot = (sim.time_min, list(sim.queue), sim.state.vram_used_gb.copy(), sim.metrics())
+        sim.step(policy.select(sim.run_state.state, sim.view.head_job))
+    run = sim.run_state
+    snapshot = (run.time_min, list(run.queue), run.state.vram_used_gb.copy(), sim.metrics())
     twin = sim.fork()
     for _ in range(200):  # a different future on the fork: First-Fit
-        twin.step(get_policy("first_fit").select(twin.state, twin.view.head_job))
-    assert (sim.time_min, list(sim.queue)) == snapshot[:2]
-    assert np.array_equal(sim.state.vram_used_gb, snapshot[2]) and sim.metrics() == snapshot[3]
+        twin.step(get_policy("first_fit").select(twin.run_state.state, twin.view.head_job))
+    assert (sim.run_state.time_min, list(sim.run_state.queue)) == snapshot[:2]
+    assert np.array_equal(sim.run_state.state.vram_used_gb, snapshot[2]) and sim.metrics() == snapshot[3]
 
     twin = sim.fork()
-    for run in (sim, twin):
-        while not run.done:
-            run.step(policy.select(run.state, run.view.head_job))
+    for each in (sim, twin):
+        while not each.run_state.done:
+            each.step(policy.select(each.run_state.state, each.view.head_job))
     reference = make_simulator(scenario, seed=4).run(policy).metrics
     assert sim.metrics() == twin.metrics() == reference

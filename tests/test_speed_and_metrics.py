@@ -79,9 +79,9 @@ def test_run_min_matches_the_table_on_a_preset():
 def test_rules_read_the_declared_time_and_the_simulator_runs_the_true_one():
     cluster = Cluster([NodeGroup("A100-80GB", 80, 1)])
     sim = Simulator(cluster, [job(0, duration=30)], estimator=partial(DeclaredRuntime, estimates={0: 90.0}))
-    assert sim.declared_min.tolist() == [90.0]
+    assert sim.run_state.declared_min.tolist() == [90.0]
     sim.run(get_policy("first_fit"))
-    assert sim.record.run_min[0] == 30 and sim.record.declared_end_min[0] == 90
+    assert sim.run_state.record.run_min[0] == 30 and sim.run_state.record.declared_end_min[0] == 90
 
 
 def test_estimate_errors_are_seeded_log_normal_and_leave_the_jobs_alone():
@@ -90,12 +90,13 @@ def test_estimate_errors_are_seeded_log_normal_and_leave_the_jobs_alone():
     noisy["workload"]["runtime_estimate_error"] = 0.5
     noisy = scenario_from_dict(noisy)
     exact, est = make_simulator(base, seed=3), make_simulator(noisy, seed=3)
+    exact, est = exact.run_state, est.run_state
     assert est.jobs == exact.jobs  # the jobs carry their true run times only
     truth = np.array([j.duration_min for j in est.jobs])
     log_ratio = np.log(est.estimator.estimate_min / truth)
     assert abs(log_ratio.mean()) < 0.12 and log_ratio.std() == pytest.approx(0.5, rel=0.15)
     assert est.declared_min.tolist() == est.estimator.estimate_min.tolist()
-    assert make_simulator(noisy, seed=3).declared_min.tolist() == est.declared_min.tolist()
+    assert make_simulator(noisy, seed=3).run_state.declared_min.tolist() == est.declared_min.tolist()
     assert exact.estimator.estimate_min is None and exact.declared_min.tolist() == truth.tolist()
 
 
@@ -139,10 +140,10 @@ def test_window_stall_counts_holds_while_a_later_window_job_fits():
     jobs = [job(0, vram=60, duration=20), job(1, vram=40, duration=10), job(2, arrival=1, vram=8, duration=5)]
     sim = Simulator(cluster, jobs, window=4)
     assert sim.step(0)
-    assert not sim.step(HOLD) and sim.time_min == 1  # job 1 fits nowhere: blocked, not a stall
-    assert sim.integrals.stall_min == 0
-    assert not sim.step(HOLD) and sim.time_min == 20  # job 2 fitted beside job 0: a stall
-    assert sim.integrals.stall_min == pytest.approx(19)
+    assert not sim.step(HOLD) and sim.run_state.time_min == 1  # job 1 fits nowhere: blocked, not a stall
+    assert sim.run_state.integrals.stall_min == 0
+    assert not sim.step(HOLD) and sim.run_state.time_min == 20  # job 2 fitted beside job 0: a stall
+    assert sim.run_state.integrals.stall_min == pytest.approx(19)
 
 
 # ---------------------------------------------------------------------------- scenario keys
@@ -174,5 +175,5 @@ def test_the_lognormal_estimator_draws_in_the_order_the_workload_is_generated(pr
     factors = np.exp(0.7 * np.random.default_rng([5, 0x5EED]).standard_normal(len(generated)))
     drawn = {j.id: round(j.duration_min * float(f), 6) for j, f in zip(generated, factors, strict=True)}
     sim = make_simulator(scenario, seed=5, n_jobs=200)
-    assert [j.id for j in sim.jobs] == [j.id for j in generated]
-    assert sim.declared_min.tolist() == [drawn[j.id] for j in sim.jobs]
+    assert [j.id for j in sim.run_state.jobs] == [j.id for j in generated]
+    assert sim.run_state.declared_min.tolist() == [drawn[j.id] for j in sim.run_state.jobs]

@@ -65,7 +65,7 @@ def test_fewest_nodes_by_largest_rooms_first():
     sim = Simulator(cluster, [_job(0, 1, 500), _job(1, 3, 500), _job(2, 2, 500), _job(3, 5)])
     for gang in ((0,), (4, 5, 6), (8, 9)):
         assert sim.step(gang)
-    state, big = sim.state, sim.jobs[3]
+    state, big = sim.run_state.state, sim.run_state.jobs[3]
     mask = state.fit_mask(big)
     # Node 1 (room 1, GPU 7) would need 3 nodes: left out; nodes 0 and 2 form 2-node gangs.
     assert np.flatnonzero(mask).tolist() == [1, 2, 3, 10, 11]
@@ -98,15 +98,15 @@ def test_packed_gang_keeps_the_consolidated_speed_and_no_value_means_no_penalty(
     cluster = _gavel_cluster([NodeGroup("V100", 16, 4, count=1), NodeGroup("V100", 16, 1, count=2)])
     speeds = GpuSpeeds(cluster, gavel_speed_rows())
     sim = Simulator(cluster, [_job(0, 4)], speed_model=TableSpeeds(cluster, speeds))
-    assert sim.speed_model.of(sim.jobs[0], (0, 1, 2, 3)) == 1.0
-    assert sim.speed_model.of(sim.jobs[0], (0, 1, 4, 5)) == pytest.approx(
+    assert sim.setup.speed_model.of(sim.run_state.jobs[0], (0, 1, 2, 3)) == 1.0
+    assert sim.setup.speed_model.of(sim.run_state.jobs[0], (0, 1, 4, 5)) == pytest.approx(
         _measured("V100", 4, True) / _measured("V100", 4, False))
     # A job model the table does not name: no penalty, unless cluster.spread_speed says otherwise.
     plain = _job(1, 2, model=None)
-    assert sim.speed_model.of(plain, (4, 5)) == 1.0
+    assert sim.setup.speed_model.of(plain, (4, 5)) == 1.0
     slow = Simulator(Cluster([NodeGroup("V100", 16, 1, count=2)], gang=spread_rule(default_factor=0.5)),
                      [plain])
-    assert slow.speed_model.of(plain, (0, 1)) == 0.5 and not slow.speed_model.uniform
+    assert slow.setup.speed_model.of(plain, (0, 1)) == 0.5 and not slow.setup.speed_model.uniform
 
 
 def test_spread_penalty_three_values_of_the_json():
@@ -121,15 +121,15 @@ def test_a_failure_of_one_node_stops_the_spread_gang():
     cluster = Cluster([NodeGroup("V100", 16, 1, count=4)], gang=spread_rule())
     sim = Simulator(cluster, [_job(0, 3, 100.0), _job(1, 1, 100.0), _job(2, 1, 5.0, arrival=10.0)])
     assert sim.step((0, 1, 2)) and sim.step((3,))
-    assert sim.time_min == 10.0
-    assert isinstance(sim.gang_rule, SpreadGang)
-    assert sim.gang_rule.holds_node((0, 1, 2), 2) and not sim.gang_rule.holds_node((0, 1, 2), 3)
+    assert sim.run_state.time_min == 10.0
+    assert isinstance(sim.setup.gang_rule, SpreadGang)
+    assert sim.setup.gang_rule.holds_node((0, 1, 2), 2) and not sim.setup.gang_rule.holds_node((0, 1, 2), 3)
     sim.lifecycle.fail_node(sim.run_state, 2)  # the gang's last node
-    assert not sim.is_running(0) and sim.is_running(1)
-    assert [s[1] for s in sim.log.stops] == [0] and list(sim.queue) == [0, 2]
-    assert sim.state.jobs_running.tolist() == [0, 0, 0, 1]
+    assert not sim.run_state.is_running(0) and sim.run_state.is_running(1)
+    assert [s[1] for s in sim.run_state.log.stops] == [0] and list(sim.run_state.queue) == [0, 2]
+    assert sim.run_state.state.jobs_running.tolist() == [0, 0, 0, 1]
     # While node 2 is down, GPUs 0, 1 and 3 cannot form the gang (GPU 3 is busy).
-    assert not sim.state.fit_mask(sim.jobs[0]).any()
+    assert not sim.run_state.state.fit_mask(sim.run_state.jobs[0]).any()
 
 
 def _busy_line(gang_placement_gang):
@@ -143,11 +143,11 @@ def _busy_line(gang_placement_gang):
 def test_easy_reservation_names_a_spread_gang():
     sim = _busy_line(spread_rule())
     assert sim.step((0,)) and sim.step((1,))
-    assert sim.time_min == 1.0 and list(sim.queue) == [2]
+    assert sim.run_state.time_min == 1.0 and list(sim.run_state.queue) == [2]
     res = reservation(sim.view, 2)
     assert res.start_min == 50.0 and np.flatnonzero(res.gpus).tolist() == [1, 2, 3]
     # Under the one-node rule a 3-GPU job could never start here.
-    assert not Cluster([NodeGroup("V100", 16, 1, count=4)]).could_ever_hold(sim.jobs[2])
+    assert not Cluster([NodeGroup("V100", 16, 1, count=4)]).could_ever_hold(sim.run_state.jobs[2])
 
 
 def test_eft_plans_a_spread_gang():
@@ -190,7 +190,8 @@ def test_fastest_fit_ranks_spread_gangs_by_their_spread_speed():
     cluster = _gavel_cluster([NodeGroup("P100", 16, 1, count=2), NodeGroup("V100", 16, 1, count=2)])
     sim = Simulator(cluster, [_job(0, 2)],
                     speed_model=TableSpeeds(cluster, GpuSpeeds(cluster, gavel_speed_rows())))
-    spread = {g: sim.speed_model.of(sim.jobs[0], gang) for g, gang in (("P100", (0, 1)), ("V100", (2, 3)))}
+    first = sim.run_state.jobs[0]
+    spread = {g: sim.setup.speed_model.of(first, gang) for g, gang in (("P100", (0, 1)), ("V100", (2, 3)))}
     result = sim.run(get_policy("fastest_fit"))
     chosen = cluster.gpu_model[result.jobs["gpu_ids"].iloc[0][0]]
     assert chosen == max(spread, key=spread.get)
@@ -204,17 +205,17 @@ def test_env_masks_follow_the_spread_rule():
     env = GPUSchedulerEnv(spread, n_jobs=30)
     env.reset(seed=0)
     sim = env.sim
-    assert sim.cluster.gang_placement == "spread"
+    assert sim.setup.cluster.gang_placement == "spread"
     for _ in range(200):
-        if sim.done:
+        if sim.run_state.done:
             break
         mask = env.action_masks()
         job = sim.view.head_job
-        fits = sim.state.fit_mask(job)
-        assert mask[:sim.cluster.n_gpus].tolist() == fits.tolist()
+        fits = sim.run_state.state.fit_mask(job)
+        assert mask[:sim.setup.cluster.n_gpus].tolist() == fits.tolist()
         choices = np.flatnonzero(mask[:-1])
         env.step(int(choices[0]) if choices.size else env.hold_action)
-    assert sim.done
+    assert sim.run_state.done
 
 
 def test_the_observation_tells_a_spread_gang_from_a_packed_one():
@@ -226,7 +227,7 @@ def test_the_observation_tells_a_spread_gang_from_a_packed_one():
     room, size, fits = (GPU_FEATURES.index(n) for n in ("node_room", "node_size", "head_fits"))
     for gpus, spread in ((2, False), (3, True)):
         sim = Simulator(cluster, [_job(0, gpus)])
-        obs = builder.observe(sim.view, sim.state.fit_mask(sim.view.head_job))["gpus"]
+        obs = builder.observe(sim.view, sim.run_state.state.fit_mask(sim.view.head_job))["gpus"]
         free_on_node = np.rint(obs[:, room] * obs[:, size] * 8)
         spans = (obs[:, fits] > 0) & (free_on_node < gpus)
         assert spans.any() == spread

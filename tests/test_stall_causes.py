@@ -20,7 +20,7 @@ def _misroute_cause(cluster: Cluster, placed: list[tuple], job, gpu: int) -> str
         assert sim.step(tuple(gpus) if len(gpus) > 1 else gpus[0])
     assert sim.view.head_job.id == job.id
     assert sim.step(gpu) is False
-    (_, job_id, sent_to, cause), = sim.log.misroutes
+    (_, job_id, sent_to, cause), = sim.run_state.log.misroutes
     assert (job_id, sent_to) == (job.id, gpu)
     metrics = sim.metrics()
     assert metrics["misroutes"] == 1 and metrics[f"misroutes_{cause}"] == 1
@@ -69,9 +69,9 @@ def test_idle_gpu_minutes_while_stalled_computed_by_hand():
     sim = Simulator(cluster, [make_job(0, vram=8, duration=10), make_job(1, vram=40, duration=5)])
     assert sim.step(0)
     assert not sim.step(1)
-    assert sim.time_min == 10
+    assert sim.run_state.time_min == 10
     assert sim.step(0)
-    assert sim.done
+    assert sim.run_state.done
     m = sim.metrics()
     assert m["stall_min"] == 10
     assert m["idle_gpu_min_stalled"] == 10

@@ -36,7 +36,7 @@ def test_all_weight_on_gpus_ranks_by_gpus_and_differs_from_sjf():
 def test_features_read_the_view():
     sim = make_simulator(load_scenario("fleet-16gpu"), 1000, 60)
     view = sim.view
-    while not sim.done and len(view.queue) < 3:
+    while not sim.run_state.done and len(view.queue) < 3:
         sim.step(-1)  # hold until a queue builds up
     window = view.window_indices()
     f = job_features(view, window)

@@ -180,7 +180,7 @@ def _cheapest(job: Job) -> tuple[int, ...]:
     sim = Simulator(cluster, [job], speed_model=TableSpeeds(cluster, GpuSpeeds(cluster, SPEEDS)))
     policy = CheapestFit()
     policy.bind(sim.view)
-    return policy.select(sim.state, sim.view.jobs[0])
+    return policy.select(sim.run_state.state, sim.view.jobs[0])
 
 
 def test_cheapest_fit_takes_the_cheap_gpu_when_it_meets_the_deadline():
@@ -198,7 +198,7 @@ def test_cheapest_fit_pays_for_the_fast_gpu_when_only_it_meets_the_deadline_else
     full.step(1)
     policy = CheapestFit()
     policy.bind(full.view)
-    assert policy.select(full.state, full.view.jobs[2]) == HOLD
+    assert policy.select(full.run_state.state, full.view.jobs[2]) == HOLD
 
 
 # ---------------------------------------------------------------------------- the metrics

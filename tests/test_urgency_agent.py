@@ -67,7 +67,7 @@ def _one_gpu_run(estimator) -> Simulator:
 
 def _run_to(sim: Simulator, t_min: float) -> None:
     """FCFS on the one GPU until the clock reaches ``t_min`` with jobs waiting."""
-    while not sim.done and sim.time_min < t_min:
+    while not sim.run_state.done and sim.run_state.time_min < t_min:
         sim.step(0, 0) if sim.view.state.fit_mask(sim.view.window_jobs()[0])[0] else sim.step(HOLD, 0)
 
 
@@ -76,14 +76,14 @@ def test_version_5_reads_predictions_their_basis_deadlines_weights_and_families(
     _run_to(sim, 61.0)
     view = sim.view
     window = view.window_indices()
-    assert [sim.jobs[i].id for i in window] == [3, 4]
-    obs = WindowObservationBuilder(sim.cluster, 1, 4, version=5).observe(view)["jobs"]
+    assert [sim.run_state.jobs[i].id for i in window] == [3, 4]
+    obs = WindowObservationBuilder(sim.setup.cluster, 1, 4, version=5).observe(view)["jobs"]
     assert obs.shape == (4, len(JOB_FEATURES_V5))
     first, second = obs[0], obs[1]
     # job 3: predicted from the two ResNet-50 jobs completed before it arrived (geometric mean 20)
     assert first[COL["known"]] == 1 and first[COL["predicted"]] == 1
     assert first[COL["basis"]] == pytest.approx(np.log1p(2) / np.log1p(1000), rel=1e-6)
-    assert sim.declared_min[window[0]] == pytest.approx(20.0)
+    assert sim.run_state.declared_min[window[0]] == pytest.approx(20.0)
     slack = 60.0 + 100.0 - view.time_min - 20.0
     assert view.time_min == 61.0
     assert first[COL["has_deadline"]] == 1 and first[COL["overdue"]] == 0
@@ -101,7 +101,7 @@ def test_version_5_under_none_reads_no_run_time_and_stays_finite():
 
     sim = _one_gpu_run(UndeclaredRuntime)
     _run_to(sim, 61.0)
-    builder = WindowObservationBuilder(sim.cluster, 1, 4, version=5)
+    builder = WindowObservationBuilder(sim.setup.cluster, 1, 4, version=5)
     obs = builder.observe(sim.view)
     for key, block in obs.items():
         assert np.isfinite(block).all(), key
@@ -136,8 +136,8 @@ def test_the_urgency_terms_sum_to_the_runs_weighted_jct_lateness_and_misses(term
     sim = env.unwrapped.sim
     table = sim.jobs_table()
     jct = (table["end_min"] - table["arrival_min"]).to_numpy()
-    weight = np.array([j.weight for j in sim.jobs])
-    deadline = np.array([np.inf if j.deadline_min is None else j.deadline_min for j in sim.jobs])
+    weight = np.array([j.weight for j in sim.run_state.jobs])
+    deadline = np.array([np.inf if j.deadline_min is None else j.deadline_min for j in sim.run_state.jobs])
     late = np.maximum(jct - deadline, 0.0)
     expected = {"weighted_jct": (weight * jct).sum() / 60.0, "late": late.sum() / 60.0,
                 "missed": float((late > 0).sum())}[term]
@@ -278,7 +278,7 @@ def test_the_urgency_agent_is_never_told_a_true_run_time(monkeypatch, urgency_mo
     sim.reset()
     policy.bind(sim.view)
     for _ in range(25):
-        if sim.done:
+        if sim.run_state.done:
             break
         twin_policy, twin = copy.deepcopy((policy, sim))
         _with_other_truth(twin)

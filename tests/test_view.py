@@ -4,6 +4,7 @@ no mutable state with its parent; the view's epochs move at every disruption."""
 from __future__ import annotations
 
 import copy
+import pickle
 from collections import deque
 from dataclasses import replace
 
@@ -46,17 +47,17 @@ def _scenario():
 def _with_other_truth(sim: Simulator) -> None:
     """Draw every job's true duration and every running job's true end anew (in no relation to
     the declared ones, which stay: each job's declared time becomes its estimate)."""
-    rng = np.random.default_rng(len(sim.log.holds) + sim.decisions)
-    declared = sim.declared_min
+    rng = np.random.default_rng(len(sim.run_state.log.holds) + sim.run_state.decisions)
+    declared = sim.run_state.declared_min
     run = sim.run_state
     run.jobs = [replace(j, duration_min=float(rng.uniform(1.0, 3000.0))) for j in run.jobs]
     if not run.estimator.learns:
         estimates = {j.id: d for j, d in zip(run.jobs, declared.tolist(), strict=True)}
         run.estimator = DeclaredRuntime(run.jobs, estimates)
-    rec = sim.record
-    for i in sim.running:
+    rec = sim.run_state.record
+    for i in sim.run_state.running:
         rec.run_min[i] = float(rng.uniform(1.0, 3000.0))
-    sim.events.retime(COMPLETION, lambda i: float(rec.start_min[i] + rec.run_min[i]))
+    sim.run_state.events.retime(COMPLETION, lambda i: float(rec.start_min[i] + rec.run_min[i]))
 
 
 def _policies() -> list[str]:
@@ -84,20 +85,20 @@ def _check_no_true_duration(name: str, scenario, deadlines: bool = False) -> Non
     sim = make_simulator(scenario, seed=3, n_jobs=60)
     if deadlines:
         sim.setup.all_jobs = [replace(j, deadline_min=1.5 * j.duration_min if j.id % 2 else None)
-                              for j in sim.jobs]
+                              for j in sim.run_state.jobs]
     policy = as_scheduler(get_policy(name, seed=0))
     sim.reset()
     policy.bind(sim.view)
     checked = 0
-    while not sim.done and checked < DECISIONS:
+    while not sim.run_state.done and checked < DECISIONS:
         twin_policy, twin = copy.deepcopy((policy, sim))
         _with_other_truth(twin)
         here = policy.decide(sim.view)
         there = twin_policy.decide(twin.view)
-        assert here == there, (name, sim.time_min, here, there)
+        assert here == there, (name, sim.run_state.time_min, here, there)
         sim.step(here[1], here[0])
         checked += 1
-    assert checked == DECISIONS or sim.done
+    assert checked == DECISIONS or sim.run_state.done
 
 
 def test_the_view_shows_declared_durations_only():
@@ -105,10 +106,10 @@ def test_the_view_shows_declared_durations_only():
     sim = make_simulator(scenario, seed=1, n_jobs=40)
     view = sim.view
     declared = [j.declared_min for j in view.jobs]
-    assert declared == sim.declared_min.tolist()
+    assert declared == sim.run_state.declared_min.tolist()
     assert not any(hasattr(j, "duration_min") for j in view.jobs)  # the truth cannot be spelled
-    assert [j.id for j in view.jobs] == [j.id for j in sim.jobs]
-    assert any(j.duration_min != d for j, d in zip(sim.jobs, declared, strict=True))  # errors exist
+    assert [j.id for j in view.jobs] == [j.id for j in sim.run_state.jobs]
+    assert any(j.duration_min != d for j, d in zip(sim.run_state.jobs, declared, strict=True))  # errors exist
     for name in ("state", "time_min", "declared_end_min", "start_min"):
         assert hasattr(view, name)
     for hidden in ("run_min", "remaining_work_min", "events", "record", "step", "failure_process"):
@@ -120,7 +121,24 @@ def test_the_view_shows_declared_durations_only():
 
 
 def test_a_declared_job_has_every_field_of_a_job_but_its_true_duration():
-    assert set(DeclaredJob._fields) == set(Job.__dataclass_fields__) - {"duration_min"} | {"declared_min"}
+    shown = {name for cls in DeclaredJob.__mro__ for name in getattr(cls, "__slots__", ())}
+    assert shown == set(Job.__dataclass_fields__) - {"duration_min"} | {"declared_min"}
+
+
+def test_a_declared_job_is_read_only_and_copies_field_by_field():
+    sim = make_simulator(load_scenario("phase1-8gpu"), seed=0, n_jobs=5)
+    job = sim.view.jobs[0]
+    truth = sim.run_state.jobs[0]
+    assert (job.id, job.gpus, job.vram_gb, job.model) == (truth.id, truth.gpus, truth.vram_gb, truth.model)
+    for name in ("gpus", "declared_min", "duration_min"):
+        with pytest.raises(AttributeError, match="read-only"):
+            setattr(job, name, 1)
+    with pytest.raises(AttributeError, match="read-only"):
+        del job.gpus
+    twin = pickle.loads(pickle.dumps(job))
+    assert twin == job == copy.copy(job) and twin is not job and hash(twin) == hash(job)
+    assert replace(truth, gpus=truth.gpus + 1) != truth and sim.view.jobs[1] != job
+    assert "declared_min=" in repr(job) and "duration_min" not in repr(job)
 
 
 @pytest.mark.parametrize("declared", ["exact", {"lognormal": 0.5}, "none"])
@@ -146,16 +164,17 @@ def test_epochs_move_at_every_completion_and_disruption():
     sim.reset()
     policy.bind(sim.view)
     seen = []
-    while not sim.done:
-        before = (sim.view.epoch, sim.view.plan_epoch, sim.jobs_completed, sim.disruptions)
+    while not sim.run_state.done:
+        run = sim.run_state
+        before = (sim.view.epoch, sim.view.plan_epoch, run.jobs_completed, run.disruptions)
         slot, action = policy.decide(sim.view)
         sim.step(action, slot)
-        after = (sim.view.epoch, sim.view.plan_epoch, sim.jobs_completed, sim.disruptions)
+        after = (sim.view.epoch, sim.view.plan_epoch, sim.run_state.jobs_completed, sim.run_state.disruptions)
         completed, disrupted = after[2] > before[2], after[3] > before[3]
         assert (after[0] > before[0]) == (completed or disrupted)
         assert (after[1] > before[1]) == disrupted
         seen.append((completed, disrupted))
-    assert sim.preemptions > 0 and sim.node_failures > 0
+    assert sim.run_state.preemptions > 0 and sim.run_state.node_failures > 0
     assert any(d for _, d in seen) and any(c for c, _ in seen)
 
 
@@ -205,12 +224,13 @@ def test_a_fork_shares_no_mutable_state_with_its_parent(arrived_only, name, disr
     policy = as_scheduler(get_policy(name))
     sim.reset()
     policy.bind(sim.view)
-    while sim.node_failures < 1 or getattr(sim, disruption) < 1:
+    while sim.run_state.node_failures < 1 or getattr(sim.run_state, disruption) < 1:
         slot, action = policy.decide(sim.view)
         sim.step(action, slot)
     twin = sim.fork(arrived_only)
-    assert getattr(twin, disruption) == getattr(sim, disruption)
-    assert (twin.record.lives.migrations == sim.record.lives.migrations[:len(twin.jobs)]).all()
+    assert getattr(twin.run_state, disruption) == getattr(sim.run_state, disruption)
+    moves = sim.run_state.record.lives.migrations[:len(twin.run_state.jobs)]
+    assert (twin.run_state.record.lives.migrations == moves).all()
     mine = _mutable_parts(sim)
     theirs = {id(o): p for p, o in _mutable_parts(twin)}
     shared = [(p, theirs[id(o)]) for p, o in mine if id(o) in theirs]
@@ -225,18 +245,19 @@ def test_stepping_a_fork_leaves_the_parent_as_it_was_and_the_other_way_round():
     for _ in range(40):
         slot, action = as_scheduler(get_policy("srtf+best_fit")).decide(sim.view)
         sim.step(action, slot)
-    before = (sim.metrics(), sim.jobs_table().to_csv(), list(sim.queue), sim.time_min)
+    before = (sim.metrics(), sim.jobs_table().to_csv(), list(sim.run_state.queue), sim.run_state.time_min)
     twin = sim.fork()
     policy = as_scheduler(get_policy("las+best_fit"))
     policy.bind(twin.view)
-    while not twin.done:
+    while not twin.run_state.done:
         slot, action = policy.decide(twin.view)
         twin.step(action, slot)
-    assert (sim.metrics(), sim.jobs_table().to_csv(), list(sim.queue), sim.time_min) == before
+    run = sim.run_state
+    assert (sim.metrics(), sim.jobs_table().to_csv(), list(run.queue), run.time_min) == before
     other = sim.fork()
     frozen = (other.metrics(), other.jobs_table().to_csv())
     policy.bind(sim.view)
-    while not sim.done:
+    while not sim.run_state.done:
         slot, action = policy.decide(sim.view)
         sim.step(action, slot)
     assert (other.metrics(), other.jobs_table().to_csv()) == frozen
@@ -250,11 +271,11 @@ def test_no_observation_depends_on_a_true_duration(version):
     from gpusched.env.window import WindowObservationBuilder
 
     sim = make_simulator(_scenario(), seed=5, n_jobs=60)
-    n = sim.cluster.n_gpus
+    n = sim.setup.cluster.n_gpus
     policy = as_scheduler(get_policy("srtf+best_fit"))
     policy.bind(sim.view)
     for _ in range(DECISIONS):
-        if sim.done:
+        if sim.run_state.done:
             break
         twin = copy.deepcopy(sim)
         _with_other_truth(twin)
@@ -262,10 +283,12 @@ def test_no_observation_depends_on_a_true_duration(version):
         for s in (sim, twin):
             view = s.view
             if version <= 2:
-                builder = ObservationBuilder(s.cluster, n, 8, 80.0, version)
+                builder = ObservationBuilder(s.setup.cluster, n, 8, 80.0, version)
                 observed.append(builder.observe(view, view.state.fit_mask(view.head_job)))
             else:
-                builder = WindowObservationBuilder(s.cluster, n, s.window, s.speeds, 80.0, version)
+                fixed = s.setup
+                builder = WindowObservationBuilder(fixed.cluster, n, fixed.window, fixed.speeds, 80.0,
+                                                   version)
                 observed.append(builder.observe(view))
         for key in observed[0]:
             np.testing.assert_array_equal(observed[0][key], observed[1][key], err_msg=key)
@@ -312,7 +335,7 @@ def test_any_write_through_the_view_raises_and_changes_nothing():
         s.reset()
         p.bind(s.view)
     tried = 0
-    while not sim.done:
+    while not sim.run_state.done:
         view = sim.view
         if view.queue and view.running_count and tried < 5:
             for what, write in _writes(view).items():
@@ -378,22 +401,23 @@ def test_the_view_follows_a_learning_estimator(speeds):
     times on the best GPU and the jobs a placement is given all follow it; plans are stale."""
     scenario = load_scenario("fleet-16gpu" if speeds else "phase1-8gpu")
     base = make_simulator(scenario, seed=1, n_jobs=40)
-    estimator = MeanOfCompletions(base.jobs)
-    sim = Simulator(base.cluster, base.jobs,
-                    speed_model=TableSpeeds(base.cluster, base.speeds), estimator=estimator)
+    fixed, jobs = base.setup, base.run_state.jobs
+    estimator = MeanOfCompletions(jobs)
+    sim = Simulator(fixed.cluster, jobs,
+                    speed_model=TableSpeeds(fixed.cluster, fixed.speeds), estimator=estimator)
     placement = RecordsDeclared()
     sim.run(placement)
-    learned = sim.estimator
-    assert learned.epoch == len(learned.work) == sim.jobs_completed > 2
+    learned = sim.run_state.estimator
+    assert learned.epoch == len(learned.work) == sim.run_state.jobs_completed > 2
     view = sim.view
     assert view.estimates_epoch == learned.epoch
     np.testing.assert_array_equal(view.declared_min, learned.declared_min)
-    np.testing.assert_array_equal(view.declared_best_min, learned.declared_min / sim.best_speed)
+    np.testing.assert_array_equal(view.declared_best_min, learned.declared_min / sim.run_state.best_speed)
     assert [j.declared_min for j in view.jobs] == learned.declared_min.tolist()
     # Each job was given to the placement with the estimate in force at that decision: after the
     # first completion, the mean of the completions so far, never its own true duration.
-    truth = {j.id: j.duration_min for j in sim.jobs}
+    truth = {j.id: j.duration_min for j in sim.run_state.jobs}
     means = {float(np.mean(learned.work[:k])) for k in range(1, len(learned.work) + 1)}
     assert any(d in means and d != truth[i] for i, d in placement.seen), "no decision saw an estimate"
     assert all(d in means or d == truth[i] for i, d in placement.seen)
-    assert sim.disruptions >= learned.epoch  # every change of the estimates made plans stale
+    assert sim.run_state.disruptions >= learned.epoch  # every change of the estimates made plans stale

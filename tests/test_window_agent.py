@@ -41,10 +41,10 @@ def test_gymnasium_and_sb3_env_checkers_pass():
 
 def _check_window_mask(env: GPUSchedulerEnv) -> None:
     sim, mask = env.sim, env.action_masks()
-    state, n, g_slots = sim.state, sim.cluster.n_gpus, env.max_gpus
+    state, n, g_slots = sim.run_state.state, sim.setup.cluster.n_gpus, env.max_gpus
     window = sim.view.window_jobs()
     assert mask.shape == (env.max_window * g_slots + 1,)
-    assert mask[-1] == (not sim.hold_would_dead_stall() or not mask[:-1].any())
+    assert mask[-1] == (not sim.run_state.hold_would_dead_stall() or not mask[:-1].any())
     grid = mask[:-1].reshape(env.max_window, g_slots)
     assert not grid[:, n:].any() and not grid[len(window):].any(), "padding is never valid"
     for slot, job in enumerate(window):
@@ -54,9 +54,10 @@ def _check_window_mask(env: GPUSchedulerEnv) -> None:
             assert bool(grid[slot, g]) == bool(gang), (slot, g)  # valid exactly where it can start
             if gang:
                 assert state.can_place(job, gang) and gang[0] == g
-        for node in range(sim.cluster.n_nodes):  # every legal gang uses GPUs marked valid
-            first = int(sim.cluster.node_first_gpu[node])
-            local = [g for g in range(first, first + int(sim.cluster.node_gpu_count[node])) if single[g]]
+        for node in range(sim.setup.cluster.n_nodes):  # every legal gang uses GPUs marked valid
+            first = int(sim.setup.cluster.node_first_gpu[node])
+            count = int(sim.setup.cluster.node_gpu_count[node])
+            local = [g for g in range(first, first + count) if single[g]]
             if len(local) >= job.gpus:
                 assert all(grid[slot, g] for g in local)
 
@@ -73,7 +74,7 @@ def test_window_masks_are_exact(groups, n_jobs, rate, seed, window):
     env = GPUSchedulerEnv(load_scenario("fleet-16gpu").with_overrides(queue={"window": window}),
                           obs_version=4, max_window=16, max_gpus=max(cluster.n_gpus, 16) + 2)
     env.reset(seed=seed, options={"jobs": jobs, "cluster": cluster})
-    assert isinstance(env.sim.speeds, GpuSpeeds)
+    assert isinstance(env.sim.setup.speeds, GpuSpeeds)
     rng = np.random.default_rng(seed)
     done = False
     while not done:
@@ -83,18 +84,18 @@ def test_window_masks_are_exact(groups, n_jobs, rate, seed, window):
         if action != env.hold_action:
             assert info["placed"], "a valid (slot, GPU) action always starts that job"
         done = terminated or truncated
-    assert info["end_reason"] == "completed" and not env.sim.log.misroutes
+    assert info["end_reason"] == "completed" and not env.sim.run_state.log.misroutes
 
 
 def test_pair_features_follow_the_speeds_and_the_fit():
     env = _env()
     obs, _ = env.reset(seed=3, options={"workload_seed": 3})
-    sim, n = env.sim, env.sim.cluster.n_gpus
+    sim, n = env.sim, env.sim.setup.cluster.n_gpus
     job = sim.view.window_jobs()[0]
-    fits = sim.state.fit_mask(job)
+    fits = sim.run_state.state.fit_mask(job)
     pairs = obs["pairs"][0, :n]
     np.testing.assert_array_equal(pairs[:, 0] == 1.0, fits)
-    speeds = [DEFAULT_SPEEDS.get(m, {}).get(job.type, 1.0) for m in sim.cluster.gpu_model]
+    speeds = [DEFAULT_SPEEDS.get(m, {}).get(job.type, 1.0) for m in sim.setup.cluster.gpu_model]
     np.testing.assert_allclose(pairs[:, 3], speeds, rtol=1e-6)
     assert obs["job_present"][: len(sim.view.window_jobs())].all() and not obs["pairs"][:, n:].any()
 
@@ -230,17 +231,18 @@ def _pair_speeds_match_the_speed_model(scenario, n_jobs: int) -> int:
     from gpusched.workload.build import make_simulator
 
     sim = make_simulator(scenario, seed=0, n_jobs=n_jobs)
-    builder = WindowObservationBuilder(sim.cluster, sim.cluster.n_gpus, sim.window, sim.speeds)
+    fixed = sim.setup
+    builder = WindowObservationBuilder(fixed.cluster, fixed.cluster.n_gpus, fixed.window, fixed.speeds)
     policy = get_policy("best_fit")
     with_model = 0
-    while not sim.done:
+    while not sim.run_state.done:
         view = sim.view
         obs = builder.observe(view)
         for k, idx in enumerate(view.window_indices()):
             job = view.jobs[idx]
             row = view.speed_model.row(job)
-            expected = np.ones(sim.cluster.n_gpus) if row is None else row
-            pair_speed = obs["pairs"][k, :sim.cluster.n_gpus, 3]
+            expected = np.ones(sim.setup.cluster.n_gpus) if row is None else row
+            pair_speed = obs["pairs"][k, :sim.setup.cluster.n_gpus, 3]
             np.testing.assert_array_equal(pair_speed, expected.astype(np.float32))
             with_model += job.model is not None
         sim.step(policy.select(view.state, view.head_job))

@@ -58,11 +58,11 @@ def test_a_fork_cut_at_a_horizon_ends_there_and_leaves_the_run_as_it_was():
     cut = sim.view.clairvoyant_fork(horizon_min=now + 30.0)
     base = get_policy(BASE)
     base.bind(cut.view)
-    while not cut.done:
+    while not cut.run_state.done:
         s, a = base.decide(cut.view)
         cut.step(a, s)
-    assert cut.end_reason == "horizon" and cut.time_min == pytest.approx(now + 30.0)
-    assert sim.view.time_min == now and not sim.done
+    assert cut.run_state.end_reason == "horizon" and cut.run_state.time_min == pytest.approx(now + 30.0)
+    assert sim.view.time_min == now and not sim.run_state.done
     with pytest.raises(ValueError, match="before the clock"):
         sim.fork(horizon_min=now - 1.0)
 
@@ -70,7 +70,7 @@ def test_a_fork_cut_at_a_horizon_ends_there_and_leaves_the_run_as_it_was():
 def _play(fork) -> None:
     base = get_policy(BASE)
     base.bind(fork.view)
-    while not fork.done:
+    while not fork.run_state.done:
         s, a = base.decide(fork.view)
         fork.step(a, s)
 
@@ -95,7 +95,7 @@ def test_the_horizon_score_is_a_lower_bound_of_the_sum_of_jcts(ahead_min):
     assert horizon_score(cut) <= total + 1e-6
     late = sim.view.clairvoyant_fork(horizon_min=now + 1e7)
     _play(late)
-    assert late.end_reason == "completed"
+    assert late.run_state.end_reason == "completed"
     assert horizon_score(late) == pytest.approx(total, rel=1e-9)
     assert minutes_left_lower_bound(late) == 0.0
 

@@ -106,12 +106,12 @@ class RolloutScheduler(AgentScheduler):
     def _play_out(self, forks: list[Simulator]) -> list[float]:
         """Play every fork to its end with the network's greedy choice, in lockstep."""
         builder, n = self._builder, self._builder.n
-        active = [f for f in forks if not f.done]
+        active = [f for f in forks if not f.run_state.done]
         while active:
             for fork, logits in zip(active, self._decide([f.view for f in active], builder), strict=True):
                 action = int(logits.argmax())
                 fork.step(HOLD if action >= n else action)
-            active = [f for f in active if not f.done]
+            active = [f for f in active if not f.run_state.done]
         return [finished_score(f, self.objective) for f in forks]
 
     def select(self, state: ClusterState, job: DeclaredJob) -> Action:
@@ -156,12 +156,12 @@ class WindowRolloutScheduler(WindowAgentScheduler):
 
     def _play_out(self, forks: list[Simulator]) -> list[float]:
         """Play every fork to its end with the network's greedy choice, in lockstep."""
-        active = [f for f in forks if not f.done]
+        active = [f for f in forks if not f.run_state.done]
         while active:
             for fork, logits in zip(active, self._decide([f.view for f in active]), strict=True):
                 slot, gpu = self._builder.decode(int(logits.argmax()))
                 fork.step(gpu, slot)
-            active = [f for f in active if not f.done]
+            active = [f for f in active if not f.run_state.done]
         return [finished_score(f, self.objective) for f in forks]
 
     def decide(self, view: SchedulerView) -> tuple[int, Action]:

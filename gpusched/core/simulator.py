@@ -147,13 +147,16 @@ class Simulator:
 
     Its fixed parts are :attr:`setup` (:class:`~gpusched.core.run_setup.RunSetup`, whose
     parameters ``options`` are), its state :attr:`run_state`
-    (:class:`~gpusched.core.run_state.RunState`); reading an attribute the simulator does not
-    have reads the setup's, else the run state's (``sim.window``, ``sim.time_min``, ``sim.log``).
+    (:class:`~gpusched.core.run_state.RunState`): read them there (``sim.setup.window``,
+    ``sim.run_state.time_min``); a scheduler reads :attr:`view`. Slotted and without an attribute
+    hook, so that CPython specialises every read of its five attributes on the hot path.
 
     :param cluster: the cluster topology.
     :param jobs: the workload (any order; ids must be unique).
     :param options: the run's options (:class:`~gpusched.core.run_setup.RunSetup`).
     """
+
+    __slots__ = ("setup", "lifecycle", "event_kinds", "run_state", "view")
 
     def __init__(self, cluster: Cluster, jobs: list[Job], **options):
         self.setup = setup = RunSetup(cluster, jobs, **options)
@@ -171,13 +174,6 @@ class Simulator:
             mechanism.install(self.event_kinds, life)
         self.reset()
 
-    def __getattr__(self, name: str):
-        """Reads of the setup's or the run state's attributes (the simulator has neither)."""
-        if name.startswith("__") or name in ("setup", "run_state"):
-            raise AttributeError(name)
-        fixed = self.setup.__dict__
-        return fixed[name] if name in fixed else getattr(self.run_state, name)
-
     def reset(self) -> None:
         """Start the run over and advance to the first decision point."""
         self.run_state = run = self.setup.start(self.event_kinds)
@@ -185,7 +181,7 @@ class Simulator:
         for mechanism in self.setup.mechanisms:
             mechanism.start(run)
         self.lifecycle.on_arrivals(run, run.time_min)
-        view = self.__dict__.get("view")
+        view = getattr(self, "view", None)  # set at the first reset
         if view is None:
             self.view = SchedulerView(self)
             """What schedulers see of this run (:mod:`gpusched.core.view`), the one read API."""
@@ -212,9 +208,8 @@ class Simulator:
             raise ValueError(f"a fork's horizon_min ({horizon_min:g}) is before the clock "
                              f"({self.run_state.time_min:g})")
         twin = object.__new__(Simulator)
-        twin.__dict__.update(self.__dict__)
-        if horizon_min is not None:
-            twin.setup = self.setup.until(horizon_min)
+        twin.setup = self.setup if horizon_min is None else self.setup.until(horizon_min)
+        twin.lifecycle = self.lifecycle
         twin.event_kinds = self.event_kinds.copy()
         twin.run_state = self.run_state.copy(twin.event_kinds, arrived_only)
         twin.view = SchedulerView(twin)

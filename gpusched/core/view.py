@@ -128,7 +128,7 @@ class SchedulerView:
         put(self, "_run", run)
         run.watcher = self
         for name in ("cluster", "window", "speeds", "speed_model", "gang_rule", "preemption_min_run_min"):
-            put(self, name, getattr(sim, name))
+            put(self, name, getattr(sim.setup, name))
         put(self, "start_time_min", run.start_time_min)
         put(self, "queue", run.queue)
         self._take_declared()
@@ -186,19 +186,19 @@ class SchedulerView:
     @property
     def prices(self) -> np.ndarray | None:
         """USD per GPU-hour of each GPU (NaN: no price), or ``None`` (:mod:`gpusched.core.prices`)."""
-        return self._sim.gpu_price_usd_per_hour
+        return self._sim.setup.gpu_price_usd_per_hour
 
     @property
     def run_times_declared(self) -> bool:
         """Whether run times are declared or predicted at all (``False`` only under
         ``workload.declared_run_time: none``, where every declared run time is NaN)."""
-        return self._sim.estimator.declares
+        return self._sim.run_state.estimator.declares
 
     def declared_basis(self, indices: Sequence[int]) -> np.ndarray:
         """Per job, how many completed jobs its run time was predicted from (a learning
         estimator's :attr:`~gpusched.core.history_estimator.HistoryEstimator.basis`; 0 for its
         prior), or -1 where the run time is declared, not predicted (int64)."""
-        basis = self._sim.estimator.basis
+        basis = self._sim.run_state.estimator.basis
         if basis is None:
             return np.full(len(indices), -1, dtype=np.int64)
         return basis[np.asarray(indices, dtype=np.int64)]
@@ -315,7 +315,7 @@ class SchedulerView:
     def restore_min_on(self, job_idx: int, gpus: Sequence[int]) -> float:
         """Minutes the job would spend restoring if it resumed on ``gpus`` (the restore model's:
         what a migration there costs before it progresses)."""
-        return self._sim.restore.resume_cost_min(self._sim.jobs[job_idx], gpus)
+        return self._sim.setup.restore.resume_cost_min(self._sim.run_state.jobs[job_idx], gpus)
 
     def fork(self) -> ShownSimulator:
         """A new simulator that knows what the view shows: the arrived jobs, their declared run

@@ -343,7 +343,7 @@ class GPUSchedulerEnv(gym.Env):
         elif self.builder is None or self.builder.cluster is not cluster:
             self.builder = ObservationBuilder(cluster, self.max_gpus, self.queue_window, self.vram_scale_gb,
                                               self.obs_version)
-        self._last_total = self.sim.integrals.total_reward
+        self._last_total = self.sim.run_state.integrals.total_reward
         self._n_gpus = cluster.n_gpus
         return self._observe(), self._info()
 
@@ -369,7 +369,7 @@ class GPUSchedulerEnv(gym.Env):
     def to_sim_action(self, action: int) -> int:
         """The simulator action for a FIFO environment action (a GPU index or :data:`HOLD`)."""
         action = int(action)
-        return HOLD if action >= self.sim.cluster.n_gpus or action < 0 else action
+        return HOLD if action >= self.sim.setup.cluster.n_gpus or action < 0 else action
 
     def to_sim_decision(self, action: int) -> tuple[int, int]:
         """The simulator's (window slot, GPU or :data:`HOLD`) for an environment action; an action
@@ -400,9 +400,9 @@ class GPUSchedulerEnv(gym.Env):
             window = sim.view.window_indices()
             if not gang or slot >= len(window):
                 return None
-            job, wanted = sim.jobs[window[slot]], sorted(gang)
+            job, wanted = sim.run_state.jobs[window[slot]], sorted(gang)
             gpu = next((g for g in gang  # the decision's own first GPU first
-                        if sorted(sim.gang_rule.gang_for(sim.state, job, g)) == wanted), None)
+                        if sorted(sim.setup.gang_rule.gang_for(sim.run_state.state, job, g)) == wanted), None)
             if gpu is None:
                 return None
         return slot * self.max_gpus + gpu if self.windowed else gpu
@@ -438,13 +438,13 @@ class GPUSchedulerEnv(gym.Env):
         """A text view of the cluster and the head job (``render_mode="ansi"``)."""
         if self.render_mode != "ansi" or self.sim is None:
             return None
-        sim, c = self.sim, self.sim.cluster
-        lines = [f"t={sim.time_min:.1f} min  queue={len(sim.queue)}  running={sim.view.running_count}"]
-        job = sim.view.head_job
+        view, c = self.sim.view, self.sim.setup.cluster
+        lines = [f"t={view.time_min:.1f} min  queue={len(view.queue)}  running={view.running_count}"]
+        job = view.head_job
         if job is not None:
             lines.append(f"head job {job.id}: {job.gpus} GPU x {job.vram_gb:g} GB, compute {job.compute:.2f}")
+        st = view.state
         for g in range(c.n_gpus):
-            st = sim.state
             lines.append(f"  {c.gpu_label(g):>16}  vram {st.vram_used_gb[g]:5.1f}/{c.gpu_vram_gb[g]:g} GB"
                          f"  compute {st.compute_used[g]:.2f}  jobs {st.jobs_running[g]}")
         return "\n".join(lines)

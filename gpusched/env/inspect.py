@@ -240,8 +240,8 @@ class InspectorEnv(gym.Env):
 
     def _advance(self) -> None:
         """Take every decision the agent has no say in, up to the next one it has."""
-        sim, view = self.sim, self.sim.view
-        while not sim.done:
+        run, view = self.sim.run_state, self.sim.view
+        while not run.done:
             props = self.proposer.proposals(view, self.bound)
             if props[0][2] and (len(props) > 1 or not view.hold_would_dead_stall()):
                 self._props, self._k = props, 0
@@ -264,7 +264,7 @@ class InspectorEnv(gym.Env):
     def step(self, action: int):
         """Accept, ask for the next proposal, or hold (see Action Space and Rewards)."""
         sim = self.sim
-        if sim is None or sim.done:
+        if sim is None or sim.run_state.done:
             raise RuntimeError("the episode is over; call reset()")
         action = int(action)
         if action == NEXT and self._k + 1 < len(self._props):
@@ -277,10 +277,11 @@ class InspectorEnv(gym.Env):
             self._apply(act, slot)
             self._advance()
         reward, self._pending = self._pending * self.reward_scale, 0.0
-        info: dict[str, Any] = {"time_min": sim.time_min}
+        run = sim.run_state
+        info: dict[str, Any] = {"time_min": run.time_min}
         terminated = truncated = False
-        if sim.done:
-            truncated = sim.end_reason in ("horizon", "safety_horizon")
+        if run.done:
+            truncated = run.end_reason in ("horizon", "safety_horizon")
             terminated = not truncated
             info["metrics"] = sim.metrics()
         return self._observe(), float(reward), terminated, truncated, info

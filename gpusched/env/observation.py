@@ -266,4 +266,4 @@ def warm_up() -> None:
     sim = Simulator(Cluster([NodeGroup("warm-up", 16.0, 1)]),
                     [Job(id=0, type="batch", arrival_min=0.0, duration_min=1.0, gpus=1, vram_gb=1.0,
                          compute=0.1)])
-    ObservationBuilder(sim.cluster, 1).observe(sim.view, sim.state.fit_mask(sim.view.head_job))
+    ObservationBuilder(sim.setup.cluster, 1).observe(sim.view, sim.view.state.fit_mask(sim.view.head_job))

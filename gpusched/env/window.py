@@ -342,6 +342,6 @@ def warm_up() -> None:
     sim = Simulator(Cluster([NodeGroup("warm-up", 16.0, 1)]),
                     [Job(id=0, type="batch", arrival_min=0.0, duration_min=1.0, gpus=1, vram_gb=1.0,
                          compute=0.1)])
-    builder = WindowObservationBuilder(sim.cluster, 1, 1, version=3)
+    builder = WindowObservationBuilder(sim.setup.cluster, 1, 1, version=3)
     builder.observe(sim.view)
     builder.mask(sim.view)

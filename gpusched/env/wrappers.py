@@ -50,7 +50,7 @@ class TrainingReward(gym.Wrapper):
         obs, info = self.env.reset(**kwargs)
         self._last = self._totals()
         if self._urgent:
-            self._urgency = UrgencyTotals(self.env.unwrapped.sim.jobs)
+            self._urgency = UrgencyTotals(self.env.unwrapped.sim.run_state.jobs)
             self._last_urgency = self._urgency_now()
         return obs, info
 

@@ -40,15 +40,16 @@ def finished_wait_min(sim: Simulator) -> float:
     """The score of a fork played to its end: its average wait (minutes), or infinite if it
     dead-stalled (a HOLD with nothing running and nothing left to arrive in a fork that forgot
     the future)."""
-    return np.inf if sim.end_reason == "dead_stall" else sim.metrics()["avg_wait_min"]
+    return np.inf if sim.run_state.end_reason == "dead_stall" else sim.metrics()["avg_wait_min"]
 
 
 def _finish(sim: Simulator, first: Action, base: Policy, slot: int = 0) -> float:
     """:func:`finished_wait_min` of the run after playing ``first`` for the job in window slot
     ``slot`` and then ``base`` (on the head job) to the end."""
     sim.step(first, slot)
-    select, state, jobs, queue = base.select, sim.state, sim.view.jobs, sim.queue
-    while not sim.done:
+    run = sim.run_state
+    select, state, jobs, queue = base.select, run.state, sim.view.jobs, run.queue
+    while not run.done:
         sim.step(select(state, jobs[queue[0]]))
     return finished_wait_min(sim)
 

@@ -52,9 +52,9 @@ def horizon_score(sim: Simulator, objective: str = "jct") -> float:
     spent in the system (``jct``) or queued (``wait``) since the run began, plus for ``jct`` the
     unfinished jobs' :func:`minutes_left_lower_bound`; infinite if it dead-stalled."""
     check_objective(objective)
-    if sim.end_reason == "dead_stall":
+    if sim.run_state.end_reason == "dead_stall":
         return math.inf
-    spent = float(getattr(sim.integrals, HORIZON_INTEGRALS[objective]))
+    spent = float(getattr(sim.run_state.integrals, HORIZON_INTEGRALS[objective]))
     return spent + minutes_left_lower_bound(sim) if objective == "jct" else spent
 
 
@@ -81,6 +81,6 @@ def minutes_left_lower_bound(sim: Simulator) -> float:
 def finished_score(sim: Simulator, objective: str = "wait") -> float:
     """The score of a fork played to its end: its mean wait or JCT (minutes), or infinite if it
     dead-stalled."""
-    if sim.end_reason == "dead_stall":
+    if sim.run_state.end_reason == "dead_stall":
         return float("inf")
     return sim.metrics()[check_objective(objective)]

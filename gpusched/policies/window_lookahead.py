@@ -130,7 +130,7 @@ class WindowLookahead:
         base = as_scheduler(self.base())
         forked = fork.view
         base.bind(forked)
-        while not fork.done:
+        while not fork.run_state.done:
             s, a = base.decide(forked)
             fork.step(a, s)
         self.forks += 1
