@@ -25,6 +25,9 @@ into ``docs/results/window-agent.md`` (and the README's findings) without runnin
   and the round policies of :data:`ROUND_POLICIES_ON`. The best heuristic is the best pair (a round
   policy is no heuristic in the registry); the agent also meets the best round policy.
 
+``--json`` is rewritten after each preset (with ``--update``, over the presets it already holds),
+so a run cut short keeps the presets it finished.
+
 Usage: ``python benchmarks/window_agent_table.py [--seeds 1000-1019] [--scenarios a,b]
 [--no-rollout] [--json benchmarks/results/window-agent.json [--update]] [--markdown PATH]``.
 """
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
@@ -73,6 +77,18 @@ def policies_for(scenario, rollout: bool) -> list[str]:
     return [*heuristic_names(), *agents, *WINDOW_AGENTS[: len(agents)]]
 
 
+def write_json(path: Path, dump: dict, update: bool) -> dict:
+    """Write the presets measured so far to ``path`` (with ``update``, over the other presets the
+    file holds) through a temporary file, and return what was written. Called after each preset,
+    so a run cut short keeps every preset it finished."""
+    if update and path.exists():
+        dump = {**json.loads(path.read_text(encoding="utf-8")), **dump}
+    part = path.with_name(path.name + ".part")
+    part.write_text(json.dumps(dump, default=float) + "\n", encoding="utf-8")
+    os.replace(part, path)
+    return dump
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="1000-1019", help="seed range lo-hi or comma list")
@@ -100,11 +116,8 @@ def main() -> None:
         print("\n" + window_agent_block(scenario.name, runs, best, seconds), flush=True)
         dump[scenario.name] = {"best_heuristic": best, "seconds": round(seconds, 1),
                                "runs": runs.to_dict("records")}
-    if args.json:
-        path = Path(args.json)
-        if args.update and path.exists():
-            dump = {**json.loads(path.read_text(encoding="utf-8")), **dump}
-        path.write_text(json.dumps(dump, default=float) + "\n", encoding="utf-8")
+        if args.json:
+            dump = write_json(Path(args.json), dump, args.update)
     if args.markdown:
         Path(args.markdown).write_text(window_agent_markdown(dump), encoding="utf-8")
 
