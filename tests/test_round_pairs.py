@@ -71,7 +71,7 @@ def test_two_jobs_share_one_gpu_and_end_at_the_pair_speed():
     assert end[1] == pytest.approx(30.0 + RESTORE_MIN + (40.0 - 30.0 * f), abs=1e-9)
     # both ran on GPU 0 from minute 0, kept their lease round after round, and only job 1 stopped
     # (at 30, when its partner had gone) to start again alone
-    assert [(t, j, tuple(g)) for t, j, _, _, g, _, _ in sim.log.stops] == [(30.0, 1, (0,))]
+    assert [(t, j, tuple(g)) for t, j, _, _, g, _, _ in sim.run_state.log.stops] == [(30.0, 1, (0,))]
     assert [(t, j, tuple(g), r) for t, j, g, r in sim.log.resumes] == [(30.0, 1, (0,), RESTORE_MIN)]
     rounds = sim.run_state.rounds
     np.testing.assert_allclose(rounds.work_min.sum(axis=1), [20.0, 40.0], atol=1e-9)
