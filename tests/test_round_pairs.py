@@ -72,7 +72,7 @@ def test_two_jobs_share_one_gpu_and_end_at_the_pair_speed():
     # both ran on GPU 0 from minute 0, kept their lease round after round, and only job 1 stopped
     # (at 30, when its partner had gone) to start again alone
     assert [(t, j, tuple(g)) for t, j, _, _, g, _, _ in sim.run_state.log.stops] == [(30.0, 1, (0,))]
-    assert [(t, j, tuple(g), r) for t, j, g, r in sim.log.resumes] == [(30.0, 1, (0,), RESTORE_MIN)]
+    assert [(t, j, tuple(g), r) for t, j, g, r in sim.run_state.log.resumes] == [(30.0, 1, (0,), RESTORE_MIN)]
     rounds = sim.run_state.rounds
     np.testing.assert_allclose(rounds.work_min.sum(axis=1), [20.0, 40.0], atol=1e-9)
     # service: each member's own minutes on the GPU (job 1 holds it until its end, restore included)
@@ -128,7 +128,7 @@ def test_a_fork_with_pairs_continues_like_the_original():
     second = get_policy(PACKED, 0)
     second.bind(twin.view)
     for run, policy in ((sim, first), (twin, second)):
-        while not run.done:
+        while not run.run_state.done:
             slot, action = policy.decide(run.view)
             run.step(action, slot)
         np.testing.assert_array_equal(run.jobs_table()["end_min"].to_numpy(), reference["end_min"].to_numpy())
@@ -184,7 +184,7 @@ def test_every_packed_run_ends_with_each_jobs_work_and_gpus_shared_by_pairs_only
     sim = make_simulator(scenario, rounds=True)
     policy = get_policy(PACKED, case["seed"])
     policy.bind(sim.view)
-    while not sim.done:
+    while not sim.run_state.done:
         slot, action = policy.decide(sim.view)
         sim.step(action, slot)
         _check_gpus(sim)
@@ -192,7 +192,7 @@ def test_every_packed_run_ends_with_each_jobs_work_and_gpus_shared_by_pairs_only
     assert result.end_reason == "completed"
     assert bool(result.jobs["finished"].all())
     rounds = sim.run_state.rounds
-    duration = np.array([j.duration_min for j in sim.all_jobs])
+    duration = np.array([j.duration_min for j in sim.setup.all_jobs])
     np.testing.assert_allclose(rounds.work_min.sum(axis=1), duration, rtol=1e-9, atol=1e-9)
     table = sim.jobs_table().sort_values("arrival_min", kind="stable")
     np.testing.assert_allclose(rounds.service_min.sum(axis=1), table["run_min"].to_numpy(), atol=1e-6)
@@ -206,7 +206,7 @@ def test_a_loaded_cluster_forms_pairs_that_change_the_run():
     policy = get_policy(PACKED, 0)
     policy.bind(sim.view)
     shared = 0
-    while not sim.done:
+    while not sim.run_state.done:
         slot, action = policy.decide(sim.view)
         sim.step(action, slot)
         shared = max(shared, _check_gpus(sim))
@@ -223,14 +223,14 @@ def test_packed_rounds_run_through_node_failures():
     sim = make_simulator(scenario, rounds=True)
     policy = get_policy(PACKED, 0)
     policy.bind(sim.view)
-    while not sim.done:
+    while not sim.run_state.done:
         slot, action = policy.decide(sim.view)
         sim.step(action, slot)
         _check_gpus(sim)
     result = sim.result(policy_name=PACKED)
     assert result.end_reason == "completed" and result.metrics["node_failures"] > 0
     finished = result.jobs["finished"].to_numpy()
-    duration = np.array([j.duration_min for j in sim.all_jobs])
+    duration = np.array([j.duration_min for j in sim.setup.all_jobs])
     np.testing.assert_allclose(sim.run_state.rounds.work_min.sum(axis=1)[finished], duration[finished],
                                rtol=1e-9, atol=1e-6)
 

@@ -184,13 +184,7 @@ def assign_round(share: np.ndarray, priority: np.ndarray, scale_factor: np.ndarr
             for i in same_size:
                 if renewed[i]:
                     continue
-                mine = []
-                while len(mine) < size:
-                    if not taken[cursor]:
-                        taken[cursor] = True
-                        mine.append(cursor)
-                    cursor += 1
-                gpus[i] = tuple(mine)
+                gpus[i], cursor = take_lowest_free(taken, cursor, size)
     return RoundAssignment(gpu_type=np.array(placed_on, dtype=np.int64), gpus=tuple(gpus),
                            renewed=np.array(renewed, dtype=bool))
 
@@ -267,3 +261,15 @@ def reset_time_received(time_s: np.ndarray, share: np.ndarray, elapsed_s: float,
     new_deficit = np.asarray(deficit, dtype=float) + np.asarray(share, dtype=float) * elapsed_s - received
     fresh = np.full_like(time_s, round_s / 2.0)
     return fresh, fresh.sum(axis=0), new_deficit
+
+
+def take_lowest_free(taken: list[bool], cursor: int, size: int) -> tuple[tuple[int, ...], int]:
+    """The first ``size`` GPUs not ``taken`` from ``cursor`` on (marked taken), and the cursor
+    after them: Gavel's strided walk over a type's GPUs, which never goes back."""
+    mine = []
+    while len(mine) < size:
+        if not taken[cursor]:
+            taken[cursor] = True
+            mine.append(cursor)
+        cursor += 1
+    return tuple(mine), cursor

@@ -58,6 +58,7 @@ round's end.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -386,18 +387,7 @@ def plan_round(rounds: RoundsRun, now_min: float, active: np.ndarray, running: s
     stop = [i for i in sorted(running) if i not in target]
     moving = {i: g for i, g in target.items() if i in running and tuple(sorted(job_gpus[i])) != g}
     held_by = {g: i for i in running if i not in stop for g in job_gpus[i]}
-    moves: list[Migrate] = []
-    while moving:  # a move whose GPUs are free goes first; a cycle of moves stops and restarts
-        ready = [i for i, g in moving.items() if all(held_by.get(x, i) == i for x in g)]
-        if not ready:
-            break
-        for i in ready:
-            gang = moving.pop(i)
-            for x in job_gpus[i]:
-                held_by.pop(x, None)
-            for x in gang:
-                held_by[x] = i
-            moves.append(Migrate(i, gang))
+    moves = ordered_moves(moving, held_by, job_gpus)
     stop.extend(sorted(moving))
     start = tuple((i, g) for i, g in sorted(target.items())
                   if i not in running or i in moving)
@@ -520,18 +510,7 @@ def _plan_packed(r: RoundsRun, rows: np.ndarray, up: list[np.ndarray], scale: np
             keep.add(i)
     stop = [i for i in sorted(running) if i not in keep and i not in moving]
     held_by = {g: i for i in sorted(keep | set(moving)) for g in job_gpus[i]}
-    moves: list[Migrate] = []
-    while moving:  # as in plan_round: a move whose GPUs are free goes first
-        ready = [i for i, g in moving.items() if all(held_by.get(x, i) == i for x in g)]
-        if not ready:
-            break
-        for i in ready:
-            gang = moving.pop(i)
-            for x in job_gpus[i]:
-                held_by.pop(x, None)
-            for x in gang:
-                held_by[x] = i
-            moves.append(Migrate(i, gang))
+    moves = ordered_moves(moving, held_by, job_gpus)  # as in plan_round
     stop.extend(sorted(moving))
     moved = {mv.job for mv in moves}
     start = [(i, g) for i, g in sorted(single.items()) if i not in keep and i not in moved]
@@ -677,3 +656,24 @@ def round_metrics(rounds: RoundsRun | None) -> dict[str, float]:
     values = (float(rounds.rounds), float(len(solve)), float(np.median(solve)) if some else 0.0,
               float(np.percentile(solve, 99)) if some else 0.0, float(solve.sum()))
     return dict(zip(ROUND_METRIC_KEYS, values, strict=True))
+
+
+def ordered_moves(moving: dict[int, tuple[int, ...]], held_by: dict[int, int],
+                  job_gpus: Sequence[Sequence[int]]) -> list[Migrate]:
+    """The moves of ``moving`` (job -> its new GPUs) in an order that can be applied one by one:
+    a move whose new GPUs are free, or held by the job itself, goes first. A job left in
+    ``moving`` (a cycle of moves) is for the caller to stop and restart; ``held_by`` (GPU -> the
+    job on it) is updated as the moves are taken."""
+    moves: list[Migrate] = []
+    while moving:
+        ready = [i for i, g in moving.items() if all(held_by.get(x, i) == i for x in g)]
+        if not ready:
+            break
+        for i in ready:
+            gang = moving.pop(i)
+            for x in job_gpus[i]:
+                held_by.pop(x, None)
+            for x in gang:
+                held_by[x] = i
+            moves.append(Migrate(i, gang))
+    return moves

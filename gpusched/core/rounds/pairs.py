@@ -60,6 +60,8 @@ from typing import Any
 
 import numpy as np
 
+from gpusched.core.rounds.assign import take_lowest_free
+
 
 @dataclass
 class Colocated:
@@ -233,11 +235,5 @@ def assign_units(members: Sequence[tuple[int, ...]], share: np.ndarray, priority
             for i in same:
                 if i in renewed:
                     continue
-                mine = []
-                while len(mine) < size:
-                    if not taken[cursor]:
-                        taken[cursor] = True
-                        mine.append(cursor)
-                    cursor += 1
-                gpus[i] = tuple(mine)
+                gpus[i], cursor = take_lowest_free(taken, cursor, size)
     return UnitAssignment(gpu_type=np.array(placed_on, dtype=np.int64), gpus=tuple(gpus))
