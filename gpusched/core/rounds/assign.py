@@ -160,31 +160,7 @@ def assign_round(share: np.ndarray, priority: np.ndarray, scale_factor: np.ndarr
                 break
         left[j] = room
 
-    gpus: list[tuple[int, ...]] = [()] * n
-    renewed = [False] * n
-    for j, jobs in chosen.items():
-        if not jobs:
-            continue
-        taken = [False] * int(capacity[j])
-        cursor = 0
-        for size in sorted({sizes[i] for i in jobs}, reverse=True):
-            same_size = [i for i in jobs if sizes[i] == size]
-            for i in same_size:
-                held = prev_gpus[i]
-                if prev_type[i] != j or len(held) != size:
-                    continue
-                for g in held:  # every GPU it held is still free
-                    if taken[g]:
-                        break
-                else:
-                    for g in held:
-                        taken[g] = True
-                    gpus[i] = tuple(sorted(held))
-                    renewed[i] = True
-            for i in same_size:
-                if renewed[i]:
-                    continue
-                gpus[i], cursor = take_lowest_free(taken, cursor, size)
+    gpus, renewed = number_gpus(chosen, sizes, capacity, prev_type, prev_gpus)
     return RoundAssignment(gpu_type=np.array(placed_on, dtype=np.int64), gpus=tuple(gpus),
                            renewed=np.array(renewed, dtype=bool))
 
@@ -263,13 +239,47 @@ def reset_time_received(time_s: np.ndarray, share: np.ndarray, elapsed_s: float,
     return fresh, fresh.sum(axis=0), new_deficit
 
 
-def take_lowest_free(taken: list[bool], cursor: int, size: int) -> tuple[tuple[int, ...], int]:
-    """The first ``size`` GPUs not ``taken`` from ``cursor`` on (marked taken), and the cursor
-    after them: Gavel's strided walk over a type's GPUs, which never goes back."""
-    mine = []
-    while len(mine) < size:
-        if not taken[cursor]:
-            taken[cursor] = True
-            mine.append(cursor)
-        cursor += 1
-    return tuple(mine), cursor
+
+def number_gpus(chosen: dict[int, list[int]], sizes: Sequence[int], capacity: np.ndarray,
+                prev_type: Sequence[int], prev_gpus: Sequence[Sequence[int]],
+                ) -> tuple[list[tuple[int, ...]], list[bool]]:
+    """The GPUs (indices within their type) of each placed unit, and whether it renewed its lease
+    (see **GPUs and leases** above): per type, gangs from the largest to the smallest; for each
+    size, a unit that stays on its type and whose previous GPUs are all still free keeps them,
+    then the others take the lowest-numbered free GPUs (Gavel's strided walk, which never goes
+    back).
+
+    :param chosen: per type, the units placed there, in placement order.
+    :param sizes: per unit, its GPU count.
+    :param capacity: ``(k,)`` GPUs of each type.
+    :param prev_type: per unit, the type it ran on in the previous round (-1: none).
+    :param prev_gpus: per unit, the GPUs it held then.
+    """
+    gpus: list[tuple[int, ...]] = [()] * len(sizes)
+    renewed = [False] * len(sizes)
+    for j, units in chosen.items():
+        if not units:
+            continue
+        taken = [False] * int(capacity[j])
+        cursor = 0
+        for size in sorted({sizes[i] for i in units}, reverse=True):
+            same_size = [i for i in units if sizes[i] == size]
+            for i in same_size:
+                held = tuple(prev_gpus[i])
+                if prev_type[i] != j or len(held) != size or any(taken[g] for g in held):
+                    continue
+                for g in held:
+                    taken[g] = True
+                gpus[i] = tuple(sorted(held))
+                renewed[i] = True
+            for i in same_size:
+                if renewed[i]:
+                    continue
+                mine = []
+                while len(mine) < size:
+                    if not taken[cursor]:
+                        taken[cursor] = True
+                        mine.append(cursor)
+                    cursor += 1
+                gpus[i] = tuple(mine)
+    return gpus, renewed

@@ -60,7 +60,7 @@ from typing import Any
 
 import numpy as np
 
-from gpusched.core.rounds.assign import take_lowest_free
+from gpusched.core.rounds.assign import number_gpus
 
 
 @dataclass
@@ -214,26 +214,5 @@ def assign_units(members: Sequence[tuple[int, ...]], share: np.ndarray, priority
             if room == 0:
                 break
         left[j] = room
-    gpus: list[tuple[int, ...]] = [()] * u
-    prev_type = np.asarray(previous_type).tolist()
-    for j, units in chosen.items():
-        if not units:
-            continue
-        taken = [False] * int(capacity[j])
-        cursor = 0
-        for size in sorted({sizes[i] for i in units}, reverse=True):
-            same = [i for i in units if sizes[i] == size]
-            renewed = set()
-            for i in same:
-                held = tuple(previous_gpus[i])
-                if prev_type[i] != j or len(held) != size or any(taken[g] for g in held):
-                    continue
-                for g in held:
-                    taken[g] = True
-                gpus[i] = tuple(sorted(held))
-                renewed.add(i)
-            for i in same:
-                if i in renewed:
-                    continue
-                gpus[i], cursor = take_lowest_free(taken, cursor, size)
+    gpus, _ = number_gpus(chosen, sizes, capacity, np.asarray(previous_type).tolist(), previous_gpus)
     return UnitAssignment(gpu_type=np.array(placed_on, dtype=np.int64), gpus=tuple(gpus))
