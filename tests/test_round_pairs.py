@@ -175,19 +175,27 @@ CASES = st.fixed_dictionaries({
 })
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=CASES)
-def test_every_packed_run_ends_with_each_jobs_work_and_gpus_shared_by_pairs_only(case):
-    if case["multi_gpu"]:  # Gavel's gangs reach 8 GPUs: one node of 8 K80s holds them
-        case = {**case, "k80": 8}
-    scenario = scenario_from_dict(_gavel_case(**case))
+def _run_packed(scenario, seed: int) -> tuple[Simulator, int]:
+    """``scenario`` run to its end under the packed policy, :func:`_check_gpus` after every
+    decision; the simulator and the most pairs seen sharing GPUs at once."""
     sim = make_simulator(scenario, rounds=True)
-    policy = get_policy(PACKED, case["seed"])
+    policy = get_policy(PACKED, seed)
     policy.bind(sim.view)
+    shared = 0
     while not sim.run_state.done:
         slot, action = policy.decide(sim.view)
         sim.step(action, slot)
-        _check_gpus(sim)
+        shared = max(shared, _check_gpus(sim))
+    return sim, shared
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=CASES)
+def test_every_packed_run_ends_with_each_jobs_work_and_gpus_shared_by_pairs_only(case):
+    if case["multi_gpu"]:  # Gavel's gangs reach 8 GPUs and some name their models: 8 of each
+        case = {**case, "v100": 8, "p100": 8, "k80": 8}
+    scenario = scenario_from_dict(_gavel_case(**case))
+    sim, _ = _run_packed(scenario, case["seed"])
     result = sim.result(policy_name=PACKED)
     assert result.end_reason == "completed"
     assert bool(result.jobs["finished"].all())
@@ -202,14 +210,7 @@ def test_a_loaded_cluster_forms_pairs_that_change_the_run():
     # 24 single-GPU jobs on 2 V100s and 2 P100s at 3x load: pairs share GPUs under the packed
     # policy, and its jobs end at other times than under max_min_fairness_perf on the same jobs
     scenario = scenario_from_dict(_gavel_case(v100=2, p100=2, k80=0, jobs=24, load=3.0, seed=11))
-    sim = make_simulator(scenario, rounds=True)
-    policy = get_policy(PACKED, 0)
-    policy.bind(sim.view)
-    shared = 0
-    while not sim.run_state.done:
-        slot, action = policy.decide(sim.view)
-        sim.step(action, slot)
-        shared = max(shared, _check_gpus(sim))
+    sim, shared = _run_packed(scenario, 0)
     assert shared >= 1
     packed = sim.result(policy_name=PACKED).jobs
     alone = make_simulator(scenario, rounds=True).run(get_policy("max_min_fairness_perf", 0)).jobs
@@ -220,13 +221,7 @@ def test_a_loaded_cluster_forms_pairs_that_change_the_run():
 def test_packed_rounds_run_through_node_failures():
     scenario = scenario_from_dict(_gavel_case(v100=2, p100=2, k80=2, jobs=30, load=2.0, seed=5,
                                               failures=1000.0))
-    sim = make_simulator(scenario, rounds=True)
-    policy = get_policy(PACKED, 0)
-    policy.bind(sim.view)
-    while not sim.run_state.done:
-        slot, action = policy.decide(sim.view)
-        sim.step(action, slot)
-        _check_gpus(sim)
+    sim, _ = _run_packed(scenario, 0)
     result = sim.result(policy_name=PACKED)
     assert result.end_reason == "completed" and result.metrics["node_failures"] > 0
     finished = result.jobs["finished"].to_numpy()
