@@ -228,14 +228,17 @@ def headline_markdown(h: Headline) -> str:
 # costs more than drawing it. Pages never change a cached figure.
 @st.cache_resource(show_spinner=False, max_entries=32)
 def cached_replay(scenario_yaml: str, policy: str, seed: int,
-                  start_min: float | None = None) -> tuple[go.Figure, go.Figure]:
-    """The animated replay (opening at ``start_min``, its stalls and misroutes marked) and the
-    Gantt chart of one run."""
+                  start_min: float | None = None) -> go.Figure:
+    """The animated replay of one run (opening at ``start_min``, its stalls and misroutes marked)."""
     result = cached_run(scenario_yaml, policy, seed)
     report, _ = cached_stall(scenario_yaml, policy, seed)
-    # Frozen (the replay by construction): each rerun then sends the figures without copying
-    # every frame again.
-    return replay_figure(result, start_min=start_min, stall=report), freeze(gantt_figure(result))
+    return replay_figure(result, start_min=start_min, stall=report)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def cached_gantt(scenario_yaml: str, policy: str, seed: int) -> go.Figure:
+    """The Gantt chart of one run. Frozen: each rerun then sends it without copying every bar again."""
+    return freeze(gantt_figure(cached_run(scenario_yaml, policy, seed)))
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

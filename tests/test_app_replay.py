@@ -168,3 +168,27 @@ def test_the_animated_replay_comes_with_the_script_that_quiets_interrupted_anima
     replay, gantt = plotly_specs(at)[:2]
     assert replay["frames"] and "frames" not in gantt
     assert [h.proto.body for h in at.get("html")] == [INTERRUPTED_ANIMATION_SCRIPT]
+
+
+def test_a_large_gantt_is_drawn_when_asked():
+    """On ``gavel-108gpu-heavy`` (thousands of runs) Replay opens with the animation alone and a
+    toggle; the toggle draws the Gantt chart of the same run. A small run's Gantt needs no toggle."""
+    from gpusched.figures.replay import GANTT_BARS_AT_ONCE
+    from gpusched.workload.presets import load_scenario
+
+    small = open_page("views/replay.py")
+    assert not [t for t in small.toggle if t.key == "replay_gantt"]
+    at = open_page("views/replay.py")
+    at.session_state["scenario_yaml"] = load_scenario("gavel-108gpu-heavy").to_yaml()
+    at.run()
+    assert_clean(at)
+    toggle = at.toggle(key="replay_gantt")
+    bars = int(toggle.label.split("(")[1].split()[0].replace(",", ""))
+    assert bars > GANTT_BARS_AT_ONCE and toggle.value is False
+    titles = [spec["layout"]["title"]["text"] for spec in plotly_specs(at)]
+    assert not any(t.startswith("Jobs on each GPU") for t in titles)
+    toggle.set_value(True).run()
+    assert_clean(at)
+    gantt = next(s for s in plotly_specs(at) if s["layout"]["title"]["text"].startswith("Jobs on each GPU"))
+    runs = [t for t in gantt["data"] if t.get("hovertemplate", "").startswith("job %{customdata[0]} · ")]
+    assert sum(len(t["base"]) for t in runs) == bars  # one bar per GPU of each run

@@ -371,6 +371,20 @@ GAVEL_PRESET = "gavel-108gpu-heavy"
 """The Gavel preset the tour runs the scenario pages on: 108 GPUs of three models, 2,000 jobs."""
 
 
+GANTT_LABELS_OUTSIDE_JS = """() => {
+  const gd = [...document.querySelectorAll('.js-plotly-plot')]
+    .find((g) => (g.querySelector('.gtitle') || {}).textContent?.startsWith('Jobs on each GPU'));
+  if (!gd) return ['no Gantt chart'];
+  const chart = gd.getBoundingClientRect();
+  const plot = gd.querySelector('.nsewdrag').getBoundingClientRect();
+  return [...gd.querySelectorAll('.ytick text')].map((t) => [t.textContent, t.getBoundingClientRect()])
+    .filter(([, r]) => r.left < chart.left - 0.5 || r.right > plot.left + 0.5)
+    .map(([text, r]) => `${text}: ${r.left.toFixed(0)}-${r.right.toFixed(0)} `
+      + `(chart from ${chart.left.toFixed(0)}, bars from ${plot.left.toFixed(0)})`);
+}"""
+"""The Gantt chart's GPU labels that start left of the chart (cut off) or run into its bars."""
+
+
 def _choose(page, label: str, option: str) -> None:
     """Pick ``option`` in the select box labelled ``label`` (typing filters the list)."""
     box = page.get_by_role("combobox", name=label, exact=True)
@@ -411,6 +425,11 @@ def test_the_gavel_preset_reads_well_on_every_page_that_takes_a_scenario(browser
 
         _open(page, app_url, "replay")
         assert GAVEL_PRESET in page.locator('[data-testid="stMain"]').inner_text()
+        page.get_by_test_id("stMain").get_by_text("Draw every job on its GPU", exact=False).click()
+        page.get_by_test_id("stPlotlyChart").nth(1).locator(".main-svg").first.wait_for()
+        _wait_idle(page)
+        outside = page.evaluate(GANTT_LABELS_OUTSIDE_JS)
+        assert outside == [], f"GPU labels of the Gantt chart cut off or over its bars: {outside[:5]}"
         _check_fits(page, "replay", 1440)
         _check_reads(page, f"replay on {GAVEL_PRESET}")
 

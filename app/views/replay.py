@@ -7,6 +7,7 @@ from shared import (
     background_ready,
     beside_time_to_result,
     cached_cards,
+    cached_gantt,
     cached_replay,
     cached_run,
     cached_stall,
@@ -30,6 +31,7 @@ from gpusched.errors import GpuschedError
 from gpusched.experiment.decisions import decision_table, informative
 from gpusched.experiment.scorecard import TAIL_WAIT_METRIC
 from gpusched.figures.compare import MOVE_BAR_METRICS
+from gpusched.figures.replay import GANTT_BARS_AT_ONCE, gantt_bars
 from gpusched.limits import MAX_SEED
 from gpusched.policies import policy_label
 from gpusched.words.metric_names import metric_help, metric_label
@@ -68,7 +70,7 @@ def main() -> None:
             result = cached_run(text, policy, seed)
             report, _ = cached_stall(text, policy, seed)
             start = _start_minute(text, policy, seed)
-            replay, gantt = cached_replay(text, policy, seed, start)
+            replay = cached_replay(text, policy, seed, start)
     except GpuschedError as exc:
         st.error(str(exc), icon=":material/error:")
         return
@@ -112,8 +114,20 @@ def main() -> None:
                "elsewhere) and the ticks above the lines are misroutes (a job sent to a GPU where it "
                "did not fit), one row per cause.")
     show_chart(replay, key="replay_fig")
-    show_chart(gantt, key="gantt_fig")
+    st.fragment(_gantt)(text, policy, seed, gantt_bars(result))
     _decisions(result, policy)
+
+
+def _gantt(text: str, policy: str, seed: int, bars: int) -> None:
+    """The run's Gantt chart; one of more than :data:`GANTT_BARS_AT_ONCE` bars when asked (a
+    fragment: the toggle redraws this chart alone)."""
+    if bars > GANTT_BARS_AT_ONCE and not st.toggle(
+            f"Draw every job on its GPU over time ({bars:,} runs)", key="replay_gantt",
+            help=f"A Gantt chart of more than {GANTT_BARS_AT_ONCE:,} runs takes the browser a few "
+                 "seconds to draw, so it is drawn when asked."):
+        return
+    with st.spinner("Drawing every job on its GPU…"):
+        show_chart(cached_gantt(text, policy, seed), key="gantt_fig")
 
 
 def _decisions(result, policy: str) -> None:

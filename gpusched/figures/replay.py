@@ -505,6 +505,16 @@ def gantt_row_px(n_gpus: int) -> float:
     return max(GANTT_MIN_ROW_PX, min(GANTT_ROW_PX, GANTT_ROWS_PX / max(n_gpus, 1)))
 
 
+GANTT_BARS_AT_ONCE = 2_000
+"""The most runs a Gantt chart is drawn with when its page opens; a larger one is drawn when asked.
+A browser draws the bars one by one: 5,840 (``gavel-108gpu-heavy``) took seconds of its time."""
+
+
+def gantt_bars(result: Result) -> int:
+    """The bars of the run's Gantt chart: one per GPU of each run of a job."""
+    return len(result.timeline.placements)
+
+
 def gantt_figure(result: Result) -> go.Figure:
     """Per-GPU timeline of jobs on a numeric minutes axis, coloured by job type.
 
@@ -559,14 +569,33 @@ def gantt_figure(result: Result) -> go.Figure:
             _mark_stops(fig, tl, p, y, height, end)
             _shade_down_nodes(fig, tl)
     labels = [cluster.gpu_label(g) for g in range(cluster.n_gpus)]
+    tick_px = min(12, int(gantt_row_px(cluster.n_gpus)) - 3)
     apply_layout(fig, title=f"Jobs on each GPU over time · {policy_label(result.policy)}",
                  height=max(320, int(60 + gantt_row_px(cluster.n_gpus) * cluster.n_gpus)))
-    fig.update_layout(barmode="overlay", bargap=0, legend_title_text="job type")
-    fig.update_xaxes(title_text="time (min)", range=[tl.start_min, tl.end_min], zeroline=False)
+    fig.update_layout(barmode="overlay", bargap=0, legend_title_text="job type",
+                      margin={"l": gantt_left_margin_px(labels, tick_px)})
+    # The margins are sized here (the left one for the longest GPU label), so that Plotly neither
+    # measures every label to grow them (automargin: a second full drawing of every bar) nor checks
+    # each label for overflow: on 108 GPUs those passes were most of the chart's drawing time in
+    # the browser, and the chart shows the same.
+    fig.update_xaxes(title_text="time (min)", range=[tl.start_min, tl.end_min], zeroline=False,
+                     automargin=False)
     fig.update_yaxes(title_text="GPU", tickvals=list(range(cluster.n_gpus)), ticktext=labels,
                      range=[cluster.n_gpus - 0.5, -0.5], showgrid=False, zeroline=False,
-                     tickfont={"size": min(12, int(gantt_row_px(cluster.n_gpus)) - 3)})
+                     tickfont={"size": tick_px}, automargin=False, ticklabeloverflow="allow")
     return fig
+
+
+GANTT_AXIS_TITLE_PX = 28
+"""Room for the Gantt's rotated "GPU" axis title and the gap to the tick labels (pixels)."""
+
+
+def gantt_left_margin_px(labels: Sequence[str], tick_px: float) -> int:
+    """The Gantt's left margin (pixels): the longest GPU label at ``tick_px`` type (an upper bound
+    on its width, :data:`~gpusched.figures.gpu_axis.CHAR_WIDTH_EM` per character), the tick's
+    offset and the axis title."""
+    longest = max((len(label) for label in labels), default=0)
+    return int(np.ceil(longest * CHAR_WIDTH_EM * tick_px + 6 + GANTT_AXIS_TITLE_PX))
 
 
 SPEED_LOSS_LEGEND = "speed loss (beyond the ideal run on the best GPU)"
