@@ -508,7 +508,8 @@ def gantt_row_px(n_gpus: int) -> float:
 GANTT_BARS_AT_ONCE = 2_000
 """The most runs a Gantt chart is drawn with when its page opens; a larger one is drawn when asked.
 A browser draws the bars one by one: ``gavel-108gpu-heavy``'s 3,741 runs (and 2,099 hatched
-speed losses) take it about a second on a quiet 2-core machine, several under load."""
+speed losses) took 0.8-1.0 s of Plotly's drawing alone and 2.5-3.1 s in the page, on a loaded
+2-core machine (``benchmarks/bench_pages.py --replay-preset``)."""
 
 
 def gantt_bars(result: Result) -> int:
