@@ -59,6 +59,7 @@ from gpusched.figures import (
 )
 from gpusched.figures.compare import FAIRNESS_BAR_METRICS, FOREST_METRICS, disruption_metrics, forest_figure
 from gpusched.figures.frozen import freeze, is_animated
+from gpusched.figures.theme import in_theme
 from gpusched.figures.headline import headline_sentence, seed_range
 from gpusched.figures.lost_work import lost_work_story
 from gpusched.figures.replay import INTERRUPTED_ANIMATION_SCRIPT
@@ -485,9 +486,11 @@ def lost_work_of_run(result: Result, scenario: Scenario) -> list[str]:
 
 
 def show_chart(fig: go.Figure, key: str | None = None) -> None:
-    """Draw a Plotly figure across the page width in Streamlit's light or dark theme (an animated
-    one with the script that keeps Pause and the slider from logging an error:
-    :data:`INTERRUPTED_ANIMATION_SCRIPT`)."""
+    """Draw a Plotly figure across the page width in Streamlit's light or dark theme, its own
+    near-black marks light on the dark one (:func:`~gpusched.figures.theme.in_theme`); an animated
+    one with the script that keeps Pause and the slider from logging an error
+    (:data:`INTERRUPTED_ANIMATION_SCRIPT`)."""
+    fig = in_theme(fig, st.context.theme.type)
     if is_animated(fig):  # a frozen animation keeps its frames in its dict, not in fig.frames
         st.html(INTERRUPTED_ANIMATION_SCRIPT, unsafe_allow_javascript=True, width="content")
     st.plotly_chart(fig, width="stretch", theme="streamlit", config=PLOTLY_CONFIG, key=key)

@@ -162,6 +162,35 @@ def test_dark_mode_charts_are_not_white_blocks(chromium, app_url: str, path: str
         page.close()
 
 
+MARK_COLOURS_JS = """(marks) => [...document.querySelectorAll('.js-plotly-plot')].map((gd) => {
+  const text = JSON.stringify([gd.data, gd.layout, gd._transitionData ? gd._transitionData._frames : []])
+    .toUpperCase();
+  return marks.map((m) => text.split(`"${m}"`).length - 1);
+})"""
+"""Per chart, how many times each colour of ``marks`` appears in its traces, layout and frames."""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_replay_draws_its_near_black_marks_light_in_the_dark_theme(chromium, app_url: str,
+                                                                    scheme: str) -> None:
+    """Replay of Least-Loaded's stall (capacity misroutes, the "now" line, the slider's minute) names
+    the near-black mark colour in the light theme and its light twin, never the near-black, in the
+    dark one."""
+    from gpusched.figures.style import MARK, MARK_ON_DARK
+
+    page = _page(chromium, scheme)
+    try:
+        _open(page, f"{app_url}/replay?scenario=ll-stall-mini&policy=least_loaded&seed=3")
+        counts = page.evaluate(MARK_COLOURS_JS, [MARK.upper(), MARK_ON_DARK.upper()])
+        dark, light = sum(c[0] for c in counts), sum(c[1] for c in counts)
+        if scheme == "dark":
+            assert dark == 0 and light > 0, counts
+        else:
+            assert dark > 0 and light == 0, counts
+    finally:
+        page.close()
+
+
 def test_compare_lists_in_its_paired_table_the_panels_its_forest_draws(chromium, app_url: str) -> None:
     page = _page(chromium)
     try:

@@ -35,6 +35,7 @@ from gpusched.figures.style import (
     BAND_COLORS,
     BAND_LABELS,
     CAUSE_COLORS,
+    MARK,
     STALL_FILL,
     TARGET_BAND_FILL,
     apply_layout,
@@ -196,7 +197,7 @@ def _animation_controls(frame_names: list[str], labels: list[str], plot_px: floa
         "sliders": [{
             "active": 0, "x": 0.0, "len": 1.0, "y": -SLIDER_TOP_PX / plot_px,
             "xanchor": "left", "yanchor": "top", "pad": {"t": 0, "b": 0, "l": 0, "r": 0},
-            "currentvalue": {"prefix": "Minute ", "font": {"size": 14, "color": "#111827"},
+            "currentvalue": {"prefix": "Minute ", "font": {"size": 14, "color": MARK},
                              "xanchor": "left"},
             "transition": {"duration": 0},
             # Hundreds of steps: hide the per-step labels, the current value names the minute.
@@ -312,7 +313,7 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES, start_mi
                   row=2, col=1)
     t0 = round(float(times[k0]), 2)
     fig.add_trace(go.Scatter(x=[t0, t0], y=[0, y_top], mode="lines",
-                             line={"color": "#111827", "width": 1.5, "dash": "dot"},
+                             line={"color": MARK, "width": 1.5, "dash": "dot"},
                              name="now", showlegend=False, hoverinfo="skip"), row=2, col=1)
     fig.add_trace(go.Scatter(x=[t0] * 2, y=[int(queue[k0]), int(running[k0])], mode="markers",
                              marker={"size": 9, "color": ["#DC2626", "#2563EB"],
@@ -615,7 +616,7 @@ def _hatch_speed_loss(fig: go.Figure, placements: pd.DataFrame, y: np.ndarray, h
     fig.add_trace(go.Bar(
         orientation="h", base=_a(base), x=_a(end[stretched] - base), y=_a(y[stretched], 3),
         width=_a(height[stretched] * 0.92, 3), name=SPEED_LOSS_LEGEND,
-        marker={"color": "rgba(255,255,255,0.35)", "pattern": {"shape": "/", "fgcolor": "#111827",
+        marker={"color": "rgba(255,255,255,0.35)", "pattern": {"shape": "/", "fgcolor": MARK,
                                                                 "size": 6, "solidity": 0.3},
                 "line": {"width": 0}},
         customdata=np.c_[placements["job"].to_numpy()[stretched], _a(loss[stretched], 1)],
@@ -652,12 +653,12 @@ def _mark_stops(fig: go.Figure, tl: Timeline, p: pd.DataFrame, y: np.ndarray, he
             fig.add_trace(go.Bar(
                 orientation="h", base=_r(base[m]), x=_r(width[m]), y=np.round(y[m], 3).tolist(),
                 width=np.round(height[m] * 0.92, 3).tolist(), name=name,
-                marker={"color": color, "pattern": {"shape": shape, "fgcolor": "#111827", "size": 5,
+                marker={"color": color, "pattern": {"shape": shape, "fgcolor": MARK, "size": 5,
                                                     "solidity": 0.3}, "line": {"width": 0}},
                 customdata=np.c_[job[m], _r(width[m], 1)].tolist(),
                 hovertemplate="job %{customdata[0]}: " + name + " · %{customdata[1]} min<extra></extra>"))
     kind = p["stop"].to_numpy(str)
-    for stop, symbol, color in (("failure", "x", "#B91C1C"), ("preemption", "line-ns", "#111827"),
+    for stop, symbol, color in (("failure", "x", "#B91C1C"), ("preemption", "line-ns", MARK),
                                 ("migration", "arrow-right", "#1D4ED8")):
         m = kind == stop
         if m.any():
@@ -708,13 +709,13 @@ def _mark_out_of_order(fig: go.Figure, result: Result, placements: pd.DataFrame,
     fig.add_trace(go.Scatter(
         x=_r(placements["start_min"].to_numpy()[backfilled]), y=np.round(y[backfilled], 3).tolist(),
         mode="markers", name=OUT_OF_ORDER_LEGEND,
-        marker={"symbol": "triangle-right", "size": 9, "color": "#111827", "line": {"width": 0}},
+        marker={"symbol": "triangle-right", "size": 9, "color": MARK, "line": {"width": 0}},
         customdata=np.c_[placements["job"].to_numpy()[backfilled], slots].tolist(),
         hovertemplate="job %{customdata[0]} started from window slot %{customdata[1]}, ahead of an "
                       "earlier arrival<extra></extra>"))
 
 
-FOLLOWED_JOB_COLOR = "#111827"
+FOLLOWED_JOB_COLOR = MARK
 """Colour of the line that follows one job of a round run over its GPUs."""
 
 
@@ -793,7 +794,7 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
                       row=2, col=1)
     y_max *= 1.08
     fig.add_trace(go.Scatter(x=[times[0]] * 2, y=[0, y_max], mode="lines", showlegend=False,
-                             line={"color": "#111827", "width": 1.5, "dash": "dot"},
+                             line={"color": MARK, "width": 1.5, "dash": "dot"},
                              hoverinfo="skip"), row=2, col=1)
     _band_legend(fig, 1, 2)
 

@@ -82,8 +82,17 @@ STALL_FILL = "rgba(220, 38, 38, 0.13)"
 BLOCKED_FILL = "rgba(217, 119, 6, 0.12)"
 """Fill of the shaded blocked intervals (the head job fitted nowhere)."""
 
+MARK = "#111827"
+"""Near-black, for marks that are no policy's and no job type's: the replay's "now" line and the
+minute under its slider, a stopped run's end, a start out of order, the job a round run's Gantt
+follows, the hatching of speed losses and capacity misroutes. On the dark theme the dashboard draws
+them in :data:`MARK_ON_DARK` instead (:func:`gpusched.figures.theme.in_theme`)."""
+
+MARK_ON_DARK = "#E5E7EB"
+"""The colour of :data:`MARK`'s marks on the dark theme's near-black background."""
+
 CAUSE_COLORS: dict[str, str] = {
-    "capacity": "#111827",
+    "capacity": MARK,
     "occupied": "#EAB308",
     "gang": "#A3A3A3",
 }
