@@ -59,10 +59,10 @@ from gpusched.figures import (
 )
 from gpusched.figures.compare import FAIRNESS_BAR_METRICS, FOREST_METRICS, disruption_metrics, forest_figure
 from gpusched.figures.frozen import freeze, is_animated
-from gpusched.figures.theme import in_theme
 from gpusched.figures.headline import headline_sentence, seed_range
 from gpusched.figures.lost_work import lost_work_story
 from gpusched.figures.replay import INTERRUPTED_ANIMATION_SCRIPT
+from gpusched.figures.theme import in_theme
 from gpusched.figures.workload import compute_figure, job_models_figure, runtime_by_gpu_figure
 from gpusched.paths import STALL_CONDITIONS_RESULTS_DIR, STALL_CONDITIONS_SPEC
 from gpusched.policies import is_slow, policy_label
