@@ -43,16 +43,7 @@ def test_every_shipped_heuristic_gives_its_shipped_numbers(name):
     assert shipped_mismatches(shipped.comparison, live) == []
 
 
-GINI_NOT_YET_KEPT = ("fleet-32gpu", "fleet-64gpu")
-"""Shipped presets measured before ``window_agent_table.py`` kept the Gini coefficient; their test
-is expected to fail (strictly: once their runs are measured again with Gini, it passes, fails as an
-unexpected pass, and the preset leaves this list)."""
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=pytest.mark.xfail(name in GINI_NOT_YET_KEPT, strict=True,
-                                               reason="measured before the Gini was kept"))
-    for name in sorted(json.loads(WINDOW_AGENT_RESULTS.read_text(encoding="utf-8")))])
+@pytest.mark.parametrize("name", sorted(json.loads(WINDOW_AGENT_RESULTS.read_text(encoding="utf-8"))))
 def test_every_shipped_preset_keeps_the_gini_that_compare_shows_beside_the_wait(name):
     """Every run of every shipped preset keeps its Gini coefficient (a number between 0 and 1), so
     Compare's shipped view puts it right after the average wait (its value on the last seed is
