@@ -15,7 +15,7 @@ from scipy import sparse
 from scipy.optimize import linprog
 
 from gpusched.core.rounds.problem import RoundProblem, RoundSolveError
-from gpusched.policies.rounds import highs, lp
+from gpusched.policies.rounds import finish_time_fairness, highs, lp
 
 STATUS = {1: "iteration limit reached", 2: "infeasible", 3: "unbounded", 4: "numerical difficulties"}
 """The names the policies gave linprog's status codes."""
@@ -219,3 +219,31 @@ def test_round_programs_are_the_scipy_built_ones_and_solve_alike() -> None:
             solved += 1
     assert solved > 50
 
+
+def test_base_triplets_are_the_base_constraints() -> None:
+    rng = np.random.default_rng(29)
+    for _ in range(50):
+        problem, _, _ = random_problem(rng)
+        entries = lp.Entries.of((problem.throughput > 0) & (problem.capacity[None, :] > 0))
+        multiplicity = rng.integers(1, 4, problem.n_jobs) if rng.random() < 0.5 else None
+        rows, cols, data, b_ub = lp.base_triplets(problem, entries, multiplicity)
+        ours = highs.Csc.of_triplets(rows, cols, data, (problem.n_jobs + problem.n_types, len(entries)))
+        a_ub, b_ref = lp.base_constraints(problem, entries, multiplicity=multiplicity)
+        assert same_csc(ours, linprogs_matrix(a_ub)) and np.array_equal(b_ub, b_ref)
+
+
+def test_finish_time_steps_are_the_scipy_built_programs() -> None:
+    rng = np.random.default_rng(31)
+    for _ in range(60):
+        problem, _, _ = random_problem(rng)
+        entries = lp.Entries.of((problem.throughput > 0) & (problem.capacity[None, :] > 0))
+        steps = rng.random(problem.n_jobs) < 0.7
+        coef = np.where(rng.random(int(steps.sum())) < 0.2, 0.0, rng.normal(size=int(steps.sum())))
+        bound = -rng.uniform(0.1, 2.0, int(steps.sum()))
+        ours, b_ub = finish_time_fairness.ratio_program(problem, entries, steps, coef, bound)
+        a_base, b_base = lp.base_constraints(problem, entries, extra=1)
+        theta = sparse.csr_matrix(-np.ones((int(steps.sum()), 1)))
+        a_ratio = sparse.hstack([sparse.diags(coef) @ entries.per_job(problem.throughput)[steps], theta],
+                                format="csr")
+        assert same_csc(ours, linprogs_matrix(sparse.vstack([a_base, a_ratio], format="csr")))
+        assert np.array_equal(b_ub, np.concatenate([b_base, bound]))
