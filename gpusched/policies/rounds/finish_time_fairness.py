@@ -105,8 +105,8 @@ def ratio_program(problem: RoundProblem, entries: lp.Entries, steps: np.ndarray,
                   bound: np.ndarray) -> tuple[highs.Csc, np.ndarray]:
     """A step's ``(A_ub, b_ub)`` over the entries then ``theta``: the base rows, then one row
     ``coef_i T_i(x) - theta <= bound_i`` per job in ``steps`` (``coef`` and ``bound`` given for
-    those jobs, in order). An entry whose ``coef_i * throughput`` is 0 is left out, as the product
-    of sparse matrices linprog was given left it out."""
+    those jobs, in order). An entry whose ``coef_i * throughput`` is 0 is left out: the scipy.sparse
+    product this program was built with before left it out, and HiGHS must see the same matrix."""
     m, top = len(entries), entries.n + entries.k
     rows, cols, data, b_base = lp.base_triplets(problem, entries)
     rank = np.cumsum(steps) - 1
