@@ -266,7 +266,7 @@ def number_gpus(chosen: dict[int, list[int]], sizes: Sequence[int], capacity: np
             same_size = [i for i in units if sizes[i] == size]
             for i in same_size:
                 held = tuple(prev_gpus[i])
-                if prev_type[i] != j or len(held) != size or any(taken[g] for g in held):
+                if prev_type[i] != j or len(held) != size or any(map(taken.__getitem__, held)):
                     continue
                 for g in held:
                     taken[g] = True

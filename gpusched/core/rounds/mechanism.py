@@ -60,6 +60,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -289,7 +290,7 @@ def _place(r: RoundsRun, rows: np.ndarray, up: list[np.ndarray], position: np.nd
     prev_type = np.full(m, -1, dtype=np.int64)
     prev_within: list[tuple[int, ...]] = [()] * m
     if r.last_placed:  # only the jobs of the last round hold a lease to renew
-        last = np.fromiter((i for i, _, _ in r.last_placed), dtype=np.int64, count=len(r.last_placed))
+        last = np.fromiter(map(itemgetter(0), r.last_placed), dtype=np.int64, count=len(r.last_placed))
         at = np.searchsorted(rows, last)
         gpu_type, prev_gpus, last_type, where = r._gpu_type_list, r.prev_gpus, r.last_type, r._layout[4]
         listed = rows.tolist()
@@ -389,8 +390,8 @@ def plan_round(rounds: RoundsRun, now_min: float, active: np.ndarray, running: s
     held_by = {g: i for i in running if i not in stop for g in job_gpus[i]}
     moves = ordered_moves(moving, held_by, job_gpus)
     stop.extend(sorted(moving))
-    start = tuple((i, g) for i, g in sorted(target.items())
-                  if i not in running or i in moving)
+    start = tuple([(i, g) for i, g in sorted(target.items())
+                   if i not in running or i in moving])
     return RoundPlan(stop=tuple(stop), move=tuple(moves), start=start, rounds=r,
                      allocated=share is not None)
 

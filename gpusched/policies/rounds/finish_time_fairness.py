@@ -36,10 +36,9 @@ the types (:mod:`~gpusched.policies.rounds.agnostic`).
 from __future__ import annotations
 
 import numpy as np
-from scipy import sparse
 
 from gpusched.core.rounds.problem import Allocation, RoundProblem
-from gpusched.policies.rounds import agnostic, lp
+from gpusched.policies.rounds import agnostic, highs, lp
 from gpusched.policies.rounds.base import RoundPolicy
 from gpusched.policies.rounds.max_min_fairness import isolated_throughput
 
@@ -76,20 +75,18 @@ def finish_time_shares(problem: RoundProblem, isolated: np.ndarray, policy: str
 
     entries = lp.Entries.of(problem.runnable & (problem.capacity[None, :] > 0))
     steps = counted & (rem > 0)
-    a_base, b_base = lp.base_constraints(problem, entries, extra=1)
-    per_job = entries.per_job(problem.throughput)
-    theta = sparse.csr_matrix(-np.ones((int(steps.sum()), 1)))
+    m = len(entries)
+    lb = np.zeros(m + 1)
+    lb[-1] = -np.inf  # theta is free
     rate = isolated.copy()  # T_i(x_0): the equal share
     rho, programs = 1.0, 0
     while programs < MAX_STEPS and steps.any():
         scale = ideal[steps] * rate[steps]  # D_i T_i(x_k)
         coef = (age[steps] - rho * ideal[steps]) / scale
-        a_ratio = sparse.hstack([sparse.diags(coef) @ per_job[steps], theta], format="csr")
-        c = np.zeros(len(entries) + 1)
+        c = np.zeros(m + 1)
         c[-1] = 1.0
-        x = lp.solve(c, sparse.vstack([a_base, a_ratio], format="csr"),
-                     np.concatenate([b_base, -rem[steps] / scale]),
-                     [(0, None)] * len(entries) + [(None, None)], policy, "finish-time program")
+        matrix, b_ub = ratio_program(problem, entries, steps, coef, -rem[steps] / scale)
+        x = lp.solve_csc(c, matrix, b_ub, lb, np.full(m + 1, np.inf), policy, "finish-time program")
         programs += 1
         candidate = entries.unflatten(x)
         reached = achieved(candidate)
@@ -102,6 +99,28 @@ def finish_time_shares(problem: RoundProblem, isolated: np.ndarray, policy: str
     value = problem.throughput / safe_iso[:, None]
     x = lp.maximise_values(problem, entries, value, floor, policy, counted=floor > 0)
     return entries.unflatten(x), programs + 1
+
+
+def ratio_program(problem: RoundProblem, entries: lp.Entries, steps: np.ndarray, coef: np.ndarray,
+                  bound: np.ndarray) -> tuple[highs.Csc, np.ndarray]:
+    """A step's ``(A_ub, b_ub)`` over the entries then ``theta``: the base rows, then one row
+    ``coef_i T_i(x) - theta <= bound_i`` per job in ``steps`` (``coef`` and ``bound`` given for
+    those jobs, in order). An entry whose ``coef_i * throughput`` is 0 is left out: the scipy.sparse
+    product this program was built with before left it out, and HiGHS must see the same matrix."""
+    m, top = len(entries), entries.n + entries.k
+    rows, cols, data, b_base = lp.base_triplets(problem, entries)
+    rank = np.cumsum(steps) - 1
+    in_step = steps[entries.rows]
+    product = coef[rank[entries.rows[in_step]]] * problem.throughput[entries.rows[in_step],
+                                                                     entries.cols[in_step]]
+    keep = product != 0
+    n_steps = len(coef)
+    matrix = highs.Csc.of_triplets(
+        np.concatenate([rows, top + rank[entries.rows[in_step]][keep], top + np.arange(n_steps)]),
+        np.concatenate([cols, np.flatnonzero(in_step)[keep], np.full(n_steps, m)]),
+        np.concatenate([data, product[keep], np.full(n_steps, -1.0)]),
+        (top + n_steps, m + 1))
+    return matrix, np.concatenate([b_base, bound])
 
 
 class FinishTimeFairnessPerf(RoundPolicy):

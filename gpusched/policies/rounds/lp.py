@@ -1,4 +1,5 @@
-"""The linear programs the round policies share, solved by HiGHS (``scipy.optimize.linprog``).
+"""The linear programs the round policies share, solved by HiGHS (scipy's build, called directly
+by :mod:`~gpusched.policies.rounds.highs` with linprog's options and model).
 
 **Variables.** One per (job, GPU type) entry a job may use (its ``mask``; the others are fixed at
 0 and left out, which keeps the programs small), plus the policy's scalars (``t``, ``z``, ``u``).
@@ -15,6 +16,12 @@ fixed. Gavel's interior-point solver (ECOS) returns a point inside the optimal f
 vertex, which can leave capacity idle, so each fairness policy here solves a second program: keep
 every job's value at least the optimum found (within :data:`STAGE_TWO_SLACK`) and maximise the sum
 of the jobs' values, so the spare capacity goes where it adds most (:func:`maximise_values`).
+
+**Matrices.** :func:`max_min` and :func:`maximise_values` write their constraint matrices as
+(row, column, value) triplets with numpy and hand HiGHS the compressed-column form
+(:class:`~gpusched.policies.rounds.highs.Csc`); the other programs build scipy.sparse matrices,
+converted the way linprog converts them. Either way HiGHS gets the matrix linprog would give it,
+entry for entry (explicit zeros included), so the answers are linprog's bit for bit.
 """
 
 from __future__ import annotations
@@ -23,14 +30,12 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
-from scipy.optimize import linprog
 
 from gpusched.core.rounds.problem import RoundProblem, RoundSolveError
+from gpusched.policies.rounds import highs
 
 STAGE_TWO_SLACK = 1e-6
 """Relative slack on the first stage's optimum kept by the second stage (solver round-off)."""
-
-_STATUS = {1: "iteration limit reached", 2: "infeasible", 3: "unbounded", 4: "numerical difficulties"}
 
 
 @dataclass(frozen=True)
@@ -79,13 +84,65 @@ def base_constraints(problem: RoundProblem, entries: Entries, extra: int = 0,
 
 def solve(c: np.ndarray, a_ub: sparse.csr_matrix, b_ub: np.ndarray, bounds, policy: str, what: str
           ) -> np.ndarray:
-    """Minimise ``c @ x`` subject to ``a_ub @ x <= b_ub`` and ``bounds`` with HiGHS; a failure is a
+    """Minimise ``c @ x`` subject to ``a_ub @ x <= b_ub`` and ``bounds`` (linprog's: one
+    ``(low, high)`` pair per variable, ``None`` for no bound) with HiGHS; a failure is a
     :class:`RoundSolveError` naming the policy, the program and the solver's status."""
-    result = linprog(c, A_ub=a_ub, b_ub=b_ub, bounds=bounds, method="highs")
-    if result.status != 0 or result.x is None:
-        status = _STATUS.get(result.status, f"status {result.status}")
-        raise RoundSolveError(f"round policy {policy}: {what} not solved by HiGHS ({status})")
-    return result.x
+    lb, ub = _bounds(bounds, len(c))
+    return solve_csc(c, highs.Csc.of_sparse(a_ub), b_ub, lb, ub, policy, what)
+
+
+def solve_csc(c: np.ndarray, matrix: highs.Csc, b_ub: np.ndarray, lb: np.ndarray, ub: np.ndarray,
+              policy: str, what: str, b_eq: np.ndarray | None = None) -> np.ndarray:
+    """Minimise ``c @ x`` subject to ``lb <= x <= ub`` and the rows of ``matrix``: the first
+    ``len(b_ub)`` are ``<= b_ub``, the next ``len(b_eq)`` are ``== b_eq``. Inputs are checked as
+    linprog checks them (a ``ValueError``); a failure to solve is a :class:`RoundSolveError`
+    naming the policy, the program and the solver's status, as linprog's status was named."""
+    c = np.asarray(c, dtype=float)
+    b_ub = np.asarray(b_ub, dtype=float)
+    b_eq = np.zeros(0) if b_eq is None else np.asarray(b_eq, dtype=float)
+    if len(c) == 0:
+        raise ValueError(f"{what}: no variables")
+    if matrix.shape != (len(b_ub) + len(b_eq), len(c)):
+        raise ValueError(f"{what}: a {matrix.shape} matrix for {len(b_ub)} + {len(b_eq)} rows "
+                         f"and {len(c)} variables")
+    for name, values in (("c", c), ("A", matrix.data), ("b_ub", b_ub), ("b_eq", b_eq)):
+        if not np.isfinite(values).all():
+            raise ValueError(f"{what}: {name} must not contain values inf, nan, or None")
+    lhs = np.concatenate([np.full(len(b_ub), -np.inf), b_eq])
+    rhs = np.concatenate([b_ub, b_eq])
+    status, x = highs.solve(c, matrix, lhs, rhs, lb, ub)
+    if status != 0 or x is None:
+        message = highs.STATUS_MESSAGES.get(status, f"status {status}")
+        raise RoundSolveError(f"round policy {policy}: {what} not solved by HiGHS ({message})")
+    return x
+
+
+def _bounds(bounds, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """linprog's bounds (one ``(low, high)`` pair per variable, or one pair for all; ``None`` is
+    no bound) as ``(lb, ub)`` arrays with ``±inf``."""
+    pairs = np.atleast_2d(np.array(bounds, dtype=float))
+    if pairs.shape == (1, 2):
+        pairs = np.repeat(pairs, n, axis=0)
+    if pairs.shape != (n, 2):
+        raise ValueError(f"bounds of shape {pairs.shape} for {n} variables")
+    lb = np.where(np.isnan(pairs[:, 0]), -np.inf, pairs[:, 0])
+    ub = np.where(np.isnan(pairs[:, 1]), np.inf, pairs[:, 1])
+    return lb, ub
+
+
+def base_triplets(problem: RoundProblem, entries: Entries, multiplicity: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`base_constraints` as (row, column, value) triplets over the entries' columns, and
+    ``b_ub``: entry ``e`` has 1 in job row ``rows[e]`` and ``m_i s_i`` in capacity row
+    ``n + cols[e]``."""
+    m = len(entries)
+    scale = problem.scale_factor[entries.rows].astype(float)
+    if multiplicity is not None:
+        scale = scale * np.asarray(multiplicity, dtype=float)[entries.rows]
+    rows = np.concatenate([entries.rows, entries.n + entries.cols])
+    cols = np.concatenate([np.arange(m), np.arange(m)])
+    data = np.concatenate([np.ones(m), scale])
+    return rows, cols, data, np.concatenate([np.ones(entries.n), problem.capacity.astype(float)])
 
 
 def max_min(problem: RoundProblem, entries: Entries, value: np.ndarray, policy: str,
@@ -98,18 +155,31 @@ def max_min(problem: RoundProblem, entries: Entries, value: np.ndarray, policy: 
     :param counted: ``(n,)`` bool, the jobs in the minimum (default: those with an entry).
     :param multiplicity: ``(n,)`` the jobs each row stands for (:func:`job_classes`).
     """
-    counted = _counted(entries, counted)
-    a_base, b_base = base_constraints(problem, entries, extra=1, multiplicity=multiplicity)
-    per_job = entries.per_job(value, extra=1)[counted]
-    t_col = sparse.csr_matrix(np.ones((per_job.shape[0], 1)))
-    a_fair = sparse.hstack([-per_job[:, : len(entries)], t_col], format="csr")
-    a_ub = sparse.vstack([a_base, a_fair], format="csr")
-    b_ub = np.concatenate([b_base, np.zeros(per_job.shape[0])])
-    c = np.zeros(len(entries) + 1)
-    c[-1] = -1.0
-    bounds = [(0, None)] * len(entries) + [(0, None)]
-    x = solve(c, a_ub, b_ub, bounds, policy, "max-min program")
+    c, matrix, b_ub = max_min_program(problem, entries, value, counted, multiplicity)
+    x = solve_csc(c, matrix, b_ub, np.zeros(len(c)), np.full(len(c), np.inf), policy,
+                  "max-min program")
     return x[: len(entries)], float(x[-1])
+
+
+def max_min_program(problem: RoundProblem, entries: Entries, value: np.ndarray,
+                    counted: np.ndarray | None = None, multiplicity: np.ndarray | None = None
+                    ) -> tuple[np.ndarray, highs.Csc, np.ndarray]:
+    """:func:`max_min`'s program as ``(c, A_ub, b_ub)`` over the entries then ``t`` (all ``>= 0``):
+    the base rows, then one row ``t - sum_j value[i, j] x[i, j] <= 0`` per counted job."""
+    counted = _counted(entries, counted)
+    m, top = len(entries), entries.n + entries.k
+    rows, cols, data, b_base = base_triplets(problem, entries, multiplicity)
+    fair = counted[entries.rows]
+    rank = np.cumsum(counted) - 1  # each counted job's fairness row, after the base rows
+    n_fair = int(counted.sum())
+    matrix = highs.Csc.of_triplets(
+        np.concatenate([rows, top + rank[entries.rows[fair]], top + np.arange(n_fair)]),
+        np.concatenate([cols, np.flatnonzero(fair), np.full(n_fair, m)]),
+        np.concatenate([data, -value[entries.rows[fair], entries.cols[fair]], np.ones(n_fair)]),
+        (top + n_fair, m + 1))
+    c = np.zeros(m + 1)
+    c[-1] = -1.0
+    return c, matrix, np.concatenate([b_base, np.zeros(n_fair)])
 
 
 def maximise_values(problem: RoundProblem, entries: Entries, value: np.ndarray, floor: np.ndarray,
@@ -125,17 +195,38 @@ def maximise_values(problem: RoundProblem, entries: Entries, value: np.ndarray, 
     :param gain: ``(n, k)`` the objective's coefficients (default ``value``).
     :param multiplicity: ``(n,)`` the jobs each row stands for (:func:`job_classes`).
     """
+    c, matrix, b_ub = second_stage_program(problem, entries, value, floor, counted, gain, multiplicity)
+    return solve_csc(c, matrix, b_ub, np.zeros(len(c)), np.full(len(c), np.inf), policy,
+                     "second-stage program")
+
+
+def second_stage_program(problem: RoundProblem, entries: Entries, value: np.ndarray,
+                         floor: np.ndarray, counted: np.ndarray | None = None,
+                         gain: np.ndarray | None = None, multiplicity: np.ndarray | None = None
+                         ) -> tuple[np.ndarray, highs.Csc, np.ndarray]:
+    """:func:`maximise_values`'s program as ``(c, A_ub, b_ub)`` over the entries (all ``>= 0``):
+    the base rows, then ``-sum_j value[i, j] x[i, j] / floor_i <= -(1 - STAGE_TWO_SLACK)`` per
+    counted job with a positive floor."""
     counted = _counted(entries, counted) & (floor > 0)
-    a_base, b_base = base_constraints(problem, entries, multiplicity=multiplicity)
-    per_job = entries.per_job(value)
-    scaled = sparse.diags(1.0 / np.where(counted, floor, 1.0)) @ per_job
-    a_ub = sparse.vstack([a_base, -scaled[counted]], format="csr")
-    b_ub = np.concatenate([b_base, np.full(int(counted.sum()), -(1.0 - STAGE_TWO_SLACK))])
+    m, top = len(entries), entries.n + entries.k
+    rows, cols, data, b_base = base_triplets(problem, entries, multiplicity)
+    # value / floor per entry of a counted job; a zero is left out (linprog was given a product of
+    # sparse matrices, which keeps no zeros, and HiGHS must see the same matrix)
+    scaled = (1.0 / np.where(counted, floor, 1.0))[entries.rows] * value[entries.rows, entries.cols]
+    fair = counted[entries.rows] & (scaled != 0)
+    rank = np.cumsum(counted) - 1
+    n_fair = int(counted.sum())
+    matrix = highs.Csc.of_triplets(
+        np.concatenate([rows, top + rank[entries.rows[fair]]]),
+        np.concatenate([cols, np.flatnonzero(fair)]),
+        np.concatenate([data, -scaled[fair]]),
+        (top + n_fair, m))
+    b_ub = np.concatenate([b_base, np.full(n_fair, -(1.0 - STAGE_TWO_SLACK))])
     gain = value if gain is None else gain
     c = -gain[entries.rows, entries.cols]
     if multiplicity is not None:
         c = c * np.asarray(multiplicity, dtype=float)[entries.rows]
-    return solve(c, a_ub, b_ub, [(0, None)] * len(entries), policy, "second-stage program")
+    return c, matrix, b_ub
 
 
 def job_classes(*columns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -162,11 +253,8 @@ def _counted(entries: Entries, counted: np.ndarray | None) -> np.ndarray:
 def linprog_eq(c: np.ndarray, a_ub: sparse.csr_matrix, b_ub: np.ndarray, a_eq: sparse.csr_matrix,
                b_eq: np.ndarray, bounds, policy: str, what: str) -> np.ndarray:
     """:func:`solve` with equality constraints ``a_eq @ x == b_eq`` as well."""
-    result = linprog(c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, bounds=bounds, method="highs")
-    if result.status != 0 or result.x is None:
-        status = _STATUS.get(result.status, f"status {result.status}")
-        raise RoundSolveError(f"round policy {policy}: {what} not solved by HiGHS ({status})")
-    return result.x
+    lb, ub = _bounds(bounds, len(c))
+    return solve_csc(c, highs.Csc.of_sparse(a_ub, a_eq), b_ub, lb, ub, policy, what, b_eq=b_eq)
 
 
 def rows_of(problem: RoundProblem, rows: np.ndarray) -> RoundProblem:

@@ -26,7 +26,7 @@ import numpy as np
 from scipy import sparse
 
 from gpusched.core.rounds.problem import Allocation, RoundProblem, RoundSolveError
-from gpusched.policies.rounds import lp
+from gpusched.policies.rounds import highs, lp
 from gpusched.policies.rounds.base import RoundPolicy
 
 
@@ -52,7 +52,11 @@ def throughput_shares(problem: RoundProblem, policy: str, by_cost: bool, slos: b
             note = f"SLOs dropped this round: no allocation meets all {int(with_slo.sum())}"
     else:
         note = ""
-    return entries.unflatten(lp.solve(c, a_ub, b_ub, bounds, policy, "throughput program")), note
+    rows, cols, data, b_base = lp.base_triplets(problem, entries)
+    matrix = highs.Csc.of_triplets(rows, cols, data, (problem.n_jobs + problem.n_types, len(entries)))
+    x = lp.solve_csc(c, matrix, b_base, np.zeros(len(entries)), np.full(len(entries), np.inf), policy,
+                     "throughput program")
+    return entries.unflatten(x), note
 
 
 class MaxSumThroughputPerf(RoundPolicy):
