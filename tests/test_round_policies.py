@@ -24,7 +24,8 @@ def test_registry_has_gavels_names() -> None:
         "fifo_perf", "max_min_fairness", "max_min_fairness_perf", "max_min_fairness_packed",
         "finish_time_fairness", "finish_time_fairness_perf", "min_total_duration",
         "min_total_duration_perf", "max_sum_throughput_perf",
-        "max_sum_throughput_normalized_by_cost_perf", "gandiva", "allox"}
+        "max_sum_throughput_normalized_by_cost_perf", "gandiva", "allox",
+        "allox_shockwave", "finish_time_fairness_shockwave"}
     with pytest.raises(UnknownPolicyError, match="unknown round policy 'lottery'"):
         get_round_policy("lottery")
 

@@ -244,8 +244,9 @@ class Allocation:
             used = used + (problem.scale_factor[problem.pair_jobs[:, 0], None] * self.pair_share).sum(axis=0)
         return used
 
-    def check(self, problem: RoundProblem, tolerance: float = ROW_TOLERANCE) -> None:
-        """Refuse an allocation that does not fit ``problem`` (shape, sign, row sums, capacity)."""
+    def check(self, problem: RoundProblem, tolerance: float = ROW_TOLERANCE, capacity: bool = True) -> None:
+        """Refuse an allocation that does not fit ``problem`` (shape, sign, row sums, and the
+        capacity unless ``capacity`` is false: a policy that oversubscribes)."""
         _array("share", self.share, (problem.n_jobs, problem.n_types), low=-tolerance)
         if self.pair_share is not None:
             p = 0 if problem.pair_jobs is None else len(problem.pair_jobs)
@@ -254,6 +255,8 @@ class Allocation:
         if (rows > 1 + tolerance).any():
             i = int(np.argmax(rows))
             raise RoundProblemError(f"allocation: job {i}'s time fractions sum to {rows[i]:.6g}, over 1")
+        if not capacity:
+            return
         used = self.gpus_used(problem)
         over = used > problem.capacity + tolerance * np.maximum(1, problem.capacity)
         if over.any():

@@ -16,6 +16,17 @@ cannot run on a type costs :data:`NO_RUN_COST` there and is never given it.
 As in Gavel's file, every job of a call is remembered, including the ones given nothing: they keep
 no allocation afterwards and run only on GPUs the round mechanism finds left over.
 
+**Shockwave's reading** (``allox_shockwave``, :class:`AlloXShockwave`; ``uw-mad-dash/shockwave``,
+``scheduler/policies/allox.py``, ``AlloXPolicy.get_allocation``, the file that drove its real
+cluster, built by its ``scheduler/utils.py``, ``get_policy``, with ``alpha = 0.2`` where Gavel's
+builds it with 1): only the oldest ``max(0.2 * new jobs, free GPUs)`` of the jobs to match are
+matched; a job seen before keeps its allocation only when it sums to exactly 1 (a single-GPU job
+given a whole type); every other one, a job given nothing as well as a gang, is matched again at
+each computation. Its allocation starts from the earlier one, which the new matches overwrite: the
+file copies the earlier allocations before it writes the matches, so a gang once given ``1/s``
+keeps it while it is not matched again. Such stale shares may ask for more GPUs than there are;
+the round mechanism's priorities then choose (the policy :attr:`~RoundPolicy.oversubscribes`).
+
 **Gangs** (Shockwave's fork of the file, ``uw-mad-dash/shockwave``, ``scheduler/policies/allox.py``,
 which ran the 120-job trace of multi-GPU jobs on the real cluster): a job of ``s > 1`` GPUs is
 matched like any other, to one GPU slot, and given ``x = 1 / s`` on its type; since its allocation
@@ -40,6 +51,11 @@ MAX_COST_ENTRIES = 20_000_000
 (it would take over 160 MB)."""
 
 
+SHOCKWAVE_ALPHA = 0.2
+"""The share of the jobs to match that Shockwave's scheduler gives its ``allox`` (its
+``scheduler/utils.py``, ``get_policy``); Gavel's ``get_policy`` gives 1."""
+
+
 class AlloX(RoundPolicy):
     """Gavel's ``allox`` (alpha = 1)."""
 
@@ -50,7 +66,7 @@ class AlloX(RoundPolicy):
     def __init__(self, seed: int = 0, alpha: float = 1.0) -> None:
         del seed  # no random draws
         self.alpha = alpha
-        self._previous: dict[int, int] = {}  # job id -> type index, -1 for none
+        self._previous: dict[int, np.ndarray] = {}  # job id -> its last allocation row
 
     def solve(self, problem: RoundProblem) -> Allocation:
         ids = [int(v) for v in problem.job_ids]
@@ -58,38 +74,82 @@ class AlloX(RoundPolicy):
         free = problem.capacity.copy()
         new = []
         for i, job in enumerate(ids):
-            if job in self._previous and problem.scale_factor[i] == 1:
-                j = self._previous[job]
-                if j >= 0:
-                    share[i, j] = 1.0
-                    free[j] -= 1
-            else:
+            kept = self._kept(job, int(problem.scale_factor[i]), problem.n_types)
+            if kept is None:
                 new.append(i)
+                share[i] = self._stale(job, problem.n_types)
+            else:
+                share[i] = kept
+                free -= (kept == 1.0).astype(free.dtype)
         free = np.maximum(free, 0)
         gpu_type = np.repeat(np.arange(problem.n_types), free)
         if new and len(gpu_type):
-            new.sort(key=lambda i: -problem.age_s[i])
-            m = min(len(new), max(len(gpu_type), int(self.alpha * len(new))))
-            chosen = np.array(new[:m])
-            if m * m * len(gpu_type) > MAX_COST_ENTRIES:
-                raise RoundProblemError(
-                    f"round policy allox: {m:,} new jobs on {len(gpu_type):,} free GPUs make a cost table of "
-                    f"{m * m * len(gpu_type):,} entries, over the limit of {MAX_COST_ENTRIES:,}")
-            with np.errstate(divide="ignore"):
-                alone = np.where(problem.throughput[chosen][:, gpu_type] > 0,
-                                 problem.remaining[chosen, None] / problem.throughput[chosen][:, gpu_type],
-                                 NO_RUN_COST)
-            cost = np.concatenate([p * alone for p in range(1, m + 1)], axis=1)
-            cost = cost + problem.age_s[chosen, None]
-            rows, cols = linear_sum_assignment(np.minimum(cost, NO_RUN_COST))
-            gpus = len(gpu_type)
-            first: dict[int, tuple[int, int]] = {}
-            for r, c in zip(rows, cols, strict=True):
-                gpu, position = int(c % gpus), int(c // gpus)
-                if cost[r, c] < NO_RUN_COST and (gpu not in first or position > first[gpu][1]):
-                    first[gpu] = (int(chosen[r]), position)
-            for gpu, (i, _) in first.items():
-                share[i, gpu_type[gpu]] = 1.0 / float(problem.scale_factor[i])
-        placed = share.argmax(axis=1)
-        self._previous = {job: int(placed[i]) if share[i].any() else -1 for i, job in enumerate(ids)}
+            for i, j in self._match(problem, new, gpu_type):
+                share[i, j] = 1.0 / float(problem.scale_factor[i])
+        self._previous = {job: share[i].copy() for i, job in enumerate(ids)}
         return Allocation(share=share)
+
+    def _kept(self, job: int, scale_factor: int, n_types: int) -> np.ndarray | None:
+        """The allocation a job seen before keeps without being matched again (Gavel's rule: a
+        single-GPU job keeps whatever it got, a whole type or nothing), or ``None``: match it."""
+        previous = self._previous.get(job)
+        if previous is None or scale_factor != 1:
+            return None
+        return previous
+
+    def _stale(self, job: int, n_types: int) -> np.ndarray:
+        """The allocation a job to be matched again starts from (Gavel's rule: nothing)."""
+        del job
+        return np.zeros(n_types)
+
+    def _match(self, problem: RoundProblem, new: list[int], gpu_type: np.ndarray) -> list[tuple[int, int]]:
+        """AlloX's matching of the jobs ``new`` (rows) to the free GPUs ``gpu_type`` (each one's
+        type index): ``(row, type)`` of each GPU's first job."""
+        new = sorted(new, key=lambda i: -problem.age_s[i])
+        m = min(len(new), max(len(gpu_type), int(self.alpha * len(new))))
+        chosen = np.array(new[:m])
+        if m * m * len(gpu_type) > MAX_COST_ENTRIES:
+            raise RoundProblemError(
+                f"round policy {self.name}: {m:,} new jobs on {len(gpu_type):,} free GPUs make a cost "
+                f"table of {m * m * len(gpu_type):,} entries, over the limit of {MAX_COST_ENTRIES:,}")
+        with np.errstate(divide="ignore"):
+            alone = np.where(problem.throughput[chosen][:, gpu_type] > 0,
+                             problem.remaining[chosen, None] / problem.throughput[chosen][:, gpu_type],
+                             NO_RUN_COST)
+        cost = np.concatenate([p * alone for p in range(1, m + 1)], axis=1)
+        cost = cost + problem.age_s[chosen, None]
+        rows, cols = linear_sum_assignment(np.minimum(cost, NO_RUN_COST))
+        gpus = len(gpu_type)
+        first: dict[int, tuple[int, int]] = {}
+        for r, c in zip(rows, cols, strict=True):
+            gpu, position = int(c % gpus), int(c // gpus)
+            if cost[r, c] < NO_RUN_COST and (gpu not in first or position > first[gpu][1]):
+                first[gpu] = (int(chosen[r]), position)
+        return [(i, int(gpu_type[gpu])) for gpu, (i, _) in first.items()]
+
+
+class AlloXShockwave(AlloX):
+    """Shockwave's ``allox``: the AlloX that drove Shockwave's real cluster (see the module
+    docstring)."""
+
+    name = "allox_shockwave"
+    label = "AlloX (Shockwave's)"
+    oversubscribes = True
+
+    def __init__(self, seed: int = 0, alpha: float = SHOCKWAVE_ALPHA) -> None:
+        super().__init__(seed, alpha)
+
+    def _kept(self, job: int, scale_factor: int, n_types: int) -> np.ndarray | None:
+        """Kept only when the earlier allocation sums to exactly 1 (a single-GPU job given a
+        whole type); a job given nothing, or a gang given ``1/s``, is matched again."""
+        del scale_factor, n_types
+        previous = self._previous.get(job)
+        if previous is None or previous.sum() != 1.0:
+            return None
+        return previous
+
+    def _stale(self, job: int, n_types: int) -> np.ndarray:
+        """A job matched again starts from its earlier allocation (a gang keeps ``1/s`` of the
+        type it was given until a new match overwrites that entry)."""
+        previous = self._previous.get(job)
+        return np.zeros(n_types) if previous is None else previous.copy()

@@ -31,6 +31,9 @@ class RoundPolicy:
     :attr weighted: the policy honours ``RoundProblem.weight`` (a job of twice the weight gets more
         time), so that per-job weights set from a score can steer it
         (:mod:`gpusched.policies.rounds.weights`).
+    :attr oversubscribes: the policy's allocation may ask for more GPUs of a type than there are
+        (Shockwave's AlloX keeps a gang's earlier share beside new ones); the round mechanism's
+        priorities then decide who runs, and only the row sums are checked.
     """
 
     name: str = ""
@@ -40,6 +43,7 @@ class RoundPolicy:
     fifo: bool = False
     packs: bool = False
     weighted: bool = False
+    oversubscribes: bool = False
 
     def solve(self, problem: RoundProblem) -> Allocation:
         """The allocation for ``problem`` (without timing)."""

@@ -16,7 +16,8 @@ Minimise ``rho`` subject to the base constraints and, for each job,
 Written in ``T_i``, each ratio is linear over linear, ``(age_s T_i + remaining) / (D_i T_i)``,
 so the program is a generalised linear-fractional program, solved by the Dinkelbach-type method of
 Crouzeix, Ferland and Schaible (J. Optim. Theory Appl. 47, 1985) in its normalised form: from
-``rho_0 = 1`` and ``x_0`` the equal share (which gives every job exactly 1), step ``k`` solves the
+``x_0`` the equal share and ``rho_0`` the largest ratio it reaches (exactly 1 when ``D_i`` counts
+the age), step ``k`` solves the
 linear program "minimise ``theta`` subject to the base constraints and
 ``(remaining + (age_s - rho_k D_i) T_i) / (D_i T_i(x_k)) <= theta`` for each job", and
 ``rho_{k+1}`` is the largest ratio its answer reaches. ``rho`` never rises, and converges
@@ -27,6 +28,9 @@ program keeps every job within the ``rho`` found and maximises the sum of ``T_i 
 
 **Weights.** Gavel's file reads the priority weights and leaves them unused (its own "TODO");
 they are unused here too.
+
+**Shockwave's reading** (``finish_time_fairness_shockwave``, :class:`FinishTimeFairnessShockwave`):
+``D_i`` counts the job's isolated time so far instead of its age.
 
 **Program (agnostic).** The same with every throughput 1 (Gavel's twin): ``T_i`` is then the job's
 total time share and ``remaining`` counts as seconds, on the pooled cluster, then split evenly over
@@ -49,16 +53,21 @@ MAX_STEPS = 12
 """At most this many max-min programs in the search for ``rho``."""
 
 
-def finish_time_shares(problem: RoundProblem, isolated: np.ndarray, policy: str
-                       ) -> tuple[np.ndarray, int]:
+def finish_time_shares(problem: RoundProblem, isolated: np.ndarray, policy: str,
+                       isolated_so_far_s: np.ndarray | None = None) -> tuple[np.ndarray, int]:
     """``(n, k)`` the finish-time fair allocation given each job's equal-share throughput, and the
-    number of programs solved."""
+    number of programs solved.
+
+    :param isolated_so_far_s: ``(n,)`` the first term of ``D_i``, the seconds the job's progress
+        so far would have taken on its equal share (Shockwave's reading); ``None``: its age
+        (Gavel's).
+    """
     counted = (problem.runnable & (problem.capacity[None, :] > 0)).any(axis=1) & (isolated > 0)
     if not counted.any():
         return np.zeros((problem.n_jobs, problem.n_types)), 0
     rem, age = problem.remaining, problem.age_s
     safe_iso = np.where(isolated > 0, isolated, 1.0)
-    ideal = age + rem / safe_iso
+    ideal = (age if isolated_so_far_s is None else isolated_so_far_s) + rem / safe_iso
 
     def need(rho: float) -> np.ndarray:
         slack = rho * ideal - age
@@ -79,7 +88,9 @@ def finish_time_shares(problem: RoundProblem, isolated: np.ndarray, policy: str
     lb = np.zeros(m + 1)
     lb[-1] = -np.inf  # theta is free
     rate = isolated.copy()  # T_i(x_0): the equal share
-    rho, programs = 1.0, 0
+    with np.errstate(divide="ignore", invalid="ignore"):  # rho at x_0: 1 when D_i counts the age
+        start = np.where(rem > 0, (age + rem / safe_iso) / ideal, 1.0)
+    rho, programs = float(start[counted].max()), 0
     while programs < MAX_STEPS and steps.any():
         scale = ideal[steps] * rate[steps]  # D_i T_i(x_k)
         coef = (age[steps] - rho * ideal[steps]) / scale
@@ -154,3 +165,57 @@ class FinishTimeFairness(RoundPolicy):
         share, more = finish_time_shares(target, isolated, self.name)
         return Allocation(share=agnostic.even_split(problem, share.sum(axis=1), self.name),
                           programs=programs + more + (0 if agnostic.can_pool(equal) else 1))
+
+
+def split_throughput(problem: RoundProblem) -> np.ndarray:
+    """``(n,)`` each job's throughput on Shockwave's *isolated* share (``uw-mad-dash/shockwave``,
+    ``scheduler/policies/isolated.py``, ``IsolatedPolicy._get_allocation``; read, not copied): the
+    GPUs of each type split evenly over the ``n`` jobs, ``x[i, j] = capacity[j] / (n *
+    scale_factor[i])`` of the time, each row scaled down to sum to at most 1, with no
+    redistribution of what a job cannot use (Gavel's reading is the max-min fair share,
+    :func:`~gpusched.policies.rounds.max_min_fairness.isolated_throughput`)."""
+    n = problem.n_jobs
+    x = problem.capacity[None, :] / (n * problem.scale_factor[:, None].astype(float))
+    x = x / np.maximum(x.sum(axis=1), 1.0)[:, None]
+    return (problem.throughput * x).sum(axis=1)
+
+
+class FinishTimeFairnessShockwave(RoundPolicy):
+    """Shockwave's ``finish_time_fairness``: the finish-time fairness that drove Shockwave's real
+    cluster (``uw-mad-dash/shockwave``, ``scheduler/policies/finish_time_fairness.py``,
+    ``FinishTimeFairnessPolicyWithPerf.get_allocation``; read, not copied).
+
+    The program is :class:`FinishTimeFairnessPerf`'s, with one difference in ``D_i``, the time the
+    job would take on its equal share: Gavel's file counts its past as its age, Shockwave's as its
+    *isolated time so far*, the sum over earlier computations of the work the job did since the
+    previous one divided by the equal-share throughput it had then
+    (``_cumulative_isolated_time``). A job that waited has an isolated time below its age, so its
+    ``rho`` is higher and it is served sooner. The work done is read, as Shockwave reads it, from
+    the fall of the remaining work between two computations. And the equal share is Shockwave's
+    even split of the GPUs over the jobs (:func:`split_throughput`), not Gavel's max-min share.
+
+    Shockwave's heterogeneity-agnostic twin reads every type's throughput as the V100's; on its
+    cluster of V100s only that is this program, so the name stands for both.
+    """
+
+    name = "finish_time_fairness_shockwave"
+    label = "Finish-time fairness (Shockwave's Themis)"
+    run_times = True
+
+    def __init__(self) -> None:
+        self._isolated_so_far: dict[int, float] = {}  # job id -> s
+        self._last: dict[int, tuple[float, float]] = {}  # job id -> (remaining, isolated rate)
+
+    def solve(self, problem: RoundProblem) -> Allocation:
+        isolated, programs = split_throughput(problem), 0
+        ids = [int(v) for v in problem.job_ids]
+        so_far = np.zeros(problem.n_jobs)
+        for i, job in enumerate(ids):
+            total = self._isolated_so_far.get(job, 0.0)
+            last = self._last.get(job)
+            if last is not None and last[1] > 0:
+                total += max(last[0] - float(problem.remaining[i]), 0.0) / last[1]
+            self._isolated_so_far[job] = so_far[i] = total
+        self._last = {job: (float(problem.remaining[i]), float(isolated[i])) for i, job in enumerate(ids)}
+        share, more = finish_time_shares(problem, isolated, self.name, so_far)
+        return Allocation(share=share, programs=programs + more)

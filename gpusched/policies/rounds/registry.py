@@ -9,10 +9,14 @@ random pairs). Gavel's own list: ``stanford-futuredata/gavel``, ``scheduler/util
 from __future__ import annotations
 
 from gpusched.errors import UnknownPolicyError, shorten
-from gpusched.policies.rounds.allox import AlloX
+from gpusched.policies.rounds.allox import AlloX, AlloXShockwave
 from gpusched.policies.rounds.base import RoundPolicy
 from gpusched.policies.rounds.fifo import FifoPerf
-from gpusched.policies.rounds.finish_time_fairness import FinishTimeFairness, FinishTimeFairnessPerf
+from gpusched.policies.rounds.finish_time_fairness import (
+    FinishTimeFairness,
+    FinishTimeFairnessPerf,
+    FinishTimeFairnessShockwave,
+)
 from gpusched.policies.rounds.gandiva import Gandiva
 from gpusched.policies.rounds.max_min_fairness import MaxMinFairness, MaxMinFairnessPerf
 from gpusched.policies.rounds.max_min_fairness_packed import MaxMinFairnessPacked
@@ -26,15 +30,15 @@ ROUND_POLICIES: dict[str, type[RoundPolicy]] = {
     cls.name: cls for cls in (
         FifoPerf,
         MaxMinFairness, MaxMinFairnessPerf, MaxMinFairnessPacked,
-        FinishTimeFairness, FinishTimeFairnessPerf,
+        FinishTimeFairness, FinishTimeFairnessPerf, FinishTimeFairnessShockwave,
         MinTotalDuration, MinTotalDurationPerf,
         MaxSumThroughputPerf, MaxSumThroughputNormalizedByCostPerf,
-        Gandiva, AlloX,
+        Gandiva, AlloX, AlloXShockwave,
     )
 }
 """Every round policy, by Gavel's name."""
 
-SEEDED = frozenset({"gandiva", "allox"})
+SEEDED = frozenset({"gandiva", "allox", "allox_shockwave"})
 """The policies built from a seed (the others take no arguments)."""
 
 

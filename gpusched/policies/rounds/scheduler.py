@@ -228,7 +228,7 @@ class RoundScheduler:
                 if self.weights is not None:
                     problem = replace(problem, weight=problem.weight * self.weights(view, active))
                 allocation = self.policy(problem)
-                allocation.check(problem)
+                allocation.check(problem, capacity=not self.policy.oversubscribes)
             except GpuschedError as exc:  # a solver failure or a malformed allocation: said, and stop
                 raise RoundFailedError(f"policy '{self.name}', the round at minute {view.time_min:,.1f} "
                                        f"(round {rounds.rounds + 1}): {exc}") from None

@@ -1,0 +1,121 @@
+"""Shockwave's readings of Gavel's round policies, each against Gavel's on a hand-built case where
+the two must differ (``uw-mad-dash/shockwave``, ``scheduler/policies/allox.py`` and
+``scheduler/policies/finish_time_fairness.py``, ``scheduler/policies/isolated.py``, built as its
+``scheduler/utils.py`` builds them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpusched.core.rounds import Allocation, RoundProblem, RoundProblemError
+from gpusched.policies.rounds import get_round_policy
+from gpusched.policies.rounds.base import RoundPolicy
+
+
+def one_gpu(remaining, age_s, job_ids, scale_factor=None, capacity=1) -> RoundProblem:
+    n = len(remaining)
+    return RoundProblem(throughput=np.ones((n, 1)),
+                        scale_factor=np.ones(n) if scale_factor is None else scale_factor,
+                        capacity=[capacity], remaining=remaining, age_s=age_s, job_ids=job_ids)
+
+
+def test_shockwave_allox_matches_again_a_job_it_gave_nothing() -> None:
+    """Two single-GPU jobs on one GPU: the shorter, older one (job 7) is matched and job 8 gets nothing.
+    Once job 7 has left, Gavel's AlloX keeps job 8 at nothing (a job seen before keeps what it
+    got); Shockwave's keeps only an allocation that sums to 1, so job 8 is matched again."""
+    first = one_gpu([5.0, 10.0], [5.0, 1.0], [7, 8])  # job 7 first: 2 * 5 + 5 + 10 + 1 < 5 + 5 + 2 * 10 + 1
+    later = one_gpu([10.0], [6.0], [8])
+    for name, expected in (("allox", 0.0), ("allox_shockwave", 1.0)):
+        policy = get_round_policy(name)
+        np.testing.assert_allclose(policy(first).share, [[1.0], [0.0]])
+        assert policy(later).share[0, 0] == expected, name
+
+
+def test_shockwave_allox_keeps_a_gangs_earlier_share_and_may_oversubscribe() -> None:
+    """A 2-GPU gang (job 1) matched at the first call keeps its 1/2 at the next call even when the
+    matching gives the one free GPU to an older single-GPU job: Shockwave's file copies the earlier
+    allocation before it writes the new matches. The sum then asks for more GPUs than there are,
+    which only a policy that says it oversubscribes may return."""
+    policy = get_round_policy("allox_shockwave")
+    assert policy.oversubscribes and not get_round_policy("allox").oversubscribes
+    first = one_gpu([10.0, 10.0], [5.0, 1.0], [1, 2], scale_factor=[2, 1], capacity=2)
+    np.testing.assert_allclose(policy(first).share, [[0.5], [1.0]])
+    # job 3 is older than job 1 (by age): with one GPU free, Shockwave's alpha of 0.2 matches only
+    # the oldest job, job 3; job 1 is not matched and keeps its earlier 1/2
+    later = one_gpu([10.0, 10.0, 1.0], [6.0, 2.0, 9.0], [1, 2, 3], scale_factor=[2, 1, 1], capacity=2)
+    share = policy(later).share
+    np.testing.assert_allclose(share, [[0.5], [1.0], [1.0]])
+    with pytest.raises(RoundProblemError, match="over its 2"):
+        Allocation(share=share).check(later)
+    Allocation(share=share).check(later, capacity=False)  # the row sums still hold
+
+
+def test_shockwave_allox_matches_only_the_oldest_fifth_or_as_many_as_free_gpus() -> None:
+    """Five new single-GPU jobs on one GPU, the oldest the longest. Gavel's ``allox`` (alpha 1)
+    matches all five and gives the GPU to the shortest (AlloX's least total completion time);
+    Shockwave's (alpha 0.2) matches only ``max(int(0.2 * 5), 1) = 1`` job, the oldest."""
+    problem = one_gpu([50.0, 40.0, 30.0, 20.0, 10.0], [5.0, 4.0, 3.0, 2.0, 1.0], [0, 1, 2, 3, 4])
+    np.testing.assert_allclose(get_round_policy("allox")(problem).share[:, 0], [0, 0, 0, 0, 1])
+    np.testing.assert_allclose(get_round_policy("allox_shockwave")(problem).share[:, 0], [1, 0, 0, 0, 0])
+
+
+def test_shockwave_finish_time_fairness_counts_isolated_time_not_age() -> None:
+    """Two jobs of 1,000 s of work on one GPU, each at 0.5 on its equal share. Between two
+    computations job 11 did 200 s of work and job 10 none; both are 500 s old. Gavel's ``D_i``
+    counts the age (500 + 2,000 and 500 + 1,600): equal ratios at a half each. Shockwave's counts
+    the isolated time so far (0 and 200 / 0.5 = 400 s, so D = 2,000 for both), and the ratios
+    ``(500 + 1,000 / T_10) / 2,000`` and ``(500 + 800 / T_11) / 2,000`` are equal at
+    ``T_10 = 1,000 / 1,800 = 5/9``: the job that waited gets more."""
+    start = one_gpu([1000.0, 1000.0], [0.0, 0.0], [10, 11])
+    later = one_gpu([1000.0, 800.0], [500.0, 500.0], [10, 11])
+    gavel = get_round_policy("finish_time_fairness_perf")
+    shockwave = get_round_policy("finish_time_fairness_shockwave")
+    np.testing.assert_allclose(gavel(start).share, [[0.5], [0.5]], atol=1e-6)
+    np.testing.assert_allclose(shockwave(start).share, [[0.5], [0.5]], atol=1e-6)
+    np.testing.assert_allclose(gavel(later).share, [[0.5], [0.5]], atol=1e-4)
+    np.testing.assert_allclose(shockwave(later).share, [[5 / 9], [4 / 9]], atol=1e-4)
+
+
+def test_the_work_a_round_policy_reads_falls_while_a_job_keeps_its_gpus() -> None:
+    """One job alone on one GPU keeps its lease round after round (it is never stopped); a second
+    job arriving later makes the allocation be computed again. The first job's remaining work at
+    that computation is its work less what it has done, not its whole work."""
+    from gpusched.core.cluster import Cluster, NodeGroup
+    from gpusched.core.jobs import Job
+    from gpusched.core.rounds.mechanism import RoundSpec
+    from gpusched.core.simulator import Simulator
+    from gpusched.policies.rounds.scheduler import RoundScheduler
+
+    seen: list[tuple[float, ...]] = []
+
+    class Recorder(RoundPolicy):
+        name = "recorder"
+        label = "records the remaining work"
+        run_times = True
+
+        def solve(self, problem):
+            seen.append(tuple(float(x) for x in problem.remaining))
+            return Allocation(share=np.eye(problem.n_jobs, 1))
+
+    cluster = Cluster([NodeGroup("V100", 16, 1, 1)])
+    jobs = [Job(id=0, type="training", arrival_min=0.0, duration_min=30.0, gpus=1, vram_gb=1.0, compute=1.0),
+            Job(id=1, type="training", arrival_min=10.5, duration_min=5.0, gpus=1, vram_gb=1.0, compute=1.0)]
+    sim = Simulator(cluster, jobs, rounds=RoundSpec(length_min=2.0, reset_min=0.0))
+    sim.run(RoundScheduler(Recorder()))
+    # the second computation is at the first round boundary after minute 10.5: minute 12
+    assert seen[0] == (30.0 * 60.0,)
+    assert seen[1] == pytest.approx((18.0 * 60.0, 5.0 * 60.0))
+
+
+def test_shockwaves_isolated_share_splits_the_gpus_evenly_over_the_jobs() -> None:
+    """A single-GPU job and a 4-GPU gang on four GPUs of one type. Shockwave's isolated share gives
+    each job ``4 / (2 * its GPUs)`` of the time, at most 1: 1 and 1/2, and leaves the fourth GPU
+    to no one; Gavel's max-min share gives the gang the three GPUs the single job does not use, 3/4."""
+    from gpusched.policies.rounds.finish_time_fairness import split_throughput
+    from gpusched.policies.rounds.max_min_fairness import isolated_throughput
+
+    problem = RoundProblem(throughput=np.ones((2, 1)), scale_factor=[1, 4], capacity=[4])
+    np.testing.assert_allclose(split_throughput(problem), [1.0, 0.5])
+    np.testing.assert_allclose(isolated_throughput(problem, "test")[0], [1.0, 0.75], atol=1e-6)
