@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from gpusched.experiment.real_cluster import restore_s, tacc_scenario
+from gpusched.experiment.real_cluster import SHOCKWAVE_FILES, restore_s, shockwave_policy, tacc_scenario
 from gpusched.paths import REAL_CLUSTER_RESULTS, REPO_ROOT
 from gpusched.policies.rounds import round_policy_names
 from gpusched.workload.shockwave_results import shipped_result_policies
@@ -41,8 +41,20 @@ def test_the_stored_references_are_shockwaves_files():
         assert json.loads(json.dumps(real_cluster.reference(policy))) == STORED["references"][policy]
 
 
+def test_allox_runs_as_shockwave_built_it_and_rerun_gives_the_stored_numbers():
+    assert STORED["runs"]["allox"]["policy"] == shockwave_policy("allox") == "allox_shockwave"
+    run = real_cluster.measure(shockwave_policy("allox"))
+    np.testing.assert_allclose(run["jct_s"], STORED["runs"]["allox"]["jct_s"], rtol=1e-9)
+    gavel = real_cluster.measure("allox")  # Gavel's file, shown beside it
+    np.testing.assert_allclose(gavel["jct_s"], STORED["gavel_files"]["allox"]["jct_s"], rtol=1e-9)
+
+
 def test_every_round_policy_is_on_the_page_and_the_preset_carries_the_calibrated_constant():
-    assert set(STORED["runs"]) == set(round_policy_names())
+    # the shared names run Shockwave's readings where its files differ; Gavel's files run beside
+    assert set(STORED["runs"]) | set(SHOCKWAVE_FILES.values()) == set(round_policy_names())
+    assert set(STORED["gavel_files"]) == set(SHOCKWAVE_FILES) & set(STORED["shared"])
+    for policy in STORED["shared"]:
+        assert STORED["runs"][policy]["policy"] == shockwave_policy(policy)
     calibration = STORED["calibration"]
     assert calibration["policies"] == STORED["shared"]  # calibrated on the shared policies only
     best = min(calibration["grid"], key=lambda row: row["mean_abs_pct"])

@@ -35,6 +35,19 @@ from gpusched.workload.shockwave_results import ShockwaveResult
 PRESET = "shockwave-tacc-32gpu"
 """The real cluster as a preset."""
 
+SHOCKWAVE_FILES: dict[str, str] = {"allox": "allox_shockwave",
+                                   "finish_time_fairness": "finish_time_fairness_shockwave"}
+"""The shared policies whose file in Shockwave's repository, the one that drove the real cluster,
+differs from Gavel's: each name's run here is Shockwave's reading (the value), Gavel's file being
+run beside it (:mod:`gpusched.policies.rounds.allox`,
+:mod:`gpusched.policies.rounds.finish_time_fairness`)."""
+
+
+def shockwave_policy(policy: str) -> str:
+    """The round policy that runs ``policy`` as Shockwave's scheduler ran it."""
+    return SHOCKWAVE_FILES.get(policy, policy)
+
+
 WITHIN = 0.10
 """A job's JCT counts as matched when within this share of its measured JCT."""
 
