@@ -11,7 +11,6 @@ import pytest
 
 from gpusched.core.rounds import Allocation, RoundProblem, RoundProblemError
 from gpusched.policies.rounds import get_round_policy
-from gpusched.policies.rounds.base import RoundPolicy
 
 
 def one_gpu(remaining, age_s, job_ids, scale_factor=None, capacity=1) -> RoundProblem:
@@ -76,37 +75,6 @@ def test_shockwave_finish_time_fairness_counts_isolated_time_not_age() -> None:
     np.testing.assert_allclose(shockwave(start).share, [[0.5], [0.5]], atol=1e-6)
     np.testing.assert_allclose(gavel(later).share, [[0.5], [0.5]], atol=1e-4)
     np.testing.assert_allclose(shockwave(later).share, [[5 / 9], [4 / 9]], atol=1e-4)
-
-
-def test_the_work_a_round_policy_reads_falls_while_a_job_keeps_its_gpus() -> None:
-    """One job alone on one GPU keeps its lease round after round (it is never stopped); a second
-    job arriving later makes the allocation be computed again. The first job's remaining work at
-    that computation is its work less what it has done, not its whole work."""
-    from gpusched.core.cluster import Cluster, NodeGroup
-    from gpusched.core.jobs import Job
-    from gpusched.core.rounds.mechanism import RoundSpec
-    from gpusched.core.simulator import Simulator
-    from gpusched.policies.rounds.scheduler import RoundScheduler
-
-    seen: list[tuple[float, ...]] = []
-
-    class Recorder(RoundPolicy):
-        name = "recorder"
-        label = "records the remaining work"
-        run_times = True
-
-        def solve(self, problem):
-            seen.append(tuple(float(x) for x in problem.remaining))
-            return Allocation(share=np.eye(problem.n_jobs, 1))
-
-    cluster = Cluster([NodeGroup("V100", 16, 1, 1)])
-    jobs = [Job(id=0, type="training", arrival_min=0.0, duration_min=30.0, gpus=1, vram_gb=1.0, compute=1.0),
-            Job(id=1, type="training", arrival_min=10.5, duration_min=5.0, gpus=1, vram_gb=1.0, compute=1.0)]
-    sim = Simulator(cluster, jobs, rounds=RoundSpec(length_min=2.0, reset_min=0.0))
-    sim.run(RoundScheduler(Recorder()))
-    # the second computation is at the first round boundary after minute 10.5: minute 12
-    assert seen[0] == (30.0 * 60.0,)
-    assert seen[1] == pytest.approx((18.0 * 60.0, 5.0 * 60.0))
 
 
 def test_shockwaves_isolated_share_splits_the_gpus_evenly_over_the_jobs() -> None:
