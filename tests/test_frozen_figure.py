@@ -6,6 +6,7 @@ import json
 import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
+import pytest
 
 from gpusched.figures.frozen import frames_of, freeze, is_animated, is_frozen, slider_steps_of
 
@@ -74,3 +75,23 @@ def test_helpers_read_an_unfrozen_figure_too():
     fig = _figure()
     assert [f["name"] for f in frames_of(fig)] == ["0", "1", "2"]
     assert slider_steps_of(fig) == []
+
+
+@pytest.mark.parametrize("values", [
+    np.arange(5, dtype=np.int64), np.array([-200, 5], dtype=np.int64), np.array([0, 40_000], dtype=np.int64),
+    np.array([-(2**40), 1], dtype=np.int64), np.array([3, 70_000], dtype=np.uint64),
+    np.array([2**63], dtype=np.uint64), np.array([0.5, np.nan, np.inf]), np.array([1.5], dtype=np.float32),
+    np.arange(6, dtype=np.int32).reshape(2, 3), np.arange(10)[::3], np.array([], dtype=float),
+    np.array([True, False]), np.array(["a", "b"]), np.array([1, None], dtype=object)])
+def test_a_typed_array_is_what_plotly_writes(values):
+    """The short way to Plotly.js's typed arrays gives what plotly's own converter gives, for every
+    dtype it narrows, encodes or leaves alone."""
+    from _plotly_utils.utils import to_typed_array_spec
+
+    from gpusched.figures.frozen import typed_array
+
+    ours, plotlys = typed_array(values), to_typed_array_spec(values)
+    if isinstance(plotlys, np.ndarray):
+        assert isinstance(ours, np.ndarray) and ours.tolist() == plotlys.tolist()
+    else:
+        assert ours == plotlys
