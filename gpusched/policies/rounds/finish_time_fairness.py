@@ -144,7 +144,7 @@ class FinishTimeFairnessPerf(RoundPolicy):
     def solve(self, problem: RoundProblem) -> Allocation:
         isolated, programs = isolated_throughput(problem, self.name)
         share, more = finish_time_shares(problem, isolated, self.name)
-        return Allocation(share=share, programs=programs + more)
+        return Allocation(share=share, programs=more)
 
 
 class FinishTimeFairness(RoundPolicy):
@@ -207,7 +207,7 @@ class FinishTimeFairnessShockwave(RoundPolicy):
         self._last: dict[int, tuple[float, float]] = {}  # job id -> (remaining, isolated rate)
 
     def solve(self, problem: RoundProblem) -> Allocation:
-        isolated, programs = split_throughput(problem), 0
+        isolated = split_throughput(problem)
         ids = [int(v) for v in problem.job_ids]
         so_far = np.zeros(problem.n_jobs)
         for i, job in enumerate(ids):
@@ -218,4 +218,4 @@ class FinishTimeFairnessShockwave(RoundPolicy):
             self._isolated_so_far[job] = so_far[i] = total
         self._last = {job: (float(problem.remaining[i]), float(isolated[i])) for i, job in enumerate(ids)}
         share, more = finish_time_shares(problem, isolated, self.name, so_far)
-        return Allocation(share=share, programs=programs + more)
+        return Allocation(share=share, programs=more)

@@ -38,10 +38,10 @@ def throughput_shares(problem: RoundProblem, policy: str, by_cost: bool, slos: b
         return np.zeros((problem.n_jobs, problem.n_types)), ""
     gain = problem.throughput / (problem.cost[None, :] if by_cost else 1.0)
     c = -gain[entries.rows, entries.cols]
-    a_ub, b_ub = lp.base_constraints(problem, entries)
-    bounds = [(0, None)] * len(entries)
     with_slo = slos & np.isfinite(problem.deadline_s) & (problem.remaining > 0)
     if with_slo.any():
+        a_ub, b_ub = lp.base_constraints(problem, entries)
+        bounds = [(0, None)] * len(entries)
         per_job = entries.per_job(problem.throughput)[with_slo]
         need = problem.remaining[with_slo] / problem.deadline_s[with_slo]
         try:
