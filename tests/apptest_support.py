@@ -34,6 +34,13 @@ def plotly_specs(at: AppTest) -> list[dict]:
     return [decoded(json.loads(el.proto.spec)) for el in at.get("plotly_chart")]
 
 
+def replay_minute(spec: dict) -> float:
+    """The minute a replay's figure (its spec, as :func:`plotly_specs` gives it) opens at: what its
+    "now" line reads ("Minute 1,234 · ...")."""
+    now = next(t for t in spec["data"] if t.get("name") == "now")
+    return float(now["text"][1].split(" · ")[0].removeprefix("Minute ").replace(",", ""))
+
+
 def assert_clean(at: AppTest) -> None:
     """No exception element on the page."""
     assert not at.exception, [e.value for e in at.exception]

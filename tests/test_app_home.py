@@ -7,7 +7,7 @@ import json
 import time
 
 import pandas as pd
-from apptest_support import assert_clean, open_page, plotly_specs
+from apptest_support import assert_clean, open_page, plotly_specs, replay_minute
 
 from gpusched.paths import WINDOW_AGENT_RESULTS
 
@@ -118,7 +118,7 @@ def test_watch_it_opens_replay_at_the_first_stall():
     replay = next(s for s in plotly_specs(at) if s.get("frames"))
     slider = replay["layout"]["sliders"][0]
     assert slider["active"] > 0  # not the first frame: the first stall
-    minute = float(slider["steps"][slider["active"]]["label"].split(" ")[0].replace(",", ""))
+    minute = replay_minute(replay)
     stalls = [s for s in replay["layout"]["shapes"] if s.get("name") == "stall"]
     assert stalls and abs(minute - stalls[0]["x0"]) < 30, (minute, stalls[0])
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from apptest_support import assert_clean, open_page, plotly_specs
+from apptest_support import assert_clean, open_page, plotly_specs, replay_minute
 
 from gpusched.policies import policy_label
 from gpusched.words.metric_names import metric_title
@@ -117,7 +117,7 @@ def test_replay_shows_home_cards_and_offers_home_rules_by_home_names():
 
 
 def test_replay_reads_for_a_stakeholder():
-    """The agent among the menu's first entries, one minute (the slider's), stalls and misroutes
+    """The agent among the menu's first entries, one minute (the "now" line's), stalls and misroutes
     marked, no empty model column, no priority-weighted wait where priorities are equal."""
     from gpusched.agent import AGENT_POLICY
     from gpusched.dashboard.policies import dashboard_policies
@@ -129,8 +129,10 @@ def test_replay_reads_for_a_stakeholder():
     if AGENT_POLICY in dashboard_policies():
         assert options.index(policy_label(AGENT_POLICY)) <= 3, options
     replay = plotly_specs(at)[0]
-    assert "minute" not in replay["layout"]["title"]["text"].lower()  # the slider says the minute
-    assert replay["layout"]["sliders"][0]["currentvalue"]["prefix"] == "Minute "
+    assert "minute" not in replay["layout"]["title"]["text"].lower()  # the "now" line says the minute
+    now = next(t for t in replay["data"] if t.get("name") == "now")
+    assert now["text"][1].startswith("Minute ") and replay["layout"]["sliders"][0]["currentvalue"] == {
+        "visible": False}
     assert any(s.get("name") == "stall" for s in replay["layout"]["shapes"])
     assert any((t.get("name") or "").startswith("misroute") for t in replay["data"])
     decisions = next(df.value for df in at.dataframe if "decision" in df.value.columns)
@@ -152,7 +154,7 @@ def test_go_to_the_first_stall_moves_the_slider():
     replay = plotly_specs(at)[0]
     slider = replay["layout"]["sliders"][0]
     first = min(s["x0"] for s in replay["layout"]["shapes"] if s.get("name") == "stall")
-    minute = float(slider["steps"][slider["active"]]["label"].split(" ")[0].replace(",", ""))
+    minute = replay_minute(replay)
     assert slider["active"] > 0 and abs(minute - first) < 30, (minute, first)
     assert at.button(key="replay_first_stall").disabled
 

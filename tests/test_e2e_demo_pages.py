@@ -173,7 +173,7 @@ MARK_COLOURS_JS = """(marks) => [...document.querySelectorAll('.js-plotly-plot')
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_replay_draws_its_near_black_marks_light_in_the_dark_theme(chromium, app_url: str,
                                                                     scheme: str) -> None:
-    """Replay of Least-Loaded's stall (capacity misroutes, the "now" line, the slider's minute) names
+    """Replay of Least-Loaded's stall (capacity misroutes, the "now" line and the minute it reads) names
     the near-black mark colour in the light theme and its light twin, never the near-black, in the
     dark one."""
     from gpusched.figures.style import MARK, MARK_ON_DARK

@@ -6,6 +6,7 @@ stays legible."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from figure_json import decoded
 
@@ -22,7 +23,7 @@ from gpusched.figures.replay import (
     gantt_figure,
     merged_intervals,
 )
-from gpusched.figures.stall import MISROUTE_STRIP_TITLE
+from gpusched.figures.stall import MERGED_HOVER_LINES, MISROUTE_STRIP_TITLE, misroute_ticks
 from gpusched.figures.story import STALL_BAND_LEGEND, stall_story_figure, story_sentence
 from gpusched.figures.style import CAUSE_COLORS, marker_colors_clash, palette_colors, policy_colors
 
@@ -53,7 +54,7 @@ def test_stall_figure_puts_misroutes_on_their_own_strip_in_cause_colours(phase1_
     fig = stall_figure([ll, ff], report, idle_steps(ll), idle_steps(ff), "first_fit")
     marks = [t for t in fig.data if t.name and t.name.startswith("misroute")]
     assert marks and all(t.yaxis == "y2" for t in marks)  # the middle strip, not the queue's axis
-    assert sum(len(t.x) for t in marks) == len(report.misroutes)
+    assert _misroutes_marked(marks) == len(report.misroutes)
     lines = {t.line.color.upper() for t in fig.data if t.mode == "lines" and t.line.color}
     assert not {t.marker.color.upper() for t in marks} & lines
     assert any(MISROUTE_STRIP_TITLE in a.text for a in fig.layout.annotations)
@@ -91,6 +92,31 @@ def test_merged_intervals_join_only_close_ones():
     assert merged_intervals([0, 5], [4, 9], gap=0.5) == [(0.0, 4.0), (5.0, 9.0)]
 
 
+def _misroutes_marked(marks) -> int:
+    """How many misroutes the tick traces ``marks`` stand for (a merged tick's hover counts them)."""
+    return sum(int(text.split(" misroutes, minutes ")[0].replace(",", "")) if " misroutes, minutes " in text
+               else 1 for t in marks for text in t.text)
+
+
+def _misroutes(times: list[float]) -> pd.DataFrame:
+    """Gang misroutes of job 0 at ``times`` (minutes), in the columns of a stall report's."""
+    n = len(times)
+    return pd.DataFrame({"time_min": times, "job": range(n), "gpu": [0] * n, "cause": ["gang"] * n,
+                         "gpu_label": ["V100 #0"] * n, "gpu_vram_gb": [16.0] * n,
+                         "job_vram_gb": [0.0] * n, "job_gpus": [8] * n})
+
+
+def test_misroutes_in_one_slot_share_a_tick_that_counts_them():
+    times = [0.5, 3.0, 9.9, 10.0, 10.2, 25.0, 11.0, 12.0]  # slots of 10 min: 0, 0, 0, 1, 1, 2, 1, 1
+    x, text, counts = misroute_ticks(_misroutes(times), 10.0)
+    assert x.tolist() == [0.5, 10.0, 25.0] and counts.tolist() == [3, 4, 1]
+    assert text[0].startswith("3 misroutes, minutes 0–10:<br>job 0 needs 8 GPU(s)")
+    assert text[1].count("<br>job ") == MERGED_HOVER_LINES and text[1].endswith("and 1 more")
+    assert text[2].startswith("job 5 needs 8 GPU(s), no memory declared → sent to V100 #0")
+    one, each, _ = misroute_ticks(_misroutes(times), 0.0)  # no slots: a tick per misroute
+    assert sorted(times) == one.tolist() and len(each) == len(times)
+
+
 def test_replay_marks_stalls_and_misroutes_and_opens_at_a_minute(phase1_runs):
     ll, _, report = phase1_runs
     start = float(report.intervals["start_min"].iloc[0])
@@ -98,14 +124,19 @@ def test_replay_marks_stalls_and_misroutes_and_opens_at_a_minute(phase1_runs):
     slider = fig.layout.sliders[0]
     times = ll.timeline.frame_times(120)
     k = int(np.searchsorted(times, start - 1e-9))
-    assert slider.active == k and fig.data[5].x[0] == pytest.approx(round(times[k], 2))
-    assert slider_steps_of(fig)[k]["label"].startswith(f"{times[k]:,.0f} · ")
-    assert all("layout" not in f for f in frames_of(fig))  # the slider alone says the minute
+    now = fig.data[5]
+    assert slider.active == k and now.x[0] == pytest.approx(round(times[k], 2))
+    # the "now" line alone says the minute: at the top of the time panel, in every frame
+    assert now.text[1].startswith(f"Minute {times[k]:,.0f} · ") and not slider.currentvalue.visible
+    readouts = [f["data"][2]["text"][1] for f in frames_of(fig)]
+    assert [r.split(" · ")[0] for r in readouts] == [f"Minute {t:,.0f}" for t in times]
+    assert all(s["label"] == "" for s in slider_steps_of(fig))  # no label for Plotly to measure
+    assert all("layout" not in f for f in frames_of(fig))
     shaded = [s for s in fig.layout.shapes if s.name == "stall"]
     assert shaded and all(s.xref == "x3" for s in shaded)
     assert STALL_MARK_LEGEND in {t.name for t in fig.data}
     marks = [t for t in fig.data if t.name and t.name.startswith("misroute")]
-    assert sum(len(t.x) for t in marks) == len(report.misroutes)
+    assert _misroutes_marked(marks) == len(report.misroutes)
     assert {t.marker.color for t in marks} <= set(CAUSE_COLORS.values())
 
 

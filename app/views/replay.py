@@ -108,11 +108,13 @@ def main() -> None:
             st.markdown("\n".join(f"- {line}" for line in lost_work_of_run(result, scenario)))
     if m["migrations"]:
         metric_cards(MOVE_BAR_METRICS, m)
-    st.caption("Press ▶ Play or drag the slider; it reads the minute, the jobs queued and the jobs "
-               "running. Bars: grey under 60 %, green 60–80 % (target), orange over 80 % (hot). "
+    st.caption("Press ▶ Play or drag the slider; the dotted line marks the minute shown and reads it, "
+               "with the jobs queued and the jobs running. Bars: grey under 60 %, green 60–80 % "
+               "(target), orange over 80 % (hot). "
                "Below, red bands are stalls (the first job in the queue held although it fitted "
                "elsewhere) and the ticks above the lines are misroutes (a job sent to a GPU where it "
-               "did not fit), one row per cause.")
+               "did not fit), one row per cause; misroutes too close together to tell apart share a "
+               "tick, which counts them.")
     show_chart(replay, key="replay_fig")
     st.fragment(_gantt)(text, policy, seed, gantt_bars(result))
     _decisions(result, policy)

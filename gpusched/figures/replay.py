@@ -30,7 +30,7 @@ from gpusched.figures.gpu_axis import (
     gpu_ticks,
     run_edges,
 )
-from gpusched.figures.stall import CAUSE_SHORT, misroute_hover
+from gpusched.figures.stall import CAUSE_SHORT, TICKS_ACROSS, misroute_ticks
 from gpusched.figures.style import (
     BAND_COLORS,
     BAND_LABELS,
@@ -167,10 +167,12 @@ def animated_geometry(ticks: GpuTicks, panels_px: float) -> tuple[int, float]:
     return int(round(plot_px + MARGIN_TOP_PX + MARGIN_BOTTOM_PX)), gap / plot_px
 
 
-def _animation_controls(frame_names: list[str], labels: list[str], plot_px: float) -> tuple[dict, list[dict]]:
+def _animation_controls(frame_names: list[str], labels: list[str], plot_px: float,
+                        readout: bool = True) -> tuple[dict, list[dict]]:
     """Play/Pause buttons and a time slider (``labels`` in minutes) for ``frame_names``: the layout's
     ``updatemenus`` and ``sliders`` (the slider without its steps), and the slider's steps, which
-    go into the figure as plain dicts (:func:`~gpusched.figures.frozen.freeze`).
+    go into the figure as plain dicts (:func:`~gpusched.figures.frozen.freeze`). With
+    ``readout`` false the slider shows no current value (the figure reads the frame itself).
 
     The slider spans the whole width of the time axis and the frames are evenly spaced in time
     (:func:`gpusched.core.timeline.even_times`), so the slider's handle sits under the time marker
@@ -197,8 +199,8 @@ def _animation_controls(frame_names: list[str], labels: list[str], plot_px: floa
         "sliders": [{
             "active": 0, "x": 0.0, "len": 1.0, "y": -SLIDER_TOP_PX / plot_px,
             "xanchor": "left", "yanchor": "top", "pad": {"t": 0, "b": 0, "l": 0, "r": 0},
-            "currentvalue": {"prefix": "Minute ", "font": {"size": 14, "color": MARK},
-                             "xanchor": "left"},
+            "currentvalue": ({"prefix": "Minute ", "font": {"size": 14, "color": MARK}, "xanchor": "left"}
+                             if readout else {"visible": False}),
             "transition": {"duration": 0},
             # Hundreds of steps: hide the per-step labels, the current value names the minute.
             "font": {"color": "rgba(0,0,0,0)"}, "ticklen": 0, "minorticklen": 0,
@@ -259,7 +261,8 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES, start_mi
     line_r = tl.running_jobs_at(line_t)
     y_max = float(max(line_q.max(initial=0), line_r.max(initial=0), 1)) * 1.08
     marks = stall is not None and len(stall.misroutes) > 0
-    y_top = y_max * (1.22 if marks else 1.0)
+    y_marks = y_max * (1.22 if marks else 1.0)
+    y_top = y_marks / (1.0 - READOUT_BAND)
     k0 = 0 if start_min is None else int(min(np.searchsorted(times, start_min - 1e-9), len(times) - 1))
 
     height, spacing = animated_geometry(ticks, REPLAY_PANELS_PX)
@@ -312,7 +315,10 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES, start_mi
                              mode="lines", line={"shape": "hv", "color": "#2563EB", "width": 2}),
                   row=2, col=1)
     t0 = round(float(times[k0]), 2)
-    fig.add_trace(go.Scatter(x=[t0, t0], y=[0, y_top], mode="lines",
+    readouts = [_frame_label(t, queue[i], running[i]) for i, t in enumerate(times)]
+    fig.add_trace(go.Scatter(x=[t0, t0], y=[0, y_top], mode="lines+text", text=["", readouts[k0]],
+                             textposition=_readout_side(t0, tl.start_min, tl.end_min), cliponaxis=False,
+                             textfont={"size": READOUT_FONT_PX, "color": MARK},
                              line={"color": MARK, "width": 1.5, "dash": "dot"},
                              name="now", showlegend=False, hoverinfo="skip"), row=2, col=1)
     fig.add_trace(go.Scatter(x=[t0] * 2, y=[int(queue[k0]), int(running[k0])], mode="markers",
@@ -327,16 +333,16 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES, start_mi
         _mark_failures(fig, tl, y_max)
     shapes = _axis_shapes(ticks, cluster, (2,))
     if stall is not None:
-        shapes += _mark_stall(fig, stall, y_max, y_top, gap=(tl.end_min - tl.start_min) / 1000)
+        shapes += _mark_stall(fig, stall, y_max, y_marks, gap=(tl.end_min - tl.start_min) / TICKS_ACROSS)
 
-    names, slider_labels, fig_frames = [], [], []
+    names, fig_frames = [], []
     for i, t in enumerate(times):
         left, util_bar = (_colours_only(b) for b in bar_state(i))
         name = f"f{i}"
         names.append(name)
-        slider_labels.append(_frame_label(t, queue[i], running[i]))
         data = [{"type": "bar", **left}, {"type": "bar", **util_bar},
-                {"type": "scatter", "x": [round(float(t), 2)] * 2},
+                {"type": "scatter", "x": [round(float(t), 2)] * 2, "text": ["", readouts[i]],
+                 "textposition": _readout_side(t, tl.start_min, tl.end_min)},
                 {"type": "scatter", "x": [round(float(t), 2)] * 2, "y": [int(queue[i]), int(running[i])]}]
         if down is not None:
             left_down = _down_state(cap, down[i]) if memory else {"y": []}
@@ -346,7 +352,7 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES, start_mi
 
     apply_layout(fig, title=f"{policy_label(result.policy)} on {result.scenario}", height=height)
     plot_px = height - MARGIN_TOP_PX - MARGIN_BOTTOM_PX
-    controls, steps = _animation_controls(names, slider_labels, plot_px)
+    controls, steps = _animation_controls(names, [""] * len(names), plot_px, readout=False)
     controls["sliders"][0]["active"] = k0
     fig.update_layout(barmode="overlay", bargap=0.25, **controls,
                       margin={"l": 60, "r": 24, "t": MARGIN_TOP_PX, "b": MARGIN_BOTTOM_PX},
@@ -383,10 +389,28 @@ LEGEND_BELOW_TOOLBAR_PX = 40
 title, clear of Plotly's toolbar, which appears in the top right corner on hover."""
 
 
+READOUT_BAND = 0.12
+"""Share of the replay's time panel, at its top, where the "now" line reads the frame's minute,
+queue and running jobs (:func:`_frame_label`)."""
+
+READOUT_FONT_PX = 13
+"""Font size of that reading (pixels)."""
+
+
 def _frame_label(t: float, queue: int, running: int) -> str:
-    """What the slider reads at a frame (after its prefix "Minute "): the one place the minute of
-    the frame shown is written."""
-    return f"{t:,.0f} · {int(queue):,} queued · {int(running):,} running"
+    """What the "now" line reads at a frame, at the top of the time panel: the one place the
+    minute of the frame shown is written.
+
+    The replay's slider carries no labels: Plotly measures every step's label, and its current
+    value for every step, in the browser before it draws the figure, which for 250 frames cost
+    about a third of a second of the first drawing of ``gavel-108gpu-heavy``'s replay."""
+    return f"Minute {t:,.0f} · {int(queue):,} queued · {int(running):,} running"
+
+
+def _readout_side(t: float, start: float, end: float) -> str:
+    """Where the reading sits beside the "now" line at minute ``t``: on its right in the first
+    60 % of the time axis, on its left after, so that it stays inside the panel."""
+    return "bottom right" if t <= start + 0.6 * (end - start) else "bottom left"
 
 
 STALL_MARK_LEGEND = "stall (a job held that fitted elsewhere)"
@@ -395,7 +419,8 @@ STALL_MARK_LEGEND = "stall (a job held that fitted elsewhere)"
 
 def _mark_stall(fig: go.Figure, stall: StallReport, y_max: float, y_top: float, gap: float) -> list[dict]:
     """Mark the run's misroutes above the lines of the time panel, one row per cause
-    (:data:`~gpusched.figures.style.CAUSE_COLORS`); return the shapes that shade its stall
+    (:data:`~gpusched.figures.style.CAUSE_COLORS`; those in one ``gap``-minute slot share a tick,
+    :func:`~gpusched.figures.stall.misroute_ticks`); return the shapes that shade its stall
     intervals there (those less than ``gap`` minutes apart merged)."""
     shapes = []
     if len(stall.intervals):
@@ -412,12 +437,13 @@ def _mark_stall(fig: go.Figure, stall: StallReport, y_max: float, y_top: float, 
         if part.empty:
             continue
         y = y_max + (y_top - y_max) * (k + 1) / (len(MISROUTE_CAUSES) + 1)
+        x, text, _ = misroute_ticks(part, gap)
         fig.add_trace(go.Scatter(
-            x=_a(part["time_min"]), y=np.full(len(part), round(y, 2)), mode="markers",
+            x=_a(x), y=np.full(len(x), round(y, 2)), mode="markers",
             name=f"{MISROUTE_MARK_LEGEND}: {CAUSE_SHORT[cause]}",
             marker={"symbol": "line-ns", "size": 9, "color": CAUSE_COLORS[cause],
                     "line": {"width": 1.6, "color": CAUSE_COLORS[cause]}},
-            text=misroute_hover(part), hovertemplate="minute %{x:.0f}<br>%{text}<extra>misroute</extra>"),
+            text=text, hovertemplate="minute %{x:.0f}<br>%{text}<extra>misroute</extra>"),
             row=2, col=1)
     return shapes
 

@@ -173,20 +173,61 @@ def misroute_hover(misroutes: pd.DataFrame) -> list[str]:
     return out
 
 
+TICKS_ACROSS = 1000
+"""How many ticks a time axis of misroutes holds at most, per cause: misroutes closer together
+than the axis span divided by this merge into one tick (:func:`misroute_ticks`), as the stall
+intervals closer than that merge into one band. A chart some 1,300 pixels wide cannot tell ticks
+that close apart, and each tick drawn is an SVG element of its own: a 2,000-job run of Least-Loaded
+on ``gavel-108gpu-heavy`` has 1,875 misroutes, and its replay drew every one."""
+
+MERGED_HOVER_LINES = 3
+"""Most misroutes a merged tick's hover names one by one; it counts the rest."""
+
+
+def misroute_ticks(misroutes: pd.DataFrame, gap_min: float) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """The misroutes of one cause as ticks: those in one ``gap_min``-wide slot of time (slots
+    counted from minute 0) merged into a tick at the slot's first misroute.
+
+    :param misroutes: rows of :attr:`StallReport.misroutes <gpusched.experiment.stall.StallReport>`.
+    :param gap_min: the slot width (minutes); 0 gives a tick per misroute.
+    :returns: each tick's minute, its hover text (a misroute's :func:`misroute_hover` line; for a
+        merged tick its count and span, then its first :data:`MERGED_HOVER_LINES` lines and how many
+        more) and the misroutes it stands for.
+    """
+    part = misroutes.sort_values("time_min", kind="stable")
+    times = part["time_min"].to_numpy(dtype=float)
+    lines = misroute_hover(part)
+    slot = np.floor(times / gap_min) if gap_min > 0 else np.arange(len(times), dtype=float)
+    first = np.flatnonzero(np.r_[True, slot[1:] != slot[:-1]]) if len(times) else np.zeros(0, dtype=np.int64)
+    counts = np.diff(np.r_[first, len(times)])
+    text = []
+    for start, n in zip(first.tolist(), counts.tolist(), strict=True):
+        if n == 1:
+            text.append(lines[start])
+            continue
+        shown = "<br>".join(lines[start:start + MERGED_HOVER_LINES])
+        more = f"<br>and {n - MERGED_HOVER_LINES:,} more" if n > MERGED_HOVER_LINES else ""
+        text.append(f"{n:,} misroutes, minutes {times[start]:,.0f}–{times[start + n - 1]:,.0f}:<br>"
+                    f"{shown}{more}")
+    return times[first], text, counts
+
+
 def add_misroute_markers(fig: go.Figure, misroutes: pd.DataFrame, row: int, col: int = 1,
-                         showlegend: bool = True) -> None:
+                         showlegend: bool = True, gap_min: float = 0.0) -> None:
     """The misroutes of a run as markers on a strip of their own (one line per cause), coloured
-    by cause (:data:`~gpusched.figures.style.CAUSE_COLORS`): they never cover a policy's line."""
+    by cause (:data:`~gpusched.figures.style.CAUSE_COLORS`): they never cover a policy's line.
+    Misroutes in one ``gap_min``-wide slot share a tick (:func:`misroute_ticks`)."""
     for cause in MISROUTE_CAUSES:
         part = misroutes[misroutes["cause"] == cause]
         if part.empty:
             continue
+        x, text, _ = misroute_ticks(part, gap_min)
         fig.add_trace(go.Scatter(
-            x=np.round(part["time_min"], 2).tolist(), y=[CAUSE_SHORT[cause]] * len(part), mode="markers",
+            x=np.round(x, 2).tolist(), y=[CAUSE_SHORT[cause]] * len(x), mode="markers",
             name=f"misroute, {CAUSE_LABELS[cause]}", showlegend=showlegend,
             marker={"symbol": "line-ns", "size": 11, "color": CAUSE_COLORS[cause],
                     "line": {"width": 1.6, "color": CAUSE_COLORS[cause]}},
-            text=misroute_hover(part), hovertemplate="minute %{x:.0f}<br>%{text}<extra>misroute</extra>"),
+            text=text, hovertemplate="minute %{x:.0f}<br>%{text}<extra>misroute</extra>"),
             row=row, col=col)
     fig.update_yaxes(type="category", categoryorder="array",
                      categoryarray=[CAUSE_SHORT[c] for c in reversed(MISROUTE_CAUSES)],
@@ -231,7 +272,7 @@ def stall_figure(runs: Sequence[Result], report: StallReport, idle: IdleSteps,
     _legend_square(fig, STALL_LEGEND, STALL_FILL, "rgba(220,38,38,0.5)")
     if not report.blocked.empty:
         _legend_square(fig, BLOCKED_LEGEND, BLOCKED_FILL, "rgba(217,119,6,0.5)")
-    add_misroute_markers(fig, report.misroutes, row=2)
+    add_misroute_markers(fig, report.misroutes, row=2, gap_min=end / TICKS_ACROSS)
 
     dur_t = np.r_[idle.times_min, end] if idle.times_min.size else np.array([0.0, end])
     dur_y = np.r_[idle.idle_gpus, idle.idle_gpus[-1:]] if idle.idle_gpus.size else np.zeros(2)
