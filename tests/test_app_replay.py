@@ -175,9 +175,10 @@ def test_the_animated_replay_comes_with_the_script_that_quiets_interrupted_anima
 def test_a_large_gantt_is_drawn_when_asked():
     """On ``gavel-108gpu-heavy`` (thousands of runs) Replay opens with the animation alone and a
     toggle; the toggle draws the Gantt chart of the same run. A small run's Gantt needs no toggle."""
-    from gpusched.figures.replay import GANTT_BARS_AT_ONCE
+    from gpusched.figures.replay import GANTT_BARS_AT_ONCE, gantt_on_request
     from gpusched.workload.presets import load_scenario
 
+    assert gantt_on_request(GANTT_BARS_AT_ONCE + 1) and not gantt_on_request(GANTT_BARS_AT_ONCE)
     small = open_page("views/replay.py")
     assert not [t for t in small.toggle if t.key == "replay_gantt"]
     at = open_page("views/replay.py")

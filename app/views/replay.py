@@ -31,7 +31,7 @@ from gpusched.errors import GpuschedError
 from gpusched.experiment.decisions import decision_table, informative
 from gpusched.experiment.scorecard import TAIL_WAIT_METRIC
 from gpusched.figures.compare import MOVE_BAR_METRICS
-from gpusched.figures.replay import GANTT_BARS_AT_ONCE, gantt_bars
+from gpusched.figures.replay import GANTT_BARS_AT_ONCE, gantt_bars, gantt_on_request
 from gpusched.limits import MAX_SEED
 from gpusched.policies import policy_label
 from gpusched.words.metric_names import metric_help, metric_label
@@ -123,7 +123,7 @@ def main() -> None:
 def _gantt(text: str, policy: str, seed: int, bars: int) -> None:
     """The run's Gantt chart; one of more than :data:`GANTT_BARS_AT_ONCE` bars when asked (a
     fragment: the toggle redraws this chart alone)."""
-    if bars > GANTT_BARS_AT_ONCE and not st.toggle(
+    if gantt_on_request(bars) and not st.toggle(
             f"Draw every job on its GPU over time ({bars:,} runs)", key="replay_gantt",
             help=f"A Gantt chart of more than {GANTT_BARS_AT_ONCE:,} runs takes the browser a few "
                  "seconds to draw, so it is drawn when asked."):

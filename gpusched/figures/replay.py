@@ -544,6 +544,12 @@ def gantt_bars(result: Result) -> int:
     return len(result.timeline.placements)
 
 
+def gantt_on_request(bars: int) -> bool:
+    """Whether a Gantt chart of ``bars`` bars is drawn only when asked
+    (more than :data:`GANTT_BARS_AT_ONCE`)."""
+    return bars > GANTT_BARS_AT_ONCE
+
+
 def gantt_figure(result: Result) -> go.Figure:
     """Per-GPU timeline of jobs on a numeric minutes axis, coloured by job type.
 

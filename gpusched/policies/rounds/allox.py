@@ -74,7 +74,7 @@ class AlloX(RoundPolicy):
         free = problem.capacity.copy()
         new = []
         for i, job in enumerate(ids):
-            kept = self._kept(job, int(problem.scale_factor[i]), problem.n_types)
+            kept = self._kept(job, int(problem.scale_factor[i]))
             if kept is None:
                 new.append(i)
                 share[i] = self._stale(job, problem.n_types)
@@ -89,7 +89,7 @@ class AlloX(RoundPolicy):
         self._previous = {job: share[i].copy() for i, job in enumerate(ids)}
         return Allocation(share=share)
 
-    def _kept(self, job: int, scale_factor: int, n_types: int) -> np.ndarray | None:
+    def _kept(self, job: int, scale_factor: int) -> np.ndarray | None:
         """The allocation a job seen before keeps without being matched again (Gavel's rule: a
         single-GPU job keeps whatever it got, a whole type or nothing), or ``None``: match it."""
         previous = self._previous.get(job)
@@ -139,10 +139,10 @@ class AlloXShockwave(AlloX):
     def __init__(self, seed: int = 0, alpha: float = SHOCKWAVE_ALPHA) -> None:
         super().__init__(seed, alpha)
 
-    def _kept(self, job: int, scale_factor: int, n_types: int) -> np.ndarray | None:
+    def _kept(self, job: int, scale_factor: int) -> np.ndarray | None:
         """Kept only when the earlier allocation sums to exactly 1 (a single-GPU job given a
         whole type); a job given nothing, or a gang given ``1/s``, is matched again."""
-        del scale_factor, n_types
+        del scale_factor
         previous = self._previous.get(job)
         if previous is None or previous.sum() != 1.0:
             return None
