@@ -109,9 +109,13 @@ def test_jobs_outside_the_allocation_take_gpus_off_the_count_but_get_none() -> N
 def test_reallocation_rule() -> None:
     assert needs_reallocation(0.0, None, 1920.0, jobs_changed=True)
     assert not needs_reallocation(5000.0, 0.0, 1920.0, jobs_changed=False)
-    assert not needs_reallocation(1000.0, 0.0, 1920.0, jobs_changed=True)
-    assert needs_reallocation(1920.0, 0.0, 1920.0, jobs_changed=True)
-    assert needs_reallocation(60.0, 0.0, 0.0, jobs_changed=True)
+    assert not needs_reallocation(1000.0, 60.0, 1920.0, jobs_changed=True)
+    assert needs_reallocation(1980.0, 60.0, 1920.0, jobs_changed=True)
+    assert needs_reallocation(120.0, 60.0, 0.0, jobs_changed=True)
+    # Gavel tests `_last_reset_time == 0` for "no reset yet": a reset at time 0 does not hold the
+    # next one back, a reset at any other time does.
+    assert needs_reallocation(120.0, 0.0, 1920.0, jobs_changed=True)
+    assert not needs_reallocation(180.0, 60.0, 1920.0, jobs_changed=True)
 
 
 def test_reset_of_time_received() -> None:

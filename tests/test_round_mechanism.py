@@ -234,3 +234,33 @@ def test_reusing_a_fixed_point_placement_gives_the_same_run(policy, monkeypatch)
     assert fast.jobs.equals(slow.jobs)
     keep = [k for k in fast.metrics if "solve" not in k]
     assert {k: fast.metrics[k] for k in keep} == {k: slow.metrics[k] for k in keep}
+
+
+def test_the_work_a_round_policy_reads_falls_while_a_job_keeps_its_gpus() -> None:
+    """One job alone on one GPU keeps its lease round after round (it is never stopped); a second
+    job arriving later makes the allocation be computed again. The first job's remaining work at
+    that computation is its work less what it has done, not its whole work (Gavel's
+    ``_get_remaining_steps``: total steps less the steps run, counted at every round's end)."""
+    from gpusched.core.rounds import Allocation
+    from gpusched.policies.rounds.base import RoundPolicy
+    from gpusched.policies.rounds.scheduler import RoundScheduler
+
+    seen: list[tuple[float, ...]] = []
+
+    class Recorder(RoundPolicy):
+        name = "recorder"
+        label = "records the remaining work"
+        run_times = True
+
+        def solve(self, problem):
+            seen.append(tuple(float(x) for x in problem.remaining))
+            return Allocation(share=np.eye(problem.n_jobs, 1))
+
+    cluster = Cluster([NodeGroup("V100", 16, 1, 1)])
+    jobs = [Job(id=0, type="training", arrival_min=0.0, duration_min=30.0, gpus=1, vram_gb=1.0, compute=1.0),
+            Job(id=1, type="training", arrival_min=10.5, duration_min=5.0, gpus=1, vram_gb=1.0, compute=1.0)]
+    sim = Simulator(cluster, jobs, rounds=RoundSpec(length_min=2.0, reset_min=0.0))
+    sim.run(RoundScheduler(Recorder()))
+    # the second computation is at the first round boundary after minute 10.5: minute 12
+    assert seen[0] == (30.0 * 60.0,)
+    assert seen[1] == pytest.approx((18.0 * 60.0, 5.0 * 60.0))

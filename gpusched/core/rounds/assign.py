@@ -205,14 +205,21 @@ def needs_reallocation(now_s: float, last_reset_s: float | None, reset_s: float,
     arrived or finished since the last computation and either no reset has happened yet
     (``last_reset_s`` is ``None``) or at least ``reset_s`` seconds have passed since it.
 
+    A reset at time 0 counts as none: Gavel's ``_update_priorities`` (``scheduler/scheduler.py``
+    of ``stanford-futuredata/gavel``, and of ``uw-mad-dash/shockwave``, which drove Shockwave's
+    cluster with it) tests ``_last_reset_time == 0`` for "no reset yet", and a trace whose first
+    job arrives at time 0 has its first reset there; so the next change resets again, whatever
+    ``reset_s`` (on Shockwave's trace the jobs that arrive in the first round start at the second
+    instead of waiting ``reset_s``).
+
     :param now_s: the round's start (s).
-    :param last_reset_s: the last reset's time (s), ``None`` before the first.
+    :param last_reset_s: the last reset's time (s), ``None`` before the first (0: as ``None``).
     :param reset_s: the minimum time between resets (s); 0 recomputes at every change.
     :param jobs_changed: a job arrived or finished since the allocation was last computed.
     """
     if not jobs_changed:
         return False
-    return last_reset_s is None or now_s - last_reset_s >= reset_s
+    return last_reset_s is None or last_reset_s == 0.0 or now_s - last_reset_s >= reset_s
 
 
 def reset_time_received(time_s: np.ndarray, share: np.ndarray, elapsed_s: float,

@@ -11,9 +11,12 @@ computes an allocation from what it may know; the round mechanism
   second, :mod:`gpusched.core.speed_model`), 0 where no GPU of the type could ever hold its gang;
   for a job whose speed changes as it runs, its current phase's speed
   (:mod:`gpusched.core.phase_mechanism`);
-- remaining work: its declared work left (reference-speed seconds), never the true one; where
-  nothing is declared (``declared_run_time: none``) it is unknown and given as 0, which only the
-  policies that do not read it see: those that read it (``run_times``) are refused before the run;
+- remaining work: its declared run time less the work it has done, counted at each round's end
+  (reference-speed seconds), never the true one; a job that keeps its GPUs from round to round is
+  never stopped, and its work left still falls each round, as Gavel's ``_get_remaining_steps``
+  (total steps less the steps run, updated at every round's end) falls; where nothing is declared
+  (``declared_run_time: none``) it is unknown and given as 0, which only the policies that do not
+  read it see: those that read it (``run_times``) are refused before the run;
 - weight, age and deadline: the job's ``weight``, its seconds since arrival, and the seconds
   left to its deadline (``inf`` for none);
 - cost: the mean price of the type's GPUs per hour (1 where none is known).
@@ -142,8 +145,8 @@ def round_problem(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
         weight[row] = job.weight
         if job.deadline_min is not None:
             deadline[row] = max((job.arrival_min + job.deadline_min - now) * 60.0, 1e-9)
-        left = view.declared_left_min(i)
-        remaining[row] = left * 60.0 if np.isfinite(left) else 0.0  # unknown: see the docstring
+        left = float(view.declared_min[i]) - float(rounds.work_min[i].sum())
+        remaining[row] = max(left, 0.0) * 60.0 if np.isfinite(left) else 0.0  # unknown: see the docstring
     prices = view.prices
     cost = np.ones(k)
     if prices is not None:
