@@ -92,16 +92,25 @@ TARGET_MEAN_ABS_PCT = 4.4
 (three shared here, two kept back)."""
 
 
-def measure(policy: str, restore: float | None = None) -> dict:
-    """One run: average JCT and makespan (s), mean ρ, rounds, wall time (s) and each job's JCT (s)."""
-    t0 = time.perf_counter()
-    result, jct_s = run_tacc(policy, restore)
-    wall = time.perf_counter() - t0
+TIMED_RUNS = 3
+"""Runs of each policy on the page: its wall time is the shortest (the run least disturbed by the
+machine's other work; a run is deterministic, so every one gives the same JCTs)."""
+
+
+def measure(policy: str, restore: float | None = None, runs: int = 1) -> dict:
+    """The shortest of ``runs`` runs: average JCT and makespan (s), mean ρ, rounds, wall time (s),
+    each job's JCT (s) and how many runs the wall time is the shortest of."""
+    walls = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        result, jct_s = run_tacc(policy, restore)
+        walls.append(time.perf_counter() - t0)
+    wall = min(walls)
     m = result.metrics
     return {"policy": policy, "avg_jct_s": float(jct_s.mean()), "makespan_s": 60.0 * float(m["makespan_min"]),
             "rho_mean": float(m["rho_mean"]), "rounds": int(m["rounds"]),
             "preemptions": int(m["preemptions"]),
-            "wall_s": wall, "jct_s": [float(x) for x in jct_s]}
+            "wall_s": wall, "wall_runs": runs, "jct_s": [float(x) for x in jct_s]}
 
 
 def reference(policy: str) -> dict:
@@ -143,7 +152,7 @@ def measure_all(calibration: dict | None) -> dict:
     runs, gavel = {}, {}
     for policy in policies + [f"{p}{GAVEL_FILE}" for p in gavel_files]:
         name = policy.removesuffix(GAVEL_FILE)
-        run = measure(shockwave_policy(name) if policy in shared else name)
+        run = measure(shockwave_policy(name) if policy in shared else name, runs=TIMED_RUNS)
         print(f"{policy} ({run['policy']}): avg JCT {run['avg_jct_s'] / 60:.1f} min, "
               f"{run['wall_s']:.2f} s", flush=True)
         if name in shared:
@@ -340,13 +349,16 @@ def render_markdown(data: dict) -> str:
                          + " | ".join(_pct(row["errors_pct"][p]) for p in cal["policies"])
                          + f" | {row['mean_abs_pct']:.2f} % |")
     walls = [r["wall_s"] for r in runs.values()]
+    timed = {r.get("wall_runs", 1) for r in runs.values()}
     slow = [p for p, r in runs.items() if r["wall_s"] > 1.0]
     lines += [
         "",
         "## Speed",
         "",
         f"One run of the 120-job trace takes {min(walls):.2f} to {max(walls):.2f} s of wall time (median "
-        f"{float(np.median(walls)):.2f} s) on the shared 2-core machine, reading the scenario included; "
+        f"{float(np.median(walls)):.2f} s) on the shared 2-core machine, reading the scenario included"
+        + (f" (each the shortest of {max(timed)} runs)" if timed == {max(timed)} and max(timed) > 1 else "")
+        + "; "
         "the target is 1 s per policy: "
         + ("met." if not slow else "not met for "
            + ", ".join(f"`{p}` ({runs[p]['wall_s']:.2f} s)" for p in slow) + "."),
