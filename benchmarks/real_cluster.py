@@ -140,7 +140,8 @@ def calibrate() -> dict:
         print(f"restore {restore:5.1f} s: " + ", ".join(f"{p} {e:+.1f} %" for p, e in errors.items())
               + f"; mean |error| {rows[-1]['mean_abs_pct']:.2f} %", flush=True)
     best = min(rows, key=lambda r: r["mean_abs_pct"])
-    return {"grid": rows, "chosen_s": best["restore_s"], "policies": list(shipped_result_policies())}
+    return {"grid": rows, "chosen_s": best["restore_s"], "policies": list(shipped_result_policies()),
+            "run_as": [shockwave_policy(p) for p in shipped_result_policies()]}
 
 
 def measure_all(calibration: dict | None) -> dict:
@@ -337,8 +338,9 @@ def render_markdown(data: dict) -> str:
             "TACC (commented out), from 0 to 60 s, mean 10.8 s: the same order. Nothing is fitted per "
             "policy or per job. The allocation reset interval, 1,000 s, is not calibrated: it is the "
             "default of Shockwave's scheduler, which its driver kept. The grid below is the one stored "
-            "when the constant was chosen, with Gavel's files of `allox` and `finish_time_fairness`; it is "
-            "not rerun when the runs above are.",
+            "when the constant was chosen, the shared policies run as "
+            + ", ".join(f"`{p}`" for p in cal.get("run_as", cal["policies"]))
+            + "; it is not rerun when the runs above are.",
             "",
             "| restore (s) | " + " | ".join(f"`{p}`" for p in cal["policies"]) + " | mean abs. error |",
             "|---|" + "---|" * (len(cal["policies"]) + 1),
