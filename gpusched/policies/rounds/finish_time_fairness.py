@@ -144,7 +144,7 @@ class FinishTimeFairnessPerf(RoundPolicy):
     def solve(self, problem: RoundProblem) -> Allocation:
         isolated, programs = isolated_throughput(problem, self.name)
         share, more = finish_time_shares(problem, isolated, self.name)
-        return Allocation(share=share, programs=more)
+        return Allocation(share=share, programs=programs + more)
 
 
 class FinishTimeFairness(RoundPolicy):
