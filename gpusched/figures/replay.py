@@ -167,12 +167,13 @@ def animated_geometry(ticks: GpuTicks, panels_px: float) -> tuple[int, float]:
     return int(round(plot_px + MARGIN_TOP_PX + MARGIN_BOTTOM_PX)), gap / plot_px
 
 
-def _animation_controls(frame_names: list[str], labels: list[str], plot_px: float,
-                        readout: bool = True) -> tuple[dict, list[dict]]:
+def _animation_controls(frame_names: list[str], labels: list[str] | None,
+                        plot_px: float) -> tuple[dict, list[dict]]:
     """Play/Pause buttons and a time slider (``labels`` in minutes) for ``frame_names``: the layout's
     ``updatemenus`` and ``sliders`` (the slider without its steps), and the slider's steps, which
-    go into the figure as plain dicts (:func:`~gpusched.figures.frozen.freeze`). With
-    ``readout`` false the slider shows no current value (the figure reads the frame itself).
+    go into the figure as plain dicts (:func:`~gpusched.figures.frozen.freeze`). With ``labels``
+    ``None`` the steps carry no label and the slider no current value (the figure reads the frame
+    itself).
 
     The slider spans the whole width of the time axis and the frames are evenly spaced in time
     (:func:`gpusched.core.timeline.even_times`), so the slider's handle sits under the time marker
@@ -187,7 +188,7 @@ def _animation_controls(frame_names: list[str], labels: list[str], plot_px: floa
     steps = [{"method": "animate", "label": lab,
               "args": [[name], {"frame": {"duration": 0, "redraw": True}, "mode": "immediate",
                                 "transition": {"duration": 0}}]}
-             for name, lab in zip(frame_names, labels, strict=True)]
+             for name, lab in zip(frame_names, labels or [""] * len(frame_names), strict=True)]
     return {
         "updatemenus": [{
             "type": "buttons", "direction": "left", "showactive": False,
@@ -200,9 +201,9 @@ def _animation_controls(frame_names: list[str], labels: list[str], plot_px: floa
             "active": 0, "x": 0.0, "len": 1.0, "y": -SLIDER_TOP_PX / plot_px,
             "xanchor": "left", "yanchor": "top", "pad": {"t": 0, "b": 0, "l": 0, "r": 0},
             "currentvalue": ({"prefix": "Minute ", "font": {"size": 14, "color": MARK}, "xanchor": "left"}
-                             if readout else {"visible": False}),
+                             if labels is not None else {"visible": False}),
             "transition": {"duration": 0},
-            # Hundreds of steps: hide the per-step labels, the current value names the minute.
+            # Hundreds of steps: hide the per-step labels; the current value, if any, names the minute.
             "font": {"color": "rgba(0,0,0,0)"}, "ticklen": 0, "minorticklen": 0,
         }],
     }, steps
@@ -352,7 +353,7 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES, start_mi
 
     apply_layout(fig, title=f"{policy_label(result.policy)} on {result.scenario}", height=height)
     plot_px = height - MARGIN_TOP_PX - MARGIN_BOTTOM_PX
-    controls, steps = _animation_controls(names, [""] * len(names), plot_px, readout=False)
+    controls, steps = _animation_controls(names, None, plot_px)
     controls["sliders"][0]["active"] = k0
     fig.update_layout(barmode="overlay", bargap=0.25, **controls,
                       margin={"l": 60, "r": 24, "t": MARGIN_TOP_PX, "b": MARGIN_BOTTOM_PX},
