@@ -20,6 +20,7 @@ from shared import (
     show_chart,
 )
 
+from gpusched.agent import AGENT_POLICY
 from gpusched.dashboard.cards import scenario_cards
 from gpusched.dashboard.deltas import metric_delta
 from gpusched.dashboard.headline import HEADLINE_METRICS, SHIPPED_SOURCE, Headline, shipped_mismatches
@@ -155,27 +156,33 @@ def _headline() -> None:
 
 
 @st.cache_resource(show_spinner=False, max_entries=1)
-def _story() -> tuple[StallStory, object]:
-    """Home's story (:mod:`gpusched.dashboard.story`) and its picture, on the story's preset."""
+def _story() -> StallStory:
+    """Home's story (:mod:`gpusched.dashboard.story`), on the story's preset."""
     text = preset_yaml(STORY_SCENARIO)
     stalling = cached_run(text, STORY_STALLING, STORY_SEED)
     reference = cached_run(text, STORY_REFERENCE, STORY_SEED)
+    return stall_story(stalling, reference, cached_stall(text, STORY_STALLING, STORY_SEED)[0])
+
+
+@st.cache_resource(show_spinner=False, max_entries=1)
+def _story_figure() -> object:
+    """The story's picture (:func:`~gpusched.figures.story.stall_story_figure`)."""
+    text = preset_yaml(STORY_SCENARIO)
     report, idle_stalling = cached_stall(text, STORY_STALLING, STORY_SEED)
     _, idle_reference = cached_stall(text, STORY_REFERENCE, STORY_SEED)
-    story = stall_story(stalling, reference, report)
-    return story, stall_story_figure(stalling, reference, report, idle_stalling, idle_reference)
+    return stall_story_figure(cached_run(text, STORY_STALLING, STORY_SEED),
+                              cached_run(text, STORY_REFERENCE, STORY_SEED), report, idle_stalling,
+                              idle_reference)
 
 
 def _first_screen() -> None:
-    """The stall as it happens, in one picture and one sentence, and the rules' wait and imbalance
-    under it."""
-    story, figure = _story()
+    """The stall as it happens, in one sentence and one picture, and the rules' wait and imbalance
+    under it. The sentence and the ways in (Replay, the Stalls page) go out before the picture is
+    drawn: the browser holds back what arrives with a page's first chart until it has loaded its
+    charting library, so text sent with the chart would show only with it."""
+    story = _story()
     st.markdown(story_sentence(story),
                 help=f"{glossary_line('stall')} {glossary_line('misroute')}")
-    show_chart(figure, key="home_story")
-    scenario = parse_scenario(preset_yaml(STORY_SCENARIO))
-    st.caption(f"Scenario `{story.scenario}`: {scenario_line(scenario)}; jobs start strictly in arrival "
-               f"order; workload seed {story.seed}.", help=glossary_line("seed"))
     buttons = st.columns(2)
     if buttons[0].button("Watch it minute by minute", type="primary", key="show_replay", width="stretch",
                          icon=":material/play_circle:",
@@ -185,6 +192,10 @@ def _first_screen() -> None:
                          help="The stall explained: which job, which GPU, why, and where else it happens."):
         st.session_state["stall_demo"] = True
         st.switch_page("views/stalls.py")
+    show_chart(_story_figure(), key="home_story")
+    scenario = parse_scenario(preset_yaml(STORY_SCENARIO))
+    st.caption(f"Scenario `{story.scenario}`: {scenario_line(scenario)}; jobs start strictly in arrival "
+               f"order; workload seed {story.seed}.", help=glossary_line("seed"))
     cols = st.columns(2, border=True)
     for col, policy in zip(cols, (story.stalling, story.reference), strict=True):
         with col:
@@ -216,7 +227,12 @@ def main() -> None:
             col.page_link(p.file, label=p.title, icon=p.icon, help=p.blurb[:1].upper() + p.blurb[1:] + ".")
     # Start the background worker once the page is drawn: the agent's runs on the other pages
     # (Stalls, Replay, Compare live) then find torch and the model loaded, not their first visit.
-    background_runs()
+    # Its first run is the agent on the story's jobs, which the Stalls page opens on: that page
+    # then draws once, with the agent, instead of again when the run is in.
+    if AGENT_POLICY in available_policies():
+        background_runs().submit(preset_yaml(STORY_SCENARIO), AGENT_POLICY, STORY_SEED)
+    else:
+        background_runs()
 
 
 main()

@@ -26,6 +26,7 @@ from shared import (
 from gpusched.agent import AGENT_POLICY
 from gpusched.dashboard.deltas import metric_delta
 from gpusched.dashboard.policies import policy_help
+from gpusched.dashboard.story import STORY_SCENARIO
 from gpusched.dashboard.url_state import UrlChoice
 from gpusched.errors import GpuschedError
 from gpusched.experiment.runner import comparison_from_results
@@ -43,7 +44,7 @@ from gpusched.words.metric_names import format_metric, metric_help, metric_title
 
 STALLING = "least_loaded"
 CONTRAST = ["least_loaded_fit", "first_fit"]
-SCENARIOS = ["phase1-8gpu", "ll-stall-mini", "phase1-4gpu", "hetero-bigfirst-16gpu",
+SCENARIOS = [STORY_SCENARIO, "ll-stall-mini", "phase1-4gpu", "hetero-bigfirst-16gpu",
              "hetero-biglast-16gpu", "small-nodes-16gpu", "fleet-16gpu-failures"]
 # The homogeneous controls: the same job mix on identical A100-80GB GPUs.
 CONTROLS = {"one node": "homogeneous-8gpu", "two nodes": "homogeneous-16gpu"}
