@@ -213,13 +213,25 @@ def resolve_model(ref: str | Path) -> Path:
         ref = ref.with_suffix(".zip")
     dirs = model_dirs()
     candidates = [ref] if ref.is_absolute() else [Path.cwd() / ref, REPO_ROOT / ref, *(d / ref for d in dirs)]
+    return found_inside_model_folders(candidates, dirs, f"model '{shorten(ref, 200)}'",
+                                      f"in the cwd and {', '.join(str(d) for d in dirs)}")
+
+
+def found_inside_model_folders(candidates: list[Path], dirs: list[Path], what: str, looked: str) -> Path:
+    """The first of ``candidates`` that is a file, resolved, once it is known to lie inside one of
+    the model folders ``dirs`` (:func:`model_dirs`): the one check every kind of model passes
+    before anything of it is read.
+
+    :param what: the model as the messages name it (``model 'x.zip'``).
+    :param looked: where the not-found message says it looked.
+    :raises ModelError: when no candidate is a file, or the one found lies outside every folder.
+    """
     found = next((c.resolve() for c in candidates if is_file(c)), None)
     if found is None:
-        raise ModelError(f"model '{shorten(ref, 200)}' not found (looked in the cwd and "
-                         f"{', '.join(str(d) for d in dirs)})")
+        raise ModelError(f"{what} not found (looked {looked})")
     if not any(found.is_relative_to(d) for d in dirs):
-        raise ModelError(f"model '{shorten(ref, 200)}' is outside the model folders (assets/models/, "
-                         f"./models/ or ${MODELS_DIR_ENV}); copy it there to use it")
+        raise ModelError(f"{what} is outside the model folders (assets/models/, ./models/ or "
+                         f"${MODELS_DIR_ENV}); copy it there to use it")
     return found
 
 

@@ -34,7 +34,13 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from gpusched.agent.models import MODELS_DIR_ENV, ModelError, _check_weights, model_dirs, sha256_of
+from gpusched.agent.models import (
+    ModelError,
+    _check_weights,
+    found_inside_model_folders,
+    model_dirs,
+    sha256_of,
+)
 from gpusched.errors import shorten
 from gpusched.limits import MAX_MODEL_WEIGHT, MAX_SEED, MAX_SIDECAR_BYTES, MAX_SIDECAR_HIDDEN, MAX_TIMESTEPS
 from gpusched.paths import SHIPPED_MODELS_DIR
@@ -113,14 +119,8 @@ def resolve_rule_model(kind: str, ref: str) -> Path:
             raise ModelError(f"{kind} model '{shorten(ref, 200)}': a path must end in {suffix}")
         order = [d for d in dirs if d != SHIPPED_MODELS_DIR.resolve()] + [SHIPPED_MODELS_DIR.resolve()]
         candidates = [d / folder / f"{ref}{suffix}" for d in order]
-    found = next((c.resolve() for c in candidates if is_file(c)), None)
-    if found is None:
-        raise ModelError(f"{kind} model '{shorten(ref, 200)}' not found (looked for {folder}/NAME{suffix} in "
-                         f"{', '.join(str(d) for d in dirs)})")
-    if not any(found.is_relative_to(d) for d in dirs):
-        raise ModelError(f"{kind} model '{shorten(ref, 200)}' is outside the model folders (assets/models/, "
-                         f"./models/ or ${MODELS_DIR_ENV}); copy it there to use it")
-    return found
+    return found_inside_model_folders(candidates, dirs, f"{kind} model '{shorten(ref, 200)}'",
+                                      f"for {folder}/NAME{suffix} in {', '.join(str(d) for d in dirs)}")
 
 
 def read_rule_sidecar(kind: str, path: Path) -> dict[str, Any]:
