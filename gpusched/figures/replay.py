@@ -816,7 +816,7 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
                              hovertemplate="%{x}<br>compute %{y:.0f} %<br>%{customdata[0]} job(s)"
                                            "<extra>" + policy_label(r.policy) + "</extra>",
                              **bars(k, 0)), row=1, col=k + 1)
-    y_max = 1.0
+    y_max = 1.0  # the highest queue of either run (jobs)
     palette = policy_colors([a.policy, b.policy])
     for r in (a, b):
         t = r.timeline.event_times()
@@ -825,27 +825,32 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
         fig.add_trace(go.Scatter(x=_r(t), y=q.tolist(), mode="lines", name=policy_label(r.policy),
                                  line={"shape": "hv", "color": palette[r.policy], "width": 2}),
                       row=2, col=1)
-    y_max *= 1.08
-    fig.add_trace(go.Scatter(x=[times[0]] * 2, y=[0, y_max], mode="lines", showlegend=False,
+    y_top = y_max * 1.08 / (1.0 - READOUT_BAND)
+    start = min(a.timeline.start_min, b.timeline.start_min)
+    end = max(a.timeline.end_min, b.timeline.end_min)
+    readouts = [_pair_frame_label(t, (a.policy, b.policy), (queues[0][i], queues[1][i]))
+                for i, t in enumerate(times)]
+    t0 = round(float(times[0]), 2)
+    fig.add_trace(go.Scatter(x=[t0, t0], y=[0, y_top], mode="lines+text", text=["", readouts[0]],
+                             textposition=_readout_side(t0, start, end), cliponaxis=False,
+                             textfont={"size": READOUT_FONT_PX, "color": MARK}, showlegend=False,
                              line={"color": MARK, "width": 1.5, "dash": "dot"},
-                             hoverinfo="skip"), row=2, col=1)
+                             name="now", hoverinfo="skip"), row=2, col=1)
     _band_legend(fig, 1, 2)
 
-    names, slider_labels, fig_frames = [], [], []
+    names, fig_frames = [], []
     for i, t in enumerate(times):
         names.append(f"f{i}")
-        slider_labels.append(f"{t:.0f}")
-        title = (f"Minute {t:,.0f} · {policy_label(a.policy)}: {int(queues[0][i])} queued · "
-                 f"{policy_label(b.policy)}: {int(queues[1][i])} queued")
         fig_frames.append({"name": f"f{i}", "traces": [0, 1, 4],
                            "data": [{"type": "bar", **_colours_only(bars(0, i))},
                                     {"type": "bar", **_colours_only(bars(1, i))},
-                                    {"type": "scatter", "x": [round(t, 2)] * 2}],
-                           "layout": {"title": {"text": title}}})
-    title0 = fig_frames[0]["layout"]["title"]["text"] if fig_frames else ""
-    apply_layout(fig, title=title0, height=height)
+                                    {"type": "scatter", "x": [round(float(t), 2)] * 2,
+                                     "text": ["", readouts[i]],
+                                     "textposition": _readout_side(t, start, end)}]})
+    apply_layout(fig, title=f"{policy_label(a.policy)} and {policy_label(b.policy)} on {a.scenario}",
+                 height=height)
     plot_px = height - MARGIN_TOP_PX - MARGIN_BOTTOM_PX
-    controls, steps = _animation_controls(names, slider_labels, plot_px)
+    controls, steps = _animation_controls(names, None, plot_px)
     fig.update_layout(**controls,
                       margin={"l": 60, "r": 24, "t": MARGIN_TOP_PX, "b": MARGIN_BOTTOM_PX},
                       legend={"y": 1.0 - LEGEND_BELOW_TOOLBAR_PX / height, "yref": "container",
@@ -855,8 +860,13 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
     fig.update_layout(shapes=_axis_shapes(ticks, a.cluster, (1, 2)))
     fig.update_yaxes(range=[0, 105], row=1, col=1, title_text="compute used (%)")
     fig.update_yaxes(range=[0, 105], row=1, col=2)
-    end = max(a.timeline.end_min, b.timeline.end_min)
-    fig.update_xaxes(title_text="time (min)", range=[min(a.timeline.start_min, b.timeline.start_min),
-                                                     end], row=2, col=1)
-    fig.update_yaxes(title_text="jobs", range=[0, y_max], row=2, col=1)
+    fig.update_xaxes(title_text="time (min)", range=[start, end], row=2, col=1)
+    fig.update_yaxes(title_text="jobs", range=[0, y_top], row=2, col=1)
     return freeze(fig, fig_frames, steps)
+
+
+def _pair_frame_label(t: float, policies: tuple[str, str], queues: tuple[int, int]) -> str:
+    """What the side-by-side's "now" line reads at a frame: the minute and each policy's queue
+    (as :func:`_frame_label` does for one run, and for the same reason)."""
+    return f"Minute {t:,.0f} · " + " · ".join(f"{policy_label(p)}: {int(q):,} queued"
+                                               for p, q in zip(policies, queues, strict=True))
