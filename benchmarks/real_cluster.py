@@ -59,7 +59,9 @@ PER_JOB_WHY = (
     "only the oldest fifth of the unallocated jobs, or as many as there are free GPUs, are matched, where "
     "Gavel matches them all and the shortest win; and its file matches again a job given nothing, and "
     "keeps a gang's earlier 1/s. Its `finish_time_fairness` counts a job's isolated time so far where "
-    "Gavel's counts its age. What Shockwave's file reads of a job that changes its batch size is its "
+    "Gavel's counts its age, and solves its min-max program alone with ECOS, an interior-point solver "
+    "whose answer leaves every job some slack: what is left once each job is within ρ is spread evenly "
+    "here, where Gavel's reading keeps a second program that gave it all to the latest arrivals. What Shockwave's file reads of a job that changes its batch size is its "
     "steps left at its current batch size, and its isolated time so far is summed from the fall of "
     "those steps, which a change of batch size cuts; neither is modelled here (see Not modelled)."
 )
@@ -371,6 +373,9 @@ def render_markdown(data: dict) -> str:
         "the epoch in progress as done; here a change lands at the epoch boundary (see "
         "[job phases](../traces.md#job-phases-jobs-that-change-their-batch-size)).",
         "- The Shockwave policy itself is not run (its solver is not part of gpusched).",
+        "- ECOS's own answer to Shockwave's finish-time fairness program: the even spread of what is left "
+        "above each job's need is a reading of that interior point, not the solver's exact point (ECOS "
+        "gives larger gangs a little less extra time).",
         "- What Shockwave's scheduler knows of a job that changes its batch size: its steps left at its "
         "current batch size over its current throughput, as if the batch size stayed "
         "(`_scale_bs_and_iters` rescales the steps left to keep the epochs); here a round policy reads "

@@ -87,3 +87,27 @@ def test_shockwaves_isolated_share_splits_the_gpus_evenly_over_the_jobs() -> Non
     problem = RoundProblem(throughput=np.ones((2, 1)), scale_factor=[1, 4], capacity=[4])
     np.testing.assert_allclose(split_throughput(problem), [1.0, 0.5])
     np.testing.assert_allclose(isolated_throughput(problem, "test")[0], [1.0, 0.75], atol=1e-6)
+
+
+def test_shockwave_finish_time_fairness_spreads_what_is_left_evenly() -> None:
+    """Three single-GPU jobs of 1,000 s of work on two GPUs, at their first computation (isolated
+    time so far 0, so ``D = 1,000 / (2/3) = 1,500`` s each); job 3 is 2,000 s old. At its full
+    share it reaches ``rho = (2,000 + 1,000) / 1,500 = 2``, which jobs 1 and 2 keep with a third of
+    a GPU each. The GPU they share has a third left: Shockwave's min-max program, solved by an
+    interior-point solver, leaves slack to both; here it is spread evenly (a half each), where a
+    second program that maximises a sum would hand it to one of them."""
+    share = get_round_policy("finish_time_fairness_shockwave")(
+        one_gpu([1000.0, 1000.0, 1000.0], [0.0, 0.0, 2000.0], [1, 2, 3], capacity=2)).share
+    np.testing.assert_allclose(share, [[0.5], [0.5], [1.0]], atol=1e-6)
+
+
+def test_shockwave_finish_time_fairness_holds_a_full_job_while_the_others_rise() -> None:
+    """Four single-GPU jobs on three GPUs (isolated share 3/4, ``D = 1,333`` s each). Job 3, 2,000 s
+    old, sets ``rho = 3,000 / 1,333 = 2.25`` at its full share; jobs 1 and 4 need a third of a GPU,
+    job 2 (1,900 s old) ``1,000 / (3,000 - 1,900) = 0.91``. Raising the three alike would take job
+    2 past its full share, so it is held at 1 and the last GPU goes to jobs 1 and 4, a half each."""
+
+
+    share = get_round_policy("finish_time_fairness_shockwave")(
+        one_gpu([1000.0] * 4, [0.0, 1900.0, 2000.0, 0.0], [1, 2, 3, 4], capacity=3)).share
+    np.testing.assert_allclose(share, [[0.5], [1.0], [1.0], [0.5]], atol=1e-6)

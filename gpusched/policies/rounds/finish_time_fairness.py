@@ -52,15 +52,24 @@ RHO_TOLERANCE = 1e-4
 MAX_STEPS = 12
 """At most this many max-min programs in the search for ``rho``."""
 
+MAX_FILLS = 16
+"""At most this many programs in :func:`spread_shares`'s filling (each one after the first caps at
+least one more job at its full share)."""
+
 
 def finish_time_shares(problem: RoundProblem, isolated: np.ndarray, policy: str,
-                       isolated_so_far_s: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+                       isolated_so_far_s: np.ndarray | None = None,
+                       spread_unit: np.ndarray | None = None) -> tuple[np.ndarray, int]:
     """``(n, k)`` the finish-time fair allocation given each job's equal-share throughput, and the
     number of programs solved.
 
     :param isolated_so_far_s: ``(n,)`` the first term of ``D_i``, the seconds the job's progress
         so far would have taken on its equal share (Shockwave's reading); ``None``: its age
         (Gavel's).
+    :param spread_unit: ``(n,)`` when given, what is left once every job has the throughput that
+        keeps it within ``rho`` is spread evenly over the jobs (:func:`spread_shares`, one unit of
+        time share being worth ``spread_unit[i]`` to job ``i``) instead of going where the sum of
+        ``T_i / isolated[i]`` is largest (the second program).
     """
     counted = (problem.runnable & (problem.capacity[None, :] > 0)).any(axis=1) & (isolated > 0)
     if not counted.any():
@@ -106,10 +115,78 @@ def finish_time_shares(problem: RoundProblem, isolated: np.ndarray, policy: str,
         if reached >= rho * (1.0 - RHO_TOLERANCE):
             break
         rho = reached
+    if spread_unit is not None:
+        share, fills = spread_shares(problem, entries, need(rho), spread_unit, policy)
+        return share, programs + fills
     floor = need(rho) / safe_iso
     value = problem.throughput / safe_iso[:, None]
     x = lp.maximise_values(problem, entries, value, floor, policy, counted=floor > 0)
     return entries.unflatten(x), programs + 1
+
+
+def spread_shares(problem: RoundProblem, entries: lp.Entries, need: np.ndarray, unit: np.ndarray,
+                  policy: str) -> tuple[np.ndarray, int]:
+    """``(n, k)`` an allocation that gives each job at least the throughput ``need[i]`` and spreads
+    the rest of the cluster evenly: each job's throughput is raised above its need by the same
+    number ``lam`` of time-share units (``T_i >= need_i + lam * unit_i``), ``lam`` as large as the
+    cluster allows, a job that reaches its full share on its fastest type being held there while
+    the others rise further (progressive filling, at most :data:`MAX_FILLS` programs); and the
+    number of programs solved.
+
+    Why: Shockwave's ``finish_time_fairness.py`` (``uw-mad-dash/shockwave``,
+    ``FinishTimeFairnessPolicyWithPerf.get_allocation``) solves only the min-max program, with
+    cvxpy and ECOS (its driver's ``--solver ECOS``), and takes the solver's point as it is. The
+    optimal allocations form a large set (only the jobs at ``rho`` are pinned), and an interior-point
+    solver such as ECOS stops inside it, where every job keeps some slack: on the
+    ``shockwave-tacc-32gpu`` trace's programs, solved again with cvxpy and ECOS, every job got more
+    than it needs, by a nearly equal time share among jobs of one gang size (a little less for
+    larger gangs). A second program that maximises a sum of throughputs picks a vertex of that set
+    instead; with Shockwave's even-split isolated throughputs each GPU-second is worth the same to
+    every job there, so the choice is the solver's and gave the whole rest to a few jobs (the
+    latest arrivals). Equal time share above the need is this module's reading of the interior
+    point, not the solver's exact answer.
+    """
+    n, m = problem.n_jobs, len(entries)
+    top = entries.n + entries.k
+    thr = problem.throughput[entries.rows, entries.cols]
+    live = thr > 0
+    counted = np.zeros(n, dtype=bool)
+    counted[entries.rows[live]] = True
+    counted &= unit > 0
+    if not counted.any():
+        return np.zeros((n, problem.n_types)), 0
+    floor = np.where(counted, need, 0.0) * (1.0 - lp.STAGE_TWO_SLACK)
+    usable = np.zeros((n, problem.n_types))
+    usable[entries.rows, entries.cols] = problem.throughput[entries.rows, entries.cols]
+    safe_unit = np.where(unit > 0, unit, 1.0)
+    room = np.where(counted, np.maximum(usable.max(axis=1) - floor, 0.0) / safe_unit, 0.0)
+    level = np.full(n, np.nan)  # the extra share of a job held at its full share; nan while it rises
+    rank = np.cumsum(counted) - 1
+    n_rows = int(counted.sum())
+    rows, cols, data, b_base = lp.base_triplets(problem, entries)
+    in_row = counted[entries.rows] & live
+    c = np.zeros(m + 1)
+    c[-1] = -1.0
+    programs, x = 0, None
+    while programs < MAX_FILLS:
+        rising = counted & np.isnan(level)
+        if not rising.any():
+            break
+        matrix = highs.Csc.of_triplets(
+            np.concatenate([rows, top + rank[entries.rows[in_row]], top + rank[rising]]),
+            np.concatenate([cols, np.flatnonzero(in_row), np.full(int(rising.sum()), m)]),
+            np.concatenate([data, -thr[in_row], unit[rising]]),
+            (top + n_rows, m + 1))
+        held = np.where(np.isnan(level), 0.0, level) * unit
+        b_ub = np.concatenate([b_base, -(floor + held)[counted]])
+        x = lp.solve_csc(c, matrix, b_ub, np.zeros(m + 1), np.full(m + 1, np.inf), policy,
+                         "finish-time spread program")
+        programs += 1
+        full = rising & (room <= x[-1] * (1.0 + 1e-9) + 1e-12)
+        if not full.any():
+            break
+        level[full] = room[full]
+    return entries.unflatten(x), programs
 
 
 def ratio_program(problem: RoundProblem, entries: lp.Entries, steps: np.ndarray, coef: np.ndarray,
@@ -167,17 +244,22 @@ class FinishTimeFairness(RoundPolicy):
                           programs=programs + more + (0 if agnostic.can_pool(equal) else 1))
 
 
-def split_throughput(problem: RoundProblem) -> np.ndarray:
-    """``(n,)`` each job's throughput on Shockwave's *isolated* share (``uw-mad-dash/shockwave``,
+def split_share(problem: RoundProblem) -> np.ndarray:
+    """``(n, k)`` Shockwave's *isolated* share (``uw-mad-dash/shockwave``,
     ``scheduler/policies/isolated.py``, ``IsolatedPolicy._get_allocation``; read, not copied): the
     GPUs of each type split evenly over the ``n`` jobs, ``x[i, j] = capacity[j] / (n *
     scale_factor[i])`` of the time, each row scaled down to sum to at most 1, with no
-    redistribution of what a job cannot use (Gavel's reading is the max-min fair share,
-    :func:`~gpusched.policies.rounds.max_min_fairness.isolated_throughput`)."""
+    redistribution of what a job cannot use."""
     n = problem.n_jobs
     x = problem.capacity[None, :] / (n * problem.scale_factor[:, None].astype(float))
-    x = x / np.maximum(x.sum(axis=1), 1.0)[:, None]
-    return (problem.throughput * x).sum(axis=1)
+    return x / np.maximum(x.sum(axis=1), 1.0)[:, None]
+
+
+def split_throughput(problem: RoundProblem) -> np.ndarray:
+    """``(n,)`` each job's throughput on Shockwave's isolated share (:func:`split_share`; Gavel's
+    reading is the max-min fair share,
+    :func:`~gpusched.policies.rounds.max_min_fairness.isolated_throughput`)."""
+    return (problem.throughput * split_share(problem)).sum(axis=1)
 
 
 class FinishTimeFairnessShockwave(RoundPolicy):
@@ -194,6 +276,11 @@ class FinishTimeFairnessShockwave(RoundPolicy):
     the fall of the remaining work between two computations. And the equal share is Shockwave's
     even split of the GPUs over the jobs (:func:`split_throughput`), not Gavel's max-min share.
 
+    Shockwave's file solves the min-max program alone and keeps its interior-point solver's answer,
+    in which every job has some slack; the rest of the cluster, once each job has what keeps it
+    within ``rho``, is therefore spread evenly over the jobs here (:func:`spread_shares`, one unit
+    being a time share on the job's even split), where Gavel's readings keep their second program.
+
     Shockwave's heterogeneity-agnostic twin reads every type's throughput as the V100's; on its
     cluster of V100s only that is this program, so the name stands for both.
     """
@@ -207,7 +294,8 @@ class FinishTimeFairnessShockwave(RoundPolicy):
         self._last: dict[int, tuple[float, float]] = {}  # job id -> (remaining, isolated rate)
 
     def solve(self, problem: RoundProblem) -> Allocation:
-        isolated = split_throughput(problem)
+        split = split_share(problem)
+        isolated = (problem.throughput * split).sum(axis=1)
         ids = [int(v) for v in problem.job_ids]
         so_far = np.zeros(problem.n_jobs)
         for i, job in enumerate(ids):
@@ -217,5 +305,8 @@ class FinishTimeFairnessShockwave(RoundPolicy):
                 total += max(last[0] - float(problem.remaining[i]), 0.0) / last[1]
             self._isolated_so_far[job] = so_far[i] = total
         self._last = {job: (float(problem.remaining[i]), float(isolated[i])) for i, job in enumerate(ids)}
-        share, more = finish_time_shares(problem, isolated, self.name, so_far)
+        held = split.sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            unit = np.where(held > 0, isolated / held, 0.0)  # throughput per unit of time share
+        share, more = finish_time_shares(problem, isolated, self.name, so_far, spread_unit=unit)
         return Allocation(share=share, programs=more)
