@@ -385,6 +385,13 @@ def render_markdown(data: dict) -> str:
         "- Shockwave's scheduler also marks the allocation for recomputation when a job changes its batch "
         "size (`_done_callback` sets `_need_to_update_allocation`); here only arrivals and completions do "
         "(marking it at each phase change too was tried: no JCT of the three shared policies moved).",
+        "- When the real cluster recomputed its allocation: Shockwave's physical scheduler computes it "
+        "on its own thread (`_allocation_thread`) after every arrival and completion, and holds only the "
+        "reset of the time each job has received to the 1,000 s (`_update_priorities`); its simulator, "
+        "like Gavel's and like this preset (`rounds.reset_min`), holds both to 1,000 s. The round "
+        "mechanism has one interval for both.",
+        "- The real scheduler's rounds overlap: it computes round r+1's placement halfway through round r "
+        "(`_mid_round`), so a job that arrives in a round's second half waits one round more.",
         "- The real cluster's round-to-round noise (the measured throughputs of `throughput_timeline` vary "
         "from round to round); each phase runs at its one measured throughput.",
         "",
