@@ -22,12 +22,12 @@ SMALLEST_RUN_TARGET_S = 60.0
 POLL_S = 0.2
 
 
-def smallest_page_config(folder: Path, kind: str = "window"):
+def smallest_page_config(folder: Path):
     """The :class:`~gpusched.agent.config.TrainConfig` of the page's smallest run (the form's
     defaults, 1,000 timesteps), writing its logs and model under ``folder``."""
     from gpusched.agent.training_job import page_config
 
-    return page_config(name="small", scenario="phase1-8gpu", kind=kind, timesteps=1_000, n_envs=2,
+    return page_config(name="small", scenario="phase1-8gpu", kind="window", timesteps=1_000, n_envs=2,
                        seed=0, learning_rate=1e-4, n_steps=512, ent_coef=0.003, hidden=64,
                        windows=(1, 16), speed_sigma=0.2, expert_rounds=0,
                        log_dir=folder / "runs", out=folder / "models" / "small.zip")

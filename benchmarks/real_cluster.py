@@ -61,7 +61,8 @@ PER_JOB_WHY = (
     "keeps a gang's earlier 1/s. Its `finish_time_fairness` counts a job's isolated time so far where "
     "Gavel's counts its age, and solves its min-max program alone with ECOS, an interior-point solver "
     "whose answer leaves every job some slack: what is left once each job is within ρ is spread evenly "
-    "here, where Gavel's reading keeps a second program that gave it all to the latest arrivals. What Shockwave's file reads of a job that changes its batch size is its "
+    "here, where Gavel's reading keeps a second program that gave it all to the latest arrivals. "
+    "What Shockwave's file reads of a job that changes its batch size is its "
     "steps left at its current batch size, and its isolated time so far is summed from the fall of "
     "those steps, which a change of batch size cuts; neither is modelled here (see Not modelled)."
 )

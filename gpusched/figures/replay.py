@@ -30,11 +30,16 @@ from gpusched.figures.gpu_axis import (
     gpu_ticks,
     run_edges,
 )
-from gpusched.figures.stall import CAUSE_SHORT, TICKS_ACROSS, misroute_ticks
+from gpusched.figures.stall import (
+    CAUSE_SHORT,
+    MISROUTE_HOVER,
+    TICKS_ACROSS,
+    misroute_marker,
+    ticks_by_cause,
+)
 from gpusched.figures.style import (
     BAND_COLORS,
     BAND_LABELS,
-    CAUSE_COLORS,
     MARK,
     STALL_FILL,
     TARGET_BAND_FILL,
@@ -167,13 +172,11 @@ def animated_geometry(ticks: GpuTicks, panels_px: float) -> tuple[int, float]:
     return int(round(plot_px + MARGIN_TOP_PX + MARGIN_BOTTOM_PX)), gap / plot_px
 
 
-def _animation_controls(frame_names: list[str], labels: list[str] | None,
-                        plot_px: float) -> tuple[dict, list[dict]]:
-    """Play/Pause buttons and a time slider (``labels`` in minutes) for ``frame_names``: the layout's
-    ``updatemenus`` and ``sliders`` (the slider without its steps), and the slider's steps, which
-    go into the figure as plain dicts (:func:`~gpusched.figures.frozen.freeze`). With ``labels``
-    ``None`` the steps carry no label and the slider no current value (the figure reads the frame
-    itself).
+def _animation_controls(frame_names: list[str], plot_px: float) -> tuple[dict, list[dict]]:
+    """Play/Pause buttons and a time slider for ``frame_names``: the layout's ``updatemenus`` and
+    ``sliders`` (the slider without its steps), and the slider's steps, which go into the figure as
+    plain dicts (:func:`~gpusched.figures.frozen.freeze`). The steps carry no label and the slider
+    no current value: each figure's "now" line reads the frame shown (:func:`_now_line`).
 
     The slider spans the whole width of the time axis and the frames are evenly spaced in time
     (:func:`gpusched.core.timeline.even_times`), so the slider's handle sits under the time marker
@@ -185,10 +188,10 @@ def _animation_controls(frame_names: list[str], labels: list[str] | None,
             "transition": {"duration": 0}, "mode": "immediate"}
     pause = {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
              "transition": {"duration": 0}}
-    steps = [{"method": "animate", "label": lab,
+    steps = [{"method": "animate", "label": "",
               "args": [[name], {"frame": {"duration": 0, "redraw": True}, "mode": "immediate",
                                 "transition": {"duration": 0}}]}
-             for name, lab in zip(frame_names, labels or [""] * len(frame_names), strict=True)]
+             for name in frame_names]
     return {
         "updatemenus": [{
             "type": "buttons", "direction": "left", "showactive": False,
@@ -200,10 +203,9 @@ def _animation_controls(frame_names: list[str], labels: list[str] | None,
         "sliders": [{
             "active": 0, "x": 0.0, "len": 1.0, "y": -SLIDER_TOP_PX / plot_px,
             "xanchor": "left", "yanchor": "top", "pad": {"t": 0, "b": 0, "l": 0, "r": 0},
-            "currentvalue": ({"prefix": "Minute ", "font": {"size": 14, "color": MARK}, "xanchor": "left"}
-                             if labels is not None else {"visible": False}),
+            "currentvalue": {"visible": False},
             "transition": {"duration": 0},
-            # Hundreds of steps: hide the per-step labels; the current value, if any, names the minute.
+            # Hundreds of steps, without labels: hide the ticks too.
             "font": {"color": "rgba(0,0,0,0)"}, "ticklen": 0, "minorticklen": 0,
         }],
     }, steps
@@ -317,11 +319,7 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES, start_mi
                   row=2, col=1)
     t0 = round(float(times[k0]), 2)
     readouts = [_frame_label(t, queue[i], running[i]) for i, t in enumerate(times)]
-    fig.add_trace(go.Scatter(x=[t0, t0], y=[0, y_top], mode="lines+text", text=["", readouts[k0]],
-                             textposition=_readout_side(t0, tl.start_min, tl.end_min), cliponaxis=False,
-                             textfont={"size": READOUT_FONT_PX, "color": MARK},
-                             line={"color": MARK, "width": 1.5, "dash": "dot"},
-                             name="now", showlegend=False, hoverinfo="skip"), row=2, col=1)
+    fig.add_trace(_now_line(float(times[k0]), y_top, readouts[k0], tl.start_min, tl.end_min), row=2, col=1)
     fig.add_trace(go.Scatter(x=[t0] * 2, y=[int(queue[k0]), int(running[k0])], mode="markers",
                              marker={"size": 9, "color": ["#DC2626", "#2563EB"],
                                      "line": {"color": "white", "width": 1.5}},
@@ -342,8 +340,7 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES, start_mi
         name = f"f{i}"
         names.append(name)
         data = [{"type": "bar", **left}, {"type": "bar", **util_bar},
-                {"type": "scatter", "x": [round(float(t), 2)] * 2, "text": ["", readouts[i]],
-                 "textposition": _readout_side(t, tl.start_min, tl.end_min)},
+                _now_state(t, readouts[i], tl.start_min, tl.end_min),
                 {"type": "scatter", "x": [round(float(t), 2)] * 2, "y": [int(queue[i]), int(running[i])]}]
         if down is not None:
             left_down = _down_state(cap, down[i]) if memory else {"y": []}
@@ -353,7 +350,7 @@ def replay_figure(result: Result, max_frames: int = DEFAULT_MAX_FRAMES, start_mi
 
     apply_layout(fig, title=f"{policy_label(result.policy)} on {result.scenario}", height=height)
     plot_px = height - MARGIN_TOP_PX - MARGIN_BOTTOM_PX
-    controls, steps = _animation_controls(names, None, plot_px)
+    controls, steps = _animation_controls(names, plot_px)
     controls["sliders"][0]["active"] = k0
     fig.update_layout(barmode="overlay", bargap=0.25, **controls,
                       margin={"l": 60, "r": 24, "t": MARGIN_TOP_PX, "b": MARGIN_BOTTOM_PX},
@@ -414,6 +411,24 @@ def _readout_side(t: float, start: float, end: float) -> str:
     return "bottom right" if t <= start + 0.6 * (end - start) else "bottom left"
 
 
+def _now_line(t: float, y_top: float, readout: str, start: float, end: float) -> go.Scatter:
+    """The dotted "now" line of an animated figure's time panel (from 0 to ``y_top``) at minute
+    ``t``, its ``readout`` at the top (:func:`_now_state` moves it, frame by frame)."""
+    state = _now_state(t, readout, start, end)
+    return go.Scatter(x=state["x"], y=[0, y_top], mode="lines+text", text=state["text"],
+                      textposition=state["textposition"], cliponaxis=False,
+                      textfont={"size": READOUT_FONT_PX, "color": MARK},
+                      line={"color": MARK, "width": 1.5, "dash": "dot"},
+                      name="now", showlegend=False, hoverinfo="skip")
+
+
+def _now_state(t: float, readout: str, start: float, end: float) -> dict:
+    """The "now" line's state in a frame at minute ``t`` of a time axis from ``start`` to ``end``."""
+    x = round(float(t), 2)
+    return {"type": "scatter", "x": [x, x], "text": ["", readout],
+            "textposition": _readout_side(t, start, end)}
+
+
 STALL_MARK_LEGEND = "stall (a job held that fitted elsewhere)"
 """Legend name of Replay's shaded stall intervals."""
 
@@ -432,19 +447,12 @@ def _mark_stall(fig: go.Figure, stall: StallReport, y_max: float, y_top: float, 
                    "y0": 0, "y1": y_top, "fillcolor": STALL_FILL, "line": {"width": 0}, "layer": "below",
                    "name": "stall"}
                   for a, b in merged_intervals(stall.intervals["start_min"], stall.intervals["end_min"], gap)]
-    mis = stall.misroutes
-    for k, cause in enumerate(MISROUTE_CAUSES):
-        part = mis[mis["cause"] == cause]
-        if part.empty:
-            continue
+    for k, cause, x, text in ticks_by_cause(stall.misroutes, gap):
         y = y_max + (y_top - y_max) * (k + 1) / (len(MISROUTE_CAUSES) + 1)
-        x, text, _ = misroute_ticks(part, gap)
         fig.add_trace(go.Scatter(
             x=_a(x), y=np.full(len(x), round(y, 2)), mode="markers",
             name=f"{MISROUTE_MARK_LEGEND}: {CAUSE_SHORT[cause]}",
-            marker={"symbol": "line-ns", "size": 9, "color": CAUSE_COLORS[cause],
-                    "line": {"width": 1.6, "color": CAUSE_COLORS[cause]}},
-            text=text, hovertemplate="minute %{x:.0f}<br>%{text}<extra>misroute</extra>"),
+            marker=misroute_marker(cause, 9), text=text, hovertemplate=MISROUTE_HOVER),
             row=2, col=1)
     return shapes
 
@@ -830,12 +838,7 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
     end = max(a.timeline.end_min, b.timeline.end_min)
     readouts = [_pair_frame_label(t, (a.policy, b.policy), (queues[0][i], queues[1][i]))
                 for i, t in enumerate(times)]
-    t0 = round(float(times[0]), 2)
-    fig.add_trace(go.Scatter(x=[t0, t0], y=[0, y_top], mode="lines+text", text=["", readouts[0]],
-                             textposition=_readout_side(t0, start, end), cliponaxis=False,
-                             textfont={"size": READOUT_FONT_PX, "color": MARK}, showlegend=False,
-                             line={"color": MARK, "width": 1.5, "dash": "dot"},
-                             name="now", hoverinfo="skip"), row=2, col=1)
+    fig.add_trace(_now_line(float(times[0]), y_top, readouts[0], start, end), row=2, col=1)
     _band_legend(fig, 1, 2)
 
     names, fig_frames = [], []
@@ -844,13 +847,11 @@ def side_by_side_figure(a: Result, b: Result, max_frames: int = DEFAULT_MAX_FRAM
         fig_frames.append({"name": f"f{i}", "traces": [0, 1, 4],
                            "data": [{"type": "bar", **_colours_only(bars(0, i))},
                                     {"type": "bar", **_colours_only(bars(1, i))},
-                                    {"type": "scatter", "x": [round(float(t), 2)] * 2,
-                                     "text": ["", readouts[i]],
-                                     "textposition": _readout_side(t, start, end)}]})
+                                    _now_state(t, readouts[i], start, end)]})
     apply_layout(fig, title=f"{policy_label(a.policy)} and {policy_label(b.policy)} on {a.scenario}",
                  height=height)
     plot_px = height - MARGIN_TOP_PX - MARGIN_BOTTOM_PX
-    controls, steps = _animation_controls(names, None, plot_px)
+    controls, steps = _animation_controls(names, plot_px)
     fig.update_layout(**controls,
                       margin={"l": 60, "r": 24, "t": MARGIN_TOP_PX, "b": MARGIN_BOTTOM_PX},
                       legend={"y": 1.0 - LEGEND_BELOW_TOOLBAR_PX / height, "yref": "container",

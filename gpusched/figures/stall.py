@@ -13,7 +13,7 @@ Every sentence about *when* something happens is built here from measured number
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -212,22 +212,38 @@ def misroute_ticks(misroutes: pd.DataFrame, gap_min: float) -> tuple[np.ndarray,
     return times[first], text, counts
 
 
+MISROUTE_HOVER = "minute %{x:.0f}<br>%{text}<extra>misroute</extra>"
+"""The hover of a misroute tick (its text is :func:`misroute_ticks`')."""
+
+
+def misroute_marker(cause: str, size: int) -> dict:
+    """The tick marker of one cause's misroutes, in its colour
+    (:data:`~gpusched.figures.style.CAUSE_COLORS`), ``size`` pixels tall."""
+    return {"symbol": "line-ns", "size": size, "color": CAUSE_COLORS[cause],
+            "line": {"width": 1.6, "color": CAUSE_COLORS[cause]}}
+
+
+def ticks_by_cause(misroutes: pd.DataFrame,
+                   gap_min: float) -> Iterator[tuple[int, str, np.ndarray, list[str]]]:
+    """For each cause with misroutes: its index in ``MISROUTE_CAUSES``, the cause, and its ticks'
+    minutes and hover texts (:func:`misroute_ticks`)."""
+    for k, cause in enumerate(MISROUTE_CAUSES):
+        part = misroutes[misroutes["cause"] == cause]
+        if not part.empty:
+            x, text, _ = misroute_ticks(part, gap_min)
+            yield k, cause, x, text
+
+
 def add_misroute_markers(fig: go.Figure, misroutes: pd.DataFrame, row: int, col: int = 1,
                          showlegend: bool = True, gap_min: float = 0.0) -> None:
     """The misroutes of a run as markers on a strip of their own (one line per cause), coloured
     by cause (:data:`~gpusched.figures.style.CAUSE_COLORS`): they never cover a policy's line.
     Misroutes in one ``gap_min``-wide slot share a tick (:func:`misroute_ticks`)."""
-    for cause in MISROUTE_CAUSES:
-        part = misroutes[misroutes["cause"] == cause]
-        if part.empty:
-            continue
-        x, text, _ = misroute_ticks(part, gap_min)
+    for _, cause, x, text in ticks_by_cause(misroutes, gap_min):
         fig.add_trace(go.Scatter(
             x=np.round(x, 2).tolist(), y=[CAUSE_SHORT[cause]] * len(x), mode="markers",
             name=f"misroute, {CAUSE_LABELS[cause]}", showlegend=showlegend,
-            marker={"symbol": "line-ns", "size": 11, "color": CAUSE_COLORS[cause],
-                    "line": {"width": 1.6, "color": CAUSE_COLORS[cause]}},
-            text=text, hovertemplate="minute %{x:.0f}<br>%{text}<extra>misroute</extra>"),
+            marker=misroute_marker(cause, 11), text=text, hovertemplate=MISROUTE_HOVER),
             row=row, col=col)
     fig.update_yaxes(type="category", categoryorder="array",
                      categoryarray=[CAUSE_SHORT[c] for c in reversed(MISROUTE_CAUSES)],

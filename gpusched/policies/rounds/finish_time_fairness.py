@@ -255,11 +255,11 @@ def split_share(problem: RoundProblem) -> np.ndarray:
     return x / np.maximum(x.sum(axis=1), 1.0)[:, None]
 
 
-def split_throughput(problem: RoundProblem) -> np.ndarray:
-    """``(n,)`` each job's throughput on Shockwave's isolated share (:func:`split_share`; Gavel's
-    reading is the max-min fair share,
+def split_throughput(problem: RoundProblem, split: np.ndarray | None = None) -> np.ndarray:
+    """``(n,)`` each job's throughput on Shockwave's isolated share (``split``, default
+    :func:`split_share`'s; Gavel's reading is the max-min fair share,
     :func:`~gpusched.policies.rounds.max_min_fairness.isolated_throughput`)."""
-    return (problem.throughput * split_share(problem)).sum(axis=1)
+    return (problem.throughput * (split_share(problem) if split is None else split)).sum(axis=1)
 
 
 class FinishTimeFairnessShockwave(RoundPolicy):
@@ -295,7 +295,7 @@ class FinishTimeFairnessShockwave(RoundPolicy):
 
     def solve(self, problem: RoundProblem) -> Allocation:
         split = split_share(problem)
-        isolated = (problem.throughput * split).sum(axis=1)
+        isolated = split_throughput(problem, split)
         ids = [int(v) for v in problem.job_ids]
         so_far = np.zeros(problem.n_jobs)
         for i, job in enumerate(ids):
