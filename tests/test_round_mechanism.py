@@ -216,6 +216,54 @@ def test_a_fork_in_rounds_continues_like_the_original():
     assert twin.run_state.rounds is not sim.run_state.rounds
 
 
+def _round_arrays(rounds) -> dict[str, np.ndarray]:
+    from gpusched.core.rounds.mechanism import _COPIED
+
+    return {name: np.array(getattr(rounds, name), dtype=object if name in ("prev_gpus", "placed",
+                                                                            "last_placed", "colocated",
+                                                                            "placed_pairs") else None)
+            for name in _COPIED if name != "colocated"}
+
+
+def test_a_round_plan_dropped_or_applied_to_a_fork_leaves_its_source_as_it_was():
+    """A round's plan shares the arrays of the state it was made from until it changes them (copy
+    on write, RoundsRun.fork): made and dropped, the state is unchanged; applied to a fork of the
+    simulator, the fork runs on its own copy and the source run ends as it would have."""
+    from gpusched.core.rounds.mechanism import RoundPlan
+
+    rng = np.random.default_rng(5)
+    jobs = [_job(i, float(rng.uniform(0, 40)), float(rng.uniform(5, 30))) for i in range(8)]
+    reference = _run("max_min_fairness", jobs).jobs_table()["end_min"].to_numpy()
+    sim = _run("max_min_fairness", jobs)
+    sim.reset()
+    first = get_policy("max_min_fairness", 0)
+    first.bind(sim.view)
+    plans = 0
+    twins = []
+    while not sim.run_state.done:
+        slot, action = first.decide(sim.view)
+        if isinstance(action, RoundPlan) and plans < 6:
+            plans += 1
+            before = _round_arrays(sim.run_state.rounds)
+            twin = sim.fork()
+            second = get_policy("max_min_fairness", 0)
+            second.bind(twin.view)  # before the step: a fork asks for decisions once bound
+            twin.step(action, slot)  # the plan made on sim, installed on its fork
+            twins.append((twin, second))
+            after = _round_arrays(sim.run_state.rounds)
+            for name, value in before.items():
+                assert np.array_equal(value, after[name]), name
+            slot, action = first.decide(sim.view)  # the same plan again, made afresh
+        sim.step(action, slot)
+    assert plans == 6
+    np.testing.assert_array_equal(sim.jobs_table()["end_min"].to_numpy(), reference)
+    for twin, policy in twins:
+        while not twin.run_state.done:
+            slot, action = policy.decide(twin.view)
+            twin.step(action, slot)
+        np.testing.assert_array_equal(twin.jobs_table()["end_min"].to_numpy(), reference)
+
+
 @pytest.mark.parametrize("policy", ["fifo_perf", "allox", "max_min_fairness_perf"])
 def test_reusing_a_fixed_point_placement_gives_the_same_run(policy, monkeypatch):
     """Rounds whose placement is a fixed point of the priority rule reuse it

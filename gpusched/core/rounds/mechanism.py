@@ -199,6 +199,8 @@ class RoundsRun:
     see :meth:`layout`."""
     _gpu_type_list: list[int] = field(default_factory=list, repr=False, compare=False)
     """:attr:`gpu_type` as a list (read in Python loops)."""
+    _source: Any = field(default=None, repr=False, compare=False)
+    """The state this one was forked from (:meth:`fork`), ``None`` for an independent copy."""
 
     @classmethod
     def start(cls, spec: RoundSpec, gpu_model: list[str], n_jobs: int, seed: int,
@@ -225,6 +227,19 @@ class RoundsRun:
         twin.__dict__.update(self.__dict__)
         for name in _COPIED:
             setattr(twin, name, getattr(self, name).copy())
+        twin._source = None
+        return twin
+
+    def fork(self) -> RoundsRun:
+        """A copy that shares its arrays and lists with this state (copy on write): a round's plan
+        starts from one, copies each array before it changes it, and is installed
+        (:meth:`RoundMechanism.begin`) on the state it was forked from, which it then replaces;
+        installed anywhere else, it is copied first. Copying every array of every round instead
+        cost the 300-job Gavel run about an eighth of its calls (``benchmarks/bench_rounds.py``),
+        and copying :attr:`solve_s` every round grew with the run."""
+        twin = object.__new__(RoundsRun)
+        twin.__dict__.update(self.__dict__)
+        twin._source = self
         return twin
 
     def layout(self, down: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
@@ -352,11 +367,12 @@ def plan_round(rounds: RoundsRun, now_min: float, active: np.ndarray, running: s
         indices, pair shares (p, k), speed factors (p, k, 2))`` (see
         :mod:`gpusched.core.rounds.pairs`); ``None`` for a policy without pairs.
     """
-    r = rounds.copy()
+    r = rounds.fork()  # copy on write: every array changed below is copied first
     rows = np.asarray(active, dtype=np.int64)
     half = r.length_min / 2.0
     new = rows[~r.joined[rows]]
     if len(new):
+        r.time_min, r.joined = r.time_min.copy(), r.joined.copy()
         r.time_min[new] = half
         r.joined[new] = True
         r.changed = True
@@ -364,14 +380,17 @@ def plan_round(rounds: RoundsRun, now_min: float, active: np.ndarray, running: s
         elapsed = now_min - (r.last_reset_min if r.last_reset_min is not None else now_min)
         fresh, type_time, deficit = reset_time_received(r.time_min[rows], r.share[rows], elapsed,
                                                         r.deficit_min[rows], r.length_min)
+        if not len(new):
+            r.time_min = r.time_min.copy()
+        r.deficit_min = r.deficit_min.copy()
         r.time_min[rows], r.deficit_min[rows], r.type_time_min = fresh, deficit, type_time
         r.last_reset_min = now_min
-        r.share[:] = 0.0
-        r.in_allocation[:] = False
+        r.share = np.zeros_like(r.share)
+        r.in_allocation = np.zeros_like(r.in_allocation)
         r.share[rows] = share
         r.in_allocation[rows] = True
         r.changed = False
-        r.solve_s.append(float(solve_s))
+        r.solve_s = [*r.solve_s, float(solve_s)]
         if pairs is not None or len(r.pair_jobs):
             _reset_pairs(r, rows, scale, elapsed, pairs)
     up, capacity, position = r.layout(down)
@@ -561,25 +580,29 @@ class RoundMechanism:
     def begin(self, run: Any, plan: RoundPlan) -> None:
         """Install an applied round's plan: record who runs where and push the round's end."""
         r: RoundsRun = plan.rounds
+        if r._source is not run.rounds:  # not forked from this run's state: made independent
+            r = r.copy()
+        r._source = None  # the state it was forked from is replaced: what they share is r's
         r.colocated = run.rounds.colocated  # the live pairs, as the batch left them
         run.rounds = r
         now, rec, life = run.time_min, run.record, self.lifecycle
         r.placed = []
         end = -math.inf
         partner = r.colocated.partner
-        for i in run.running:
+        running = list(run.running)
+        for i, progress in zip(running, life.progress_of(run, running), strict=True):
             gpus = rec.job_gpus[i]
             j = int(r.gpu_type[gpus[0]])
             if r.last_type[i] >= 0 and r.last_type[i] != j:
                 r.type_changes[i] += 1
             r.last_type[i] = j
             r.prev_gpus[i] = tuple(sorted(gpus))
-            r.placed.append((i, j, life.progress_min(run, i)))
+            r.placed.append((i, j, progress))
             end = max(end, min(now + r.length_min, float(rec.start_min[i]) + float(rec.run_min[i])))
         if partner or len(r.pair_jobs) or r.prev_partner.max(initial=-1) >= 0:
             self._place_pairs(run, r)
         running = run.running
-        for i, _, _ in plan.rounds.last_placed:
+        for i, _, _ in r.last_placed:
             if i not in running:
                 r.prev_gpus[i] = ()
         r.last_placed = list(r.placed)
@@ -624,7 +647,8 @@ class RoundMechanism:
         r.gavel_round_start_min, r.gavel_round_end_min = gavel_start, t
         paired = {x for _, _, a, b in r.placed_pairs for x in (a, b)}
         finishes = {}
-        for i, j, progress in r.placed:
+        progress_now = life.progress_of(run, [i for i, _, _ in r.placed])
+        for (i, j, progress), now_progress in zip(r.placed, progress_now, strict=True):
             end = rec.end_min[i]
             finished = not math.isnan(end) and i not in run.running
             finish = finishes[i] = float(end) if finished else t
@@ -633,7 +657,7 @@ class RoundMechanism:
                 received = finish - gavel_start
                 r.time_min[i, j] += received
                 r.type_time_min[j] += received
-            r.work_min[i, j] += life.progress_min(run, i) - progress
+            r.work_min[i, j] += now_progress - progress
             if finished:
                 r.changed = True
         for q, j, a, b in r.placed_pairs:  # Gavel: the longer member's time, once per pair
