@@ -219,9 +219,8 @@ def test_a_fork_in_rounds_continues_like_the_original():
 def _round_arrays(rounds) -> dict[str, np.ndarray]:
     from gpusched.core.rounds.mechanism import _COPIED
 
-    return {name: np.array(getattr(rounds, name), dtype=object if name in ("prev_gpus", "placed",
-                                                                            "last_placed", "colocated",
-                                                                            "placed_pairs") else None)
+    lists = ("prev_gpus", "placed", "last_placed", "placed_pairs")
+    return {name: np.array(getattr(rounds, name), dtype=object if name in lists else None)
             for name in _COPIED if name != "colocated"}
 
 

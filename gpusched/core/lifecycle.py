@@ -420,28 +420,6 @@ class Lifecycle:
             speed *= colocation.factor(run, job_idx)
         return saved + done * speed
 
-    def progress_of(self, run: RunState, jobs: Sequence[int]) -> list[float]:
-        """:meth:`progress_min` of each of ``jobs``, the same numbers in one call (the round
-        mechanism reads every placed job's at each round's start and end)."""
-        if self.phases is not None:
-            return [self.progress_min(run, i) for i in jobs]
-        rec, now, running, of = run.record, run.time_min, run.running, self.speed_model.of
-        lives, factor = rec.lives, None if self.colocation is None else self.colocation.factors(run)
-        start_min, job_gpus, declared = rec.start_min, rec.job_gpus, run.jobs
-        out = []
-        for i in jobs:
-            if i not in running:
-                out.append(self.progress_min(run, i))
-                continue
-            saved = 0.0 if lives is None else float(lives.saved_min[i])
-            restore = 0.0 if lives is None else float(lives.current_restore_min[i])
-            done = max(now - float(start_min[i]) - restore, 0.0)
-            speed = of(declared[i], job_gpus[i])
-            if factor is not None:
-                speed *= factor.get(i, 1.0)
-            out.append(saved + done * speed)
-        return out
-
     def remaining_work_min(self, run: RunState, job_idx: int) -> float:
         """The true work the job has left (reference-speed minutes; 0 once it has finished)."""
         return max(float(run.jobs[job_idx].duration_min) - self.progress_min(run, job_idx), 0.0)

@@ -242,6 +242,15 @@ class RoundsRun:
         twin._source = self
         return twin
 
+    def own(self, *names: str) -> None:
+        """Copy each named array or list that this fork still shares with the state it was forked
+        from (copy on write: call before changing it in place)."""
+        source = self._source
+        for name in names:
+            value = getattr(self, name)
+            if source is not None and value is getattr(source, name):
+                setattr(self, name, value.copy())
+
     def layout(self, down: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
         """The up GPUs of each type (cluster indices, ascending), their count per type, and each
         GPU's index within its type's up GPUs (-1 when down); computed once per ``down`` mask."""
@@ -372,7 +381,7 @@ def plan_round(rounds: RoundsRun, now_min: float, active: np.ndarray, running: s
     half = r.length_min / 2.0
     new = rows[~r.joined[rows]]
     if len(new):
-        r.time_min, r.joined = r.time_min.copy(), r.joined.copy()
+        r.own("time_min", "joined")
         r.time_min[new] = half
         r.joined[new] = True
         r.changed = True
@@ -380,9 +389,7 @@ def plan_round(rounds: RoundsRun, now_min: float, active: np.ndarray, running: s
         elapsed = now_min - (r.last_reset_min if r.last_reset_min is not None else now_min)
         fresh, type_time, deficit = reset_time_received(r.time_min[rows], r.share[rows], elapsed,
                                                         r.deficit_min[rows], r.length_min)
-        if not len(new):
-            r.time_min = r.time_min.copy()
-        r.deficit_min = r.deficit_min.copy()
+        r.own("time_min", "deficit_min")
         r.time_min[rows], r.deficit_min[rows], r.type_time_min = fresh, deficit, type_time
         r.last_reset_min = now_min
         r.share = np.zeros_like(r.share)
@@ -589,15 +596,14 @@ class RoundMechanism:
         r.placed = []
         end = -math.inf
         partner = r.colocated.partner
-        running = list(run.running)
-        for i, progress in zip(running, life.progress_of(run, running), strict=True):
+        for i in run.running:
             gpus = rec.job_gpus[i]
             j = int(r.gpu_type[gpus[0]])
             if r.last_type[i] >= 0 and r.last_type[i] != j:
                 r.type_changes[i] += 1
             r.last_type[i] = j
             r.prev_gpus[i] = tuple(sorted(gpus))
-            r.placed.append((i, j, progress))
+            r.placed.append((i, j, life.progress_min(run, i)))
             end = max(end, min(now + r.length_min, float(rec.start_min[i]) + float(rec.run_min[i])))
         if partner or len(r.pair_jobs) or r.prev_partner.max(initial=-1) >= 0:
             self._place_pairs(run, r)
@@ -647,8 +653,7 @@ class RoundMechanism:
         r.gavel_round_start_min, r.gavel_round_end_min = gavel_start, t
         paired = {x for _, _, a, b in r.placed_pairs for x in (a, b)}
         finishes = {}
-        progress_now = life.progress_of(run, [i for i, _, _ in r.placed])
-        for (i, j, progress), now_progress in zip(r.placed, progress_now, strict=True):
+        for i, j, progress in r.placed:
             end = rec.end_min[i]
             finished = not math.isnan(end) and i not in run.running
             finish = finishes[i] = float(end) if finished else t
@@ -657,7 +662,7 @@ class RoundMechanism:
                 received = finish - gavel_start
                 r.time_min[i, j] += received
                 r.type_time_min[j] += received
-            r.work_min[i, j] += now_progress - progress
+            r.work_min[i, j] += life.progress_min(run, i) - progress
             if finished:
                 r.changed = True
         for q, j, a, b in r.placed_pairs:  # Gavel: the longer member's time, once per pair

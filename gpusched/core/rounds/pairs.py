@@ -54,7 +54,7 @@ at its own end, where Gavel's log gives both members the pair's end.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -131,11 +131,6 @@ class CoLocation:
     def factor(run: Any, job_idx: int) -> float:
         """The speed factor of the job's current run (1.0 alone)."""
         return run.rounds.colocated.factor.get(job_idx, 1.0)
-
-    @staticmethod
-    def factors(run: Any) -> Mapping[int, float]:
-        """The speed factor of each pair member's current run (a job absent runs alone: 1.0)."""
-        return run.rounds.colocated.factor
 
     @staticmethod
     def ending(run: Any, job_idx: int) -> tuple[bool, int]:
