@@ -62,9 +62,10 @@ PER_JOB_WHY = (
     "Gavel's counts its age, and solves its min-max program alone with ECOS, an interior-point solver "
     "whose answer leaves every job some slack: what is left once each job is within ρ is spread evenly "
     "here, where Gavel's reading keeps a second program that gave it all to the latest arrivals. "
-    "What Shockwave's file reads of a job that changes its batch size is its "
-    "steps left at its current batch size, and its isolated time so far is summed from the fall of "
-    "those steps, which a change of batch size cuts; neither is modelled here (see Not modelled)."
+    "Both of Shockwave's files read a job that changes its batch size by its steps left at its current "
+    "batch size, as if the batch size stayed, and its `finish_time_fairness` sums the isolated time "
+    "so far from the fall of those steps, which jumps when the batch size changes; the rows above read "
+    "them so (`RoundProblem.reported_remaining`), Gavel's files read the work left over all phases."
 )
 """The per-job table's explanation: what the two files do differently (read from their sources)."""
 
@@ -377,12 +378,10 @@ def render_markdown(data: dict) -> str:
         "- ECOS's own answer to Shockwave's finish-time fairness program: the even spread of what is left "
         "above each job's need is a reading of that interior point, not the solver's exact point (ECOS "
         "gives larger gangs a little less extra time).",
-        "- What Shockwave's scheduler knows of a job that changes its batch size: its steps left at its "
-        "current batch size over its current throughput, as if the batch size stayed "
-        "(`_scale_bs_and_iters` rescales the steps left to keep the epochs); here a round policy reads "
-        "the job's declared work left over all its phases. AlloX's matching and finish-time fairness's ρ "
-        "read it, and Shockwave's finish-time fairness sums its isolated time so far from the fall of "
-        "those steps between two computations, a fall that a change of batch size makes jump.",
+        "- What Shockwave's scheduler reads of a job that changes its batch size (its steps left at its "
+        "current batch size) is read by Shockwave's readings only (`allox_shockwave`, "
+        "`finish_time_fairness_shockwave`); every other policy reads the job's declared work left over "
+        "all its phases, as Gavel's files would on jobs whose speed never changes.",
         "- Shockwave's scheduler also marks the allocation for recomputation when a job changes its batch "
         "size (`_done_callback` sets `_need_to_update_allocation`); here only arrivals and completions do "
         "(marking it at each phase change too was tried: no JCT of the three shared policies moved).",

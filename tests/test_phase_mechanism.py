@@ -136,3 +136,36 @@ def test_a_fork_copies_the_phases_and_continues_like_the_original():
             run.step(action, slot)
         np.testing.assert_array_equal(run.jobs_table()["end_min"].to_numpy(), reference)
         assert run.run_state.phases.changes == changes
+
+
+# Phase 0: 10 epochs of 600 steps at 100 steps/s (60 s on a V100); phase 1: 10 epochs of 300 steps
+# at 60 steps/s (50 s). Its work: 1 min then 5/6 min, reference minutes on the V100.
+EPOCHS = JobPhases((Phase(6000, {"V100": 100.0}, batch_size=32, epochs=10),
+                    Phase(3000, {"V100": 60.0}, batch_size=64, epochs=10)))
+
+
+def test_a_job_reports_its_epochs_left_at_its_current_batch_size():
+    """A quarter into phase 0 (2.5 epochs done) the job reports 17.5 epochs at phase 0's 0.1 min
+    each, 1.75 min, where 1.5833 min of work is truly left; in its last phase it reports the truth.
+    Its steps per reference second are its phase's: 6,000 / 60 s, then 3,000 / 50 s."""
+    clock = PhaseClock.of(EPOCHS, "V100")
+    share, per_s = clock.as_reported(0.25)
+    assert share == pytest.approx(1.75 / (1.0 + 50 / 60 - 0.25))
+    assert per_s == pytest.approx(100.0)
+    assert clock.as_reported(1.5) == (1.0, pytest.approx(60.0))
+    assert PhaseClock.of(TWO, "V100").as_reported(0.25) == (1.0, pytest.approx(100.0))  # no epochs
+
+
+def test_round_policies_see_the_work_left_a_phased_job_reports():
+    jobs = [Job(id=0, type="training", arrival_min=0.0, duration_min=phased_job_minutes(EPOCHS, "V100"),
+                gpus=1, vram_gb=1.0, compute=1.0)]
+    sim = Simulator(_cluster(("V100",)), jobs, rounds=RoundSpec(length_min=0.7, reset_min=0),
+                    phases=PhasedWork({0: EPOCHS}, "V100"))
+    view, run = sim.view, sim.run_state
+    from gpusched.core.cluster import ClusterState
+
+    run.rounds.work_min[0, 0] = 0.25
+    problem = round_problem(view, run.rounds, np.array([0]), ClusterState(sim.setup.cluster))
+    assert problem.remaining[0] == pytest.approx(60 * (1.0 + 50 / 60 - 0.25))
+    assert problem.reported_remaining[0] == pytest.approx(60 * 1.75)
+    assert problem.steps_per_unit[0] == pytest.approx(100.0)

@@ -111,3 +111,48 @@ def test_shockwave_finish_time_fairness_holds_a_full_job_while_the_others_rise()
     share = get_round_policy("finish_time_fairness_shockwave")(
         one_gpu([1000.0] * 4, [0.0, 1900.0, 2000.0, 0.0], [1, 2, 3, 4], capacity=3)).share
     np.testing.assert_allclose(share, [[0.5], [1.0], [1.0], [0.5]], atol=1e-6)
+
+
+def test_shockwave_allox_reads_the_steps_left_a_job_reports() -> None:
+    """Ten new single-GPU jobs on one GPU: Shockwave's alpha of 0.2 matches the two oldest (jobs 0
+    and 1), and the shorter runs first. By their work left job 0 is shorter (100 s against 200 s);
+    by what they report at their current batch sizes (``reported_remaining``: job 0 is in a phase
+    that makes its epochs left look like 400 s) job 1 is, and Shockwave's file reads the report."""
+    remaining = [100.0, 200.0] + [1000.0] * 8
+    ages = [1000.0, 900.0] + [float(i) for i in range(8)]
+    plain = one_gpu(remaining, ages, list(range(10)))
+    reported = RoundProblem(throughput=np.ones((10, 1)), scale_factor=np.ones(10), capacity=[1],
+                            remaining=remaining, age_s=ages, job_ids=list(range(10)),
+                            reported_remaining=[400.0, 200.0] + [1000.0] * 8)
+    assert get_round_policy("allox_shockwave")(plain).share[:2, 0].tolist() == [1.0, 0.0]
+    assert get_round_policy("allox_shockwave")(reported).share[:2, 0].tolist() == [0.0, 1.0]
+    assert get_round_policy("allox")(reported).share[:2, 0].tolist() == [1.0, 0.0]  # Gavel's: work left
+
+
+@pytest.mark.parametrize(("steps_per_unit", "expected"), [
+    (1.0, 2 / 3),                        # no change of batch size: 500 steps fell, 1,000 s isolated
+    (0.5, (np.sqrt(209.0) - 13.0) / 2),  # batch size doubled: 750 steps fell, 1,500 s isolated
+])
+def test_shockwave_finish_time_fairness_sums_the_fall_of_the_steps_left(steps_per_unit, expected) -> None:
+    """Two jobs of 1,000 work units (1 step each) on one GPU, at 0.5 each on their equal share (0.5
+    steps/s). Then both are 500 s old; job 10 has done nothing, job 11 reports 500 units left. At
+    1 step per unit its steps left fell by 500 (1,000 s of isolated time, D = 1,000 + 500 / 0.5 =
+    2,000): the ratios ``0.25 + 0.5 / T_10`` and ``0.25 + 0.25 / T_11`` meet at ``T_10 = 2/3``. Had its
+    batch size doubled (0.5 steps per unit), its 250 steps left are a fall of 750 steps, 1,500 s of
+    isolated time (D = 2,500), as Shockwave's file sums it: ``0.2 + 0.2 / T_11`` meets job 10's at
+    ``T_10 = (sqrt(209) - 13) / 2``, about 0.728: the job that waited gets more."""
+    policy = get_round_policy("finish_time_fairness_shockwave")
+    policy(one_gpu([1000.0, 1000.0], [0.0, 0.0], [10, 11]))
+    later = RoundProblem(throughput=np.ones((2, 1)), scale_factor=np.ones(2), capacity=[1],
+                         remaining=[1000.0, 500.0], age_s=[500.0, 500.0], job_ids=[10, 11],
+                         steps_per_unit=[1.0, steps_per_unit])
+    np.testing.assert_allclose(policy(later).share[:, 0], [expected, 1 - expected], atol=1e-3)
+
+
+def test_a_reported_work_left_is_checked_like_the_work_left() -> None:
+    with pytest.raises(RoundProblemError, match=r"reported_remaining\[1\] must be finite"):
+        RoundProblem(throughput=np.ones((2, 1)), scale_factor=np.ones(2), capacity=[1],
+                     reported_remaining=[1.0, np.nan])
+    with pytest.raises(RoundProblemError, match=r"steps_per_unit\[0\] must be > 0"):
+        RoundProblem(throughput=np.ones((2, 1)), scale_factor=np.ones(2), capacity=[1],
+                     steps_per_unit=[0.0, 1.0])

@@ -79,11 +79,15 @@ class PhaseClock:
     :param speed: each phase's speed per GPU model (relative to the reference model; 0 or absent:
         it cannot run there).
     :param batch_size: each phase's batch size (``None`` where none is named).
+    :param steps: each phase's training steps (empty: not known; :meth:`as_reported`).
+    :param epochs: each phase's epochs (``None`` where not counted in epochs; empty: none is).
     """
 
     work: tuple[float, ...]
     speed: tuple[Mapping[str, float], ...]
     batch_size: tuple[int | None, ...]
+    steps: tuple[float, ...] = ()
+    epochs: tuple[float | None, ...] = ()
     starts: tuple[float, ...] = field(init=False)
     """Work done when each phase starts (reference minutes), and the total last."""
     flat: frozenset[str] = field(init=False)
@@ -116,7 +120,8 @@ class PhaseClock:
                 raise ValueError(f"phase {i} has no throughput on the reference GPU model {reference!r}")
             work.append(p.minutes(reference))
             speed.append({m: r / base for m, r in p.steps_per_s.items()})
-        return cls(tuple(work), tuple(speed), tuple(p.batch_size for p in phases.phases))
+        return cls(tuple(work), tuple(speed), tuple(p.batch_size for p in phases.phases),
+                   tuple(p.work_steps for p in phases.phases), tuple(p.epochs for p in phases.phases))
 
     def speed_in(self, phase: int, model: str) -> float:
         """Phase ``phase``'s speed on GPU model ``model`` (0 where it cannot run)."""
@@ -175,6 +180,29 @@ class PhaseClock:
             t += (self.starts[p + 1] - max(w0, self.starts[p])) / s
             out.append((t, p + 1))
         return out
+
+    def as_reported(self, work: float) -> tuple[float, float]:
+        """How the job itself reports what is left once it has done ``work``: the share its
+        report bears to the work truly left, and its current phase's training steps per reference
+        second.
+
+        A job that changes its batch size reports its steps left at its *current* batch size, its
+        epochs being kept (Shockwave's ``_scale_bs_and_iters``, ``uw-mad-dash/shockwave``,
+        ``scheduler/scheduler.py``, rescales the steps left at each change; its scheduler reads
+        them as they are). Its report is its epochs left at the current phase's work per epoch,
+        whatever its later phases hold; the share is that over ``total - work`` (1 when the job
+        has nothing left, when the phases are not counted in epochs, or in its last phase). The
+        steps per second are 1 where the phases' steps are not known.
+        """
+        p = min(max(self.phase_at(work), 0), len(self.work) - 1)
+        per_s = 1.0 if not self.steps else self.steps[p] / (self.work[p] * 60.0)
+        left = self.total - work
+        if left <= 0 or p == len(self.work) - 1 or not self.epochs or any(
+                e is None or e <= 0 for e in self.epochs[p:]):
+            return 1.0, per_s
+        done = min(max((work - self.starts[p]) / self.work[p], 0.0), 1.0)
+        epochs_left = self.epochs[p] * (1.0 - done) + math.fsum(self.epochs[p + 1:])
+        return epochs_left * self.work[p] / self.epochs[p] / left, per_s
 
     def whole_speed(self, model: str) -> float:
         """The job's speed over its whole work on ``model`` (its work ÷ its time there; 0 where

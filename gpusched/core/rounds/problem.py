@@ -108,6 +108,13 @@ class RoundProblem:
     :param pair_jobs: ``(p, 2)`` row indices of job pairs that may share one GPU (co-location).
     :param pair_throughput: ``(p, k, 2)`` work units per second of each member of a pair when the
         two share GPUs of type ``j`` (Gavel's measured pair throughputs); 0 where they cannot.
+    :param reported_remaining: ``(n,)`` work left as the job reports it (same unit as
+        ``remaining``): a job that changes its batch size reports its steps left at its current
+        batch size (:meth:`PhaseClock.as_reported
+        <gpusched.core.phase_mechanism.PhaseClock.as_reported>`), which Shockwave's readings of
+        the policies read. Default ``remaining``.
+    :param steps_per_unit: ``(n,)`` training steps per work unit in the job's current phase (> 0),
+        so that ``reported_remaining * steps_per_unit`` is the steps left it reports. Default all 1.
     """
 
     throughput: np.ndarray
@@ -124,6 +131,8 @@ class RoundProblem:
     reference_type: int | None = None
     pair_jobs: np.ndarray | None = None
     pair_throughput: np.ndarray | None = None
+    reported_remaining: np.ndarray | None = None
+    steps_per_unit: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         try:
@@ -153,6 +162,10 @@ class RoundProblem:
                                    positive=True))
         put(self, "remaining", _array("remaining", np.ones(n) if self.remaining is None
                                       else self.remaining, (n,)))
+        put(self, "reported_remaining", self.remaining if self.reported_remaining is None
+            else _array("reported_remaining", self.reported_remaining, (n,)))
+        put(self, "steps_per_unit", np.ones(n) if self.steps_per_unit is None
+            else _array("steps_per_unit", self.steps_per_unit, (n,), positive=True))
         put(self, "age_s", _array("age_s", np.zeros(n) if self.age_s is None else self.age_s, (n,)))
         put(self, "service_s", _array("service_s", np.zeros((n, k)) if self.service_s is None
                                       else self.service_s, (n, k)))

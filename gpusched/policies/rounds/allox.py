@@ -102,6 +102,10 @@ class AlloX(RoundPolicy):
         del job
         return np.zeros(n_types)
 
+    def _remaining(self, problem: RoundProblem) -> np.ndarray:
+        """``(n,)`` the work left the matching reads (Gavel's: the job's work left)."""
+        return problem.remaining
+
     def _match(self, problem: RoundProblem, new: list[int], gpu_type: np.ndarray) -> list[tuple[int, int]]:
         """AlloX's matching of the jobs ``new`` (rows) to the free GPUs ``gpu_type`` (each one's
         type index): ``(row, type)`` of each GPU's first job."""
@@ -114,7 +118,7 @@ class AlloX(RoundPolicy):
                 f"table of {m * m * len(gpu_type):,} entries, over the limit of {MAX_COST_ENTRIES:,}")
         with np.errstate(divide="ignore"):
             alone = np.where(problem.throughput[chosen][:, gpu_type] > 0,
-                             problem.remaining[chosen, None] / problem.throughput[chosen][:, gpu_type],
+                             self._remaining(problem)[chosen, None] / problem.throughput[chosen][:, gpu_type],
                              NO_RUN_COST)
         cost = np.concatenate([p * alone for p in range(1, m + 1)], axis=1)
         cost = cost + problem.age_s[chosen, None]
@@ -153,3 +157,8 @@ class AlloXShockwave(AlloX):
         type it was given until a new match overwrites that entry)."""
         previous = self._previous.get(job)
         return np.zeros(n_types) if previous is None else previous.copy()
+
+    def _remaining(self, problem: RoundProblem) -> np.ndarray:
+        """A job that changes its batch size is read by its steps left at its current batch size
+        (``RoundProblem.reported_remaining``), as Shockwave's scheduler reads it."""
+        return problem.reported_remaining

@@ -39,6 +39,8 @@ the types (:mod:`~gpusched.policies.rounds.agnostic`).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from gpusched.core.rounds.problem import Allocation, RoundProblem
@@ -273,8 +275,15 @@ class FinishTimeFairnessShockwave(RoundPolicy):
     previous one divided by the equal-share throughput it had then
     (``_cumulative_isolated_time``). A job that waited has an isolated time below its age, so its
     ``rho`` is higher and it is served sooner. The work done is read, as Shockwave reads it, from
-    the fall of the remaining work between two computations. And the equal share is Shockwave's
-    even split of the GPUs over the jobs (:func:`split_throughput`), not Gavel's max-min share.
+    the fall of the steps left between two computations, over the isolated steps per second of the
+    earlier one, with no floor. And the equal share is Shockwave's even split of the GPUs over the
+    jobs (:func:`split_throughput`), not Gavel's max-min share.
+
+    A job that changes its batch size reports its steps left at its current batch size
+    (``RoundProblem.reported_remaining`` and ``steps_per_unit``): its remaining time is read as if
+    its batch size stayed, and at a change its steps left jump (half as many at a doubled batch
+    size), so the fall between two computations, and the isolated time so far summed from it,
+    jump with them (up at a larger batch size, down at a smaller), as in Shockwave's file.
 
     Shockwave's file solves the min-max program alone and keeps its interior-point solver's answer,
     in which every job has some slack; the rest of the cluster, once each job has what keeps it
@@ -291,22 +300,26 @@ class FinishTimeFairnessShockwave(RoundPolicy):
 
     def __init__(self) -> None:
         self._isolated_so_far: dict[int, float] = {}  # job id -> s
-        self._last: dict[int, tuple[float, float]] = {}  # job id -> (remaining, isolated rate)
+        self._last: dict[int, tuple[float, float]] = {}  # job id -> (steps left, isolated steps/s)
 
     def solve(self, problem: RoundProblem) -> Allocation:
         split = split_share(problem)
         isolated = split_throughput(problem, split)
         ids = [int(v) for v in problem.job_ids]
+        steps_left = problem.reported_remaining * problem.steps_per_unit
+        steps_per_s = isolated * problem.steps_per_unit
         so_far = np.zeros(problem.n_jobs)
         for i, job in enumerate(ids):
             total = self._isolated_so_far.get(job, 0.0)
             last = self._last.get(job)
-            if last is not None and last[1] > 0:
-                total += max(last[0] - float(problem.remaining[i]), 0.0) / last[1]
+            if last is not None and last[1] > 0:  # the fall of its steps left, as Shockwave's
+                total += (last[0] - float(steps_left[i])) / last[1]
             self._isolated_so_far[job] = so_far[i] = total
-        self._last = {job: (float(problem.remaining[i]), float(isolated[i])) for i, job in enumerate(ids)}
+        self._last = {job: (float(steps_left[i]), float(steps_per_s[i])) for i, job in enumerate(ids)}
         held = split.sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             unit = np.where(held > 0, isolated / held, 0.0)  # throughput per unit of time share
+        if problem.reported_remaining is not problem.remaining:
+            problem = replace(problem, remaining=problem.reported_remaining)
         share, more = finish_time_shares(problem, isolated, self.name, so_far, spread_unit=unit)
         return Allocation(share=share, programs=more)

@@ -17,6 +17,10 @@ computes an allocation from what it may know; the round mechanism
   (total steps less the steps run, updated at every round's end) falls; where nothing is declared
   (``declared_run_time: none``) it is unknown and given as 0, which only the policies that do not
   read it see: those that read it (``run_times``) are refused before the run;
+- work left as a job that changes its batch size reports it (``reported_remaining``, with its
+  current phase's ``steps_per_unit``): its epochs left at its current phase's work per epoch
+  (:meth:`~gpusched.core.phase_mechanism.PhaseClock.as_reported`), read by Shockwave's readings
+  of the policies only; the work left itself for every other job;
 - weight, age and deadline: the job's ``weight``, its seconds since arrival, and the seconds
   left to its deadline (``inf`` for none);
 - cost: the mean price of the type's GPUs per hour (1 where none is known).
@@ -41,6 +45,7 @@ import numpy as np
 from gpusched.core.actions import HOLD
 from gpusched.core.cluster import ClusterState
 from gpusched.core.gavel_speeds import colocation_factors
+from gpusched.core.phase_mechanism import PhasedSpeeds
 from gpusched.core.rounds import RoundProblem
 from gpusched.core.rounds.mechanism import RoundsRun, plan_round
 from gpusched.core.view import SchedulerView
@@ -138,6 +143,8 @@ def round_problem(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
     weight = np.ones(len(active))
     deadline = np.full(len(active), np.inf)
     remaining = np.zeros(len(active))
+    clocks = view.speed_model.clocks if isinstance(view.speed_model, PhasedSpeeds) else None
+    reported = steps = None  # the share of the work left a phased job reports, its steps per unit
     now = view.time_min
     for row, i in enumerate(active.tolist()):
         job = jobs[i]
@@ -147,6 +154,11 @@ def round_problem(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
             deadline[row] = max((job.arrival_min + job.deadline_min - now) * 60.0, 1e-9)
         left = float(view.declared_min[i]) - float(rounds.work_min[i].sum())
         remaining[row] = max(left, 0.0) * 60.0 if np.isfinite(left) else 0.0  # unknown: see the docstring
+        clock = None if clocks is None else clocks.get(job.id)
+        if clock is not None:
+            if reported is None:
+                reported, steps = np.ones(len(active)), np.ones(len(active))
+            reported[row], steps[row] = clock.as_reported(float(rounds.work_min[i].sum()))
     prices = view.prices
     cost = np.ones(k)
     if prices is not None:
@@ -162,7 +174,9 @@ def round_problem(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
                         service_s=None, deadline_s=deadline, cost=cost, type_names=rounds.types,
                         job_ids=active, reference_type=None,
                         pair_jobs=None if pairs is None else pairs[0],
-                        pair_throughput=None if pairs is None else pairs[1])
+                        pair_throughput=None if pairs is None else pairs[1],
+                        reported_remaining=None if reported is None else remaining * reported,
+                        steps_per_unit=steps)
 
 
 class RoundScheduler:
