@@ -22,7 +22,7 @@ def test_train_save_reload_reproduces_the_actions(tmp_path, monkeypatch):
     assert model.meta["base"] == "sjf+first_fit" and model.meta["timesteps"] == 256
     # the weights moved from their start, and the start favours accepting
     net = model.policy()
-    assert float(net.action_net.bias[0]) > float(net.action_net.bias[1:].max())
+    assert float(net.action_net.bias[0].detach()) > float(net.action_net.bias[1:].max().detach())
     # reloaded, it takes the same greedy action as the file's weights on every observation
     env = InspectorEnv(load_scenario("fleet-16gpu"), Proposer("sjf+first_fit"), bound=3, n_jobs=40)
     obs, _ = env.reset(options={"workload_seed": 1000})

@@ -311,3 +311,53 @@ def test_the_work_a_round_policy_reads_falls_while_a_job_keeps_its_gpus() -> Non
     # the second computation is at the first round boundary after minute 10.5: minute 12
     assert seen[0] == (30.0 * 60.0,)
     assert seen[1] == pytest.approx((18.0 * 60.0, 5.0 * 60.0))
+
+
+def _three_arrivals(recompute: str):
+    """Three 100-min jobs on one GPU, arriving at minutes 0, 10 and 20; 2-min rounds, 60 min
+    between resets."""
+    jobs = [_job(i, arrival, 100.0) for i, arrival in enumerate((0.0, 10.0, 20.0))]
+    cluster = Cluster([NodeGroup("V100", 16, 1, 1)])
+    sim = Simulator(cluster, jobs, rounds=RoundSpec(length_min=2.0, reset_min=60.0, recompute=recompute))
+    return sim, sim.run(get_policy("max_min_fairness", 0))
+
+
+def test_on_change_recomputes_the_allocation_at_every_arrival_and_holds_only_the_reset():
+    """Held (Gavel's simulator): the arrival at minute 0 resets (a reset at time 0 counts as none,
+    so the next change resets again), the one at minute 10 resets, and the one at minute 20 comes
+    before the 60 min are up: job 2 has no allocation and waits. On change (Gavel's physical
+    scheduler): the allocation is recomputed at minute 20 too, so job 2 starts sooner, and the
+    time received is not reset until the 60 min are up: resets at 0, 10, 70 (the first round 60 min
+    after 10, an allocation having changed since) and 276 (job 0 ends); job 1 ends at 298, 22 min
+    later: its allocation is computed, the reset waits, and the run ends at 300 first."""
+    held_sim, held = _three_arrivals("held")
+    sim, on_change = _three_arrivals("on_change")
+    assert on_change.metrics["round_solves"] == held.metrics["round_solves"] + 1
+    start = {name: float(r.jobs.set_index("id").loc[2, "start_min"]) for name, r in
+             (("held", held), ("on_change", on_change))}
+    assert start["on_change"] < start["held"]
+    assert start["on_change"] == pytest.approx(20.0)
+    ends = on_change.jobs.set_index("id")["end_min"]
+    assert (ends[0], ends[1]) == (pytest.approx(276.0), pytest.approx(298.0))
+    assert sim.run_state.rounds.last_reset_min == pytest.approx(276.0)
+
+
+def test_on_change_asks_for_an_allocation_at_a_change_that_held_would_wait_for():
+    from gpusched.core.rounds.mechanism import RoundsRun
+    rounds = RoundsRun.start(RoundSpec(length_min=2.0, reset_min=60.0, recompute="on_change"),
+                             ["V100"], 3, 0, 0.0)
+    rounds.joined[:] = True
+    rounds.last_reset_min = 10.0
+    rounds.changed = True
+    assert rounds.needs_allocation(20.0, np.array([0, 1, 2]))  # a change: recompute now
+    held = RoundsRun.start(RoundSpec(length_min=2.0, reset_min=60.0), ["V100"], 3, 0, 0.0)
+    held.joined[:] = True
+    held.last_reset_min, held.changed = 10.0, True
+    assert not held.needs_allocation(20.0, np.array([0, 1, 2]))  # held to 60 min after the reset
+    assert held.needs_allocation(70.0, np.array([0, 1, 2]))
+
+
+def test_a_recompute_mode_is_one_of_two():
+    from pydantic import ValidationError
+    with pytest.raises(ValidationError):
+        RoundSpec(recompute="sometimes")

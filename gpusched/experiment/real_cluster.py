@@ -17,7 +17,7 @@ results only (:func:`gpusched.workload.shockwave_results.shipped_result_policies
 ``benchmarks/real_cluster.py --calibrate``: on the grid :data:`RESTORE_GRID_S`, the value with the
 least mean absolute error of the average JCT over those policies; never per policy or per job.
 Shockwave's ``scheduler/scheduler.py`` keeps a (commented-out) list of the preemption overheads it
-measured on TACC, percentiles from 0 to 60 s, mean 10.8 s: the same order.
+measured on TACC, percentiles from 0 to 60 s, mean 10.8 s (:data:`TACC_OVERHEAD_MEAN_S`).
 """
 
 from __future__ import annotations
@@ -47,6 +47,10 @@ def shockwave_policy(policy: str) -> str:
     """The round policy that runs ``policy`` as Shockwave's scheduler ran it."""
     return SHOCKWAVE_FILES.get(policy, policy)
 
+
+TACC_OVERHEAD_MEAN_S = 10.8
+"""The mean of the preemption overheads Shockwave measured on TACC (s): the commented-out list in its
+``scheduler/scheduler.py``, read there."""
 
 WITHIN = 0.10
 """A job's JCT counts as matched when within this share of its measured JCT."""

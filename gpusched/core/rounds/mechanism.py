@@ -30,7 +30,12 @@ decision starts the next round.
 one; with nothing running and no round pending, an arrival starts a round at once. A job that
 joins starts at half a round received on every type. The allocation is recomputed, and the time
 received reset, by Gavel's rule (:func:`~gpusched.core.rounds.assign.needs_reallocation`), with
-Gavel's forced reset once every job has arrived and a round placed nothing.
+Gavel's forced reset once every job has arrived and a round placed nothing. With
+``recompute: on_change`` (Gavel's physical scheduler: its ``_allocation_thread`` recomputes at
+every arrival and completion, its ``_update_priorities`` holds the reset) the allocation is
+recomputed at every change and the reset waits for the same rule, checked each round once an
+allocation has been computed since the last reset (:attr:`RoundsRun.allocated_since_reset`); a
+pair an allocation keeps keeps its time received until that reset.
 
 **GPU types** are the cluster's GPU models, in the order they first appear among its GPUs (the
 ``_perf`` policies walk them in that order; the agnostic ones shuffle it every round with a
@@ -61,7 +66,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -106,6 +111,11 @@ class RoundSpec(BaseModel):
     reset_min: Number = Field(DEFAULT_RESET_MIN, ge=0, le=MAX_ROUND_LENGTH_MIN, description=(
         "least minutes between two recomputations of the allocation (Gavel's "
         "minimum_time_between_allocation_resets, 1,920 s); 0 recomputes whenever jobs change"))
+    recompute: Literal["held", "on_change"] = Field("held", description=(
+        "held: the allocation is recomputed, and the time received reset, at a change of the jobs "
+        "at least reset_min after the last reset (Gavel's simulator); on_change: the allocation is "
+        "recomputed at every arrival and completion, and only the reset of the time received waits "
+        "reset_min (Gavel's physical scheduler, which drove Shockwave's real cluster)"))
 
 
 def estimated_rounds(spec: RoundSpec, arrival_min: list[float], gpu_min: float, n_gpus: int,
@@ -160,6 +170,12 @@ class RoundsRun:
     """Each job's GPUs (cluster indices) in the last round it ran, ``()`` if none."""
     last_reset_min: float | None = None
     changed: bool = False
+    on_change: bool = False
+    """The allocation is recomputed at every change, the reset of the time received held apart
+    (``RoundSpec.recompute``: ``on_change``)."""
+    allocated_since_reset: bool = False
+    """Under ``on_change``: an allocation was computed since the last reset of the time received
+    (Gavel's ``_allocation_changed_since_last_time_reset``)."""
     pending: bool = False
     """A round is under way (its end is in the event heap)."""
     idle_arrivals_left: int = -1
@@ -210,6 +226,7 @@ class RoundsRun:
         index = {name: j for j, name in enumerate(types)}
         n, k = n_jobs, len(types)
         return cls(length_min=float(spec.length_min), reset_min=float(spec.reset_min), seed=int(seed),
+                   on_change=spec.recompute == "on_change",
                    types=types, gpu_type=np.array([index[m] for m in gpu_model], dtype=np.int64),
                    time_min=np.zeros((n, k)), type_time_min=np.zeros(k), deficit_min=np.zeros((n, k)),
                    share=np.zeros((n, k)), in_allocation=np.zeros(n, dtype=bool),
@@ -278,6 +295,8 @@ class RoundsRun:
     def needs_allocation(self, now_min: float, active: np.ndarray) -> bool:
         """Whether the round starting now recomputes the allocation (Gavel's rule)."""
         changed = self.changed or not bool(self.joined[active].all())
+        if self.on_change:
+            return changed
         return needs_reallocation(now_min, self.last_reset_min, self.reset_min, changed)
 
     def capacity(self, down: np.ndarray) -> np.ndarray:
@@ -385,21 +404,31 @@ def plan_round(rounds: RoundsRun, now_min: float, active: np.ndarray, running: s
         r.time_min[new] = half
         r.joined[new] = True
         r.changed = True
+    elapsed, reset = 0.0, False
+    if share is not None or r.allocated_since_reset:  # held: a new allocation always resets
+        if not r.on_change or needs_reallocation(now_min, r.last_reset_min, r.reset_min, True):
+            elapsed = now_min - (r.last_reset_min if r.last_reset_min is not None else now_min)
+            fresh, type_time, deficit = reset_time_received(r.time_min[rows], r.share[rows], elapsed,
+                                                            r.deficit_min[rows], r.length_min)
+            r.own("time_min", "deficit_min")
+            r.time_min[rows], r.deficit_min[rows], r.type_time_min = fresh, deficit, type_time
+            r.last_reset_min = now_min
+            r.allocated_since_reset, reset = False, True
+        elif share is not None:
+            r.allocated_since_reset = True
+    if share is None and reset and len(r.pair_jobs):  # on_change: a reset between allocations
+        _reset_pairs(r, rows, scale, elapsed, (r.pair_jobs, r.pair_share, r.pair_factor))
     if share is not None:
-        elapsed = now_min - (r.last_reset_min if r.last_reset_min is not None else now_min)
-        fresh, type_time, deficit = reset_time_received(r.time_min[rows], r.share[rows], elapsed,
-                                                        r.deficit_min[rows], r.length_min)
-        r.own("time_min", "deficit_min")
-        r.time_min[rows], r.deficit_min[rows], r.type_time_min = fresh, deficit, type_time
-        r.last_reset_min = now_min
         r.share = np.zeros_like(r.share)
         r.in_allocation = np.zeros_like(r.in_allocation)
         r.share[rows] = share
         r.in_allocation[rows] = True
         r.changed = False
         r.solve_s = [*r.solve_s, float(solve_s)]
-        if pairs is not None or len(r.pair_jobs):
+        if (pairs is not None or len(r.pair_jobs)) and reset:
             _reset_pairs(r, rows, scale, elapsed, pairs)
+        elif pairs is not None or len(r.pair_jobs):
+            _install_pairs(r, pairs)
     up, capacity, position = r.layout(down)
     if len(r.pair_jobs) or r.colocated.partner:
         return _plan_packed(r, rows, up, scale, throughput, capacity, can_place, running, job_gpus,
@@ -447,6 +476,25 @@ def _reset_pairs(r: RoundsRun, rows: np.ndarray, scale: np.ndarray, elapsed: flo
     if pairs is not None:
         sizes = np.bincount(np.asarray(scale, dtype=np.int64))
         r.type_time_min = r.type_time_min + half * float((sizes * (sizes - 1) // 2).sum())
+
+
+def _install_pairs(r: RoundsRun, pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None) -> None:
+    """A new allocation with pairs and no reset (``recompute: on_change``): the pairs it keeps
+    keep their time received and deficit, a new pair starts at half a round of each (as at a
+    reset), and a pair it drops is forgotten."""
+    half = r.length_min / 2.0
+    k = len(r.types)
+    jobs, share, factor = ((np.zeros((0, 2), dtype=np.int64), np.zeros((0, k)), np.zeros((0, k, 2)))
+                           if pairs is None else pairs)
+    jobs = np.asarray(jobs, dtype=np.int64).reshape(-1, 2)
+    kept = {(a, b): q for q, (a, b) in enumerate(r.pair_jobs.tolist())}
+    rows = [kept.get((a, b)) for a, b in jobs.tolist()]
+    r.pair_time = np.array([np.full(k, half) if q is None else r.pair_time[q] for q in rows]).reshape(-1, k)
+    r.pair_deficit = np.array([np.full(k, half) if q is None else r.pair_deficit[q] for q in rows]
+                              ).reshape(-1, k)
+    r.pair_jobs = jobs
+    r.pair_share = np.asarray(share, dtype=float).reshape(-1, k)
+    r.pair_factor = np.asarray(factor, dtype=float).reshape(-1, k, 2)
 
 
 def _previous(r: RoundsRun, rows: np.ndarray) -> tuple[np.ndarray, list[tuple[int, ...]]]:
