@@ -389,7 +389,9 @@ def render_markdown(data: dict) -> str:
         "all its phases, as Gavel's files would on jobs whose speed never changes.",
         "- Shockwave's scheduler also marks the allocation for recomputation when a job changes its batch "
         "size (`_done_callback` sets `_need_to_update_allocation`); here only arrivals and completions do "
-        "(marking it at each phase change too was tried: no JCT of the three shared policies moved).",
+        "(marking it at each phase change too was tried when the preset held the recomputation to the "
+        "1,000 s, before `recompute: on_change`: no JCT of the three shared policies moved; not tried "
+        "since).",
         "- Shockwave's simulator, like Gavel's, holds the recomputation of the allocation to the 1,000 s "
         "as well as the reset of the time received; its physical scheduler computes the allocation on its "
         "own thread (`_allocation_thread`) after every arrival and completion and holds only the reset "

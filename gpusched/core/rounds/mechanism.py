@@ -416,8 +416,6 @@ def plan_round(rounds: RoundsRun, now_min: float, active: np.ndarray, running: s
             r.allocated_since_reset, reset = False, True
         elif share is not None:
             r.allocated_since_reset = True
-    if share is None and reset and len(r.pair_jobs):  # on_change: a reset between allocations
-        _reset_pairs(r, rows, scale, elapsed, (r.pair_jobs, r.pair_share, r.pair_factor))
     if share is not None:
         r.share = np.zeros_like(r.share)
         r.in_allocation = np.zeros_like(r.in_allocation)
@@ -425,10 +423,13 @@ def plan_round(rounds: RoundsRun, now_min: float, active: np.ndarray, running: s
         r.in_allocation[rows] = True
         r.changed = False
         r.solve_s = [*r.solve_s, float(solve_s)]
-        if (pairs is not None or len(r.pair_jobs)) and reset:
-            _reset_pairs(r, rows, scale, elapsed, pairs)
-        elif pairs is not None or len(r.pair_jobs):
-            _install_pairs(r, pairs)
+        if pairs is not None or len(r.pair_jobs):
+            if reset:
+                _reset_pairs(r, rows, scale, elapsed, pairs)
+            else:
+                _install_pairs(r, pairs)
+    elif reset and len(r.pair_jobs):  # on_change: a reset between allocations keeps the pairs
+        _reset_pairs(r, rows, scale, elapsed, (r.pair_jobs, r.pair_share, r.pair_factor))
     up, capacity, position = r.layout(down)
     if len(r.pair_jobs) or r.colocated.partner:
         return _plan_packed(r, rows, up, scale, throughput, capacity, can_place, running, job_gpus,
@@ -465,11 +466,7 @@ def _reset_pairs(r: RoundsRun, rows: np.ndarray, scale: np.ndarray, elapsed: flo
     for q, (a, b) in enumerate(r.pair_jobs.tolist()):
         if a in active and b in active:
             carried[(a, b)] = r.pair_deficit[q] + r.pair_share[q] * elapsed - (r.pair_time[q] - half)
-    jobs, share, factor = ((np.zeros((0, 2), dtype=np.int64), np.zeros((0, k)), np.zeros((0, k, 2)))
-                           if pairs is None else pairs)
-    r.pair_jobs = np.asarray(jobs, dtype=np.int64).reshape(-1, 2)
-    r.pair_share = np.asarray(share, dtype=float).reshape(-1, k)
-    r.pair_factor = np.asarray(factor, dtype=float).reshape(-1, k, 2)
+    _set_pairs(r, pairs)
     r.pair_time = np.full((len(r.pair_jobs), k), half)
     r.pair_deficit = np.array([carried.get((a, b), np.full(k, half)) for a, b in r.pair_jobs.tolist()]
                               ).reshape(-1, k)
@@ -484,15 +481,21 @@ def _install_pairs(r: RoundsRun, pairs: tuple[np.ndarray, np.ndarray, np.ndarray
     reset), and a pair it drops is forgotten."""
     half = r.length_min / 2.0
     k = len(r.types)
+    kept = {(a, b): q for q, (a, b) in enumerate(r.pair_jobs.tolist())}
+    time, deficit = r.pair_time, r.pair_deficit
+    _set_pairs(r, pairs)
+    rows = [kept.get((a, b)) for a, b in r.pair_jobs.tolist()]
+    r.pair_time = np.array([np.full(k, half) if q is None else time[q] for q in rows]).reshape(-1, k)
+    r.pair_deficit = np.array([np.full(k, half) if q is None else deficit[q] for q in rows]).reshape(-1, k)
+
+
+def _set_pairs(r: RoundsRun, pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None) -> None:
+    """Install an allocation's pairs (arrival indices ``(p, 2)``, shares ``(p, k)``, speed factors
+    ``(p, k, 2)``; ``None``: none)."""
+    k = len(r.types)
     jobs, share, factor = ((np.zeros((0, 2), dtype=np.int64), np.zeros((0, k)), np.zeros((0, k, 2)))
                            if pairs is None else pairs)
-    jobs = np.asarray(jobs, dtype=np.int64).reshape(-1, 2)
-    kept = {(a, b): q for q, (a, b) in enumerate(r.pair_jobs.tolist())}
-    rows = [kept.get((a, b)) for a, b in jobs.tolist()]
-    r.pair_time = np.array([np.full(k, half) if q is None else r.pair_time[q] for q in rows]).reshape(-1, k)
-    r.pair_deficit = np.array([np.full(k, half) if q is None else r.pair_deficit[q] for q in rows]
-                              ).reshape(-1, k)
-    r.pair_jobs = jobs
+    r.pair_jobs = np.asarray(jobs, dtype=np.int64).reshape(-1, 2)
     r.pair_share = np.asarray(share, dtype=float).reshape(-1, k)
     r.pair_factor = np.asarray(factor, dtype=float).reshape(-1, k, 2)
 

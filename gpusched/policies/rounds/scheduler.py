@@ -144,7 +144,7 @@ def round_problem(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
     deadline = np.full(len(active), np.inf)
     remaining = np.zeros(len(active))
     clocks = view.speed_model.clocks if isinstance(view.speed_model, PhasedSpeeds) else None
-    reported = steps = None  # the share of the work left a phased job reports, its steps per unit
+    report_share = steps = None  # what a phased job reports ÷ its work left; its steps per unit
     now = view.time_min
     for row, i in enumerate(active.tolist()):
         job = jobs[i]
@@ -156,9 +156,9 @@ def round_problem(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
         remaining[row] = max(left, 0.0) * 60.0 if np.isfinite(left) else 0.0  # unknown: see the docstring
         clock = None if clocks is None else clocks.get(job.id)
         if clock is not None:
-            if reported is None:
-                reported, steps = np.ones(len(active)), np.ones(len(active))
-            reported[row], steps[row] = clock.as_reported(float(rounds.work_min[i].sum()))
+            if report_share is None:
+                report_share, steps = np.ones(len(active)), np.ones(len(active))
+            report_share[row], steps[row] = clock.as_reported(float(rounds.work_min[i].sum()))
     prices = view.prices
     cost = np.ones(k)
     if prices is not None:
@@ -175,7 +175,7 @@ def round_problem(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
                         job_ids=active, reference_type=None,
                         pair_jobs=None if pairs is None else pairs[0],
                         pair_throughput=None if pairs is None else pairs[1],
-                        reported_remaining=None if reported is None else remaining * reported,
+                        reported_remaining=None if report_share is None else remaining * report_share,
                         steps_per_unit=steps)
 
 
