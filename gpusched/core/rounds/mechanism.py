@@ -215,6 +215,15 @@ class RoundsRun:
     see :meth:`layout`."""
     _gpu_type_list: list[int] = field(default_factory=list, repr=False, compare=False)
     """:attr:`gpu_type` as a list (read in Python loops)."""
+    _order_free: tuple | None = field(default=None, repr=False, compare=False)
+    """``(allocation array, throughput array, (rows, capacity, fifo), result)`` of the last
+    :func:`_order_free`."""
+    _ended: dict = field(default_factory=dict, repr=False, compare=False)
+    """At the last round's end, each job still running: ``(its run's start, its GPUs (the
+    record's tuple), its saved progress, its progress then)``, so that a round starting at that
+    instant reads the progress of a job that kept its run instead of computing it again."""
+    _ended_at: float = math.nan
+    """The time of :attr:`_ended` (minutes)."""
     _source: Any = field(default=None, repr=False, compare=False)
     """The state this one was forked from (:meth:`fork`), ``None`` for an independent copy."""
 
@@ -364,10 +373,26 @@ def _place(r: RoundsRun, rows: np.ndarray, up: list[np.ndarray], position: np.nd
         if can_place(row, gang):
             target[arrival[row]] = gang
     r._fixed = None
-    if len(target) == int((placed.gpu_type >= 0).sum()) and order_free(
-            share_rows, scale, capacity, throughput, fifo=fifo):
+    if len(target) == int((placed.gpu_type >= 0).sum()) and _order_free(r, rows, share_rows, scale,
+                                                                       capacity, throughput, fifo):
         r._fixed = ((agnostic, fifo), rows.copy(), r._layout[0], tuple(target.items()))
     return target
+
+
+def _order_free(r: RoundsRun, rows: np.ndarray, share_rows: np.ndarray, scale: np.ndarray,
+                capacity: np.ndarray, throughput: np.ndarray, fifo: bool) -> bool:
+    """:func:`~gpusched.core.rounds.assign.order_free` of the round, computed again only when the
+    allocation in force, the active jobs, their throughputs or the GPUs up have changed (it
+    depends on nothing else). Kept only for a read-only ``throughput`` (the round scheduler's),
+    which no caller can change in place between two rounds; the allocation array is replaced,
+    never changed in place, when a new one is installed."""
+    key = (rows.tobytes(), capacity.tobytes(), fifo)
+    cached = r._order_free
+    if cached is not None and cached[0] is r.share and cached[1] is throughput and cached[2] == key:
+        return cached[3]
+    free = order_free(share_rows, scale, capacity, throughput, fifo=fifo)
+    r._order_free = None if throughput.flags.writeable else (r.share, throughput, key, free)
+    return free
 
 
 def plan_round(rounds: RoundsRun, now_min: float, active: np.ndarray, running: set[int],
@@ -647,6 +672,8 @@ class RoundMechanism:
         r.placed = []
         end = -math.inf
         partner = r.colocated.partner
+        ended = r._ended if r._ended_at == now and not partner else {}
+        lives = rec.lives
         for i in run.running:
             gpus = rec.job_gpus[i]
             j = int(r.gpu_type[gpus[0]])
@@ -654,8 +681,15 @@ class RoundMechanism:
                 r.type_changes[i] += 1
             r.last_type[i] = j
             r.prev_gpus[i] = tuple(sorted(gpus))
-            r.placed.append((i, j, life.progress_min(run, i)))
-            end = max(end, min(now + r.length_min, float(rec.start_min[i]) + float(rec.run_min[i])))
+            start = float(rec.start_min[i])
+            kept = ended.get(i)
+            if (kept is not None and kept[0] == start and kept[1] is gpus
+                    and (lives is None or kept[2] == float(lives.saved_min[i]))):
+                progress = kept[3]  # the same run at the same instant: its progress at the round's end
+            else:
+                progress = life.progress_min(run, i)
+            r.placed.append((i, j, progress))
+            end = max(end, min(now + r.length_min, start + float(rec.run_min[i])))
         if partner or len(r.pair_jobs) or r.prev_partner.max(initial=-1) >= 0:
             self._place_pairs(run, r)
         running = run.running
@@ -704,6 +738,8 @@ class RoundMechanism:
         r.gavel_round_start_min, r.gavel_round_end_min = gavel_start, t
         paired = {x for _, _, a, b in r.placed_pairs for x in (a, b)}
         finishes = {}
+        ended = {}
+        lives = rec.lives
         for i, j, progress in r.placed:
             end = rec.end_min[i]
             finished = not math.isnan(end) and i not in run.running
@@ -713,9 +749,14 @@ class RoundMechanism:
                 received = finish - gavel_start
                 r.time_min[i, j] += received
                 r.type_time_min[j] += received
-            r.work_min[i, j] += life.progress_min(run, i) - progress
+            now_progress = life.progress_min(run, i)
+            r.work_min[i, j] += now_progress - progress
             if finished:
                 r.changed = True
+            elif i in run.running:
+                ended[i] = (float(rec.start_min[i]), rec.job_gpus[i],
+                            None if lives is None else float(lives.saved_min[i]), now_progress)
+        r._ended, r._ended_at = ended, t
         for q, j, a, b in r.placed_pairs:  # Gavel: the longer member's time, once per pair
             received = max(finishes[a], finishes[b]) - gavel_start
             r.pair_time[q, j] += received

@@ -27,6 +27,7 @@ project, and the test above fails first if a new scipy changes it.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from functools import cache
 
@@ -148,7 +149,7 @@ def solve(c: np.ndarray, matrix: Csc, lhs: np.ndarray, rhs: np.ndarray, lb: np.n
     model.a_matrix_.start_ = matrix.indptr
     model.a_matrix_.index_ = matrix.indices
     model.a_matrix_.value_ = matrix.data
-    highs = _core._Highs()
+    highs = _solver()
     if highs.passOptions(options()) == _core.HighsStatus.kError:
         return _status(highs.getModelStatus()), None
     if highs.passModel(model) == _core.HighsStatus.kError:
@@ -163,6 +164,21 @@ def solve(c: np.ndarray, matrix: Csc, lhs: np.ndarray, rhs: np.ndarray, lb: np.n
     row = np.array(solution.row_value)
     fun = highs.getInfo().objective_function_value
     return (0 if _valid(x, fun, rhs - row, lhs == rhs, lb, ub) else 4), x
+
+
+_LOCAL = threading.local()
+
+
+def _solver() -> _core._Highs:
+    """This thread's HiGHS instance, made once and reused: making one costs about 70 µs, as much as
+    a small program's Python work around it. Reusing it changes no answer: the options are passed
+    and the model replaced on every call, and a new model clears the last one's basis and
+    solution; ``tests/test_round_highs.py`` checks the answers against linprog's fresh instance bit
+    for bit. One per thread, since the dashboard may run two scenarios at once."""
+    highs = getattr(_LOCAL, "highs", None)
+    if highs is None:
+        highs = _LOCAL.highs = _core._Highs()
+    return highs
 
 
 def _finite(values: np.ndarray) -> np.ndarray:

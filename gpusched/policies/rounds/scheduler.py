@@ -204,6 +204,8 @@ class RoundScheduler:
         self._fits: dict[tuple[int, tuple[int, ...]], bool] = {}
         self._factors: dict[tuple[str, str, int], np.ndarray] = {}
         """Pair speed factors by job models and GPU count (fixed for a run)."""
+        self._last: tuple | None = None
+        """``(key, throughput, scale)`` of the last active set read (see :meth:`_active_rows`)."""
 
     def bind(self, view: SchedulerView) -> None:
         """Ask for a decision at every event (a round's end may come with an empty queue)."""
@@ -211,8 +213,25 @@ class RoundScheduler:
             raise RoundsOffError(f"policy '{self.name}' runs in rounds: build the simulator with rounds "
                                  "(the scenario's rounds: block)")
         self._empty = ClusterState(view.cluster)
-        self._rows, self._fits, self._factors = {}, {}, {}
+        self._rows, self._fits, self._factors, self._last = {}, {}, {}, None
         view.request_event_decisions()
+
+    def _active_rows(self, view: SchedulerView, rounds: RoundsRun, active: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """``(m, k)`` the active jobs' throughputs and ``(m,)`` their GPU counts, both read-only;
+        the last ones again while the active jobs (and their phases) stay the same, as they do
+        from one round to the next between arrivals and completions."""
+        phases = view.phases
+        key = (active.tobytes(), None if phases is None else phases.phase[active].tobytes())
+        last = self._last
+        if last is not None and last[0] == key:
+            return last[1], last[2]
+        throughput = self._throughput(view, rounds, active)
+        jobs = view.jobs
+        scale = np.array([jobs[i].gpus for i in active.tolist()], dtype=np.int64)
+        throughput.flags.writeable = scale.flags.writeable = False
+        self._last = (key, throughput, scale)
+        return throughput, scale
 
     def _throughput(self, view: SchedulerView, rounds: RoundsRun, active: np.ndarray) -> np.ndarray:
         """``(m, k)`` the active jobs' throughputs (a job's row is read once a run)."""
@@ -235,7 +254,7 @@ class RoundScheduler:
         active = np.array(sorted([*queue, *running]), dtype=np.int64)
         jobs, rule, empty, fits = view.jobs, view.gang_rule, self._empty, self._fits
         share, solve_s, pairs = None, 0.0, None
-        throughput = self._throughput(view, rounds, active)
+        throughput, scale = self._active_rows(view, rounds, active)
         if rounds.needs_allocation(view.time_min, active):
             try:
                 candidates = (candidate_pairs(view, rounds, active, throughput, self._factors)
@@ -262,7 +281,6 @@ class RoundScheduler:
                 ok = fits[key] = rule.can_place(empty, jobs[key[0]], gang)
             return ok
 
-        scale = np.array([jobs[i].gpus for i in active.tolist()], dtype=np.int64)
         plan = plan_round(rounds, view.time_min, active, set(running), view.job_gpus, scale,
                           throughput, np.asarray(view.gpu_down(), dtype=bool),
                           can_place, share, agnostic=self.policy.agnostic, fifo=self.policy.fifo,
