@@ -7,6 +7,8 @@ tests are what fails first if a new scipy changes it."""
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 import scipy
@@ -134,6 +136,38 @@ def test_random_programs_match_linprog_bit_for_bit(with_equalities: bool) -> Non
         else:
             assert theirs.status == 0 and np.array_equal(bits(ours), bits(theirs.x))
     assert {0, 2, 3} <= seen  # solved, infeasible and unbounded programs were all among them
+
+
+def test_each_thread_reuses_its_own_solver_and_gets_the_same_answers() -> None:
+    # One HiGHS instance per thread, reused program after program (highs._solver): programs solved
+    # in two threads at once, interleaved, answer as they do one by one in this thread.
+    rng = np.random.default_rng(31)
+    programs = []
+    for _ in range(60):
+        m, n = int(rng.integers(1, 8)), int(rng.integers(1, 8))
+        matrix = highs.Csc.of_sparse(random_matrix(rng, m, n))
+        programs.append((np.round(rng.normal(size=n), 2), matrix, np.full(m, -np.inf),
+                         np.round(rng.normal(size=m), 2), np.zeros(n), np.full(n, 2.0)))
+    alone = [highs.solve(*program) for program in programs]
+    assert {status for status, _ in alone} >= {0, 2}  # solved and infeasible ones, interleaved
+    solvers, results = {}, {}
+
+    def work(name: str) -> None:
+        solvers[name] = highs._solver()
+        results[name] = [highs.solve(*program) for program in programs * 3]
+
+    threads = [threading.Thread(target=work, args=(name,)) for name in ("a", "b")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert solvers["a"] is not solvers["b"] and highs._solver() not in (solvers["a"], solvers["b"])
+    for name in ("a", "b"):
+        for (status, x), (want, want_x) in zip(results[name], alone * 3, strict=True):
+            assert status == want
+            assert (x is None) == (want_x is None)
+            if x is not None:
+                assert np.array_equal(bits(x), bits(want_x))
 
 
 def test_bad_input_is_refused_as_linprog_refuses_it() -> None:

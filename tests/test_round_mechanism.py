@@ -361,3 +361,41 @@ def test_a_recompute_mode_is_one_of_two():
     from pydantic import ValidationError
     with pytest.raises(ValidationError):
         RoundSpec(recompute="sometimes")
+
+
+@pytest.mark.parametrize("policy", ["max_min_fairness", "fifo_perf", "max_min_fairness_packed"])
+def test_each_rounds_starting_progress_is_the_lifecycles(policy, monkeypatch):
+    # A round reads the progress its jobs had at the last round's end when they kept their runs
+    # (RoundsRun._ended); it must be what the lifecycle computes now, for every placed job, whether
+    # it kept its run, moved, or was stopped and started again (here a stop keeps only half the
+    # work since the last saved state, so a stale reading would differ).
+    from gpusched.core.rounds.mechanism import RoundMechanism
+
+    begin, checked, reused = RoundMechanism.begin, [], []
+
+    def checking_begin(self, run, plan):
+        ended = plan.rounds._ended if plan.rounds._ended_at == run.time_min else {}
+        begin(self, run, plan)
+        for i, _, progress in run.rounds.placed:
+            assert progress == self.lifecycle.progress_min(run, i)
+            checked.append(i)
+            reused.extend([i] if i in ended else [])
+
+    monkeypatch.setattr(RoundMechanism, "begin", checking_begin)
+    rng = np.random.default_rng(3)
+    jobs = [Job(id=i, type="training", arrival_min=float(rng.uniform(0, 60)),
+                duration_min=float(rng.uniform(20, 90)), gpus=1, vram_gb=1.0, compute=1.0,
+                model=str(rng.choice(["ResNet-18", "LM"]))) for i in range(8)]
+    class HalfKept(CheckpointRestore):
+        def kept_min(self, job, kind, progress_min, saved_min):
+            return saved_min + (progress_min - saved_min) / 2.0
+
+    cluster = _cluster()
+    sim = Simulator(cluster, jobs, speed_model=TableSpeeds(cluster, _speeds(cluster)),
+                    rounds=RoundSpec(length_min=5.0, reset_min=0),
+                    restore=HalfKept(CheckpointSpec(interval_min=60, types=("training",), restore_min=0.5)))
+    sim.run(get_policy(policy, 0))
+    assert sim.run_state.end_reason == "completed"
+    assert checked and reused  # some rounds read the kept progress
+    if policy == "max_min_fairness":
+        assert sim.run_state.log.stops  # and some jobs were stopped or moved between rounds

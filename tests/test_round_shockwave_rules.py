@@ -156,3 +156,46 @@ def test_a_reported_work_left_is_checked_like_the_work_left() -> None:
     with pytest.raises(RoundProblemError, match=r"steps_per_unit\[0\] must be > 0"):
         RoundProblem(throughput=np.ones((2, 1)), scale_factor=np.ones(2), capacity=[1],
                      steps_per_unit=[0.0, 1.0])
+
+
+def test_one_type_filling_is_the_program_by_program_filling(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On one GPU type the filling's programs before the last have known optima
+    (``finish_time_fairness._last_fill``), so only the last is solved: on random one-type problems
+    the allocation is the program-by-program filling's bit for bit, with one program where the
+    filling solves several (and the same failures)."""
+    from gpusched.core.rounds.problem import RoundSolveError
+    from gpusched.policies.rounds import finish_time_fairness as ftf
+    from gpusched.policies.rounds import lp
+
+    rng = np.random.default_rng(17)
+    shortcut = several = failed = 0
+    known_optima = ftf._last_fill
+    for _ in range(300):
+        n = int(rng.integers(1, 40))
+        throughput = np.where(rng.random((n, 1)) < 0.9, rng.uniform(0.2, 2.0, (n, 1)), 0.0)
+        scale = rng.choice([1, 2, 4, 8], n)
+        need = np.where(rng.random(n) < 0.8, rng.uniform(0.0, 1.0, n), 0.0) * throughput[:, 0]
+        unit = np.where(rng.random(n) < 0.9, rng.uniform(0.1, 1.5, n), 0.0)
+        # GPUs for the needs and, most of the time, some to spare (sometimes too few: a failure)
+        needed = float((scale * np.divide(need, throughput[:, 0], out=np.zeros(n), where=need > 0)).sum())
+        problem = RoundProblem(throughput=throughput, scale_factor=scale,
+                               capacity=[max(1, int(np.ceil(needed * rng.uniform(0.95, 1.6))))])
+        entries = lp.Entries.of(problem.runnable & (problem.capacity[None, :] > 0))
+        if not len(entries):
+            continue
+        results = []
+        for last_fill in (known_optima, lambda *a: None):  # with the known optima, then without
+            monkeypatch.setattr(ftf, "_last_fill", last_fill)
+            try:
+                results.append(ftf.spread_shares(problem, entries, need, unit, "p"))
+            except RoundSolveError as error:
+                results.append(str(error))
+        ours, theirs = results
+        if isinstance(theirs, str):
+            assert ours == theirs
+            failed += 1
+            continue
+        assert np.array_equal(ours[0].view(np.uint64), theirs[0].view(np.uint64))
+        shortcut += ours[1] == 1
+        several += ours[1] == 1 and theirs[1] > 1
+    assert shortcut > 200 and several > 50 and failed  # known optima stood in for many programs

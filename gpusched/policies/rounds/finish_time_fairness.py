@@ -39,6 +39,7 @@ the types (:mod:`~gpusched.policies.rounds.agnostic`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -133,7 +134,8 @@ def spread_shares(problem: RoundProblem, entries: lp.Entries, need: np.ndarray, 
     number ``lam`` of time-share units (``T_i >= need_i + lam * unit_i``), ``lam`` as large as the
     cluster allows, a job that reaches its full share on its fastest type being held there while
     the others rise further (progressive filling, at most :data:`MAX_FILLS` programs); and the
-    number of programs solved.
+    number of programs solved (one on a single GPU type, where the optima of the programs before
+    the last are known in closed form: :func:`_last_fill`; the allocation is the same bit for bit).
 
     Why: Shockwave's ``finish_time_fairness.py`` (``uw-mad-dash/shockwave``,
     ``FinishTimeFairnessPolicyWithPerf.get_allocation``) solves only the min-max program, with
@@ -162,18 +164,16 @@ def spread_shares(problem: RoundProblem, entries: lp.Entries, need: np.ndarray, 
     usable[entries.rows, entries.cols] = problem.throughput[entries.rows, entries.cols]
     safe_unit = np.where(unit > 0, unit, 1.0)
     room = np.where(counted, np.maximum(usable.max(axis=1) - floor, 0.0) / safe_unit, 0.0)
-    level = np.full(n, np.nan)  # the extra share of a job held at its full share; nan while it rises
     rank = np.cumsum(counted) - 1
     n_rows = int(counted.sum())
     rows, cols, data, b_base = lp.base_triplets(problem, entries)
     in_row = counted[entries.rows] & live
     c = np.zeros(m + 1)
     c[-1] = -1.0
-    programs, x = 0, None
-    while programs < MAX_FILLS:
+
+    def solve(level: np.ndarray) -> np.ndarray:
+        """The filling's program with the jobs of ``level`` held there, the others rising."""
         rising = counted & np.isnan(level)
-        if not rising.any():
-            break
         matrix = highs.Csc.of_triplets(
             np.concatenate([rows, top + rank[entries.rows[in_row]], top + rank[rising]]),
             np.concatenate([cols, np.flatnonzero(in_row), np.full(int(rising.sum()), m)]),
@@ -181,14 +181,84 @@ def spread_shares(problem: RoundProblem, entries: lp.Entries, need: np.ndarray, 
             (top + n_rows, m + 1))
         held = np.where(np.isnan(level), 0.0, level) * unit
         b_ub = np.concatenate([b_base, -(floor + held)[counted]])
-        x = lp.solve_csc(c, matrix, b_ub, np.zeros(m + 1), np.full(m + 1, np.inf), policy,
-                         "finish-time spread program")
+        return lp.solve_csc(c, matrix, b_ub, np.zeros(m + 1), np.full(m + 1, np.inf), policy,
+                            "finish-time spread program")
+
+    def reaches(level: np.ndarray, lam: float) -> np.ndarray:
+        """The rising jobs a program whose optimum is ``lam`` holds at their full share."""
+        return counted & np.isnan(level) & (room <= lam * (1.0 + 1e-9) + 1e-12)
+
+    if problem.n_types == 1:  # the programs before the last one have known optima (see _last_fill)
+        last = _last_fill(problem, counted, floor, unit, room, reaches)
+        if last is not None:
+            level, full = last
+            x = solve(level)
+            if np.array_equal(reaches(level, float(x[-1])), full):
+                return entries.unflatten(x), 1
+    level = np.full(n, np.nan)  # the extra share of a job held at its full share; nan while it rises
+    programs, x = 0, None
+    while programs < MAX_FILLS:
+        rising = counted & np.isnan(level)
+        if not rising.any():
+            break
+        x = solve(level)
         programs += 1
-        full = rising & (room <= x[-1] * (1.0 + 1e-9) + 1e-12)
+        full = reaches(level, float(x[-1]))
         if not full.any():
             break
         level[full] = room[full]
     return entries.unflatten(x), programs
+
+
+FILL_MARGIN = 1e-6
+"""How close (relative) a job's full share may come to a program's optimum for
+:func:`_last_fill` to leave the question to the solver."""
+
+
+def _last_fill(problem: RoundProblem, counted: np.ndarray, floor: np.ndarray, unit: np.ndarray,
+               room: np.ndarray, reaches: Callable[[np.ndarray, float], np.ndarray]
+               ) -> tuple[np.ndarray, np.ndarray] | None:
+    """On one GPU type, the levels in force at the last program :func:`spread_shares`'s filling
+    solves (at most :data:`MAX_FILLS`) and the jobs that program holds at their full share;
+    ``None`` where the filling's course is not certain without solving.
+
+    On one type each program's optimum is known in closed form: job ``i`` needs the time share
+    ``(floor_i + h_i) / throughput_i`` (``h_i`` its held level times its unit, or ``lam`` times its
+    unit while it rises), at most 1, and the shares times the gang sizes fill the type's GPUs, so
+    ``lam`` is the least of the rising jobs' full-share levels and the level at which the GPUs
+    are full. Which jobs a program holds at their full share follows from ``lam``; only the last
+    program's answer (the allocation) is needed from the solver, and its own ``lam`` is checked
+    against the one computed here by the caller. A job whose full-share level lies within
+    :data:`FILL_MARGIN` of ``lam`` (other than the jobs whose full share sets ``lam``), a program
+    with no finite optimum or none at all, leaves the filling to the solver, program by
+    program."""
+    n = problem.n_jobs
+    thr = problem.throughput[:, 0]
+    safe_thr = np.where(thr > 0, thr, 1.0)
+    gpus = problem.scale_factor.astype(float) / safe_thr
+    capacity = float(problem.capacity[0])
+    if (counted & (thr < floor)).any():  # a job's floor above its full share: no program is feasible
+        return None
+    level = np.full(n, np.nan)
+    programs = 0
+    while True:
+        rising = counted & np.isnan(level)
+        held = np.where(np.isnan(level), 0.0, level) * unit
+        slope = float((gpus * unit)[rising].sum())
+        lam = full_at = float(room[rising].min())
+        if slope > 0:
+            lam = min(lam, (capacity - float((gpus * (floor + held))[counted].sum())) / slope)
+        if not (np.isfinite(lam) and lam >= 0):
+            return None
+        edge = lam * (1.0 + 1e-9) + 1e-12
+        near = rising & (np.abs(room - edge) <= FILL_MARGIN * max(abs(lam), 1e-12))
+        if (near & ~((room == lam) & (lam == full_at))).any():  # at lam's own full share: no doubt
+            return None
+        programs += 1
+        full = reaches(level, lam)
+        if not full.any() or programs == MAX_FILLS or not (rising & ~full).any():
+            return level, full
+        level = np.where(full, room, level)
 
 
 def ratio_program(problem: RoundProblem, entries: lp.Entries, steps: np.ndarray, coef: np.ndarray,
