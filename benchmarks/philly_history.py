@@ -3,7 +3,8 @@
 The Philly file has no user or job name: ``history`` keys on the virtual cluster (``model``) and the
 GPU count (:mod:`gpusched.workload.philly_workload`). On the replay (``philly-replay``), ``qssf+first_fit``
 with ``history`` is run with other keys and other ``min_samples`` (the scenario's own
-``declared_run_time: {history: {keys, min_samples}}``), and with a *key ceiling*: each job told the
+``declared_run_time: {history: {keys, min_samples}}``; ``recent N``: each group keeps its ``N``
+latest completions only), and with a *key ceiling*: each job told the
 geometric mean of the true run times of every job of its window that shares its key (clairvoyant
 within the group; :class:`KeyCeiling`), which no estimator keyed on those fields can beat on
 average. For each: the share of the gain ``qssf`` told exact run times has over FIFO
@@ -48,6 +49,10 @@ VARIANTS: dict[str, dict] = {
     "keys: GPUs, then all": {"history": {"keys": [["gpus"], []]}},
     "keys: virtual cluster, then all": {"history": {"keys": [["model"], []]}},
     "keys: all jobs alike": {"history": {"keys": [[]]}},
+    "recent 1": {"history": {"keys": DEFAULT, "recent": 1}},
+    "recent 3": {"history": {"keys": DEFAULT, "recent": 3}},
+    "recent 10": {"history": {"keys": DEFAULT, "recent": 10}},
+    "recent 30": {"history": {"keys": DEFAULT, "recent": 30}},
 }
 """The ``declared_run_time`` values tried (the first is the preset's ``history``)."""
 CEILINGS: dict[str, tuple[str, ...]] = {

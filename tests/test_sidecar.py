@@ -140,7 +140,9 @@ def test_an_agent_whose_scores_are_not_finite_fails_loudly_never_takes_the_first
 
 
 @pytest.mark.parametrize("value", [None, "exact", "none", "history", {"lognormal": 1.0},
-                                   {"history": {"keys": [["model"]], "prior_min": 30, "min_samples": 2}}])
+                                   {"history": {"keys": [["model"]], "prior_min": 30, "min_samples": 2}},
+                                   {"history": {"keys": [["model"]], "prior_min": 30, "min_samples": 2,
+                                                "recent": 5}}])
 def test_a_sidecar_keeps_every_declared_run_time_training_can_write(value, tmp_path):
     shutil.copy(SHIPPED, tmp_path / "m.zip")
     raw = json.loads(SHIPPED.with_suffix(".json").read_text())

@@ -73,6 +73,32 @@ def test_history_uses_the_prior_when_no_group_has_enough_jobs_and_refuses_bad_ke
         HistoryEstimator(jobs, keys=[("user",)])
 
 
+def test_history_with_recent_keeps_each_groups_latest_completions_only():
+    # model a completes 10, 40 then 90 minutes of work; with recent: 2 the next job of model a is
+    # told the geometric mean of the latest two (40, 90), where every completion gives (10, 40, 90);
+    # model b's one completion is its window, and recent below min_samples is refused
+    works = [10.0, 40.0, 90.0]
+    jobs = [_job(i, 0.0, w, model="a") for i, w in enumerate(works)] + [_job(3, 0.0, 5.0, model="b"),
+                                                                        _job(4, 500.0, 1.0, model="a"),
+                                                                        _job(5, 500.0, 1.0, model="b")]
+    told = {}
+    for recent in (None, 2):
+        est = HistoryEstimator(jobs, keys=[("model",)], recent=recent)
+        for i in range(4):
+            est.fix_at_arrival(i, jobs[i])
+            est.observe_completion(i, jobs[i], jobs[i].duration_min)
+        twin = est.copy(6)  # a fork keeps the windows and learns on its own
+        twin.observe_completion(4, jobs[4], 1000.0)
+        for i in (4, 5):
+            est.fix_at_arrival(i, jobs[i])
+        told[recent] = est.declared_min[4:].tolist(), est.basis[4:].tolist()
+    assert told[None][0] == pytest.approx([(10.0 * 40.0 * 90.0) ** (1 / 3), 5.0])
+    assert told[2][0] == pytest.approx([math.sqrt(40.0 * 90.0), 5.0])
+    assert told[None][1] == [3, 1] and told[2][1] == [2, 1]
+    with pytest.raises(ValueError, match="recent must be at least min_samples"):
+        HistoryEstimator(jobs, min_samples=3, recent=2)
+
+
 def test_in_a_run_an_estimate_comes_from_the_jobs_completed_before_the_arrival():
     jobs = [_job(0, 0.0, 10.0, model="a"), _job(1, 5.0, 1.0, model="a"), _job(2, 10.0, 1.0, model="a"),
             _job(3, 11.0, 1.0, model="a")]

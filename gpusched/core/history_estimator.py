@@ -10,8 +10,10 @@ The completed jobs are grouped by a *key* of job fields, from the finest to the 
 (:data:`DEFAULT_KEYS`: the job model and its GPUs, then the model alone, then the job type and
 GPUs, then the type, then every completed job). The estimate is the geometric mean (the mean of
 the log) of the completed work of the first group that holds at least ``min_samples`` jobs; with
-none, the ``prior_min``. The geometric mean is the median of a log-normal run time and, unlike the
-arithmetic mean, is not dragged by a few very long jobs. Each estimate records how many completed
+none, the ``prior_min``. With ``recent`` set, a group holds only its ``recent`` latest
+completions (the ones before them are forgotten), for groups whose typical run time drifts. The
+geometric mean is the median of a log-normal run time and, unlike the arithmetic mean, is not
+dragged by a few very long jobs. Each estimate records how many completed
 jobs it rests on (:attr:`HistoryEstimator.basis`) and the level of the key it came from
 (:attr:`HistoryEstimator.level`; ``len(keys)`` for the prior).
 
@@ -28,6 +30,7 @@ half: a fallback chain of keys, as Helios matches a job on the finest history it
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Sequence
 
 import numpy as np
@@ -54,6 +57,8 @@ class HistoryEstimator:
     :param keys: the keys, finest first (each a tuple of :data:`KEY_FIELDS`).
     :param prior_min: the estimate when no key matches (minutes, > 0).
     :param min_samples: completed jobs a group needs before it is used (>= 1).
+    :param recent: a group keeps only its latest ``recent`` completions (>= ``min_samples``);
+        ``None``: every completion.
     """
 
     learns = True
@@ -65,7 +70,7 @@ class HistoryEstimator:
     each arrival's estimate to the view), so no estimate a scheduler holds goes stale."""
 
     def __init__(self, jobs: Sequence[Job], keys: Sequence[Sequence[str]] = DEFAULT_KEYS,
-                 prior_min: float = DEFAULT_PRIOR_MIN, min_samples: int = 1):
+                 prior_min: float = DEFAULT_PRIOR_MIN, min_samples: int = 1, recent: int | None = None):
         bad = [f for key in keys for f in key if f not in KEY_FIELDS]
         if bad:
             raise ValueError(f"a history key names '{bad[0]}' (known: {', '.join(KEY_FIELDS)})")
@@ -73,9 +78,13 @@ class HistoryEstimator:
             raise ValueError(f"prior_min must be a finite number > 0 (got {prior_min})")
         if min_samples < 1:
             raise ValueError(f"min_samples must be at least 1 (got {min_samples})")
+        if recent is not None and recent < min_samples:
+            raise ValueError(f"recent must be at least min_samples ({min_samples}; got {recent}): a "
+                             "group could never hold enough jobs")
         self.keys = tuple(tuple(k) for k in keys)
         self.prior_min = float(prior_min)
         self.min_samples = int(min_samples)
+        self.recent = None if recent is None else int(recent)
         n = len(jobs)
         self._estimate = np.full(n, np.nan)
         self.declared_min = self._estimate.view()
@@ -87,7 +96,9 @@ class HistoryEstimator:
         """Per job, the index of the key its estimate came from (``len(keys)``: the prior; -1:
         not arrived yet)."""
         self._groups: list[dict[tuple, list[float]]] = [{} for _ in self.keys]
-        """Per key, group -> [count, sum of log work]."""
+        """Per key, group -> [count, sum of log work] (every completion)."""
+        self._windows: list[dict[tuple, deque[float]]] = [{} for _ in self.keys]
+        """Per key, group -> the log work of its latest ``recent`` completions (with ``recent``)."""
 
     def _group(self, level: int, job: Job) -> tuple:
         return tuple(getattr(job, f) for f in self.keys[level])
@@ -95,6 +106,14 @@ class HistoryEstimator:
     def observe_completion(self, job_idx: int, job: Job, work_min: float) -> None:
         """Add a completed job's work (reference-speed minutes) to every group it belongs to."""
         log_work = math.log(max(float(work_min), 1e-9))
+        if self.recent is not None:
+            for level, windows in enumerate(self._windows):
+                key = self._group(level, job)
+                window = windows.get(key)
+                if window is None:
+                    window = windows[key] = deque(maxlen=self.recent)
+                window.append(log_work)
+            return
         for level, groups in enumerate(self._groups):
             entry = groups.setdefault(self._group(level, job), [0, 0.0])
             entry[0] += 1
@@ -102,6 +121,16 @@ class HistoryEstimator:
 
     def fix_at_arrival(self, job_idx: int, job: Job) -> None:
         """Fix the arriving job's estimate from the groups as they are now."""
+        if self.recent is not None:
+            for level, windows in enumerate(self._windows):
+                window = windows.get(self._group(level, job))
+                if window is not None and len(window) >= self.min_samples:
+                    self._estimate[job_idx] = math.exp(sum(window) / len(window))
+                    self.basis[job_idx], self.level[job_idx] = len(window), level
+                    return
+            self._estimate[job_idx] = self.prior_min
+            self.basis[job_idx], self.level[job_idx] = 0, len(self.keys)
+            return
         for level, groups in enumerate(self._groups):
             entry = groups.get(self._group(level, job))
             if entry is not None and entry[0] >= self.min_samples:
@@ -115,6 +144,9 @@ class HistoryEstimator:
         """An independent copy for the first ``k`` jobs (a fork learns on its own)."""
         twin = object.__new__(HistoryEstimator)
         twin.keys, twin.prior_min, twin.min_samples = self.keys, self.prior_min, self.min_samples
+        twin.recent = self.recent
+        twin._windows = [{g: deque(w, maxlen=self.recent) for g, w in windows.items()}
+                         for windows in self._windows]
         twin._estimate = self._estimate[:k].copy()
         twin.declared_min = twin._estimate.view()
         twin.declared_min.flags.writeable = False

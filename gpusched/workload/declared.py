@@ -11,8 +11,9 @@
   that reads run times is refused on such a run, in one line
   (:func:`gpusched.policies.registry.reads_run_times`), unless the run is given an estimator;
 - ``history``, or ``{history: {keys: [[model, gpus], [model], ...], prior_min: 60, min_samples:
-  1}}``: the online estimator of :mod:`gpusched.core.history_estimator`, which predicts an
-  arriving job's run time from the jobs completed before it arrived.
+  1, recent: N}}`` (``recent`` optional): the online estimator of
+  :mod:`gpusched.core.history_estimator`, which predicts an arriving job's run time from the jobs
+  completed before it arrived.
 
 Each mode is an estimator (:mod:`gpusched.core.estimator`), built by :func:`estimator_factory`;
 a job carries its true run time only.
@@ -33,11 +34,14 @@ from gpusched.limits import MAX_ESTIMATE_ERROR, MIN_DURATION_MIN
 MODES: tuple[str, ...] = ("exact", "none", "history", "listed")
 """The modes written as a word (``lognormal`` takes its sigma: ``{lognormal: 1.0}``)."""
 
-HISTORY_OPTIONS: tuple[str, ...] = ("keys", "prior_min", "min_samples")
+HISTORY_OPTIONS: tuple[str, ...] = ("keys", "prior_min", "min_samples", "recent")
 """The options of ``{history: {...}}``."""
 
 MAX_PRIOR_MIN = 1e6
 """The largest ``prior_min`` (minutes)."""
+
+MAX_RECENT = 100_000
+"""The largest ``recent`` (completions a group keeps; each arrival sums them)."""
 
 
 def check_declared(value: Any) -> str | dict[str, Any]:
@@ -105,7 +109,15 @@ def _check_history(options: Any) -> dict[str, Any]:
     if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= 10**6:
         raise ValueError("history.min_samples: must be a whole number from 1 to 1000000 "
                          f"(got {read_as_text(samples)})")
-    return {"keys": [list(k) for k in keys], "prior_min": float(prior), "min_samples": int(samples)}
+    checked = {"keys": [list(k) for k in keys], "prior_min": float(prior), "min_samples": int(samples)}
+    if options.get("recent") is None:
+        return checked
+    recent = options["recent"]
+    if isinstance(recent, bool) or not isinstance(recent, int) or not samples <= recent <= MAX_RECENT:
+        raise ValueError(f"history.recent: must be a whole number from min_samples ({samples}) to "
+                         f"{MAX_RECENT} (MAX_RECENT), the completions a group keeps "
+                         f"(got {read_as_text(recent)})")
+    return checked | {"recent": int(recent)}
 
 
 def resolved(declared: str | dict[str, Any] | None, old_error: float | None,
@@ -143,7 +155,7 @@ def estimator_factory(mode: str | dict[str, Any], seed: int,
         return partial(LognormalRuntime, sigma=mode["lognormal"], seed=seed)
     o = mode["history"]
     return partial(HistoryEstimator, keys=[tuple(k) for k in o["keys"]], prior_min=o["prior_min"],
-                   min_samples=o["min_samples"])
+                   min_samples=o["min_samples"], recent=o.get("recent"))
 
 
 def is_undeclared(declared: str | dict[str, Any] | None) -> bool:

@@ -240,7 +240,7 @@ class WorkloadSpec(_Strict):
     declared_run_time: Any = Field(None, description=(
         "what the scheduler is told of run times: exact (default), listed (a job list's "
         "estimate_min column; the default with a job list), none, history, {lognormal: SIGMA} or "
-        "{history: {keys, prior_min, min_samples}} (gpusched.workload.declared)"))
+        "{history: {keys, prior_min, min_samples, recent}} (gpusched.workload.declared)"))
     trace: WorkloadTrace | None = None
     generator: Literal["synthetic", "gavel"] = Field("synthetic", description=(
         "synthetic: the job types of gpusched.workload.synthetic; gavel: Gavel's generator "
