@@ -10,9 +10,23 @@ point, which imports nothing until the environment is made, so the usual idiom w
 
     import gpusched, gymnasium
     env = gymnasium.make("gpusched/GPUScheduler-v0", scenario="phase1-8gpu")
+
+**The same numbers on every machine.** The agents run their networks with torch, whose CPU
+matrix products are Intel MKL's; by default MKL picks a code path for the CPU it runs on (AVX-512
+on one machine, another path on another), and the paths round differently, so two machines can
+break a near tie between two GPUs' scores differently and schedule differently. Importing
+gpusched sets ``MKL_CBWR=COMPATIBLE`` (MKL's conditional numerical reproducibility: one code path
+on every x86 CPU) unless the environment sets it already; MKL reads it at its first product, so
+import gpusched before running any torch operation. On this project's 2-core machine an agent's
+run takes the same time either way; a lone 64 x 200 linear layer takes about twice as long.
+``tests/test_app_home.py`` recomputes the shipped agent runs and checks them to the last digit.
 """
 
-from gpusched.core.cluster import Cluster, ClusterState, NodeGroup
+import os
+
+os.environ.setdefault("MKL_CBWR", "COMPATIBLE")
+
+from gpusched.core.cluster import Cluster, ClusterState, NodeGroup  # noqa: E402 (after MKL_CBWR)
 from gpusched.core.jobs import Job
 from gpusched.core.result import Result
 from gpusched.core.simulator import Simulator
