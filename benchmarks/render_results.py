@@ -1402,6 +1402,7 @@ def philly_history_section(data: dict) -> list[str]:
     recent = [n for n in ev["variants"] if n.startswith("recent")]
     top = max(recent, key=lambda n: share(ev, n)) if recent else None
     above = top is not None and share(ev, top) > ceiling
+    top_ev, top_tune = (against(ev, top), against(tune, top)) if above else (None, None)
     return ["## Could `history` do better?", "",
             "The file names no user and no job, so `history` keys on the virtual cluster and the GPU count "
             "(the preset's keys: virtual cluster and GPUs, then virtual cluster, then GPUs, then every job). "
@@ -1426,18 +1427,12 @@ def philly_history_section(data: dict) -> list[str]:
                f". Keeping only each group's latest completions (`recent`) goes past that ceiling on "
                f"the evaluation seeds, which a learner can do since it reads when jobs came, not only "
                f"their keys: `{top}` recovers {100 * share(ev, top):.1f} % there, "
-               f"{_philly_ci(*_ci(against(ev, top)))} min against the preset's `history`"
-               + (" (an interval that includes 0)" if against(ev, top).low <= 0 <= against(ev, top).high
-                  else "")
+               f"{_philly_ci(top_ev.mean, top_ev.low, top_ev.high)} min against the preset's `history`"
+               + (" (an interval that includes 0)" if top_ev.low <= 0 <= top_ev.high else "")
                + f"; on the tuning seeds it recovers {100 * share(tune, top):.1f} % "
-               f"({_philly_ci(*_ci(against(tune, top)))} min), "
+               f"({_philly_ci(top_tune.mean, top_tune.low, top_tune.high)} min), "
                + ("no better beyond the interval, so by this page's rule the preset keeps every "
-                  "completion." if against(tune, top).high >= 0 else "better beyond the interval.")), ""]
-
-
-def _ci(d: PairedDifference) -> tuple[float, float, float]:
-    """A paired difference's mean and 95 % interval."""
-    return d.mean, d.low, d.high
+                  "completion." if top_tune.high >= 0 else "better beyond the interval.")), ""]
 
 
 def philly_markdown(pairs: dict, rounds: dict | None, full: dict | None,

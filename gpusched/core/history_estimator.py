@@ -95,47 +95,42 @@ class HistoryEstimator:
         self.level = np.full(n, -1, dtype=np.int64)
         """Per job, the index of the key its estimate came from (``len(keys)``: the prior; -1:
         not arrived yet)."""
-        self._groups: list[dict[tuple, list[float]]] = [{} for _ in self.keys]
-        """Per key, group -> [count, sum of log work] (every completion)."""
-        self._windows: list[dict[tuple, deque[float]]] = [{} for _ in self.keys]
-        """Per key, group -> the log work of its latest ``recent`` completions (with ``recent``)."""
+        self._groups: list[dict[tuple, list[float] | deque[float]]] = [{} for _ in self.keys]
+        """Per key, group -> [count, sum of log work] of every completion, or with ``recent`` the
+        log work of the group's latest ``recent`` completions (a bounded deque)."""
 
     def _group(self, level: int, job: Job) -> tuple:
         return tuple(getattr(job, f) for f in self.keys[level])
 
+    def _stats(self, entry: list[float] | deque[float]) -> tuple[int, float]:
+        """A group's completions counted and their summed log work."""
+        return (len(entry), sum(entry)) if self.recent is not None else (int(entry[0]), entry[1])
+
     def observe_completion(self, job_idx: int, job: Job, work_min: float) -> None:
         """Add a completed job's work (reference-speed minutes) to every group it belongs to."""
         log_work = math.log(max(float(work_min), 1e-9))
-        if self.recent is not None:
-            for level, windows in enumerate(self._windows):
-                key = self._group(level, job)
-                window = windows.get(key)
-                if window is None:
-                    window = windows[key] = deque(maxlen=self.recent)
-                window.append(log_work)
-            return
         for level, groups in enumerate(self._groups):
-            entry = groups.setdefault(self._group(level, job), [0, 0.0])
+            key = self._group(level, job)
+            if self.recent is not None:
+                window = groups.get(key)
+                if window is None:
+                    window = groups[key] = deque(maxlen=self.recent)
+                window.append(log_work)
+                continue
+            entry = groups.setdefault(key, [0, 0.0])
             entry[0] += 1
             entry[1] += log_work
 
     def fix_at_arrival(self, job_idx: int, job: Job) -> None:
         """Fix the arriving job's estimate from the groups as they are now."""
-        if self.recent is not None:
-            for level, windows in enumerate(self._windows):
-                window = windows.get(self._group(level, job))
-                if window is not None and len(window) >= self.min_samples:
-                    self._estimate[job_idx] = math.exp(sum(window) / len(window))
-                    self.basis[job_idx], self.level[job_idx] = len(window), level
-                    return
-            self._estimate[job_idx] = self.prior_min
-            self.basis[job_idx], self.level[job_idx] = 0, len(self.keys)
-            return
         for level, groups in enumerate(self._groups):
             entry = groups.get(self._group(level, job))
-            if entry is not None and entry[0] >= self.min_samples:
-                self._estimate[job_idx] = math.exp(entry[1] / entry[0])
-                self.basis[job_idx], self.level[job_idx] = entry[0], level
+            if entry is None:
+                continue
+            count, log_sum = self._stats(entry)
+            if count >= self.min_samples:
+                self._estimate[job_idx] = math.exp(log_sum / count)
+                self.basis[job_idx], self.level[job_idx] = count, level
                 return
         self._estimate[job_idx] = self.prior_min
         self.basis[job_idx], self.level[job_idx] = 0, len(self.keys)
@@ -145,11 +140,9 @@ class HistoryEstimator:
         twin = object.__new__(HistoryEstimator)
         twin.keys, twin.prior_min, twin.min_samples = self.keys, self.prior_min, self.min_samples
         twin.recent = self.recent
-        twin._windows = [{g: deque(w, maxlen=self.recent) for g, w in windows.items()}
-                         for windows in self._windows]
         twin._estimate = self._estimate[:k].copy()
         twin.declared_min = twin._estimate.view()
         twin.declared_min.flags.writeable = False
         twin.basis, twin.level = self.basis[:k].copy(), self.level[:k].copy()
-        twin._groups = [{g: list(e) for g, e in groups.items()} for groups in self._groups]
+        twin._groups = [{g: e.copy() for g, e in groups.items()} for groups in self._groups]
         return twin
