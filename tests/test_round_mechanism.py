@@ -386,6 +386,7 @@ def test_each_rounds_starting_progress_is_the_lifecycles(policy, monkeypatch):
     jobs = [Job(id=i, type="training", arrival_min=float(rng.uniform(0, 60)),
                 duration_min=float(rng.uniform(20, 90)), gpus=1, vram_gb=1.0, compute=1.0,
                 model=str(rng.choice(["ResNet-18", "LM"]))) for i in range(8)]
+
     class HalfKept(CheckpointRestore):
         def kept_min(self, job, kind, progress_min, saved_min):
             return saved_min + (progress_min - saved_min) / 2.0
