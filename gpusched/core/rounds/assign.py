@@ -166,11 +166,19 @@ def assign_round(share: np.ndarray, priority: np.ndarray, scale_factor: np.ndarr
 
 
 def order_free(share: np.ndarray, scale_factor: np.ndarray, capacity: np.ndarray,
-               throughput: np.ndarray, *, fifo: bool = False) -> bool:
-    """Whether :func:`assign_round` picks the same jobs whatever the priorities, the deficits and
-    the type order: every job it could pick (throughput > 0 on the type; for FIFO, an allocation
-    > 0 there too, which is exactly a priority > 0) could be picked on one type at most, and on
-    each type those jobs fit the GPUs together, so the greedy pass takes all of them.
+               throughput: np.ndarray, *, fifo: bool = False,
+               type_order: Sequence[int] | None = None) -> bool:
+    """Whether :func:`assign_round` picks the same jobs whatever the priorities and the deficits
+    (and, with ``type_order`` ``None``, whatever the type order).
+
+    A job can be picked on a type where its throughput is above 0 (for FIFO, its allocation
+    there too, which is exactly a priority above 0). With no type order given, the picks are free
+    when every job could be picked on one type at most and on each type those jobs fit the GPUs
+    together. With the order given (the ``_perf`` policies walk the types in one order every
+    round), the walk is followed: on each type, the jobs not picked on an earlier one that could
+    be picked there either all fit the GPUs together (the greedy pass takes all of them, in any
+    order) or find none (no GPU of the type is up); any other type makes the picks depend on the
+    priorities.
 
     Then the placement is a fixed point of the priority rule: the next round picks the same jobs,
     each renews its lease (its GPUs are free, since the gangs of a placement are disjoint), and
@@ -182,14 +190,26 @@ def order_free(share: np.ndarray, scale_factor: np.ndarray, capacity: np.ndarray
     :param capacity: ``(k,)`` GPUs of each type.
     :param throughput: ``(n, k)``.
     :param fifo: Gavel's FIFO rule (jobs of priority 0 are skipped).
+    :param type_order: the order the types are walked in every round, or ``None`` (any order).
     """
     eligible = np.asarray(throughput) > 0
     if fifo:
         eligible &= np.asarray(share) > 0
-    if (eligible.sum(axis=1) > 1).any():
-        return False
-    need = np.asarray(scale_factor, dtype=np.int64) @ eligible
-    return bool((need <= np.asarray(capacity)).all())
+    scale = np.asarray(scale_factor, dtype=np.int64)
+    capacity = np.asarray(capacity)
+    if type_order is None:
+        if (eligible.sum(axis=1) > 1).any():
+            return False
+        return bool((scale @ eligible <= capacity).all())
+    left = np.ones(len(scale), dtype=bool)
+    for j in type_order:
+        here = left & eligible[:, j]
+        if capacity[j] == 0:
+            continue
+        if int(scale[here].sum()) > capacity[j]:
+            return False
+        left &= ~here
+    return True
 
 
 def shuffled_type_order(order: Sequence[int], rng: np.random.Generator) -> list[int]:

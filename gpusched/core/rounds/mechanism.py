@@ -43,12 +43,14 @@ Generator seeded by the run's seed and the round's number). Within a type, Gavel
 are the type's GPUs that are up, in index order; a gang that the cluster's gang rule refuses
 there waits for the round.
 
-**Fixed points.** A placement whose picks depend neither on the priorities nor on the type order
-(:func:`~gpusched.core.rounds.assign.order_free`: FIFO's allocated jobs all fit their types, say)
-is the next round's too, and every later round's while the allocation, the active jobs and the GPUs
-that are up stay the same: each job renews its lease on the same GPUs. The round then reuses it
-instead of computing the priorities and the greedy pass again; everything else of the round (its
-end, the service and time received it counts) runs as before, so the run is the same.
+**Fixed points.** A placement whose picks depend neither on the priorities nor, for the agnostic
+policies, on the type order (:func:`~gpusched.core.rounds.assign.order_free`: FIFO's allocated
+jobs all fit their types, say; or, walked in the ``_perf`` policies' one order, each type holds
+every job left that can run there) is the next round's too, and every later round's while the
+allocation, the active jobs and the GPUs that are up stay the same: each job renews its lease on
+the same GPUs. The round then reuses it instead of computing the priorities and the greedy pass
+again; everything else of the round (its end, the service and time received it counts) runs as
+before, so the run is the same.
 
 **Co-located pairs** (``max_min_fairness_packed``): when the allocation in force gives time to
 pairs of jobs (``RoundsRun.pair_jobs``), the round is placed over singles and pairs together and a
@@ -374,23 +376,25 @@ def _place(r: RoundsRun, rows: np.ndarray, up: list[np.ndarray], position: np.nd
             target[arrival[row]] = gang
     r._fixed = None
     if len(target) == int((placed.gpu_type >= 0).sum()) and _order_free(r, rows, share_rows, scale,
-                                                                       capacity, throughput, fifo):
+                                                                       capacity, throughput, fifo,
+                                                                       agnostic):
         r._fixed = ((agnostic, fifo), rows.copy(), r._layout[0], tuple(target.items()))
     return target
 
 
 def _order_free(r: RoundsRun, rows: np.ndarray, share_rows: np.ndarray, scale: np.ndarray,
-                capacity: np.ndarray, throughput: np.ndarray, fifo: bool) -> bool:
+                capacity: np.ndarray, throughput: np.ndarray, fifo: bool, agnostic: bool) -> bool:
     """:func:`~gpusched.core.rounds.assign.order_free` of the round, computed again only when the
     allocation in force, the active jobs, their throughputs or the GPUs up have changed (it
     depends on nothing else). Kept only for a read-only ``throughput`` (the round scheduler's),
     which no caller can change in place between two rounds; the allocation array is replaced,
     never changed in place, when a new one is installed."""
-    key = (rows.tobytes(), capacity.tobytes(), fifo)
+    key = (rows.tobytes(), capacity.tobytes(), fifo, agnostic)
     cached = r._order_free
     if cached is not None and cached[0] is r.share and cached[1] is throughput and cached[2] == key:
         return cached[3]
-    free = order_free(share_rows, scale, capacity, throughput, fifo=fifo)
+    free = order_free(share_rows, scale, capacity, throughput, fifo=fifo,
+                      type_order=None if agnostic else range(len(capacity)))
     r._order_free = None if throughput.flags.writeable else (r.share, throughput, key, free)
     return free
 
