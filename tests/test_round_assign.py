@@ -188,6 +188,21 @@ def test_order_free_in_a_fixed_type_order_by_hand() -> None:
     assert order_free(share[:2], [1, 1], capacity, throughput[:2], type_order=[1, 0])
     # a type with no GPU up takes no job: the walk goes on to the next
     assert order_free(share[:2], [1, 1], np.array([0, 2]), throughput[:2], type_order=[0, 1])
+    # jobs without an allocation on a type fill what is left of it in deficit order: free
+    integral = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
+    assert order_free(integral, [1, 1, 1], capacity, throughput, type_order=[0, 1],
+                      deficit=np.array([[0.0, 0.0], [2.0, 0.0], [1.0, 0.0]]))
+    placed = assign_round(integral, integral * 5.0, [1, 1, 1], capacity, throughput, [0, 1],
+                          deficit=np.array([[0.0, 0.0], [2.0, 0.0], [1.0, 0.0]]))
+    assert placed.gpu_type.tolist() == [0, 0, 1]  # job 1 owes more on type 0: it fills the room
+    # which job fills the room decides what is left for the next type: jobs 0 and 2 both hold an
+    # allocation on type 1 alone, which has one GPU
+    spare = np.array([[0.0, 1.0], [0.0, 0.0], [0.0, 1.0]])
+    one_each = np.array([1, 1])
+    assert order_free(spare, [1, 1, 1], one_each, throughput, type_order=[0, 1],
+                      deficit=np.array([[5.0, 0.0], [0.0, 0.0], [0.0, 0.0]]))  # job 0 fills type 0
+    assert not order_free(spare, [1, 1, 1], one_each, throughput, type_order=[0, 1],
+                          deficit=np.array([[0.0, 0.0], [5.0, 0.0], [0.0, 0.0]]))  # job 1 does
 
 
 @pytest.mark.parametrize("seed", range(60))
@@ -200,12 +215,13 @@ def test_an_order_free_placement_in_a_fixed_type_order_ignores_priorities(seed: 
     throughput = (rng.random((n, k)) + 0.1) * (rng.random((n, k)) < 0.8)
     fifo = bool(rng.integers(0, 2))
     order = [int(j) for j in rng.permutation(k)]
-    free = order_free(share, scale, capacity, throughput, fifo=fifo, type_order=order)
+    deficit = rng.integers(0, 3, (n, k)).astype(float)  # ties too: then the row decides
+    free = order_free(share, scale, capacity, throughput, fifo=fifo, type_order=order, deficit=deficit)
     picks = set()
-    for _ in range(8):
+    for _ in range(8):  # the time received moves the priorities of the jobs with an allocation
         priority = rng.random((n, k)) * (share > 0) * (throughput > 0)
-        placed = assign_round(share, priority, scale, capacity, throughput, order,
-                              deficit=rng.random((n, k)), fifo=fifo)
+        placed = assign_round(share, priority, scale, capacity, throughput, order, deficit=deficit,
+                              fifo=fifo)
         picks.add(tuple(placed.gpu_type.tolist()))
     if free:
         assert len(picks) == 1
@@ -224,11 +240,13 @@ def test_the_ordered_walk_finds_fixed_points_the_any_order_rule_misses() -> None
         throughput = (rng.random((n, k)) + 0.1) * (rng.random((n, k)) < 0.8)
         fifo = bool(rng.integers(0, 2))
         order = [int(j) for j in rng.permutation(k)]
-        ordered = order_free(share, scale, capacity, throughput, fifo=fifo, type_order=order)
+        deficit = rng.integers(0, 3, (n, k)).astype(float)
+        ordered = order_free(share, scale, capacity, throughput, fifo=fifo, type_order=order,
+                             deficit=deficit)
         only_ordered += ordered and not order_free(share, scale, capacity, throughput, fifo=fifo)
         if not ordered:
             picks = {tuple(assign_round(share, rng.random((n, k)) * (share > 0) * (throughput > 0),
-                                        scale, capacity, throughput, order, deficit=rng.random((n, k)),
+                                        scale, capacity, throughput, order, deficit=deficit,
                                         fifo=fifo).gpu_type.tolist()) for _ in range(8)}
             differing += len(picks) > 1
     assert only_ordered > 0 and differing > 0

@@ -263,15 +263,23 @@ def test_a_round_plan_dropped_or_applied_to_a_fork_leaves_its_source_as_it_was()
         np.testing.assert_array_equal(twin.jobs_table()["end_min"].to_numpy(), reference)
 
 
-@pytest.mark.parametrize("policy", ["fifo_perf", "allox", "max_min_fairness_perf",
-                                    "max_sum_throughput_perf", "max_min_fairness"])
-def test_reusing_a_fixed_point_placement_gives_the_same_run(policy, monkeypatch):
+@pytest.mark.parametrize(("policy", "recompute"), [
+    ("fifo_perf", "held"), ("allox", "held"), ("max_min_fairness_perf", "held"),
+    ("max_sum_throughput_perf", "held"), ("max_min_fairness", "held"),
+    ("max_sum_throughput_perf", "on_change"), ("finish_time_fairness_perf", "on_change"),
+    ("allox", "on_change")])
+def test_reusing_a_fixed_point_placement_gives_the_same_run(policy, recompute, monkeypatch):
     """Rounds whose placement is a fixed point of the priority rule reuse it
-    (gpusched.core.rounds.assign.order_free); computing every round in full gives the same run."""
+    (gpusched.core.rounds.assign.order_free); computing every round in full gives the same run.
+    Under ``on_change`` a reset of the time received (and of the deficits) can come between two
+    allocations: the round after it places again."""
     import gpusched.core.rounds.mechanism as mechanism
 
+    on_change = recompute == "on_change"
     scenario = scenario_from_dict({**TINY, "workload": {"generator": "gavel", "jobs": 12, "load": 1.5,
-                                                        "seed": 3}})
+                                                        "seed": 16 if on_change else 3},
+                                   "rounds": {**TINY["rounds"], "recompute": recompute,
+                                              "reset_min": 12 if on_change else 32}})
     fast = make_simulator(scenario, rounds=True).run(get_policy(policy, 0))
     reused = []
     real = mechanism.order_free

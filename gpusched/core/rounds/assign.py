@@ -167,23 +167,25 @@ def assign_round(share: np.ndarray, priority: np.ndarray, scale_factor: np.ndarr
 
 def order_free(share: np.ndarray, scale_factor: np.ndarray, capacity: np.ndarray,
                throughput: np.ndarray, *, fifo: bool = False,
-               type_order: Sequence[int] | None = None) -> bool:
-    """Whether :func:`assign_round` picks the same jobs whatever the priorities and the deficits
-    (and, with ``type_order`` ``None``, whatever the type order).
+               type_order: Sequence[int] | None = None, deficit: np.ndarray | None = None) -> bool:
+    """Whether :func:`assign_round` picks the same jobs whatever the time received (and, with
+    ``type_order`` ``None``, whatever the deficits and the type order).
 
     A job can be picked on a type where its throughput is above 0 (for FIFO, its allocation
     there too, which is exactly a priority above 0). With no type order given, the picks are free
     when every job could be picked on one type at most and on each type those jobs fit the GPUs
     together. With the order given (the ``_perf`` policies walk the types in one order every
-    round), the walk is followed: on each type, the jobs not picked on an earlier one that could
-    be picked there either all fit the GPUs together (the greedy pass takes all of them, in any
-    order) or find none (no GPU of the type is up); any other type makes the picks depend on the
-    priorities.
+    round), the walk is followed type by type over the jobs not picked on an earlier one. The jobs
+    with an allocation on the type come first (their priorities are above 0, the others' are 0):
+    they must all fit the GPUs together, so that the greedy pass takes all of them in whatever
+    order the time received puts them. The jobs without one come next in a fixed order
+    (decreasing deficit, then row; neither moves between two resets), and the greedy pass is
+    followed over them. A type with no GPU up takes no job.
 
     Then the placement is a fixed point of the priority rule: the next round picks the same jobs,
     each renews its lease (its GPUs are free, since the gangs of a placement are disjoint), and
-    so does every round after it while the allocation, the active jobs and the GPUs that are up
-    stay the same (the time received moves the priorities, never the picks).
+    so does every round after it while the allocation, the deficits, the active jobs and the GPUs
+    that are up stay the same (the time received moves the priorities, never the picks).
 
     :param share: ``(n, k)`` the allocation.
     :param scale_factor: ``(n,)`` GPUs each job needs.
@@ -191,24 +193,43 @@ def order_free(share: np.ndarray, scale_factor: np.ndarray, capacity: np.ndarray
     :param throughput: ``(n, k)``.
     :param fifo: Gavel's FIFO rule (jobs of priority 0 are skipped).
     :param type_order: the order the types are walked in every round, or ``None`` (any order).
+    :param deficit: ``(n, k)`` Gavel's deficits (the tie-break among jobs without an allocation on
+        a type); 0 if ``None``. Read only with ``type_order``.
     """
+    share = np.asarray(share, dtype=float)
     eligible = np.asarray(throughput) > 0
     if fifo:
-        eligible &= np.asarray(share) > 0
+        eligible &= share > 0
     scale = np.asarray(scale_factor, dtype=np.int64)
     capacity = np.asarray(capacity)
     if type_order is None:
         if (eligible.sum(axis=1) > 1).any():
             return False
         return bool((scale @ eligible <= capacity).all())
-    left = np.ones(len(scale), dtype=bool)
+    if share[share > 0].min(initial=1.0) < 1e-300:  # a priority share ÷ received could be 0
+        return False
+    n = len(scale)
+    deficit = np.zeros(share.shape) if deficit is None else np.asarray(deficit, dtype=float)
+    left = np.ones(n, dtype=bool)
+    sizes = scale.tolist()
     for j in type_order:
-        here = left & eligible[:, j]
-        if capacity[j] == 0:
+        room = int(capacity[j])
+        if room == 0:
             continue
-        if int(scale[here].sum()) > capacity[j]:
+        here = left & eligible[:, j]
+        allocated = here & (share[:, j] > 0)
+        need = int(scale[allocated].sum())
+        if need > room:
             return False
-        left &= ~here
+        room -= need
+        left &= ~allocated
+        rest = np.flatnonzero(here & ~allocated)
+        for i in rest[np.lexsort((rest, -deficit[rest, j]))].tolist():
+            if room == 0:
+                break
+            if sizes[i] <= room:
+                room -= sizes[i]
+                left[i] = False
     return True
 
 

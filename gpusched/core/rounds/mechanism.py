@@ -218,8 +218,8 @@ class RoundsRun:
     _gpu_type_list: list[int] = field(default_factory=list, repr=False, compare=False)
     """:attr:`gpu_type` as a list (read in Python loops)."""
     _order_free: tuple | None = field(default=None, repr=False, compare=False)
-    """``(allocation array, throughput array, (rows, capacity, fifo), result)`` of the last
-    :func:`_order_free`."""
+    """``(allocation array, throughput array, (rows, capacity, fifo, agnostic), result, deficit
+    array)`` of the last :func:`_order_free`."""
     _ended: dict = field(default_factory=dict, repr=False, compare=False)
     """At the last round's end, each job still running: ``(its run's start, its GPUs (the
     record's tuple), its saved progress, its progress then)``, so that a round starting at that
@@ -385,17 +385,20 @@ def _place(r: RoundsRun, rows: np.ndarray, up: list[np.ndarray], position: np.nd
 def _order_free(r: RoundsRun, rows: np.ndarray, share_rows: np.ndarray, scale: np.ndarray,
                 capacity: np.ndarray, throughput: np.ndarray, fifo: bool, agnostic: bool) -> bool:
     """:func:`~gpusched.core.rounds.assign.order_free` of the round, computed again only when the
-    allocation in force, the active jobs, their throughputs or the GPUs up have changed (it
-    depends on nothing else). Kept only for a read-only ``throughput`` (the round scheduler's),
+    allocation in force, the deficits, the active jobs, their throughputs or the GPUs up have
+    changed (it depends on nothing else; the deficits change only at a reset, which replaces
+    their array). Kept only for a read-only ``throughput`` (the round scheduler's),
     which no caller can change in place between two rounds; the allocation array is replaced,
     never changed in place, when a new one is installed."""
     key = (rows.tobytes(), capacity.tobytes(), fifo, agnostic)
     cached = r._order_free
-    if cached is not None and cached[0] is r.share and cached[1] is throughput and cached[2] == key:
+    if (cached is not None and cached[0] is r.share and cached[1] is throughput and cached[2] == key
+            and cached[4] is r.deficit_min):
         return cached[3]
     free = order_free(share_rows, scale, capacity, throughput, fifo=fifo,
-                      type_order=None if agnostic else range(len(capacity)))
-    r._order_free = None if throughput.flags.writeable else (r.share, throughput, key, free)
+                      type_order=None if agnostic else range(len(capacity)), deficit=r.deficit_min[rows])
+    r._order_free = (None if throughput.flags.writeable else
+                     (r.share, throughput, key, free, r.deficit_min))
     return free
 
 
@@ -464,9 +467,11 @@ def plan_round(rounds: RoundsRun, now_min: float, active: np.ndarray, running: s
         return _plan_packed(r, rows, up, scale, throughput, capacity, can_place, running, job_gpus,
                             allocated=share is not None, agnostic=agnostic, fifo=fifo)
     fixed = r._fixed
-    if (share is None and not len(new) and fixed is not None and fixed[0] == (agnostic, fifo)
-            and np.array_equal(fixed[1], rows) and fixed[2] == down.tobytes()):
-        target = dict(fixed[3])  # a fixed point of the priority rule (see order_free)
+    # a fixed point of the priority rule (see order_free), unless a reset moved the deficits
+    if (share is None and not len(new) and not reset and fixed is not None
+            and fixed[0] == (agnostic, fifo) and np.array_equal(fixed[1], rows)
+            and fixed[2] == down.tobytes()):
+        target = dict(fixed[3])
     else:
         target = _place(r, rows, up, position, scale, throughput, capacity, can_place,
                         agnostic=agnostic, fifo=fifo)
