@@ -159,6 +159,8 @@ class RunSetup:
         failures = (None if self.failures is None else
                     NodeFailures(self.cluster.n_nodes, self.failures, self.failure_seed,
                                  jobs[0].arrival_min if jobs else 0.0))
-        return RunState(self.cluster, jobs, self.best_speed_all, self._estimator0.copy(len(jobs)),
-                        self.gpu_price_usd_per_hour, self.speed_model.uniform, self.speeds is not None,
-                        self.util_band, self.reward_spec, kinds, failures)
+        run = RunState(self.cluster, jobs, self.best_speed_all, self._estimator0.copy(len(jobs)),
+                       self.gpu_price_usd_per_hour, self.speed_model.uniform, self.speeds is not None,
+                       self.util_band, self.reward_spec, kinds, failures)
+        run.horizon_min = self.horizon_min
+        return run

@@ -105,6 +105,10 @@ class RunState:
         self.end_reason = "completed" if self.done else ""
         self.jobs_completed = 0
         self.decisions = 0
+        self.horizon_min: float | None = None
+        """The clock never passes this time (the setup's horizon, set when the run starts or is
+        forked): read by a mechanism that moves the clock over a quiet stretch
+        (:meth:`advance_clock`)."""
         self.integrals = Integrals(self.state.compute_used, cluster.n_gpus, util_band, reward)
         self.log = RunLog()
         self.failure_process = failures
@@ -262,6 +266,15 @@ class RunState:
         if self.running or self.next_arrival < len(self.arrival_min) or self.events.wakeups:
             return False
         return self.failure_process is None or self.state.down is None
+
+    def advance_clock(self, t_min: float) -> None:
+        """Move the clock to ``t_min`` (minutes, not past :attr:`horizon_min`), integrating the
+        queue, the running jobs and the idle GPUs over the stretch; the events due then are the
+        caller's to handle."""
+        dt = t_min - self.time_min
+        if dt > 0:
+            self.integrals.accumulate(dt, len(self.queue), len(self.running), self.state.idle_gpus)
+        self.time_min = t_min
 
     def request_wakeup(self, t_min: float) -> None:
         """Make ``t_min`` a decision point (if it is later than now): a policy that will want to

@@ -212,6 +212,7 @@ class Simulator:
         twin.lifecycle = self.lifecycle
         twin.event_kinds = self.event_kinds.copy()
         twin.run_state = self.run_state.copy(twin.event_kinds, arrived_only)
+        twin.run_state.horizon_min = twin.setup.horizon_min
         twin.view = SchedulerView(twin)
         return twin
 
@@ -330,10 +331,7 @@ class Simulator:
         end = horizon is not None and t > horizon
         if end:
             t = horizon
-        dt = t - run.time_min
-        if dt > 0:
-            run.integrals.accumulate(dt, len(run.queue), len(run.running), run.state.idle_gpus)
-        run.time_min = t
+        run.advance_clock(t)
         if end:
             run.finish("safety_horizon" if self.setup.safety_horizon else "horizon", horizon)
             return
