@@ -205,8 +205,9 @@ def test_order_free_in_a_fixed_type_order_by_hand() -> None:
                           deficit=np.array([[0.0, 0.0], [5.0, 0.0], [0.0, 0.0]]))  # job 1 does
 
 
-@pytest.mark.parametrize("seed", range(60))
-def test_an_order_free_placement_in_a_fixed_type_order_ignores_priorities(seed: int) -> None:
+def _ordered_case(seed: int) -> tuple:
+    """A random round on three types walked in one order: ``(share, scale, capacity, throughput,
+    fifo, order, deficit, rng)`` (deficits with ties, where the row decides)."""
     rng = np.random.default_rng(seed)
     n, k = int(rng.integers(1, 9)), 3
     capacity = rng.integers(0, 6, k)
@@ -215,16 +216,25 @@ def test_an_order_free_placement_in_a_fixed_type_order_ignores_priorities(seed: 
     throughput = (rng.random((n, k)) + 0.1) * (rng.random((n, k)) < 0.8)
     fifo = bool(rng.integers(0, 2))
     order = [int(j) for j in rng.permutation(k)]
-    deficit = rng.integers(0, 3, (n, k)).astype(float)  # ties too: then the row decides
-    free = order_free(share, scale, capacity, throughput, fifo=fifo, type_order=order, deficit=deficit)
-    picks = set()
-    for _ in range(8):  # the time received moves the priorities of the jobs with an allocation
-        priority = rng.random((n, k)) * (share > 0) * (throughput > 0)
-        placed = assign_round(share, priority, scale, capacity, throughput, order, deficit=deficit,
-                              fifo=fifo)
-        picks.add(tuple(placed.gpu_type.tolist()))
-    if free:
-        assert len(picks) == 1
+    deficit = rng.integers(0, 3, (n, k)).astype(float)
+    return share, scale, capacity, throughput, fifo, order, deficit, rng
+
+
+def _picks(case: tuple, draws: int = 8) -> set[tuple[int, ...]]:
+    """The types the greedy pass picks for ``case`` under ``draws`` random priorities (the time
+    received moves the priorities of the jobs with an allocation, never the deficits)."""
+    share, scale, capacity, throughput, fifo, order, deficit, rng = case
+    return {tuple(assign_round(share, rng.random(share.shape) * (share > 0) * (throughput > 0), scale,
+                               capacity, throughput, order, deficit=deficit, fifo=fifo).gpu_type.tolist())
+            for _ in range(draws)}
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_an_order_free_placement_in_a_fixed_type_order_ignores_priorities(seed: int) -> None:
+    case = _ordered_case(seed)
+    share, scale, capacity, throughput, fifo, order, deficit, _ = case
+    if order_free(share, scale, capacity, throughput, fifo=fifo, type_order=order, deficit=deficit):
+        assert len(_picks(case)) == 1
 
 
 def test_the_ordered_walk_finds_fixed_points_the_any_order_rule_misses() -> None:
@@ -232,23 +242,13 @@ def test_the_ordered_walk_finds_fixed_points_the_any_order_rule_misses() -> None
     some cases that are not free do pick differently (so the rule is not vacuous either way)."""
     only_ordered, differing = 0, 0
     for seed in range(60):
-        rng = np.random.default_rng(seed)
-        n, k = int(rng.integers(1, 9)), 3
-        capacity = rng.integers(0, 6, k)
-        scale = rng.choice([1, 1, 2, 4], n)
-        share = rng.random((n, k)) * (rng.random((n, k)) < 0.6)
-        throughput = (rng.random((n, k)) + 0.1) * (rng.random((n, k)) < 0.8)
-        fifo = bool(rng.integers(0, 2))
-        order = [int(j) for j in rng.permutation(k)]
-        deficit = rng.integers(0, 3, (n, k)).astype(float)
+        case = _ordered_case(seed)
+        share, scale, capacity, throughput, fifo, order, deficit, _ = case
         ordered = order_free(share, scale, capacity, throughput, fifo=fifo, type_order=order,
                              deficit=deficit)
         only_ordered += ordered and not order_free(share, scale, capacity, throughput, fifo=fifo)
         if not ordered:
-            picks = {tuple(assign_round(share, rng.random((n, k)) * (share > 0) * (throughput > 0),
-                                        scale, capacity, throughput, order, deficit=deficit,
-                                        fifo=fifo).gpu_type.tolist()) for _ in range(8)}
-            differing += len(picks) > 1
+            differing += len(_picks(case)) > 1
     assert only_ordered > 0 and differing > 0
 
 
