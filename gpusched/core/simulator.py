@@ -301,7 +301,7 @@ class Simulator:
         if not could_fit and window > 1:
             fits, jobs = state.fits_somewhere, run.declared_jobs
             could_fit = any(fits(jobs[i]) for i in islice(run.queue, 1, window))
-        now, horizon = run.time_min, self.setup.horizon_min
+        now, horizon = run.time_min, run.horizon_min
         until = next_t if horizon is None else min(next_t, horizon)
         idle = state.idle_gpus - state.down_gpus  # a down GPU is not idle capacity
         run.integrals.hold(until - now, idle, could_fit)
@@ -327,7 +327,8 @@ class Simulator:
     def _jump_to(self, t: float) -> None:
         """Accumulate the integrals up to ``t`` and handle every event at ``t``, by kind in the
         order of :data:`gpusched.core.events.EVENT_ORDER`."""
-        run, horizon = self.run_state, self.setup.horizon_min
+        run = self.run_state
+        horizon = run.horizon_min
         end = horizon is not None and t > horizon
         if end:
             t = horizon

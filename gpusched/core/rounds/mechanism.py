@@ -50,7 +50,9 @@ every job left that can run there) is the next round's too, and every later roun
 allocation, the active jobs and the GPUs that are up stay the same: each job renews its lease on
 the same GPUs. The round then reuses it instead of computing the priorities and the greedy pass
 again; everything else of the round (its end, the service and time received it counts) runs as
-before, so the run is the same.
+before, so the run is the same. The rounds that follow such a round with nothing to change, up to
+the run's next event, are run in place without a decision between them
+(:meth:`RoundMechanism._skip_quiet_rounds`).
 
 **Co-located pairs** (``max_min_fairness_packed``): when the allocation in force gives time to
 pairs of jobs (``RoundsRun.pair_jobs``), the round is placed over singles and pairs together and a
@@ -747,8 +749,7 @@ class RoundMechanism:
         Each such round is closed and the next opened exactly as the ``round`` event and the
         decision at its end would: the clock moves to its end with the same integrals
         (:meth:`~gpusched.core.run_state.RunState.advance_clock`), the same service, time received
-        and progress are counted, and the decision is counted; so the run is the same, with about
-        a tenth of the Python calls of a round for each one skipped."""
+        and progress are counted, and the decision is counted; so the run is the same."""
         if (plan.stop or plan.move or plan.start or run.queue or r._fixed is None or len(r.pair_jobs)
                 or r.colocated.partner or (r.on_change and r.allocated_since_reset)):
             return end
