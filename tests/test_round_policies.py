@@ -3,12 +3,15 @@ by hand, the agnostic twins' even split, priority weights, and bad or degenerate
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from gpusched.core.rounds import Allocation, RoundProblem, RoundProblemError
 from gpusched.errors import GpuschedError, UnknownPolicyError
 from gpusched.policies.rounds import ROUND_POLICIES, get_round_policy, round_policy_names
+from gpusched.policies.rounds.lp import job_classes
 
 TOL = 1e-5
 
@@ -268,6 +271,11 @@ def test_degenerate_problems_give_an_allocation_or_a_one_line_error(name: str, c
     (dict(throughput="fast"), "throughput must be"),
     (dict(reference_type=5), "reference_type must be a GPU type index 0-1"),
     (dict(pair_jobs=[[0, 0]], pair_throughput=np.ones((1, 2, 2))), "pair_jobs must name two different"),
+    (dict(throughput=[[-np.inf, 1.0]]), r"throughput\[0, 0\] must be finite"),
+    (dict(deadline_s=[np.nan]), r"deadline_s\[0\] must be finite"),
+    (dict(deadline_s=[-np.inf]), r"deadline_s\[0\] must be > 0"),
+    (dict(throughput=[[1.0, 1.0], [1.0, 1.0]], scale_factor=[1, 1], job_ids=[4, 4]),
+     "job_ids must be distinct"),
 ])
 def test_bad_problems_are_refused_in_one_line(fields: dict, message: str) -> None:
     base = dict(throughput=[[1.0, 1.0]], scale_factor=[1], capacity=[1, 1])
@@ -297,3 +305,49 @@ def test_each_round_policy_is_registered_with_its_own_label_and_run_time_trait()
     # the programs that read the work a job has left, and those that do not
     assert reads_run_times("finish_time_fairness_perf") and reads_run_times("allox")
     assert not reads_run_times("max_min_fairness_perf") and not reads_run_times("gandiva")
+
+
+def test_a_problem_with_no_deadline_keeps_its_infinite_deadlines() -> None:
+    problem = RoundProblem(throughput=[[1.0, 1.0]], scale_factor=[1], capacity=[1, 1],
+                           deadline_s=[np.inf])
+    assert np.isinf(problem.deadline_s).all()
+
+
+def test_a_subset_is_the_checked_problem_of_its_rows() -> None:
+    rng = np.random.default_rng(3)
+    n, k = 9, 3
+    problem = RoundProblem(
+        throughput=rng.random((n, k)), scale_factor=rng.integers(1, 3, n), capacity=[4, 2, 3],
+        weight=rng.random(n) + 0.5, remaining=rng.random(n) * 100, age_s=rng.random(n),
+        service_s=rng.random((n, k)), deadline_s=np.where(rng.random(n) > 0.5, np.inf, 50.0),
+        cost=[3.0, 2.0, 1.0], type_names=("a", "b", "c"), job_ids=rng.permutation(40)[:n],
+        reference_type=1, reported_remaining=rng.random(n), steps_per_unit=rng.random(n) + 1)
+    rows = np.array([7, 2, 5])
+    part = problem.subset(rows)
+    checked = RoundProblem(
+        throughput=problem.throughput[rows], scale_factor=problem.scale_factor[rows],
+        capacity=problem.capacity, weight=problem.weight[rows], remaining=problem.remaining[rows],
+        age_s=problem.age_s[rows], service_s=problem.service_s[rows],
+        deadline_s=problem.deadline_s[rows], cost=problem.cost, type_names=problem.type_names,
+        job_ids=problem.job_ids[rows], reference_type=problem.reference_type)
+    for field in dataclasses.fields(RoundProblem):
+        got, want = getattr(part, field.name), getattr(checked, field.name)
+        if isinstance(want, np.ndarray):
+            assert got.dtype == want.dtype and np.array_equal(got, want), field.name
+        else:
+            assert got == want, field.name
+
+
+def test_job_classes_are_numpys_unique_rows() -> None:
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        n, k = int(rng.integers(1, 30)), int(rng.integers(1, 4))
+        value = rng.choice([0.0, -0.0, 1.0, 2.5], size=(n, k))
+        size, mask, counted = rng.integers(1, 3, n), rng.random((n, k)) > 0.5, rng.random(n) > 0.3
+        table = np.column_stack([np.asarray(c, dtype=float).reshape(n, -1)
+                                 for c in (value, size, mask, counted)])
+        _, first, inverse, counts = np.unique(table, axis=0, return_index=True, return_inverse=True,
+                                              return_counts=True)
+        got = job_classes(value, size, mask, counted)
+        for mine, numpys in zip(got, (first, inverse.reshape(-1), counts), strict=True):
+            assert np.array_equal(mine, numpys)

@@ -64,6 +64,14 @@ def _array(name: str, value, shape: tuple[int, ...], *, low: float | None = 0.0,
         raise RoundProblemError(f"round problem: {name} must be an array of numbers") from None
     if array.shape != shape:
         raise RoundProblemError(f"round problem: {name} must have shape {shape} (got {array.shape})")
+    least, most = float(array.min(initial=np.inf)), float(array.max(initial=-np.inf))
+    if -high <= least and most <= high and (low is None or (least > low if positive else least >= low)):
+        # every entry a finite number within bounds (a NaN or an infinity fails a comparison):
+        # the checks below would pass, and only the whole numbers are left to check
+        if not whole:
+            return array
+        if (array == np.round(array)).all():
+            return array.astype(np.int64)
     bad = np.isnan(array) if allow_inf else ~np.isfinite(array)
     if bad.any():
         where, got = _where(name, bad, array)
@@ -180,7 +188,7 @@ class RoundProblem:
         put(self, "type_names", names)
         ids = np.arange(n) if self.job_ids is None else _array("job_ids", self.job_ids, (n,), low=None,
                                                                 whole=True, high=MAX_SEED)
-        if len(np.unique(ids)) != n:
+        if n > 1 and not np.diff(np.sort(ids)).all():
             raise RoundProblemError("round problem: job_ids must be distinct")
         put(self, "job_ids", ids)
         if self.reference_type is not None and not (
@@ -200,6 +208,24 @@ class RoundProblem:
             put(self, "pair_jobs", pairs)
             put(self, "pair_throughput", _array("pair_throughput", self.pair_throughput,
                                                 (len(pairs), k, 2)))
+
+    def subset(self, rows: np.ndarray) -> RoundProblem:
+        """The problem restricted to the jobs ``rows`` (distinct row indices), on the same cluster,
+        without its pairs; each job reports its remaining work as it is (``reported_remaining`` and
+        ``steps_per_unit`` at their defaults). Every entry is one of this checked problem's, so the
+        part is not checked again."""
+        part = object.__new__(RoundProblem)
+        put = object.__setattr__
+        for name in ("throughput", "scale_factor", "weight", "remaining", "age_s", "service_s",
+                     "deadline_s", "job_ids"):
+            put(part, name, getattr(self, name)[rows])
+        for name in ("capacity", "cost", "type_names", "reference_type"):
+            put(part, name, getattr(self, name))
+        for name in ("pair_jobs", "pair_throughput"):
+            put(part, name, None)
+        put(part, "reported_remaining", part.remaining)
+        put(part, "steps_per_unit", np.ones(len(part.remaining)))
+        return part
 
     @property
     def n_jobs(self) -> int:

@@ -135,24 +135,18 @@ def solve(c: np.ndarray, matrix: Csc, lhs: np.ndarray, rhs: np.ndarray, lb: np.n
     lb = np.asarray(lb, dtype=float)
     ub = np.asarray(ub, dtype=float)
     n_col, n_row = len(c), len(rhs)
-    model = _core.HighsLp()
-    model.num_col_ = n_col
-    model.num_row_ = n_row
-    model.a_matrix_.num_col_ = n_col
-    model.a_matrix_.num_row_ = n_row
-    model.a_matrix_.format_ = _core.MatrixFormat.kColwise
-    model.col_cost_ = c
-    model.col_lower_ = _finite(lb)
-    model.col_upper_ = _finite(ub)
-    model.row_lower_ = _finite(lhs)
-    model.row_upper_ = _finite(rhs)
-    model.a_matrix_.start_ = matrix.indptr
-    model.a_matrix_.index_ = matrix.indices
-    model.a_matrix_.value_ = matrix.data
     highs = _solver()
     if highs.passOptions(options()) == _core.HighsStatus.kError:
         return _status(highs.getModelStatus()), None
-    if highs.passModel(model) == _core.HighsStatus.kError:
+    # the model as linprog's HighsLp carries it, passed as arrays (HiGHS builds the same HighsLp
+    # from them, without a Python-side object whose every field is converted on assignment); every
+    # column continuous, as an LP's are
+    passed = highs.passModel(n_col, n_row, len(matrix.data), _COLWISE, _MINIMISE, 0.0, c,
+                             _finite(lb), _finite(ub), _finite(lhs), _finite(rhs),
+                             np.asarray(matrix.indptr, dtype=np.int32),
+                             np.asarray(matrix.indices, dtype=np.int32),
+                             np.asarray(matrix.data, dtype=float), np.zeros(n_col, dtype=np.int32))
+    if passed == _core.HighsStatus.kError:
         return _status(_core.HighsModelStatus.kModelError), None
     if highs.run() == _core.HighsStatus.kError:
         return _status(highs.getModelStatus()), None
@@ -165,6 +159,9 @@ def solve(c: np.ndarray, matrix: Csc, lhs: np.ndarray, rhs: np.ndarray, lb: np.n
     fun = highs.getInfo().objective_function_value
     return (0 if _valid(x, fun, rhs - row, lhs == rhs, lb, ub) else 4), x
 
+
+_COLWISE = int(_core.MatrixFormat.kColwise)
+_MINIMISE = int(_core.ObjSense.kMinimize)
 
 _LOCAL = threading.local()
 

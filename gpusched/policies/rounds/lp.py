@@ -240,9 +240,17 @@ def job_classes(*columns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     dozen classes.
     """
     table = np.column_stack([np.asarray(c, dtype=float).reshape(len(c), -1) for c in columns])
-    _, first, inverse, counts = np.unique(table, axis=0, return_index=True, return_inverse=True,
-                                          return_counts=True)
-    return first, inverse.reshape(-1), counts
+    # np.unique(table, axis=0, return_index=True, ...) without its structured view: the rows in
+    # lexicographic order (a stable sort, so each class's first job comes first), a class
+    # starting wherever a row differs from the one before
+    order = np.lexsort(table.T[::-1])
+    ordered = table[order]
+    starts = np.ones(len(order), dtype=bool)
+    starts[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    inverse = np.empty(len(order), dtype=np.int64)
+    inverse[order] = np.cumsum(starts) - 1
+    begin = np.flatnonzero(starts)
+    return order[begin], inverse, np.diff(np.append(begin, len(order)))
 
 
 def _counted(entries: Entries, counted: np.ndarray | None) -> np.ndarray:
@@ -257,16 +265,6 @@ def linprog_eq(c: np.ndarray, a_ub: sparse.csr_matrix, b_ub: np.ndarray, a_eq: s
     return solve_csc(c, highs.Csc.of_sparse(a_ub, a_eq), b_ub, lb, ub, policy, what, b_eq=b_eq)
 
 
-def rows_of(problem: RoundProblem, rows: np.ndarray) -> RoundProblem:
-    """``problem`` restricted to the jobs ``rows`` (same cluster)."""
-    return RoundProblem(
-        throughput=problem.throughput[rows], scale_factor=problem.scale_factor[rows],
-        capacity=problem.capacity, weight=problem.weight[rows], remaining=problem.remaining[rows],
-        age_s=problem.age_s[rows], service_s=problem.service_s[rows],
-        deadline_s=problem.deadline_s[rows], cost=problem.cost, type_names=problem.type_names,
-        job_ids=problem.job_ids[rows], reference_type=problem.reference_type)
-
-
 def fair_max_min(problem: RoundProblem, value: np.ndarray, mask: np.ndarray, policy: str,
                  counted: np.ndarray | None = None, second_stage: bool = True
                  ) -> tuple[np.ndarray, float, int]:
@@ -278,7 +276,7 @@ def fair_max_min(problem: RoundProblem, value: np.ndarray, mask: np.ndarray, pol
     value = np.where(mask, value, 0.0)
     counted = mask.any(axis=1) if counted is None else (np.asarray(counted, dtype=bool) & mask.any(axis=1))
     first, inverse, counts = job_classes(value, problem.scale_factor, mask, counted)
-    small = rows_of(problem, first)
+    small = problem.subset(first)
     entries = Entries.of(mask[first])
     if len(entries) == 0 or not counted.any():
         return np.zeros((problem.n_jobs, problem.n_types)), 0.0, 0

@@ -125,40 +125,55 @@ def candidate_pairs(view: SchedulerView, rounds: RoundsRun, active: np.ndarray, 
     return rows, np.where(both[:, :, None], speed, 0.0), np.where(both[:, :, None], factor, 0.0)
 
 
+def job_columns(jobs) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per arrival index: GPUs, weight, arrival (min) and deadline's time (min, arrival plus the
+    deadline; NaN for none), the jobs' fixed facts that :func:`round_problem` reads, as arrays."""
+    gpus = np.array([job.gpus for job in jobs], dtype=np.int64)
+    weight = np.array([job.weight for job in jobs], dtype=float)
+    arrival = np.array([job.arrival_min for job in jobs], dtype=float)
+    due = np.array([np.nan if job.deadline_min is None else job.arrival_min + job.deadline_min
+                    for job in jobs], dtype=float)
+    return gpus, weight, arrival, due
+
+
 def round_problem(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
                   empty: ClusterState, throughput: np.ndarray | None = None,
-                  pairs: tuple[np.ndarray, np.ndarray] | None = None) -> RoundProblem:
+                  pairs: tuple[np.ndarray, np.ndarray] | None = None,
+                  columns: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+                  ) -> RoundProblem:
     """The round problem of the active jobs, read from the view (see the module docstring).
 
     :param empty: the cluster with nothing placed (which types could ever hold a gang).
     :param throughput: ``(m, k)`` the active jobs' :func:`throughput_rows`, when known already.
     :param pairs: ``(pair rows, pair throughputs)`` of :func:`candidate_pairs`, or ``None``.
+    :param columns: the view's :func:`job_columns`, when known already.
     """
     jobs, cluster = view.jobs, view.cluster
     k = len(rounds.types)
     n_gpus = cluster.n_gpus
     if throughput is None:
         throughput = throughput_rows(view, rounds, active, empty)
-    scale = np.zeros(len(active), dtype=np.int64)
-    weight = np.ones(len(active))
+    gpus, weights, arrival, due = job_columns(jobs) if columns is None else columns
+    now = view.time_min
+    scale, weight = gpus[active], weights[active]
+    due = due[active]
+    dated = ~np.isnan(due)
     deadline = np.full(len(active), np.inf)
-    remaining = np.zeros(len(active))
+    deadline[dated] = np.maximum((due[dated] - now) * 60.0, 1e-9)
+    work = rounds.work_min[active].sum(axis=1)
+    left = np.asarray(view.declared_min, dtype=float)[active] - work
+    known = np.isfinite(left)
+    # unknown (not finite): 0, see the docstring
+    remaining = np.where(known, np.maximum(np.where(known, left, 0.0), 0.0) * 60.0, 0.0)
     clocks = view.speed_model.clocks if isinstance(view.speed_model, PhasedSpeeds) else None
     report_share = steps = None  # what a phased job reports ÷ its work left; its steps per unit
-    now = view.time_min
-    for row, i in enumerate(active.tolist()):
-        job = jobs[i]
-        scale[row] = job.gpus
-        weight[row] = job.weight
-        if job.deadline_min is not None:
-            deadline[row] = max((job.arrival_min + job.deadline_min - now) * 60.0, 1e-9)
-        left = float(view.declared_min[i]) - float(rounds.work_min[i].sum())
-        remaining[row] = max(left, 0.0) * 60.0 if np.isfinite(left) else 0.0  # unknown: see the docstring
-        clock = None if clocks is None else clocks.get(job.id)
-        if clock is not None:
-            if report_share is None:
-                report_share, steps = np.ones(len(active)), np.ones(len(active))
-            report_share[row], steps[row] = clock.as_reported(float(rounds.work_min[i].sum()))
+    if clocks:
+        for row, i in enumerate(active.tolist()):
+            clock = clocks.get(jobs[i].id)
+            if clock is not None:
+                if report_share is None:
+                    report_share, steps = np.ones(len(active)), np.ones(len(active))
+                report_share[row], steps[row] = clock.as_reported(float(work[row]))
     prices = view.prices
     cost = np.ones(k)
     if prices is not None:
@@ -167,7 +182,7 @@ def round_problem(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
             typed = typed[np.isfinite(typed)]
             if len(typed):
                 cost[j] = max(float(typed.mean()), 1e-9)
-    age = (now - np.array([jobs[i].arrival_min for i in active.tolist()])) * 60.0
+    age = (now - arrival[active]) * 60.0
     return RoundProblem(throughput=throughput, scale_factor=scale,
                         capacity=rounds.capacity(np.asarray(view.gpu_down(), dtype=bool)),
                         weight=weight, remaining=remaining, age_s=np.maximum(age, 0.0),
@@ -206,6 +221,8 @@ class RoundScheduler:
         """Pair speed factors by job models and GPU count (fixed for a run)."""
         self._last: tuple | None = None
         """``(key, throughput, scale)`` of the last active set read (see :meth:`_active_rows`)."""
+        self._columns: tuple | None = None
+        """The run's :func:`job_columns` (its jobs are fixed for the run)."""
 
     def bind(self, view: SchedulerView) -> None:
         """Ask for a decision at every event (a round's end may come with an empty queue)."""
@@ -214,6 +231,7 @@ class RoundScheduler:
                                  "(the scenario's rounds: block)")
         self._empty = ClusterState(view.cluster)
         self._rows, self._fits, self._factors, self._last = {}, {}, {}, None
+        self._columns = job_columns(view.jobs)
         view.request_event_decisions()
 
     def _active_rows(self, view: SchedulerView, rounds: RoundsRun, active: np.ndarray
@@ -227,8 +245,7 @@ class RoundScheduler:
         if last is not None and last[0] == key:
             return last[1], last[2]
         throughput = self._throughput(view, rounds, active)
-        jobs = view.jobs
-        scale = np.array([jobs[i].gpus for i in active.tolist()], dtype=np.int64)
+        scale = self._columns[0][active]
         throughput.flags.writeable = scale.flags.writeable = False
         self._last = (key, throughput, scale)
         return throughput, scale
@@ -260,7 +277,7 @@ class RoundScheduler:
                 candidates = (candidate_pairs(view, rounds, active, throughput, self._factors)
                               if self.policy.packs else None)
                 problem = round_problem(view, rounds, active, empty, throughput,
-                                        None if candidates is None else candidates[:2])
+                                        None if candidates is None else candidates[:2], self._columns)
                 if self.weights is not None:
                     problem = replace(problem, weight=problem.weight * self.weights(view, active))
                 allocation = self.policy(problem)
