@@ -38,15 +38,15 @@ def _same_run(scenario, policy: str, monkeypatch, n_jobs: int | None = None) -> 
     skipped = []
     real = RoundMechanism._skip_quiet_rounds
 
-    def counting(self, run, r, plan, end):
+    def counting(self, run, r, end):
         before = r.rounds
-        end = real(self, run, r, plan, end)
+        end = real(self, run, r, end)
         skipped.append(r.rounds - before)
         return end
 
     monkeypatch.setattr(RoundMechanism, "_skip_quiet_rounds", counting)
     fast_sim, fast = _run(scenario, policy, n_jobs)
-    monkeypatch.setattr(RoundMechanism, "_skip_quiet_rounds", lambda self, run, r, plan, end: end)
+    monkeypatch.setattr(RoundMechanism, "_skip_quiet_rounds", lambda self, run, r, end: end)
     slow_sim, slow = _run(scenario, policy, n_jobs)
     assert fast.jobs.equals(slow.jobs)
     keep = [k for k in fast.metrics if "solve" not in k]

@@ -682,7 +682,7 @@ class RoundMechanism:
         run.rounds = r
         end = self._open_round(run, r, run.time_min)
         if r.placed:
-            end = self._skip_quiet_rounds(run, r, plan, end)
+            end = self._skip_quiet_rounds(run, r, end)
             r.pending = True
             r.idle_arrivals_left = -1
             r.reset_just_failed = False
@@ -735,22 +735,22 @@ class RoundMechanism:
         r.round_start_min = now
         return end
 
-    def _skip_quiet_rounds(self, run: Any, r: RoundsRun, plan: RoundPlan, end: float) -> float:
+    def _skip_quiet_rounds(self, run: Any, r: RoundsRun, end: float) -> float:
         """Run the quiet rounds that follow this one in place, without a decision between them;
         the end of the last one (minutes), for its ``round`` event.
 
-        A round is quiet when nothing can change at its start: this round's plan changed nothing
-        (no stop, move or start) and is a fixed point of the priority rule
-        (:attr:`RoundsRun._fixed`, so the next plan is the same), every active job runs (no queue
-        to hold), no pair is placed, no reset of the time received is waiting
-        (``recompute: on_change`` after an allocation), no allocation is due
+        A round is quiet when nothing can change at its start: this round's placement is a fixed
+        point of the priority rule (:attr:`RoundsRun._fixed`: the next plan places the same jobs on
+        the GPUs they now hold, so it stops, moves and starts nothing, whatever this round's plan
+        changed), every active job runs (no queue to hold), no pair is placed, no reset of the
+        time received is waiting (``recompute: on_change`` after an allocation), no allocation is due
         (:meth:`RoundsRun.needs_allocation`), and the round ends before the next event of the run
         (an arrival, a completion, a phase's end, a node event, a wakeup) and before its horizon.
         Each such round is closed and the next opened exactly as the ``round`` event and the
         decision at its end would: the clock moves to its end with the same integrals
         (:meth:`~gpusched.core.run_state.RunState.advance_clock`), the same service, time received
         and progress are counted, and the decision is counted; so the run is the same."""
-        if (plan.stop or plan.move or plan.start or run.queue or r._fixed is None or len(r.pair_jobs)
+        if (run.queue or r._fixed is None or len(r.pair_jobs)
                 or r.colocated.partner or (r.on_change and r.allocated_since_reset)):
             return end
         upcoming = run.events.next_min()
