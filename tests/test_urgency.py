@@ -16,7 +16,8 @@ from gpusched.core.cluster import Cluster, NodeGroup
 from gpusched.core.estimator import DeclaredRuntime
 from gpusched.core.history_estimator import HistoryEstimator
 from gpusched.core.jobs import Job
-from gpusched.core.prices import PRICE_TABLE_USD_PER_GPU_HOUR, gang_prices_usd_per_hour, gpu_prices, price_of
+from gpusched.core.prices import (PRICE_TABLE_USD_PER_GPU_HOUR, gang_prices_usd_per_hour, gpu_prices, price_of,
+                                  run_costs_usd)
 from gpusched.core.simulator import HOLD, Simulator
 from gpusched.core.speed_model import TableSpeeds
 from gpusched.errors import ScenarioError
@@ -301,3 +302,23 @@ def test_gang_prices_are_each_gangs_own_sum_bit_for_bit(gangs, seed):
     want = np.array([paid[list(g)].sum() if g else 0.0 for g in job_gpus], dtype=float)
     assert got.shape == (len(job_gpus),)
     assert got.tobytes() == want.tobytes()
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.lists(st.integers(0, 15), min_size=1, max_size=9)),
+                max_size=60), st.integers(0, 2**32 - 1))
+def test_run_costs_add_each_jobs_stopped_runs_in_order_bit_for_bit(stopped, seed):
+    """Each job's cost is its current run's plus every stopped run's, added in the order the runs
+    ended, as a loop over the stop records adds them (one job's runs repeat its index)."""
+    rng = np.random.default_rng(seed)
+    paid = rng.random(16) * 4.0
+    job_gpus = [tuple(rng.integers(0, 16, int(rng.integers(0, 4))).tolist()) for _ in range(6)]
+    held = rng.random(6) * 100.0
+    stops = []
+    for idx, gpus in stopped:
+        start = float(rng.random() * 1e4)
+        stops.append((start + float(rng.random() * 500), idx, "migration", start, tuple(gpus), 0.0, 0.0))
+    want = held * gang_prices_usd_per_hour(job_gpus, paid) / 60.0
+    for time_min, idx, _, start_min, gpus, *_ in stops:
+        want[idx] += (time_min - start_min) * float(paid[list(gpus)].sum()) / 60.0
+    assert run_costs_usd(job_gpus, held, stops, paid).tobytes() == want.tobytes()

@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from itertools import chain
+from operator import itemgetter
 
 import numpy as np
 
@@ -171,8 +172,14 @@ def run_costs_usd(job_gpus: Sequence[Sequence[int]], held_min: np.ndarray, stops
         return np.zeros(n)
     paid = np.nan_to_num(prices, nan=0.0)
     cost = held_min * gang_prices_usd_per_hour(job_gpus, paid) / 60.0
-    for time_min, idx, _, start_min, gpus, *_ in stops:
-        cost[idx] += (time_min - start_min) * float(paid[list(gpus)].sum()) / 60.0
+    if len(stops):
+        count = len(stops)
+        ended = np.fromiter(map(itemgetter(0), stops), dtype=float, count=count)
+        jobs = np.fromiter(map(itemgetter(1), stops), dtype=np.int64, count=count)
+        started = np.fromiter(map(itemgetter(3), stops), dtype=float, count=count)
+        per_hour = gang_prices_usd_per_hour([stop[4] for stop in stops], paid)
+        # one job's runs added in the order they ended, as a loop over the stops adds them
+        np.add.at(cost, jobs, (ended - started) * per_hour / 60.0)
     return cost
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import pandas as pd
@@ -140,12 +141,14 @@ class Timeline:
         lost = np.zeros(job_idx.size)
         if len(stops):  # the runs that ended in a stop, one row per GPU
             resumed = {(i, t): r for t, i, _, r in resumes}
-            s_job = np.array([i for _, i, _, _, g, _, _ in stops for _ in g], dtype=np.int64)
-            s_gpu = np.array([x for *_, g, _, _ in stops for x in g], dtype=np.int64)
-            s_start = np.array([st for _, _, _, st, g, _, _ in stops for _ in g])
-            s_end = np.array([t for t, _, _, _, g, _, _ in stops for _ in g])
-            s_kind = np.array([k for _, _, k, _, g, _, _ in stops for _ in g], dtype=object)
-            s_lost = np.array([lh for *_, g, _, lh in stops for _ in g])
+            ended, jobs_stopped, kinds, started, gangs, _, lost_held = zip(*stops, strict=True)
+            sizes = np.fromiter(map(len, gangs), dtype=np.int64, count=len(gangs))
+            s_job = np.repeat(np.array(jobs_stopped, dtype=np.int64), sizes)
+            s_gpu = np.fromiter(chain.from_iterable(gangs), dtype=np.int64, count=int(sizes.sum()))
+            s_start = np.repeat(np.array(started, dtype=float), sizes)
+            s_end = np.repeat(np.array(ended, dtype=float), sizes)
+            s_kind = np.repeat(np.array(kinds, dtype=object), sizes)
+            s_lost = np.repeat(np.array(lost_held, dtype=float), sizes)
             s_restore = np.array([resumed.get((i, st), 0.0) for i, st in zip(s_job.tolist(), s_start.tolist(),
                                                                               strict=True)])
             job_idx = np.concatenate([job_idx, s_job])
@@ -170,7 +173,7 @@ class Timeline:
         })
         ends = table["end_min"].to_numpy()
         ids = table["id"].to_numpy()
-        run_starts = np.concatenate([last[~np.isnan(last)], [st for _, _, _, st, _, _, _ in stops]])
+        run_starts = np.concatenate([last[~np.isnan(last)], [stop[3] for stop in stops]])
         return cls(
             cluster=cluster,
             placements=placements,
