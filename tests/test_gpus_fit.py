@@ -5,6 +5,8 @@ named, node CPU and memory), nodes down, with and without the masks cached."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from gpusched.core.cluster import Cluster, ClusterState, NodeGroup
@@ -47,3 +49,31 @@ def test_gpus_fit_is_the_single_gpu_mask_on_those_gpus():
             checked += 1
             fits += expected
     assert checked == 1200 and 0 < fits < checked
+
+
+def test_a_single_gpu_placement_is_the_single_gpu_mask_or_refused_off_the_cluster():
+    """``can_place`` of a one-GPU job on one GPU (its short path) says what the mask says there, and
+    refuses an index off the cluster; a gang of the wrong size is still refused."""
+    cluster = Cluster([NodeGroup("A100-80GB", 80.0, 4, 2, cpu_milli=32000, memory_mib=262144),
+                       NodeGroup("V100-32GB", 32.0, 4, 2, cpu_milli=32000, memory_mib=131072)])
+    rng = np.random.default_rng(1)
+    fits = 0
+    for trial in range(40):
+        state = ClusterState(cluster)
+        for i in range(int(rng.integers(0, 10))):
+            job = random_job(rng, i)
+            where = np.flatnonzero(state.fit_mask(job))
+            if len(where):
+                state.place(job, state.gang_for(job, int(rng.choice(where))))
+        if trial % 3 == 0:
+            state.set_node_down(int(rng.integers(0, 4)), True)
+        job = random_job(rng, 100)
+        job = dataclasses.replace(job, gpus=1)
+        mask = state.single_gpu_fit(job)
+        for g in range(cluster.n_gpus):
+            assert state.can_place(job, (g,)) == bool(mask[g])
+            assert state.can_place(job, [np.int64(g)]) == bool(mask[g])
+            fits += bool(mask[g])
+        assert not state.can_place(job, (-1,)) and not state.can_place(job, (cluster.n_gpus,))
+        assert not state.can_place(job, (0, 1))
+    assert 0 < fits < 40 * cluster.n_gpus

@@ -336,6 +336,9 @@ class ClusterState:
         cluster's own gang rule says)."""
         if self.cluster.gang_rule is not None:
             return self.cluster.gang_rule.can_place(self, job, gpus)
+        if len(gpus) == 1 and job.gpus == 1:  # one GPU: distinct and on one node already
+            gpu = gpus[0]
+            return 0 <= gpu < self.cluster.n_gpus and self.gpus_fit(job, [gpu])
         if len(gpus) != job.gpus or len(set(gpus)) != len(gpus):
             return False
         if len(gpus) and (min(gpus) < 0 or max(gpus) >= self.cluster.n_gpus):  # each a GPU index
