@@ -16,8 +16,13 @@ from gpusched.core.cluster import Cluster, NodeGroup
 from gpusched.core.estimator import DeclaredRuntime
 from gpusched.core.history_estimator import HistoryEstimator
 from gpusched.core.jobs import Job
-from gpusched.core.prices import (PRICE_TABLE_USD_PER_GPU_HOUR, gang_prices_usd_per_hour, gpu_prices, price_of,
-                                  run_costs_usd)
+from gpusched.core.prices import (
+    PRICE_TABLE_USD_PER_GPU_HOUR,
+    gang_prices_usd_per_hour,
+    gpu_prices,
+    price_of,
+    run_costs_usd,
+)
 from gpusched.core.simulator import HOLD, Simulator
 from gpusched.core.speed_model import TableSpeeds
 from gpusched.errors import ScenarioError
