@@ -110,7 +110,7 @@ class Lifecycle:
         speed = 1.0 if model.uniform else model.of(job, gpus)  # uniform: every gang runs at 1.0
         if factor != 1.0:
             speed *= factor
-        rec.gang_speed[job_idx] = speed
+        rec.gang_speed[job_idx] = speed  # fixed for the run: its gang's speed, its pair factor included
         phases = self.phases
         clock = None if phases is None else phases.clocks.get(job.id)
         if lives is not None and lives.stopped[job_idx]:  # a resumption
@@ -173,10 +173,8 @@ class Lifecycle:
         lives, job, now = rec.ensure_lives(), run.jobs[job_idx], run.time_min
         gpus = rec.job_gpus[job_idx]
         start_min = float(rec.start_min[job_idx])
-        speed = self.speed_model.of(job, gpus)
+        speed = float(rec.gang_speed[job_idx])  # its run's speed (see start)
         colocation = self.colocation
-        if colocation is not None:
-            speed *= colocation.factor(run, job_idx)
         restore = float(lives.current_restore_min[job_idx])
         held = now - start_min
         saved = float(lives.saved_min[job_idx])
@@ -414,11 +412,7 @@ class Lifecycle:
         clock = None if self.phases is None else self.phases.clocks.get(job.id)
         if clock is not None:
             return saved + self.phases.done(clock, rec.job_gpus[job_idx], saved, done)
-        speed = self.speed_model.of(job, rec.job_gpus[job_idx])
-        colocation = self.colocation
-        if colocation is not None:
-            speed *= colocation.factor(run, job_idx)
-        return saved + done * speed
+        return saved + done * float(rec.gang_speed[job_idx])  # its run's speed (see start)
 
     def remaining_work_min(self, run: RunState, job_idx: int) -> float:
         """The true work the job has left (reference-speed minutes; 0 once it has finished)."""
