@@ -708,22 +708,26 @@ class RoundMechanism:
         partner = r.colocated.partner
         ended = r._ended if r._ended_at == now and not partner else {}
         lives = rec.lives
+        job_gpus, start_min, run_min = rec.job_gpus, rec.start_min, rec.run_min
+        gpu_type, last_type, prev_gpus, placed = r._gpu_type_list, r.last_type, r.prev_gpus, r.placed
+        round_end = now + r.length_min
         for i in run.running:
-            gpus = rec.job_gpus[i]
-            j = int(r.gpu_type[gpus[0]])
-            if r.last_type[i] >= 0 and r.last_type[i] != j:
+            gpus = job_gpus[i]
+            j = gpu_type[gpus[0]]
+            last = last_type[i]
+            if last >= 0 and last != j:
                 r.type_changes[i] += 1
-            r.last_type[i] = j
-            r.prev_gpus[i] = tuple(sorted(gpus))
-            start = float(rec.start_min[i])
+            last_type[i] = j
+            prev_gpus[i] = tuple(sorted(gpus))
+            start = float(start_min[i])
             kept = ended.get(i)
             if (kept is not None and kept[0] == start and kept[1] is gpus
                     and (lives is None or kept[2] == float(lives.saved_min[i]))):
                 progress = kept[3]  # the same run at the same instant: its progress at the round's end
             else:
                 progress = life.progress_min(run, i)
-            r.placed.append((i, j, progress))
-            end = max(end, min(now + r.length_min, start + float(rec.run_min[i])))
+            placed.append((i, j, progress))
+            end = max(end, min(round_end, start + float(run_min[i])))
         if partner or len(r.pair_jobs) or r.prev_partner.max(initial=-1) >= 0:
             self._place_pairs(run, r)
         running = run.running
@@ -793,20 +797,23 @@ class RoundMechanism:
         finishes = {}
         ended = {}
         lives = rec.lives
+        running, end_min, round_start = run.running, rec.end_min, r.round_start_min
+        service, received_min, type_time, work = r.service_min, r.time_min, r.type_time_min, r.work_min
+        progress_min = life.progress_min
         for i, j, progress in r.placed:
-            end = rec.end_min[i]
-            finished = not math.isnan(end) and i not in run.running
+            end = end_min[i]
+            finished = not math.isnan(end) and i not in running
             finish = finishes[i] = float(end) if finished else t
-            r.service_min[i, j] += finish - r.round_start_min
+            service[i, j] += finish - round_start
             if i not in paired:  # a pair member's time received is its pair's (below)
                 received = finish - gavel_start
-                r.time_min[i, j] += received
-                r.type_time_min[j] += received
-            now_progress = life.progress_min(run, i)
-            r.work_min[i, j] += now_progress - progress
+                received_min[i, j] += received
+                type_time[j] += received
+            now_progress = progress_min(run, i)
+            work[i, j] += now_progress - progress
             if finished:
                 r.changed = True
-            elif i in run.running:
+            elif i in running:
                 ended[i] = (float(rec.start_min[i]), rec.job_gpus[i],
                             None if lives is None else float(lives.saved_min[i]), now_progress)
         r._ended, r._ended_at = ended, t
