@@ -19,6 +19,7 @@ read on the run:
 from __future__ import annotations
 
 import math
+from operator import ne
 from typing import Any
 
 import numpy as np
@@ -41,7 +42,7 @@ def type_changes_per_job(run: Any) -> np.ndarray:
     for i, models in runs.items():
         if job_gpus[i]:  # its current or last run (none after a stop)
             models.append(model[job_gpus[i][0]])
-        changes[i] = sum(1 for a, b in zip(models, models[1:], strict=False) if a != b)
+        changes[i] = sum(map(ne, models, models[1:]))  # consecutive runs on different models
     return changes
 
 
