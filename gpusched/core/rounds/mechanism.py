@@ -305,9 +305,16 @@ class RoundsRun:
             return False
         return self.idle_arrivals_left < 0 or arrivals_left < self.idle_arrivals_left
 
-    def needs_allocation(self, now_min: float, active: np.ndarray) -> bool:
-        """Whether the round starting now recomputes the allocation (Gavel's rule)."""
-        changed = self.changed or not bool(self.joined[active].all())
+    def jobs_changed(self, active: np.ndarray) -> bool:
+        """Whether a job has arrived or finished since the allocation was last computed (the jobs
+        ``active`` include one that has not joined the rounds yet)."""
+        return self.changed or not bool(self.joined[active].all())
+
+    def needs_allocation(self, now_min: float, active: np.ndarray, changed: bool | None = None) -> bool:
+        """Whether the round starting now recomputes the allocation (Gavel's rule).
+
+        :param changed: :meth:`jobs_changed` when known already (``None``: read it now)."""
+        changed = self.jobs_changed(active) if changed is None else changed
         if self.on_change:
             return changed
         return needs_reallocation(now_min, self.last_reset_min, self.reset_min, changed)
@@ -762,7 +769,8 @@ class RoundMechanism:
         if run.horizon_min is not None:
             limit = min(limit, run.horizon_min)
         active = np.fromiter(sorted(run.running), dtype=np.int64, count=len(run.running))
-        while end < limit and not r.needs_allocation(end, active):
+        changed = r.jobs_changed(active)  # no job arrives, finishes or joins in these rounds
+        while end < limit and not r.needs_allocation(end, active, changed):
             run.advance_clock(end)
             self._close_round(run, r, end)
             run.decisions += 1  # the plan that would have opened the next round
@@ -793,7 +801,7 @@ class RoundMechanism:
         rec, life = run.record, self.lifecycle
         gavel_start = r.gavel_round_start_min if r.gavel_round_end_min is None else r.gavel_round_end_min
         r.gavel_round_start_min, r.gavel_round_end_min = gavel_start, t
-        paired = {x for _, _, a, b in r.placed_pairs for x in (a, b)}
+        paired = {x for _, _, a, b in r.placed_pairs for x in (a, b)} if r.placed_pairs else ()
         finishes = {}
         ended = {}
         lives = rec.lives
