@@ -856,7 +856,13 @@ def ordered_moves(moving: dict[int, tuple[int, ...]], held_by: dict[int, int],
     job on it) is updated as the moves are taken."""
     moves: list[Migrate] = []
     while moving:
-        ready = [i for i, g in moving.items() if all(held_by.get(x, i) == i for x in g)]
+        ready = []
+        for i, gang in moving.items():
+            for x in gang:
+                if held_by.get(x, i) != i:  # held by another job
+                    break
+            else:
+                ready.append(i)
         if not ready:
             break
         for i in ready:
