@@ -409,3 +409,34 @@ def test_each_rounds_starting_progress_is_the_lifecycles(policy, monkeypatch):
     assert checked and reused  # some rounds read the kept progress
     if policy == "max_min_fairness":
         assert sim.run_state.log.stops  # and some jobs were stopped or moved between rounds
+
+
+def test_progress_at_reads_as_progress_min_at_each_time(monkeypatch):
+    """``Lifecycle.progress_at`` (the quiet rounds' progress, as arrays) gives, for every running
+    job at every round's end and a little later, exactly what ``progress_min`` gives with the
+    clock there: on jobs that move, stop and restore (their saved work and restore are not 0)."""
+    from gpusched.core.rounds.mechanism import RoundMechanism
+
+    real = RoundMechanism._close_round
+    checked = {"times": 0, "restoring": 0}
+
+    def checking(self, run, r, t):
+        life = self.lifecycle
+        jobs = np.array(sorted(run.running), dtype=np.int64)
+        if len(jobs):
+            times = np.array([t, t + 0.4, t + 3.0])
+            got = life.progress_at(run, jobs, times)
+            now = run.time_min
+            for row, when in enumerate(times.tolist()):
+                run.time_min = when
+                want = [life.progress_min(run, i) for i in jobs.tolist()]
+                assert got[row].tolist() == want
+            run.time_min = now
+            checked["times"] += 1
+            lives = run.record.lives
+            checked["restoring"] += lives is not None and bool((lives.current_restore_min[jobs] > 0).any())
+        return real(self, run, r, t)
+
+    monkeypatch.setattr(RoundMechanism, "_close_round", checking)
+    _run("max_min_fairness", [_job(i, 2.0 * i, 40.0) for i in range(3)])
+    assert checked["times"] > 10 and checked["restoring"] > 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gpusched.core.lifecycle import Lifecycle
 from gpusched.core.rounds.mechanism import RoundMechanism
 from gpusched.policies import get_policy
 from gpusched.workload.build import make_simulator
@@ -93,3 +94,38 @@ def test_quiet_rounds_stop_at_node_failures(monkeypatch):
 def test_quiet_rounds_with_jobs_that_change_phase(monkeypatch):
     """Shockwave's dynamic jobs: a phase's end is an event, so no round is skipped across one."""
     assert _same_run(load_scenario("shockwave-tacc-32gpu"), "max_sum_throughput_perf", monkeypatch) > 0
+
+
+@pytest.mark.parametrize("policy", ["fifo_perf", "max_sum_throughput_perf", "max_min_fairness_perf"])
+def test_a_stretch_of_quiet_rounds_as_arrays_is_the_rounds_one_by_one(policy, monkeypatch):
+    """The quiet rounds summed as arrays (RoundMechanism._close_and_open) leave the round state,
+    the clock and the decisions after each stretch exactly as closing and opening them one at a
+    time does, on stretches of many rounds with several jobs on one GPU type."""
+    scenario = scenario_from_dict({
+        "name": "quiet-stretches",
+        "cluster": {"nodes": [{"gpu_model": m, "vram_gb": 16, "gpus_per_node": 4, "count": 1}
+                              for m in ("V100", "P100", "K80")]},
+        "workload": {"generator": "gavel", "jobs": 40, "load": 0.8, "seed": 11}, "speed": "gavel",
+        "rounds": {"length_min": 6, "reset_min": 32}})
+    real = RoundMechanism._skip_quiet_rounds
+    seen: dict[bool, list] = {True: [], False: []}
+    longest = []
+
+    for as_arrays in (True, False):
+        def recording(self, run, r, end, as_arrays=as_arrays):
+            before = r.rounds
+            end = real(self, run, r, end)
+            seen[as_arrays].append((end, r.rounds, r.round_start_min, r.gavel_round_start_min,
+                                    r.gavel_round_end_min, r.type_time_min.tobytes(), r.time_min.tobytes(),
+                                    r.service_min.tobytes(), r.work_min.tobytes(), tuple(r.placed),
+                                    tuple(sorted(r._ended.items())), run.decisions, run.time_min))
+            if as_arrays:
+                longest.append((r.rounds - before, len(r.placed) - len({j for _, j, _ in r.placed})))
+            return end
+
+        monkeypatch.setattr(RoundMechanism, "_skip_quiet_rounds", recording)
+        if not as_arrays:  # progress that cannot be read as arrays: the rounds one at a time
+            monkeypatch.setattr(Lifecycle, "progress_at", lambda self, run, jobs, times: None)
+        _run(scenario, policy)
+    assert seen[True] == seen[False]
+    assert any(rounds > 1 and shared > 0 for rounds, shared in longest)  # long stretches, types shared

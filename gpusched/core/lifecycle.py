@@ -414,6 +414,20 @@ class Lifecycle:
             return saved + self.phases.done(clock, rec.job_gpus[job_idx], saved, done)
         return saved + done * float(rec.gang_speed[job_idx])  # its run's speed (see start)
 
+    def progress_at(self, run: RunState, jobs: np.ndarray, times_min: np.ndarray) -> np.ndarray | None:
+        """``(len(times_min), len(jobs))``: :meth:`progress_min` of each running job (by arrival
+        index) at each time, as it would read with the clock there and the job still on its run
+        (the same operations, element by element); ``None`` when one of them changes speed as it
+        runs (phases), whose progress only :meth:`progress_min` follows."""
+        if self.phases is not None and any(run.jobs[i].id in self.phases.clocks for i in jobs.tolist()):
+            return None
+        rec = run.record
+        lives = rec.lives
+        saved = np.zeros(len(jobs)) if lives is None else lives.saved_min[jobs]
+        restore = np.zeros(len(jobs)) if lives is None else lives.current_restore_min[jobs]
+        done = np.maximum(times_min[:, None] - rec.start_min[jobs] - restore, 0.0)
+        return saved + done * rec.gang_speed[jobs]
+
     def remaining_work_min(self, run: RunState, job_idx: int) -> float:
         """The true work the job has left (reference-speed minutes; 0 once it has finished)."""
         return max(float(run.jobs[job_idx].duration_min) - self.progress_min(run, job_idx), 0.0)

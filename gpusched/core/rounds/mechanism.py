@@ -770,12 +770,65 @@ class RoundMechanism:
             limit = min(limit, run.horizon_min)
         active = np.fromiter(sorted(run.running), dtype=np.int64, count=len(run.running))
         changed = r.jobs_changed(active)  # no job arrives, finishes or joins in these rounds
+        jobs = np.fromiter((i for i, _, _ in r.placed), dtype=np.int64, count=len(r.placed))
+        if r.prev_partner.max(initial=-1) >= 0 or self.lifecycle.progress_at(run, jobs, np.zeros(0)) is None:
+            while end < limit and not r.needs_allocation(end, active, changed):  # one round at a time
+                run.advance_clock(end)
+                self._close_round(run, r, end)
+                run.decisions += 1  # the plan that would have opened the next round
+                end = self._open_round(run, r, end)
+            return end
+        rec = run.record
+        reach = max(float(rec.start_min[i]) + float(rec.run_min[i]) for i in jobs.tolist())
+        ends = []
         while end < limit and not r.needs_allocation(end, active, changed):
             run.advance_clock(end)
-            self._close_round(run, r, end)
             run.decisions += 1  # the plan that would have opened the next round
-            end = self._open_round(run, r, end)
+            ends.append(end)
+            end = min(end + r.length_min, reach)  # _open_round's end: the latest run's end caps it
+        if ends:
+            self._close_and_open(run, r, jobs, ends)
         return end
+
+    def _close_and_open(self, run: Any, r: RoundsRun, jobs: np.ndarray, ends: list[float]) -> None:
+        """Close the round under way at ``ends[0]`` and each quiet round after it at the next end,
+        opening the next one each time (:meth:`_close_round` then :meth:`_open_round`, for rounds
+        in which no job starts, stops, finishes or changes speed, and no pair is placed): the same
+        sums, in the same order, as arrays over the placed jobs ``jobs`` and the rounds. Each job's
+        service, time received and progress on its type are summed round after round
+        (``np.add.accumulate`` adds row after row), and the types' time received job after job
+        and round after round (``np.add.at`` adds in the order given)."""
+        rec, k, m = run.record, len(ends), len(jobs)
+        types = np.fromiter((j for _, j, _ in r.placed), dtype=np.int64, count=m)
+        first = np.array([p for _, _, p in r.placed])
+        times = np.array(ends)
+        gavel_start = r.gavel_round_start_min if r.gavel_round_end_min is None else r.gavel_round_end_min
+        service = times - np.array([r.round_start_min, *ends[:-1]])  # each round's length
+        received = times - np.array([gavel_start, *ends[:-1]])
+
+        def summed(start: np.ndarray, step: np.ndarray) -> np.ndarray:
+            return np.add.accumulate(np.vstack([start, step]), axis=0)[-1]
+
+        at = (jobs, types)
+        r.service_min[at] = summed(r.service_min[at], np.repeat(service[:, None], m, axis=1))
+        r.time_min[at] = summed(r.time_min[at], np.repeat(received[:, None], m, axis=1))
+        np.add.at(r.type_time_min, np.tile(types, k), np.repeat(received, m))
+        progress = self.lifecycle.progress_at(run, jobs, times)
+        r.work_min[at] = summed(r.work_min[at], np.diff(np.vstack([first, progress]), axis=0))
+        lives = rec.lives
+        now = progress[-1].tolist()
+        r._ended = {i: (float(rec.start_min[i]), rec.job_gpus[i],
+                        None if lives is None else float(lives.saved_min[i]), p)
+                    for i, p in zip(jobs.tolist(), now, strict=True)}
+        r._ended_at = ends[-1]
+        r.gavel_round_start_min = gavel_start if k == 1 else ends[-2]
+        r.gavel_round_end_min = ends[-1]
+        r.placed = [(i, j, p) for (i, j, _), p in zip(r.placed, now, strict=True)]
+        r.placed_pairs = []
+        r.pending = False
+        r.last_placed = list(r.placed)
+        r.rounds += k
+        r.round_start_min = ends[-1]
 
     @staticmethod
     def _place_pairs(run: Any, r: RoundsRun) -> None:
