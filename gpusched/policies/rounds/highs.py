@@ -156,7 +156,7 @@ def solve(c: np.ndarray, matrix: Csc, lhs: np.ndarray, rhs: np.ndarray, lb: np.n
     solution = highs.getSolution()
     x = np.array(solution.col_value)
     row = np.array(solution.row_value)
-    fun = highs.getInfo().objective_function_value
+    fun = highs.getObjectiveValue()  # the info's objective_function_value, without copying the info
     return (0 if _valid(x, fun, rhs - row, lhs == rhs, lb, ub) else 4), x
 
 

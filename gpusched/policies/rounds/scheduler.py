@@ -136,21 +136,34 @@ def job_columns(jobs) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return gpus, weight, arrival, due
 
 
+def type_costs(view: SchedulerView, rounds: RoundsRun) -> np.ndarray:
+    """``(k,)`` the mean price of each GPU type's GPUs per hour (1 where none is known; the
+    prices are the run's, fixed)."""
+    prices = view.prices
+    cost = np.ones(len(rounds.types))
+    if prices is not None:
+        for j in range(len(rounds.types)):
+            typed = np.asarray(prices)[rounds.gpu_type[:view.cluster.n_gpus] == j]
+            typed = typed[np.isfinite(typed)]
+            if len(typed):
+                cost[j] = max(float(typed.mean()), 1e-9)
+    return cost
+
+
 def round_problem(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
                   empty: ClusterState, throughput: np.ndarray | None = None,
                   pairs: tuple[np.ndarray, np.ndarray] | None = None,
-                  columns: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
-                  ) -> RoundProblem:
+                  columns: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None,
+                  cost: np.ndarray | None = None) -> RoundProblem:
     """The round problem of the active jobs, read from the view (see the module docstring).
 
     :param empty: the cluster with nothing placed (which types could ever hold a gang).
     :param throughput: ``(m, k)`` the active jobs' :func:`throughput_rows`, when known already.
     :param pairs: ``(pair rows, pair throughputs)`` of :func:`candidate_pairs`, or ``None``.
     :param columns: the view's :func:`job_columns`, when known already.
+    :param cost: the view's :func:`type_costs`, when known already.
     """
-    jobs, cluster = view.jobs, view.cluster
-    k = len(rounds.types)
-    n_gpus = cluster.n_gpus
+    jobs = view.jobs
     if throughput is None:
         throughput = throughput_rows(view, rounds, active, empty)
     gpus, weights, arrival, due = job_columns(jobs) if columns is None else columns
@@ -174,14 +187,7 @@ def round_problem(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
                 if report_share is None:
                     report_share, steps = np.ones(len(active)), np.ones(len(active))
                 report_share[row], steps[row] = clock.as_reported(float(work[row]))
-    prices = view.prices
-    cost = np.ones(k)
-    if prices is not None:
-        for j in range(k):
-            typed = np.asarray(prices)[rounds.gpu_type[:n_gpus] == j]
-            typed = typed[np.isfinite(typed)]
-            if len(typed):
-                cost[j] = max(float(typed.mean()), 1e-9)
+    cost = type_costs(view, rounds) if cost is None else cost
     age = (now - arrival[active]) * 60.0
     return RoundProblem(throughput=throughput, scale_factor=scale,
                         capacity=rounds.capacity(np.asarray(view.gpu_down(), dtype=bool)),
@@ -223,6 +229,8 @@ class RoundScheduler:
         """``(key, throughput, scale)`` of the last active set read (see :meth:`_active_rows`)."""
         self._columns: tuple | None = None
         """The run's :func:`job_columns` (its jobs are fixed for the run)."""
+        self._cost: np.ndarray | None = None
+        """The run's :func:`type_costs` (its prices are fixed for the run)."""
 
     def bind(self, view: SchedulerView) -> None:
         """Ask for a decision at every event (a round's end may come with an empty queue)."""
@@ -232,6 +240,7 @@ class RoundScheduler:
         self._empty = ClusterState(view.cluster)
         self._rows, self._fits, self._factors, self._last = {}, {}, {}, None
         self._columns = job_columns(view.jobs)
+        self._cost = type_costs(view, view.rounds)
         view.request_event_decisions()
 
     def _active_rows(self, view: SchedulerView, rounds: RoundsRun, active: np.ndarray
@@ -277,7 +286,8 @@ class RoundScheduler:
                 candidates = (candidate_pairs(view, rounds, active, throughput, self._factors)
                               if self.policy.packs else None)
                 problem = round_problem(view, rounds, active, empty, throughput,
-                                        None if candidates is None else candidates[:2], self._columns)
+                                        None if candidates is None else candidates[:2], self._columns,
+                                        self._cost)
                 if self.weights is not None:
                     problem = replace(problem, weight=problem.weight * self.weights(view, active))
                 allocation = self.policy(problem)
