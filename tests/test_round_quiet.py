@@ -125,7 +125,7 @@ def test_a_stretch_of_quiet_rounds_as_arrays_is_the_rounds_one_by_one(policy, mo
 
         monkeypatch.setattr(RoundMechanism, "_skip_quiet_rounds", recording)
         if not as_arrays:  # progress that cannot be read as arrays: the rounds one at a time
-            monkeypatch.setattr(Lifecycle, "progress_at", lambda self, run, jobs, times: None)
+            monkeypatch.setattr(Lifecycle, "fixed_speeds", lambda self, run, jobs: False)
         _run(scenario, policy)
     assert seen[True] == seen[False]
     assert any(rounds > 1 and shared > 0 for rounds, shared in longest)  # long stretches, types shared

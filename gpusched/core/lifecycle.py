@@ -414,13 +414,16 @@ class Lifecycle:
             return saved + self.phases.done(clock, rec.job_gpus[job_idx], saved, done)
         return saved + done * float(rec.gang_speed[job_idx])  # its run's speed (see start)
 
-    def progress_at(self, run: RunState, jobs: np.ndarray, times_min: np.ndarray) -> np.ndarray | None:
+    def fixed_speeds(self, run: RunState, jobs: np.ndarray) -> bool:
+        """Whether each of the jobs ``jobs`` (by arrival index) runs at one speed for its whole run
+        (no phases), so that :meth:`progress_at` can follow it."""
+        phases = self.phases
+        return phases is None or not any(run.jobs[i].id in phases.clocks for i in jobs.tolist())
+
+    def progress_at(self, run: RunState, jobs: np.ndarray, times_min: np.ndarray) -> np.ndarray:
         """``(len(times_min), len(jobs))``: :meth:`progress_min` of each running job (by arrival
         index) at each time, as it would read with the clock there and the job still on its run
-        (the same operations, element by element); ``None`` when one of them changes speed as it
-        runs (phases), whose progress only :meth:`progress_min` follows."""
-        if self.phases is not None and any(run.jobs[i].id in self.phases.clocks for i in jobs.tolist()):
-            return None
+        (the same operations, element by element), for jobs of :meth:`fixed_speeds` only."""
         rec = run.record
         lives = rec.lives
         saved = np.zeros(len(jobs)) if lives is None else lives.saved_min[jobs]

@@ -297,6 +297,12 @@ class RoundsRun:
         self._layout = (key, up, capacity, position, position.tolist())
         return up, capacity, position
 
+    @property
+    def gavel_start_min(self) -> float:
+        """Where the time received in the round under way starts (Gavel's: the last round's end,
+        or the run's start before the first round has ended)."""
+        return self.gavel_round_start_min if self.gavel_round_end_min is None else self.gavel_round_end_min
+
     # ------------------------------------------------------------ reads for the scheduler
     def due(self, active: int, arrivals_left: int) -> bool:
         """Whether a round starts at this decision: none is under way, jobs are active, and
@@ -771,7 +777,7 @@ class RoundMechanism:
         active = np.fromiter(sorted(run.running), dtype=np.int64, count=len(run.running))
         changed = r.jobs_changed(active)  # no job arrives, finishes or joins in these rounds
         jobs = np.fromiter((i for i, _, _ in r.placed), dtype=np.int64, count=len(r.placed))
-        if r.prev_partner.max(initial=-1) >= 0 or self.lifecycle.progress_at(run, jobs, np.zeros(0)) is None:
+        if r.prev_partner.max(initial=-1) >= 0 or not self.lifecycle.fixed_speeds(run, jobs):
             while end < limit and not r.needs_allocation(end, active, changed):  # one round at a time
                 run.advance_clock(end)
                 self._close_round(run, r, end)
@@ -802,7 +808,7 @@ class RoundMechanism:
         types = np.fromiter((j for _, j, _ in r.placed), dtype=np.int64, count=m)
         first = np.array([p for _, _, p in r.placed])
         times = np.array(ends)
-        gavel_start = r.gavel_round_start_min if r.gavel_round_end_min is None else r.gavel_round_end_min
+        gavel_start = r.gavel_start_min
         service = times - np.array([r.round_start_min, *ends[:-1]])  # each round's length
         received = times - np.array([gavel_start, *ends[:-1]])
 
@@ -852,7 +858,7 @@ class RoundMechanism:
         """The round under way ends at ``t`` (the clock): count each placed job's service, time
         received and progress on its type."""
         rec, life = run.record, self.lifecycle
-        gavel_start = r.gavel_round_start_min if r.gavel_round_end_min is None else r.gavel_round_end_min
+        gavel_start = r.gavel_start_min
         r.gavel_round_start_min, r.gavel_round_end_min = gavel_start, t
         paired = {x for _, _, a, b in r.placed_pairs for x in (a, b)} if r.placed_pairs else ()
         finishes = {}

@@ -37,6 +37,9 @@ from scipy.optimize._highspy import _core
 INF = _core.kHighsInf
 """HiGHS's infinity (what linprog puts for an infinite bound)."""
 
+_COLWISE = int(_core.MatrixFormat.kColwise)
+_MINIMISE = int(_core.ObjSense.kMinimize)
+
 CHECK_TOLERANCE = float(np.sqrt(1e-9) * 10)
 """linprog's ``_check_result`` tolerance on an optimal answer's bounds and rows (its ``tol`` 1e-9)."""
 
@@ -159,9 +162,6 @@ def solve(c: np.ndarray, matrix: Csc, lhs: np.ndarray, rhs: np.ndarray, lb: np.n
     fun = highs.getObjectiveValue()  # the info's objective_function_value, without copying the info
     return (0 if _valid(x, fun, rhs - row, lhs == rhs, lb, ub) else 4), x
 
-
-_COLWISE = int(_core.MatrixFormat.kColwise)
-_MINIMISE = int(_core.ObjSense.kMinimize)
 
 _LOCAL = threading.local()
 

@@ -177,7 +177,7 @@ def round_problem(view: SchedulerView, rounds: RoundsRun, active: np.ndarray,
     left = np.asarray(view.declared_min, dtype=float)[active] - work
     known = np.isfinite(left)
     # unknown (not finite): 0, see the docstring
-    remaining = np.where(known, np.maximum(np.where(known, left, 0.0), 0.0) * 60.0, 0.0)
+    remaining = np.where(known, np.maximum(left, 0.0) * 60.0, 0.0)
     clocks = view.speed_model.clocks if isinstance(view.speed_model, PhasedSpeeds) else None
     report_share = steps = None  # what a phased job reports ÷ its work left; its steps per unit
     if clocks:
