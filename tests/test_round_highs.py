@@ -281,3 +281,28 @@ def test_finish_time_steps_are_the_scipy_built_programs() -> None:
                                 format="csr")
         assert same_csc(ours, linprogs_matrix(sparse.vstack([a_base, a_ratio], format="csr")))
         assert np.array_equal(b_ub, np.concatenate([b_base, bound]))
+
+
+def test_job_rows_leave_out_zeros_unless_kept() -> None:
+    """The one builder of the fairness and ratio rows: a zero coefficient (an entry's, or the
+    scalar's) is left out unless kept, and the rows follow the jobs' order after the base rows."""
+    rng = np.random.default_rng(37)
+    for _ in range(60):
+        problem, value, _ = random_problem(rng)
+        entries = lp.Entries.of((problem.throughput > 0) & (problem.capacity[None, :] > 0))
+        jobs = rng.random(problem.n_jobs) < 0.7
+        coefficient = -value[entries.rows, entries.cols]
+        last = np.where(rng.random(problem.n_jobs) < 0.3, 0.0, rng.uniform(0.5, 2.0, problem.n_jobs))
+        a_base, b_base = lp.base_constraints(problem, entries, extra=1)
+        dense = np.zeros((int(jobs.sum()), len(entries) + 1))
+        rank = np.cumsum(jobs) - 1
+        at = jobs[entries.rows]
+        dense[rank[entries.rows[at]], np.flatnonzero(at)] = coefficient[at]
+        dense[:, -1] = last[jobs]
+        reference = sparse.vstack([a_base, sparse.csr_matrix(dense)], format="csr")
+        ours, b_ub = lp.with_job_rows(problem, entries, jobs, coefficient, last=last)
+        assert same_csc(ours, linprogs_matrix(reference)) and np.array_equal(b_ub, b_base)
+        kept, _ = lp.with_job_rows(problem, entries, jobs, coefficient, keep_zeros=True, last=last)
+        zeros = int((coefficient[at] == 0).sum())
+        assert len(kept.data) == len(ours.data) + zeros
+        assert np.array_equal(kept.dense(), ours.dense())

@@ -151,7 +151,6 @@ def spread_shares(problem: RoundProblem, entries: lp.Entries, need: np.ndarray, 
     point, not the solver's exact answer.
     """
     n, m = problem.n_jobs, len(entries)
-    top = entries.n + entries.k
     thr = problem.throughput[entries.rows, entries.cols]
     live = thr > 0
     counted = np.zeros(n, dtype=bool)
@@ -164,21 +163,14 @@ def spread_shares(problem: RoundProblem, entries: lp.Entries, need: np.ndarray, 
     usable[entries.rows, entries.cols] = problem.throughput[entries.rows, entries.cols]
     safe_unit = np.where(unit > 0, unit, 1.0)
     room = np.where(counted, np.maximum(usable.max(axis=1) - floor, 0.0) / safe_unit, 0.0)
-    rank = np.cumsum(counted) - 1
-    n_rows = int(counted.sum())
-    rows, cols, data, b_base = lp.base_triplets(problem, entries)
-    in_row = counted[entries.rows] & live
     c = np.zeros(m + 1)
     c[-1] = -1.0
 
     def solve(level: np.ndarray) -> np.ndarray:
         """The filling's program with the jobs of ``level`` held there, the others rising."""
         rising = counted & np.isnan(level)
-        matrix = highs.Csc.of_triplets(
-            np.concatenate([rows, top + rank[entries.rows[in_row]], top + rank[rising]]),
-            np.concatenate([cols, np.flatnonzero(in_row), np.full(int(rising.sum()), m)]),
-            np.concatenate([data, -thr[in_row], unit[rising]]),
-            (top + n_rows, m + 1))
+        matrix, b_base = lp.with_job_rows(problem, entries, counted, -thr,
+                                          last=np.where(rising, unit, 0.0))
         held = np.where(np.isnan(level), 0.0, level) * unit
         b_ub = np.concatenate([b_base, -(floor + held)[counted]])
         return lp.solve_csc(c, matrix, b_ub, np.zeros(m + 1), np.full(m + 1, np.inf), policy,
@@ -267,19 +259,10 @@ def ratio_program(problem: RoundProblem, entries: lp.Entries, steps: np.ndarray,
     ``coef_i T_i(x) - theta <= bound_i`` per job in ``steps`` (``coef`` and ``bound`` given for
     those jobs, in order). An entry whose ``coef_i * throughput`` is 0 is left out: the scipy.sparse
     product this program was built with before left it out, and HiGHS must see the same matrix."""
-    m, top = len(entries), entries.n + entries.k
-    rows, cols, data, b_base = lp.base_triplets(problem, entries)
-    rank = np.cumsum(steps) - 1
-    in_step = steps[entries.rows]
-    product = coef[rank[entries.rows[in_step]]] * problem.throughput[entries.rows[in_step],
-                                                                     entries.cols[in_step]]
-    keep = product != 0
-    n_steps = len(coef)
-    matrix = highs.Csc.of_triplets(
-        np.concatenate([rows, top + rank[entries.rows[in_step]][keep], top + np.arange(n_steps)]),
-        np.concatenate([cols, np.flatnonzero(in_step)[keep], np.full(n_steps, m)]),
-        np.concatenate([data, product[keep], np.full(n_steps, -1.0)]),
-        (top + n_steps, m + 1))
+    coef_by_job = np.zeros(entries.n)
+    coef_by_job[steps] = coef
+    product = coef_by_job[entries.rows] * problem.throughput[entries.rows, entries.cols]
+    matrix, b_base = lp.with_job_rows(problem, entries, steps, product, last=np.full(entries.n, -1.0))
     return matrix, np.concatenate([b_base, bound])
 
 

@@ -17,8 +17,8 @@ vertex, which can leave capacity idle, so each fairness policy here solves a sec
 every job's value at least the optimum found (within :data:`STAGE_TWO_SLACK`) and maximise the sum
 of the jobs' values, so the spare capacity goes where it adds most (:func:`maximise_values`).
 
-**Matrices.** :func:`max_min` and :func:`maximise_values` write their constraint matrices as
-(row, column, value) triplets with numpy and hand HiGHS the compressed-column form
+**Matrices.** The fairness and ratio programs write their constraint matrices as
+(row, column, value) triplets with numpy (:func:`with_job_rows`) and hand HiGHS the compressed-column form
 (:class:`~gpusched.policies.rounds.highs.Csc`); the other programs build scipy.sparse matrices,
 converted the way linprog converts them. Either way HiGHS gets the matrix linprog would give it,
 entry for entry (explicit zeros included), so the answers are linprog's bit for bit.
@@ -145,6 +145,42 @@ def base_triplets(problem: RoundProblem, entries: Entries, multiplicity: np.ndar
     return rows, cols, data, np.concatenate([np.ones(entries.n), problem.capacity.astype(float)])
 
 
+def with_job_rows(problem: RoundProblem, entries: Entries, jobs: np.ndarray, entry_value: np.ndarray,
+                  *, keep_zeros: bool = False, last: np.ndarray | None = None,
+                  multiplicity: np.ndarray | None = None) -> tuple[highs.Csc, np.ndarray]:
+    """The base rows, then one row per job of ``jobs`` (in job order) holding ``entry_value[e]`` at
+    each of its entries and, with ``last``, ``last[i]`` in one more column after the entries (the
+    program's scalar; left out where 0). Returns the matrix and the base rows' ``b_ub`` (the caller
+    appends the job rows' bounds). Every fairness and ratio program here is built by it.
+
+    :param jobs: ``(n,)`` bool, the jobs that get a row.
+    :param entry_value: ``(len(entries),)`` each entry's coefficient in its job's row.
+    :param keep_zeros: keep an entry whose coefficient is 0 as an explicit zero (as a matrix built
+        from a dense block does); otherwise it is left out (as a product of sparse matrices does).
+        HiGHS must see the matrix linprog was given, entry for entry.
+    :param last: ``(n,)`` each job row's coefficient of the scalar, or ``None``: no scalar column.
+    :param multiplicity: ``(n,)`` the jobs each row stands for (:func:`job_classes`).
+    """
+    m, top = len(entries), entries.n + entries.k
+    rows, cols, data, b_base = base_triplets(problem, entries, multiplicity)
+    rank = np.cumsum(jobs) - 1  # each job's row, after the base rows
+    at = jobs[entries.rows]
+    if not keep_zeros:
+        at &= entry_value != 0
+    row_parts = [rows, top + rank[entries.rows[at]]]
+    col_parts = [cols, np.flatnonzero(at)]
+    data_parts = [data, entry_value[at]]
+    if last is not None:
+        has = jobs & (last != 0)
+        row_parts.append(top + rank[has])
+        col_parts.append(np.full(int(has.sum()), m))
+        data_parts.append(last[has])
+    matrix = highs.Csc.of_triplets(np.concatenate(row_parts), np.concatenate(col_parts),
+                                   np.concatenate(data_parts),
+                                   (top + int(jobs.sum()), m + (last is not None)))
+    return matrix, b_base
+
+
 def max_min(problem: RoundProblem, entries: Entries, value: np.ndarray, policy: str,
             counted: np.ndarray | None = None, multiplicity: np.ndarray | None = None
             ) -> tuple[np.ndarray, float]:
@@ -167,19 +203,11 @@ def max_min_program(problem: RoundProblem, entries: Entries, value: np.ndarray,
     """:func:`max_min`'s program as ``(c, A_ub, b_ub)`` over the entries then ``t`` (all ``>= 0``):
     the base rows, then one row ``t - sum_j value[i, j] x[i, j] <= 0`` per counted job."""
     counted = _counted(entries, counted)
-    m, top = len(entries), entries.n + entries.k
-    rows, cols, data, b_base = base_triplets(problem, entries, multiplicity)
-    fair = counted[entries.rows]
-    rank = np.cumsum(counted) - 1  # each counted job's fairness row, after the base rows
-    n_fair = int(counted.sum())
-    matrix = highs.Csc.of_triplets(
-        np.concatenate([rows, top + rank[entries.rows[fair]], top + np.arange(n_fair)]),
-        np.concatenate([cols, np.flatnonzero(fair), np.full(n_fair, m)]),
-        np.concatenate([data, -value[entries.rows[fair], entries.cols[fair]], np.ones(n_fair)]),
-        (top + n_fair, m + 1))
-    c = np.zeros(m + 1)
+    matrix, b_base = with_job_rows(problem, entries, counted, -value[entries.rows, entries.cols],
+                                   keep_zeros=True, last=np.ones(entries.n), multiplicity=multiplicity)
+    c = np.zeros(len(entries) + 1)
     c[-1] = -1.0
-    return c, matrix, np.concatenate([b_base, np.zeros(n_fair)])
+    return c, matrix, np.concatenate([b_base, np.zeros(int(counted.sum()))])
 
 
 def maximise_values(problem: RoundProblem, entries: Entries, value: np.ndarray, floor: np.ndarray,
@@ -208,20 +236,11 @@ def second_stage_program(problem: RoundProblem, entries: Entries, value: np.ndar
     the base rows, then ``-sum_j value[i, j] x[i, j] / floor_i <= -(1 - STAGE_TWO_SLACK)`` per
     counted job with a positive floor."""
     counted = _counted(entries, counted) & (floor > 0)
-    m, top = len(entries), entries.n + entries.k
-    rows, cols, data, b_base = base_triplets(problem, entries, multiplicity)
     # value / floor per entry of a counted job; a zero is left out (linprog was given a product of
     # sparse matrices, which keeps no zeros, and HiGHS must see the same matrix)
     scaled = (1.0 / np.where(counted, floor, 1.0))[entries.rows] * value[entries.rows, entries.cols]
-    fair = counted[entries.rows] & (scaled != 0)
-    rank = np.cumsum(counted) - 1
-    n_fair = int(counted.sum())
-    matrix = highs.Csc.of_triplets(
-        np.concatenate([rows, top + rank[entries.rows[fair]]]),
-        np.concatenate([cols, np.flatnonzero(fair)]),
-        np.concatenate([data, -scaled[fair]]),
-        (top + n_fair, m))
-    b_ub = np.concatenate([b_base, np.full(n_fair, -(1.0 - STAGE_TWO_SLACK))])
+    matrix, b_base = with_job_rows(problem, entries, counted, -scaled, multiplicity=multiplicity)
+    b_ub = np.concatenate([b_base, np.full(int(counted.sum()), -(1.0 - STAGE_TWO_SLACK))])
     gain = value if gain is None else gain
     c = -gain[entries.rows, entries.cols]
     if multiplicity is not None:
