@@ -69,6 +69,9 @@ def test_a_single_gpu_placement_is_the_single_gpu_mask_or_refused_off_the_cluste
             state.set_node_down(int(rng.integers(0, 4)), True)
         job = random_job(rng, 100)
         job = dataclasses.replace(job, gpus=1)
+        for g in range(cluster.n_gpus):  # nothing cached for these copies: each GPU tested alone
+            twin = dataclasses.replace(job)
+            assert state.gpus_fit(twin, [g]) == bool(state.single_gpu_fit(twin)[g])
         mask = state.single_gpu_fit(job)
         for g in range(cluster.n_gpus):
             assert state.can_place(job, (g,)) == bool(mask[g])
