@@ -196,7 +196,8 @@ class Lifecycle:
         lost_held = lost / speed if clock is None else phases.held_for(clock, gpus, kept, progress)
         if clock is not None:
             phases.stopped(run, job_idx, clock, kept)
-        if np.isnan(lives.first_start_min[job_idx]):
+        first_start = lives.first_start_min[job_idx]
+        if first_start != first_start:  # NaN: its first run ends
             lives.first_start_min[job_idx] = start_min
         lives.stopped[job_idx] = True
         lives.held_min[job_idx] += held

@@ -116,10 +116,10 @@ class CoLocation:
     def starting(self, run: Any, job_idx: int) -> tuple[float, bool]:
         """The job starts: its run's speed factor and whether it rides (holds nothing in the
         cluster state)."""
-        entry = self._pending.pop(job_idx, None)
-        live = run.rounds.colocated
+        entry = self._pending.pop(job_idx, None) if self._pending else None
         if entry is None:
             return 1.0, False
+        live = run.rounds.colocated
         factor, partner, holder = entry
         live.factor[job_idx] = factor
         live.partner[job_idx] = partner
@@ -137,7 +137,10 @@ class CoLocation:
         """The job's run ends (it finishes or stops): whether it releases its GPUs in the cluster
         state (a rider holds none), and the rider that must take them over now (-1 if none). Its
         co-location entries are dropped."""
-        live, rec, now = run.rounds.colocated, run.record, run.time_min
+        live = run.rounds.colocated
+        if not (live.factor or live.partner or live.rider):  # nothing shares a GPU in this run now
+            return True, -1
+        rec, now = run.record, run.time_min
         live.factor.pop(job_idx, None)
         live.partner.pop(job_idx, None)
         if live.rider.pop(job_idx, None) is not None:
