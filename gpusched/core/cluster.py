@@ -266,29 +266,13 @@ class ClusterState:
         cache = self._fit_cache
         if cache is not None and cache[0] == self.version and cache[1] is job:
             return bool(cache[2][gpus].all())
-        if len(gpus) == 1:
-            return self._one_fits(job, gpus[0])
+        if len(gpus) == 1:  # one GPU indexed as a scalar: numpy scalars, no array per test
+            return bool(self._single_fit(job, gpus[0]))
         return bool(self._single_fit(job, gpus).all())
 
-    def _one_fits(self, job: Job, g: int) -> bool:
-        """:meth:`_single_fit` of the one GPU ``g``, on scalars: the same comparisons in the same
-        order, without a numpy array per test (a round's moves ask it once per job moved)."""
-        c = self.cluster
-        need = job_vram_gb(job, c.gpu_vram_gb[g]) if job.vram_frac else job.vram_gb
-        if not (self.vram_free_gb[g] >= need - EPS and self.compute_free[g] >= job.compute - EPS):
-            return False
-        if job.gpu_spec and not c.spec_mask(job.gpu_spec)[g]:
-            return False
-        if self.down is not None and self.down[g]:
-            return False
-        if c.has_node_limits and (job.cpu_milli or job.memory_mib):
-            node = c.gpu_node[g]
-            return bool(self.node_cpu_used[node] + job.cpu_milli <= c.node_cpu_milli[node] + EPS
-                        and self.node_memory_used[node] + job.memory_mib <= c.node_memory_mib[node] + EPS)
-        return True
-
-    def _single_fit(self, job: Job, at: slice | list[int]) -> np.ndarray:
-        """The single-GPU fit (VRAM, compute, model, up, node CPU and memory) of the GPUs ``at``."""
+    def _single_fit(self, job: Job, at: slice | list[int] | int) -> np.ndarray | np.bool_:
+        """The single-GPU fit (VRAM, compute, model, up, node CPU and memory) of the GPUs ``at``
+        (of the one GPU, as a numpy bool, for an index)."""
         c = self.cluster
         need = job_vram_gb(job, c.gpu_vram_gb)[at] if job.vram_frac else job.vram_gb  # vram_need_gb's
         ok = (self.vram_free_gb[at] >= need - EPS) & (self.compute_free[at] >= job.compute - EPS)
