@@ -111,3 +111,17 @@ def test_a_file_outside_the_model_folders_is_refused(tmp_path):
     path = _tuned(tmp_path / "elsewhere")
     with pytest.raises(ModelError, match="outside the model folders"):
         load_tuned(str(path))
+
+
+def test_the_sidecar_names_any_placement_but_not_a_scheduler_that_picks_its_own_job(models):
+    from gpusched.agent.plugin import tuned_policy
+    from gpusched.experiment.runner import run_policy, run_scheduler
+    from gpusched.workload.presets import load_scenario
+
+    scenario = load_scenario("fleet-16gpu")
+    save_tuned(models / "tuned" / "eft.npz", start_weights(), {**TUNED_META, "placement": "eft"})
+    ours = run_scheduler(scenario, tuned_policy("eft", 1000), "tuned:eft", 1000, n_jobs=120)
+    assert ours.jobs.equals(run_policy(scenario, "sjf+eft", 1000, n_jobs=120).jobs)  # sjf's weights, EFT's plans
+    save_tuned(models / "tuned" / "agent.npz", start_weights(), {**TUNED_META, "placement": "ppo"})
+    with pytest.raises(ModelError, match="placement: 'ppo' cannot place the job a score picks"):
+        tuned_policy("agent")

@@ -13,12 +13,12 @@ from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
 
 
-@pytest.mark.parametrize("placement", ["first_fit", "fastest_fit", "best_fit"])
+@pytest.mark.parametrize("placement", ["first_fit", "fastest_fit", "best_fit", "eft", "fastest_move"])
 def test_all_weight_on_remaining_work_is_sjf(placement):
     scenario = load_scenario("fleet-16gpu")
     for seed in (1000, 1003):
-        base = make_simulator(scenario, seed, 150).run(get_policy(f"sjf+{placement}"))
-        rule = tuned_rule(start_weights(), get_policy(placement), "t")
+        base = make_simulator(scenario, seed, 150).run(get_policy(f"sjf+{placement}", seed))
+        rule = tuned_rule(start_weights(), placement, "t", seed)
         ours = make_simulator(scenario, seed, 150).run(rule)
         assert ours.metrics == base.metrics
         assert ours.jobs.equals(base.jobs)
@@ -28,7 +28,7 @@ def test_all_weight_on_gpus_ranks_by_gpus_and_differs_from_sjf():
     scenario = load_scenario("fleet-16gpu")
     w = np.zeros(len(TUNED_FEATURES))
     w[TUNED_FEATURES.index("gpus")] = -1.0  # the widest job first
-    wide = make_simulator(scenario, 1000, 150).run(tuned_rule(w, get_policy("first_fit"), "t"))
+    wide = make_simulator(scenario, 1000, 150).run(tuned_rule(w, "first_fit", "t"))
     sjf = make_simulator(scenario, 1000, 150).run(get_policy("sjf+first_fit"))
     assert wide.metrics["avg_jct_min"] != sjf.metrics["avg_jct_min"]
 
@@ -51,9 +51,9 @@ def test_features_read_the_view():
 
 def test_a_weight_vector_of_the_wrong_size_or_not_finite_is_refused():
     with pytest.raises(ValueError):
-        tuned_rule(np.zeros(3), get_policy("first_fit"), "t")
+        tuned_rule(np.zeros(3), "first_fit", "t")
     with pytest.raises(ValueError):
-        tuned_rule(np.full(len(TUNED_FEATURES), np.nan), get_policy("first_fit"), "t")
+        tuned_rule(np.full(len(TUNED_FEATURES), np.nan), "first_fit", "t")
 
 
 def test_the_search_never_returns_worse_than_its_start_and_is_seeded():

@@ -32,7 +32,7 @@ from gpusched.core.simulator import Action
 from gpusched.core.view import SchedulerView, as_scheduler
 from gpusched.errors import UnknownPolicyError, shorten
 from gpusched.paths import DEFAULT_MODEL, URGENCY_MODEL, WINDOW_MODEL
-from gpusched.policies import Policy, get_policy, policy_info, register, register_prefix
+from gpusched.policies import Policy, policy_info, register, register_prefix
 from gpusched.policies.rounds.registry import ROUND_POLICIES, get_round_policy
 from gpusched.policies.rounds.scheduler import RoundScheduler
 
@@ -159,10 +159,10 @@ def tuned_policy(ref: str = DEFAULT_TUNED, seed: int = 0) -> Policy:
     model = load_tuned(ref)
     placement = str(model.meta["placement"])
     info = policy_info(placement)
-    if not info.placement or info.plans_window or info.moves_from:
+    if not info.placement:
         raise ModelError(f"sidecar '{model.path.with_suffix('.json').name}', placement: '{placement}' "
-                         "cannot place the job a score picks (name a FIFO placement, e.g. fastest_fit)")
-    return tuned_rule(model.weights, get_policy(placement, seed), f"{TUNED_POLICY}:{ref}")
+                         "cannot place the job a score picks (name a placement, e.g. fastest_fit or eft)")
+    return tuned_rule(model.weights, placement, f"{TUNED_POLICY}:{ref}", seed)
 
 
 def _weighting_ref(round_name: str, arg: str) -> str:

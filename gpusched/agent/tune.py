@@ -28,7 +28,6 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from gpusched.policies import get_policy
 from gpusched.policies.tuned import TUNED_FEATURES, tuned_rule
 from gpusched.workload.build import make_simulator
 from gpusched.workload.presets import load_scenario
@@ -76,7 +75,7 @@ def mean_jct_min(weights: np.ndarray, scenario: Scenario, placement: str, seeds:
     out = []
     for seed in seeds:
         sim = make_simulator(scenario, seed, n_jobs)
-        out.append(sim.run(tuned_rule(weights, get_policy(placement, seed), "tuned")).metrics["avg_jct_min"])
+        out.append(sim.run(tuned_rule(weights, placement, "tuned", seed)).metrics["avg_jct_min"])
     return float(np.mean(out))
 
 

@@ -31,6 +31,7 @@ from gpusched.policies.heuristics import (
 )
 from gpusched.policies.lookahead import Lookahead
 from gpusched.policies.migration import MOVING_PLACEMENT, FastestMove
+from gpusched.policies.order_spec import OrderSpec
 from gpusched.policies.orders import ORDERS
 from gpusched.policies.preemptive import Preemptive
 from gpusched.policies.queue import EasyBackfill, QueuePolicy
@@ -323,19 +324,31 @@ def _queue_info(name: str) -> PolicyInfo:
 
 
 def queue_policy(name: str, seed: int = 0) -> QueuePolicy | EarliestFinishQueue | Preemptive | FastestMove:
-    """The queue-aware heuristic ``ORDER+PLACEMENT`` (``ORDER`` alone: ``ORDER+best_fit``),
-    composed from the traits of the order (:class:`~gpusched.policies.order_spec.OrderSpec`) and
+    """The queue-aware heuristic ``ORDER+PLACEMENT`` (``ORDER`` alone: ``ORDER+best_fit``):
+    :func:`order_with_placement` of the order's spec and the placement."""
+    order, placement = _split_queue_name(name if "+" in name else f"{name}+best_fit")
+    return order_with_placement(ORDERS[order], placement, name, seed)
+
+
+def order_with_placement(spec: OrderSpec, placement: str, name: str, seed: int = 0
+                         ) -> QueuePolicy | EarliestFinishQueue | Preemptive | FastestMove:
+    """An order (a registered one, or any :class:`~gpusched.policies.order_spec.OrderSpec`, such as
+    the tuned rule's score) with a registered placement, composed from the traits of the order and
     of the placement (:class:`PolicyInfo`): a placement that ``moves_from`` another is the order
     with that one, wrapped in :class:`~gpusched.policies.migration.FastestMove`; one that
     ``plans_window`` schedules the order's window itself
     (:class:`~gpusched.policies.eft.EarliestFinishQueue`); any other places the job the order picks
     (:class:`~gpusched.policies.queue.EasyBackfill` for an order that ``backfills``, else
     :class:`~gpusched.policies.queue.QueuePolicy`); an order that ``preempts`` wraps it in
-    :class:`~gpusched.policies.preemptive.Preemptive`."""
-    order, placement = _split_queue_name(name if "+" in name else f"{name}+best_fit")
-    spec, info = ORDERS[order], policy_info(placement)
+    :class:`~gpusched.policies.preemptive.Preemptive`.
+
+    :param name: the name reported in results.
+    :param seed: the placement's seed.
+    """
+    info = policy_info(placement)
     if info.moves_from is not None:
-        return FastestMove(queue_policy(f"{order}+{info.moves_from}", seed), name)
+        return FastestMove(order_with_placement(spec, info.moves_from, f"{spec.name}+{info.moves_from}",
+                                                seed), name)
     if info.plans_window:
         inner = EarliestFinishQueue(spec, name)
     else:

@@ -3,7 +3,8 @@
 The score of a waiting job ``i`` is ``w . f(i)`` over the features :data:`TUNED_FEATURES`, each in
 the unit its scale gives (lower scores start first, the earliest arrival on ties); the job is
 placed by a registered placement (``fastest_fit`` by default). It is an order like any other
-(:class:`~gpusched.policies.order_spec.OrderSpec`), so it runs through the same
+(:class:`~gpusched.policies.order_spec.OrderSpec`), composed with its placement as every
+``ORDER+PLACEMENT`` pair is, so with ``fastest_fit`` it runs through the same
 :class:`~gpusched.policies.queue.QueuePolicy` as ``sjf+fastest_fit``: with all its weight on
 ``left_best`` it ranks exactly as ``sjf`` does on a run without preemption (a waiting job that
 never ran has its whole declared run time left).
@@ -27,7 +28,7 @@ import numpy as np
 from gpusched.core.view import SchedulerView
 from gpusched.policies.base import Policy
 from gpusched.policies.order_spec import OrderSpec
-from gpusched.policies.queue import QueuePolicy
+from gpusched.policies.registry import order_with_placement
 
 TUNED_FEATURES: tuple[str, ...] = ("wait", "left_best", "gpus", "attained", "slack", "weight",
                                    "speed_ratio", "cost")
@@ -134,13 +135,18 @@ def tuned_scores(weights: np.ndarray) -> Callable[[SchedulerView, np.ndarray], n
     return score
 
 
-def tuned_rule(weights: np.ndarray, placement: Policy, name: str) -> QueuePolicy:
-    """The tuned rule: the order of :func:`tuned_key` over the window jobs that fit now, each
-    placed by ``placement``.
+def tuned_rule(weights: np.ndarray, placement: str, name: str, seed: int = 0) -> Policy:
+    """The tuned rule: the order of :func:`tuned_key` over the window's jobs, with a registered
+    placement composed as every ``ORDER+PLACEMENT`` pair is
+    (:func:`~gpusched.policies.registry.order_with_placement`): a FIFO placement places the job the
+    score picks among those that fit now; ``eft`` starts the best-scored job whose earliest finish
+    is now and gives the others reservations; ``fastest_move`` also moves running jobs to faster
+    GPUs.
 
     :param weights: one finite weight per feature of :data:`TUNED_FEATURES`.
-    :param placement: a FIFO placement (from the registry).
+    :param placement: a registered placement's name (``fastest_fit``, ``eft``, ...).
     :param name: the registry name reported in results (``tuned:NAME``).
+    :param seed: the placement's seed.
     """
     spec = OrderSpec("tuned", "Learned-weight score", tuned_key(weights), run_times=True)
-    return QueuePolicy(spec, placement, name)
+    return order_with_placement(spec, placement, name, seed)
