@@ -19,6 +19,11 @@ The best heuristic is the shipped pair with the lowest mean JCT on these seeds, 
 knowledge table of ``benchmarks/urgency_table.py`` (its pairs, on its seeds), which is then run
 here on these seeds beside the planner and its base.
 
+``--moving`` also runs each order of the pool with the placement that moves running jobs to faster
+GPUs (``ORDER+fastest_move``, :func:`moving_rules`): an action outside the planner's space, so
+these rules are shown beside the bound and never taken as the best rule. With ``--resume`` they
+are added to a file that holds the rest.
+
 Prints every policy's mean and the planner paired seed by seed against the best heuristic, and
 writes every run's metrics (the planner's with its wall time, CPU time, forks and searched
 decisions) to ``--json``. Runs go to a process pool (``--workers``). ``--merge A.json B.json ...
@@ -31,7 +36,7 @@ measurement loses at most the seed it was on and starts again there (:func:`meas
 files of :data:`render_results.LOOKAHEAD_BOUND_JSONS`.
 
 Usage: ``python benchmarks/lookahead_bound.py [--scenario fleet-16gpu] [--seeds 1000-1019]
-[--setting history] [--base PAIR] [--horizon-min H] [--best-from PATH] [--workers 2]
+[--setting history] [--base PAIR] [--horizon-min H] [--best-from PATH] [--moving] [--workers 2]
 [--json benchmarks/results/lookahead-bound.json [--resume]] [--merge PART ...]``.
 """
 
@@ -52,6 +57,7 @@ from gpusched.experiment.knowledge import KnowledgeTable
 from gpusched.experiment.runner import Comparison, run_policy, run_scheduler
 from gpusched.experiment.scorecard import scorecard
 from gpusched.policies import queue_policy_names
+from gpusched.policies.migration import MOVING_PLACEMENT
 from gpusched.policies.registry import LOOKAHEAD_BASE, queue_policy
 from gpusched.policies.window_lookahead import WindowLookahead
 from gpusched.workload.presets import load_scenario
@@ -97,6 +103,13 @@ def best_knowledge_pair(table_json: dict, setting: str) -> str:
     if best is None:
         raise SystemExit(f"no pair ran under '{setting}' in the knowledge table of {table.scenario}")
     return best
+
+
+def moving_rules(rules: list[str]) -> list[str]:
+    """Each order of ``rules`` (``ORDER+PLACEMENT`` pairs) with the placement that moves running
+    jobs to faster GPUs as they free up (:data:`~gpusched.policies.migration.MOVING_PLACEMENT`)."""
+    orders = dict.fromkeys(rule.partition("+")[0] for rule in rules)
+    return [f"{order}+{MOVING_PLACEMENT}" for order in orders]
 
 
 def report(data: dict) -> None:
@@ -157,9 +170,10 @@ def run_seeds(args: argparse.Namespace, policies: list[str], planner: dict, seed
 
 
 def assembled(args: argparse.Namespace, rules: list[str], best: str | None, planner: dict,
-              rows: list[dict]) -> dict:
-    """What ``--json`` holds: the scenario, the best rule (picked from ``rows`` when ``best`` is
-    ``None``), the measurement's options when they are not the defaults, and the runs."""
+              rows: list[dict], moving: list[str] = ()) -> dict:
+    """What ``--json`` holds: the scenario, the best rule (picked among ``rules`` from ``rows`` when
+    ``best`` is ``None``), the measurement's options when they are not the defaults, the rules that
+    move jobs run beside (``moving``, when any), and the runs."""
     runs = pd.DataFrame(rows).sort_values(["policy", "seed"]).reset_index(drop=True)
     if best is None:
         best = best_heuristic(Comparison(args.scenario, runs, {}), tuple(rules))
@@ -167,7 +181,7 @@ def assembled(args: argparse.Namespace, rules: list[str], best: str | None, plan
                  if c in runs]]
     kept = kept.astype(object).where(kept.notna(), None)
     return {"scenario": args.scenario, "best_heuristic": best, "runs": kept.to_dict("records"),
-            **options(args, planner)}
+            **options(args, planner), **({"moving": list(moving)} if moving else {})}
 
 
 def options(args: argparse.Namespace, planner: dict) -> dict:
@@ -181,14 +195,18 @@ def options(args: argparse.Namespace, planner: dict) -> dict:
 def measure(args: argparse.Namespace) -> dict:
     """Run the rules and the planner on the seeds (see the module docstring)."""
     rules, best, planner = plan(args)
+    moving = moving_rules(rules) if args.moving else []
     seeds = parse_seeds(args.seeds)
-    return assembled(args, rules, best, planner, run_seeds(args, [*rules, PLANNER], planner, seeds))
+    return assembled(args, rules, best, planner, run_seeds(args, [*rules, *moving, PLANNER], planner, seeds),
+                     moving)
 
 
 def _head(data: dict, picked: bool) -> dict:
-    """A measurement's description without its runs (and without the best rule when it is picked
-    from the runs, which more seeds may change)."""
-    return {k: v for k, v in data.items() if k != "runs" and not (picked and k == "best_heuristic")}
+    """A measurement's description without its runs and the rules that move jobs run beside (which
+    a later ``--moving`` may add), and without the best rule when it is picked from the runs, which
+    more seeds may change."""
+    return {k: v for k, v in data.items()
+            if k not in ("runs", "moving") and not (picked and k == "best_heuristic")}
 
 
 def write_atomically(path: Path, data: dict) -> None:
@@ -204,13 +222,16 @@ def measure_resumable(args: argparse.Namespace) -> dict:
 
     A seed the file already holds for every rule and the planner is skipped; the file must describe
     the same measurement (scenario, setting, planner, best rule's source), else it is refused. A
-    (policy, seed) run the file holds is never replaced.
+    (policy, seed) run the file holds is never replaced; the rules that move jobs it names are kept,
+    and ``--moving`` adds the missing ones.
     """
     path = Path(args.json)
     rules, best, planner = plan(args)
-    wanted = {*rules, PLANNER}
     data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
     rows = list(data["runs"]) if data else []
+    added = moving_rules(rules) if args.moving else []
+    moving = list(dict.fromkeys([*(data or {}).get("moving", []), *added]))
+    wanted = {*rules, *moving, PLANNER}
     expected = {"scenario": args.scenario, **({"best_heuristic": best} if best else {}),
                 **options(args, planner)}
     if data is not None and _head(data, best is None) != expected:
@@ -220,9 +241,9 @@ def measure_resumable(args: argparse.Namespace) -> dict:
         if wanted <= have:
             print(f"seed {seed}: already in {path}", flush=True)
             continue
-        new = run_seeds(args, [p for p in [*rules, PLANNER] if p not in have], planner, [seed])
+        new = run_seeds(args, [p for p in [*rules, *moving, PLANNER] if p not in have], planner, [seed])
         rows += new
-        data = assembled(args, rules, best, planner, rows)
+        data = assembled(args, rules, best, planner, rows, moving)
         write_atomically(path, data)
         spent = ", ".join(f"{r['policy']} {r['cpu_seconds']:.0f}" for r in new)
         print(f"seed {seed}: {spent} CPU s; written to {path}", flush=True)
@@ -239,6 +260,8 @@ def main() -> None:
     parser.add_argument("--base", default=LOOKAHEAD_BASE, help="the pair that finishes the forks")
     parser.add_argument("--horizon-min", type=float, help="cut every fork this many minutes ahead")
     parser.add_argument("--best-from", help="take the best pair from this knowledge table JSON")
+    parser.add_argument("--moving", action="store_true",
+                        help="also run each order with fastest_move (shown beside, never the best rule)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", help="write every run's metrics to this path")
     parser.add_argument("--merge", nargs="+", help="join these parts instead of running")

@@ -336,11 +336,46 @@ def lookahead_bound_markdown(data: dict, cut: Sequence[dict] = ()) -> str:
         "([the agent](../agent.md#training-on-time-to-result)).", "",
         f"**{data['scenario']}**, seeds {seeds[0]}-{seeds[-1]}, mean ± std; `{PLANNER}` took "
         f"{runs.loc[runs.policy == PLANNER, 'seconds'].mean():.0f} s per run.", "", *_header()]
+    moving = [p for p in data.get("moving", []) if p in mean.index]
+    mover = min(moving, key=lambda p: mean.loc[p, "avg_jct_min"]) if moving else None
     for p in (PLANNER, best):
         lines.append(_mean_std_row(f"{p}{' (best heuristic)' if p == best else ''}", mean.loc[p], std.loc[p]))
+    if mover is not None:
+        lines.append(_mean_std_row(f"{mover} (best rule that moves jobs)", mean.loc[mover], std.loc[mover]))
     lines += ["", "Paired intervals: Student t for the average JCT, a BCa bootstrap over the seeds for the "
-              "p99 wait (skewed, never negative).", "", *_planner_rows(runs, data["scenario"], [best])]
+              "p99 wait (skewed, never negative).", "",
+              *_planner_rows(runs, data["scenario"], [best] if mover is None else [best, mover])]
+    if mover is not None:
+        lines += ["", moving_rules_paragraph(runs, data["scenario"], moving, mover)]
     return "\n\n".join(["\n".join(lines), *(lookahead_cut_section(d) for d in cut)]) + "\n"
+
+
+def moving_rules_paragraph(runs: pd.DataFrame, scenario: str, moving: Sequence[str], mover: str) -> str:
+    """What the rules that move running jobs (``lookahead_bound.py --moving``) reach beside the
+    bound: an action outside the planner's space, so never its best rule; each clause follows the
+    paired difference of the best of them against the planner."""
+    card = scorecard(Comparison(scenario, runs, {}), mover, ["avg_jct_min", "p99_wait_min"])
+    planner = card[card["policy"] == PLANNER].set_index("metric")
+    jct, p99 = planner.loc["avg_jct_min"], planner.loc["p99_wait_min"]
+    interval = _bracket(jct.low, jct.high, jct.seeds)
+    if jct.low > 0:
+        verdict, reach = (f"{jct['diff']:+.2f} min {interval}: its mean JCT is below the planner's",
+                          "beyond the bound of this action space")
+    elif jct.high < 0:
+        verdict, reach = (f"{jct['diff']:+.2f} min {interval}: the planner's mean JCT is the lower",
+                          "short of the bound of this action space")
+    else:
+        verdict, reach = (f"{jct['diff']:+.2f} min {interval}, an interval that includes 0",
+                          "as far as the bound of this action space, within the interval")
+    tail = "shorter" if p99.high < 0 else "longer" if p99.low > 0 else "not different beyond its interval"
+    ran = ", ".join(f"`{p}`" for p in moving)
+    return ("**Rules that move jobs.** The planner's actions, as the window agent's, only start a window "
+            "job or hold. A rule may also move a running job to a faster GPU as one frees up "
+            "(`ORDER+fastest_move`, [policies](../policies.md)): these rules are run beside the bound "
+            f"(`--moving`: {ran}) and never taken as its best rule. The best of them, `{mover}`, reaches "
+            f"{reach}. The planner minus `{mover}`: {verdict} ({jct.wins}/{jct.ties}/{jct.losses} seeds "
+            f"won/tied/lost by the planner); the planner's p99 wait is {tail} "
+            f"({p99['diff']:+.1f} min {_bracket(p99.low, p99.high, p99.seeds)}).")
 
 
 def _stall_row(f: FamilyFinding) -> str:

@@ -15,16 +15,17 @@ sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 import lookahead_bound  # noqa: E402
 
 RULES = ["las+fastest_move", "las+fastest_fit"]
+MOVING = ["sjf+fastest_move"]  # what the faked moving_rules returns
 
 
 class Stop(Exception):
     """Stands for a measurement cut short."""
 
 
-def _args(path, seeds: str, horizon: float = 720.0) -> argparse.Namespace:
+def _args(path, seeds: str, horizon: float = 720.0, moving: bool = False) -> argparse.Namespace:
     return argparse.Namespace(scenario="gavel-108gpu-heavy", seeds=seeds, setting="history",
                               base="las+fastest_fit", horizon_min=horizon, best_from="table.json",
-                              workers=1, json=str(path))
+                              workers=1, json=str(path), moving=moving)
 
 
 @pytest.fixture
@@ -42,7 +43,7 @@ def calls(monkeypatch):
         if policy == lookahead_bound.PLANNER and seed in stop_on:
             raise Stop(seed)
         made.append((policy, seed))
-        rank = [*RULES, lookahead_bound.PLANNER].index(policy)
+        rank = -1 if policy in MOVING else [*RULES, lookahead_bound.PLANNER].index(policy)  # moving: lowest
         return {"policy": policy, "seed": seed, "seconds": 1.0, "cpu_seconds": 0.5,
                 **{m: float(seed + rank) for m in lookahead_bound.METRICS}}
 
@@ -99,3 +100,24 @@ def test_a_merged_file_of_the_same_measurement_is_extended(tmp_path, calls):
     lookahead_bound.measure_resumable(_args(path, "1000-1001"))
     assert {s for _, s in made} == {1001}
     assert sorted(_seeds_in(path)) == [1000, 1001]
+
+
+def test_the_rules_that_move_jobs_are_added_beside_and_never_taken_as_the_best(tmp_path, calls, monkeypatch):
+    """``--moving`` on a file that holds the rest runs only the rules that move jobs; they have the
+    lowest JCT here and are still not the best rule."""
+    made, _ = calls
+    assert lookahead_bound.moving_rules(["sjf+first_fit", "sjf+eft", "fcfs+eft"]) == [
+        "sjf+fastest_move", "fcfs+fastest_move"]
+    monkeypatch.setattr(lookahead_bound, "moving_rules", lambda rules: list(MOVING))
+    monkeypatch.setattr(lookahead_bound, "plan",  # the best rule picked from the runs, as on the fleet
+                        lambda args: (list(RULES), None, {"base": args.base, "horizon_min": args.horizon_min}))
+    path = tmp_path / "bound.json"
+    lookahead_bound.measure_resumable(_args(path, "1000-1001"))
+    made.clear()
+    data = lookahead_bound.measure_resumable(_args(path, "1000-1001", moving=True))
+    assert sorted(made) == [(m, s) for m in MOVING for s in (1000, 1001)]
+    assert data["moving"] == MOVING and data["best_heuristic"] == RULES[0]
+    made.clear()
+    again = lookahead_bound.measure_resumable(_args(path, "1000-1002"))  # kept without --moving
+    assert {p for p, s in made if s == 1002} == {*RULES, lookahead_bound.PLANNER, *MOVING}
+    assert again["moving"] == MOVING
