@@ -518,7 +518,7 @@ CASES: list[Case] = [
          ("simulate", "--scenario", "{tmp}/s.yaml", "--policy", "max_min_fairness_perf"),
          {"s.yaml": scenario_yaml({"rounds": {"length_min": 1e-6},
                                    "workload.mix": {"training": 0.0, "inference": 0.5, "batch": 0.5}})},
-         ("scenario 't'", "rounds.length_min", "over the limit of 1,000,000")),
+         ("scenario 's.yaml'", "rounds.length_min", "over the limit of 1,000,000")),
     _scenario_case("util band nan", "numbers", {"util_band": [float("nan"), 0.8]}, "util_band", "finite"),
     _scenario_case("util band reversed", "numbers", {"util_band": [0.9, 0.1]}, "util_band"),
     _scenario_case("seed negative", "numbers", {"workload.seed": -1}, "workload.seed", ">= 0"),
@@ -1595,7 +1595,7 @@ CASES += [
     _train_scenario_case(
         "train on a scenario that declares none",
         {"workload.declared_run_time": "none"},
-        "scenario 't', workload.declared_run_time",
+        "scenario 's.yaml', workload.declared_run_time",
         "observation version 1 reads them",
     ),
     Case(
@@ -2440,12 +2440,11 @@ SPREAD_SCENARIO: dict[str, Any] = {
 """A small valid scenario of Gavel's multi-GPU jobs on one-GPU servers, with spread gangs."""
 
 
-def _spread_case(id: str, cls: str, changes: dict[str, Any], *needles: str, expect: str = "error",
-                 named: str = "'s.yaml'") -> Case:
-    """A case of :data:`SPREAD_SCENARIO` with ``changes``; an error names ``named`` (the file, or
-    for a check made once the jobs are drawn, the scenario)."""
+def _spread_case(id: str, cls: str, changes: dict[str, Any], *needles: str, expect: str = "error") -> Case:
+    """A case of :data:`SPREAD_SCENARIO` with ``changes``; an error names the file, a check made
+    once the jobs are drawn too."""
     files = {"s.yaml": scenario_yaml(changes, SPREAD_SCENARIO)}
-    return Case(id, cls, _simulate(), files, (named, *needles) if expect == "error" else needles,
+    return Case(id, cls, _simulate(), files, ("'s.yaml'", *needles) if expect == "error" else needles,
                 expect)
 
 
@@ -2469,11 +2468,10 @@ SPREAD_CASES: list[Case] = [
                  {"cluster.gang_placement": "node", "cluster.spread_speed": 0.5},
                  "spread_speed", "gang_placement: spread"),
     _spread_case("gavel gangs on one-gpu servers without spread", "silent",
-                 {"cluster.gang_placement": "node"}, "workload.multi_gpu", "8 GPUs on one node",
-                 named="scenario 'sp'"),
+                 {"cluster.gang_placement": "node"}, "workload.multi_gpu", "8 GPUs on one node"),
     _spread_case("gavel gangs larger than a model's gpus", "silent",
                  {"cluster.nodes": [{"gpu_model": "V100", "vram_gb": 16, "gpus_per_node": 1, "count": 4}]},
-                 "workload.multi_gpu", "at most 4 GPUs of one model", named="scenario 'sp'"),
+                 "workload.multi_gpu", "at most 4 GPUs of one model"),
 ]
 """Hostile spread-gang keys."""
 

@@ -373,10 +373,10 @@ def _check_together(config: TrainConfig) -> None:
             refuse("declared_run_time", str(exc))
     scenario = config.training_scenario()
     if scenario.n_gpus > config.max_gpus:
-        refuse("max_gpus (--max-gpus)", f"scenario '{scenario.name}' has {scenario.n_gpus} GPUs, more "
+        refuse("max_gpus (--max-gpus)", f"scenario '{scenario.label}' has {scenario.n_gpus} GPUs, more "
                                         f"than max_gpus ({config.max_gpus})")
     if windowed and scenario.window > config.max_window:
-        refuse("max_window", f"scenario '{scenario.name}' has a queue window of {scenario.window}, "
+        refuse("max_window", f"scenario '{scenario.label}' has a queue window of {scenario.window}, "
                              f"more than max_window ({config.max_window})")
     if config.randomize and config.random_loads is None:
         try:  # a random cluster's jobs arrive at the scenario's rate, scaled by its VRAM
@@ -401,7 +401,7 @@ def _check_runs(config: TrainConfig, scenario) -> None:  # noqa: ANN001 - a Scen
     from gpusched.workload.declared import is_undeclared
 
     where = ("training settings, declared_run_time" if config.declared_run_time is not None
-             else f"scenario '{scenario.name}', workload.declared_run_time")
+             else f"scenario '{scenario.label}', workload.declared_run_time")
     if is_undeclared(scenario.workload.declared_run_time) and config.obs_version not in UNTOLD_OBS_VERSIONS:
         raise GpuschedError(f"{where}: none declares no run time, but observation version "
                             f"{config.obs_version} reads them (train an urgency agent, --urgency none, "

@@ -32,7 +32,7 @@ def check_told(scenario: Scenario, policy: str) -> None:
     :raises ScenarioError: one line naming the scenario, the key and the policy.
     """
     if is_undeclared(scenario.workload.declared_run_time) and reads_run_times(policy):
-        raise ScenarioError(f"scenario '{scenario.name}', workload.declared_run_time: none declares no "
+        raise ScenarioError(f"scenario '{scenario.label}', workload.declared_run_time: none declares no "
                             f"run time, but '{shorten(policy)}' reads them (use an order that does not, "
                             "such as las or fcfs, or declared_run_time: history)")
 

@@ -31,7 +31,7 @@ def round_spec(scenario: Scenario, cluster: Cluster, jobs: list[Job]) -> RoundSp
                              scenario.horizon_min)
     if count > MAX_ROUNDS:
         raise ScenarioError(
-            f"scenario '{scenario.name}', rounds.length_min: {spec.length_min:g} min gives about "
+            f"scenario '{scenario.label}', rounds.length_min: {spec.length_min:g} min gives about "
             f"{count:,.0f} rounds for this run, over the limit of {MAX_ROUNDS:,}; use longer rounds")
     return spec
 

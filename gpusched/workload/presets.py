@@ -27,20 +27,21 @@ def load_scenario(ref: str | Path) -> Scenario:
     :raises ScenarioError: for an unknown preset, a missing file, or invalid content.
     """
     path = Path(ref)
+    source = path.name  # what every error names: the file, or the preset by its name
     if path.suffix not in (".yaml", ".yml") and not is_file(path):
         preset = SCENARIOS_DIR / f"{ref}.yaml"
         if not is_file(preset):
             raise ScenarioError(
                 f"unknown scenario '{ref}': not a preset ({', '.join(preset_names())}) "
                 "and not a file")
-        path = preset
+        path, source = preset, str(ref)
     if is_dir(path):
         raise ScenarioError(f"scenario file '{ref}': is a folder, not a file")
     if not is_file(path):
         raise ScenarioError(f"scenario file '{ref}' not found")
-    text = read_user_text(path, label=f"scenario '{path.name}'", max_bytes=MAX_YAML_BYTES,
+    text = read_user_text(path, label=f"scenario '{source}'", max_bytes=MAX_YAML_BYTES,
                           error=ScenarioError)
-    return scenario_from_yaml(text, source=path.name)
+    return scenario_from_yaml(text, source=source)
 
 
 def list_presets() -> list[Scenario]:

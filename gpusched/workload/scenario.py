@@ -65,6 +65,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -348,6 +349,30 @@ class Scenario(_Strict):
     rounds: RoundSpec | None = Field(None, description=(
         "round length and reset interval of the round policies (absent: Gavel's defaults, 6 and "
         "32 minutes); read only when a round policy runs"))
+    _source: str | None = PrivateAttr(None)
+    """What it was read from (a file's name), set by
+    :func:`~gpusched.workload.scenario_yaml.scenario_from_dict`; ``None``: built in code."""
+
+    @property
+    def label(self) -> str:
+        """How an error names the scenario: the file it was read from, else its ``name``, so that
+        a check made after loading (when its jobs are drawn or its simulator is built) names what a
+        check made while loading names."""
+        return self._source or self.name
+
+    def read_from(self, source: str) -> Scenario:
+        """This scenario, remembering that it was read from ``source`` (see :attr:`label`)."""
+        self._source = source
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        """Equal keys and values: where two scenarios were read from does not count (a preset
+        read again from the text of the dashboard's editor is still that preset)."""
+        if not isinstance(other, Scenario):
+            return NotImplemented
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    __hash__ = None  # mutable, as every pydantic model that is not frozen
 
     @field_validator("rounds")
     @classmethod
@@ -485,7 +510,7 @@ class Scenario(_Strict):
             try:
                 check_price_keys(self.prices, cluster.gpu_model)
             except ValueError as exc:
-                raise ScenarioError(f"scenario '{self.name}', prices: {exc}") from None
+                raise ScenarioError(f"scenario '{self.label}', prices: {exc}") from None
 
     def simulator_options(self, workload_seed: int | None = None) -> dict[str, Any]:
         """The failure, preemption, run-time estimator and price settings of a
@@ -562,7 +587,7 @@ class Scenario(_Strict):
         w = self.workload
         if w.load is None:
             if w.arrival_rate_per_hour is None:
-                raise ScenarioError(f"scenario '{self.name}': a trace workload has no arrival rate")
+                raise ScenarioError(f"scenario '{self.label}': a trace workload has no arrival rate")
             return w.arrival_rate_per_hour
         cluster = cluster or self.build_cluster()
         speeds = self.gpu_speeds(cluster)
@@ -592,7 +617,7 @@ class Scenario(_Strict):
         if self.speed == "gavel":
             other = unknown_gpu_models(cluster.node_model)
             if other:
-                raise ScenarioError(f"scenario '{self.name}', speed: {_gavel_models_message(other)}")
+                raise ScenarioError(f"scenario '{self.label}', speed: {_gavel_models_message(other)}")
         return None if table is None else GpuSpeeds(cluster, table)
 
     def _restricted(self, job: Job) -> Job:
@@ -605,7 +630,7 @@ class Scenario(_Strict):
             return job
         spec = runnable if job.gpu_spec is None else tuple(m for m in job.gpu_spec if m in runnable)
         if not spec:  # never read as "any GPU" (a job list's rows are checked before: _row_check)
-            raise ScenarioError(f"scenario '{self.name}': job {job.id} may run on no GPU model Gavel "
+            raise ScenarioError(f"scenario '{self.label}': job {job.id} may run on no GPU model Gavel "
                                 f"can run '{job.model}' on {job.gpus} GPU(s) on")
         return replace(job, gpu_spec=spec)
 
@@ -686,7 +711,7 @@ class Scenario(_Strict):
                      else "the pod list's" if trace is not None
                      else f"seed {self.workload.seed if seed is None else seed}'s")
             raise ScenarioError(
-                f"scenario '{self.name}', horizon_min: must be later than the first job's arrival "
+                f"scenario '{self.label}', horizon_min: must be later than the first job's arrival "
                 f"(got {self.horizon_min:g}, and {where} first job arrives at minute "
                 f"{jobs[0].arrival_min:g}); a run ends at its horizon, so none of its jobs would run")
         return jobs, left_out
@@ -737,13 +762,13 @@ class Scenario(_Strict):
             per_model = Counter(cluster.gpu_model)
             if max(per_model.values()) < largest:
                 raise ScenarioError(
-                    f"scenario '{self.name}', workload.multi_gpu: Gavel's generator draws gangs of up "
+                    f"scenario '{self.label}', workload.multi_gpu: Gavel's generator draws gangs of up "
                     f"to {largest} GPUs of one model, but the cluster has at most "
                     f"{max(per_model.values())} GPUs of one model")
             return
         if cluster.max_gpus_per_node < largest:
             raise ScenarioError(
-                f"scenario '{self.name}', workload.multi_gpu: Gavel's generator draws gangs of up "
+                f"scenario '{self.label}', workload.multi_gpu: Gavel's generator draws gangs of up "
                 f"to {largest} GPUs on one node, but the largest node of the cluster holds "
                 f"{cluster.max_gpus_per_node}")
 
@@ -783,21 +808,23 @@ class Scenario(_Strict):
                         target[part], required = block
                         started[".".join(path[:depth + 1])] = (key, required)
                 if not isinstance(target.get(part), dict):
-                    raise ScenarioError(f"scenario '{self.name}', {key}: no such key to override")
+                    raise ScenarioError(f"scenario '{self.label}', {key}: no such key to override")
                 target, model = target[part], _block_model(model, part)
             target[last] = value
         for block, (key, required) in started.items():
             missing = [k for k in required if f"{block}.{k}" not in changes]
             if missing:
                 raise ScenarioError(
-                    f"scenario '{self.name}', {key}: the scenario has no '{block}:' block, so the "
+                    f"scenario '{self.label}', {key}: the scenario has no '{block}:' block, so the "
                     f"override starts one with its documented defaults, but {block}.{missing[0]} has "
                     f"no default: override {block}.{missing[0]} as well, or add a '{block}:' block "
                     "to the scenario")
         try:
-            return Scenario.model_validate(data)
+            changed = Scenario.model_validate(data)
         except ValidationError as exc:
-            raise scenario_error(exc, self.name) from None
+            raise scenario_error(exc, self.label) from None
+        changed._source = self._source
+        return changed
 
     def to_yaml(self) -> str:
         """The scenario as YAML (round-trips through

@@ -19,15 +19,18 @@ from gpusched.workload.validation import scenario_error
 def scenario_from_dict(data: Any, source: str = "<dict>") -> Scenario:
     """Validate a scenario mapping.
 
+    :param source: what the mapping was read from (a file's name): every error names it, those
+        of the checks made later too (:attr:`Scenario.label <gpusched.workload.scenario.Scenario.label>`).
     :raises ScenarioError: naming ``source`` and the bad key.
     """
     if not isinstance(data, dict):
         raise ScenarioError(f"scenario '{source}': expected a mapping of keys, got "
                             f"{type(data).__name__}")
     try:
-        return Scenario.model_validate(data)
+        scenario = Scenario.model_validate(data)
     except ValidationError as exc:
         raise scenario_error(exc, source) from None
+    return scenario if source in ("<dict>", "<yaml>") else scenario.read_from(source)
 
 
 def scenario_from_yaml(text: str, source: str = "<yaml>") -> Scenario:
