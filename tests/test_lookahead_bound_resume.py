@@ -109,8 +109,9 @@ def test_the_rules_that_move_jobs_are_added_beside_and_never_taken_as_the_best(t
     assert lookahead_bound.moving_rules(["sjf+first_fit", "sjf+eft", "fcfs+eft"]) == [
         "sjf+fastest_move", "fcfs+fastest_move"]
     monkeypatch.setattr(lookahead_bound, "moving_rules", lambda rules: list(MOVING))
+    planner = {"base": "las+fastest_fit", "horizon_min": 720.0}
     monkeypatch.setattr(lookahead_bound, "plan",  # the best rule picked from the runs, as on the fleet
-                        lambda args: (list(RULES), None, {"base": args.base, "horizon_min": args.horizon_min}))
+                        lambda args: (list(RULES), None, planner))
     path = tmp_path / "bound.json"
     lookahead_bound.measure_resumable(_args(path, "1000-1001"))
     made.clear()

@@ -121,7 +121,8 @@ def test_the_sidecar_names_any_placement_but_not_a_scheduler_that_picks_its_own_
     scenario = load_scenario("fleet-16gpu")
     save_tuned(models / "tuned" / "eft.npz", start_weights(), {**TUNED_META, "placement": "eft"})
     ours = run_scheduler(scenario, tuned_policy("eft", 1000), "tuned:eft", 1000, n_jobs=120)
-    assert ours.jobs.equals(run_policy(scenario, "sjf+eft", 1000, n_jobs=120).jobs)  # sjf's weights, EFT's plans
+    sjf_eft = run_policy(scenario, "sjf+eft", 1000, n_jobs=120)
+    assert ours.jobs.equals(sjf_eft.jobs)  # sjf's weights, EFT's plans
     save_tuned(models / "tuned" / "agent.npz", start_weights(), {**TUNED_META, "placement": "ppo"})
     with pytest.raises(ModelError, match="placement: 'ppo' cannot place the job a score picks"):
         tuned_policy("agent")
