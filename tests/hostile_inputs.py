@@ -2472,6 +2472,11 @@ SPREAD_CASES: list[Case] = [
     _spread_case("gavel gangs larger than a model's gpus", "silent",
                  {"cluster.nodes": [{"gpu_model": "V100", "vram_gb": 16, "gpus_per_node": 1, "count": 4}]},
                  "workload.multi_gpu", "at most 4 GPUs of one model"),
+    _spread_case("gavel gangs only the slowest model could hold", "silent",
+                 {"cluster.nodes": [{"gpu_model": "P100", "vram_gb": 16, "gpus_per_node": 1, "count": 1},
+                                    {"gpu_model": "K80", "vram_gb": 12, "gpus_per_node": 1, "count": 8}],
+                  "workload.seed": 1},  # draws a 2-GPU job Gavel measured on P100 and V100 only
+                 "scenario 's.yaml', cluster: job 15", "could ever hold it"),
 ]
 """Hostile spread-gang keys."""
 

@@ -14,7 +14,7 @@ from gpusched.core.rounds.mechanism import RoundSpec, estimated_rounds
 from gpusched.core.simulator import Simulator
 from gpusched.core.speed import GpuSpeeds
 from gpusched.core.speed_model import TableSpeeds
-from gpusched.errors import ScenarioError
+from gpusched.errors import InfeasibleJobError, ScenarioError
 from gpusched.limits import MAX_ROUNDS
 from gpusched.workload.scenario import Scenario
 
@@ -60,11 +60,19 @@ def simulator_for(scenario: Scenario, cluster: Cluster, jobs: list[Job], speeds:
         scenario's if omitted).
     :param window: the queue window (the scenario's if omitted).
     :param rounds: run in rounds with this spec (:func:`round_spec`; ``None``: no rounds).
+    :raises InfeasibleJobError: for a job no node of the cluster could ever hold, naming the
+        scenario (:attr:`~gpusched.workload.scenario.Scenario.label`) and the job.
     """
     options = scenario.simulator_options(seed)
     if rounds is not None:
         options.update(rounds=rounds, round_seed=scenario.workload.seed if seed is None else seed)
-    return Simulator(cluster, jobs, reward=scenario.reward, util_band=scenario.util_band,
-                     horizon_min=scenario.horizon_min, window=scenario.window if window is None else window,
-                     speed_model=TableSpeeds(cluster, speeds), restore=CheckpointRestore(scenario.checkpoint),
-                     **options)
+    try:
+        return Simulator(cluster, jobs, reward=scenario.reward, util_band=scenario.util_band,
+                         horizon_min=scenario.horizon_min,
+                         window=scenario.window if window is None else window,
+                         speed_model=TableSpeeds(cluster, speeds),
+                         restore=CheckpointRestore(scenario.checkpoint), **options)
+    except InfeasibleJobError as exc:  # a drawn job no node holds: named with the scenario, as a key is
+        if str(exc).startswith(("trace '", "scenario '")):
+            raise
+        raise InfeasibleJobError(f"scenario '{scenario.label}', cluster: {exc}") from None
