@@ -215,7 +215,7 @@ class GPUSchedulerEnv(gym.Env):
             default_max = max(default_max, random_gpus[1])
         self.max_gpus = int(max_gpus or default_max)
         if self.base_cluster.n_gpus > self.max_gpus:
-            raise GpuschedError(f"scenario '{self.scenario.name}' has {self.base_cluster.n_gpus} GPUs, "
+            raise GpuschedError(f"scenario '{self.scenario.label}' has {self.base_cluster.n_gpus} GPUs, "
                                 f"more than max_gpus={self.max_gpus}")
         if randomize and random_gpus[1] > self.max_gpus:
             raise GpuschedError(f"random_gpus upper bound {random_gpus[1]} exceeds max_gpus={self.max_gpus}")
@@ -243,7 +243,7 @@ class GPUSchedulerEnv(gym.Env):
             self.max_window = int(max_window or max(self.scenario.window, random_windows[1] if random_windows
                                                     else 1))
             if self.scenario.window > self.max_window:
-                raise GpuschedError(f"scenario '{self.scenario.name}' has a window of "
+                raise GpuschedError(f"scenario '{self.scenario.label}' has a window of "
                                     f"{self.scenario.window}, more than max_window={self.max_window}")
             if random_windows and random_windows[1] > self.max_window:
                 raise GpuschedError(f"random_windows upper bound {random_windows[1]} exceeds "
@@ -269,7 +269,7 @@ class GPUSchedulerEnv(gym.Env):
             self.scenario = sc if isinstance(sc, Scenario) else load_scenario(sc)
             self.base_cluster = self.scenario.build_cluster()
             if self.base_cluster.n_gpus > self.max_gpus:
-                raise GpuschedError(f"scenario '{self.scenario.name}' has {self.base_cluster.n_gpus} "
+                raise GpuschedError(f"scenario '{self.scenario.label}' has {self.base_cluster.n_gpus} "
                                     f"GPUs, more than max_gpus={self.max_gpus}")
         scenario = self.scenario
         n_jobs = self.n_jobs or scenario.workload.jobs

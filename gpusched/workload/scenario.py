@@ -523,7 +523,7 @@ class Scenario(_Strict):
                 "preemption_min_run_min": self.preemption_min_run_min,
                 "estimator": self.estimator_factory(seed), "prices": self.prices,
                 "phases": (None if self.workload.trace is None or self.workload.trace.shockwave is None
-                           else shockwave_phased_work(self.name, self.workload.trace.shockwave))}
+                           else shockwave_phased_work(self.label, self.workload.trace.shockwave))}
 
     def estimator_factory(self, workload_seed: int | None = None):  # noqa: ANN201 - a factory
         """The run-time estimator of the scenario's mode (:attr:`WorkloadSpec.declared_mode`), as a
@@ -731,9 +731,9 @@ class Scenario(_Strict):
                 raise InfeasibleJobError(f"trace '{w.trace.jobs}': {exc}") from None
             return jobs, {}
         if w.trace is not None and w.trace.shockwave is not None:
-            return shockwave_jobs(self.name, w.trace.shockwave, n_jobs or w.jobs), {}
+            return shockwave_jobs(self.label, w.trace.shockwave, n_jobs or w.jobs), {}
         if w.trace is not None and w.trace.philly is not None:
-            return philly_jobs(self.name, w.trace.philly, n_jobs or w.jobs, cluster, seed), {}
+            return philly_jobs(self.label, w.trace.philly, n_jobs or w.jobs, cluster, seed), {}
         if w.generator == "gavel":
             self._check_gavel_gangs(cluster)
             jobs = generate_gavel_jobs(n_jobs or w.jobs, self.arrival_rate_per_hour(cluster),
