@@ -41,7 +41,8 @@ class TuneConfig:
     scenario: str = "fleet-16gpu"
     """The training scenario (preset name or file)."""
     placement: str = "fastest_fit"
-    """The registered placement that places the job the score picks."""
+    """The registered placement the score is composed with (``fastest_fit``, ``eft``,
+    ``fastest_move``, ...; :func:`~gpusched.policies.tuned.tuned_rule`)."""
     base: str = "sjf+fastest_fit"
     """The rule it starts from and is measured against."""
     training_seeds: list[int] = field(default_factory=lambda: list(range(20_000, 20_008)))
