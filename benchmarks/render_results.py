@@ -89,6 +89,9 @@ LOOKAHEAD_CUT_JSONS = tuple(RESULTS_DIR / f"lookahead-bound-{name}.json"
                             for name in ("gavel-108gpu-heavy", "openb-replay-heavy"))
 """The cut planner's measurements on the large presets (``lookahead_bound.py --horizon-min``), each
 a section of ``docs/results/lookahead-bound.md`` when it was shipped."""
+LOOKAHEAD_MOVING_BASE_JSON = RESULTS_DIR / "lookahead-bound-fleet-moving.json"
+"""The fleet's planner over a base that moves jobs (``lookahead_bound.py --base sjf+fastest_move
+--moving``), a section of ``docs/results/lookahead-bound.md`` when it was shipped."""
 RULE_MODELS_SHIFT_JSON = RESULTS_DIR / "rule-models-shift.json"
 RULE_MODELS_ROUNDS_JSON = RESULTS_DIR / "rule-models-rounds.json"
 GAVEL_CROSSCHECK_JSON = RESULTS_DIR / "gavel-crosscheck.json"
@@ -319,9 +322,49 @@ def lookahead_cut_section(data: dict) -> str:
     return "\n".join(lines)
 
 
-def lookahead_bound_markdown(data: dict, cut: Sequence[dict] = ()) -> str:
+def lookahead_moving_base_section(data: dict) -> str:
+    """The fleet's planner over a base that moves jobs (what ``lookahead_bound.py --base
+    ORDER+fastest_move --moving`` writes), against the best rule that moves jobs and the best pair."""
+    runs = pd.DataFrame(data["runs"])
+    scenario, best, base = data["scenario"], data["best_heuristic"], data["planner"]["base"]
+    mean, std = mean_std(runs, [k for k, _, _ in COLUMNS])
+    moving = [p for p in data["moving"] if p in mean.index]
+    mover = min(moving, key=lambda p: mean.loc[p, "avg_jct_min"])
+    seeds = sorted(runs["seed"].unique())
+    wide = runs.pivot_table(index="seed", columns="policy", values="avg_jct_min")
+    above = int((wide[PLANNER] > wide[base] + 1e-9).sum())
+    never = (f"On every seed its mean JCT is at most `{base}`'s." if not above else
+             f"Its mean JCT is above `{base}`'s on {above} of {len(seeds)} seeds.")
+    card = scorecard(Comparison(scenario, runs, {}), mover, ["avg_jct_min"])
+    row = card[card["policy"] == PLANNER].iloc[0]
+    lines = [
+        f"## {scenario}, over a base that moves jobs", "",
+        f"Measured by `python benchmarks/lookahead_bound.py --base {base} --moving --workers 1 "
+        f"--json benchmarks/results/{LOOKAHEAD_MOVING_BASE_JSON.name} --resume`. `{PLANNER}` plays every "
+        f"distinct (window job, GPU) action and HOLD, then `{base}` to the end, on a fork that knows the "
+        f"whole future, and keeps the lowest average JCT; where `{base}` moves a running job, it moves it as "
+        f"`{base}` does, without a fork. So it bounds what one step of perfect foresight adds to a rule that "
+        f"moves jobs. {never}", "",
+        f"Seeds {seeds[0]}-{seeds[-1]}, mean ± std; `{PLANNER}` took "
+        f"{runs.loc[runs.policy == PLANNER, 'seconds'].mean():.0f} s per run. Beside it: the best rule that "
+        f"moves jobs (of {', '.join(f'`{p}`' for p in moving)}) and the best shipped pair.", "", *_header()]
+    for p in dict.fromkeys([PLANNER, mover, base, best]):
+        tags = [t for t, on in (("best rule that moves jobs", p == mover), ("planner's base", p == base),
+                                ("best heuristic", p == best)) if on]
+        lines.append(_mean_std_row(f"{p} ({', '.join(tags)})" if tags else p, mean.loc[p], std.loc[p]))
+    lines += ["", "Paired seed by seed: Student t for the average JCT, a BCa bootstrap for the p99 wait.", "",
+              *_planner_rows(runs, scenario, list(dict.fromkeys([mover, best]))), "",
+              f"The headroom above the rules that move jobs: {row['diff']:+.2f} min "
+              f"{_bracket(row['low'], row['high'], row['seeds'])} against `{mover}` "
+              f"({100 * row['diff'] / row['baseline_mean']:+.1f} %; won/tied/lost by the planner "
+              f"{row['wins']}/{row['ties']}/{row['losses']})."]
+    return "\n".join(lines)
+
+
+def lookahead_bound_markdown(data: dict, cut: Sequence[dict] = (), moving_base: dict | None = None) -> str:
     """``docs/results/lookahead-bound.md`` from what ``lookahead_bound.py --json`` writes: the
-    fleet's bound, then a section per large preset of ``cut``."""
+    fleet's bound, the fleet's planner over a base that moves jobs (``moving_base``, when shipped),
+    then a section per large preset of ``cut``."""
     runs = pd.DataFrame(data["runs"])
     best = data["best_heuristic"]
     seeds = sorted(runs["seed"].unique())
@@ -347,7 +390,8 @@ def lookahead_bound_markdown(data: dict, cut: Sequence[dict] = ()) -> str:
               *_planner_rows(runs, data["scenario"], [best] if mover is None else [best, mover])]
     if mover is not None:
         lines += ["", moving_rules_paragraph(runs, data["scenario"], moving, mover)]
-    return "\n\n".join(["\n".join(lines), *(lookahead_cut_section(d) for d in cut)]) + "\n"
+    extra = [] if moving_base is None else [lookahead_moving_base_section(moving_base)]
+    return "\n\n".join(["\n".join(lines), *extra, *(lookahead_cut_section(d) for d in cut)]) + "\n"
 
 
 def moving_rules_paragraph(runs: pd.DataFrame, scenario: str, moving: Sequence[str], mover: str) -> str:
@@ -1631,7 +1675,8 @@ def rendered() -> dict[Path, str]:
     return {
         DOCS_RESULTS_DIR / "window-agent.md": window_agent_markdown(window),
         DOCS_RESULTS_DIR / "lookahead-bound.md": lookahead_bound_markdown(
-            bound, [d for d in map(_json_or_none, LOOKAHEAD_CUT_JSONS) if d is not None]),
+            bound, [d for d in map(_json_or_none, LOOKAHEAD_CUT_JSONS) if d is not None],
+            _json_or_none(LOOKAHEAD_MOVING_BASE_JSON)),
         DOCS_RESULTS_DIR / "stall-conditions.md": stall_conditions_markdown(findings),
         DOCS_RESULTS_DIR / "gavel-crosscheck.md": gavel_crosscheck_markdown(
             json.loads(GAVEL_CROSSCHECK_JSON.read_text(encoding="utf-8"))),

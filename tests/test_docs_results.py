@@ -188,6 +188,25 @@ def test_the_rules_that_move_jobs_stand_beside_the_fleet_bound_as_measured():
     assert f"The best of them, `{mover}`, reaches {reach}" in fleet
 
 
+def test_the_fleet_planner_over_a_moving_base_is_the_measured_one():
+    """docs/results/lookahead-bound.md: the planner over ``ORDER+fastest_move``, never worse than
+    its base on a seed, and its headroom over the best rule that moves jobs, read back from the JSON
+    independently of the renderer."""
+    data = json.loads(_read(render_results.LOOKAHEAD_MOVING_BASE_JSON))
+    base = data["planner"]["base"]
+    assert base.endswith("+fastest_move") and data["planner"]["horizon_min"] is None
+    wide = pd.DataFrame(data["runs"]).pivot_table(index="seed", columns="policy", values="avg_jct_min")
+    assert (wide["lookahead_jct"] <= wide[base] + 1e-9).all()  # a rollout policy of its base
+    mover = wide[data["moving"]].mean().idxmin()
+    page = _read(DOCS / "results" / "lookahead-bound.md")
+    section = page[page.index(f"## {data['scenario']}, over a base that moves jobs"):]
+    section = section[:section.index("\n## ")] if "\n## " in section else section
+    assert f"On every seed its mean JCT is at most `{base}`'s." in section
+    d = paired_difference(wide["lookahead_jct"].to_numpy(), wide[mover].to_numpy())
+    assert (f"The headroom above the rules that move jobs: {d.mean:+.2f} min [{d.low:+.2f}, {d.high:+.2f}] "
+            f"against `{mover}` ({100 * d.mean / wide[mover].mean():+.1f} %") in section
+
+
 SHIPPED_CUTS = [p for p in render_results.LOOKAHEAD_CUT_JSONS if p.is_file()]
 """The large presets whose planner runs are shipped (``gavel-108gpu-heavy`` at least)."""
 
