@@ -24,6 +24,11 @@ GPUs (``ORDER+fastest_move``, :func:`moving_rules`): an action outside the plann
 these rules are shown beside the bound and never taken as the best rule. With ``--resume`` they
 are added to a file that holds the rest.
 
+``--deployable`` also runs the same planner told only the jobs that have arrived and their declared
+run times (:data:`DEPLOYABLE`, ``arrived_only=True``, without a horizon): a scheduler one could
+run, under the rules' information, so that what the clairvoyant planner adds over it is what
+knowing the future buys. It too is shown beside the rules, never taken as the best one.
+
 Prints every policy's mean and the planner paired seed by seed against the best heuristic, and
 writes every run's metrics (the planner's with its wall time, CPU time, forks and searched
 decisions) to ``--json``. Runs go to a process pool (``--workers``). ``--merge A.json B.json ...
@@ -36,7 +41,8 @@ measurement loses at most the seed it was on and starts again there (:func:`meas
 files of :data:`render_results.LOOKAHEAD_BOUND_JSONS`.
 
 Usage: ``python benchmarks/lookahead_bound.py [--scenario fleet-16gpu] [--seeds 1000-1019]
-[--setting history] [--base PAIR] [--horizon-min H] [--best-from PATH] [--moving] [--workers 2]
+[--setting history] [--base PAIR] [--horizon-min H] [--best-from PATH] [--moving] [--deployable]
+[--workers 2]
 [--json benchmarks/results/lookahead-bound.json [--resume]] [--merge PART ...]``.
 """
 
@@ -64,6 +70,8 @@ from gpusched.workload.presets import load_scenario
 from gpusched.workload.scenario import Scenario, told
 
 PLANNER = "lookahead_jct"
+DEPLOYABLE = "lookahead_arrived"
+"""The planner told only the arrived jobs and their declared run times (``--deployable``)."""
 METRICS = ("avg_jct_min", "avg_wait_min", "p99_wait_min", "avg_slowdown", "speed_loss_min", "jobs_completed")
 PLANNER_COUNTS = ("decisions", "planned", "departed", "forks")
 """What a planner run records besides its metrics: decisions, decisions searched, decisions where
@@ -79,17 +87,20 @@ def scenario_of(name: str, setting: str | None) -> Scenario:
 def one_run(task: tuple[str, str | None, str, int, dict]) -> dict:
     """The metrics of one (scenario, setting, policy, seed) run, with its wall time. ``policy`` is
     :data:`PLANNER` for the planner built with the options ``planner`` (its ``base`` and
-    ``horizon_min``), else a registry name."""
+    ``horizon_min``), :data:`DEPLOYABLE` for the same base told only the arrived jobs, else a
+    registry name."""
     name, setting, policy, seed, planner = task
     scenario = scenario_of(name, setting)
     started, cpu = time.perf_counter(), time.process_time()
     counts = {}
-    if policy != PLANNER:
+    if policy not in (PLANNER, DEPLOYABLE):
         metrics = run_policy(scenario, policy, seed=seed).metrics
     else:
         base = planner["base"]
-        search = WindowLookahead(lambda: queue_policy(base), PLANNER, horizon_min=planner["horizon_min"])
-        metrics = run_scheduler(scenario, search, PLANNER, seed).metrics
+        search = (WindowLookahead(lambda: queue_policy(base), PLANNER, horizon_min=planner["horizon_min"])
+                  if policy == PLANNER else
+                  WindowLookahead(lambda: queue_policy(base), DEPLOYABLE, arrived_only=True))
+        metrics = run_scheduler(scenario, search, policy, seed).metrics
         counts = {"decisions": search.decisions, "planned": search.planned,
                   "departed": search.departed, "forks": search.forks}
     return {"policy": policy, "seed": seed, "seconds": time.perf_counter() - started,
@@ -170,10 +181,10 @@ def run_seeds(args: argparse.Namespace, policies: list[str], planner: dict, seed
 
 
 def assembled(args: argparse.Namespace, rules: list[str], best: str | None, planner: dict,
-              rows: list[dict], moving: list[str] = ()) -> dict:
+              rows: list[dict], moving: list[str] = (), deployable: bool = False) -> dict:
     """What ``--json`` holds: the scenario, the best rule (picked among ``rules`` from ``rows`` when
     ``best`` is ``None``), the measurement's options when they are not the defaults, the rules that
-    move jobs run beside (``moving``, when any), and the runs."""
+    move jobs run beside (``moving``, when any), whether :data:`DEPLOYABLE` ran, and the runs."""
     runs = pd.DataFrame(rows).sort_values(["policy", "seed"]).reset_index(drop=True)
     if best is None:
         best = best_heuristic(Comparison(args.scenario, runs, {}), tuple(rules))
@@ -181,7 +192,8 @@ def assembled(args: argparse.Namespace, rules: list[str], best: str | None, plan
                  if c in runs]]
     kept = kept.astype(object).where(kept.notna(), None)
     return {"scenario": args.scenario, "best_heuristic": best, "runs": kept.to_dict("records"),
-            **options(args, planner), **({"moving": list(moving)} if moving else {})}
+            **options(args, planner), **({"moving": list(moving)} if moving else {}),
+            **({"deployable": True} if deployable else {})}
 
 
 def options(args: argparse.Namespace, planner: dict) -> dict:
@@ -196,17 +208,19 @@ def measure(args: argparse.Namespace) -> dict:
     """Run the rules and the planner on the seeds (see the module docstring)."""
     rules, best, planner = plan(args)
     moving = moving_rules(rules) if args.moving else []
+    beside = [*moving, *([DEPLOYABLE] if args.deployable else [])]
     seeds = parse_seeds(args.seeds)
-    return assembled(args, rules, best, planner, run_seeds(args, [*rules, *moving, PLANNER], planner, seeds),
-                     moving)
+    return assembled(args, rules, best, planner, run_seeds(args, [*rules, *beside, PLANNER], planner, seeds),
+                     moving, args.deployable)
 
 
 def _head(data: dict, picked: bool) -> dict:
-    """A measurement's description without its runs and the rules that move jobs run beside (which
-    a later ``--moving`` may add), and without the best rule when it is picked from the runs, which
+    """A measurement's description without its runs and what runs beside the rules (the rules that
+    move jobs and the deployable planner, which a later ``--moving`` or ``--deployable`` may add), and
+    without the best rule when it is picked from the runs, which
     more seeds may change."""
     return {k: v for k, v in data.items()
-            if k not in ("runs", "moving") and not (picked and k == "best_heuristic")}
+            if k not in ("runs", "moving", "deployable") and not (picked and k == "best_heuristic")}
 
 
 def write_atomically(path: Path, data: dict) -> None:
@@ -222,8 +236,8 @@ def measure_resumable(args: argparse.Namespace) -> dict:
 
     A seed the file already holds for every rule and the planner is skipped; the file must describe
     the same measurement (scenario, setting, planner, best rule's source), else it is refused. A
-    (policy, seed) run the file holds is never replaced; the rules that move jobs it names are kept,
-    and ``--moving`` adds the missing ones.
+    (policy, seed) run the file holds is never replaced; what it runs beside the rules is kept, and
+    ``--moving`` or ``--deployable`` adds what is missing.
     """
     path = Path(args.json)
     rules, best, planner = plan(args)
@@ -231,7 +245,9 @@ def measure_resumable(args: argparse.Namespace) -> dict:
     rows = list(data["runs"]) if data else []
     added = moving_rules(rules) if args.moving else []
     moving = list(dict.fromkeys([*(data or {}).get("moving", []), *added]))
-    wanted = {*rules, *moving, PLANNER}
+    deployable = bool((data or {}).get("deployable")) or args.deployable
+    beside = [*moving, *([DEPLOYABLE] if deployable else [])]
+    wanted = {*rules, *beside, PLANNER}
     expected = {"scenario": args.scenario, **({"best_heuristic": best} if best else {}),
                 **options(args, planner)}
     if data is not None and _head(data, best is None) != expected:
@@ -241,9 +257,9 @@ def measure_resumable(args: argparse.Namespace) -> dict:
         if wanted <= have:
             print(f"seed {seed}: already in {path}", flush=True)
             continue
-        new = run_seeds(args, [p for p in [*rules, *moving, PLANNER] if p not in have], planner, [seed])
+        new = run_seeds(args, [p for p in [*rules, *beside, PLANNER] if p not in have], planner, [seed])
         rows += new
-        data = assembled(args, rules, best, planner, rows, moving)
+        data = assembled(args, rules, best, planner, rows, moving, deployable)
         write_atomically(path, data)
         spent = ", ".join(f"{r['policy']} {r['cpu_seconds']:.0f}" for r in new)
         print(f"seed {seed}: {spent} CPU s; written to {path}", flush=True)
@@ -262,6 +278,8 @@ def main() -> None:
     parser.add_argument("--best-from", help="take the best pair from this knowledge table JSON")
     parser.add_argument("--moving", action="store_true",
                         help="also run each order with fastest_move (shown beside, never the best rule)")
+    parser.add_argument("--deployable", action="store_true",
+                        help="also run the planner told only the arrived jobs (not with --horizon-min)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", help="write every run's metrics to this path")
     parser.add_argument("--merge", nargs="+", help="join these parts instead of running")
@@ -270,6 +288,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.resume and (not args.json or args.merge):
         parser.error("--resume writes seed by seed to --json, and does not --merge")
+    if args.deployable and args.horizon_min is not None:
+        parser.error("--deployable runs the planner told only the arrived jobs to the end: no --horizon-min")
     if args.resume:
         data = measure_resumable(args)
     else:

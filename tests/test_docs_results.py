@@ -205,6 +205,12 @@ def test_the_fleet_planner_over_a_moving_base_is_the_measured_one():
     d = paired_difference(wide["lookahead_jct"].to_numpy(), wide[mover].to_numpy())
     assert (f"The headroom above the rules that move jobs: {d.mean:+.2f} min [{d.low:+.2f}, {d.high:+.2f}] "
             f"against `{mover}` ({100 * d.mean / wide[mover].mean():+.1f} %") in section
+    if data.get("deployable"):  # the planner told only the arrived jobs, against its base and the planner
+        own = paired_difference(wide["lookahead_arrived"].to_numpy(), wide[base].to_numpy())
+        lead = paired_difference(wide["lookahead_jct"].to_numpy(), wide["lookahead_arrived"].to_numpy())
+        assert (f"averages {wide['lookahead_arrived'].mean():.2f} min: {own.mean:+.2f} min "
+                f"[{own.low:+.2f}, {own.high:+.2f}] against `{base}`") in section
+        assert f"adds over it, {lead.mean:+.2f} min [{lead.low:+.2f}, {lead.high:+.2f}]" in section
 
 
 SHIPPED_CUTS = [p for p in render_results.LOOKAHEAD_CUT_JSONS if p.is_file()]

@@ -22,10 +22,11 @@ class Stop(Exception):
     """Stands for a measurement cut short."""
 
 
-def _args(path, seeds: str, horizon: float = 720.0, moving: bool = False) -> argparse.Namespace:
+def _args(path, seeds: str, horizon: float = 720.0, moving: bool = False,
+          deployable: bool = False) -> argparse.Namespace:
     return argparse.Namespace(scenario="gavel-108gpu-heavy", seeds=seeds, setting="history",
                               base="las+fastest_fit", horizon_min=horizon, best_from="table.json",
-                              workers=1, json=str(path), moving=moving)
+                              workers=1, json=str(path), moving=moving, deployable=deployable)
 
 
 @pytest.fixture
@@ -43,7 +44,8 @@ def calls(monkeypatch):
         if policy == lookahead_bound.PLANNER and seed in stop_on:
             raise Stop(seed)
         made.append((policy, seed))
-        rank = -1 if policy in MOVING else [*RULES, lookahead_bound.PLANNER].index(policy)  # moving: lowest
+        beside = (*MOVING, lookahead_bound.DEPLOYABLE)  # the lowest JCT, and still never the best rule
+        rank = -1 if policy in beside else [*RULES, lookahead_bound.PLANNER].index(policy)
         return {"policy": policy, "seed": seed, "seconds": 1.0, "cpu_seconds": 0.5,
                 **{m: float(seed + rank) for m in lookahead_bound.METRICS}}
 
@@ -122,3 +124,19 @@ def test_the_rules_that_move_jobs_are_added_beside_and_never_taken_as_the_best(t
     again = lookahead_bound.measure_resumable(_args(path, "1000-1002"))  # kept without --moving
     assert {p for p, s in made if s == 1002} == {*RULES, lookahead_bound.PLANNER, *MOVING}
     assert again["moving"] == MOVING
+
+
+def test_the_deployable_planner_is_added_beside_and_kept(tmp_path, calls, monkeypatch):
+    """``--deployable`` on a file that holds the rest runs only the planner told the arrived jobs."""
+    made, _ = calls
+    monkeypatch.setattr(lookahead_bound, "plan",
+                        lambda args: (list(RULES), None, {"base": "las+fastest_fit", "horizon_min": 720.0}))
+    path = tmp_path / "bound.json"
+    lookahead_bound.measure_resumable(_args(path, "1000-1001"))
+    made.clear()
+    data = lookahead_bound.measure_resumable(_args(path, "1000-1001", deployable=True))
+    assert sorted(made) == [(lookahead_bound.DEPLOYABLE, 1000), (lookahead_bound.DEPLOYABLE, 1001)]
+    assert data["deployable"] is True and data["best_heuristic"] in RULES
+    made.clear()
+    lookahead_bound.measure_resumable(_args(path, "1000-1002"))  # kept without --deployable
+    assert {p for p, s in made if s == 1002} == {*RULES, lookahead_bound.PLANNER, lookahead_bound.DEPLOYABLE}
