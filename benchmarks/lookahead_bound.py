@@ -96,10 +96,9 @@ def one_run(task: tuple[str, str | None, str, int, dict]) -> dict:
     if policy not in (PLANNER, DEPLOYABLE):
         metrics = run_policy(scenario, policy, seed=seed).metrics
     else:
-        base = planner["base"]
-        search = (WindowLookahead(lambda: queue_policy(base), PLANNER, horizon_min=planner["horizon_min"])
-                  if policy == PLANNER else
-                  WindowLookahead(lambda: queue_policy(base), DEPLOYABLE, arrived_only=True))
+        base, deployable = planner["base"], policy == DEPLOYABLE
+        search = WindowLookahead(lambda: queue_policy(base), policy, arrived_only=deployable,
+                                 horizon_min=None if deployable else planner["horizon_min"])
         metrics = run_scheduler(scenario, search, policy, seed).metrics
         counts = {"decisions": search.decisions, "planned": search.planned,
                   "departed": search.departed, "forks": search.forks}
@@ -121,6 +120,12 @@ def moving_rules(rules: list[str]) -> list[str]:
     jobs to faster GPUs as they free up (:data:`~gpusched.policies.migration.MOVING_PLACEMENT`)."""
     orders = dict.fromkeys(rule.partition("+")[0] for rule in rules)
     return [f"{order}+{MOVING_PLACEMENT}" for order in orders]
+
+
+def beside_rules(moving: list[str], deployable: bool) -> list[str]:
+    """What runs beside the rules and is never the best one: the rules that move jobs, then
+    :data:`DEPLOYABLE` when it runs."""
+    return [*moving, *([DEPLOYABLE] if deployable else [])]
 
 
 def report(data: dict) -> None:
@@ -208,7 +213,7 @@ def measure(args: argparse.Namespace) -> dict:
     """Run the rules and the planner on the seeds (see the module docstring)."""
     rules, best, planner = plan(args)
     moving = moving_rules(rules) if args.moving else []
-    beside = [*moving, *([DEPLOYABLE] if args.deployable else [])]
+    beside = beside_rules(moving, args.deployable)
     seeds = parse_seeds(args.seeds)
     return assembled(args, rules, best, planner, run_seeds(args, [*rules, *beside, PLANNER], planner, seeds),
                      moving, args.deployable)
@@ -216,9 +221,8 @@ def measure(args: argparse.Namespace) -> dict:
 
 def _head(data: dict, picked: bool) -> dict:
     """A measurement's description without its runs and what runs beside the rules (the rules that
-    move jobs and the deployable planner, which a later ``--moving`` or ``--deployable`` may add), and
-    without the best rule when it is picked from the runs, which
-    more seeds may change."""
+    move jobs and the deployable planner, which a later ``--moving`` or ``--deployable`` may add),
+    and without the best rule when it is picked from the runs, which more seeds may change."""
     return {k: v for k, v in data.items()
             if k not in ("runs", "moving", "deployable") and not (picked and k == "best_heuristic")}
 
@@ -246,7 +250,7 @@ def measure_resumable(args: argparse.Namespace) -> dict:
     added = moving_rules(rules) if args.moving else []
     moving = list(dict.fromkeys([*(data or {}).get("moving", []), *added]))
     deployable = bool((data or {}).get("deployable")) or args.deployable
-    beside = [*moving, *([DEPLOYABLE] if deployable else [])]
+    beside = beside_rules(moving, deployable)
     wanted = {*rules, *beside, PLANNER}
     expected = {"scenario": args.scenario, **({"best_heuristic": best} if best else {}),
                 **options(args, planner)}

@@ -324,6 +324,22 @@ def lookahead_cut_section(data: dict) -> str:
     return "\n".join(lines)
 
 
+def _best_moving_rule(mean: pd.DataFrame | pd.Series, moving: Sequence[str]) -> str | None:
+    """The rule of ``moving`` (``lookahead_bound.py --moving``) with the lowest mean JCT among those
+    measured (``mean`` by policy: a frame with ``avg_jct_min`` or that column alone); ``None``: none."""
+    jct = mean["avg_jct_min"] if isinstance(mean, pd.DataFrame) else mean
+    measured = [p for p in moving if p in jct.index]
+    return min(measured, key=lambda p: jct[p]) if measured else None
+
+
+def _paired(runs: pd.DataFrame, scenario: str, policy: str, baseline: str,
+            metrics: Sequence[str] = ("avg_jct_min",)) -> pd.DataFrame:
+    """``policy`` minus ``baseline`` paired seed by seed (the scorecard's row of each metric,
+    indexed by metric)."""
+    card = scorecard(Comparison(scenario, runs, {}), baseline, list(metrics))
+    return card[card["policy"] == policy].set_index("metric")
+
+
 def lookahead_moving_base_section(data: dict) -> str:
     """The fleet's planner over a base that moves jobs (what ``lookahead_bound.py --base
     ORDER+fastest_move --moving`` writes), against the best rule that moves jobs and the best pair."""
@@ -331,14 +347,13 @@ def lookahead_moving_base_section(data: dict) -> str:
     scenario, best, base = data["scenario"], data["best_heuristic"], data["planner"]["base"]
     mean, std = mean_std(runs, [k for k, _, _ in COLUMNS])
     moving = [p for p in data["moving"] if p in mean.index]
-    mover = min(moving, key=lambda p: mean.loc[p, "avg_jct_min"])
+    mover = _best_moving_rule(mean, moving)
     seeds = sorted(runs["seed"].unique())
     wide = runs.pivot_table(index="seed", columns="policy", values="avg_jct_min")
     above = int((wide[PLANNER] > wide[base] + 1e-9).sum())
     never = (f"On every seed its mean JCT is at most `{base}`'s." if not above else
              f"Its mean JCT is above `{base}`'s on {above} of {len(seeds)} seeds.")
-    card = scorecard(Comparison(scenario, runs, {}), mover, ["avg_jct_min"])
-    row = card[card["policy"] == PLANNER].iloc[0]
+    row = _paired(runs, scenario, PLANNER, mover).loc["avg_jct_min"]
     lines = [
         f"## {scenario}, over a base that moves jobs", "",
         f"Measured by `python benchmarks/lookahead_bound.py --base {base} --moving"
@@ -371,13 +386,8 @@ def lookahead_moving_base_section(data: dict) -> str:
 def _deployable_sentence(runs: pd.DataFrame, scenario: str, base: str) -> str:
     """What the planner told only the arrived jobs reaches against its base, and what the
     clairvoyant planner adds over it, each paired seed by seed."""
-    comparison = Comparison(scenario, runs, {})
-
-    def paired(policy: str, baseline: str) -> pd.Series:
-        card = scorecard(comparison, baseline, ["avg_jct_min"])
-        return card[card["policy"] == policy].iloc[0]
-
-    own, lead = paired(DEPLOYABLE, base), paired(PLANNER, DEPLOYABLE)
+    own = _paired(runs, scenario, DEPLOYABLE, base).loc["avg_jct_min"]
+    lead = _paired(runs, scenario, PLANNER, DEPLOYABLE).loc["avg_jct_min"]
     mean = runs.loc[runs.policy == DEPLOYABLE, "avg_jct_min"].mean()
     seconds = runs.loc[runs.policy == DEPLOYABLE, "seconds"].mean()
     return ("Told only the jobs that have arrived and their declared run times (`--deployable`, "
@@ -408,7 +418,7 @@ def lookahead_bound_markdown(data: dict, cut: Sequence[dict] = (), moving_base: 
         f"**{data['scenario']}**, seeds {seeds[0]}-{seeds[-1]}, mean ± std; `{PLANNER}` took "
         f"{runs.loc[runs.policy == PLANNER, 'seconds'].mean():.0f} s per run.", "", *_header()]
     moving = [p for p in data.get("moving", []) if p in mean.index]
-    mover = min(moving, key=lambda p: mean.loc[p, "avg_jct_min"]) if moving else None
+    mover = _best_moving_rule(mean, moving)
     for p in (PLANNER, best):
         lines.append(_mean_std_row(f"{p}{' (best heuristic)' if p == best else ''}", mean.loc[p], std.loc[p]))
     if mover is not None:
@@ -426,8 +436,7 @@ def moving_rules_paragraph(runs: pd.DataFrame, scenario: str, moving: Sequence[s
     """What the rules that move running jobs (``lookahead_bound.py --moving``) reach beside the
     bound: an action outside the planner's space, so never its best rule; each clause follows the
     paired difference of the best of them against the planner."""
-    card = scorecard(Comparison(scenario, runs, {}), mover, ["avg_jct_min", "p99_wait_min"])
-    planner = card[card["policy"] == PLANNER].set_index("metric")
+    planner = _paired(runs, scenario, PLANNER, mover, ("avg_jct_min", "p99_wait_min"))
     jct, p99 = planner.loc["avg_jct_min"], planner.loc["p99_wait_min"]
     interval = _bracket(jct.low, jct.high, jct.seeds)
     if jct.low > 0:
@@ -1648,15 +1657,13 @@ def real_cluster_finding(data: dict) -> str:
                    "([table](docs/results/real-cluster.md)).")
 
 
-def _moving_rule_clause(runs: pd.DataFrame, mean: pd.Series, moving: Sequence[str]) -> str:
+def _moving_rule_clause(runs: pd.DataFrame, scenario: str, mean: pd.Series, moving: Sequence[str]) -> str:
     """Where the best rule that moves jobs stands against the fleet's bound (planner minus rule,
     paired seed by seed), or nothing when the bound's file holds no such rule."""
-    moving = [p for p in moving if p in mean.index]
-    if not moving:
+    mover = _best_moving_rule(mean, moving)
+    if mover is None:
         return ""
-    mover = min(moving, key=lambda p: mean[p])
-    wide = runs.pivot_table(index="seed", columns="policy", values="avg_jct_min")
-    d = paired_difference(wide[PLANNER].to_numpy(), wide[mover].to_numpy())
+    d = _paired(runs, scenario, PLANNER, mover).loc["avg_jct_min"]
     reach = ("further" if d.low > 0 else "not as far" if d.high < 0
              else "as far, within the paired interval")
     return (f" A rule that moves running jobs to faster GPUs, outside that action space, gets {reach}: "
@@ -1686,7 +1693,7 @@ def findings_markdown(window: dict, bound: dict, findings: list[FamilyFinding], 
         agent_finding(window) + " A clairvoyant planner in the agent's own action space reaches "
         f"{b_mean[PLANNER]:.1f} min on `fleet-16gpu` ({_pct(b_mean[PLANNER], b_mean[b_best])} against "
         f"`{b_best}`; [bound](docs/results/lookahead-bound.md), [agent](docs/agent.md))."
-        + _moving_rule_clause(b_runs, b_mean, bound.get("moving", [])),
+        + _moving_rule_clause(b_runs, bound["scenario"], b_mean, bound.get("moving", [])),
         f"- **The FGD paper reproduces.** On {fgd.rows} trace and policy pairs of Alibaba's openb trace, "
         f"our 10-seed mean GPU allocation is within **{fgd.largest_diff:.2f} points** of the published "
         "one ([table](docs/results/fgd-accuracy.md)).",

@@ -73,6 +73,4 @@ def simulator_for(scenario: Scenario, cluster: Cluster, jobs: list[Job], speeds:
                          speed_model=TableSpeeds(cluster, speeds),
                          restore=CheckpointRestore(scenario.checkpoint), **options)
     except InfeasibleJobError as exc:  # a drawn job no node holds: named with the scenario, as a key is
-        if str(exc).startswith(("trace '", "scenario '")):
-            raise
         raise InfeasibleJobError(f"scenario '{scenario.label}', cluster: {exc}") from None
