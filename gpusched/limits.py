@@ -206,7 +206,8 @@ about ten), while one whose nodes fail every few minutes would otherwise take ho
 safety horizon."""
 
 MAX_RESTORE_MIN = 10_000.0
-"""Longest ``checkpoint.restore_min`` (minutes a resumed job spends loading its state)."""
+"""Longest ``checkpoint.restore_min`` and ``checkpoint.move_restore_min`` (minutes a resumed or
+moved job spends loading its state)."""
 
 MAX_PREEMPTION_MIN_RUN_MIN = 1e6
 """Longest ``queue.preemption_min_run_min`` (minutes a job runs before it may be preempted)."""

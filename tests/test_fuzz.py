@@ -839,6 +839,8 @@ BLOCK_VALUES: dict[str, Any] = {
     "checkpoint.interval_min": st.one_of(
         st.sampled_from([1e-320, 1e-307, MIN_CHECKPOINT_MIN, 60, 1e6, 2e6]), st.floats(0, 2e6)),
     "checkpoint.restore_min": st.one_of(st.sampled_from([0, 5, 10_000, 10_001]), st.floats(0, 2e4)),
+    "checkpoint.move_restore_min": st.one_of(st.none(), st.sampled_from([0, 5, 10_000, 10_001, -1]),
+                                             st.floats(0, 2e4)),
     "checkpoint.types": st.sampled_from([["training"], ["batch", "inference"], ["trainig"], [], "training"]),
     "queue.window": st.one_of(st.sampled_from([1, 4, MAX_WINDOW, MAX_WINDOW + 1]), st.integers(-2, 200)),
     "queue.preemption_min_run_min": st.one_of(st.sampled_from([1e-300, 0.5, 10, 1e6, 2e6]),
@@ -886,7 +888,7 @@ def test_failure_checkpoint_and_queue_blocks_load_or_fail_in_one_line_and_loaded
         return
     f, c, q = scenario.failures, scenario.checkpoint, scenario.queue
     for value in (f.node_failures_per_1000_node_days, f.repair_min.median, f.repair_min.mean,
-                  *(() if c is None else (c.interval_min, c.restore_min)),
+                  *(() if c is None else (c.interval_min, c.restore_min, c.move_min)),
                   *(() if q.preemption_min_run_min is None else (q.preemption_min_run_min,))):
         assert type(value) is float and math.isfinite(value)
     assert f.seed is None or type(f.seed) is int

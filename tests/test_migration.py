@@ -96,6 +96,38 @@ def test_a_move_must_win_back_its_restore():
     assert result.jobs["end_min"].tolist() == [60.0, 120.0] and result.metrics["migrations"] == 0
 
 
+def test_a_move_pays_move_restore_min_and_a_resumption_from_the_queue_restore_min():
+    # The first case with a move that costs 2 min and a resumption 50: the job moves at 60 and
+    # ends at 60 + 2 + 585 = 647 (with 50 it would still move, 50 + 585 < 2,340, and end at 695).
+    c = cluster("V100", "K80")
+    spec = CheckpointSpec(interval_min=60.0, restore_min=50.0, move_restore_min=2.0)
+    sim = Simulator(c, [job(0, 60.0), job(1, 600.0)], speed_model=TableSpeeds(c, speeds(c)),
+                    preemption_min_run_min=GUARD_MIN, restore=CheckpointRestore(spec))
+    t = sim.run(get_policy("fcfs+fastest_move")).jobs
+    assert t["end_min"].tolist() == [60.0, 647.0]
+    assert t.loc[1, "restore_min"] == 2.0 and t["migrations"].tolist() == [0, 1]
+    # Preempted to the queue, a job pays restore_min: on one V100 srtf preempts job 0 (100 min) at
+    # 20 for job 1 (5 min, 20 -> 25); job 0 resumes at 25 and ends at 25 + 50 + 80 = 155.
+    one = cluster("V100")
+    sim = Simulator(one, [job(0, 100.0), job(1, 5.0, arrival=20.0)],
+                    speed_model=TableSpeeds(one, speeds(one)), window=4, restore=CheckpointRestore(spec))
+    t = sim.run(get_policy("srtf+best_fit")).jobs
+    assert t["end_min"].tolist() == [155.0, 25.0] and t.loc[0, "restore_min"] == 50.0
+
+
+def test_the_move_rule_reads_the_cost_of_a_move():
+    # A move that costs 65 min does not pay back (65 + 15 > 60 left on the K80) even when a
+    # resumption costs nothing; one that costs 0 does, whatever a resumption costs.
+    c = cluster("V100", "K80")
+    ends = {}
+    for restore, move in ((0.0, 65.0), (80.0, 0.0)):
+        spec = CheckpointSpec(interval_min=60.0, restore_min=restore, move_restore_min=move)
+        sim = Simulator(c, [job(0, 60.0), job(1, 30.0)], speed_model=TableSpeeds(c, speeds(c)),
+                        preemption_min_run_min=GUARD_MIN, restore=CheckpointRestore(spec))
+        ends[move] = sim.run(get_policy("fastest_move")).jobs["end_min"].tolist()
+    assert ends == {65.0: [60.0, 120.0], 0.0: [60.0, 75.0]}
+
+
 def test_where_no_run_time_is_declared_a_job_moves_whenever_the_gang_is_faster():
     # The case above with nothing declared: its work left is unknown, so unbounded; the move wins
     # back any restore. It moves at 60 (15 V100-minutes done, 15 left) and ends at 60 + 50 + 15.

@@ -10,7 +10,15 @@ import sys
 import numpy as np
 import pytest
 
-from gpusched.experiment.real_cluster import SHOCKWAVE_FILES, restore_s, shockwave_policy, tacc_scenario
+from gpusched.experiment.real_cluster import (
+    SHOCKWAVE_FILES,
+    SHOCKWAVE_SIM_RESUME_S,
+    restore_s,
+    run_tacc,
+    shockwave_policy,
+    shockwave_sim_scenario,
+    tacc_scenario,
+)
 from gpusched.paths import REAL_CLUSTER_RESULTS, REPO_ROOT
 from gpusched.policies.rounds import round_policy_names
 from gpusched.workload.shockwave_results import shipped_result_policies
@@ -65,3 +73,33 @@ def test_every_round_policy_is_on_the_page_and_the_preset_carries_the_calibrated
 def test_the_page_and_its_scatter_are_what_the_stored_results_render():
     assert real_cluster.PAGE.read_text(encoding="utf-8") == real_cluster.render_markdown(STORED)
     assert real_cluster.SVG.read_text(encoding="utf-8") == real_cluster.render_svg(STORED)
+
+
+def test_told_shockwaves_costs_a_rerun_gives_the_stored_numbers():
+    # Shockwave's simulator's rule: 20 s after a round off, nothing for a move
+    scenario = shockwave_sim_scenario()
+    assert scenario.checkpoint.restore_min * 60 == pytest.approx(SHOCKWAVE_SIM_RESUME_S)
+    assert scenario.checkpoint.move_min == 0.0
+    assert scenario.checkpoint.interval_min == tacc_scenario().checkpoint.interval_min
+    costs = STORED["shockwave_costs"]
+    assert list(costs["runs"]) == STORED["shared"]
+    stored = costs["runs"]["finish_time_fairness"]["shockwave"]
+    run = real_cluster.measure(shockwave_policy("finish_time_fairness"), scenario=scenario)
+    np.testing.assert_allclose(run["jct_s"], stored["jct_s"], rtol=1e-9)
+    sim = STORED["references"]["finish_time_fairness"]["shockwave_sim"]
+    assert 100 * (run["avg_jct_s"] / sim["avg_jct_s"] - 1) == pytest.approx(stored["sim_jct_error_pct"])
+    # told no cost, the run is the preset's with no restore at all
+    none = real_cluster.measure(shockwave_policy("max_min_fairness"), restore=0.0)
+    np.testing.assert_allclose(none["jct_s"], costs["runs"]["max_min_fairness"]["none"]["jct_s"], rtol=1e-9)
+
+
+def test_under_shockwaves_costs_a_move_is_free_and_a_resumption_pays_20_s():
+    result, _ = run_tacc("max_min_fairness", scenario=shockwave_sim_scenario())
+    table = result.jobs
+    assert table["migrations"].sum() > 0  # jobs do move from one round to the next
+    moved = result.timeline.stops.query("kind == 'migration'")[["time_min", "job"]]
+    resumes = result.timeline.resumes.merge(moved, on=["time_min", "job"], how="left", indicator=True)
+    after_move = resumes["_merge"] == "both"
+    assert (resumes.loc[after_move, "restore_min"] == 0.0).all()
+    assert after_move.any() and (~after_move).any()
+    np.testing.assert_allclose(resumes.loc[~after_move, "restore_min"], SHOCKWAVE_SIM_RESUME_S / 60)

@@ -46,12 +46,12 @@ def _speeds(cluster: Cluster):
 
 
 def _run(policy: str, jobs: list[Job], *, restore: float = RESTORE_MIN, length: float = 6.0,
-         seed: int = 0) -> Simulator:
+         seed: int = 0, move: float | None = None) -> Simulator:
     cluster = _cluster()
     sim = Simulator(cluster, jobs, speed_model=TableSpeeds(cluster, _speeds(cluster)),
                     rounds=RoundSpec(length_min=length, reset_min=0), round_seed=seed,
                     restore=CheckpointRestore(CheckpointSpec(interval_min=60, types=("training",),
-                                                             restore_min=restore)))
+                                                             restore_min=restore, move_restore_min=move)))
     sim.run(get_policy(policy, seed))
     return sim
 
@@ -81,6 +81,18 @@ def test_a_job_that_changes_gpus_pays_exactly_the_restore():
     # stopped and resumed there at one instant
     stops = {(t, j, tuple(g)) for t, j, _, _, g, _, _ in sim.run_state.log.stops}
     assert not [r for r in resumes if (r[0], r[1], tuple(r[2])) in stops]
+
+
+def test_a_job_that_moves_between_rounds_pays_the_move_and_one_back_from_the_queue_the_restore():
+    # four jobs on two GPUs under the agnostic policy: some run two rounds in a row on other GPUs
+    # (a move), others come back after a round in the queue (a resumption)
+    move = 0.25
+    sim = _run("max_min_fairness", [_job(i, 0.0, 40.0) for i in range(4)], move=move)
+    moved = {(t, j) for t, j, kind, *_ in sim.run_state.log.stops if kind == "migration"}
+    paid = {"move": set(), "queue": set()}
+    for t, j, _, restore in sim.run_state.log.resumes:
+        paid["move" if (t, j) in moved else "queue"].add(restore)
+    assert paid == {"move": {move}, "queue": {RESTORE_MIN}}
 
 
 @pytest.mark.parametrize("policy", ["max_min_fairness", "max_min_fairness_perf", "fifo_perf",

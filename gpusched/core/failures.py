@@ -141,6 +141,15 @@ class CheckpointSpec(_Strict):
     types: tuple[str, ...] = Field(("training",), description="job types that checkpoint")
     restore_min: Number = Field(0.0, ge=0, le=MAX_RESTORE_MIN, description=(
         "minutes a resumed job spends loading its state before it progresses"))
+    move_restore_min: Number | None = Field(None, ge=0, le=MAX_RESTORE_MIN, description=(
+        "minutes a job that moves straight from the GPUs it runs on to others spends loading its "
+        "state there (default: restore_min); 0 is the rule of Shockwave's simulator, which "
+        "charges a job that ran in the round before nothing"))
+
+    @property
+    def move_min(self) -> float:
+        """Minutes a move costs (``move_restore_min``, else ``restore_min``)."""
+        return float(self.restore_min if self.move_restore_min is None else self.move_restore_min)
 
 
 def check_can_finish(failures: FailureSpec | None, checkpoint: CheckpointSpec | None) -> None:

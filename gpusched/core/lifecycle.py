@@ -114,7 +114,10 @@ class Lifecycle:
         phases = self.phases
         clock = None if phases is None else phases.clocks.get(job.id)
         if lives is not None and lives.stopped[job_idx]:  # a resumption
-            saved, restore = float(lives.saved_min[job_idx]), self.restore.resume_cost_min(job, gpus)
+            restore_model = self.restore
+            restore = (restore_model.move_cost_min(job, gpus) if slot < 0  # a migration
+                       else restore_model.resume_cost_min(job, gpus))
+            saved = float(lives.saved_min[job_idx])
             lives.current_restore_min[job_idx] = restore
             if clock is None:
                 duration = restore + max(job.duration_min - saved, 0.0) / speed

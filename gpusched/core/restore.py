@@ -5,7 +5,9 @@ how much of its progress it keeps, and when it resumes, how long it spends loadi
 The shipped model (:class:`CheckpointRestore`) is the scenario's ``checkpoint:`` key
 (:mod:`gpusched.core.failures`): a preempted or migrated job keeps all its progress; a job a failure stops
 keeps its last checkpoint (its last saved state if its type does not checkpoint); each
-resumption pays ``restore_min``. A model with per-job or per-size restores replaces it alone.
+resumption from the queue pays ``restore_min``, and a move straight from the GPUs a job runs on to
+others (a migration) pays ``move_restore_min`` (``restore_min`` unless set). A model with per-job or
+per-size restores replaces it alone.
 """
 
 from __future__ import annotations
@@ -21,7 +23,12 @@ class RestoreModel(Protocol):
     """What a job keeps when it stops, and the restore it pays when it resumes."""
 
     def resume_cost_min(self, job: Job, gpus: Sequence[int]) -> float:
-        """Minutes ``job`` spends restoring when it resumes on ``gpus``."""
+        """Minutes ``job`` spends restoring when it resumes on ``gpus`` from the queue."""
+        ...
+
+    def move_cost_min(self, job: Job, gpus: Sequence[int]) -> float:
+        """Minutes ``job`` spends restoring when it moves to ``gpus`` straight from the GPUs it
+        runs on (a migration)."""
         ...
 
     def kept_min(self, job: Job, kind: str, progress_min: float, saved_min: float) -> float:
@@ -41,9 +48,13 @@ class CheckpointRestore:
     def __init__(self, checkpoint: CheckpointSpec | None):
         self.checkpoint = checkpoint
         self.restore = 0.0 if checkpoint is None else float(checkpoint.restore_min)
+        self.move_restore = 0.0 if checkpoint is None else checkpoint.move_min
 
     def resume_cost_min(self, job: Job, gpus: Sequence[int]) -> float:
         return self.restore
+
+    def move_cost_min(self, job: Job, gpus: Sequence[int]) -> float:
+        return self.move_restore
 
     def kept_min(self, job: Job, kind: str, progress_min: float, saved_min: float) -> float:
         if kind in ("preemption", "migration"):

@@ -313,9 +313,9 @@ class SchedulerView:
         self._run.decide_at_events = True
 
     def restore_min_on(self, job_idx: int, gpus: Sequence[int]) -> float:
-        """Minutes the job would spend restoring if it resumed on ``gpus`` (the restore model's:
+        """Minutes the job would spend restoring if it moved to ``gpus`` (the restore model's:
         what a migration there costs before it progresses)."""
-        return self._sim.setup.restore.resume_cost_min(self._sim.run_state.jobs[job_idx], gpus)
+        return self._sim.setup.restore.move_cost_min(self._sim.run_state.jobs[job_idx], gpus)
 
     def fork(self) -> ShownSimulator:
         """A new simulator that knows what the view shows: the arrived jobs, their declared run

@@ -75,6 +75,8 @@ def failure_settings(scenario: Scenario) -> list[dict[str, str]]:
                     "starts over."},
         {"setting": "Restore time", "value": "—" if ckpt is None else f"{ckpt.restore_min:g} min",
          "meaning": "Time a resumed job spends reloading its saved state before it progresses."},
+        {"setting": "Restore after a move", "value": "—" if ckpt is None else f"{ckpt.move_min:g} min",
+         "meaning": "Time a job that moves straight to other GPUs spends reloading its state there."},
         {"setting": "Preemption", "value": f"after {scenario.preemption_min_run_min:g} min of "
                                            "running",
          "meaning": "A preemptive rule (LAS, SRTF) may pause a job once it has run this long."},

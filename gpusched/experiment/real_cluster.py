@@ -18,6 +18,13 @@ results only (:func:`gpusched.workload.shockwave_results.shipped_result_policies
 least mean absolute error of the average JCT over those policies; never per policy or per job.
 Shockwave's ``scheduler/scheduler.py`` keeps a (commented-out) list of the preemption overheads it
 measured on TACC, percentiles from 0 to 60 s, mean 10.8 s (:data:`TACC_OVERHEAD_MEAN_S`).
+
+**Shockwave's simulator's own costs.** Shockwave's simulator charges a cost of its own
+(:data:`SHOCKWAVE_SIM_RESUME_S`), under another rule: a job that did not run in the round before
+pays 20 s of its round, and a job that ran in the round before pays nothing, on whatever GPUs it
+runs now. :func:`shockwave_sim_scenario` is the preset told that rule (``checkpoint.restore_min``
+20 s, ``checkpoint.move_restore_min`` 0), so that the two simulators can be compared on the same
+costs.
 """
 
 from __future__ import annotations
@@ -51,6 +58,16 @@ def shockwave_policy(policy: str) -> str:
 TACC_OVERHEAD_MEAN_S = 10.8
 """The mean of the preemption overheads Shockwave measured on TACC (s): the commented-out list in its
 ``scheduler/scheduler.py``, read there."""
+
+SHOCKWAVE_SIM_RESUME_S = 20.0
+"""The cost Shockwave's simulator charges a job that did not run in the round before, in the round
+it runs again (s): ``preemption_overhead = 20`` ("an approach similar to pollux") in ``simulate`` of
+its ``scheduler/scheduler.py`` (``uw-mad-dash/shockwave``, read at commit e07dd20), which takes it
+off the round's execution time and the steps in proportion. A job that ran in the round before pays
+nothing there, whether or not its GPUs changed. Two details are not mirrored by
+:func:`shockwave_sim_scenario`: the charge is skipped in a round the job does not run to its end
+(its execution time is within 5 s of the round's length or shorter), and it is paid in a job's
+first round too (here a first start costs nothing: 20 s once per job)."""
 
 WITHIN = 0.10
 """A job's JCT counts as matched when within this share of its measured JCT."""
@@ -93,6 +110,14 @@ def restore_s(scenario: Scenario) -> float:
     return 0.0 if scenario.checkpoint is None else 60.0 * float(scenario.checkpoint.restore_min)
 
 
+def shockwave_sim_scenario() -> Scenario:
+    """The preset told the costs of Shockwave's simulator (:data:`SHOCKWAVE_SIM_RESUME_S` at a
+    resumption from the queue, nothing for a move from one round to the next) instead of the
+    calibrated restore."""
+    return load_scenario(PRESET).with_overrides(**{
+        "checkpoint.restore_min": SHOCKWAVE_SIM_RESUME_S / 60.0, "checkpoint.move_restore_min": 0.0})
+
+
 def tacc_scenario(restore: float | None = None) -> Scenario:
     """The preset, or with ``restore`` s charged at each resumption on other GPUs instead."""
     scenario = load_scenario(PRESET)
@@ -101,9 +126,11 @@ def tacc_scenario(restore: float | None = None) -> Scenario:
     return scenario.with_overrides(**{"checkpoint.restore_min": restore / 60.0})
 
 
-def run_tacc(policy: str, restore: float | None = None) -> tuple[Result, np.ndarray]:
-    """Run ``policy`` on the real cluster's preset: the result and each job's JCT (s) by job id."""
-    result = run_policy(tacc_scenario(restore), policy)
+def run_tacc(policy: str, restore: float | None = None, scenario: Scenario | None = None
+             ) -> tuple[Result, np.ndarray]:
+    """Run ``policy`` on the real cluster's preset (or on ``scenario``, one of its variants): the
+    result and each job's JCT (s) by job id."""
+    result = run_policy(tacc_scenario(restore) if scenario is None else scenario, policy)
     jobs = result.jobs.sort_values("id")
     jct_s = (jobs["end_min"].to_numpy(dtype=float) - jobs["arrival_min"].to_numpy(dtype=float)) * 60.0
     return result, jct_s

@@ -20,6 +20,7 @@ failures:               # optional: node failures and repairs (gpusched.core.fai
   repair_min: {median: 54, mean: 355}
   seed: 7               # optional; otherwise derived from the workload seed
 checkpoint: {interval_min: 60, types: [training], restore_min: 0.5}   # optional
+                        # optional in it: move_restore_min (a move's restore; default restore_min)
 speed: default          # optional: relative GPU speeds (the shipped table, or model -> type -> speed)
 reward: {}              # optional; see gpusched.core.reward.RewardSpec for the defaults
 util_band: [0.6, 0.8]   # optional; target band of cluster utilisation (fractions)
@@ -380,10 +381,13 @@ class Scenario(_Strict):
         if rounds is None:
             return None
         checkpoint, horizon = info.data.get("checkpoint"), info.data.get("horizon_min")
-        if checkpoint is not None and rounds.length_min <= checkpoint.restore_min:
-            raise ValueError(f"length_min ({rounds.length_min:g}) must be longer than "
-                             f"checkpoint.restore_min ({checkpoint.restore_min:g}), or a job that "
-                             "changes GPUs never progresses in its round")
+        if checkpoint is not None:
+            key, restore = max((("restore_min", float(checkpoint.restore_min)),
+                                ("move_restore_min", checkpoint.move_min)), key=lambda kv: kv[1])
+            if rounds.length_min <= restore:
+                raise ValueError(f"length_min ({rounds.length_min:g}) must be longer than "
+                                 f"checkpoint.{key} ({restore:g}), or a job that changes GPUs never "
+                                 "progresses in its round")
         if horizon is not None and horizon / rounds.length_min > MAX_ROUNDS:
             raise ValueError(f"length_min ({rounds.length_min:g}) gives {horizon / rounds.length_min:,.0f} "
                              f"rounds before horizon_min, over the limit of {MAX_ROUNDS:,}")
