@@ -429,3 +429,8 @@ def test_the_readme_real_cluster_finding_is_what_the_shipped_comparison_measured
     assert f"mean |error| {np.mean(ours_err):.2f} %" in block
     assert f"Shockwave's own simulator's {np.mean(sim_err):.2f} %" in block
     assert (np.mean(ours_err) <= np.mean(sim_err)) == ("at most Shockwave's" in block)
+    # told the costs Shockwave's simulator charges: the largest gap to that simulator, from raw JCTs
+    sim_avg = {p: data["references"][p]["shockwave_sim"]["avg_jct_s"] for p in shared}
+    gaps = [100 * abs(np.mean(runs["shockwave"]["jct_s"]) / sim_avg[p] - 1)
+            for p, runs in data["shockwave_costs"]["runs"].items()]
+    assert f"within {max(gaps):.1f} % of that simulator's on each of the {len(gaps)}." in block
