@@ -1652,12 +1652,11 @@ def real_cluster_finding(data: dict) -> str:
     else:
         text += " Per job we match it: on every policy at least as many jobs land within 10 % of " \
                 "their measured JCT."
-    costs = data.get("shockwave_costs")
-    if costs:  # the two simulators told the same costs
-        errors = [abs(r["shockwave"]["sim_jct_error_pct"]) for r in costs["runs"].values()]
-        text += (f" Told the costs Shockwave's simulator charges ({costs['resume_s']:g} s to a job back "
-                 "after a round off, nothing to a move), our average JCT is within "
-                 f"{max(errors):.1f} % of that simulator's on each of the {len(errors)}.")
+    if s.sim_costs is not None:  # the two simulators told the same costs
+        resume_s, worst, n_runs = s.sim_costs
+        text += (f" Told the costs Shockwave's simulator charges ({resume_s:g} s to a job back after a "
+                 f"round off, nothing to a move), our average JCT is within {worst:.1f} % of that "
+                 f"simulator's on each of the {n_runs}.")
     return text + (f" Makespan: up to {s.ours_worst_makespan_pct:.1f} % off, against "
                    f"{s.sim_worst_makespan_pct:.1f} % for its simulator "
                    "([table](docs/results/real-cluster.md)).")

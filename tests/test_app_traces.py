@@ -138,3 +138,10 @@ def test_the_real_cluster_section_draws_the_shipped_comparison_side_by_side():
     table = at.dataframe[-1].value
     assert list(table["policy"]) == [policy_label(p) for p in data["shared"] for _ in SOURCES]
     assert list(table["side"]) == [*SOURCES] * len(data["shared"])
+    # the caption says how close the two simulators come when told the same costs
+    from gpusched.dashboard.real_cluster import real_cluster_summary
+
+    resume_s, worst, _ = real_cluster_summary(data).sim_costs
+    captions = " ".join(c.value for c in at.caption)
+    assert f"({resume_s:g} s to a job back after a round off, nothing to a move)" in captions
+    assert f"within {worst:.1f} % of that simulator's" in captions

@@ -71,6 +71,10 @@ def test_the_summary_counts_the_close_policies_and_the_per_job_shortfalls():
     assert s.short == (("b", 25.0, 100.0),)
     assert (s.ours_worst_makespan_pct, s.sim_worst_makespan_pct) == (20.0, 10.0)
     assert s.jobs == 4
+    assert s.sim_costs is None  # no runs told Shockwave's simulator's costs
+    told = {p: {"shockwave": {"sim_jct_error_pct": e}} for p, e in (("a", -3.5), ("b", 1.25))}
+    s = real_cluster_summary(_data() | {"shockwave_costs": {"resume_s": 20.0, "move_s": 0.0, "runs": told}})
+    assert s.sim_costs == (20.0, 3.5, 2)
 
 
 def test_the_bars_show_each_side_of_each_policy_with_the_simulators_errors():

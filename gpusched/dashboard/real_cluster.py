@@ -113,6 +113,9 @@ class RealClusterSummary:
         of their measured JCT (%), for each policy where gpusched's share is the smaller.
     :param ours_worst_makespan_pct: gpusched's largest |error| of the makespan (%).
     :param sim_worst_makespan_pct: Shockwave's simulator's (%).
+    :param sim_costs: ``(the restore Shockwave's simulator charges a job back after a round off (s),
+        gpusched's largest |error| of the average JCT against that simulator told that rule (%),
+        the policies)``, or ``None`` when the comparison holds no such runs.
     """
 
     policies: tuple[str, ...]
@@ -124,6 +127,7 @@ class RealClusterSummary:
     short: tuple[tuple[str, float, float], ...]
     ours_worst_makespan_pct: float
     sim_worst_makespan_pct: float
+    sim_costs: tuple[float, float, int] | None = None
 
 
 def real_cluster_summary(data: dict) -> RealClusterSummary:
@@ -141,4 +145,14 @@ def real_cluster_summary(data: dict) -> RealClusterSummary:
                     for p in policies if ours.loc[p, "within_pct"] < sim.loc[p, "within_pct"]),
         ours_worst_makespan_pct=float(ours["makespan_error_pct"].abs().max()),
         sim_worst_makespan_pct=float(sim["makespan_error_pct"].abs().max()),
+        sim_costs=_sim_costs(data),
     )
+
+
+def _sim_costs(data: dict) -> tuple[float, float, int] | None:
+    """:attr:`RealClusterSummary.sim_costs` of ``data``."""
+    costs = data.get("shockwave_costs")
+    if not costs:
+        return None
+    errors = [abs(r["shockwave"]["sim_jct_error_pct"]) for r in costs["runs"].values()]
+    return float(costs["resume_s"]), max(errors), len(errors)
