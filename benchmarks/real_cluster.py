@@ -195,7 +195,7 @@ def measure_all(calibration: dict | None) -> dict:
     runs, gavel = {}, {}
     for policy in policies + [f"{p}{GAVEL_FILE}" for p in gavel_files]:
         name = policy.removesuffix(GAVEL_FILE)
-        run = measure(shockwave_policy(name) if policy in shared else name, runs=TIMED_RUNS)
+        run = measure(name if policy.endswith(GAVEL_FILE) else shockwave_policy(name), runs=TIMED_RUNS)
         print(f"{policy} ({run['policy']}): avg JCT {run['avg_jct_s'] / 60:.1f} min, "
               f"{run['wall_s']:.2f} s", flush=True)
         if name in shared:
@@ -408,14 +408,17 @@ def render_markdown(data: dict) -> str:
         "## Every other round policy",
         "",
         "No real-cluster figures are shared for these (two are kept back for a later check); what gpusched "
-        "measures on the same preset:",
+        "measures on the same preset. A policy whose file in Shockwave's repository differs from Gavel's "
+        "runs as Shockwave's reading, named beside it:",
         "",
         "| policy | avg JCT (min) | makespan (min) | mean ρ | rounds | preemptions |",
         "|---|---|---|---|---|---|",
     ]
     for p, r in runs.items():
         if p not in shared:
-            lines.append(f"| `{p}` | {_min(r['avg_jct_s'])} | {_min(r['makespan_s'])} | {r['rho_mean']:.2f} "
+            shown = f"`{p}`" if r["policy"] == p else f"`{p}` (as `{r['policy']}`)"
+            lines.append(f"| {shown} | {_min(r['avg_jct_s'])} | {_min(r['makespan_s'])} "
+                         f"| {r['rho_mean']:.2f} "
                          f"| {r['rounds']} | {r['preemptions']:,} |")
     cal = data.get("calibration")
     lines += ["", "## The calibrated constant", ""]
@@ -474,9 +477,9 @@ def render_markdown(data: dict) -> str:
         "above each job's need is a reading of that interior point, not the solver's exact point (ECOS "
         "gives larger gangs a little less extra time).",
         "- What Shockwave's scheduler reads of a job that changes its batch size (its steps left at its "
-        "current batch size) is read by Shockwave's readings only (`allox_shockwave`, "
-        "`finish_time_fairness_shockwave`); every other policy reads the job's declared work left over "
-        "all its phases, as Gavel's files would on jobs whose speed never changes.",
+        "current batch size) is read by Shockwave's readings only ("
+        + ", ".join(f"`{v}`" for v in SHOCKWAVE_FILES.values()) + "); every other policy reads the job's "
+        "declared work left over all its phases, as Gavel's files would on jobs whose speed never changes.",
         "- Shockwave's scheduler also marks the allocation for recomputation when a job changes its batch "
         "size (`_done_callback` sets `_need_to_update_allocation`); here only arrivals and completions do "
         "(marking it at each phase change too was tried when the preset held the recomputation to the "

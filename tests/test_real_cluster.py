@@ -61,8 +61,9 @@ def test_every_round_policy_is_on_the_page_and_the_preset_carries_the_calibrated
     # the shared names run Shockwave's readings where its files differ; Gavel's files run beside
     assert set(STORED["runs"]) | set(SHOCKWAVE_FILES.values()) == set(round_policy_names())
     assert set(STORED["gavel_files"]) == set(SHOCKWAVE_FILES) & set(STORED["shared"])
-    for policy in STORED["shared"]:
+    for policy in STORED["runs"]:  # a policy kept back runs as Shockwave's reading too
         assert STORED["runs"][policy]["policy"] == shockwave_policy(policy)
+    assert STORED["runs"]["min_total_duration"]["policy"] == "min_total_duration_shockwave"
     calibration = STORED["calibration"]
     assert calibration["policies"] == STORED["shared"]  # calibrated on the shared policies only
     best = min(calibration["grid"], key=lambda row: row["mean_abs_pct"])
@@ -103,3 +104,13 @@ def test_under_shockwaves_costs_a_move_is_free_and_a_resumption_pays_20_s():
     assert (resumes.loc[after_move, "restore_min"] == 0.0).all()
     assert after_move.any() and (~after_move).any()
     np.testing.assert_allclose(resumes.loc[~after_move, "restore_min"], SHOCKWAVE_SIM_RESUME_S / 60)
+
+
+def test_min_total_duration_kept_back_runs_as_shockwaves_file_and_rerun_gives_the_stored_numbers():
+    run = real_cluster.measure(shockwave_policy("min_total_duration"))
+    stored = STORED["runs"]["min_total_duration"]
+    np.testing.assert_allclose(run["jct_s"], stored["jct_s"], rtol=1e-9)
+    assert (run["rounds"], run["preemptions"]) == (stored["rounds"], stored["preemptions"])
+    # Gavel's later file, one program and no bisection, is another run: the two must differ
+    gavel = real_cluster.measure("min_total_duration")
+    assert not np.allclose(gavel["jct_s"], stored["jct_s"])

@@ -199,3 +199,42 @@ def test_one_type_filling_is_the_program_by_program_filling(monkeypatch: pytest.
         shortcut += ours[1] == 1
         several += ours[1] == 1 and theirs[1] > 1
     assert shortcut > 200 and several > 50 and failed  # known optima stood in for many programs
+
+
+def test_shockwaves_makespan_search_settles_where_its_bisection_does() -> None:
+    from gpusched.policies.rounds.min_total_duration import shockwave_makespan_s
+
+    # Smallest makespan 1,000 s: from [100, 1e6] the midpoints 500,050 ... 2,052.9 and 1,076.46 are
+    # feasible, 588.23, 832.35 and 954.41 are not, 1,015.435 is, 984.92 is not; then 1.05 * 984.92
+    # exceeds 1,015.435 and the search stops at the last feasible one.
+    assert shockwave_makespan_s(1000.0) == (954.40673828125 + 1076.46484375) / 2  # 1,015.4358
+    # Beyond 1e6 the file searches ten times further: [1e6, 1e7]
+    assert 2e6 <= shockwave_makespan_s(2e6) <= 1.05 * 2e6
+    # Below 100 s the search stops near 100, above the smallest makespan
+    assert 100 < shockwave_makespan_s(10.0) <= 105
+    with pytest.raises(ValueError, match="no finite makespan"):
+        shockwave_makespan_s(float("inf"))
+
+
+def test_shockwaves_min_total_duration_spreads_what_its_makespan_leaves() -> None:
+    """Two single-GPU jobs with 1,000 and 500 s of work on one GPU: the smallest makespan is
+    1,500 s. Gavel's file gives each exactly what finishes it then (2/3 and 1/3, the GPU full).
+    Shockwave's settles on a makespan a little above (its bisection), gives each
+    ``remaining / T`` and spreads the rest of the GPU evenly over the two."""
+    from gpusched.policies.rounds.min_total_duration import shockwave_makespan_s
+
+    problem = one_gpu([1000.0, 500.0], [0.0, 0.0], [0, 1])
+    gavel = get_round_policy("min_total_duration_perf")(problem).share[:, 0]
+    np.testing.assert_allclose(gavel, [2 / 3, 1 / 3], rtol=1e-6)
+    t = shockwave_makespan_s(1500.0)
+    assert t > 1500.0
+    extra = (1.0 - 1500.0 / t) / 2
+    shockwave = get_round_policy("min_total_duration_shockwave")(problem).share[:, 0]
+    np.testing.assert_allclose(shockwave, [1000.0 / t + extra, 500.0 / t + extra], rtol=1e-5)
+    # a job that changes its batch size is read by what it reports: job 0 reporting 500 s left makes
+    # the two alike, so they share the GPU evenly
+    reported = RoundProblem(throughput=np.ones((2, 1)), scale_factor=np.ones(2), capacity=[1],
+                            remaining=[1000.0, 500.0], age_s=[0.0, 0.0], job_ids=[0, 1],
+                            reported_remaining=[500.0, 500.0])
+    np.testing.assert_allclose(get_round_policy("min_total_duration_shockwave")(reported).share[:, 0],
+                               [0.5, 0.5], rtol=1e-5)

@@ -43,11 +43,13 @@ PRESET = "shockwave-tacc-32gpu"
 """The real cluster as a preset."""
 
 SHOCKWAVE_FILES: dict[str, str] = {"allox": "allox_shockwave",
-                                   "finish_time_fairness": "finish_time_fairness_shockwave"}
-"""The shared policies whose file in Shockwave's repository, the one that drove the real cluster,
-differs from Gavel's: each name's run here is Shockwave's reading (the value), Gavel's file being
-run beside it (:mod:`gpusched.policies.rounds.allox`,
-:mod:`gpusched.policies.rounds.finish_time_fairness`)."""
+                                   "finish_time_fairness": "finish_time_fairness_shockwave",
+                                   "min_total_duration": "min_total_duration_shockwave"}
+"""The policies whose file in Shockwave's repository, the one that drove the real cluster, differs
+from Gavel's: each name's run here is Shockwave's reading (the value), Gavel's file being run
+beside it for the policies with shared results (:mod:`gpusched.policies.rounds.allox`,
+:mod:`gpusched.policies.rounds.finish_time_fairness`,
+:mod:`gpusched.policies.rounds.min_total_duration`)."""
 
 
 def shockwave_policy(policy: str) -> str:

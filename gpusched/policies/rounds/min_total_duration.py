@@ -21,15 +21,33 @@ type's (Gavel: its V100 throughput; ``RoundProblem.reference_type``, else its fa
 on the pooled cluster and split evenly over the types (:mod:`~gpusched.policies.rounds.agnostic`).
 
 Weights: none (Gavel's program has none).
+
+**Shockwave's reading** (``min_total_duration_shockwave``, :class:`MinTotalDurationShockwave`):
+the file that drove Shockwave's real cluster (``uw-mad-dash/shockwave``,
+``scheduler/policies/min_total_duration.py``) is Gavel's earlier one. It searches the makespan
+``T`` by bisection, from 100 s to 10^6 s (ten times further while nothing is feasible), until the
+bounds are within 5 % of each other, and keeps the answer of the last feasible ``T``: a
+feasibility program (its objective a constant) solved by ECOS, whose interior point leaves every
+job some slack. Here the smallest makespan is solved exactly, the same bisection is run on it
+(:func:`shockwave_makespan_s`: a ``T`` is feasible when it is at least that makespan), and the rest
+of the cluster, once every job has the throughput that finishes it within ``T``, is spread evenly
+over the jobs (:func:`~gpusched.policies.rounds.finish_time_fairness.spread_shares`, the reading of
+that interior point that ``finish_time_fairness_shockwave`` uses). A job that changes its batch
+size is read by its steps left at its current batch size (``RoundProblem.reported_remaining``), as
+Shockwave's scheduler reads it.
 """
 
 from __future__ import annotations
+
+import math
+from dataclasses import replace
 
 import numpy as np
 
 from gpusched.core.rounds.problem import Allocation, RoundProblem
 from gpusched.policies.rounds import agnostic, lp
 from gpusched.policies.rounds.base import RoundPolicy
+from gpusched.policies.rounds.finish_time_fairness import spread_shares
 
 
 def makespan_shares(problem: RoundProblem, policy: str) -> tuple[np.ndarray, int]:
@@ -85,3 +103,61 @@ class MinTotalDuration(RoundPolicy):
             programs += 1
         return Allocation(share=agnostic.even_split(problem, share.sum(axis=1), self.name),
                           programs=programs)
+
+
+SHOCKWAVE_SEARCH_S = (100.0, 1_000_000.0)
+"""The makespans (s) Shockwave's file starts its bisection between."""
+
+SHOCKWAVE_SEARCH_RATIO = 1.05
+"""Its bisection stops when the upper bound is within this factor of the lower one."""
+
+
+def shockwave_makespan_s(optimum_s: float) -> float:
+    """The makespan ``T`` (s) at which Shockwave's file keeps its answer, for a program whose
+    smallest makespan is ``optimum_s``: its bisection (the module docstring), each ``T`` feasible
+    when ``T >= optimum_s``; the last feasible one.
+
+    :raises ValueError: if ``optimum_s`` is not a positive finite number (the search never ends).
+    """
+    if not (math.isfinite(optimum_s) and optimum_s > 0):
+        raise ValueError(f"no finite makespan to search for (got {optimum_s!r})")
+    low, high = SHOCKWAVE_SEARCH_S
+    ceiling, found = high, None
+    while found is None:
+        while SHOCKWAVE_SEARCH_RATIO * low < high:
+            t = (low + high) / 2.0
+            if t >= optimum_s:
+                found = high = t
+            else:
+                low = t
+        low, high, ceiling = ceiling, ceiling * 10.0, ceiling * 10.0
+    return found
+
+
+class MinTotalDurationShockwave(RoundPolicy):
+    """Shockwave's ``min_total_duration``: the makespan its bisection settles on, the rest of the
+    cluster spread evenly (see the module docstring). Shockwave's heterogeneity-agnostic class reads
+    every type's throughput as the V100's; on its cluster of V100s only that is this program, so the
+    name stands for both."""
+
+    name = "min_total_duration_shockwave"
+    label = "Minimum makespan (Shockwave's)"
+    run_times = True
+
+    def solve(self, problem: RoundProblem) -> Allocation:
+        if problem.reported_remaining is not problem.remaining:
+            problem = replace(problem, remaining=problem.reported_remaining)
+        counted = problem.remaining > 0
+        entries = lp.Entries.of(problem.runnable & (problem.capacity[None, :] > 0))
+        if len(entries) == 0 or not counted.any():
+            return Allocation(share=np.zeros((problem.n_jobs, problem.n_types)))
+        per_work = 1.0 / np.where(counted, problem.remaining, 1.0)
+        value = np.where(counted[:, None], problem.throughput * per_work[:, None], 0.0)
+        _, z = lp.max_min(problem, entries, value, self.name, counted=counted)
+        if not z > 0:  # some job can run nowhere: no makespan
+            return Allocation(share=np.zeros((problem.n_jobs, problem.n_types)), programs=1)
+        makespan = shockwave_makespan_s(1.0 / z)
+        need = np.where(counted, problem.remaining / makespan, 0.0)
+        unit = np.where(problem.runnable, problem.throughput, 0.0).max(axis=1)  # a time share's worth
+        share, fills = spread_shares(problem, entries, need, unit, self.name)
+        return Allocation(share=share, programs=1 + fills)

@@ -24,14 +24,18 @@ from gpusched.policies.rounds.max_sum_throughput import (
     MaxSumThroughputNormalizedByCostPerf,
     MaxSumThroughputPerf,
 )
-from gpusched.policies.rounds.min_total_duration import MinTotalDuration, MinTotalDurationPerf
+from gpusched.policies.rounds.min_total_duration import (
+    MinTotalDuration,
+    MinTotalDurationPerf,
+    MinTotalDurationShockwave,
+)
 
 ROUND_POLICIES: dict[str, type[RoundPolicy]] = {
     cls.name: cls for cls in (
         FifoPerf,
         MaxMinFairness, MaxMinFairnessPerf, MaxMinFairnessPacked,
         FinishTimeFairness, FinishTimeFairnessPerf, FinishTimeFairnessShockwave,
-        MinTotalDuration, MinTotalDurationPerf,
+        MinTotalDuration, MinTotalDurationPerf, MinTotalDurationShockwave,
         MaxSumThroughputPerf, MaxSumThroughputNormalizedByCostPerf,
         Gandiva, AlloX, AlloXShockwave,
     )
