@@ -50,6 +50,7 @@ from gpusched.experiment.real_cluster import (
 )
 from gpusched.paths import REAL_CLUSTER_RESULTS, REPO_ROOT
 from gpusched.policies.rounds import round_policy_names
+from gpusched.policies.rounds.registry import ROUND_POLICIES
 from gpusched.workload.shockwave_results import (
     read_shockwave_result,
     shipped_result_path,
@@ -477,8 +478,9 @@ def render_markdown(data: dict) -> str:
         "above each job's need is a reading of that interior point, not the solver's exact point (ECOS "
         "gives larger gangs a little less extra time).",
         "- What Shockwave's scheduler reads of a job that changes its batch size (its steps left at its "
-        "current batch size) is read by Shockwave's readings only ("
-        + ", ".join(f"`{v}`" for v in SHOCKWAVE_FILES.values()) + "); every other policy reads the job's "
+        "current batch size) is read by Shockwave's readings that read run times only ("
+        + ", ".join(f"`{v}`" for v in SHOCKWAVE_FILES.values() if ROUND_POLICIES[v].run_times)
+        + "); every other policy reads the job's "
         "declared work left over all its phases, as Gavel's files would on jobs whose speed never changes.",
         "- Shockwave's scheduler also marks the allocation for recomputation when a job changes its batch "
         "size (`_done_callback` sets `_need_to_update_allocation`); here only arrivals and completions do "

@@ -64,6 +64,7 @@ def test_every_round_policy_is_on_the_page_and_the_preset_carries_the_calibrated
     for policy in STORED["runs"]:  # a policy kept back runs as Shockwave's reading too
         assert STORED["runs"][policy]["policy"] == shockwave_policy(policy)
     assert STORED["runs"]["min_total_duration"]["policy"] == "min_total_duration_shockwave"
+    assert STORED["runs"]["max_sum_throughput_perf"]["policy"] == "max_sum_throughput_shockwave"
     calibration = STORED["calibration"]
     assert calibration["policies"] == STORED["shared"]  # calibrated on the shared policies only
     best = min(calibration["grid"], key=lambda row: row["mean_abs_pct"])

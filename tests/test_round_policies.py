@@ -28,7 +28,8 @@ def test_registry_has_gavels_names() -> None:
         "finish_time_fairness", "finish_time_fairness_perf", "min_total_duration",
         "min_total_duration_perf", "max_sum_throughput_perf",
         "max_sum_throughput_normalized_by_cost_perf", "gandiva", "allox",
-        "allox_shockwave", "finish_time_fairness_shockwave", "min_total_duration_shockwave"}
+        "allox_shockwave", "finish_time_fairness_shockwave", "min_total_duration_shockwave",
+        "max_sum_throughput_shockwave"}
     with pytest.raises(UnknownPolicyError, match="unknown round policy 'lottery'"):
         get_round_policy("lottery")
 

@@ -238,3 +238,15 @@ def test_shockwaves_min_total_duration_spreads_what_its_makespan_leaves() -> Non
                             reported_remaining=[500.0, 500.0])
     np.testing.assert_allclose(get_round_policy("min_total_duration_shockwave")(reported).share[:, 0],
                                [0.5, 0.5], rtol=1e-5)
+
+
+def test_shockwaves_max_sum_throughput_weighs_jobs_by_their_steps() -> None:
+    """One GPU, two single-GPU jobs: job 0 runs at 2 units of work per second in steps of 1 unit,
+    job 1 at 1 unit per second in steps of a tenth of a unit (10 steps per unit). gpusched's reading
+    of Gavel's file sums units and gives the GPU to job 0 (2 > 1); Shockwave's scheduler hands the
+    file steps per second, 2 against 10, and job 1 gets it."""
+    problem = RoundProblem(throughput=np.array([[2.0], [1.0]]), scale_factor=np.ones(2), capacity=[1],
+                           remaining=[100.0, 100.0], age_s=[0.0, 0.0], job_ids=[0, 1],
+                           steps_per_unit=[1.0, 10.0])
+    np.testing.assert_allclose(get_round_policy("max_sum_throughput_perf")(problem).share[:, 0], [1, 0])
+    np.testing.assert_allclose(get_round_policy("max_sum_throughput_shockwave")(problem).share[:, 0], [0, 1])

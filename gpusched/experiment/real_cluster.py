@@ -44,12 +44,16 @@ PRESET = "shockwave-tacc-32gpu"
 
 SHOCKWAVE_FILES: dict[str, str] = {"allox": "allox_shockwave",
                                    "finish_time_fairness": "finish_time_fairness_shockwave",
-                                   "min_total_duration": "min_total_duration_shockwave"}
-"""The policies whose file in Shockwave's repository, the one that drove the real cluster, differs
-from Gavel's: each name's run here is Shockwave's reading (the value), Gavel's file being run
-beside it for the policies with shared results (:mod:`gpusched.policies.rounds.allox`,
+                                   "min_total_duration": "min_total_duration_shockwave",
+                                   "max_sum_throughput_perf": "max_sum_throughput_shockwave"}
+"""The policies that Shockwave's scheduler, the one that drove the real cluster, ran otherwise
+than gpusched reads Gavel's file: a file of its own (``allox``, ``finish_time_fairness``,
+``min_total_duration``) or the steps per second it hands the file (``max_sum_throughput_perf``).
+Each name's run here is Shockwave's reading (the value), Gavel's file being run beside it for the
+policies with shared results (:mod:`gpusched.policies.rounds.allox`,
 :mod:`gpusched.policies.rounds.finish_time_fairness`,
-:mod:`gpusched.policies.rounds.min_total_duration`)."""
+:mod:`gpusched.policies.rounds.min_total_duration`,
+:mod:`gpusched.policies.rounds.max_sum_throughput`)."""
 
 
 def shockwave_policy(policy: str) -> str:

@@ -18,9 +18,19 @@ leaves it unused): in Gavel's steps/s a fast-stepping model weighs more; in gpus
 SLO, Gavel solves again without them; so does this policy, and says so in ``Allocation.note``.
 
 Weights: none (Gavel's program has none).
+
+**Shockwave's reading** (``max_sum_throughput_shockwave``, :class:`MaxSumThroughputShockwave`): the
+scheduler that drove Shockwave's real cluster (``uw-mad-dash/shockwave``,
+``scheduler/policies/max_sum_throughput.py``, the same program) hands the file each job's measured
+steps per second, so the sum weighs a job by its steps: a model that takes many small steps weighs
+more than one that takes few large ones. A job whose steps are known (a job of phases,
+``RoundProblem.steps_per_unit``: its current phase's steps per unit of work) is read so; where
+jobs tie, HiGHS's vertex is kept where the file's ECOS returns a point inside the optimal face.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 from scipy import sparse
@@ -80,3 +90,16 @@ class MaxSumThroughputNormalizedByCostPerf(RoundPolicy):
     def solve(self, problem: RoundProblem) -> Allocation:
         share, note = throughput_shares(problem, self.name, by_cost=True, slos=True)
         return Allocation(share=share, programs=1 + bool(note), note=note)
+
+
+class MaxSumThroughputShockwave(RoundPolicy):
+    """Shockwave's ``max_sum_throughput_perf``: the largest total of steps per second (see the
+    module docstring)."""
+
+    name = "max_sum_throughput_shockwave"
+    label = "Maximum total throughput (Shockwave's)"
+
+    def solve(self, problem: RoundProblem) -> Allocation:
+        in_steps = replace(problem, throughput=problem.throughput * problem.steps_per_unit[:, None])
+        share, note = throughput_shares(in_steps, self.name, by_cost=False, slos=False)
+        return Allocation(share=share, programs=1, note=note)

@@ -23,6 +23,7 @@ from gpusched.policies.rounds.max_min_fairness_packed import MaxMinFairnessPacke
 from gpusched.policies.rounds.max_sum_throughput import (
     MaxSumThroughputNormalizedByCostPerf,
     MaxSumThroughputPerf,
+    MaxSumThroughputShockwave,
 )
 from gpusched.policies.rounds.min_total_duration import (
     MinTotalDuration,
@@ -36,7 +37,7 @@ ROUND_POLICIES: dict[str, type[RoundPolicy]] = {
         MaxMinFairness, MaxMinFairnessPerf, MaxMinFairnessPacked,
         FinishTimeFairness, FinishTimeFairnessPerf, FinishTimeFairnessShockwave,
         MinTotalDuration, MinTotalDurationPerf, MinTotalDurationShockwave,
-        MaxSumThroughputPerf, MaxSumThroughputNormalizedByCostPerf,
+        MaxSumThroughputPerf, MaxSumThroughputNormalizedByCostPerf, MaxSumThroughputShockwave,
         Gandiva, AlloX, AlloXShockwave,
     )
 }
