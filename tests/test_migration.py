@@ -267,3 +267,25 @@ def test_fcfs_fastest_move_with_free_moves_is_within_3_percent_of_gavels_fifo_pe
     assert moved["migrations"] > 0
     assert abs(moved["avg_jct_min"] * 60.0 / gavel_s - 1.0) <= 0.03
     assert moved["avg_jct_min"] < fixed["avg_jct_min"]
+
+
+def test_the_stop_and_resume_tables_are_the_logs_row_for_row():
+    """The timeline builds its stop and resume tables column by column: the same frames, dtypes
+    included, as the run's logs read one row at a time (and an empty log an empty table)."""
+    import pandas as pd
+
+    from gpusched.core.timeline import RESUME_COLUMNS, STOP_COLUMNS
+
+    c = cluster("V100", "K80")
+    sim = simulator(c, [job(0, 60.0), job(1, 600.0), job(2, 30.0, arrival=5.0)])
+    result = sim.run(get_policy("srtf+fastest_move"))
+    log, ids = sim.run_state.log, result.jobs.sort_index()["id"].to_numpy()
+    assert len(log.stops) and len(log.resumes)
+    stops = pd.DataFrame([(t, ids[i], k, st, list(g), lo, lh) for t, i, k, st, g, lo, lh in log.stops],
+                         columns=list(STOP_COLUMNS))
+    resumes = pd.DataFrame([(t, ids[i], list(g), r) for t, i, g, r in log.resumes],
+                           columns=list(RESUME_COLUMNS))
+    pd.testing.assert_frame_equal(result.timeline.stops, stops, check_exact=True)
+    pd.testing.assert_frame_equal(result.timeline.resumes, resumes, check_exact=True)
+    quiet = simulator(c, [job(0, 60.0)]).run(get_policy("fcfs+fastest_fit")).timeline
+    pd.testing.assert_frame_equal(quiet.stops, pd.DataFrame([], columns=list(STOP_COLUMNS)))

@@ -59,6 +59,25 @@ RESUME_COLUMNS: tuple[str, ...] = ("time_min", "job", "gpus", "restore_min")
 """Columns of :attr:`Timeline.resumes` (job is the job's id)."""
 
 
+def _log_frame(rows: Sequence[tuple], columns: tuple[str, ...], ids: np.ndarray, *, job_at: int,
+               gpus_at: int) -> pd.DataFrame:
+    """A run log (stops or resumptions, one tuple a row) as a frame, column by column: the job's
+    arrival index replaced by its id, its GPUs as a list. The same frame as one built row by row
+    (an empty log keeps that frame's object columns), in a fraction of the time on a run that
+    stops jobs tens of thousands of times."""
+    if not len(rows):
+        return pd.DataFrame([], columns=list(columns))
+    data = {}
+    for k, (name, values) in enumerate(zip(columns, zip(*rows, strict=True), strict=True)):
+        if k == job_at:
+            data[name] = ids[np.fromiter(values, dtype=np.int64, count=len(rows))]
+        elif k == gpus_at:
+            data[name] = [list(g) for g in values]
+        else:
+            data[name] = list(values)
+    return pd.DataFrame(data, columns=list(columns))
+
+
 class Timeline:
     """What happened in one run.
 
@@ -184,10 +203,8 @@ class Timeline:
             misroutes=pd.DataFrame(misroutes, columns=["time_min", "job", "gpu", "cause"]),
             start_min=start_min,
             end_min=end_min,
-            stops=pd.DataFrame([(t, ids[i], k, st, list(g), lo, lh) for t, i, k, st, g, lo, lh in stops],
-                               columns=list(STOP_COLUMNS)),
-            resumes=pd.DataFrame([(t, ids[i], list(g), r) for t, i, g, r in resumes],
-                                 columns=list(RESUME_COLUMNS)),
+            stops=_log_frame(stops, STOP_COLUMNS, ids, job_at=1, gpus_at=4),
+            resumes=_log_frame(resumes, RESUME_COLUMNS, ids, job_at=1, gpus_at=2),
             node_down=_down_intervals(node_events),
             shared=pd.DataFrame([(g, t0, t1, float(jobs[i].compute)) for i, gpus, t0, t1 in rides
                                  for g in gpus if t1 > t0],
