@@ -51,6 +51,7 @@ from gpusched.experiment.real_cluster import (
 from gpusched.paths import REAL_CLUSTER_RESULTS, REPO_ROOT
 from gpusched.policies.rounds import round_policy_names
 from gpusched.policies.rounds.registry import ROUND_POLICIES
+from gpusched.workload.scenario import Scenario
 from gpusched.workload.shockwave_results import (
     read_shockwave_result,
     shipped_result_path,
@@ -108,7 +109,8 @@ TIMED_RUNS = 3
 machine's other work; a run is deterministic, so every one gives the same JCTs)."""
 
 
-def measure(policy: str, restore: float | None = None, runs: int = 1, scenario=None) -> dict:
+def measure(policy: str, restore: float | None = None, runs: int = 1,
+            scenario: Scenario | None = None) -> dict:
     """The shortest of ``runs`` runs: average JCT and makespan (s), mean ρ, rounds, wall time (s),
     each job's JCT (s) and how many runs the wall time is the shortest of (``scenario``: a variant
     of the preset to run instead, :func:`~gpusched.experiment.real_cluster.run_tacc`)."""

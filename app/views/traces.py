@@ -269,9 +269,10 @@ def _real_cluster() -> None:
                f"cluster. gpusched charges one calibrated cost, {s.restore_s:g} s when a job resumes on "
                "other GPUs (its process restarts and reloads); nothing is fitted per policy or per job."
                + ("" if s.sim_costs is None else
-                  f" Told the cost Shockwave's simulator charges instead ({s.sim_costs[0]:g} s to a job back "
-                  "after a round off, nothing to a move), gpusched's average JCT is within "
-                  f"{s.sim_costs[1]:.1f} % of that simulator's."))
+                  " Told the cost Shockwave's simulator charges instead "
+                  f"({s.sim_costs.resume_s:g} s to a job back after a round off, nothing to a move), "
+                  "gpusched's average JCT is within "
+                  f"{s.sim_costs.worst_pct:.1f} % of that simulator's."))
     show_chart(figures[1], key="traces_real_cluster_jobs")
     st.caption("Each point is one job: its completion time in gpusched against the one measured on the "
                "real cluster. On the diagonal they agree; in the shaded band they are within 10 %.")

@@ -15,6 +15,7 @@ import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -98,6 +99,17 @@ def real_cluster_table(frame: pd.DataFrame) -> pd.DataFrame:
     }).reset_index(drop=True)
 
 
+class SimCosts(NamedTuple):
+    """gpusched told the costs Shockwave's simulator charges, against that simulator."""
+
+    resume_s: float
+    """The restore it charges a job back after a round off (s); a move costs nothing."""
+    worst_pct: float
+    """gpusched's largest |error| of the average JCT against that simulator (%)."""
+    policies: int
+    """The policies compared."""
+
+
 @dataclass(frozen=True)
 class RealClusterSummary:
     """What the README's finding says, every figure from the shipped comparison.
@@ -113,9 +125,8 @@ class RealClusterSummary:
         of their measured JCT (%), for each policy where gpusched's share is the smaller.
     :param ours_worst_makespan_pct: gpusched's largest |error| of the makespan (%).
     :param sim_worst_makespan_pct: Shockwave's simulator's (%).
-    :param sim_costs: ``(the restore Shockwave's simulator charges a job back after a round off (s),
-        gpusched's largest |error| of the average JCT against that simulator told that rule (%),
-        the policies)``, or ``None`` when the comparison holds no such runs.
+    :param sim_costs: gpusched told the costs Shockwave's simulator charges, against that
+        simulator, or ``None`` when the comparison holds no such runs.
     """
 
     policies: tuple[str, ...]
@@ -127,7 +138,7 @@ class RealClusterSummary:
     short: tuple[tuple[str, float, float], ...]
     ours_worst_makespan_pct: float
     sim_worst_makespan_pct: float
-    sim_costs: tuple[float, float, int] | None = None
+    sim_costs: SimCosts | None = None
 
 
 def real_cluster_summary(data: dict) -> RealClusterSummary:
@@ -149,10 +160,10 @@ def real_cluster_summary(data: dict) -> RealClusterSummary:
     )
 
 
-def _sim_costs(data: dict) -> tuple[float, float, int] | None:
+def _sim_costs(data: dict) -> SimCosts | None:
     """:attr:`RealClusterSummary.sim_costs` of ``data``."""
     costs = data.get("shockwave_costs")
     if not costs:
         return None
     errors = [abs(r["shockwave"]["sim_jct_error_pct"]) for r in costs["runs"].values()]
-    return float(costs["resume_s"]), max(errors), len(errors)
+    return SimCosts(float(costs["resume_s"]), max(errors), len(errors))

@@ -25,7 +25,7 @@ GPUs).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -208,6 +208,14 @@ class RoundProblem:
             put(self, "pair_jobs", pairs)
             put(self, "pair_throughput", _array("pair_throughput", self.pair_throughput,
                                                 (len(pairs), k, 2)))
+
+    def as_reported(self) -> RoundProblem:
+        """This problem with each job's work left as the job reports it (``reported_remaining``,
+        how Shockwave's scheduler reads a job that changes its batch size); itself when every job
+        reports its work as it is."""
+        if self.reported_remaining is self.remaining:
+            return self
+        return replace(self, remaining=self.reported_remaining)
 
     def subset(self, rows: np.ndarray) -> RoundProblem:
         """The problem restricted to the jobs ``rows`` (distinct row indices), on the same cluster,

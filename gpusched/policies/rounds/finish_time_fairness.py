@@ -40,7 +40,6 @@ the types (:mod:`~gpusched.policies.rounds.agnostic`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
 import numpy as np
 
@@ -372,7 +371,5 @@ class FinishTimeFairnessShockwave(RoundPolicy):
         held = split.sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             unit = np.where(held > 0, isolated / held, 0.0)  # throughput per unit of time share
-        if problem.reported_remaining is not problem.remaining:
-            problem = replace(problem, remaining=problem.reported_remaining)
-        share, more = finish_time_shares(problem, isolated, self.name, so_far, spread_unit=unit)
+        share, more = finish_time_shares(problem.as_reported(), isolated, self.name, so_far, spread_unit=unit)
         return Allocation(share=share, programs=more)

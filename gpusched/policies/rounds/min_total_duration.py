@@ -40,7 +40,6 @@ Shockwave's scheduler reads it.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 
@@ -50,14 +49,24 @@ from gpusched.policies.rounds.base import RoundPolicy
 from gpusched.policies.rounds.finish_time_fairness import spread_shares
 
 
-def makespan_shares(problem: RoundProblem, policy: str) -> tuple[np.ndarray, int]:
-    """``(n, k)`` the min-makespan allocation and the programs solved."""
+def makespan_program(problem: RoundProblem) -> tuple[lp.Entries, np.ndarray, np.ndarray] | None:
+    """The makespan program's entries, each job's value per entry (its throughput ÷ its work left,
+    ``(n, k)``) and the jobs counted (work left); ``None`` when there is nothing to allocate."""
     counted = problem.remaining > 0
     per_work = 1.0 / np.where(counted, problem.remaining, 1.0)
     value = np.where(counted[:, None], problem.throughput * per_work[:, None], 0.0)
     entries = lp.Entries.of(problem.runnable & (problem.capacity[None, :] > 0))
     if len(entries) == 0 or not counted.any():
+        return None
+    return entries, value, counted
+
+
+def makespan_shares(problem: RoundProblem, policy: str) -> tuple[np.ndarray, int]:
+    """``(n, k)`` the min-makespan allocation and the programs solved."""
+    program = makespan_program(problem)
+    if program is None:
         return np.zeros((problem.n_jobs, problem.n_types)), 0
+    entries, value, counted = program
     x, z = lp.max_min(problem, entries, value, policy, counted=counted)
     x = lp.maximise_values(problem, entries, value, np.full(problem.n_jobs, z), policy, counted=counted,
                            gain=np.ones_like(value))
@@ -145,14 +154,11 @@ class MinTotalDurationShockwave(RoundPolicy):
     run_times = True
 
     def solve(self, problem: RoundProblem) -> Allocation:
-        if problem.reported_remaining is not problem.remaining:
-            problem = replace(problem, remaining=problem.reported_remaining)
-        counted = problem.remaining > 0
-        entries = lp.Entries.of(problem.runnable & (problem.capacity[None, :] > 0))
-        if len(entries) == 0 or not counted.any():
+        problem = problem.as_reported()
+        program = makespan_program(problem)
+        if program is None:
             return Allocation(share=np.zeros((problem.n_jobs, problem.n_types)))
-        per_work = 1.0 / np.where(counted, problem.remaining, 1.0)
-        value = np.where(counted[:, None], problem.throughput * per_work[:, None], 0.0)
+        entries, value, counted = program
         _, z = lp.max_min(problem, entries, value, self.name, counted=counted)
         if not z > 0:  # some job can run nowhere: no makespan
             return Allocation(share=np.zeros((problem.n_jobs, problem.n_types)), programs=1)
